@@ -1,0 +1,108 @@
+# tunectl - evidence-gated tuning controller.
+#
+#   make                 build build/tunectl and build/libtunectl.a
+#   make check           build and run every test (unit + CLI); last line "N passed, N failed"
+#   make check SANITIZE=1  the same under ASan+UBSan (build in build/san)
+#   make check VALGRIND=1  CLI tests run the binary under valgrind
+#   make demo            run tunectl's main job end to end
+#   make fuzz            run the libFuzzer targets for FUZZ_SECONDS each (clang)
+#   make install PREFIX=/usr/local
+#
+# Sources are discovered: every src/<module>/*.c is part of the library
+# except src/cli/, which is the command-line program on top of it.  Every
+# tests/unit/test_*.c becomes one cmocka test binary.
+
+PREFIX   ?= /usr/local
+CC       ?= cc
+AR       ?= ar
+SANITIZE ?= 0
+VALGRIND ?= 0
+FUZZ_SECONDS ?= 30
+
+ifeq ($(SANITIZE),1)
+BUILD    ?= build/san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+BUILD    ?= build
+SANFLAGS :=
+endif
+
+VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+            -Wmissing-prototypes -Wformat=2 -Wvla -Wpointer-arith \
+            -Wundef -Wcast-align -Wwrite-strings -Wnull-dereference \
+            -Wimplicit-fallthrough -Werror
+OPT      ?= -O2 -g
+CPPFLAGS += -Iinclude -D_GNU_SOURCE -DTUNECTL_VERSION='"$(VERSION)"'
+CFLAGS   += -std=c17 $(OPT) $(WARN) $(SANFLAGS) -MMD -MP
+LDFLAGS  += $(SANFLAGS)
+LIBS     := -lcrypto -lyaml -lgmp -lm
+
+LIB_SRCS := $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c)))
+CLI_SRCS := $(sort $(wildcard src/cli/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_HELPERS := $(sort $(filter-out tests/unit/test_%,$(wildcard tests/unit/*.c)))
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/obj/%.o)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+LIBTUNECTL := $(BUILD)/libtunectl.a
+TUNECTL    := $(BUILD)/tunectl
+
+.PHONY: all deps check unit-tests demo fuzz install clean bench check-browser stress
+
+all: deps $(TUNECTL) $(LIBTUNECTL)
+
+# Installs missing Debian packages (as root) or says which to install.
+deps:
+	@scripts/deps.sh $(if $(filter check,$(MAKECMDGOALS)),check,build)
+
+$(BUILD)/obj/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIBTUNECTL): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(TUNECTL): $(CLI_OBJS) $(LIBTUNECTL)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIBTUNECTL) $(LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIBTUNECTL)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(UNIT_HELPER_OBJS) $(LIBTUNECTL) $(LIBS) -lcmocka
+
+unit-tests: $(UNIT_BINS)
+
+check: all unit-tests
+	@scripts/deps.sh check
+	@BUILD=$(BUILD) VALGRIND=$(VALGRIND) SANITIZE=$(SANITIZE) tests/run.sh
+
+demo: all
+	@scripts/demo.sh $(TUNECTL)
+
+bench: all
+	@for b in bench/*.sh; do echo "== $$b"; BUILD=$(BUILD) $$b || exit 1; done
+
+fuzz:
+	@scripts/deps.sh fuzz
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+	    $(DESTDIR)$(PREFIX)/include/tunectl $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/tunectl
+	install -m 0755 $(TUNECTL) $(DESTDIR)$(PREFIX)/bin/tunectl
+	install -m 0644 $(LIBTUNECTL) $(DESTDIR)$(PREFIX)/lib/libtunectl.a
+	install -m 0644 include/tunectl/*.h $(DESTDIR)$(PREFIX)/include/tunectl/
+	install -m 0644 docs/tunectl.1 $(DESTDIR)$(PREFIX)/share/man/man1/tunectl.1
+	if [ -d share ]; then cp -R share/. $(DESTDIR)$(PREFIX)/share/tunectl/; fi
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_SRCS:%.c=$(BUILD)/obj/%.d) $(UNIT_HELPER_OBJS:.o=.d)

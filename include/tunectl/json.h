@@ -1,0 +1,192 @@
+/*
+ * json.h - tunectl's JSON value model, reader and writers.
+ *
+ * The reader accepts what CPython's json.loads accepts (RFC 8259 plus the
+ * tokens NaN, Infinity, -Infinity, duplicate keys with the last value kept,
+ * integers of any size kept as decimal text) and rejects everything else
+ * with CPython's message, e.g. "Expecting value: line 1 column 1 (char 0)".
+ *
+ * The writers reproduce CPython's json.dumps byte for byte with
+ * sort_keys=True: compact canonical form (separators "," ":"), the same
+ * with ensure_ascii=True, and the indent=2 pretty form.
+ *
+ * Ownership: every tc_json node owns its children.  Functions that take a
+ * "tc_json *item" argument to insert take ownership of it.  Free a tree with
+ * tc_json_free().
+ */
+#ifndef TUNECTL_JSON_H
+#define TUNECTL_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tunectl/buf.h"
+#include "tunectl/error.h"
+
+/* Documented reader limits (see docs/json.md). */
+#define TC_JSON_MAX_DEPTH	1000		/* nested arrays/objects */
+#define TC_JSON_MAX_BYTES	((size_t)1 << 30)	/* 1 GiB of input */
+#define TC_JSON_MAX_INT_DIGITS	4300		/* CPython's int/str limit */
+
+typedef enum tc_json_type {
+	TC_JSON_NULL,
+	TC_JSON_BOOL,
+	TC_JSON_INT,		/* JSON number without fraction/exponent */
+	TC_JSON_FLOAT,		/* any other number (binary64) */
+	TC_JSON_STRING,
+	TC_JSON_ARRAY,
+	TC_JSON_OBJECT
+} tc_json_type;
+
+typedef struct tc_json tc_json;
+
+typedef struct tc_json_member {
+	char *key;		/* WTF-8, NUL-terminated (may contain NUL: use key_len) */
+	size_t key_len;
+	tc_json *value;
+} tc_json_member;
+
+struct tc_json {
+	tc_json_type type;
+	union {
+		bool b;
+		/* Decimal text of the integer: optional '-', no leading zeros,
+		 * never "-0" (normalised to "0", as Python's int() does). */
+		char *int_text;
+		double f;
+		struct {
+			char *ptr;	/* WTF-8 (lone surrogates allowed), NUL-terminated */
+			size_t len;
+		} str;
+		struct {
+			tc_json **items;
+			size_t len, cap;
+		} arr;
+		struct {
+			/* Always sorted by key in code point order (byte order
+			 * of the UTF-8), keys unique. */
+			tc_json_member *members;
+			size_t len, cap;
+		} obj;
+	} u;
+};
+
+/* ---- reading ---------------------------------------------------------- */
+
+/* Parse a complete document.  On error returns NULL and sets err to the
+ * CPython message (see ../shared/reference/json-errors.md). */
+tc_json *tc_json_parse(const char *text, size_t len, tc_error *err);
+
+/* Read and parse a file.  I/O errors are reported in Python's form:
+ * "[Errno 2] No such file or directory: 'PATH'". */
+tc_json *tc_json_parse_file(const char *path, tc_error *err);
+
+/* ---- writing ---------------------------------------------------------- */
+
+enum {
+	TC_JSON_ASCII	= 1 << 0,	/* ensure_ascii=True */
+	TC_JSON_NO_NAN	= 1 << 1,	/* allow_nan=False: refuse NaN/Infinity */
+	TC_JSON_INDENT	= 1 << 2	/* indent=2, separators (",", ": ") */
+};
+
+/* Append the serialisation of v (keys sorted) to out.  Without
+ * TC_JSON_ASCII, a lone surrogate cannot be encoded as UTF-8 and fails
+ * with Python's "'utf-8' codec can't encode character '\ud800' in
+ * position N: surrogates not allowed" (N counted in the whole output).
+ * TC_JSON_NO_NAN fails with "Out of range float values are not JSON
+ * compliant".  Returns 0 or -1; on failure out is left as it was. */
+int tc_json_write(tc_buf *out, const tc_json *v, unsigned flags, tc_error *err);
+
+/* Canonical form: sort_keys, compact, ensure_ascii=False.  malloc'd. */
+char *tc_json_canonical(const tc_json *v, size_t *len, tc_error *err);
+
+/* Pretty form of every file tunectl writes: indent=2, sort_keys,
+ * ensure_ascii=False, plus one trailing "\n".  malloc'd. */
+char *tc_json_pretty(const tc_json *v, size_t *len, tc_error *err);
+
+/* Lowercase hex SHA-256 of the canonical form (65 bytes with NUL). */
+int tc_json_digest(const tc_json *v, char hex[65], tc_error *err);
+
+/* Same with extra writer flags (e.g. TC_JSON_ASCII | TC_JSON_NO_NAN). */
+int tc_json_digest_flags(const tc_json *v, unsigned flags, char hex[65],
+    tc_error *err);
+
+/* Python repr() of the value, for messages: 'str', True, None, [1, 'a'],
+ * {'k': 1} (keys in sorted order). */
+void tc_json_repr(tc_buf *out, const tc_json *v);
+/* Python repr() of a UTF-8 string. */
+void tc_json_repr_string(tc_buf *out, const char *s, size_t len);
+
+/* Python float repr (shortest round trip): "10.0", "1e-07", "inf", "nan". */
+void tc_json_format_double(tc_buf *out, double d);
+
+/* ---- building --------------------------------------------------------- */
+
+tc_json *tc_json_new_null(void);
+tc_json *tc_json_new_bool(bool b);
+tc_json *tc_json_new_int(int64_t i);
+tc_json *tc_json_new_int_text(const char *decimal);	/* must be valid */
+tc_json *tc_json_new_float(double f);
+tc_json *tc_json_new_string(const char *s);
+tc_json *tc_json_new_stringn(const char *s, size_t len);
+tc_json *tc_json_new_array(void);
+tc_json *tc_json_new_object(void);
+
+void tc_json_array_push(tc_json *arr, tc_json *item);
+/* Insert or replace (the old value is freed). */
+void tc_json_object_set(tc_json *obj, const char *key, tc_json *value);
+void tc_json_object_setn(tc_json *obj, const char *key, size_t key_len,
+    tc_json *value);
+/* Convenience setters. */
+void tc_json_object_set_string(tc_json *obj, const char *key, const char *s);
+void tc_json_object_set_int(tc_json *obj, const char *key, int64_t i);
+void tc_json_object_set_bool(tc_json *obj, const char *key, bool b);
+void tc_json_object_set_null(tc_json *obj, const char *key);
+/* Remove and return a member (NULL if absent); caller owns the result. */
+tc_json *tc_json_object_take(tc_json *obj, const char *key);
+/* Remove and free a member; returns true if it existed. */
+bool tc_json_object_remove(tc_json *obj, const char *key);
+
+tc_json *tc_json_clone(const tc_json *v);
+void tc_json_free(tc_json *v);
+
+/* ---- querying --------------------------------------------------------- */
+
+static inline bool tc_json_is(const tc_json *v, tc_json_type t)
+{
+	return v != NULL && v->type == t;
+}
+
+/* Member lookup (binary search); NULL if v is not an object or lacks key. */
+tc_json *tc_json_get(const tc_json *obj, const char *key);
+tc_json *tc_json_getn(const tc_json *obj, const char *key, size_t key_len);
+
+/* Typed member lookups: NULL / false when absent or of another type. */
+const char *tc_json_get_string(const tc_json *obj, const char *key);
+tc_json *tc_json_get_object(const tc_json *obj, const char *key);
+tc_json *tc_json_get_array(const tc_json *obj, const char *key);
+
+/* The string of a TC_JSON_STRING node, else NULL. */
+const char *tc_json_string(const tc_json *v);
+/* true when v is an integer (not bool) that fits in int64_t. */
+bool tc_json_int64(const tc_json *v, int64_t *out);
+/* true when v is an int or float (not bool); ints are converted with
+ * correct rounding, as Python's float(int) does. */
+bool tc_json_number(const tc_json *v, double *out);
+
+/* Python == between JSON values: objects unordered, 1 == 1.0 == true,
+ * NaN != NaN. */
+bool tc_json_equal(const tc_json *a, const tc_json *b);
+
+/* RFC 6901 JSON Pointer lookup ("" is the whole document).  Returns NULL
+ * when the pointer is malformed or does not resolve; err says which. */
+tc_json *tc_json_pointer(const tc_json *root, const char *pointer,
+    tc_error *err);
+
+/* true when the UTF-8/WTF-8 bytes hold a lone surrogate. */
+bool tc_json_has_surrogate(const char *s, size_t len);
+
+const char *tc_json_type_name(tc_json_type t);	/* Python type names: "dict", "list", "str", "int", "float", "bool", "NoneType" */
+
+#endif

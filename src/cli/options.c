@@ -1,0 +1,216 @@
+/*
+ * options.c - argparse-style option parsing shared by every command.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tunectl/buf.h"
+
+static void
+print_usage_head(FILE *fp, const struct tc_command *cmd)
+{
+	fputs(cmd->usage, fp);
+}
+
+static int
+vusage_error(const struct tc_command *cmd, const char *fmt, va_list ap)
+{
+	print_usage_head(stderr, cmd);
+	fprintf(stderr, "tunectl %s: error: ", cmd->name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	return TC_EXIT_USAGE;
+}
+
+int
+tc_usage_error(const struct tc_command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vusage_error(cmd, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static void
+strlist_push(struct tc_strlist *l, const char *s)
+{
+	l->items = tc_xrealloc(l->items, (l->len + 1) * sizeof(*l->items));
+	l->items[l->len++] = s;
+}
+
+void
+tc_strlist_free(struct tc_strlist *l)
+{
+	free(l->items);
+	l->items = NULL;
+	l->len = 0;
+}
+
+void
+tc_parse_result_free(struct tc_parse_result *res)
+{
+	tc_strlist_free(&res->positional);
+}
+
+static const struct tc_option *
+find_option(const struct tc_option *opts, const char *name, size_t len)
+{
+	const struct tc_option *o;
+
+	for (o = opts; o != NULL && o->name != NULL; o++)
+		if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
+			return o;
+	return NULL;
+}
+
+static int
+store_value(const struct tc_command *cmd, const struct tc_option *o,
+    const char *value)
+{
+	char *end;
+
+	switch (o->kind) {
+	case TC_OPT_STRING:
+		*(const char **)o->dest = value;
+		break;
+	case TC_OPT_LIST:
+		strlist_push(o->dest, value);
+		break;
+	case TC_OPT_INT: {
+		long v;
+
+		errno = 0;
+		v = strtol(value, &end, 10);
+		if (errno != 0 || end == value || *end != '\0')
+			return tc_usage_error(cmd, "argument %s: invalid int "
+			    "value: '%s'", o->name, value);
+		*(long *)o->dest = v;
+		break;
+	}
+	case TC_OPT_DOUBLE: {
+		double v;
+
+		errno = 0;
+		v = strtod(value, &end);
+		if (errno != 0 || end == value || *end != '\0' || isnan(v))
+			return tc_usage_error(cmd, "argument %s: invalid float "
+			    "value: '%s'", o->name, value);
+		*(double *)o->dest = v;
+		break;
+	}
+	case TC_OPT_FLAG:
+		break;
+	}
+	return 0;
+}
+
+int
+tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
+    const struct tc_option *opts, struct tc_parse_result *res)
+{
+	const struct tc_option *o;
+	bool seen[64] = { false };
+	size_t nopts = 0;
+	int i, rc;
+
+	if (res != NULL)
+		memset(res, 0, sizeof(*res));
+	while (opts != NULL && opts[nopts].name != NULL)
+		nopts++;
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i], *eq, *value;
+		size_t namelen;
+
+		if (strcmp(arg, "--") == 0) {
+			if (res == NULL)
+				return tc_usage_error(cmd, "unrecognized "
+				    "arguments: %s", arg);
+			res->saw_dashdash = true;
+			res->dashdash_index = res->positional.len;
+			for (i++; i < argc; i++)
+				strlist_push(&res->positional, argv[i]);
+			break;
+		}
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			print_usage_head(stdout, cmd);
+			if (res != NULL)
+				tc_parse_result_free(res);
+			return -1;
+		}
+		if (arg[0] != '-' || arg[1] == '\0') {
+			if (res == NULL)
+				return tc_usage_error(cmd, "unrecognized "
+				    "arguments: %s", arg);
+			strlist_push(&res->positional, arg);
+			continue;
+		}
+		eq = strchr(arg, '=');
+		namelen = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
+		if ((o = find_option(opts, arg, namelen)) == NULL) {
+			if (res != NULL)
+				tc_parse_result_free(res);
+			return tc_usage_error(cmd, "unrecognized arguments: %s",
+			    arg);
+		}
+		if ((size_t)(o - opts) < sizeof(seen) / sizeof(seen[0]))
+			seen[o - opts] = true;
+		if (o->seen != NULL)
+			*o->seen = true;
+		if (o->kind == TC_OPT_FLAG) {
+			if (eq != NULL) {
+				if (res != NULL)
+					tc_parse_result_free(res);
+				return tc_usage_error(cmd, "argument %s: "
+				    "ignored explicit argument '%s'", o->name,
+				    eq + 1);
+			}
+			*(bool *)o->dest = true;
+			continue;
+		}
+		if (eq != NULL) {
+			value = eq + 1;
+		} else if (i + 1 < argc) {
+			value = argv[++i];
+		} else {
+			if (res != NULL)
+				tc_parse_result_free(res);
+			return tc_usage_error(cmd, "argument %s: expected one "
+			    "argument", o->name);
+		}
+		if ((rc = store_value(cmd, o, value)) != 0) {
+			if (res != NULL)
+				tc_parse_result_free(res);
+			return rc;
+		}
+	}
+	/* argparse lists every missing required option in one message. */
+	{
+		tc_buf missing = TC_BUF_INIT;
+		size_t k;
+
+		for (k = 0; k < nopts && k < sizeof(seen) / sizeof(seen[0]); k++) {
+			if (!opts[k].required || seen[k])
+				continue;
+			if (missing.len > 0)
+				tc_buf_puts(&missing, ", ");
+			tc_buf_puts(&missing, opts[k].name);
+		}
+		if (missing.len > 0) {
+			rc = tc_usage_error(cmd, "the following arguments are "
+			    "required: %s", missing.data);
+			tc_buf_free(&missing);
+			if (res != NULL)
+				tc_parse_result_free(res);
+			return rc;
+		}
+	}
+	return 0;
+}
