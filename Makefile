@@ -51,10 +51,15 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 LIBTUNECTL := $(BUILD)/libtunectl.a
 TUNECTL    := $(BUILD)/tunectl
+# The demo workload (examples/workload): a real CPU program tuned by the demo.
+SKW        := $(BUILD)/examples/skw
+
+# Keep test objects: they are intermediates of a pattern chain.
+.SECONDARY:
 
 .PHONY: all deps check unit-tests demo fuzz install clean bench check-browser stress
 
-all: deps $(TUNECTL) $(LIBTUNECTL)
+all: deps $(TUNECTL) $(LIBTUNECTL) $(SKW)
 
 # Installs missing Debian packages (as root) or says which to install.
 deps:
@@ -71,6 +76,10 @@ $(LIBTUNECTL): $(LIB_OBJS)
 
 $(TUNECTL): $(CLI_OBJS) $(LIBTUNECTL)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIBTUNECTL) $(LIBS)
+
+$(SKW): $(BUILD)/obj/examples/workload/skw.o $(LIBTUNECTL)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBTUNECTL) $(LIBS) -lpthread
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIBTUNECTL)
 	@mkdir -p $(dir $@)
@@ -105,4 +114,4 @@ install: all
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_SRCS:%.c=$(BUILD)/obj/%.d) $(UNIT_HELPER_OBJS:.o=.d)
+-include $(BUILD)/obj/examples/workload/skw.d $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_SRCS:%.c=$(BUILD)/obj/%.d) $(UNIT_HELPER_OBJS:.o=.d)

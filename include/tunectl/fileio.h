@@ -5,6 +5,9 @@
  * ".<name>.<random>.tmp" in the target's directory, write, fsync, rename,
  * fsync the directory.  The temp file is removed on any failure, so a
  * reader sees either the old file or the complete new one.
+ *
+ * Errors read like Python's OSError: "[Errno N] <strerror>: 'PATH'", the
+ * path quoted as Python's repr() (tc_path_repr).
  */
 #ifndef TUNECTL_FILEIO_H
 #define TUNECTL_FILEIO_H
@@ -21,9 +24,24 @@ enum {
 	TC_WRITE_PRIVATE   = 1 << 2	/* mode 0600 instead of 0666 & ~umask */
 };
 
-/* Errors read "[Errno N] <strerror>: 'PATH'" like Python's OSError; an
- * exclusive write over an existing file reads
- * "[Errno 17] File exists: 'PATH'". */
+/*
+ * Write data to path atomically.  The temp file is created O_EXCL with a
+ * random suffix (getrandom), filled with a full write loop, fsync'd,
+ * given its final mode with fchmod (0666 & ~umask, or 0600 with
+ * TC_WRITE_PRIVATE), then renamed over path; finally the directory is
+ * fsync'd.  TC_WRITE_EXCLUSIVE publishes with renameat2(RENAME_NOREPLACE)
+ * (link(2) + unlink where the filesystem lacks it), so an existing file is
+ * never replaced, even by a racing writer: "[Errno 17] File exists:
+ * 'PATH'".  TC_WRITE_MKDIRS creates missing parents (tc_mkdirs).
+ *
+ * Errors name PATH (never the random temp name), e.g.
+ * "[Errno 13] Permission denied: 'PATH'" -- except a TC_WRITE_MKDIRS
+ * failure, which names the directory it could not create (tc_mkdirs);
+ * a path ending in '/' or naming
+ * "." / ".." is "[Errno 21] Is a directory: 'PATH'".  After a failure the
+ * temp file is gone and the target is untouched -- except a failure of the
+ * final directory fsync, reported after the new file is already in place.
+ */
 int tc_write_atomic(const char *path, const void *data, size_t len,
     unsigned flags, tc_error *err);
 
@@ -32,22 +50,44 @@ int tc_write_json(const char *path, const tc_json *v, unsigned flags,
     tc_error *err);
 
 /* Read a whole file (at most max_bytes; 0 = TC_JSON_MAX_BYTES).  The
- * result is NUL-terminated and malloc'd. */
+ * result is NUL-terminated and malloc'd; *len (when len is not NULL) gets
+ * the size without the NUL.  Errors: Python's open()/read() messages
+ * ("[Errno 2] No such file or directory: 'PATH'", a directory is
+ * "[Errno 21] Is a directory: 'PATH'"); a file over the limit is
+ * "file is too large: 'PATH' (more than N bytes)". */
 char *tc_read_file(const char *path, size_t max_bytes, size_t *len,
     tc_error *err);
 
-/* mkdir -p (mode 0777 & ~umask). */
+/* mkdir -p (mode 0777 & ~umask), like os.makedirs(exist_ok=True): an
+ * existing directory (or a symlink to one) is fine; a non-directory in the
+ * way is "[Errno 17] File exists: 'PATH'" or "[Errno 20] Not a directory:
+ * 'PATH'" naming the prefix that failed. */
 int tc_mkdirs(const char *path, tc_error *err);
 
-/* Helpers for tests: crash-consistency fault injection.  When the
- * environment variable TUNECTL_FAULT_POINT names a boundary
- * ("write", "fsync", "rename", "dirsync") and TUNECTL_FAULT_COUNT=N, the
- * Nth crossing of it raises SIGKILL.  Compiled in only with
- * -DTC_FAULT_INJECTION. */
+/* Store Python's OSError text for errno errnum and path in err:
+ * "[Errno 2] No such file or directory: 'path'". */
+void tc_error_os(tc_error *err, int errnum, const char *path);
+
+/*
+ * Crash-consistency fault injection for tests.  Always compiled in; a
+ * no-op unless the environment variable TUNECTL_FAULT_POINT is set (read
+ * once per process and cached, so the cost is one getenv).  When it names
+ * a boundary and TUNECTL_FAULT_COUNT=N (default 1), the Nth crossing of
+ * that boundary in this process raises SIGKILL.  tc_write_atomic crosses,
+ * once per call and in this order:
+ *   "write"    temp file created, nothing written yet
+ *   "fsync"    data written, not yet fsync'd
+ *   "rename"   temp file durable, not yet published at PATH
+ *   "dirsync"  published at PATH, directory not yet fsync'd
+ * so a kill at "write"/"fsync"/"rename" leaves the old file (plus a stray
+ * ".<name>.*.tmp"), and a kill at "dirsync" leaves the new one.
+ */
 void tc_fault_point(const char *name);
 
 bool tc_path_exists(const char *path);		/* lstat succeeds */
 bool tc_is_regular_file(const char *path);	/* stat (follows) */
 bool tc_is_directory(const char *path);		/* stat (follows) */
+/* lstat: a regular file, and not a symlink to one. */
+bool tc_is_regular_file_nofollow(const char *path);
 
 #endif

@@ -12,7 +12,9 @@
  *
  * Ownership: every tc_json node owns its children.  Functions that take a
  * "tc_json *item" argument to insert take ownership of it.  Free a tree with
- * tc_json_free().
+ * tc_json_free().  The bytes of a string (u.str.ptr) or integer
+ * (u.int_text) may share the node's allocation: never free() or realloc()
+ * them yourself; to change a value, replace the node.
  */
 #ifndef TUNECTL_JSON_H
 #define TUNECTL_JSON_H
@@ -79,15 +81,31 @@ struct tc_json {
 tc_json *tc_json_parse(const char *text, size_t len, tc_error *err);
 
 /* Read and parse a file.  I/O errors are reported in Python's form:
- * "[Errno 2] No such file or directory: 'PATH'". */
+ * "[Errno 2] No such file or directory: 'PATH'".  Error positions are
+ * those of json.load(open(PATH)), i.e. of tc_json_parse_text(). */
 tc_json *tc_json_parse_file(const char *path, tc_error *err);
+
+/* Parse text that was read from a file or stream: the same as
+ * tc_json_parse(), except that error positions are counted as Python
+ * counts them after reading the file in text mode, where universal
+ * newlines turn "\r\n" and "\r" into "\n" (json.load(f),
+ * json.loads(path.read_text())). */
+tc_json *tc_json_parse_text(const char *text, size_t len, tc_error *err);
+
+/* Read a whole file / descriptor with read(2), at most TC_JSON_MAX_BYTES
+ * (larger input fails with "JSON document too large: ...").  The result
+ * is malloc'd and NUL-terminated.  OS errors as for tc_json_parse_file. */
+char *tc_json_read_path(const char *path, size_t *len, tc_error *err);
+char *tc_json_read_fd(int fd, size_t *len, tc_error *err);
 
 /* ---- writing ---------------------------------------------------------- */
 
 enum {
 	TC_JSON_ASCII	= 1 << 0,	/* ensure_ascii=True */
 	TC_JSON_NO_NAN	= 1 << 1,	/* allow_nan=False: refuse NaN/Infinity */
-	TC_JSON_INDENT	= 1 << 2	/* indent=2, separators (",", ": ") */
+	TC_JSON_INDENT	= 1 << 2,	/* indent=2, separators (",", ": ") */
+	/* tc_json_reformat() only: error positions as tc_json_parse_text() */
+	TC_JSON_TEXT_POSITIONS = 1 << 3
 };
 
 /* Append the serialisation of v (keys sorted) to out.  Without
@@ -97,6 +115,14 @@ enum {
  * TC_JSON_NO_NAN fails with "Out of range float values are not JSON
  * compliant".  Returns 0 or -1; on failure out is left as it was. */
 int tc_json_write(tc_buf *out, const tc_json *v, unsigned flags, tc_error *err);
+
+/* Read a document and append its serialisation in one pass without
+ * building a tree: the bytes and errors of tc_json_parse() (or, with
+ * TC_JSON_TEXT_POSITIONS, tc_json_parse_text()) followed by
+ * tc_json_write(flags), several times faster.  Returns 0 or -1; on
+ * failure out is left as it was. */
+int tc_json_reformat(const char *text, size_t len, unsigned flags,
+    tc_buf *out, tc_error *err);
 
 /* Canonical form: sort_keys, compact, ensure_ascii=False.  malloc'd. */
 char *tc_json_canonical(const tc_json *v, size_t *len, tc_error *err);

@@ -3,6 +3,10 @@
  *
  * Mutating commands hold "<path>.lock" (flock, exclusive) for their whole
  * read-validate-write cycle, so two controllers never interleave writes.
+ * The lock file is created on demand (0666 & ~umask) and never deleted;
+ * after acquiring, the holder writes "pid <pid>\ncmdline <argv...>\n" into
+ * it, for diagnostics only.  The kernel drops the lock when the holder
+ * exits, so there are no stale locks to clean up.
  */
 #ifndef TUNECTL_LOCK_H
 #define TUNECTL_LOCK_H
@@ -10,17 +14,23 @@
 #include "tunectl/error.h"
 
 typedef struct tc_lock {
-	int fd;
-	char *path;
+	int fd;			/* -1 when not held */
+	char *path;		/* the lock file, "<path>.lock" */
 } tc_lock;
 
+#define TC_LOCK_INIT { -1, NULL }
 #define TC_LOCK_DEFAULT_TIMEOUT_S 30.0
 
-/* Lock "<path>.lock", waiting at most timeout_s seconds (0 = try once).
- * The wait can be overridden by TUNECTL_LOCK_TIMEOUT (seconds).  On
- * timeout: "another tunectl process holds the lock on PATH (waited Ns)". */
+/* Lock "<path>.lock", waiting at most timeout_s seconds (0 = try once),
+ * polling every 50 ms.  A valid TUNECTL_LOCK_TIMEOUT (seconds, >= 0)
+ * replaces timeout_s.  On timeout:
+ * "another tunectl process holds the lock on PATH (waited Ns)" with N
+ * printed like %g; an unusable lock file gives Python's OSError form.
+ * Locks are per open file: a second acquire of the same path in the same
+ * process waits like any other contender.  On failure lock->fd is -1. */
 int tc_lock_acquire(tc_lock *lock, const char *path, double timeout_s,
     tc_error *err);
+/* Release and free; safe on a lock that is not held. */
 void tc_lock_release(tc_lock *lock);
 
 #endif

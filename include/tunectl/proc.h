@@ -21,6 +21,7 @@ typedef struct tc_proc_spec {
 	bool stdin_null;		/* stdin from /dev/null */
 	double timeout_s;		/* <= 0: no timeout */
 	double grace_s;			/* SIGTERM→SIGKILL grace; default 5 when 0 */
+	bool die_with_parent;		/* the direct child gets SIGKILL if tunectl dies */
 } tc_proc_spec;
 
 typedef struct tc_proc_result {

@@ -99,5 +99,29 @@ int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_json(int argc, char **argv);
 int cmd_sha256(int argc, char **argv);
+int cmd_env_check(int argc, char **argv);
+int cmd_execute_phase(int argc, char **argv);
+int cmd_lease(int argc, char **argv);	/* + the two helpers below, shared with execute-phase */
+int tc_cli_split_remainder(int argc, char **argv, const struct tc_option *opts, int *rest);
+int tc_cli_parse_ids(const struct tc_command *cmd, const struct tc_strlist *in, long **out);
+int cmd_init(int argc, char **argv);
+int cmd_next(int argc, char **argv);
+int cmd_dispatch(int argc, char **argv);
+int cmd_derive_session(int argc, char **argv);
+int cmd_source_range_from_smap(int argc, char **argv);
+int cmd_lineage(int argc, char **argv);
+int cmd_seal(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_render_final_report(int argc, char **argv);
+int cmd_run_next(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_prompt(int argc, char **argv);
+int cmd_gate(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_ledger(int argc, char **argv);
+int cmd_render_round_report(int argc, char **argv);
+int cmd_pypto(int argc, char **argv);
 
 #endif

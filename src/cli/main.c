@@ -24,8 +24,11 @@ print_overview(FILE *fp)
 int
 cmd_version(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	int rc;
+
+	if ((rc = tc_opts_parse(tc_command_find("version"), argc, argv, NULL,
+	    NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
 	printf("tunectl %s\n", TUNECTL_VERSION);
 	return TC_EXIT_OK;
 }
@@ -39,6 +42,8 @@ cmd_help(int argc, char **argv)
 		print_overview(stdout);
 		return TC_EXIT_OK;
 	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		argv[1] = (char *)"help";
 	if ((c = tc_command_find(argv[1])) == NULL) {
 		fprintf(stderr, "tunectl: '%s' is not a tunectl command; "
 		    "see 'tunectl help'\n", argv[1]);

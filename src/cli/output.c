@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tunectl/buf.h"
 #include "tunectl/error.h"
 
 int
@@ -27,17 +28,26 @@ tc_print_json(const tc_json *v)
 	return fflush(stdout) == 0 ? TC_EXIT_OK : TC_EXIT_FAIL;
 }
 
+/* Python's print(json.dumps({"valid": False, "errors": [msg]},
+ * ensure_ascii=False)): one line, default separators, keys in that order. */
 int
 tc_print_refusal(const char *msg)
 {
-	tc_json *doc = tc_json_new_object();
-	tc_json *errors = tc_json_new_array();
+	tc_json *s = tc_json_new_string(msg);
+	tc_buf b = TC_BUF_INIT;
+	tc_error err = TC_ERROR_INIT;
 
-	tc_json_array_push(errors, tc_json_new_string(msg));
-	tc_json_object_set(doc, "errors", errors);
-	tc_json_object_set_bool(doc, "valid", false);
-	(void)tc_print_json(doc);
-	tc_json_free(doc);
+	tc_buf_puts(&b, "{\"valid\": false, \"errors\": [");
+	if (tc_json_write(&b, s, 0, &err) != 0) {
+		/* a lone surrogate cannot be printed as UTF-8: escape it */
+		tc_error_clear(&err);
+		(void)tc_json_write(&b, s, TC_JSON_ASCII, &err);
+	}
+	tc_buf_puts(&b, "]}\n");
+	fwrite(b.data, 1, b.len, stdout);
+	fflush(stdout);
+	tc_buf_free(&b);
+	tc_json_free(s);
 	return TC_EXIT_FAIL;
 }
 

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# gates.sh - how fast the measurement gates are, and what "bench run"
+# costs per run.  Prints numbers; asserts nothing.
+#
+#   1. gate time for a run set of RUNS runs x RANKS ranks x SAMPLES decode
+#      samples (default 1000 x 8 x 1000 = 8M samples, about 300 MB of
+#      rank logs): the in-process gate computation on loaded samples
+#      (stats, S0, promotion, bootstrap, Mann-Whitney), the log reading,
+#      and the whole "tunectl gate analyze" command (best of REPEAT);
+#   2. the overhead "bench run" adds per run over launching the same
+#      command directly (N_RUNS launches of /bin/true each way).
+#
+# Environment: BUILD (default build), RUNS, RANKS, SAMPLES, REPEAT, N_RUNS,
+# KEEP=1 keeps the generated run set.
+set -eu
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+TUNECTL="$PWD/$BUILD/tunectl"
+RUNS=${RUNS:-1000}
+RANKS=${RANKS:-8}
+SAMPLES=${SAMPLES:-1000}
+REPEAT=${REPEAT:-3}
+N_RUNS=${N_RUNS:-200}
+[ -x "$TUNECTL" ] || { echo "build tunectl first (make BUILD=$BUILD)" >&2; exit 1; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tunectl-bench-gates.XXXXXX")
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+
+now_ns() { date +%s%N; }
+ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) / 1e6 }'; }
+# cpu_ms CMD...: user+sys CPU time of CMD in ms (wall time on a loaded
+# machine says little)
+cpu_ms() {
+	local TIMEFORMAT='%U %S' t
+	t=$( { time "$@" >/dev/null 2>&1; } 2>&1 )
+	awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.1f", (a[1] + a[2]) * 1000 }'
+}
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ---- the run set: RANKS distinct logs, hard-linked into every run -------------
+echo "generating $RUNS runs x $RANKS ranks x $SAMPLES samples in $WORK ..."
+mkdir -p "$WORK/logs"
+for r in $(seq 0 $((RANKS - 1))); do
+	# SAMPLES + 8 lines: exactly SAMPLES decode samples survive --warmup 8
+	awk -v n="$((SAMPLES + 8))" -v r="$r" 'BEGIN {
+		srand(r + 1)
+		print "Inference time (prefill): 120.5 ms"
+		for (i = 0; i < n; i++)
+			printf "Inference time (decode): %.3f ms\n", 10 + r * 0.01 + rand()
+	}' >"$WORK/logs/log_$r.log"
+done
+width=${#RUNS}
+for k in $(seq 1 "$RUNS"); do
+	d=$(printf "%s/big/run-%0${width}d" "$WORK" "$k")
+	mkdir -p "$d"
+	ln "$WORK"/logs/log_*.log "$d"/
+done
+du -shL "$WORK/big" 2>/dev/null | awk '{ print "rank-log bytes (logical): " $1 }' || true
+
+# ---- 1a. in-process: loading vs gating ------------------------------------------
+cat >"$WORK/gatebench.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "tunectl/bench.h"
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int
+main(int argc, char **argv)
+{
+	tc_runset_opts o = TC_RUNSET_OPTS_INIT;
+	tc_gate_policy p = TC_GATE_POLICY_INIT;
+	tc_error err = TC_ERROR_INIT;
+	tc_runset *rs = NULL;
+	double t0, t1, t2, t3, lo, hi;
+	tc_stability st;
+	tc_evaluation ev;
+	tc_mwu m;
+	tc_stats s;
+
+	(void)argc;
+	o.expected_ranks = atol(argv[2]);
+	t0 = now();
+	if (tc_runset_load(argv[1], &o, &rs, &err) != 0) {
+		fprintf(stderr, "%s\n", tc_error_msg(&err));
+		return 1;
+	}
+	t1 = now();
+	/* the gate proper on loaded samples: pooled statistics of every
+	 * sample again, S0, promotion (candidate = the same set), bootstrap
+	 * and Mann-Whitney over the per-run means */
+	tc_stats_compute(rs->samples, rs->decode.count, &s);
+	tc_stability_eval_runset(rs, &st);
+	tc_evaluate(rs, rs, &p, TC_GATE_FINAL_PROMOTION, true, &ev);
+	tc_bootstrap_improvement_ci(rs->run_worst_rank_means_ms, rs->run_count,
+	    rs->run_worst_rank_means_ms, rs->run_count, TC_BOOTSTRAP_RESAMPLES,
+	    TC_BOOTSTRAP_SEED, &lo, &hi);
+	t2 = now();
+	tc_mann_whitney(rs->run_worst_rank_means_ms, rs->run_count,
+	    rs->run_worst_rank_means_ms, rs->run_count, &m);
+	t3 = now();
+	printf("samples: %zu\n", rs->decode.count);
+	printf("load + summarise (read logs, parse, exact per-rank/run/set stats): %.1f ms\n",
+	    t1 - t0);
+	printf("gate on loaded samples (pooled stats of all samples, S0, promotion, bootstrap x%d): %.1f ms\n",
+	    TC_BOOTSTRAP_RESAMPLES, t2 - t1);
+	printf("mann-whitney over %zu + %zu runs: %.1f ms\n", rs->run_count,
+	    rs->run_count, t3 - t2);
+	tc_stability_free(&st);
+	tc_runset_free(rs);
+	return 0;
+}
+EOF
+cc -std=c17 -O2 -D_GNU_SOURCE -Iinclude -o "$WORK/gatebench" "$WORK/gatebench.c" \
+	"$BUILD/libtunectl.a" -lcrypto -lyaml -lgmp -lm
+"$WORK/gatebench" "$WORK/big" "$RANKS"
+
+# ---- 1b. the whole command ----------------------------------------------------
+best=""
+for i in $(seq "$REPEAT"); do
+	t0=$(now_ns)
+	"$TUNECTL" gate analyze --baseline "$WORK/big" --expected-ranks "$RANKS" >/dev/null
+	t1=$(now_ns)
+	t=$(ms "$t0" "$t1")
+	if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
+done
+echo "tunectl gate analyze (S0 only, $RUNS x $RANKS x $SAMPLES), best of $REPEAT: $best ms wall, $(cpu_ms "$TUNECTL" gate analyze --baseline "$WORK/big" --expected-ranks "$RANKS") ms CPU"
+best=""
+for i in $(seq "$REPEAT"); do
+	t0=$(now_ns)
+	"$TUNECTL" gate analyze --baseline "$WORK/big" --candidate S1="$WORK/big" \
+		--promotion-mode S1=whole_scope --expected-ranks "$RANKS" >/dev/null
+	t1=$(now_ns)
+	t=$(ms "$t0" "$t1")
+	if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
+done
+echo "tunectl gate analyze (baseline + 1 candidate, both $RUNS x $RANKS x $SAMPLES), best of $REPEAT: $best ms wall"
+
+# ---- 2. bench run overhead per run ----------------------------------------------
+t0=$(now_ns)
+for i in $(seq "$N_RUNS"); do /bin/true; done
+t1=$(now_ns)
+direct=$(ms "$t0" "$t1")
+t0=$(now_ns)
+"$TUNECTL" bench run --runs "$N_RUNS" --out "$WORK/overhead" -- /bin/true >/dev/null 2>&1
+t1=$(now_ns)
+viabench=$(ms "$t0" "$t1")
+echo "launch /bin/true $N_RUNS times directly (bash loop): $direct ms wall"
+echo "tunectl bench run --runs $N_RUNS -- /bin/true: $viabench ms wall"
+loop_cpu=$(cpu_ms bash -c "for i in \$(seq $N_RUNS); do /bin/true; done")
+rm -rf "$WORK/overhead2"
+bench_cpu=$(cpu_ms "$TUNECTL" bench run --runs "$N_RUNS" --out "$WORK/overhead2" -- /bin/true)
+awk -v d="$loop_cpu" -v b="$bench_cpu" -v n="$N_RUNS" 'BEGIN {
+	printf "CPU: %.3f ms per run via bench run, %.3f ms direct: overhead %.3f ms CPU per run\n",
+	    b / n, d / n, (b - d) / n }'
+awk -v d="$direct" -v b="$viabench" -v n="$N_RUNS" 'BEGIN {
+	printf "bench run overhead per run: %.3f ms (%.3f ms per run via bench run, %.3f ms direct)\n",
+	    (b - d) / n, b / n, d / n }'

@@ -1,0 +1,279 @@
+/*
+ * bench.h - measurement run sets, their statistics, and the numeric gates
+ * of the reference tool analyze_performance.py (S0 stability, candidate
+ * screening / final promotion, the option trial, selection and ranking,
+ * screening-matrix v2 and winner-option-matrix v1 validation).
+ *
+ * Everything follows ../shared/reference/superkernel-runtime-tools.md §2;
+ * section numbers below refer to it.  The reference distinguishes errors
+ * that argparse reports (ValueError: exit 2) from tracebacks (exit 1); the
+ * functions here return that exit status directly:
+ *
+ *   TC_BENCH_OK (0)            success
+ *   TC_BENCH_FAIL (1)          the reference would end in a traceback
+ *                              (unreadable rank log, invalid Decimal
+ *                              numeral, zero baseline mean, write error)
+ *   TC_BENCH_VALUE_ERROR (2)   the reference's ValueError / parser.error,
+ *                              with the reference's message in err
+ *
+ * Run-set layout (§2.4): DIR/run-* directories (sorted by path string),
+ * each with rank logs log_<rank>.log holding lines
+ * "Inference time (decode|prefill): <ms> ms".  A run set written by
+ * `tunectl bench run` additionally has DIR/runset.json (its summary and
+ * environment fingerprint); the reader loads it when present but the
+ * numbers always come from the logs.
+ */
+#ifndef TUNECTL_BENCH_H
+#define TUNECTL_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tunectl/error.h"
+#include "tunectl/json.h"
+#include "tunectl/stats.h"
+
+enum {
+	TC_BENCH_OK = 0,
+	TC_BENCH_FAIL = 1,
+	TC_BENCH_VALUE_ERROR = 2
+};
+
+/* Constants of the reference (§2.6, §2.7, §2.2 defaults). */
+#define TC_S0_REQUIRED_RUNS		5
+#define TC_S0_MAX_SPREAD_PCT		5.0
+#define TC_CANDIDATE_MIN_RUNS		3
+#define TC_DEFAULT_WARMUP		8
+#define TC_DEFAULT_EXPECTED_RANKS	8
+#define TC_DEFAULT_MIN_IMPROVEMENT_PCT	2.0
+#define TC_OPTION_TRIAL_MIN_IMPROVEMENT_PCT 0.0
+
+#define TC_RUNSET_SCHEMA	"tunectl-runset-v1"	/* runset.json */
+
+/* ---- run sets (§2.4, §2.5) --------------------------------------------- */
+
+typedef struct tc_rank_summary {
+	long rank;
+	char *log_path;
+	tc_stats decode;		/* post-warmup decode samples */
+	const double *samples;		/* decode.count values, log order (a
+					 * view into the run set's pool) */
+	char *mean_exact_ms;		/* str(sum(Decimal) / count) */
+	size_t prefill_count;
+	const double *prefill;		/* every prefill sample (view) */
+} tc_rank_summary;
+
+typedef struct tc_run_summary {
+	char *path;			/* str(run directory) */
+	long warmup;
+	size_t rank_count;		/* distinct ranks (duplicates overwrite) */
+	tc_rank_summary *ranks;		/* sorted by rank */
+	tc_stats decode;		/* pooled over ranks, rank order */
+	const double *samples;		/* decode.count values (view) */
+	bool has_prefill;
+	const double *prefill_samples;	/* prefill.count values (view) */
+	tc_stats prefill;		/* valid when has_prefill */
+	long worst_rank;		/* largest mean, first on ties */
+	double worst_rank_mean_ms;
+	char *worst_rank_mean_exact_ms;
+} tc_run_summary;
+
+typedef struct tc_runset {
+	char *path;			/* str(Path(DIR)) */
+	size_t run_count;
+	tc_run_summary *runs;		/* sorted by path string */
+	tc_stats decode;		/* pooled over every run and rank */
+	double *samples;		/* decode.count values: the pool every
+					 * run and rank view points into */
+	double *prefill_pool;
+	double *run_worst_rank_means_ms;		/* run_count values */
+	char **run_worst_rank_means_exact_ms;		/* run_count strings */
+	double median_run_worst_rank_mean_ms;
+	double worst_rank_mean_ms;	/* mean over runs: the headline metric */
+	/* DIR/runset.json when bench run wrote one, else NULL (owned);
+	 * manifest_error says why a present runset.json was not loaded. */
+	tc_json *manifest;
+	char *manifest_error;
+} tc_runset;
+
+typedef struct tc_runset_opts {
+	long warmup;			/* --warmup, Python slice semantics */
+	long expected_ranks;		/* --expected-ranks */
+} tc_runset_opts;
+
+#define TC_RUNSET_OPTS_INIT { TC_DEFAULT_WARMUP, TC_DEFAULT_EXPECTED_RANKS }
+
+/*
+ * Read and summarise a run set.  Errors carry the reference's messages:
+ * "{DIR}: no run-* directories found",
+ * "{run_dir}: expected {n} rank logs, found {m}",
+ * "{log}: no decode samples remain after warmup={W}" (all exit 2), and
+ * "[Errno N] ...: '{log}'" / "invalid decimal numeral '{text}' in {log}"
+ * (exit 1).  Returns a TC_BENCH_* status; *out is set only on success.
+ */
+int tc_runset_load(const char *dir, const tc_runset_opts *opts,
+    tc_runset **out, tc_error *err);
+void tc_runset_free(tc_runset *rs);
+
+/* The reference's RunSet object (§2.13), samples_ms included. */
+tc_json *tc_runset_to_json(const tc_runset *rs);
+/* One Stats block with its samples (§2.5 item 2). */
+tc_json *tc_stats_to_json(const tc_stats *s, const double *samples);
+
+/* improvement_pct = (B - C) / B * 100 over worst_rank_mean_ms.  Returns
+ * TC_BENCH_FAIL ("float division by zero") when B == 0. */
+int tc_improvement_pct(const tc_runset *baseline, const tc_runset *cand,
+    double *out, tc_error *err);
+
+/* ---- S0 stability (§2.6) ------------------------------------------------ */
+
+typedef struct tc_stability {
+	bool stable;
+	bool check_required_run_count;
+	bool check_max_spread_pct;
+	size_t count;
+	double *values;			/* the float list (owned) */
+	bool has_spread_ms, has_mean_ms, has_spread_pct;
+	double spread_ms, mean_ms, spread_pct;
+} tc_stability;
+
+/* values: per-run worst-rank means; exact: the matching Decimal strings
+ * or NULL (then Decimal(repr(v)) is used).  A string that is not a
+ * Decimal empties the Decimal list, as the reference does. */
+void tc_stability_eval(const double *values, const char *const *exact,
+    size_t n, tc_stability *out);
+void tc_stability_eval_runset(const tc_runset *rs, tc_stability *out);
+void tc_stability_free(tc_stability *s);
+tc_json *tc_stability_to_json(const tc_stability *s);
+
+/* ---- promotion / screening / option trial (§2.7) ----------------------- */
+
+typedef enum tc_gate_mode {
+	TC_GATE_FINAL_PROMOTION,	/* default */
+	TC_GATE_SELECTION_ONLY,		/* --selection-only */
+	TC_GATE_OPTION_TRIAL		/* --option-trial */
+} tc_gate_mode;
+
+typedef struct tc_gate_policy {
+	double min_improvement_pct;		/* --min-improvement-pct */
+	double allow_p90_regression_pct;
+	double allow_stddev_regression_pct;
+} tc_gate_policy;
+
+#define TC_GATE_POLICY_INIT { TC_DEFAULT_MIN_IMPROVEMENT_PCT, 0.0, 0.0 }
+
+typedef struct tc_evaluation {
+	bool passed;			/* promoted / eligible / accepted */
+	bool strict_gain;		/* option trial */
+	double min_improvement_pct;	/* effective */
+	bool baseline_stable, baseline_min_runs, candidate_min_runs;
+	bool deep_fusion_replay, mean_improvement, median_run_direction;
+	bool p90_no_material_regression, stddev_no_material_regression;
+	/* NAN-free: has_* false means JSON null */
+	bool has_mean, has_median, has_p90, has_stddev;
+	double mean_improvement_pct, median_run_improvement_pct;
+	double p90_regression_pct, stddev_regression_pct;
+} tc_evaluation;
+
+/* evaluate_promotion over two summaries; replay_valid is the replay
+ * check's value (true for whole_scope). */
+void tc_evaluate(const tc_runset *baseline, const tc_runset *cand,
+    const tc_gate_policy *policy, tc_gate_mode mode, bool replay_valid,
+    tc_evaluation *out);
+
+/* ---- the whole tool (compare_candidates, §2.8) ------------------------- */
+
+typedef struct tc_name_path {
+	const char *name;
+	const char *value;		/* path or promotion mode */
+} tc_name_path;
+
+typedef struct tc_analyze_opts {
+	const char *baseline;
+	const tc_name_path *candidates;	size_t ncandidates;
+	const tc_name_path *replays;	size_t nreplays;
+	const tc_name_path *modes;	size_t nmodes;
+	bool selection_only;
+	bool option_trial;
+	const tc_json *screening_matrix;	/* NULL unless given */
+	tc_runset_opts runset;
+	tc_gate_policy policy;
+	/* Beyond the reference. */
+	bool significance;		/* pass also needs CI lower bound > 0 */
+	bool strict_environment;	/* refuse differing fingerprints */
+	bool reference_output;		/* omit the "tunectl" report key */
+	const char *replay_validator;	/* external replay recomputation */
+	unsigned bootstrap_resamples;	/* 0: TC_BOOTSTRAP_RESAMPLES */
+	uint64_t bootstrap_seed;
+	bool bootstrap_seed_set;	/* else TC_BOOTSTRAP_SEED */
+} tc_analyze_opts;
+
+void tc_analyze_opts_init(tc_analyze_opts *o);
+
+/*
+ * Run the whole analysis.  On success, when report is non-NULL, *report
+ * is the reference's report (§2.13) plus, unless reference_output, a
+ * "tunectl" object with the statistics extensions and environment
+ * warnings (building it is optional because samples_ms makes it large);
+ * table (may be NULL) receives the §2.14 stdout table; warnings (may be
+ * NULL) receives human lines for stderr.  Returns a TC_BENCH_* status.
+ */
+int tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
+    tc_buf *warnings, tc_error *err);
+
+/* ---- document validators ------------------------------------------------ */
+
+/* Screening matrix v2 (§2.9) against the --candidate names; returns the
+ * screening_matrix output object or NULL with the reference message. */
+tc_json *tc_screening_matrix_validate(const tc_json *doc,
+    const char *const *names, size_t nnames, tc_error *err);
+
+/* Stage-A option controls (§2.10) of every candidate directory. */
+tc_json *tc_stage_a_controls(const tc_name_path *cands, size_t n,
+    tc_error *err);
+
+/* Winner option matrix v1 (§2.16, prose only; rules in
+ * docs/measurement.md).  Returns the validation object or NULL + err. */
+tc_json *tc_option_matrix_validate(const tc_json *doc, tc_error *err);
+
+/* Deep-fusion replay evidence (§2.11): the specified early checks, then
+ * the external validator (CMD REPORT NAME printing a JSON object with a
+ * boolean "valid"), or failure_reason "replay_recomputation_unavailable"
+ * without one.  Returns the validation object; NULL only when the
+ * validator could not be run (err set). */
+tc_json *tc_replay_validate(const char *path, const char *expected,
+    const char *validator, tc_error *err);
+
+/* ---- environment fingerprint -------------------------------------------- */
+
+/* CPU model, core count, governor, kernel, compiler, load average. */
+tc_json *tc_env_fingerprint(void);
+/* Keys whose values differ (load average excluded: it is a reading, not
+ * an identity); a malloc'd ", "-joined list, or NULL when identical. */
+char *tc_env_fingerprint_diff(const tc_json *a, const tc_json *b);
+
+/* ---- bench run / ab ----------------------------------------------------- */
+
+typedef struct tc_bench_run_opts {
+	long runs;
+	long ranks;			/* 1 */
+	long warmup_samples;		/* -1: 8, or 0 for wall time */
+	const char *metric_regex;	/* NULL: the reference regex */
+	double timeout_s;		/* <= 0: none */
+	char *const *argv;		/* the workload command */
+	const char *out_dir;
+} tc_bench_run_opts;
+
+/* Run opts->runs clean processes into out_dir (created; must not hold
+ * run-* directories yet) and write runset.json.  Returns TC_BENCH_*;
+ * a workload that fails gives TC_BENCH_FAIL after everything is
+ * recorded. */
+int tc_bench_run(const tc_bench_run_opts *o, tc_buf *log, tc_error *err);
+
+/* Interleaved A/B: run k of A, then run k of B, for k = 1..runs, into
+ * out_a and out_b (two ordinary run sets). */
+int tc_bench_ab(const tc_bench_run_opts *a, const tc_bench_run_opts *b,
+    tc_buf *log, tc_error *err);
+
+#endif

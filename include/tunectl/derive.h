@@ -1,0 +1,118 @@
+/*
+ * derive.h - derived sessions (superkernel-controller.md §11): starting an
+ * optional-experiment session from a completed parent's accepted BASE/SMAP
+ * evidence (derive-session, source-range-from-smap), the content checks of
+ * the imported files (§11.3, §9.5), and two audit views beyond the
+ * reference: the lineage of a derived session and a verify that also
+ * re-verifies every ancestor.
+ *
+ * The re-validation of a derived session's evidence import on every load
+ * (§11.4) is tc_evidence_import_validate() in session.h; it uses the
+ * content checks declared here.
+ */
+#ifndef TUNECTL_DERIVE_H
+#define TUNECTL_DERIVE_H
+
+#include <stdbool.h>
+
+#include "tunectl/error.h"
+#include "tunectl/json.h"
+#include "tunectl/session.h"
+
+/* Where a derived session keeps its evidence-import manifest, relative to
+ * its artifact root. */
+#define TC_EVIDENCE_IMPORT_PATH "imports/evidence-import.json"
+
+/* How deep tc_session_lineage() and tc_verify_session_deep() follow
+ * parents before giving up. */
+#define TC_LINEAGE_MAX_DEPTH 32
+
+/* ---- derive-session / source-range-from-smap (derive.c) ------------------ */
+
+struct tc_derive_args {
+	const char *parent_session;	/* --parent-session */
+	const char *session;		/* --session */
+	const char *artifact_root;	/* --artifact-root */
+	const char *session_id;		/* --session-id */
+	const char *optional_mode;	/* multistream, source-range or both */
+	const char *profiling_analysis;	/* --profiling-analysis */
+	const char *ledger;		/* --ledger */
+	const char *source_scope_map;	/* --source-scope-map, or NULL */
+	bool approved;			/* --approve-imported-evidence */
+};
+
+/*
+ * derive_session (§11.2): every precondition in the reference's order with
+ * its message; then the child's directories, the evidence-import manifest
+ * (§11.4) and the session are written, and the session is loaded back with
+ * full validation.  Returns the loaded session (caller frees) or NULL.
+ *
+ * Nothing is written until every check has passed, and a failure while
+ * writing removes what this call created (files and directories), so a
+ * refused derivation leaves the filesystem as it found it.
+ */
+tc_session *tc_derive_session(const struct tc_derive_args *args,
+    tc_error *err);
+
+/* ---- imported file content checks (import_checks.c) --------------------- */
+
+/* analysis_content_fingerprint (§3.2): the analysis without that key,
+ * sort_keys, compact, ensure_ascii=True, allow_nan=False.  A NaN or
+ * infinity fails with "Out of range float values are not JSON compliant". */
+int tc_import_analysis_fingerprint(const tc_json *analysis, char hex[65],
+    tc_error *err);
+
+/* provenance.source_scope_map_content_fingerprint (§3.2): the map with that
+ * key removed from an object "provenance", digested as _digest does
+ * (ensure_ascii=False, NaN allowed). */
+int tc_import_source_map_fingerprint(const tc_json *source_map, char hex[65],
+    tc_error *err);
+
+/* §11.3a: "profiling analysis must be a JSON object", "... must use
+ * schema_version 1.2", the four identity strings, the content
+ * fingerprint, an exact source_scope_mapping when present. */
+int tc_import_check_analysis(const tc_json *analysis, tc_error *err);
+
+/* §11.3b against an analysis that passed tc_import_check_analysis(). */
+int tc_import_check_source_map(const tc_json *source_map,
+    const tc_json *analysis, tc_error *err);
+
+/* §9.5 against an analysis that passed tc_import_check_analysis(). */
+int tc_import_check_ledger(const tc_json *ledger, const tc_json *analysis,
+    tc_error *err);
+
+/* ---- lineage and deep verification (lineage.c) -------------------------- */
+
+/*
+ * The parent a derived session document names through its manifest:
+ * <parent.artifact_root>/<parent.session_path> (malloc'd), *manifest
+ * (optional) receiving the manifest read from the session's artifact root.
+ * The manifest is read but not re-validated: use it to locate, and
+ * tc_session_load() to trust.  Returns NULL with err empty for a full
+ * session, NULL with err set when the manifest cannot be read or does not
+ * name a parent.
+ */
+char *tc_derived_parent_path(const tc_json *session_doc, tc_json **manifest,
+    tc_error *err);
+
+/*
+ * "tunectl lineage": the chain child -> parent -> ... as
+ *   {"chain": [entry...], "depth": N, "valid": bool}
+ * where each entry holds the session's path, id, status, entrypoint,
+ * optional mode, fingerprint and file digest, its load validation
+ * ("valid", "errors") and, for a derived session, what it imported
+ * ("imported": parent, BASE handoff, artifacts with resolved paths,
+ * identity, approval time).  "valid" is true when every session of the
+ * chain loads with full validation and the chain ends at a full session.
+ */
+tc_json *tc_session_lineage(const char *session_path);
+
+/*
+ * verify --deep: tc_verify_session() and, for a derived session, the same
+ * deep verification of its parent, recorded as "parent": {"session_path",
+ * verify fields...} ("parent": null for a full session).  An invalid parent
+ * makes the child invalid with "parent session is invalid: <errors>".
+ */
+tc_json *tc_verify_session_deep(const char *session_path, unsigned flags);
+
+#endif

@@ -1,0 +1,98 @@
+/*
+ * pypto_compare.h - the Stage 5 formal compare (pypto-orchestration.md
+ * §3.4), hardware-neutral: the reference's NPU profiler is replaced by a
+ * pluggable timing source, everything else (manifest, selector preflight,
+ * seed 42, warm-up before every repeat, trimmed mean / median, retries,
+ * the runner's executable digest checked start to end, the round archive
+ * of §8.5 and the root deliverables of §8.3-§8.4) follows the reference.
+ *
+ * Timing sources:
+ *   process_timer    wall-clock duration of the measured runner process
+ *   runner_reported  the runner prints one line per launch:
+ *                    PYPTO_PERF_TASK {"op_name": "<name>", "duration_us": <n>}
+ *                    and exactly one line must name the target Op Name
+ */
+#ifndef TUNECTL_PYPTO_COMPARE_H
+#define TUNECTL_PYPTO_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tunectl/error.h"
+#include "tunectl/json.h"
+
+#define TC_PYPTO_MARKER		"PYPTO_PERF_SELECTED_CASE="
+#define TC_PYPTO_TASK_LINE	"PYPTO_PERF_TASK "
+
+typedef struct tc_pypto_compare_opts {
+	const char *op_dir;
+	const char *manifest_path;
+	const char *op_name;		/* NULL: from the frozen contract */
+	const char *case_arg;
+	const char *case_env;
+	long warmup, repeats, retry;	/* < 0: frozen contract / tool default */
+	long seed;			/* < 0: omitted; 0 means omitted too */
+	long device;			/* < 0: env / auto */
+	const char *timing_source;	/* NULL: frozen contract / process_timer */
+	const char *collection_id;	/* NULL: env / generated */
+	const char *interpreter;	/* NULL: "python3" */
+	double timeout_s;		/* per runner invocation; <= 0: 600 */
+	double retry_pause_s;		/* < 0: 0.5 */
+} tc_pypto_compare_opts;
+
+void tc_pypto_compare_opts_init(tc_pypto_compare_opts *o);
+
+/* Run a formal compare round.  On success returns performance.json's
+ * content (also written with performance.log and perf_report.md) and
+ * round_dir (malloc'd) names docs/perf/round_NNN.  On failure after the
+ * round was reserved, collection.json is left with status "failed" and
+ * round_dir is still set. */
+tc_json *tc_pypto_compare(const tc_pypto_compare_opts *o, char **round_dir,
+    tc_error *err);
+
+/* The strict Stage 4 runner of an op dir: test_<dirname>.py, else the only
+ * test_*.py (malloc'd). */
+char *tc_pypto_find_runner(const char *op_dir, tc_error *err);
+
+/* ---- archive verification (verify_round.c) -------------------------------- */
+
+typedef struct tc_pypto_round_case {
+	char *id;
+	double aggregate_us;
+	double *samples;
+	size_t n_samples;
+} tc_pypto_round_case;
+
+typedef struct tc_pypto_round {
+	char *path;			/* resolved round dir */
+	int index;			/* NNN */
+	tc_json *collection;		/* collection.json */
+	tc_pypto_round_case *cases;
+	size_t n;
+} tc_pypto_round;
+
+void tc_pypto_round_free(tc_pypto_round *r);
+
+/* Re-verify one archived round from its raw files only: collection.json
+ * complete, every case's measurement.json against its per-repeat CSV,
+ * evidence_status.json and recomputed aggregate.  round may be
+ * "docs/perf/round_NNN" relative to op_dir, or absolute; it must resolve
+ * inside <op_dir>/docs/perf without symlinks.  Returns 0 or -1 with the
+ * first inconsistency. */
+int tc_pypto_round_verify(const char *op_dir, const char *round,
+    tc_pypto_round *out, tc_error *err);
+
+/* The §8.6 re-verification of a compare summary (performance.json)
+ * against its round: NULL when consistent, else a malloc'd message. */
+char *tc_pypto_performance_error(const char *op_dir, const tc_json *perf);
+
+/* ---- rendering (report_render.c) ------------------------------------------ */
+
+char *tc_pypto_render_perf_report(const tc_json *summary);
+char *tc_pypto_render_perf_log(const tc_json *summary);
+
+/* diagnose_bound_route() of a merged metric row (JSON object of column
+ * -> text); rows without NPU ratio columns give insufficient_evidence. */
+tc_json *tc_pypto_bound_route(const tc_json *merged, tc_error *err);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * stats.h - the statistics the measurement gates use, reproducing Python's
+ * statistics module on binary64 input bit for bit, plus the two
+ * beyond-the-reference tests (bootstrap interval, Mann-Whitney U).
+ *
+ *   tc_stat_mean     statistics.mean: exact rational mean, rounded once
+ *   tc_stat_median   statistics.median: middle value, or (a + b) / 2
+ *   tc_stat_pstdev   statistics.pstdev (Python >= 3.11): the correctly
+ *                    rounded square root of the exact population variance
+ *   tc_stat_quantile the reference's q(values, p): linear interpolation at
+ *                    (n - 1) * p, "v[lo] + (v[hi] - v[lo]) * frac"
+ *
+ * Every function takes the values in any order and leaves them untouched;
+ * n must be > 0 (callers report "cannot summarize an empty sample set").
+ */
+#ifndef TUNECTL_STATS_H
+#define TUNECTL_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+double tc_stat_mean(const double *v, size_t n);
+double tc_stat_median(const double *v, size_t n);
+double tc_stat_pstdev(const double *v, size_t n);
+double tc_stat_quantile(const double *v, size_t n, double p);
+double tc_stat_min(const double *v, size_t n);
+double tc_stat_max(const double *v, size_t n);
+
+/* The reference's Stats block (§2.5 of superkernel-runtime-tools.md). */
+typedef struct tc_stats {
+	size_t count;
+	double mean_ms;
+	double p50_ms;
+	double p90_ms;
+	double stddev_ms;
+	double min_ms;
+	double max_ms;
+} tc_stats;
+
+/* All fields at once (one copy, selection instead of a full sort).
+ * n must be > 0. */
+void tc_stats_compute(const double *v, size_t n, tc_stats *out);
+
+/* ---- beyond the reference ------------------------------------------- */
+
+#define TC_BOOTSTRAP_RESAMPLES	10000
+#define TC_BOOTSTRAP_SEED	UINT64_C(0x74756e6563746c31)	/* "tunectl1" */
+
+/*
+ * Percentile bootstrap of the improvement percentage
+ * (mean(base) - mean(cand)) / mean(base) * 100: each of `resamples`
+ * rounds draws nb values from base and nc from cand with replacement
+ * (xoshiro256** seeded through splitmix64 from `seed`), and the interval
+ * is [q(0.025), q(0.975)] of the sorted round results with the same q()
+ * as tc_stat_quantile.  Deterministic for a given input, seed and count.
+ * Rounds whose resampled baseline mean is 0 are skipped.  Returns false
+ * when no round was usable (both bounds are then NaN).
+ */
+bool tc_bootstrap_improvement_ci(const double *base, size_t nb,
+    const double *cand, size_t nc, unsigned resamples, uint64_t seed,
+    double *lo, double *hi);
+
+/*
+ * Two-sided Mann-Whitney U test of base against cand.  u is U of base
+ * (count of pairs with base > cand, ties counting 1/2).  Exact
+ * (enumerated distribution of U) when there are no ties and
+ * nb * nc <= TC_MWU_EXACT_MAX_PAIRS; otherwise the normal approximation
+ * with tie correction and a 0.5 continuity correction.  p is capped at
+ * 1.  method is "exact" or "normal".
+ */
+#define TC_MWU_EXACT_MAX_PAIRS	2500
+typedef struct tc_mwu {
+	double u;
+	double p_value;
+	const char *method;
+} tc_mwu;
+
+void tc_mann_whitney(const double *base, size_t nb, const double *cand,
+    size_t nc, tc_mwu *out);
+
+#endif

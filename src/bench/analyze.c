@@ -1,0 +1,604 @@
+/*
+ * analyze.c - compare_candidates (§2.8): the order of the checks, the
+ * per-candidate evaluation in each mode, the report object, and the
+ * "tunectl" extension block (bootstrap interval, Mann-Whitney U,
+ * environment drift, run health).  Selection and the stdout table are in
+ * selection.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tunectl/bench.h"
+#include "bench_internal.h"
+
+void
+tc_analyze_opts_init(tc_analyze_opts *o)
+{
+	tc_runset_opts rs = TC_RUNSET_OPTS_INIT;
+	tc_gate_policy p = TC_GATE_POLICY_INIT;
+
+	memset(o, 0, sizeof(*o));
+	o->runset = rs;
+	o->policy = p;
+}
+
+static int
+cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void
+join_sorted(tc_buf *b, const char **items, size_t n)
+{
+	if (n > 1)
+		qsort(items, n, sizeof(*items), cmp_cstr);
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			tc_buf_puts(b, ", ");
+		tc_buf_puts(b, items[i]);
+	}
+}
+
+static const tc_name_path *
+find_name(const tc_name_path *list, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(list[i].name, name) == 0)
+			return &list[i];
+	return NULL;
+}
+
+static bool
+valid_mode(const char *m)
+{
+	return strcmp(m, "range_optimized") == 0 ||
+	    strcmp(m, "whole_scope") == 0;
+}
+
+/* Steps 10-12: the mode map and the replay map against the candidates. */
+static int
+check_mappings(const tc_analyze_opts *o, const char **modes, tc_error *err)
+{
+	const char **unknown = tc_xcalloc(o->nmodes + 1, sizeof(char *));
+	char **invalid = tc_xcalloc(o->nmodes + 1, sizeof(char *));
+	const char **missing = tc_xcalloc(o->ncandidates + 1, sizeof(char *));
+	const char **extra = tc_xcalloc(o->nreplays + 1, sizeof(char *));
+	size_t nu = 0, ni = 0, nm = 0, ne = 0, i;
+	tc_buf b = TC_BUF_INIT;
+	int rc = TC_BENCH_OK;
+
+	for (i = 0; i < o->nmodes; i++) {
+		if (find_name(o->candidates, o->ncandidates,
+		    o->modes[i].name) == NULL)
+			unknown[nu++] = o->modes[i].name;
+		if (!valid_mode(o->modes[i].value))
+			invalid[ni++] = tc_xasprintf("%s=%s", o->modes[i].name,
+			    o->modes[i].value);
+	}
+	if (nu > 0 || ni > 0) {
+		tc_buf_puts(&b, "promotion mode mapping invalid (");
+		if (nu > 0) {
+			tc_buf_puts(&b, "unknown candidates: ");
+			join_sorted(&b, unknown, nu);
+		}
+		if (ni > 0) {
+			if (nu > 0)
+				tc_buf_puts(&b, "; ");
+			tc_buf_puts(&b, "invalid modes: ");
+			join_sorted(&b, (const char **)invalid, ni);
+		}
+		tc_buf_putc(&b, ')');
+		tc_error_set(err, "%s", b.data);
+		rc = TC_BENCH_VALUE_ERROR;
+		goto out;
+	}
+	for (i = 0; i < o->ncandidates; i++) {
+		const tc_name_path *m;
+
+		if (o->selection_only || o->option_trial)
+			modes[i] = "whole_scope";
+		else if ((m = find_name(o->modes, o->nmodes,
+		    o->candidates[i].name)) != NULL)
+			modes[i] = m->value;
+		else
+			modes[i] = "range_optimized";
+		if (strcmp(modes[i], "range_optimized") == 0 &&
+		    find_name(o->replays, o->nreplays,
+		    o->candidates[i].name) == NULL)
+			missing[nm++] = o->candidates[i].name;
+	}
+	for (i = 0; i < o->nreplays; i++) {
+		const char *name = o->replays[i].name;
+		size_t k;
+
+		for (k = 0; k < o->ncandidates; k++)
+			if (strcmp(o->candidates[k].name, name) == 0 &&
+			    strcmp(modes[k], "range_optimized") == 0)
+				break;
+		if (k == o->ncandidates)
+			extra[ne++] = name;
+	}
+	if (nm > 0 || ne > 0) {
+		tc_buf_puts(&b, "replay evidence mapping mismatch (");
+		if (nm > 0) {
+			tc_buf_puts(&b, "missing: ");
+			join_sorted(&b, missing, nm);
+		}
+		if (ne > 0) {
+			if (nm > 0)
+				tc_buf_puts(&b, "; ");
+			tc_buf_puts(&b, "extra: ");
+			join_sorted(&b, extra, ne);
+		}
+		tc_buf_putc(&b, ')');
+		tc_error_set(err, "%s", b.data);
+		rc = TC_BENCH_VALUE_ERROR;
+	}
+out:
+	for (i = 0; i < ni; i++)
+		free(invalid[i]);
+	free(invalid);
+	free(unknown);
+	free(missing);
+	free(extra);
+	tc_buf_free(&b);
+	return rc;
+}
+
+static int
+cmp_name_path(const void *a, const void *b)
+{
+	return strcmp(((const tc_name_path *)a)->name,
+	    ((const tc_name_path *)b)->name);
+}
+
+/* Step 13: validate every required replay; any invalid one aborts. */
+static int
+validate_replays(const tc_analyze_opts *o, tc_json **replays, tc_error *err)
+{
+	tc_name_path *bad = tc_xcalloc(o->nreplays + 1, sizeof(*bad));
+	size_t nbad = 0;
+	int rc = TC_BENCH_OK;
+
+	for (size_t i = 0; i < o->nreplays; i++) {
+		tc_json *r = tc_replay_validate(o->replays[i].value,
+		    o->replays[i].name, o->replay_validator, err);
+
+		if (r == NULL) {
+			rc = TC_BENCH_FAIL;
+			goto out;
+		}
+		replays[i] = r;
+		if (!tc_json_get(r, "valid")->u.b) {
+			bad[nbad].name = o->replays[i].name;
+			bad[nbad].value = tc_json_get_string(r, "failure_reason");
+			if (bad[nbad].value == NULL)
+				bad[nbad].value = "None";
+			nbad++;
+		}
+	}
+	if (nbad > 0) {
+		tc_buf b = TC_BUF_INIT;
+
+		qsort(bad, nbad, sizeof(*bad), cmp_name_path);
+		tc_buf_puts(&b, "replay evidence invalid (");
+		for (size_t i = 0; i < nbad; i++)
+			tc_buf_printf(&b, "%s%s: %s", i > 0 ? "; " : "",
+			    bad[i].name, bad[i].value);
+		tc_buf_putc(&b, ')');
+		tc_error_set(err, "%s", b.data);
+		tc_buf_free(&b);
+		rc = TC_BENCH_VALUE_ERROR;
+	}
+out:
+	free(bad);
+	return rc;
+}
+
+/* ---- the extension block -------------------------------------------------- */
+
+static void
+health_warnings(const char *label, const tc_runset *rs, tc_json *list,
+    tc_buf *warnings)
+{
+	const tc_json *runs;
+	size_t failed = 0;
+
+	if (rs->manifest_error != NULL) {
+		char *w = tc_xasprintf("%s: runset.json ignored: %s", label,
+		    rs->manifest_error);
+
+		tc_json_array_push(list, tc_json_new_string(w));
+		if (warnings != NULL)
+			tc_buf_printf(warnings, "warning: %s\n", w);
+		free(w);
+		return;
+	}
+	runs = tc_json_get_array(rs->manifest, "runs");
+	for (size_t i = 0; runs != NULL && i < runs->u.arr.len; i++) {
+		const tc_json *r = runs->u.arr.items[i];
+		int64_t code = 0;
+		const tc_json *to = tc_json_get(r, "timed_out");
+
+		if ((tc_json_int64(tc_json_get(r, "exit_code"), &code) &&
+		    code != 0) || (tc_json_is(to, TC_JSON_BOOL) && to->u.b))
+			failed++;
+	}
+	if (failed > 0) {
+		char *w = tc_xasprintf("%s: runset.json records %zu failed "
+		    "run(s) (non-zero exit or timeout)", label, failed);
+
+		tc_json_array_push(list, tc_json_new_string(w));
+		if (warnings != NULL)
+			tc_buf_printf(warnings, "warning: %s\n", w);
+		free(w);
+	}
+}
+
+static const tc_json *
+fingerprint(const tc_runset *rs)
+{
+	return tc_json_get_object(rs->manifest, "environment");
+}
+
+/* Compare the baseline's environment with a candidate's; returns a
+ * malloc'd message when they differ (or one lacks a fingerprint and
+ * strict is set). */
+static char *
+env_problem(const char *name, const tc_runset *base, const tc_runset *cand,
+    bool strict)
+{
+	const tc_json *a = fingerprint(base), *b = fingerprint(cand);
+	char *diff, *msg;
+
+	if (a == NULL || b == NULL) {
+		if (!strict)
+			return NULL;
+		return tc_xasprintf("no environment fingerprint (runset.json) "
+		    "for %s", a == NULL ? "baseline" : name);
+	}
+	if ((diff = tc_env_fingerprint_diff(a, b)) == NULL)
+		return NULL;
+	msg = tc_xasprintf("environment fingerprints differ between baseline "
+	    "and %s: %s", name, diff);
+	free(diff);
+	return msg;
+}
+
+typedef struct cand_state {
+	const char *name;
+	const char *mode;
+	tc_runset *rs;
+	double improvement;
+	tc_evaluation eval;
+	bool reference_passed;
+	double ci_lo, ci_hi;
+	bool ci_ok;
+	tc_mwu mwu;
+	tc_json *replay;	/* first validation (final mode) */
+} cand_state;
+
+static tc_json *
+extension_block(const tc_analyze_opts *o, const tc_runset *base,
+    cand_state *cs, size_t n, tc_json *warn_list)
+{
+	tc_json *ext = tc_json_new_object(), *stats = tc_json_new_object();
+	tc_json *method = tc_json_new_object(), *per = tc_json_new_object();
+	tc_json *env = tc_json_new_object(), *envc = tc_json_new_object();
+	tc_json *sig = tc_json_new_object(), *refd = tc_json_new_object();
+	unsigned resamples = o->bootstrap_resamples ? o->bootstrap_resamples :
+	    TC_BOOTSTRAP_RESAMPLES;
+	uint64_t seed = o->bootstrap_seed_set ? o->bootstrap_seed :
+	    TC_BOOTSTRAP_SEED;
+	char seedtxt[32];
+
+	tc_json_object_set_string(method, "unit",
+	    "per-run worst-rank mean (run_worst_rank_means_ms)");
+	tc_json_object_set_string(method, "bootstrap",
+	    "percentile bootstrap of (mean(B*) - mean(C*)) / mean(B*) * 100, "
+	    "runs resampled with replacement within each run set");
+	tc_json_object_set_int(method, "bootstrap_resamples", resamples);
+	snprintf(seedtxt, sizeof(seedtxt), "%llu", (unsigned long long)seed);
+	tc_json_object_set(method, "bootstrap_seed",
+	    tc_json_new_int_text(seedtxt));
+	tc_json_object_set(method, "confidence_level", tc_json_new_float(0.95));
+	tc_json_object_set_string(method, "mann_whitney",
+	    "two-sided; exact null distribution without ties when "
+	    "n_baseline * n_candidate <= 2500, else normal approximation with "
+	    "tie and 0.5 continuity corrections");
+	tc_json_object_set(stats, "method", method);
+	for (size_t i = 0; i < n; i++) {
+		tc_json *c = tc_json_new_object(), *ci = tc_json_new_array();
+
+		tc_json_array_push(ci, tc_bench_float_or_null(cs[i].ci_ok,
+		    cs[i].ci_lo));
+		tc_json_array_push(ci, tc_bench_float_or_null(cs[i].ci_ok,
+		    cs[i].ci_hi));
+		tc_json_object_set(c, "bootstrap_ci95_improvement_pct", ci);
+		tc_json_object_set_bool(c, "ci_excludes_zero", cs[i].ci_ok &&
+		    (cs[i].ci_lo > 0 || cs[i].ci_hi < 0));
+		tc_json_object_set(c, "mann_whitney_u",
+		    tc_json_new_float(cs[i].mwu.u));
+		tc_json_object_set(c, "mann_whitney_p_value",
+		    tc_json_new_float(cs[i].mwu.p_value));
+		tc_json_object_set_string(c, "mann_whitney_method",
+		    cs[i].mwu.method);
+		tc_json_object_set(per, cs[i].name, c);
+		tc_json_object_set_bool(refd, cs[i].name,
+		    cs[i].reference_passed);
+		tc_json_object_set(envc, cs[i].name,
+		    fingerprint(cs[i].rs) != NULL ?
+		    tc_json_clone(fingerprint(cs[i].rs)) : tc_json_new_null());
+	}
+	tc_json_object_set(stats, "candidates", per);
+	tc_json_object_set(ext, "statistics", stats);
+	tc_json_object_set_bool(sig, "required", o->significance);
+	tc_json_object_set_string(sig, "rule", "with --significance a "
+	    "candidate passes only when the reference gate passes and the "
+	    "bootstrap interval's lower bound is above 0");
+	tc_json_object_set(sig, "reference_decisions", refd);
+	tc_json_object_set(ext, "significance", sig);
+	tc_json_object_set(env, "baseline", fingerprint(base) != NULL ?
+	    tc_json_clone(fingerprint(base)) : tc_json_new_null());
+	tc_json_object_set(env, "candidates", envc);
+	tc_json_object_set(ext, "environment", env);
+	tc_json_object_set(ext, "warnings", warn_list);
+	tc_json_object_set_string(ext, "schema_version",
+	    "tunectl-gate-extensions-v1");
+	return ext;
+}
+
+/* ---- compare_candidates --------------------------------------------------- */
+
+static int
+pre_checks(const tc_analyze_opts *o, tc_error *err)
+{
+	if (o->selection_only && o->option_trial) {
+		tc_error_set(err, "selection-only and option-trial are mutually "
+		    "exclusive");
+		return TC_BENCH_VALUE_ERROR;
+	}
+	if (o->selection_only && (o->nreplays > 0 || o->nmodes > 0)) {
+		tc_error_set(err, "selection-only screening does not accept "
+		    "replay evidence or promotion modes");
+		return TC_BENCH_VALUE_ERROR;
+	}
+	if (o->option_trial && (o->nreplays > 0 || o->nmodes > 0)) {
+		tc_error_set(err, "option-trial does not accept replay evidence "
+		    "or promotion modes");
+		return TC_BENCH_VALUE_ERROR;
+	}
+	if (o->option_trial && o->ncandidates != 1) {
+		tc_error_set(err, "option-trial requires exactly one candidate");
+		return TC_BENCH_VALUE_ERROR;
+	}
+	if (o->selection_only && o->screening_matrix == NULL) {
+		tc_error_set(err, "selection-only screening requires "
+		    "--screening-matrix");
+		return TC_BENCH_VALUE_ERROR;
+	}
+	if (!o->selection_only && o->screening_matrix != NULL) {
+		tc_error_set(err, "screening matrix is accepted only with "
+		    "selection-only");
+		return TC_BENCH_VALUE_ERROR;
+	}
+	return TC_BENCH_OK;
+}
+
+int
+tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
+    tc_buf *warnings, tc_error *err)
+{
+	tc_gate_mode mode = o->selection_only ? TC_GATE_SELECTION_ONLY :
+	    o->option_trial ? TC_GATE_OPTION_TRIAL : TC_GATE_FINAL_PROMOTION;
+	tc_json *matrix = NULL, *controls = NULL, *warn_list = NULL;
+	tc_json **replays = NULL;
+	const char **modes = NULL;
+	cand_state *cs = NULL;
+	tc_runset *base = NULL;
+	tc_stability st;
+	size_t n = o->ncandidates, i;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	if (report != NULL)
+		*report = NULL;
+	if ((rc = pre_checks(o, err)) != 0)
+		return rc;
+	if (o->selection_only) {
+		const char **names = tc_xcalloc(n + 1, sizeof(char *));
+
+		for (i = 0; i < n; i++)
+			names[i] = o->candidates[i].name;
+		matrix = tc_screening_matrix_validate(o->screening_matrix,
+		    names, n, err);
+		free(names);
+		if (matrix == NULL) {
+			/* an unencodable matrix cannot be fingerprinted: the
+			 * reference raises UnicodeEncodeError (a traceback) */
+			return strstr(tc_error_msg(err), "codec") != NULL ?
+			    TC_BENCH_FAIL : TC_BENCH_VALUE_ERROR;
+		}
+		controls = tc_stage_a_controls(o->candidates, n, err);
+		if (controls == NULL) {
+			rc = TC_BENCH_VALUE_ERROR;
+			goto out;
+		}
+	}
+	if ((rc = tc_runset_load(o->baseline, &o->runset, &base, err)) != 0)
+		goto out;
+	tc_stability_eval_runset(base, &st);
+	warn_list = tc_json_new_array();
+	health_warnings("baseline", base, warn_list, warnings);
+	cs = tc_xcalloc(n + 1, sizeof(*cs));
+	modes = tc_xcalloc(n + 1, sizeof(*modes));
+	replays = tc_xcalloc(o->nreplays + 1, sizeof(*replays));
+	if (n > 0) {
+		if ((rc = check_mappings(o, modes, err)) != 0)
+			goto out;
+		if ((rc = validate_replays(o, replays, err)) != 0)
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		cand_state *c = &cs[i];
+		bool replay_valid = true;
+		char *problem;
+
+		c->name = o->candidates[i].name;
+		c->mode = modes[i];
+		if ((rc = tc_runset_load(o->candidates[i].value, &o->runset,
+		    &c->rs, err)) != 0)
+			goto out;
+		if ((rc = tc_improvement_pct(base, c->rs, &c->improvement,
+		    err)) != 0)
+			goto out;
+		if (strcmp(c->mode, "range_optimized") == 0) {
+			for (size_t k = 0; k < o->nreplays; k++)
+				if (strcmp(o->replays[k].name, c->name) == 0)
+					c->replay = tc_json_clone(replays[k]);
+			replay_valid = c->replay != NULL &&
+			    tc_json_get(c->replay, "valid")->u.b;
+		}
+		tc_evaluate(base, c->rs, &o->policy, mode, replay_valid,
+		    &c->eval);
+		c->reference_passed = c->eval.passed;
+		c->ci_ok = tc_bootstrap_improvement_ci(
+		    base->run_worst_rank_means_ms, base->run_count,
+		    c->rs->run_worst_rank_means_ms, c->rs->run_count,
+		    o->bootstrap_resamples ? o->bootstrap_resamples :
+		    TC_BOOTSTRAP_RESAMPLES, o->bootstrap_seed_set ?
+		    o->bootstrap_seed : TC_BOOTSTRAP_SEED, &c->ci_lo, &c->ci_hi);
+		tc_mann_whitney(base->run_worst_rank_means_ms, base->run_count,
+		    c->rs->run_worst_rank_means_ms, c->rs->run_count, &c->mwu);
+		if (o->significance)
+			c->eval.passed = c->eval.passed && c->ci_ok &&
+			    c->ci_lo > 0;
+		health_warnings(c->name, c->rs, warn_list, warnings);
+		problem = env_problem(c->name, base, c->rs,
+		    o->strict_environment);
+		if (problem != NULL) {
+			if (o->strict_environment) {
+				tc_error_set(err, "%s (--strict-environment)",
+				    problem);
+				free(problem);
+				rc = TC_BENCH_VALUE_ERROR;
+				goto out;
+			}
+			tc_json_array_push(warn_list, tc_json_new_string(problem));
+			if (warnings != NULL)
+				tc_buf_printf(warnings, "warning: %s\n", problem);
+			free(problem);
+		}
+	}
+	{
+		tc_sel_input in;
+
+		memset(&in, 0, sizeof(in));
+		in.mode = mode;
+		in.ncandidates = n;
+		in.names = tc_xcalloc(n + 1, sizeof(char *));
+		in.metric = tc_xcalloc(n + 1, sizeof(double));
+		in.passed = tc_xcalloc(n + 1, sizeof(bool));
+		for (i = 0; i < n; i++) {
+			in.names[i] = cs[i].name;
+			in.metric[i] = cs[i].rs->worst_rank_mean_ms;
+			in.passed[i] = cs[i].eval.passed;
+		}
+		if (table != NULL) {
+			tc_sel_table_input t;
+
+			memset(&t, 0, sizeof(t));
+			t.baseline = base;
+			t.stability = &st;
+			t.sel = &in;
+			t.runsets = tc_xcalloc(n + 1, sizeof(*t.runsets));
+			t.improvement = tc_xcalloc(n + 1, sizeof(double));
+			for (i = 0; i < n; i++) {
+				t.runsets[i] = cs[i].rs;
+				t.improvement[i] = cs[i].improvement;
+			}
+			tc_selection_table(&t, table);
+			free(t.runsets);
+			free(t.improvement);
+		}
+		if (report != NULL) {
+			tc_json *r = tc_json_new_object();
+			tc_json *cands = tc_json_new_object();
+
+			tc_json_object_set(r, "baseline", tc_runset_to_json(base));
+			tc_json_object_set(r, "baseline_stability",
+			    tc_stability_to_json(&st));
+			for (i = 0; i < n; i++) {
+				tc_json *c = tc_runset_to_json(cs[i].rs);
+				tc_json *ev;
+
+				tc_json_object_set(c, "improvement_pct",
+				    tc_json_new_float(cs[i].improvement));
+				ev = tc_evaluation_to_json(&cs[i].eval, &o->policy,
+				    mode, cs[i].mode, cs[i].replay != NULL ?
+				    tc_json_clone(cs[i].replay) : NULL);
+				if (o->significance) {
+					tc_json *ch = tc_json_get_object(ev,
+					    "checks");
+
+					tc_json_object_set_bool(ch,
+					    "bootstrap_ci_lower_bound_positive",
+					    cs[i].ci_ok && cs[i].ci_lo > 0);
+				}
+				if (mode == TC_GATE_SELECTION_ONLY) {
+					tc_json_object_set(c,
+					    "screening_eligibility", ev);
+				} else if (mode == TC_GATE_OPTION_TRIAL) {
+					tc_json_object_set(c,
+					    "option_trial_evaluation", ev);
+				} else {
+					tc_json_object_set(c, "deep_fusion_replay",
+					    cs[i].replay != NULL ?
+					    tc_json_clone(cs[i].replay) :
+					    tc_replay_not_required());
+					tc_json_object_set_string(c,
+					    "promotion_mode", cs[i].mode);
+					tc_json_object_set(c, "promotion", ev);
+				}
+				tc_json_object_set(cands, cs[i].name, c);
+			}
+			tc_json_object_set(r, "candidates", cands);
+			tc_json_object_set(r, "selection", tc_selection_json(&in));
+			if (matrix != NULL) {
+				tc_json_object_set(r, "screening_matrix", matrix);
+				tc_json_object_set(r, "stage_a_option_controls",
+				    controls);
+				matrix = controls = NULL;
+			}
+			if (!o->reference_output) {
+				tc_json_object_set(r, "tunectl", extension_block(o,
+				    base, cs, n, warn_list));
+				warn_list = NULL;
+			}
+			*report = r;
+		}
+		free(in.names);
+		free(in.metric);
+		free(in.passed);
+	}
+	rc = TC_BENCH_OK;
+out:
+	for (i = 0; i < n && cs != NULL; i++) {
+		tc_runset_free(cs[i].rs);
+		tc_json_free(cs[i].replay);
+	}
+	for (i = 0; i < o->nreplays && replays != NULL; i++)
+		tc_json_free(replays[i]);
+	free(replays);
+	free(cs);
+	free(modes);
+	tc_json_free(warn_list);
+	tc_json_free(matrix);
+	tc_json_free(controls);
+	tc_stability_free(&st);
+	tc_runset_free(base);
+	return rc;
+}

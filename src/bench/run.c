@@ -1,0 +1,687 @@
+/*
+ * run.c - "bench run" and "bench ab": run a workload as N independent
+ * clean processes and leave a run set in the reference's layout
+ * (RUNSET/run-K/log_<rank>.log) plus RUNSET/runset.json.
+ *
+ * Per run K (directory run-K, K zero-padded to the width of N):
+ *   - the workload runs in its own process group with stdin from
+ *     /dev/null, stdout to run-K/stdout.log and stderr to run-K/stderr.log,
+ *     and TUNECTL_RUN_DIR (absolute run-K), TUNECTL_RUN_INDEX (K) and
+ *     TUNECTL_RANKS (R) in its environment;
+ *   - rank logs: the log_<rank>.log files the workload wrote into
+ *     TUNECTL_RUN_DIR, or, when it wrote none and R is 1, its stdout
+ *     (log_0.log becomes a hard link to stdout.log);
+ *   - --metric-regex RE (POSIX ERE, REG_NEWLINE): the first group (or the
+ *     whole match) of every match is a sample in ms; raw rank logs are
+ *     renamed raw_log_<rank>.log and log_<rank>.log is rewritten with
+ *     reference lines "Inference time (decode): <value> ms";
+ *   - when the first run logs no timing at all (and R is 1) the metric is
+ *     the process wall time: log_0.log holds one reference line with the
+ *     wall time in ms, and every later run is measured the same way.
+ * runset.json is written last, atomically: a run set without it is
+ * incomplete.
+ */
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tunectl/bench.h"
+#include "tunectl/fileio.h"
+#include "tunectl/path.h"
+#include "tunectl/proc.h"
+#include "tunectl/timeutil.h"
+#include "bench_internal.h"
+
+extern char **environ;
+
+enum metric { M_UNDECIDED, M_LOG, M_REGEX, M_WALL };
+
+typedef struct run_rec {
+	char *name;			/* "run-07" */
+	int exit_code;
+	bool timed_out;
+	bool started;
+	double wall_ms;
+	char *problem;			/* why the run did not yield samples */
+} run_rec;
+
+typedef struct session {
+	const tc_bench_run_opts *o;
+	char *dir;			/* normalised out dir */
+	char *abs_dir;
+	regex_t re;
+	bool have_re;
+	enum metric metric;
+	int width;
+	run_rec *runs;
+	tc_json *env;
+	char started_at[TC_TIMESTAMP_LEN + 1];
+	const char *role;		/* "A" / "B" for bench ab */
+	tc_buf *log;			/* progress lines (may be NULL) */
+	const char *partner;
+} session;
+
+static int
+digits(long n)
+{
+	int d = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d;
+}
+
+static int
+session_open(session *s, const tc_bench_run_opts *o, tc_error *err)
+{
+	size_t nruns;
+	char **runs, *manifest;
+
+	memset(s, 0, sizeof(*s));
+	s->o = o;
+	if (o->runs < 1) {
+		tc_error_set(err, "--runs must be at least 1");
+		return TC_BENCH_VALUE_ERROR;
+	}
+	if (o->ranks < 1) {
+		tc_error_set(err, "--ranks must be at least 1");
+		return TC_BENCH_VALUE_ERROR;
+	}
+	if (o->argv == NULL || o->argv[0] == NULL) {
+		tc_error_set(err, "no workload command given after --");
+		return TC_BENCH_VALUE_ERROR;
+	}
+	if (o->metric_regex != NULL) {
+		int rc = regcomp(&s->re, o->metric_regex, REG_EXTENDED |
+		    REG_NEWLINE);
+
+		if (rc != 0) {
+			char msg[256];
+
+			regerror(rc, &s->re, msg, sizeof(msg));
+			tc_error_set(err, "invalid --metric-regex: %s", msg);
+			return TC_BENCH_VALUE_ERROR;
+		}
+		s->have_re = true;
+	}
+	s->dir = tc_path_normalize(o->out_dir);
+	if (tc_mkdirs(s->dir, err) != 0)
+		return TC_BENCH_FAIL;
+	runs = tc_bench_list_runs(s->dir, &nruns);
+	tc_bench_free_list(runs, nruns);
+	manifest = tc_bench_join(s->dir, "runset.json");
+	if (nruns > 0 || tc_path_exists(manifest)) {
+		tc_error_set(err, "%s already holds a run set; bench run writes "
+		    "a fresh one", s->dir);
+		free(manifest);
+		return TC_BENCH_VALUE_ERROR;
+	}
+	free(manifest);
+	if ((s->abs_dir = tc_path_resolve(s->dir, err)) == NULL)
+		return TC_BENCH_FAIL;
+	s->width = digits(o->runs);
+	s->runs = tc_xcalloc((size_t)o->runs, sizeof(*s->runs));
+	s->metric = s->have_re ? M_REGEX : M_UNDECIDED;
+	s->env = tc_env_fingerprint();
+	tc_now_iso(s->started_at);
+	return TC_BENCH_OK;
+}
+
+static void
+session_close(session *s)
+{
+	if (s->have_re)
+		regfree(&s->re);
+	for (long i = 0; s->runs != NULL && i < s->o->runs; i++) {
+		free(s->runs[i].name);
+		free(s->runs[i].problem);
+	}
+	free(s->runs);
+	free(s->dir);
+	free(s->abs_dir);
+	tc_json_free(s->env);
+}
+
+/* environ plus the three TUNECTL_* variables (replacing older values). */
+static char **
+child_env(const char *run_dir, long index, long ranks)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n] != NULL)
+		n++;
+	env = tc_xcalloc(n + 4, sizeof(*env));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "TUNECTL_RUN_DIR=", 16) != 0 &&
+		    strncmp(environ[i], "TUNECTL_RUN_INDEX=", 18) != 0 &&
+		    strncmp(environ[i], "TUNECTL_RANKS=", 14) != 0)
+			env[k++] = tc_xstrdup(environ[i]);
+	env[k++] = tc_xasprintf("TUNECTL_RUN_DIR=%s", run_dir);
+	env[k++] = tc_xasprintf("TUNECTL_RUN_INDEX=%ld", index);
+	env[k++] = tc_xasprintf("TUNECTL_RANKS=%ld", ranks);
+	env[k] = NULL;
+	return env;
+}
+
+static void
+free_env(char **env)
+{
+	for (size_t i = 0; env[i] != NULL; i++)
+		free(env[i]);
+	free(env);
+}
+
+static bool
+decimal_text(const char *s, size_t n)
+{
+	double v;
+	uint64_t c;
+	int32_t f;
+	bool slow;
+
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || s[i] == '.'))
+			return false;
+	return tc_bench_numeral(s, n, &v, &c, &f, &slow);
+}
+
+/* Extract --metric-regex samples of buf as reference lines into out. */
+static int
+regex_samples(session *s, const char *path, const char *buf, tc_buf *out,
+    size_t *count, tc_error *err)
+{
+	const char *p = buf;
+	regmatch_t m[2];
+	int flags = 0;
+
+	*count = 0;
+	while (*p != '\0' && regexec(&s->re, p, 2, m, flags) == 0) {
+		regmatch_t v = (s->re.re_nsub >= 1 && m[1].rm_so >= 0) ? m[1] :
+		    m[0];
+		const char *t = p + v.rm_so;
+		size_t n = (size_t)(v.rm_eo - v.rm_so);
+
+		if (!decimal_text(t, n)) {
+			tc_error_set(err, "%s: --metric-regex matched '%.*s', "
+			    "which is not a decimal number of milliseconds", path,
+			    (int)(n > 64 ? 64 : n), t);
+			return -1;
+		}
+		tc_buf_printf(out, "Inference time (decode): %.*s ms\n", (int)n, t);
+		(*count)++;
+		p += m[0].rm_eo > m[0].rm_so ? m[0].rm_eo : m[0].rm_so + 1;
+		flags = REG_NOTBOL;
+		if (p > buf && p[-1] == '\n')
+			flags = 0;
+	}
+	return 0;
+}
+
+/* Turn the workload's output of one run into reference rank logs. */
+static int
+collect(session *s, const char *run_dir, run_rec *r, tc_error *err)
+{
+	char *stdout_path = tc_bench_join(run_dir, "stdout.log");
+	size_t nlogs, i, total = 0;
+	char **logs = tc_bench_rank_logs(run_dir, &nlogs, err);
+	bool from_stdout = false;
+	int rc = -1;
+
+	if (logs == NULL) {
+		free(stdout_path);
+		return -1;
+	}
+	if (nlogs == 0) {
+		if (s->o->ranks != 1) {
+			r->problem = tc_xasprintf("%s: expected %ld rank logs, "
+			    "found 0 (a workload with --ranks > 1 writes "
+			    "log_<rank>.log files into $TUNECTL_RUN_DIR)", run_dir,
+			    s->o->ranks);
+			rc = 0;
+			goto out;
+		}
+		from_stdout = true;
+	} else if ((long)nlogs != s->o->ranks) {
+		r->problem = tc_xasprintf("%s: expected %ld rank logs, found %zu",
+		    run_dir, s->o->ranks, nlogs);
+		rc = 0;
+		goto out;
+	}
+	if (s->metric == M_WALL)
+		goto wall;
+	/* read every source, count or extract samples */
+	{
+		size_t nsrc = from_stdout ? 1 : nlogs;
+		tc_buf *norm = tc_xcalloc(nsrc, sizeof(*norm));
+
+		for (i = 0; i < nsrc; i++) {
+			const char *src = from_stdout ? stdout_path : logs[i];
+			size_t len, cnt = 0;
+			char *buf = tc_bench_read_all(src, &len, err);
+
+			if (buf == NULL) {
+				for (size_t k = 0; k < nsrc; k++)
+					tc_buf_free(&norm[k]);
+				free(norm);
+				goto out;
+			}
+			if (s->metric == M_REGEX) {
+				if (regex_samples(s, src, buf, &norm[i], &cnt,
+				    err) != 0) {
+					free(buf);
+					for (size_t k = 0; k < nsrc; k++)
+						tc_buf_free(&norm[k]);
+					free(norm);
+					goto out;
+				}
+			} else {
+				cnt = tc_bench_count_samples(buf, len);
+			}
+			total += cnt;
+			free(buf);
+		}
+		if (total == 0 && s->metric == M_UNDECIDED && s->o->ranks == 1)
+			s->metric = M_WALL;
+		if (total == 0 && s->metric == M_REGEX && s->o->ranks == 1 &&
+		    r == &s->runs[0])
+			s->metric = M_WALL;
+		if (s->metric == M_UNDECIDED)
+			s->metric = M_LOG;
+		if (s->metric == M_WALL) {
+			for (size_t k = 0; k < nsrc; k++)
+				tc_buf_free(&norm[k]);
+			free(norm);
+			goto wall;
+		}
+		if (total == 0) {
+			r->problem = tc_xasprintf("%s: the workload logged no "
+			    "timing samples", run_dir);
+			for (size_t k = 0; k < nsrc; k++)
+				tc_buf_free(&norm[k]);
+			free(norm);
+			rc = 0;
+			goto out;
+		}
+		if (s->metric == M_LOG) {
+			if (from_stdout) {
+				char *l0 = tc_bench_join(run_dir, "log_0.log");
+
+				if (link(stdout_path, l0) != 0) {
+					tc_bench_oserror(err, errno, l0);
+					free(l0);
+					free(norm);
+					goto out;
+				}
+				free(l0);
+			}
+		} else {
+			for (i = 0; i < nsrc; i++) {
+				char *target, *raw;
+				const char *base;
+
+				if (from_stdout) {
+					target = tc_bench_join(run_dir, "log_0.log");
+				} else {
+					base = tc_path_basename(logs[i]);
+					raw = tc_xasprintf("%s/raw_%s", run_dir, base);
+					if (rename(logs[i], raw) != 0) {
+						tc_bench_oserror(err, errno, logs[i]);
+						free(raw);
+						goto regex_fail;
+					}
+					free(raw);
+					target = tc_xstrdup(logs[i]);
+				}
+				if (tc_write_atomic(target, norm[i].data != NULL ?
+				    norm[i].data : "", norm[i].len,
+				    TC_WRITE_EXCLUSIVE, err) != 0) {
+					free(target);
+					goto regex_fail;
+				}
+				free(target);
+			}
+		}
+		for (size_t k = 0; k < nsrc; k++)
+			tc_buf_free(&norm[k]);
+		free(norm);
+		rc = 0;
+		goto out;
+regex_fail:
+		for (size_t k = 0; k < nsrc; k++)
+			tc_buf_free(&norm[k]);
+		free(norm);
+		goto out;
+	}
+wall:
+	{
+		char *target = tc_bench_join(run_dir, "log_0.log");
+		char *line;
+
+		if (!from_stdout) {
+			/* a workload that writes rank logs has its own timings */
+			r->problem = tc_xasprintf("%s: wall-time runs take their "
+			    "time from the process; the workload wrote rank logs",
+			    run_dir);
+			free(target);
+			rc = 0;
+			goto out;
+		}
+		line = tc_xasprintf("Inference time (decode): %.6f ms\n",
+		    r->wall_ms);
+		rc = tc_write_atomic(target, line, strlen(line),
+		    TC_WRITE_EXCLUSIVE, err);
+		free(line);
+		free(target);
+	}
+out:
+	tc_bench_free_list(logs, nlogs);
+	free(stdout_path);
+	return rc;
+}
+
+static int
+run_one(session *s, long k, tc_buf *log, tc_error *err)
+{
+	run_rec *r = &s->runs[k - 1];
+	char *rel, *run_dir, *abs_run, *out_path, *err_path;
+	char **env;
+	tc_proc_spec spec;
+	tc_proc_result res;
+	int rc;
+
+	r->name = tc_xasprintf("run-%0*ld", s->width, k);
+	rel = tc_xstrdup(r->name);
+	run_dir = tc_bench_join(s->dir, rel);
+	abs_run = tc_bench_join(s->abs_dir, rel);
+	free(rel);
+	if (mkdir(run_dir, 0777) != 0) {
+		tc_bench_oserror(err, errno, run_dir);
+		free(run_dir);
+		free(abs_run);
+		return TC_BENCH_FAIL;
+	}
+	out_path = tc_bench_join(run_dir, "stdout.log");
+	err_path = tc_bench_join(run_dir, "stderr.log");
+	env = child_env(abs_run, k, s->o->ranks);
+	memset(&spec, 0, sizeof(spec));
+	spec.argv = s->o->argv;
+	spec.envp = env;
+	spec.stdout_path = out_path;
+	spec.stderr_path = err_path;
+	spec.exclusive_logs = true;
+	spec.stdin_null = true;
+	spec.timeout_s = s->o->timeout_s;
+	memset(&res, 0, sizeof(res));
+	rc = tc_proc_run(&spec, &res, err);
+	free_env(env);
+	free(out_path);
+	free(err_path);
+	free(abs_run);
+	if (rc != 0) {
+		free(run_dir);
+		return TC_BENCH_FAIL;
+	}
+	r->started = res.started;
+	r->exit_code = res.exit_code;
+	r->timed_out = res.timed_out;
+	r->wall_ms = res.wall_s * 1000.0;
+	if (collect(s, run_dir, r, err) != 0) {
+		free(run_dir);
+		return TC_BENCH_FAIL;
+	}
+	if (log != NULL) {
+		tc_buf_printf(log, "%s%s%s: exit %d%s, %.3f ms wall%s%s\n",
+		    s->role != NULL ? s->role : "", s->role != NULL ? " " : "",
+		    run_dir, r->exit_code, r->timed_out ? " (timed out)" : "",
+		    r->wall_ms, r->problem != NULL ? "; " : "",
+		    r->problem != NULL ? r->problem : "");
+	}
+	free(run_dir);
+	return TC_BENCH_OK;
+}
+
+static const char *
+metric_name(enum metric m)
+{
+	return m == M_WALL ? "wall_time" : m == M_REGEX ? "metric_regex" :
+	    "reference_log_regex";
+}
+
+static tc_json *
+stats_json(const tc_stats *st)
+{
+	tc_json *o = tc_json_new_object();
+
+	tc_json_object_set_int(o, "count", (int64_t)st->count);
+	tc_json_object_set(o, "mean_ms", tc_json_new_float(st->mean_ms));
+	tc_json_object_set(o, "p50_ms", tc_json_new_float(st->p50_ms));
+	tc_json_object_set(o, "p90_ms", tc_json_new_float(st->p90_ms));
+	tc_json_object_set(o, "stddev_ms", tc_json_new_float(st->stddev_ms));
+	tc_json_object_set(o, "min_ms", tc_json_new_float(st->min_ms));
+	tc_json_object_set(o, "max_ms", tc_json_new_float(st->max_ms));
+	return o;
+}
+
+/* Summarise with the reference reader and write runset.json. */
+static int
+session_finish(session *s, bool *all_ok, tc_error *err)
+{
+	tc_json *doc = tc_json_new_object(), *runs = tc_json_new_array();
+	tc_json *cmd = tc_json_new_array(), *metric = tc_json_new_object();
+	tc_runset_opts ro;
+	tc_runset *rs = NULL;
+	tc_error serr = TC_ERROR_INIT;
+	char done[TC_TIMESTAMP_LEN + 1];
+	char *path;
+	size_t failed = 0;
+	long w = s->o->warmup_samples;
+	int rc;
+
+	if (w < 0)
+		w = s->metric == M_WALL ? 0 : TC_DEFAULT_WARMUP;
+	ro.warmup = w;
+	ro.expected_ranks = s->metric == M_WALL ? 1 : s->o->ranks;
+	rc = tc_runset_load(s->dir, &ro, &rs, &serr);
+	for (size_t i = 0; s->o->argv[i] != NULL; i++)
+		tc_json_array_push(cmd, tc_json_new_string(s->o->argv[i]));
+	tc_json_object_set_string(doc, "schema_version", TC_RUNSET_SCHEMA);
+	tc_json_object_set_string(doc, "path", s->dir);
+	tc_json_object_set(doc, "command", cmd);
+	tc_json_object_set_int(doc, "runs_requested", s->o->runs);
+	tc_json_object_set_int(doc, "ranks", ro.expected_ranks);
+	tc_json_object_set_int(doc, "warmup_samples", w);
+	tc_json_object_set_string(metric, "source", metric_name(s->metric));
+	tc_json_object_set_string(metric, "unit", "ms");
+	if (s->o->metric_regex != NULL)
+		tc_json_object_set_string(metric, "regex", s->o->metric_regex);
+	else
+		tc_json_object_set_string(metric, "regex",
+		    "Inference time \\((decode|prefill)\\): ([0-9.]+) ms");
+	tc_json_object_set(doc, "metric", metric);
+	if (s->o->timeout_s > 0)
+		tc_json_object_set(doc, "timeout_seconds",
+		    tc_json_new_float(s->o->timeout_s));
+	else
+		tc_json_object_set_null(doc, "timeout_seconds");
+	tc_json_object_set(doc, "environment", s->env);
+	s->env = NULL;
+	{
+		tc_json *end = tc_env_fingerprint();
+
+		tc_json_object_set(doc, "load_average_end",
+		    tc_json_object_take(end, "load_average"));
+		tc_json_free(end);
+	}
+	tc_json_object_set_string(doc, "started_at", s->started_at);
+	tc_now_iso(done);
+	tc_json_object_set_string(doc, "finished_at", done);
+	if (s->role != NULL) {
+		tc_json *ab = tc_json_new_object();
+
+		tc_json_object_set_string(ab, "role", s->role);
+		tc_json_object_set_string(ab, "partner", s->partner);
+		tc_json_object_set_string(ab, "order", "interleaved A B A B ...");
+		tc_json_object_set(doc, "interleaved", ab);
+	}
+	for (long i = 0; i < s->o->runs; i++) {
+		run_rec *r = &s->runs[i];
+		tc_json *o = tc_json_new_object();
+		bool ok = r->started && r->exit_code == 0 && !r->timed_out &&
+		    r->problem == NULL;
+
+		if (!ok)
+			failed++;
+		tc_json_object_set_int(o, "index", i + 1);
+		tc_json_object_set_string(o, "path", r->name);
+		tc_json_object_set_int(o, "exit_code", r->exit_code);
+		tc_json_object_set_bool(o, "timed_out", r->timed_out);
+		tc_json_object_set(o, "wall_ms", tc_json_new_float(r->wall_ms));
+		if (r->problem != NULL)
+			tc_json_object_set_string(o, "problem", r->problem);
+		if (rc == 0 && (size_t)i < rs->run_count) {
+			const tc_run_summary *rr = &rs->runs[i];
+			tc_json *samples = tc_json_new_object();
+			char key[32];
+
+			for (size_t k = 0; k < rr->rank_count; k++) {
+				snprintf(key, sizeof(key), "%ld", rr->ranks[k].rank);
+				tc_json_object_set_int(samples, key,
+				    (int64_t)rr->ranks[k].decode.count);
+			}
+			tc_json_object_set(o, "decode_samples_after_warmup",
+			    samples);
+			tc_json_object_set_int(o, "worst_rank", rr->worst_rank);
+			tc_json_object_set(o, "worst_rank_mean_ms",
+			    tc_json_new_float(rr->worst_rank_mean_ms));
+			tc_json_object_set_string(o, "worst_rank_mean_exact_ms",
+			    rr->worst_rank_mean_exact_ms);
+		}
+		tc_json_array_push(runs, o);
+	}
+	tc_json_object_set(doc, "runs", runs);
+	tc_json_object_set_int(doc, "failed_runs", (int64_t)failed);
+	if (rc == 0) {
+		tc_json *sum = tc_json_new_object(), *l = tc_json_new_array();
+		tc_json *e = tc_json_new_array();
+		tc_stability st;
+
+		for (size_t i = 0; i < rs->run_count; i++) {
+			tc_json_array_push(l, tc_json_new_float(
+			    rs->run_worst_rank_means_ms[i]));
+			tc_json_array_push(e, tc_json_new_string(
+			    rs->run_worst_rank_means_exact_ms[i]));
+		}
+		tc_json_object_set_int(sum, "run_count", (int64_t)rs->run_count);
+		tc_json_object_set(sum, "run_worst_rank_means_ms", l);
+		tc_json_object_set(sum, "run_worst_rank_means_exact_ms", e);
+		tc_json_object_set(sum, "median_run_worst_rank_mean_ms",
+		    tc_json_new_float(rs->median_run_worst_rank_mean_ms));
+		tc_json_object_set(sum, "worst_rank_mean_ms",
+		    tc_json_new_float(rs->worst_rank_mean_ms));
+		tc_json_object_set(sum, "decode", stats_json(&rs->decode));
+		tc_stability_eval_runset(rs, &st);
+		tc_json_object_set(sum, "s0_stability", tc_stability_to_json(&st));
+		tc_stability_free(&st);
+		tc_json_object_set(doc, "summary", sum);
+		tc_json_object_set_null(doc, "summary_error");
+	} else {
+		tc_json_object_set_null(doc, "summary");
+		tc_json_object_set_string(doc, "summary_error",
+		    tc_error_msg(&serr));
+	}
+	/* a summary that cannot be computed (e.g. too few samples for the
+	 * warmup) is reported, but the runs themselves decide success */
+	*all_ok = failed == 0;
+	if (rc != 0 && s->log != NULL)
+		tc_buf_printf(s->log, "warning: %s: no runset.json summary: %s\n",
+		    s->dir, tc_error_msg(&serr));
+	tc_json_object_set_bool(doc, "all_runs_succeeded", *all_ok);
+	path = tc_bench_join(s->dir, "runset.json");
+	rc = tc_write_json(path, doc, TC_WRITE_EXCLUSIVE, err) == 0 ?
+	    TC_BENCH_OK : TC_BENCH_FAIL;
+	free(path);
+	tc_json_free(doc);
+	tc_runset_free(rs);
+	tc_error_clear(&serr);
+	return rc;
+}
+
+int
+tc_bench_run(const tc_bench_run_opts *o, tc_buf *log, tc_error *err)
+{
+	session s;
+	bool ok = false;
+	int rc;
+
+	if ((rc = session_open(&s, o, err)) != 0)
+		goto out;
+	s.log = log;
+	for (long k = 1; k <= o->runs; k++)
+		if ((rc = run_one(&s, k, log, err)) != 0)
+			goto out;
+	if ((rc = session_finish(&s, &ok, err)) != 0)
+		goto out;
+	if (!ok) {
+		tc_error_set(err, "%s: not every run succeeded (see runset.json)",
+		    s.dir);
+		rc = TC_BENCH_FAIL;
+	}
+out:
+	session_close(&s);
+	return rc;
+}
+
+int
+tc_bench_ab(const tc_bench_run_opts *a, const tc_bench_run_opts *b,
+    tc_buf *log, tc_error *err)
+{
+	session sa, sb;
+	bool oka = false, okb = false;
+	int rc;
+
+	memset(&sb, 0, sizeof(sb));
+	if (a->runs != b->runs) {
+		tc_error_set(err, "A and B need the same number of runs");
+		return TC_BENCH_VALUE_ERROR;
+	}
+	if ((rc = session_open(&sa, a, err)) != 0) {
+		session_close(&sa);
+		return rc;
+	}
+	if ((rc = session_open(&sb, b, err)) != 0)
+		goto out;
+	if (strcmp(sa.abs_dir, sb.abs_dir) == 0) {
+		tc_error_set(err, "--out-a and --out-b must differ");
+		rc = TC_BENCH_VALUE_ERROR;
+		goto out;
+	}
+	sa.log = sb.log = log;
+	sa.role = "A";
+	sa.partner = sb.dir;
+	sb.role = "B";
+	sb.partner = sa.dir;
+	for (long k = 1; k <= a->runs; k++) {
+		if ((rc = run_one(&sa, k, log, err)) != 0 ||
+		    (rc = run_one(&sb, k, log, err)) != 0)
+			goto out;
+	}
+	if ((rc = session_finish(&sa, &oka, err)) != 0 ||
+	    (rc = session_finish(&sb, &okb, err)) != 0)
+		goto out;
+	if (!oka || !okb) {
+		tc_error_set(err, "not every run succeeded (see %s/runset.json "
+		    "and %s/runset.json)", sa.dir, sb.dir);
+		rc = TC_BENCH_FAIL;
+	}
+out:
+	session_close(&sa);
+	session_close(&sb);
+	return rc;
+}

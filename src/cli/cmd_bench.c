@@ -1,0 +1,228 @@
+/*
+ * cmd_bench.c - "tunectl bench run" (N clean runs of a workload into a
+ * run set) and "tunectl bench ab" (interleaved A/B run sets).  Progress
+ * goes to stderr; the written runset.json documents go to stdout.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tunectl/bench.h"
+
+#define COMMON_HELP \
+	"\n  --runs N              independent clean processes (per side for ab)\n" \
+	"  --ranks R             rank logs per run (default 1); with R > 1 the\n" \
+	"                        workload writes log_<rank>.log into $TUNECTL_RUN_DIR\n" \
+	"  --warmup-samples W    warmup used for the runset.json summary (default 8,\n" \
+	"                        or 0 when the metric is the process wall time)\n" \
+	"  --metric-regex RE     POSIX extended regex; group 1 (or the match) is a\n" \
+	"                        sample in ms (default: the reference's\n" \
+	"                        'Inference time (decode|prefill): X ms' lines)\n" \
+	"  --timeout-seconds T   end a run's process group after T seconds\n" \
+	"\nEach run K gets RUNSET/run-K/ with stdout.log, stderr.log and the rank logs\n" \
+	"log_<rank>.log in the reference layout; a workload that logs no timing is\n" \
+	"measured by its wall time.  runset.json (summary, exit codes, environment\n" \
+	"fingerprint) is written last.  Exit 0 when every run succeeded, 1 otherwise,\n" \
+	"2 for usage errors.  Gate the result with 'tunectl gate analyze'.\n"
+
+static const struct tc_command run_cmd = {
+	"bench run", "N clean runs of a workload",
+	"usage: tunectl bench run --runs N --out RUNSET_DIR [--ranks R] [--warmup-samples W]\n"
+	"                         [--metric-regex RE] [--timeout-seconds T] -- CMD [ARGS...]\n"
+	COMMON_HELP, NULL
+};
+
+static const struct tc_command ab_cmd = {
+	"bench ab", "interleaved A/B runs",
+	"usage: tunectl bench ab --runs N --out-a DIR --out-b DIR [--ranks R]\n"
+	"                        [--warmup-samples W] [--metric-regex RE] [--timeout-seconds T]\n"
+	"                        -- A_CMD [ARGS...] --- B_CMD [ARGS...]\n"
+	"\nRuns A1 B1 A2 B2 ... so that slow drift of the machine affects both sides\n"
+	"alike, writing two ordinary run sets (compare them with 'tunectl gate\n"
+	"analyze --baseline A --candidate B=B ...').\n" COMMON_HELP, NULL
+};
+
+static int
+print_manifest(const char *dir)
+{
+	char *path = tc_xasprintf("%s/runset.json", dir);
+	tc_error err = TC_ERROR_INIT;
+	tc_json *doc = tc_json_parse_file(path, &err);
+	int rc;
+
+	free(path);
+	if (doc == NULL && strncmp(tc_error_msg(&err), "[Errno 2]", 9) == 0) {
+		tc_error_clear(&err);
+		return TC_EXIT_FAIL;	/* the run set is incomplete */
+	}
+	if (doc == NULL) {
+		rc = tc_die("%s", tc_error_msg(&err));
+		tc_error_clear(&err);
+		return rc;
+	}
+	rc = tc_print_json(doc);
+	tc_json_free(doc);
+	return rc;
+}
+
+static int
+finish(const struct tc_command *cmd, int rc, tc_buf *log, tc_error *err,
+    const char *dir_a, const char *dir_b)
+{
+	if (log->len > 0)
+		fputs(log->data, stderr);
+	if (rc == TC_BENCH_VALUE_ERROR) {
+		rc = tc_usage_error(cmd, "%s", tc_error_msg(err));
+		return rc;
+	}
+	if (dir_a != NULL && print_manifest(dir_a) != 0 && rc == 0)
+		rc = TC_EXIT_FAIL;
+	if (dir_b != NULL && print_manifest(dir_b) != 0 && rc == 0)
+		rc = TC_EXIT_FAIL;
+	if (rc != 0)
+		fprintf(stderr, "tunectl: %s\n", tc_error_msg(err));
+	return rc != 0 ? TC_EXIT_FAIL : TC_EXIT_OK;
+}
+
+static int
+bench_run(int argc, char **argv)
+{
+	long runs = 0, ranks = 1, warmup = -1;
+	double timeout = 0;
+	const char *out = NULL, *regex = NULL;
+	struct tc_option opts[] = {
+		{ "--runs", TC_OPT_INT, &runs, true, NULL },
+		{ "--out", TC_OPT_STRING, &out, true, NULL },
+		{ "--ranks", TC_OPT_INT, &ranks, false, NULL },
+		{ "--warmup-samples", TC_OPT_INT, &warmup, false, NULL },
+		{ "--metric-regex", TC_OPT_STRING, &regex, false, NULL },
+		{ "--timeout-seconds", TC_OPT_DOUBLE, &timeout, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	struct tc_parse_result pr;
+	tc_bench_run_opts o;
+	tc_buf log = TC_BUF_INIT;
+	tc_error err = TC_ERROR_INIT;
+	char **cmdv;
+	int rc;
+
+	rc = tc_opts_parse(&run_cmd, argc, argv, opts, &pr);
+	if (rc != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	if (!pr.saw_dashdash || pr.dashdash_index != 0 ||
+	    pr.positional.len == 0) {
+		tc_parse_result_free(&pr);
+		return tc_usage_error(&run_cmd, "give the workload after --");
+	}
+	if (warmup < -1) {
+		tc_parse_result_free(&pr);
+		return tc_usage_error(&run_cmd, "--warmup-samples must be >= 0");
+	}
+	cmdv = tc_xcalloc(pr.positional.len + 1, sizeof(*cmdv));
+	for (size_t i = 0; i < pr.positional.len; i++)
+		cmdv[i] = (char *)pr.positional.items[i];
+	memset(&o, 0, sizeof(o));
+	o.runs = runs;
+	o.ranks = ranks;
+	o.warmup_samples = warmup;
+	o.metric_regex = regex;
+	o.timeout_s = timeout;
+	o.argv = cmdv;
+	o.out_dir = out;
+	rc = tc_bench_run(&o, &log, &err);
+	rc = finish(&run_cmd, rc, &log, &err, rc == TC_BENCH_VALUE_ERROR ?
+	    NULL : out, NULL);
+	free(cmdv);
+	tc_parse_result_free(&pr);
+	tc_buf_free(&log);
+	tc_error_clear(&err);
+	return rc;
+}
+
+static int
+bench_ab(int argc, char **argv)
+{
+	long runs = 0, ranks = 1, warmup = -1;
+	double timeout = 0;
+	const char *out_a = NULL, *out_b = NULL, *regex = NULL;
+	struct tc_option opts[] = {
+		{ "--runs", TC_OPT_INT, &runs, true, NULL },
+		{ "--out-a", TC_OPT_STRING, &out_a, true, NULL },
+		{ "--out-b", TC_OPT_STRING, &out_b, true, NULL },
+		{ "--ranks", TC_OPT_INT, &ranks, false, NULL },
+		{ "--warmup-samples", TC_OPT_INT, &warmup, false, NULL },
+		{ "--metric-regex", TC_OPT_STRING, &regex, false, NULL },
+		{ "--timeout-seconds", TC_OPT_DOUBLE, &timeout, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	struct tc_parse_result pr;
+	tc_bench_run_opts a, b;
+	tc_buf log = TC_BUF_INIT;
+	tc_error err = TC_ERROR_INIT;
+	char **av = NULL, **bv = NULL;
+	size_t n, sep, i;
+	int rc;
+
+	rc = tc_opts_parse(&ab_cmd, argc, argv, opts, &pr);
+	if (rc != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	n = pr.positional.len;
+	for (sep = 0; sep < n; sep++)
+		if (strcmp(pr.positional.items[sep], "---") == 0)
+			break;
+	if (!pr.saw_dashdash || pr.dashdash_index != 0 || sep == 0 ||
+	    sep >= n - 1) {
+		tc_parse_result_free(&pr);
+		return tc_usage_error(&ab_cmd, "give the workloads as -- A... "
+		    "--- B...");
+	}
+	if (warmup < -1) {
+		tc_parse_result_free(&pr);
+		return tc_usage_error(&ab_cmd, "--warmup-samples must be >= 0");
+	}
+	av = tc_xcalloc(sep + 1, sizeof(*av));
+	bv = tc_xcalloc(n - sep, sizeof(*bv));
+	for (i = 0; i < sep; i++)
+		av[i] = (char *)pr.positional.items[i];
+	for (i = sep + 1; i < n; i++)
+		bv[i - sep - 1] = (char *)pr.positional.items[i];
+	memset(&a, 0, sizeof(a));
+	a.runs = runs;
+	a.ranks = ranks;
+	a.warmup_samples = warmup;
+	a.metric_regex = regex;
+	a.timeout_s = timeout;
+	a.argv = av;
+	a.out_dir = out_a;
+	b = a;
+	b.argv = bv;
+	b.out_dir = out_b;
+	rc = tc_bench_ab(&a, &b, &log, &err);
+	rc = finish(&ab_cmd, rc, &log, &err, rc == TC_BENCH_VALUE_ERROR ?
+	    NULL : out_a, rc == TC_BENCH_VALUE_ERROR ? NULL : out_b);
+	free(av);
+	free(bv);
+	tc_parse_result_free(&pr);
+	tc_buf_free(&log);
+	tc_error_clear(&err);
+	return rc;
+}
+
+int
+cmd_bench(int argc, char **argv)
+{
+	const struct tc_command *self = tc_command_find("bench");
+
+	if (argc >= 2 && strcmp(argv[1], "run") == 0)
+		return bench_run(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "ab") == 0)
+		return bench_ab(argc - 1, argv + 1);
+	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "--help") == 0)) {
+		fputs(self->usage, stdout);
+		return TC_EXIT_OK;
+	}
+	fputs(self->usage, stderr);
+	return TC_EXIT_USAGE;
+}

@@ -1,0 +1,76 @@
+/*
+ * cmd_derive_session.c - "tunectl derive-session" and "tunectl
+ * source-range-from-smap" (§11): start a derived optional-experiment
+ * session from a completed parent's BASE/SMAP evidence.  The second is
+ * the first with --optional-mode fixed to source-range and
+ * --source-scope-map required.  Prints the derived session as loaded back.
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tunectl/derive.h"
+#include "tunectl/session.h"
+
+static int
+derive(const struct tc_command *cmd, int argc, char **argv, bool fixed_mode)
+{
+	struct tc_derive_args a;
+	const struct tc_option opts[] = {
+		{ "--parent-session", TC_OPT_STRING, &a.parent_session, true, NULL },
+		{ "--session", TC_OPT_STRING, &a.session, true, NULL },
+		{ "--artifact-root", TC_OPT_STRING, &a.artifact_root, true, NULL },
+		{ "--session-id", TC_OPT_STRING, &a.session_id, true, NULL },
+		{ "--profiling-analysis", TC_OPT_STRING, &a.profiling_analysis,
+		  true, NULL },
+		{ "--ledger", TC_OPT_STRING, &a.ledger, true, NULL },
+		{ "--source-scope-map", TC_OPT_STRING, &a.source_scope_map,
+		  fixed_mode, NULL },
+		{ "--approve-imported-evidence", TC_OPT_FLAG, &a.approved, false,
+		  NULL },
+		/* last, so that source-range-from-smap can drop it */
+		{ "--optional-mode", TC_OPT_STRING, &a.optional_mode, true, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	struct tc_option used[sizeof(opts) / sizeof(opts[0])];
+	tc_error err = TC_ERROR_INIT;
+	tc_session *s;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(used, opts, sizeof(opts));
+	if (fixed_mode) {
+		/* argparse has no --optional-mode here: it is unknown */
+		memset(&used[8], 0, sizeof(used[8]));
+		a.optional_mode = "source-range";
+	}
+	if ((rc = tc_opts_parse(cmd, argc, argv, used, NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	if (!fixed_mode && strcmp(a.optional_mode, "multistream") != 0 &&
+	    strcmp(a.optional_mode, "source-range") != 0 &&
+	    strcmp(a.optional_mode, "both") != 0)
+		return tc_usage_error(cmd, "argument --optional-mode: invalid "
+		    "choice: '%s' (choose from 'multistream', 'source-range', "
+		    "'both')", a.optional_mode);
+	if ((s = tc_derive_session(&a, &err)) == NULL) {
+		rc = tc_print_refusal(tc_error_msg(&err));
+		tc_error_clear(&err);
+		return rc;
+	}
+	rc = tc_print_json(s->doc);
+	tc_session_free(s);
+	return rc;
+}
+
+int
+cmd_derive_session(int argc, char **argv)
+{
+	return derive(tc_command_find("derive-session"), argc, argv, false);
+}
+
+int
+cmd_source_range_from_smap(int argc, char **argv)
+{
+	return derive(tc_command_find("source-range-from-smap"), argc, argv,
+	    true);
+}

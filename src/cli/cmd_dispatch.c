@@ -1,0 +1,33 @@
+/*
+ * cmd_dispatch.c - "tunectl dispatch": write the phase task of the next
+ * step (§8.1); its seal command names this tunectl binary.
+ */
+#include "cli.h"
+#include "tunectl/session.h"
+
+int
+cmd_dispatch(int argc, char **argv)
+{
+	const struct tc_command *cmd = tc_command_find("dispatch");
+	const char *path = NULL, *output = NULL;
+	const struct tc_option opts[] = {
+		{ "--session", TC_OPT_STRING, &path, true, NULL },
+		{ "--output", TC_OPT_STRING, &output, true, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	tc_error err = TC_ERROR_INIT;
+	tc_json *task;
+	int rc;
+
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	task = tc_dispatch_write(path, output, tc_self_exe(), &err);
+	if (task == NULL) {
+		rc = tc_print_refusal(tc_error_msg(&err));
+		tc_error_clear(&err);
+		return rc;
+	}
+	rc = tc_print_json(task);
+	tc_json_free(task);
+	return rc;
+}

@@ -1,0 +1,83 @@
+/*
+ * cmd_env_check.c - "tunectl env-check" (installed as the reference tool
+ * name check_environment.py): print the intake environment evidence,
+ * optionally write it, and exit 1 when a required prerequisite is
+ * missing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "tunectl/envcheck.h"
+#include "tunectl/fileio.h"
+
+int
+cmd_env_check(int argc, char **argv)
+{
+	const struct tc_command *cmd = tc_command_find("env-check");
+	bool require_gpu = false, require_npu = false;
+	const char *out = NULL, *governor = NULL, *sysroot = NULL;
+	struct tc_strlist req_cc = { NULL, 0 }, extra_cc = { NULL, 0 };
+	double probe_timeout = 10;
+	const struct tc_option opts[] = {
+		{ "--require-gpu", TC_OPT_FLAG, &require_gpu, false, NULL },
+		{ "--require-npu", TC_OPT_FLAG, &require_npu, false, NULL },
+		{ "--require-compiler", TC_OPT_LIST, &req_cc, false, NULL },
+		{ "--compiler", TC_OPT_LIST, &extra_cc, false, NULL },
+		{ "--require-governor", TC_OPT_STRING, &governor, false, NULL },
+		{ "--probe-timeout-seconds", TC_OPT_DOUBLE, &probe_timeout,
+		  false, NULL },
+		{ "--sysroot", TC_OPT_STRING, &sysroot, false, NULL },
+		{ "--out", TC_OPT_STRING, &out, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	tc_envcheck_opts o;
+	tc_error err = TC_ERROR_INIT;
+	tc_json *report;
+	int rc;
+
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
+		goto out;
+	if (!(probe_timeout > 0)) {
+		rc = tc_usage_error(cmd, "argument --probe-timeout-seconds: "
+		    "must be positive");
+		goto out;
+	}
+	o.require_gpu = require_gpu;
+	o.require_npu = require_npu;
+	o.require_compilers = req_cc.items;
+	o.nrequire_compilers = req_cc.len;
+	o.extra_compilers = extra_cc.items;
+	o.nextra_compilers = extra_cc.len;
+	o.require_governor = governor;
+	o.sysroot = sysroot;
+	o.probe_timeout_s = probe_timeout;
+	if ((report = tc_envcheck_collect(&o, &err)) == NULL) {
+		rc = tc_die("%s", tc_error_msg(&err));
+		goto out;
+	}
+	if (out != NULL && tc_write_json(out, report, TC_WRITE_EXCLUSIVE |
+	    TC_WRITE_MKDIRS, &err) != 0) {
+		rc = tc_die("%s", tc_error_msg(&err));
+		tc_json_free(report);
+		goto out;
+	}
+	rc = tc_print_json(report);
+	if (rc == TC_EXIT_OK && !tc_envcheck_ready(report)) {
+		const tc_json *b = tc_json_get(report, "blockers");
+		size_t i;
+
+		for (i = 0; i < b->u.arr.len; i++)
+			fprintf(stderr, "tunectl env-check: blocked: %s\n",
+			    tc_json_get_string(b->u.arr.items[i], "message"));
+		rc = TC_EXIT_FAIL;
+	}
+	tc_json_free(report);
+out:
+	if (rc < 0)
+		rc = TC_EXIT_OK;
+	tc_error_clear(&err);
+	tc_strlist_free(&req_cc);
+	tc_strlist_free(&extra_cc);
+	return rc;
+}

@@ -1,0 +1,136 @@
+/*
+ * cmd_execute_phase.c - "tunectl execute-phase": the reference's
+ * scripts/execute_phase.py of every phase skill (phase_entrypoint.run).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tunectl/buf.h"
+#include "tunectl/phase.h"
+
+static int
+bad_tool_choice(const struct tc_command *cmd, const tc_phase_manifest *m,
+    const char *tool)
+{
+	tc_buf choices = TC_BUF_INIT;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < m->ntools; i++)
+		tc_buf_printf(&choices, "%s'%s'", i > 0 ? ", " : "", m->tools[i]);
+	rc = tc_usage_error(cmd, "argument --tool: invalid choice: '%s' "
+	    "(choose from %s)", tool, tc_buf_cstr(&choices));
+	tc_buf_free(&choices);
+	return rc;
+}
+
+int
+cmd_execute_phase(int argc, char **argv)
+{
+	const struct tc_command *cmd = tc_command_find("execute-phase");
+	const char *task = NULL, *manifest_arg = NULL, *phase = NULL;
+	const char *tool = NULL, *lease_root = NULL, *manifest_out = NULL;
+	struct tc_strlist ids_arg = { NULL, 0 };
+	double timeout = 600;
+	bool timeout_given = false;
+	const struct tc_option opts[] = {
+		{ "--task", TC_OPT_STRING, &task, true, NULL },
+		{ "--manifest", TC_OPT_STRING, &manifest_arg, false, NULL },
+		{ "--phase", TC_OPT_STRING, &phase, false, NULL },
+		{ "--tool", TC_OPT_STRING, &tool, false, NULL },
+		{ "--lease-root", TC_OPT_STRING, &lease_root, false, NULL },
+		{ "--device-id", TC_OPT_LIST, &ids_arg, false, NULL },
+		{ "--timeout-seconds", TC_OPT_DOUBLE, &timeout, false,
+		  &timeout_given },
+		{ "--manifest-out", TC_OPT_STRING, &manifest_out, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	tc_error err = TC_ERROR_INIT;
+	tc_phase_manifest *m = NULL;
+	tc_json *current = NULL, *out = NULL;
+	char *manifest_path = NULL, *tools_dir = NULL, **tool_args = NULL;
+	long *ids = NULL;
+	int split, rest, rc, i;
+	size_t k;
+
+	split = tc_cli_split_remainder(argc, argv, opts, &rest);
+	if ((rc = tc_opts_parse(cmd, split, argv, opts, NULL)) != 0) {
+		tc_strlist_free(&ids_arg);
+		return rc < 0 ? TC_EXIT_OK : rc;
+	}
+	if ((manifest_arg == NULL) == (phase == NULL)) {
+		tc_strlist_free(&ids_arg);
+		return tc_usage_error(cmd, "exactly one of the arguments "
+		    "--manifest --phase is required");
+	}
+	if (tc_cli_parse_ids(cmd, &ids_arg, &ids) != 0) {
+		tc_strlist_free(&ids_arg);
+		return TC_EXIT_USAGE;
+	}
+	manifest_path = manifest_arg != NULL ? tc_xstrdup(manifest_arg) :
+	    tc_phase_manifest_path(tc_self_exe(), phase, &err);
+	if (manifest_path == NULL ||
+	    (tools_dir = tc_share_dir(tc_self_exe(), "tools", &err)) == NULL ||
+	    tc_phase_manifest_load(manifest_path, tools_dir, &m, &err) != 0) {
+		rc = tc_print_refusal(tc_error_msg(&err));
+		goto out;
+	}
+	if (tool != NULL) {
+		bool known = false;
+
+		for (k = 0; k < m->ntools; k++)
+			known = known || strcmp(m->tools[k], tool) == 0;
+		if (!known) {
+			rc = bad_tool_choice(cmd, m, tool);
+			goto out;
+		}
+	}
+	if (tc_phase_check_task(task, m, &current, &err) != 0) {
+		rc = tc_print_refusal(tc_error_msg(&err));
+		goto out;
+	}
+	if (tool == NULL) {
+		out = tc_phase_plan(m, current);
+		rc = tc_print_json(out);
+	} else {
+		tc_phase_tool_run run;
+		tc_lease_outcome outcome;
+
+		tool_args = tc_xcalloc((size_t)(argc - rest) + 1,
+		    sizeof(*tool_args));
+		for (i = rest; i < argc; i++)
+			tool_args[i - rest] = argv[i];
+		memset(&run, 0, sizeof(run));
+		run.tool = tool;
+		run.lease_root = lease_root;
+		run.device_ids = ids;
+		run.ndevices = ids_arg.len;
+		run.timeout_s = timeout;
+		run.timeout_integral = !timeout_given;
+		run.manifest_out = manifest_out;
+		run.tool_args = tool_args;
+		/* The tool shims run the tunectl that runs the phase. */
+		setenv("TUNECTL", tc_self_exe(), 1);
+		if (tc_phase_run_tool(m, current, &run, &out, &outcome,
+		    &err) != 0) {
+			rc = tc_print_refusal(tc_error_msg(&err));
+			goto out;
+		}
+		rc = tc_print_json(out);
+		if (rc == TC_EXIT_OK && outcome != TC_LEASE_PASSED)
+			rc = TC_EXIT_FAIL;
+	}
+out:
+	tc_json_free(out);
+	tc_json_free(current);
+	tc_phase_manifest_free(m);
+	tc_error_clear(&err);
+	free(manifest_path);
+	free(tools_dir);
+	free(tool_args);
+	free(ids);
+	tc_strlist_free(&ids_arg);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * cmd_init.c - "tunectl init": create a new full session (§7.1).
+ */
+#include <string.h>
+
+#include "cli.h"
+#include "tunectl/session.h"
+
+int
+cmd_init(int argc, char **argv)
+{
+	const struct tc_command *cmd = tc_command_find("init");
+	const char *session = NULL, *root = NULL, *id = NULL, *mode = NULL;
+	const struct tc_option opts[] = {
+		{ "--session", TC_OPT_STRING, &session, true, NULL },
+		{ "--artifact-root", TC_OPT_STRING, &root, true, NULL },
+		{ "--session-id", TC_OPT_STRING, &id, true, NULL },
+		{ "--optional-mode", TC_OPT_STRING, &mode, true, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	tc_error err = TC_ERROR_INIT;
+	tc_json *doc;
+	size_t i;
+	int rc;
+
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	for (i = 0; i < 4 && strcmp(tc_optional_modes[i], mode) != 0; i++)
+		continue;
+	if (i == 4)
+		return tc_usage_error(cmd, "argument --optional-mode: invalid "
+		    "choice: '%s' (choose from 'both', 'multistream', 'none', "
+		    "'source-range')", mode);
+	if ((doc = tc_session_init(session, root, id, mode, &err)) == NULL) {
+		rc = tc_print_refusal(tc_error_msg(&err));
+		tc_error_clear(&err);
+		return rc;
+	}
+	rc = tc_print_json(doc);
+	tc_json_free(doc);
+	return rc;
+}

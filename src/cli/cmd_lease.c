@@ -1,0 +1,204 @@
+/*
+ * cmd_lease.c - "tunectl lease run" (the reference's device_lease_runner.py)
+ * and "tunectl lease status".  Also the REMAINDER-style split of
+ * "[--] COMMAND ARGS..." that execute-phase shares.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tunectl/buf.h"
+#include "tunectl/lease.h"
+
+static const struct tc_command *
+self(void)
+{
+	return tc_command_find("lease");
+}
+
+/* Does option name (up to '=') take a value? */
+static bool
+takes_value(const struct tc_option *opts, const char *arg)
+{
+	size_t len = strcspn(arg, "=");
+
+	for (; opts->name != NULL; opts++)
+		if (strlen(opts->name) == len &&
+		    strncmp(opts->name, arg, len) == 0)
+			return opts->kind != TC_OPT_FLAG && arg[len] != '=';
+	return false;
+}
+
+int
+tc_cli_split_remainder(int argc, char **argv, const struct tc_option *opts,
+    int *rest)
+{
+	int i = 1;
+
+	while (i < argc) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--") == 0) {
+			*rest = i + 1;
+			return i;
+		}
+		if (a[0] != '-' || a[1] == '\0')
+			break;
+		i += takes_value(opts, a) ? 2 : 1;
+	}
+	if (i > argc)
+		i = argc;
+	*rest = i;
+	return i;
+}
+
+int
+tc_cli_parse_ids(const struct tc_command *cmd, const struct tc_strlist *in,
+    long **out)
+{
+	size_t i;
+
+	*out = tc_xcalloc(in->len + 1, sizeof(**out));
+	for (i = 0; i < in->len; i++) {
+		const char *s = in->items[i];
+		char *end;
+
+		errno = 0;
+		(*out)[i] = strtol(s, &end, 10);
+		if (errno != 0 || end == s || *end != '\0' ||
+		    !(s[0] == '-' || s[0] == '+' || (s[0] >= '0' && s[0] <= '9'))) {
+			free(*out);
+			*out = NULL;
+			return tc_usage_error(cmd, "argument --device-id: invalid "
+			    "int value: '%s'", s);
+		}
+	}
+	return 0;
+}
+
+static int
+lease_run(int argc, char **argv)
+{
+	const struct tc_command *cmd = self();
+	const char *lease_root = NULL, *cwd = NULL, *manifest_out = NULL;
+	const char *env_json = NULL, *command_id = NULL;
+	struct tc_strlist ids_arg = { NULL, 0 };
+	double timeout = 0, lease_timeout = 0;
+	bool has_lease_timeout = false;
+	const struct tc_option opts[] = {
+		{ "--lease-root", TC_OPT_STRING, &lease_root, true, NULL },
+		{ "--device-id", TC_OPT_LIST, &ids_arg, true, NULL },
+		{ "--timeout-seconds", TC_OPT_DOUBLE, &timeout, true, NULL },
+		{ "--lease-timeout-seconds", TC_OPT_DOUBLE, &lease_timeout,
+		  false, &has_lease_timeout },
+		{ "--cwd", TC_OPT_STRING, &cwd, true, NULL },
+		{ "--manifest-out", TC_OPT_STRING, &manifest_out, true, NULL },
+		{ "--environment-json", TC_OPT_STRING, &env_json, false, NULL },
+		{ "--command-id", TC_OPT_STRING, &command_id, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	tc_error err = TC_ERROR_INIT;
+	tc_lease_request req;
+	tc_lease_outcome outcome;
+	tc_json *environment = NULL, *manifest = NULL;
+	long *ids = NULL;
+	char **command;
+	int split, rest, rc, ncmd, i;
+
+	split = tc_cli_split_remainder(argc, argv, opts, &rest);
+	if ((rc = tc_opts_parse(cmd, split, argv, opts, NULL)) != 0) {
+		tc_strlist_free(&ids_arg);
+		return rc < 0 ? TC_EXIT_OK : rc;
+	}
+	if (tc_cli_parse_ids(cmd, &ids_arg, &ids) != 0) {
+		tc_strlist_free(&ids_arg);
+		return TC_EXIT_USAGE;
+	}
+	ncmd = argc - rest;
+	command = tc_xcalloc((size_t)ncmd + 1, sizeof(*command));
+	for (i = 0; i < ncmd; i++)
+		command[i] = argv[rest + i];
+	if (env_json != NULL &&
+	    (environment = tc_json_parse_file(env_json, &err)) == NULL) {
+		rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
+		goto out;
+	}
+	memset(&req, 0, sizeof(req));
+	req.argv = command;
+	req.lease_root = lease_root;
+	req.device_ids = ids;
+	req.ndevices = ids_arg.len;
+	req.timeout_s = timeout;
+	req.has_lease_timeout = has_lease_timeout;
+	req.lease_timeout_s = lease_timeout;
+	req.cwd = cwd;
+	req.manifest_out = manifest_out;
+	req.environment = environment;
+	req.command_id = command_id;
+	rc = tc_lease_run(&req, &manifest, &outcome, &err);
+	if (rc == TC_LEASE_EINPUT) {
+		rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
+	} else if (rc != 0) {
+		rc = tc_die("%s", tc_error_msg(&err));
+	} else {
+		rc = tc_print_json(manifest);
+		if (rc == TC_EXIT_OK)
+			rc = outcome == TC_LEASE_PASSED ? 0 :
+			    outcome == TC_LEASE_BLOCKED ? 2 : 1;
+	}
+out:
+	tc_json_free(manifest);
+	tc_json_free(environment);
+	tc_error_clear(&err);
+	free(command);
+	free(ids);
+	tc_strlist_free(&ids_arg);
+	return rc;
+}
+
+static int
+lease_status(int argc, char **argv)
+{
+	const struct tc_command *cmd = self();
+	const char *lease_root = NULL;
+	const struct tc_option opts[] = {
+		{ "--lease-root", TC_OPT_STRING, &lease_root, true, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	tc_error err = TC_ERROR_INIT;
+	tc_json *status;
+	int rc;
+
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	if ((status = tc_lease_status(lease_root, &err)) == NULL) {
+		rc = tc_die("%s", tc_error_msg(&err));
+		tc_error_clear(&err);
+		return rc;
+	}
+	rc = tc_print_json(status);
+	tc_json_free(status);
+	return rc;
+}
+
+int
+cmd_lease(int argc, char **argv)
+{
+	const struct tc_command *cmd = self();
+
+	if (argc < 2)
+		return tc_usage_error(cmd, "a subcommand is required: run, "
+		    "status");
+	if (strcmp(argv[1], "run") == 0)
+		return lease_run(argc - 1, argv + 1);
+	if (strcmp(argv[1], "status") == 0)
+		return lease_status(argc - 1, argv + 1);
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		fputs(cmd->usage, stdout);
+		return TC_EXIT_OK;
+	}
+	return tc_usage_error(cmd, "argument subcommand: invalid choice: '%s' "
+	    "(choose from 'run', 'status')", argv[1]);
+}

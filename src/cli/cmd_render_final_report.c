@@ -1,0 +1,66 @@
+/*
+ * cmd_render_final_report.c - "tunectl render-final-report": re-render
+ * FINAL_E2E_REPORT.md of a session whose Final step is sealed, optionally
+ * from a read-only report_summary override (--summary) and to another
+ * file (--output); --lang en renders English headings.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tunectl/report.h"
+#include "tunectl/session.h"
+
+int
+cmd_render_final_report(int argc, char **argv)
+{
+	const struct tc_command *cmd = tc_command_find("render-final-report");
+	const char *session_path = NULL, *output = NULL, *summary_path = NULL,
+	    *lang_name = "zh";
+	const struct tc_option opts[] = {
+		{ "--session", TC_OPT_STRING, &session_path, true, NULL },
+		{ "--output", TC_OPT_STRING, &output, false, NULL },
+		{ "--summary", TC_OPT_STRING, &summary_path, false, NULL },
+		{ "--lang", TC_OPT_STRING, &lang_name, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	tc_error err = TC_ERROR_INIT;
+	enum tc_report_lang lang;
+	tc_session *s = NULL;
+	tc_json *summary = NULL, *doc;
+	char *written = NULL;
+	int rc;
+
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	if (strcmp(lang_name, "zh") == 0)
+		lang = TC_REPORT_ZH;
+	else if (strcmp(lang_name, "en") == 0)
+		lang = TC_REPORT_EN;
+	else
+		return tc_usage_error(cmd, "argument --lang: invalid choice: "
+		    "'%s' (choose from 'zh', 'en')", lang_name);
+
+	if (tc_session_load(session_path, 0, &s, &err) != 0)
+		goto refuse;
+	if (summary_path != NULL &&
+	    (summary = tc_report_read_summary(summary_path, &err)) == NULL)
+		goto refuse;
+	if (tc_report_write_final_at(s->doc, session_path, output, summary,
+	    lang, &written, &err) != 0)
+		goto refuse;
+	doc = tc_json_new_object();
+	tc_json_object_set_string(doc, "report", written);
+	rc = tc_print_json(doc);
+	tc_json_free(doc);
+	free(written);
+	tc_json_free(summary);
+	tc_session_free(s);
+	return rc;
+refuse:
+	rc = tc_print_refusal(tc_error_msg(&err));
+	tc_error_clear(&err);
+	tc_json_free(summary);
+	tc_session_free(s);
+	return rc;
+}

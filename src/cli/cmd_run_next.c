@@ -1,0 +1,56 @@
+/*
+ * cmd_run_next.c - "tunectl run-next": one attempt of the next step
+ * through an agent host (§10.3); prints the sealed session.
+ */
+#include <stdio.h>
+
+#include "cli.h"
+#include "tunectl/host.h"
+
+int
+cmd_run_next(int argc, char **argv)
+{
+	const struct tc_command *cmd = tc_command_find("run-next");
+	const char *session = NULL, *runner_path = NULL;
+	double timeout_s = TC_RUN_NEXT_DEFAULT_TIMEOUT_S;
+	double grace_s = TC_RUN_NEXT_DEFAULT_GRACE_S;
+	const struct tc_option opts[] = {
+		{ "--session", TC_OPT_STRING, &session, true, NULL },
+		{ "--runner-command-json", TC_OPT_STRING, &runner_path, true, NULL },
+		{ "--timeout-seconds", TC_OPT_DOUBLE, &timeout_s, false, NULL },
+		{ "--grace-seconds", TC_OPT_DOUBLE, &grace_s, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	tc_run_next_opts ro = { 0, 0, NULL };
+	tc_attempt_report report;
+	tc_error err = TC_ERROR_INIT;
+	tc_runner runner;
+	tc_json *sealed;
+	int rc;
+
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	if (tc_runner_load(runner_path, &runner, &err) != 0) {
+		rc = tc_print_refusal(tc_error_msg(&err));
+		tc_error_clear(&err);
+		return rc;
+	}
+	ro.timeout_s = timeout_s;
+	ro.grace_s = grace_s;
+	ro.seal_program = tc_self_exe();
+	sealed = tc_run_next(session, &runner, &ro, &report, &err);
+	tc_runner_free(&runner);
+	if (report.recovered)
+		fprintf(stderr, "tunectl: completed the receipt of a step sealed "
+		    "by an interrupted run-next\n");
+	if (sealed == NULL) {
+		rc = tc_print_refusal(tc_error_msg(&err));
+		tc_error_clear(&err);
+		tc_attempt_report_free(&report);
+		return rc;
+	}
+	rc = tc_print_json(sealed);
+	tc_json_free(sealed);
+	tc_attempt_report_free(&report);
+	return rc;
+}

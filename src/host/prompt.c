@@ -1,0 +1,146 @@
+/*
+ * prompt.c - the child prompt of a phase worker (reference §17).
+ *
+ * Every prompt carries the five required elements: (1) the exact task
+ * path and the step's agent_id, phase and skill; (2) the instruction to
+ * load and follow the skill; (3) the validation command to run first;
+ * (4) the exact writable result path and the result schema; (5) the
+ * boundary that the worker owns this phase only.  Host flavours differ
+ * only in how they name the skill mechanism.
+ */
+#include <string.h>
+
+#include "tunectl/buf.h"
+#include "tunectl/host.h"
+#include "tunectl/phases.h"
+
+static const char *
+str_or(const tc_json *obj, const char *key, const char *fallback)
+{
+	const char *s = tc_json_get_string(obj, key);
+
+	return s != NULL ? s : fallback;
+}
+
+static const char *
+skill_hint(const char *host)
+{
+	if (strcmp(host, "claude") == 0)
+		return "Load it with Claude Code's skill mechanism (its SKILL.md) "
+		    "and follow it.";
+	if (strcmp(host, "codex") == 0)
+		return "Open the skill's SKILL.md (from your skills directory or "
+		    "AGENTS.md references) and follow it.";
+	if (strcmp(host, "opencode") == 0)
+		return "Load it as an OpenCode skill/instruction file (its SKILL.md) "
+		    "and follow it.";
+	return "Read the skill's SKILL.md and follow it.";
+}
+
+static void
+list_handoffs(tc_buf *b, const tc_json *handoffs)
+{
+	size_t i;
+
+	if (!tc_json_is(handoffs, TC_JSON_ARRAY) || handoffs->u.arr.len == 0) {
+		tc_buf_puts(b, "  (none: this is the first step of the session)\n");
+		return;
+	}
+	for (i = 0; i < handoffs->u.arr.len; i++) {
+		const tc_json *h = handoffs->u.arr.items[i];
+
+		tc_buf_printf(b, "  - %s: %s (status %s, sha256 %s)\n",
+		    str_or(h, "step_id", "?"), str_or(h, "result_path", "?"),
+		    str_or(h, "outcome_status", "?"),
+		    str_or(h, "result_sha256", "?"));
+	}
+}
+
+char *
+tc_host_prompt(const tc_json *task, const char *task_path,
+    const char *result_path, const char *host, const char *program,
+    tc_error *err)
+{
+	const tc_json *step = tc_json_get(task, "step");
+	const tc_json *import = tc_json_get(task, "evidence_import");
+	const char *schema = tc_json_get_string(task, "schema_version");
+	const char *agent_id, *phase, *skill, *step_id;
+	tc_buf b = TC_BUF_INIT;
+
+	if (schema == NULL || strcmp(schema, TC_TASK_SCHEMA) != 0) {
+		tc_error_set(err, "dispatch task schema_version is invalid");
+		return NULL;
+	}
+	agent_id = tc_json_get_string(step, "agent_id");
+	phase = tc_json_get_string(step, "phase");
+	skill = tc_json_get_string(step, "skill");
+	step_id = tc_json_get_string(step, "step_id");
+	if (agent_id == NULL || phase == NULL || skill == NULL ||
+	    step_id == NULL) {
+		tc_error_set(err, "dispatch task step lacks step_id, phase, "
+		    "agent_id or skill");
+		return NULL;
+	}
+	if (host == NULL)
+		host = "generic";
+	if (result_path == NULL)
+		result_path = "<the --result path your host was given>";
+
+	tc_buf_printf(&b,
+	    "You are %s, a fresh worker for exactly one phase of a tunectl "
+	    "auto-tune session (session %s).\n\n",
+	    agent_id, str_or(task, "session_id", "?"));
+	tc_buf_printf(&b,
+	    "1. Your task\n"
+	    "   Phase task file: %s\n"
+	    "   step_id:  %s\n"
+	    "   phase:    %s\n"
+	    "   agent_id: %s\n"
+	    "   skill:    %s\n"
+	    "   Artifact root: %s\n\n",
+	    task_path, step_id, phase, agent_id, skill,
+	    str_or(task, "artifact_root", "?"));
+	tc_buf_printf(&b,
+	    "2. Load and follow the skill `%s` for this phase. %s\n\n",
+	    skill, skill_hint(host));
+	tc_buf_printf(&b,
+	    "3. Before doing anything else, validate the task:\n"
+	    "     %s execute-phase --task %s --phase %s\n"
+	    "   It must exit 0 and print this phase's plan. If it refuses the "
+	    "task (stale, or assigned to another phase agent), stop and report "
+	    "the refusal; never work around it. Run this phase's tools only "
+	    "through `%s execute-phase --task %s --phase %s --tool NAME ...` as "
+	    "the plan lists them.\n\n",
+	    program, task_path, phase, program, task_path, phase);
+	tc_buf_printf(&b,
+	    "4. Write exactly one phase result, a JSON object, to this path "
+	    "(and nowhere else):\n"
+	    "     %s\n"
+	    "   schema_version \"%s\", with session_id \"%s\", step_id \"%s\", "
+	    "phase \"%s\", agent_id \"%s\", status, summary_zh, "
+	    "input_fingerprints, consumed_artifacts, produced_artifacts, "
+	    "decisions, blockers, next_step_guidance_zh and details_zh. "
+	    "Artifact paths are relative to the artifact root. Every number "
+	    "you report must come from evidence files you list. Do not seal "
+	    "the result: the controller validates and seals it after you "
+	    "exit.\n\n",
+	    result_path, TC_RESULT_SCHEMA, str_or(task, "session_id", "?"),
+	    step_id, phase, agent_id);
+	tc_buf_printf(&b,
+	    "5. Boundary: you own this phase only. Do not edit the session "
+	    "file (%s), sealed files under phases/, other attempts under "
+	    "dispatches/, or receipts; do not start, seal or impersonate any "
+	    "other phase. If you cannot complete the phase, write a result "
+	    "with status blocked or failed and the blocker, and exit.\n\n",
+	    str_or(task, "session_path", "?"));
+	tc_buf_puts(&b, "Handoffs this phase consumes (sealed, digest-bound):\n");
+	list_handoffs(&b, tc_json_get(task, "consumed_handoffs"));
+	if (tc_json_is(import, TC_JSON_OBJECT))
+		tc_buf_printf(&b,
+		    "\nThis is a derived session. Load the bound evidence-import "
+		    "manifest %s (sha256 %s) under the artifact root; use only the "
+		    "parent evidence it binds, and never ask for fresh "
+		    "Intake/S0/A/O/BASE handoffs or accept unbound paths.\n",
+		    str_or(import, "path", "?"), str_or(import, "sha256", "?"));
+	return tc_buf_detach(&b, NULL);
+}

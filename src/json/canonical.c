@@ -1,0 +1,357 @@
+/*
+ * canonical.c - tc_json_reformat(): read a document and write it in any of
+ * the writer forms in one pass, without building a tree.
+ *
+ * The output is produced as the reader reports values.  Arrays need no
+ * help.  Each member of an object is written as it comes ("key":value);
+ * when the object closes and its keys were not already sorted and unique,
+ * the members' byte ranges are sorted by key (stable, the last duplicate
+ * wins) and the object's text is rearranged once.  Errors are those of
+ * tc_json_parse_text() + tc_json_write(): reading errors first, then
+ * allow_nan=False, then the UTF-8 encoding of the complete output.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_internal.h"
+
+struct centry {
+	size_t key_off, key_len;	/* decoded key bytes in keys */
+	size_t start, end;		/* member text in out */
+};
+
+struct cframe {
+	bool object;
+	size_t count;
+	size_t first_entry;		/* objects: entries of this object */
+	size_t key_mark;		/* objects: keys.len at the start */
+};
+
+struct canon {
+	tc_buf *out;
+	bool ascii, indent;
+	bool nan_seen, dup_dropped, surrogate;
+	struct cframe *frames;
+	size_t nframes, frames_cap;
+	struct centry *entries, *sort_tmp;
+	size_t nentries, entries_cap, sort_tmp_cap;
+	tc_buf keys;
+	tc_buf tmp;
+};
+
+static inline void
+put(tc_buf *b, const void *s, size_t n)
+{
+	tc_buf_grow(b, n);
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+}
+
+static inline void
+putch(tc_buf *b, char ch)
+{
+	tc_buf_grow(b, 1);
+	b->data[b->len++] = ch;
+}
+
+/* Separator and indentation before a value inside an array. */
+static inline void
+before_value(struct canon *c)
+{
+	struct cframe *f;
+
+	if (c->nframes == 0)
+		return;
+	f = &c->frames[c->nframes - 1];
+	if (f->object)
+		return;		/* the key wrote it */
+	if (f->count++ > 0)
+		putch(c->out, ',');
+	if (c->indent)
+		tc_json__newline_indent(c->out, c->nframes);
+}
+
+static void
+push_frame(struct canon *c, bool object)
+{
+	struct cframe *f;
+
+	if (c->nframes == c->frames_cap) {
+		c->frames_cap = c->frames_cap ? c->frames_cap * 2 : 32;
+		c->frames = tc_xrealloc(c->frames, c->frames_cap *
+		    sizeof(*c->frames));
+	}
+	f = &c->frames[c->nframes++];
+	f->object = object;
+	f->count = 0;
+	f->first_entry = c->nentries;
+	f->key_mark = c->keys.len;
+}
+
+static void
+on_null(void *ctx)
+{
+	struct canon *c = ctx;
+
+	before_value(c);
+	put(c->out, "null", 4);
+}
+
+static void
+on_bool(void *ctx, bool b)
+{
+	struct canon *c = ctx;
+
+	before_value(c);
+	if (b)
+		put(c->out, "true", 4);
+	else
+		put(c->out, "false", 5);
+}
+
+static void
+on_int(void *ctx, const char *s, size_t len)
+{
+	struct canon *c = ctx;
+
+	before_value(c);
+	put(c->out, s, len);
+}
+
+static void
+on_float(void *ctx, double d)
+{
+	struct canon *c = ctx;
+
+	before_value(c);
+	if (!__builtin_isfinite(d))
+		c->nan_seen = true;
+	tc_buf_grow(c->out, TC_JSON_DOUBLE_MAX);
+	c->out->len += tc_json__format_double(c->out->data + c->out->len, d,
+	    true);
+}
+
+static void
+on_string(void *ctx, const char *s, size_t len)
+{
+	struct canon *c = ctx;
+
+	before_value(c);
+	tc_json__write_string(c->out, s, len, c->ascii, &c->surrogate);
+}
+
+static void
+on_begin(void *ctx, bool object)
+{
+	struct canon *c = ctx;
+
+	before_value(c);
+	putch(c->out, object ? '{' : '[');
+	push_frame(c, object);
+}
+
+static void
+on_begin_array(void *ctx)
+{
+	on_begin(ctx, false);
+}
+
+static void
+on_begin_object(void *ctx)
+{
+	on_begin(ctx, true);
+}
+
+static void
+on_end_array(void *ctx)
+{
+	struct canon *c = ctx;
+	struct cframe *f = &c->frames[--c->nframes];
+
+	if (f->count > 0 && c->indent)
+		tc_json__newline_indent(c->out, c->nframes);
+	putch(c->out, ']');
+}
+
+static void
+on_key(void *ctx, const char *s, size_t len)
+{
+	struct canon *c = ctx;
+	struct cframe *f = &c->frames[c->nframes - 1];
+	struct centry *e;
+
+	if (f->count++ > 0) {
+		c->entries[c->nentries - 1].end = c->out->len;
+		putch(c->out, ',');
+	}
+	if (c->nentries == c->entries_cap) {
+		c->entries_cap = c->entries_cap ? c->entries_cap * 2 : 256;
+		c->entries = tc_xrealloc(c->entries, c->entries_cap *
+		    sizeof(*c->entries));
+	}
+	e = &c->entries[c->nentries++];
+	e->key_off = c->keys.len;
+	e->key_len = len;
+	put(&c->keys, s, len);
+	e->start = c->out->len;
+	if (c->indent)
+		tc_json__newline_indent(c->out, c->nframes);
+	tc_json__write_string(c->out, s, len, c->ascii, &c->surrogate);
+	if (c->indent)
+		put(c->out, ": ", 2);
+	else
+		putch(c->out, ':');
+}
+
+static inline int
+entry_cmp(const struct canon *c, const struct centry *a,
+    const struct centry *b)
+{
+	return tc_json__keycmp(c->keys.data + a->key_off, a->key_len,
+	    c->keys.data + b->key_off, b->key_len);
+}
+
+/* Stable merge sort of e[0..n) by key, using tmp[0..n/2]. */
+static void
+sort_entries(const struct canon *c, struct centry *e, size_t n,
+    struct centry *tmp)
+{
+	size_t mid, i, j, k;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			struct centry x = e[i];
+
+			for (j = i; j > 0 && entry_cmp(c, &e[j - 1], &x) > 0; j--)
+				e[j] = e[j - 1];
+			e[j] = x;
+		}
+		return;
+	}
+	mid = n / 2;
+	sort_entries(c, e, mid, tmp);
+	sort_entries(c, e + mid, n - mid, tmp);
+	if (entry_cmp(c, &e[mid - 1], &e[mid]) <= 0)
+		return;
+	memcpy(tmp, e, mid * sizeof(*e));
+	i = 0;
+	j = mid;
+	k = 0;
+	while (i < mid && j < n) {
+		if (entry_cmp(c, &e[j], &tmp[i]) < 0)
+			e[k++] = e[j++];
+		else
+			e[k++] = tmp[i++];
+	}
+	while (i < mid)
+		e[k++] = tmp[i++];
+}
+
+/* Put the n members starting at entry e in key order, last duplicate
+ * kept, rewriting the object's text. */
+static void
+rearrange(struct canon *c, struct centry *e, size_t n)
+{
+	tc_buf *out = c->out;
+	size_t base = e[0].start, i;
+	bool first = true;
+
+	tc_buf_reset(&c->tmp);
+	put(&c->tmp, out->data + base, e[n - 1].end - base);
+	if (c->sort_tmp_cap < n) {
+		free(c->sort_tmp);
+		c->sort_tmp_cap = n;
+		c->sort_tmp = tc_xmalloc(n * sizeof(*c->sort_tmp));
+	}
+	sort_entries(c, e, n, c->sort_tmp);
+	out->len = base;
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n && entry_cmp(c, &e[i], &e[i + 1]) == 0) {
+			c->dup_dropped = true;
+			continue;
+		}
+		if (!first)
+			putch(out, ',');
+		first = false;
+		put(out, c->tmp.data + (e[i].start - base), e[i].end - e[i].start);
+	}
+}
+
+static void
+on_end_object(void *ctx)
+{
+	struct canon *c = ctx;
+	struct cframe *f = &c->frames[--c->nframes];
+
+	if (f->count > 0) {
+		struct centry *e = c->entries + f->first_entry;
+		size_t n = c->nentries - f->first_entry, i;
+
+		e[n - 1].end = c->out->len;
+		for (i = 1; i < n; i++)
+			if (entry_cmp(c, &e[i - 1], &e[i]) >= 0)
+				break;
+		if (i < n)
+			rearrange(c, e, n);
+		if (c->indent)
+			tc_json__newline_indent(c->out, c->nframes);
+	}
+	putch(c->out, '}');
+	c->nentries = f->first_entry;
+	c->keys.len = f->key_mark;
+}
+
+static const struct tc_json__sink canon_sink = {
+	on_null, on_bool, on_int, on_float, on_string,
+	on_begin_array, on_end_array, on_begin_object, on_key, on_end_object
+};
+
+int
+tc_json_reformat(const char *text, size_t len, unsigned flags, tc_buf *out,
+    tc_error *err)
+{
+	struct canon c;
+	size_t start = out->len;
+	bool text_mode = (flags & TC_JSON_TEXT_POSITIONS) != 0;
+	int rc = -1;
+
+	memset(&c, 0, sizeof(c));
+	c.out = out;
+	c.ascii = (flags & TC_JSON_ASCII) != 0;
+	c.indent = (flags & TC_JSON_INDENT) != 0;
+	/* Room for the usual case (output no longer than the input), so the
+	 * buffer is not copied while it grows. */
+	tc_buf_grow(out, len + 64);
+	if (!tc_json__read(text, len, text_mode, &canon_sink, &c, err))
+		goto done;
+	if ((flags & TC_JSON_NO_NAN) && c.nan_seen) {
+		tc_json *v;
+
+		if (!c.dup_dropped) {
+			tc_error_set(err, "%s", TC_JSON_NAN_MSG);
+			goto done;
+		}
+		/* The non-finite value may have been a dropped duplicate:
+		 * let the tree writer decide. */
+		out->len = start;
+		v = text_mode ? tc_json_parse_text(text, len, err) :
+		    tc_json_parse(text, len, err);
+		rc = v != NULL ? tc_json_write(out, v, flags, err) : -1;
+		tc_json_free(v);
+		goto done;
+	}
+	if (c.surrogate &&
+	    tc_json__surrogate_error(out->data + start, out->len - start, err))
+		goto done;
+	rc = 0;
+done:
+	if (rc != 0)
+		out->len = start;
+	out->data[out->len] = '\0';
+	free(c.frames);
+	free(c.entries);
+	free(c.sort_tmp);
+	tc_buf_free(&c.keys);
+	tc_buf_free(&c.tmp);
+	return rc;
+}

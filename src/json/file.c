@@ -1,0 +1,124 @@
+/*
+ * file.c - reading JSON documents from files and descriptors with
+ * read(2), under the TC_JSON_MAX_BYTES limit, reporting OS errors in
+ * Python's OSError form: "[Errno 2] No such file or directory: 'PATH'".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json_internal.h"
+
+static void
+os_error(tc_error *err, int e, const char *path)
+{
+	tc_buf b = TC_BUF_INIT;
+
+	if (path != NULL) {
+		tc_json_repr_string(&b, path, strlen(path));
+		tc_error_set(err, "[Errno %d] %s: %s", e, strerror(e),
+		    tc_buf_cstr(&b));
+		tc_buf_free(&b);
+	} else {
+		tc_error_set(err, "[Errno %d] %s", e, strerror(e));
+	}
+}
+
+static void
+too_large(tc_error *err)
+{
+	tc_error_set(err, "JSON document too large: more than %zu bytes",
+	    TC_JSON_MAX_BYTES);
+}
+
+char *
+tc_json_read_fd(int fd, size_t *len, tc_error *err)
+{
+	struct stat st;
+	size_t cap = 65536, n = 0;
+	char *buf;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if ((uint64_t)st.st_size > TC_JSON_MAX_BYTES) {
+			too_large(err);
+			return NULL;
+		}
+		cap = (size_t)st.st_size + 1;
+	}
+	buf = tc_xmalloc(cap + 1);
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			if (cap > TC_JSON_MAX_BYTES) {
+				free(buf);
+				too_large(err);
+				return NULL;
+			}
+			cap *= 2;
+			buf = tc_xrealloc(buf, cap + 1);
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			os_error(err, errno, NULL);
+			free(buf);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > TC_JSON_MAX_BYTES) {
+		free(buf);
+		too_large(err);
+		return NULL;
+	}
+	buf[n] = '\0';
+	if (len != NULL)
+		*len = n;
+	return buf;
+}
+
+char *
+tc_json_read_path(const char *path, size_t *len, tc_error *err)
+{
+	struct stat st;
+	char *text;
+	int fd;
+
+	do
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		os_error(err, errno, path);
+		return NULL;
+	}
+	/* Python's open() refuses directories before any read. */
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		os_error(err, EISDIR, path);
+		return NULL;
+	}
+	text = tc_json_read_fd(fd, len, err);
+	close(fd);
+	return text;
+}
+
+tc_json *
+tc_json_parse_file(const char *path, tc_error *err)
+{
+	size_t len;
+	char *text = tc_json_read_path(path, &len, err);
+	tc_json *v;
+
+	if (text == NULL)
+		return NULL;
+	v = tc_json_parse_text(text, len, err);
+	free(text);
+	return v;
+}

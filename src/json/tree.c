@@ -1,0 +1,277 @@
+/*
+ * tree.c - tc_json_parse(): build a tc_json tree from the reader's events.
+ *
+ * Array items and object members are collected on two stacks shared by the
+ * whole parse and copied into exact-size arrays when their container
+ * closes.  Members are then sorted by key (stable merge sort; input that is
+ * already sorted costs one comparison per member) and duplicate keys are
+ * dropped keeping the last, as a Python dict built from the pairs would.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_internal.h"
+
+struct frame {
+	bool object;
+	size_t base;		/* first item / member of this container */
+};
+
+struct tree {
+	tc_json *root;
+	struct frame *frames;
+	size_t nframes, frames_cap;
+	tc_json **items;
+	size_t nitems, items_cap;
+	tc_json_member *mem;
+	size_t nmem, mem_cap;
+	tc_json_member *sort_tmp;
+	size_t sort_tmp_cap;
+};
+
+/* A finished value goes into the open container (or becomes the root). */
+static void
+add(struct tree *t, tc_json *v)
+{
+	if (t->nframes == 0) {
+		t->root = v;
+	} else if (t->frames[t->nframes - 1].object) {
+		t->mem[t->nmem - 1].value = v;
+	} else {
+		if (t->nitems == t->items_cap) {
+			t->items_cap = t->items_cap ? t->items_cap * 2 : 256;
+			t->items = tc_xrealloc(t->items, t->items_cap *
+			    sizeof(*t->items));
+		}
+		t->items[t->nitems++] = v;
+	}
+}
+
+static void
+push_frame(struct tree *t, bool object)
+{
+	if (t->nframes == t->frames_cap) {
+		t->frames_cap = t->frames_cap ? t->frames_cap * 2 : 32;
+		t->frames = tc_xrealloc(t->frames, t->frames_cap *
+		    sizeof(*t->frames));
+	}
+	t->frames[t->nframes].object = object;
+	t->frames[t->nframes].base = object ? t->nmem : t->nitems;
+	t->nframes++;
+}
+
+static void
+on_null(void *ctx)
+{
+	add(ctx, tc_json__new_node(TC_JSON_NULL));
+}
+
+static void
+on_bool(void *ctx, bool b)
+{
+	tc_json *v = tc_json__new_node(TC_JSON_BOOL);
+
+	v->u.b = b;
+	add(ctx, v);
+}
+
+static void
+on_int(void *ctx, const char *s, size_t len)
+{
+	add(ctx, tc_json__new_inline(TC_JSON_INT, s, len));
+}
+
+static void
+on_float(void *ctx, double d)
+{
+	tc_json *v = tc_json__new_node(TC_JSON_FLOAT);
+
+	v->u.f = d;
+	add(ctx, v);
+}
+
+static void
+on_string(void *ctx, const char *s, size_t len)
+{
+	add(ctx, tc_json__new_inline(TC_JSON_STRING, s, len));
+}
+
+static void
+on_begin_array(void *ctx)
+{
+	push_frame(ctx, false);
+}
+
+static void
+on_end_array(void *ctx)
+{
+	struct tree *t = ctx;
+	size_t base = t->frames[--t->nframes].base;
+	size_t n = t->nitems - base;
+	tc_json *arr = tc_json__new_node(TC_JSON_ARRAY);
+
+	if (n > 0) {
+		arr->u.arr.items = tc_xmalloc(n * sizeof(*arr->u.arr.items));
+		memcpy(arr->u.arr.items, t->items + base, n *
+		    sizeof(*arr->u.arr.items));
+	}
+	arr->u.arr.len = arr->u.arr.cap = n;
+	t->nitems = base;
+	add(t, arr);
+}
+
+static void
+on_begin_object(void *ctx)
+{
+	push_frame(ctx, true);
+}
+
+static void
+on_key(void *ctx, const char *s, size_t len)
+{
+	struct tree *t = ctx;
+	tc_json_member *m;
+
+	if (t->nmem == t->mem_cap) {
+		t->mem_cap = t->mem_cap ? t->mem_cap * 2 : 256;
+		t->mem = tc_xrealloc(t->mem, t->mem_cap * sizeof(*t->mem));
+	}
+	m = &t->mem[t->nmem++];
+	m->key = tc_xstrndup(s, len);
+	m->key_len = len;
+	m->value = NULL;
+}
+
+static int
+member_cmp(const tc_json_member *a, const tc_json_member *b)
+{
+	return tc_json__keycmp(a->key, a->key_len, b->key, b->key_len);
+}
+
+/* Stable merge sort of m[0..n) by key, using tmp[0..n/2]. */
+static void
+sort_members(tc_json_member *m, size_t n, tc_json_member *tmp)
+{
+	size_t mid, i, j, k;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			tc_json_member x = m[i];
+
+			for (j = i; j > 0 && member_cmp(&m[j - 1], &x) > 0; j--)
+				m[j] = m[j - 1];
+			m[j] = x;
+		}
+		return;
+	}
+	mid = n / 2;
+	sort_members(m, mid, tmp);
+	sort_members(m + mid, n - mid, tmp);
+	if (member_cmp(&m[mid - 1], &m[mid]) <= 0)
+		return;
+	memcpy(tmp, m, mid * sizeof(*m));
+	i = 0;
+	j = mid;
+	k = 0;
+	while (i < mid && j < n) {
+		/* on equal keys the earlier member goes first: stable */
+		if (member_cmp(&m[j], &tmp[i]) < 0)
+			m[k++] = m[j++];
+		else
+			m[k++] = tmp[i++];
+	}
+	while (i < mid)
+		m[k++] = tmp[i++];
+}
+
+/* Sort m[0..n) and drop all but the last of equal keys; returns new n. */
+static size_t
+sort_and_dedupe(struct tree *t, tc_json_member *m, size_t n)
+{
+	size_t i, out;
+
+	for (i = 1; i < n; i++)
+		if (member_cmp(&m[i - 1], &m[i]) >= 0)
+			break;
+	if (i >= n)
+		return n;
+	if (t->sort_tmp_cap < n) {
+		free(t->sort_tmp);
+		t->sort_tmp_cap = n;
+		t->sort_tmp = tc_xmalloc(n * sizeof(*t->sort_tmp));
+	}
+	sort_members(m, n, t->sort_tmp);
+	out = 0;
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n && member_cmp(&m[i], &m[i + 1]) == 0) {
+			free(m[i].key);
+			tc_json_free(m[i].value);
+			continue;
+		}
+		m[out++] = m[i];
+	}
+	return out;
+}
+
+static void
+on_end_object(void *ctx)
+{
+	struct tree *t = ctx;
+	size_t base = t->frames[--t->nframes].base;
+	size_t n = t->nmem - base;
+	tc_json *obj = tc_json__new_node(TC_JSON_OBJECT);
+
+	if (n > 0)
+		n = sort_and_dedupe(t, t->mem + base, n);
+
+	if (n > 0) {
+		obj->u.obj.members = tc_xmalloc(n * sizeof(*obj->u.obj.members));
+		memcpy(obj->u.obj.members, t->mem + base, n *
+		    sizeof(*obj->u.obj.members));
+	}
+	obj->u.obj.len = obj->u.obj.cap = n;
+	t->nmem = base;
+	add(t, obj);
+}
+
+static const struct tc_json__sink tree_sink = {
+	on_null, on_bool, on_int, on_float, on_string,
+	on_begin_array, on_end_array, on_begin_object, on_key, on_end_object
+};
+
+static tc_json *
+parse(const char *text, size_t len, bool text_mode, tc_error *err)
+{
+	struct tree t;
+	size_t i;
+
+	memset(&t, 0, sizeof(t));
+	if (!tc_json__read(text, len, text_mode, &tree_sink, &t, err)) {
+		/* Discard the partial document. */
+		for (i = 0; i < t.nitems; i++)
+			tc_json_free(t.items[i]);
+		for (i = 0; i < t.nmem; i++) {
+			free(t.mem[i].key);
+			tc_json_free(t.mem[i].value);
+		}
+		tc_json_free(t.root);
+		t.root = NULL;
+	}
+	free(t.frames);
+	free(t.items);
+	free(t.mem);
+	free(t.sort_tmp);
+	return t.root;
+}
+
+tc_json *
+tc_json_parse(const char *text, size_t len, tc_error *err)
+{
+	return parse(text, len, false, err);
+}
+
+tc_json *
+tc_json_parse_text(const char *text, size_t len, tc_error *err)
+{
+	return parse(text, len, true, err);
+}

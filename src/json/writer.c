@@ -1,0 +1,353 @@
+/*
+ * writer.c - serialisation byte for byte like CPython's json.dumps with
+ * sort_keys=True: the compact canonical form (separators "," ":"), the
+ * ensure_ascii variant, the indent=2 form (separators "," ": "), the
+ * allow_nan=False refusal, and the UTF-8 encoding step that refuses lone
+ * surrogates with Python's UnicodeEncodeError text.  Also the digests of
+ * the canonical form.
+ *
+ * Strings are copied in runs: an 8-bytes-at-a-time scan finds the next
+ * byte that needs attention, and everything before it is one memcpy.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_internal.h"
+#include "tunectl/sha256.h"
+
+struct writer {
+	tc_buf *out;
+	bool ascii;
+	bool no_nan;
+	bool indent;
+	bool surrogate;		/* a lone surrogate went out as WTF-8 */
+	bool nan_error;
+};
+
+static const char hexdig[] = "0123456789abcdef";
+
+static inline char *
+reserve(tc_buf *b, size_t n)
+{
+	if (b->cap - b->len < n + 1 || b->data == NULL)
+		tc_buf_grow(b, n);
+	return b->data + b->len;
+}
+
+static inline void
+put(tc_buf *b, const void *s, size_t n)
+{
+	memcpy(reserve(b, n), s, n);
+	b->len += n;
+}
+
+static inline void
+putch(tc_buf *b, char c)
+{
+	*reserve(b, 1) = c;
+	b->len++;
+}
+
+/*
+ * First byte at or after p that may need escaping: '"', '\\', a control
+ * character, any byte >= 0x80, and in ASCII mode also 0x7f.
+ */
+static inline const unsigned char *
+scan_plain(const unsigned char *p, const unsigned char *end, bool ascii)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = UINT64_C(0x0101010101010101);
+	const uint64_t high = UINT64_C(0x8080808080808080);
+
+	while (end - p >= 8) {
+		uint64_t x, q, b, m;
+
+		memcpy(&x, p, 8);
+		q = x ^ (ones * '"');
+		b = x ^ (ones * '\\');
+		m = ((q - ones) & ~q) | ((b - ones) & ~b) |
+		    ((x - ones * 0x20) & ~x) | x;
+		if (ascii) {
+			uint64_t d = x ^ (ones * 0x7f);
+
+			m |= (d - ones) & ~d;
+		}
+		m &= high;
+		if (m != 0)
+			return p + (__builtin_ctzll(m) >> 3);
+		p += 8;
+	}
+#endif
+	while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80 &&
+	    !(ascii && *p == 0x7f))
+		p++;
+	return p;
+}
+
+static inline char *
+put_u4(char *d, unsigned v)
+{
+	d[0] = '\\';
+	d[1] = 'u';
+	d[2] = hexdig[(v >> 12) & 0xf];
+	d[3] = hexdig[(v >> 8) & 0xf];
+	d[4] = hexdig[(v >> 4) & 0xf];
+	d[5] = hexdig[v & 0xf];
+	return d + 6;
+}
+
+void
+tc_json__write_string(tc_buf *out, const char *str, size_t len, bool ascii,
+    bool *surrogate)
+{
+	const unsigned char *p = (const unsigned char *)str, *end = p + len;
+	const unsigned char *run = p;
+
+	putch(out, '"');
+	for (;;) {
+		unsigned c;
+		char *d;
+
+		p = scan_plain(p, end, ascii);
+		if (p >= end)
+			break;
+		c = *p;
+		if (c >= 0x80 && !ascii) {
+			/* Raw UTF-8 stays; only note lone surrogates. */
+			size_t n = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+
+			if (c == 0xed && end - p >= 2 && p[1] >= 0xa0)
+				*surrogate = true;
+			p += n < (size_t)(end - p) ? n : (size_t)(end - p);
+			continue;
+		}
+		put(out, run, (size_t)(p - run));
+		d = reserve(out, 12);
+		if (c >= 0x80) {
+			uint32_t cp;
+
+			p += tc_json__decode_cp(p, (size_t)(end - p), &cp);
+			if (cp >= 0x10000) {
+				cp -= 0x10000;
+				d = put_u4(d, 0xd800 | (cp >> 10));
+				d = put_u4(d, 0xdc00 | (cp & 0x3ff));
+			} else {
+				d = put_u4(d, cp);
+			}
+		} else {
+			p++;
+			*d++ = '\\';
+			switch (c) {
+			case '"': *d++ = '"'; break;
+			case '\\': *d++ = '\\'; break;
+			case '\n': *d++ = 'n'; break;
+			case '\r': *d++ = 'r'; break;
+			case '\t': *d++ = 't'; break;
+			case '\b': *d++ = 'b'; break;
+			case '\f': *d++ = 'f'; break;
+			default:
+				d = put_u4(d - 1, c);
+				break;
+			}
+		}
+		out->len = (size_t)(d - out->data);
+		run = p;
+	}
+	put(out, run, (size_t)(end - run));
+	putch(out, '"');
+}
+
+void
+tc_json__newline_indent(tc_buf *out, size_t level)
+{
+	char *d = reserve(out, 1 + 2 * level);
+
+	*d = '\n';
+	memset(d + 1, ' ', 2 * level);
+	out->len += 1 + 2 * level;
+}
+
+static bool
+write_value(struct writer *w, const tc_json *v, size_t level)
+{
+	tc_buf *out = w->out;
+	size_t i;
+
+	switch (v->type) {
+	case TC_JSON_NULL:
+		put(out, "null", 4);
+		return true;
+	case TC_JSON_BOOL:
+		if (v->u.b)
+			put(out, "true", 4);
+		else
+			put(out, "false", 5);
+		return true;
+	case TC_JSON_INT:
+		put(out, v->u.int_text, strlen(v->u.int_text));
+		return true;
+	case TC_JSON_FLOAT:
+		if (w->no_nan && !__builtin_isfinite(v->u.f)) {
+			w->nan_error = true;
+			return false;
+		}
+		out->len += tc_json__format_double(reserve(out,
+		    TC_JSON_DOUBLE_MAX), v->u.f, true);
+		return true;
+	case TC_JSON_STRING:
+		tc_json__write_string(out, v->u.str.ptr, v->u.str.len, w->ascii,
+		    &w->surrogate);
+		return true;
+	case TC_JSON_ARRAY:
+		if (v->u.arr.len == 0) {
+			put(out, "[]", 2);
+			return true;
+		}
+		putch(out, '[');
+		for (i = 0; i < v->u.arr.len; i++) {
+			if (i > 0)
+				putch(out, ',');
+			if (w->indent)
+				tc_json__newline_indent(out, level + 1);
+			if (!write_value(w, v->u.arr.items[i], level + 1))
+				return false;
+		}
+		if (w->indent)
+			tc_json__newline_indent(out, level);
+		putch(out, ']');
+		return true;
+	case TC_JSON_OBJECT:
+		if (v->u.obj.len == 0) {
+			put(out, "{}", 2);
+			return true;
+		}
+		putch(out, '{');
+		for (i = 0; i < v->u.obj.len; i++) {
+			const tc_json_member *m = &v->u.obj.members[i];
+
+			if (i > 0)
+				putch(out, ',');
+			if (w->indent)
+				tc_json__newline_indent(out, level + 1);
+			tc_json__write_string(out, m->key, m->key_len, w->ascii,
+			    &w->surrogate);
+			if (w->indent)
+				put(out, ": ", 2);
+			else
+				putch(out, ':');
+			if (!write_value(w, m->value, level + 1))
+				return false;
+		}
+		if (w->indent)
+			tc_json__newline_indent(out, level);
+		putch(out, '}');
+		return true;
+	}
+	return true;
+}
+
+bool
+tc_json__surrogate_error(const char *s, size_t len, tc_error *err)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, pos = 0, n = 0;
+	uint32_t first = 0;
+
+	while (i < len) {
+		if (p[i] == 0xed && i + 2 < len && p[i + 1] >= 0xa0) {
+			tc_json__decode_cp(p + i, len - i, &first);
+			while (i + 2 < len && p[i] == 0xed && p[i + 1] >= 0xa0) {
+				n++;
+				i += 3;
+			}
+			break;
+		}
+		if ((p[i] & 0xc0) != 0x80)
+			pos++;
+		i++;
+	}
+	if (n == 0)
+		return false;
+	if (n == 1)
+		tc_error_set(err, "'utf-8' codec can't encode character "
+		    "'\\u%04x' in position %zu: surrogates not allowed",
+		    (unsigned)first, pos);
+	else
+		tc_error_set(err, "'utf-8' codec can't encode characters in "
+		    "position %zu-%zu: surrogates not allowed", pos,
+		    pos + n - 1);
+	return true;
+}
+
+int
+tc_json_write(tc_buf *out, const tc_json *v, unsigned flags, tc_error *err)
+{
+	struct writer w;
+	size_t start = out->len;
+
+	memset(&w, 0, sizeof(w));
+	w.out = out;
+	w.ascii = (flags & TC_JSON_ASCII) != 0;
+	w.no_nan = (flags & TC_JSON_NO_NAN) != 0;
+	w.indent = (flags & TC_JSON_INDENT) != 0;
+	reserve(out, 0);
+	if (!write_value(&w, v, 0)) {
+		tc_error_set(err, "%s", TC_JSON_NAN_MSG);
+		goto fail;
+	}
+	if (w.surrogate &&
+	    tc_json__surrogate_error(out->data + start, out->len - start, err))
+		goto fail;
+	out->data[out->len] = '\0';
+	return 0;
+fail:
+	out->len = start;
+	out->data[out->len] = '\0';
+	return -1;
+}
+
+char *
+tc_json_canonical(const tc_json *v, size_t *len, tc_error *err)
+{
+	tc_buf b = TC_BUF_INIT;
+
+	if (tc_json_write(&b, v, 0, err) != 0) {
+		tc_buf_free(&b);
+		return NULL;
+	}
+	return tc_buf_detach(&b, len);
+}
+
+char *
+tc_json_pretty(const tc_json *v, size_t *len, tc_error *err)
+{
+	tc_buf b = TC_BUF_INIT;
+
+	if (tc_json_write(&b, v, TC_JSON_INDENT, err) != 0) {
+		tc_buf_free(&b);
+		return NULL;
+	}
+	tc_buf_putc(&b, '\n');
+	return tc_buf_detach(&b, len);
+}
+
+int
+tc_json_digest_flags(const tc_json *v, unsigned flags, char hex[65],
+    tc_error *err)
+{
+	tc_buf b = TC_BUF_INIT;
+
+	if (tc_json_write(&b, v, flags, err) != 0) {
+		tc_buf_free(&b);
+		return -1;
+	}
+	tc_sha256_hex(b.data, b.len, hex);
+	tc_buf_free(&b);
+	return 0;
+}
+
+int
+tc_json_digest(const tc_json *v, char hex[65], tc_error *err)
+{
+	return tc_json_digest_flags(v, 0, hex, err);
+}

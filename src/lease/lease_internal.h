@@ -1,0 +1,109 @@
+/*
+ * lease_internal.h - what the files of src/lease/ share and nobody else
+ * needs: waiting on a flock under a deadline, the arrival-order ticket
+ * queue in front of each device lock, and the process runner of the
+ * lease runner (_run_argv).
+ */
+#ifndef TUNECTL_LEASE_INTERNAL_H
+#define TUNECTL_LEASE_INTERNAL_H
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "tunectl/error.h"
+
+/* ---- wait.c ----------------------------------------------------------------- */
+
+/*
+ * flock(fd, op) (LOCK_EX or LOCK_SH), blocking until the lock is granted
+ * or the CLOCK_MONOTONIC deadline passes.  One non-blocking try is always
+ * made first, so a free lock is taken even after the deadline, as the
+ * reference's polling loop does.  Returns 0 (locked), 1 (timed out) or
+ * -1 with *errnum set.
+ */
+int tc_lease__flock_until(int fd, int op, uint64_t deadline_ns, int *errnum);
+
+/* Deadline = now + seconds (saturating). */
+uint64_t tc_lease__deadline(double seconds);
+
+/* ---- queue.c ------------------------------------------------------------------ */
+
+typedef struct tc_lease_ticket {
+	int dirfd;		/* "<root>/npu-device-<id>.queue", -1 when unused */
+	DIR *dir;		/* for scans (its own fd) */
+	int fd;			/* our ticket, flock'd LOCK_EX */
+	unsigned long long seq;
+	char name[24];
+} tc_lease_ticket;
+
+#define TC_LEASE_TICKET_INIT { -1, NULL, -1, 0, "" }
+
+/*
+ * Take a ticket for device_id and wait until every earlier ticket is
+ * gone (its waiter took the device, gave up or died).  Returns 0 (we are
+ * at the head; the ticket stays until tc_lease__queue_leave), 1 (deadline
+ * passed; the ticket is already withdrawn) or -1 (err set).
+ */
+int tc_lease__queue_wait(const char *lease_root, long device_id,
+    const char *command_id, uint64_t deadline_ns, tc_lease_ticket *t,
+    tc_error *err);
+
+/* Withdraw the ticket (unlink, then close, which wakes the successor). */
+void tc_lease__queue_leave(tc_lease_ticket *t);
+
+/* "<root>/npu-device-<id>.queue"; malloc'd. */
+char *tc_lease__queue_path(const char *lease_root, long device_id);
+
+/* true when no ticket is queued for the device (unreadable: false). */
+bool tc_lease__queue_empty(const char *lease_root, long device_id);
+
+/* Number of live tickets in a queue directory (0 when it is missing). */
+size_t tc_lease__queue_waiters(const char *queue_dir);
+
+/* ---- spawn.c ------------------------------------------------------------------ */
+
+typedef struct tc_lease_spawn {
+	char *const *argv;
+	char *const *envp;
+	const char *cwd;
+	const char *stdout_path;	/* created O_EXCL */
+	const char *stderr_path;
+	double timeout_s;
+	double grace_s;			/* SIGTERM→SIGKILL */
+} tc_lease_spawn;
+
+typedef struct tc_lease_ran {
+	bool started;
+	int start_errno;		/* when !started */
+	pid_t pid;
+	char started_at[40];
+	char finished_at[40];
+	int return_code;		/* exit status, or -signal */
+	bool timed_out;
+	int interrupted_by;		/* signal that stopped the runner, or 0 */
+} tc_lease_ran;
+
+/*
+ * _run_argv: create both logs exclusively, spawn argv without a shell in
+ * a new session with stdin from /dev/null, wait up to timeout_s; on
+ * timeout (or SIGTERM/SIGINT/SIGHUP to the runner) SIGTERM the group,
+ * wait grace_s, SIGKILL the group.  When the leader has exited, whatever
+ * it left in its group, and every descendant re-parented to the runner,
+ * is killed and reaped.  Returns 0 when the logs were created (ran->started
+ * says whether the command started), -1 with err set otherwise.
+ */
+int tc_lease__run_argv(const tc_lease_spawn *spec, tc_lease_ran *ran,
+    tc_error *err);
+
+/* ---- timestamps ------------------------------------------------------------- */
+
+/* Format a CLOCK_REALTIME instant like tc_lease_timestamp(). */
+void tc_lease__format_time(const struct timespec *ts, char out[40]);
+
+/* Round seconds to microseconds (what manifests record). */
+double tc_lease__round_us(double seconds);
+
+#endif

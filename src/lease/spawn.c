@@ -1,0 +1,319 @@
+/*
+ * spawn.c - the lease runner's process runner (_run_argv, §14.2): logs
+ * created exclusively, the command spawned without a shell in a session
+ * of its own with stdin from /dev/null, a timeout that ends the whole
+ * process group (SIGTERM, grace, SIGKILL).
+ *
+ * A device lease must outlive every process that may use the device, so
+ * this runner goes further than the reference: it makes itself a child
+ * subreaper for the run, and once the command's leader has exited it
+ * kills what the leader left in its process group and every descendant
+ * that was re-parented to the runner (double-forked daemons included),
+ * and reaps them all before the lease is released.  SIGTERM, SIGINT and
+ * SIGHUP sent to the runner while the command runs are handled like a
+ * timeout, so killing the runner never orphans a device process.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lease_internal.h"
+#include "tunectl/buf.h"
+#include "tunectl/fileio.h"
+#include "tunectl/lease.h"
+#include "tunectl/timeutil.h"
+
+#define MAX_KIDS 4096
+
+static int
+pidfd_open_compat(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/*
+ * Wait until the leader has exited (left unreaped, so its pid, which is
+ * also the process group id, cannot be reused), a runner signal arrives
+ * on sigfd, or the deadline passes.  Returns 0, 2 (*sig set) or 1.
+ */
+static int
+wait_leader(pid_t pid, int pidfd, int sigfd, uint64_t deadline, int *sig)
+{
+	for (;;) {
+		struct pollfd p[2];
+		siginfo_t si;
+		uint64_t now;
+		int timeout_ms;
+
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT)
+		    == 0 && si.si_pid == pid)
+			return 0;
+		now = tc_monotonic_ns();
+		if (deadline != UINT64_MAX && now >= deadline)
+			return 1;
+		/* Wake at least once a minute: the deadline is re-checked
+		 * above, and the millisecond count always fits an int. */
+		if (deadline - now > 60000000000ULL)
+			timeout_ms = 60000;
+		else
+			timeout_ms = (int)((deadline - now + 999999) / 1000000);
+		if (pidfd < 0 && (timeout_ms < 0 || timeout_ms > 2))
+			timeout_ms = 2;		/* no pidfd: poll the leader */
+		p[0].fd = sigfd;
+		p[0].events = POLLIN;
+		p[0].revents = 0;
+		p[1].fd = pidfd;
+		p[1].events = POLLIN;
+		p[1].revents = 0;
+		if (poll(p, 2, timeout_ms) > 0 && (p[0].revents & POLLIN)) {
+			struct signalfd_siginfo ssi;
+
+			if (read(sigfd, &ssi, sizeof(ssi)) == (ssize_t)sizeof(ssi)) {
+				*sig = (int)ssi.ssi_signo;
+				return 2;
+			}
+		}
+	}
+}
+
+/* The runner's children: /proc/self/task/<tid>/children, else a scan of
+ * /proc for processes whose parent is the runner. */
+static size_t
+list_children(pid_t *kids, size_t max)
+{
+	char path[64], buf[8192];
+	size_t n = 0;
+	FILE *fp;
+	DIR *proc;
+	struct dirent *de;
+	pid_t self = getpid();
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/children",
+	    (long)syscall(SYS_gettid));
+	if ((fp = fopen(path, "re")) != NULL) {
+		long v;
+
+		while (n < max && fscanf(fp, "%ld", &v) == 1)
+			kids[n++] = (pid_t)v;
+		fclose(fp);
+		return n;
+	}
+	if ((proc = opendir("/proc")) == NULL)
+		return 0;
+	while (n < max && (de = readdir(proc)) != NULL) {
+		char *end, *close_paren;
+		long pid = strtol(de->d_name, &end, 10), ppid;
+		ssize_t len;
+		int fd;
+
+		if (*end != '\0' || pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* "pid (comm) state ppid ...": comm may hold ')' */
+		if ((close_paren = strrchr(buf, ')')) == NULL)
+			continue;
+		if (sscanf(close_paren + 1, " %*c %ld", &ppid) == 1 &&
+		    ppid == (long)self)
+			kids[n++] = (pid_t)pid;
+	}
+	closedir(proc);
+	return n;
+}
+
+static bool
+pid_in(pid_t pid, const pid_t *set, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (set[i] == pid)
+			return true;
+	return false;
+}
+
+/* Kill and reap every child of the runner that was not there before the
+ * command started: the command's re-parented descendants.  Killing one
+ * re-parents its own children to the runner, hence the rounds. */
+static void
+reap_descendants(const pid_t *before, size_t nbefore)
+{
+	pid_t *kids = tc_xmalloc(MAX_KIDS * sizeof(*kids));
+	int round;
+
+	for (round = 0; round < 64; round++) {
+		size_t n = list_children(kids, MAX_KIDS), i, killed = 0;
+
+		for (i = 0; i < n; i++) {
+			if (pid_in(kids[i], before, nbefore))
+				continue;
+			kill(kids[i], SIGKILL);
+			kids[killed++] = kids[i];
+		}
+		if (killed == 0)
+			break;
+		for (i = 0; i < killed; i++)
+			while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
+				;
+	}
+	free(kids);
+}
+
+static int
+open_log(const char *path, tc_error *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0666);
+
+	if (fd < 0)
+		tc_error_os(err, errno, path);
+	return fd;
+}
+
+static void
+stamp(char out[40])
+{
+	tc_lease_timestamp(out);
+}
+
+int
+tc_lease__run_argv(const tc_lease_spawn *spec, tc_lease_ran *ran,
+    tc_error *err)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t runner_sigs, old_mask, empty, all;
+	struct sigaction dfl, old_chld;
+	pid_t *before;
+	size_t nbefore;
+	int outfd, errfd, sigfd, pidfd = -1, old_reaper = 0, rc, sig = 0;
+	int status = 0;
+
+	memset(ran, 0, sizeof(*ran));
+	ran->pid = -1;
+	if ((outfd = open_log(spec->stdout_path, err)) < 0)
+		return -1;
+	if ((errfd = open_log(spec->stderr_path, err)) < 0) {
+		close(outfd);
+		unlink(spec->stdout_path);
+		return -1;
+	}
+
+	sigemptyset(&runner_sigs);
+	sigaddset(&runner_sigs, SIGTERM);
+	sigaddset(&runner_sigs, SIGINT);
+	sigaddset(&runner_sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &runner_sigs, &old_mask);
+	sigfd = signalfd(-1, &runner_sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGCHLD, &dfl, &old_chld);	/* an inherited SIG_IGN would auto-reap */
+	prctl(PR_GET_CHILD_SUBREAPER, &old_reaper, 0, 0, 0);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	before = tc_xmalloc(MAX_KIDS * sizeof(*before));
+	nbefore = list_children(before, MAX_KIDS);
+
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID |
+	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	sigemptyset(&empty);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&attr, &empty);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, outfd, 1);
+	posix_spawn_file_actions_adddup2(&fa, errfd, 2);
+	if (spec->cwd != NULL)
+		posix_spawn_file_actions_addchdir_np(&fa, spec->cwd);
+
+	stamp(ran->started_at);
+	rc = posix_spawn(&ran->pid, spec->argv[0], &fa, &attr, spec->argv,
+	    spec->envp);
+	close(outfd);
+	close(errfd);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (rc != 0) {
+		ran->started = false;
+		ran->start_errno = rc;
+		ran->pid = -1;
+		stamp(ran->finished_at);
+		goto restore;
+	}
+	ran->started = true;
+	pidfd = pidfd_open_compat(ran->pid);
+
+	switch (wait_leader(ran->pid, pidfd, sigfd,
+	    tc_lease__deadline(spec->timeout_s), &sig)) {
+	case 0:
+		break;
+	case 2:
+		ran->interrupted_by = sig;
+		/* FALLTHROUGH */
+	default:
+		ran->timed_out = ran->interrupted_by == 0;
+		killpg(ran->pid, SIGTERM);
+		if (wait_leader(ran->pid, pidfd, -1,
+		    tc_lease__deadline(spec->grace_s), &sig) != 0) {
+			killpg(ran->pid, SIGKILL);
+			wait_leader(ran->pid, pidfd, -1, UINT64_MAX, &sig);
+		}
+		break;
+	}
+	/* The leader is a zombie, so its group id is still ours to signal:
+	 * nothing it started may keep using the device after the lease. */
+	killpg(ran->pid, SIGKILL);
+	while (waitpid(ran->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	stamp(ran->finished_at);
+	if (WIFEXITED(status))
+		ran->return_code = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		ran->return_code = -WTERMSIG(status);
+	reap_descendants(before, nbefore);
+
+restore:
+	if (pidfd >= 0)
+		close(pidfd);
+	free(before);
+	prctl(PR_SET_CHILD_SUBREAPER, old_reaper, 0, 0, 0);
+	sigaction(SIGCHLD, &old_chld, NULL);
+	if (sigfd >= 0) {
+		struct signalfd_siginfo ssi;
+
+		/* Consume what arrived once the command was over, so that
+		 * unblocking does not kill the runner before it records the
+		 * outcome and releases the lease; it is finishing anyway. */
+		while (read(sigfd, &ssi, sizeof(ssi)) == (ssize_t)sizeof(ssi))
+			;
+		close(sigfd);
+	}
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	return 0;
+}

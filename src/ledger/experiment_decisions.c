@@ -1,0 +1,786 @@
+/*
+ * experiment_decisions.c - structural validation of an experiment result
+ * (§3.5), second half: the decision collections (D0-D25), whole-scope
+ * promotion (W1-W6), the derived sets and the per-round semantic checks
+ * (K1-K4).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment_internal.h"
+#include "tunectl/ledger.h"
+
+#define SCOPE "performance_scope_decisions"
+#define UNRESOLVED "unresolved_performance_ranges"
+
+static const char *const fingerprint_fields[] = {
+	"source_revision", "baseline_config_fingerprint",
+	"candidate_config_fingerprint", "control_fingerprint",
+	"workload_fingerprint", NULL
+};
+
+struct tuple {
+	const char *c, *a, *s;
+};
+
+/* D9: the legal (classification, action, status) tuples. */
+static const struct tuple scope_tuples[] = {
+	{ "beneficial", "keep", "proposed" },
+	{ "beneficial", "keep", "applied" },
+	{ "beneficial", "keep", "verified" },
+	{ "neutral", "prune", "proposed" },
+	{ "neutral", "prune", "applied" },
+	{ "neutral", "prune", "verified" },
+	{ "regressed", "prune", "proposed" },
+	{ "regressed", "prune", "applied" },
+	{ "regressed", "prune", "verified" },
+	{ NULL, NULL, NULL }
+};
+static const struct tuple unresolved_tuples[] = {
+	{ "neutral", "reprofile", "proposed" },
+	{ "regressed", "reprofile", "proposed" },
+	{ "insufficient_evidence", "reprofile", "proposed" },
+	{ "neutral", "block", "blocked" },
+	{ "regressed", "block", "blocked" },
+	{ "insufficient_evidence", "block", "blocked" },
+	{ NULL, NULL, NULL }
+};
+/* D21: automatic_aot source rounds. */
+static const struct tuple aot_proposed[] = {
+	{ "beneficial", "keep", "proposed" },
+	{ "neutral", "prune", "proposed" },
+	{ "regressed", "prune", "proposed" },
+	{ NULL, NULL, NULL }
+};
+static const struct tuple aot_actionable[] = {
+	{ "beneficial", "keep", "applied" },
+	{ "neutral", "prune", "verified" },
+	{ "regressed", "prune", "verified" },
+	{ NULL, NULL, NULL }
+};
+
+static bool
+tuple_in(const tc_json *d, const struct tuple *t)
+{
+	const tc_json *c = tc_json_get(d, "classification");
+	const tc_json *a = tc_json_get(d, "action");
+	const tc_json *s = tc_json_get(d, "status");
+
+	for (; t->c != NULL; t++)
+		if (lx_is(c, t->c) && lx_is(a, t->a) && lx_is(s, t->s))
+			return true;
+	return false;
+}
+
+static void
+tuple_repr(tc_buf *b, const tc_json *d)
+{
+	tc_buf_putc(b, '(');
+	{
+		static const char *const keys[] = {
+			"classification", "action", "status"
+		};
+		size_t i;
+
+		for (i = 0; i < 3; i++) {
+			const tc_json *v = tc_json_get(d, keys[i]);
+
+			if (i > 0)
+				tc_buf_puts(b, ", ");
+			if (v == NULL)
+				tc_buf_puts(b, "None");
+			else
+				tc_json_repr(b, v);
+		}
+	}
+	tc_buf_putc(b, ')');
+}
+
+/* The effective-prune predicate of the derived sets. */
+static bool
+effective_prune(const tc_json *d)
+{
+	const tc_json *c = tc_json_get(d, "classification");
+	const tc_json *s = tc_json_get(d, "status");
+
+	return (lx_is(c, "neutral") || lx_is(c, "regressed")) &&
+	    lx_is(tc_json_get(d, "action"), "prune") &&
+	    (lx_is(s, "applied") || lx_is(s, "verified")) &&
+	    tc_ledger_source_actionable(d);
+}
+
+static const tc_json *
+round_obj(const struct xv *x, long idx)
+{
+	return idx < 0 ? NULL : x->rounds[idx].obj;
+}
+
+static bool
+in_passed(const struct xv *x, const tc_json *id)
+{
+	return tc_json_is(id, TC_JSON_STRING) &&
+	    lx_set_has(&x->passed, id->u.str.ptr, id->u.str.len);
+}
+
+/* mapping.get(key) for a string key, else NULL (None). */
+static const tc_json *
+map_get(const tc_json *map, const tc_json *key)
+{
+	if (!tc_json_is(key, TC_JSON_STRING))
+		return NULL;
+	return tc_json_getn(map, key->u.str.ptr, key->u.str.len);
+}
+
+/* "<len>:<round_id><range_id>": an unambiguous pair key. */
+static void
+pair_key(tc_buf *b, const tc_json *rid, const tc_json *range)
+{
+	tc_buf_reset(b);
+	tc_buf_printf(b, "%zu:", rid->u.str.len);
+	tc_buf_add(b, rid->u.str.ptr, rid->u.str.len);
+	tc_buf_add(b, range->u.str.ptr, range->u.str.len);
+}
+
+/* ---- one decision (D1-D24) ---------------------------------------------- */
+
+static void
+check_decision(struct xv *x, const tc_json *d, const char *field,
+    const char *loc)
+{
+	static const char *const ids[] = {
+		"round_id", "range_id", "sk_id", "source_scope", NULL
+	};
+	const bool scope = strcmp(field, SCOPE) == 0;
+	const tc_json *v, *rid, *method, *conf, *bnd, *src = NULL, *act, *st;
+	const tc_json *cls;
+	bool perf_exact, actionable;
+	long src_idx = -1;
+	size_t k;
+
+	for (k = 0; ids[k] != NULL; k++) {			/* D2 */
+		v = tc_json_get(d, ids[k]);
+		if (!tc_ledger_non_empty_string(v))
+			lx_err(x->errors, "%s.%s must be a non-empty string",
+			    loc, ids[k]);
+		else if (lx_has_surrounding_ws(v))
+			lx_err(x->errors, "%s.%s must not contain surrounding "
+			    "whitespace", loc, ids[k]);
+	}
+	method = tc_json_get(d, "mapping_method");		/* D3 */
+	if (lx_unhashable(method)) {
+		xv_raise_unhashable(x, method);
+		return;
+	}
+	if (!lx_in(method, tc_ledger_mapping_methods))
+		lx_err(x->errors, "%s.mapping_method must preserve a producer "
+		    "mapping method", loc);
+	conf = tc_json_get(d, "mapping_confidence");		/* D4 */
+	if (lx_unhashable(conf)) {
+		xv_raise_unhashable(x, conf);
+		return;
+	}
+	if (!lx_in(conf, tc_ledger_mapping_confidences))
+		lx_err(x->errors, "%s.mapping_confidence is invalid", loc);
+	{							/* D5 */
+		static const char *const pairs[][2] = {
+			{ "source_scope_map", "exact" },
+			{ "kernel_projection_structural", "exact_projected_trace" },
+			{ "source_scope_map", "diagnostic_only" },
+			{ "kernel_projection_structural", "diagnostic_only" },
+			{ "kernel_projection_structural", "ambiguous" },
+			{ "kernel_projection_structural", "unmapped" },
+			{ "sk_meta_node_ids", "diagnostic_only" },
+		};
+		bool ok = false;
+
+		for (k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++)
+			if (lx_is(method, pairs[k][0]) && lx_is(conf, pairs[k][1]))
+				ok = true;
+		if (!ok)
+			lx_err(x->errors, "%s mapping method/confidence pair is "
+			    "unsupported", loc);
+	}
+	if (tc_json_get(d, "mapping_reliable") != NULL)		/* D6 */
+		lx_err(x->errors, "%s.mapping_reliable is consumer-reported and "
+		    "must be omitted", loc);
+	bnd = tc_json_get(d, "boundary");			/* D7 */
+	if (!tc_json_is(bnd, TC_JSON_OBJECT)) {
+		lx_err(x->errors, "%s.boundary must be an object", loc);
+	} else {
+		if (!tc_ledger_non_empty_string(tc_json_get(bnd, "start_op")))
+			lx_err(x->errors, "%s.boundary.start_op must be a "
+			    "non-empty string", loc);
+		if (!tc_ledger_non_empty_string(tc_json_get(bnd, "end_op")))
+			lx_err(x->errors, "%s.boundary.end_op must be a "
+			    "non-empty string", loc);
+	}
+	cls = tc_json_get(d, "classification");			/* D8 */
+	act = tc_json_get(d, "action");
+	st = tc_json_get(d, "status");
+	if (!lx_in(cls, tc_ledger_classifications))
+		lx_err(x->errors, "%s.classification is invalid", loc);
+	if (!lx_in(act, tc_ledger_actions))
+		lx_err(x->errors, "%s.action is invalid", loc);
+	if (!lx_in(st, tc_ledger_decision_statuses))
+		lx_err(x->errors, "%s.status is invalid", loc);
+	if (!tuple_in(d, scope ? scope_tuples : unresolved_tuples)) {	/* D9 */
+		tc_buf m = TC_BUF_INIT;
+
+		tc_buf_printf(&m, "%s classification/action/status tuple ", loc);
+		tuple_repr(&m, d);
+		tc_buf_printf(&m, " is invalid for %s", field);
+		lx_err_buf(x->errors, &m);
+		tc_buf_free(&m);
+	}
+	perf_exact = tc_ledger_performance_exact(d);
+	actionable = tc_ledger_source_actionable(d);
+	if (scope && lx_is(st, "proposed") && !perf_exact)	/* D10 */
+		lx_err(x->errors, "%s proposed measured classification requires "
+		    "performance-exact mapping evidence", loc);
+	if (!perf_exact && !lx_is(cls, "insufficient_evidence"))	/* D11 */
+		lx_err(x->errors, "%s non-exact mapping must remain "
+		    "insufficient_evidence", loc);
+	rid = tc_json_get(d, "round_id");			/* D12 */
+	if (tc_ledger_non_empty_string(rid)) {
+		src_idx = xv_round_index(x, rid);
+		src = round_obj(x, src_idx);
+	}
+	if (src == NULL)
+		lx_err(x->errors, "%s.round_id must reference a declared round",
+		    loc);
+	for (k = 0; fingerprint_fields[k] != NULL; k++) {	/* D13 */
+		v = tc_json_get(d, fingerprint_fields[k]);
+		if (!tc_ledger_non_empty_string(v))
+			lx_err(x->errors, "%s.%s must be a non-empty string",
+			    loc, fingerprint_fields[k]);
+		else if (src != NULL &&
+		    !lx_eq(v, tc_json_get(src, fingerprint_fields[k])))
+			lx_err(x->errors, "%s.%s must match its declared round",
+			    loc, fingerprint_fields[k]);
+	}
+	xv_binding_checks(x, d, loc, src);			/* D14 */
+	if (!in_passed(x, rid))					/* D15 */
+		lx_err(x->errors, "%s source round must have profiling passed",
+		    loc);
+	if (!tc_ledger_non_empty_string(map_get(x->agents, rid)))	/* D16 */
+		lx_err(x->errors, "%s source round must have a profiling "
+		    "analysis Agent", loc);
+	if (!tc_ledger_relative_artifact(map_get(x->results, rid)))	/* D17 */
+		lx_err(x->errors, "%s source round must have a profiling "
+		    "analysis result", loc);
+	if (!lx_eq(tc_json_get(d, "source_profiling_analysis_result"),
+	    map_get(x->results, rid)))				/* D18 */
+		lx_err(x->errors, "%s.source_profiling_analysis_result must "
+		    "match its source round", loc);
+	if (lx_is(act, "prune") && (lx_is(st, "applied") ||
+	    lx_is(st, "verified")) && !((lx_is(cls, "neutral") ||
+	    lx_is(cls, "regressed")) && actionable))		/* D19 */
+		lx_err(x->errors, "%s effective prune requires source-actionable "
+		    "neutral/regressed mapping", loc);
+	if (lx_is(act, "keep") && (lx_is(st, "applied") ||
+	    lx_is(st, "verified")) && !(lx_is(cls, "beneficial") &&
+	    actionable))					/* D20 */
+		lx_err(x->errors, "%s effective keep requires source-actionable "
+		    "beneficial mapping", loc);
+	if (src != NULL && x->rounds[src_idx].kind == XK_AOT) {	/* D21 */
+		bool ok;
+
+		if (lx_unhashable(cls) || lx_unhashable(act) ||
+		    lx_unhashable(st)) {
+			xv_raise_unhashable(x, lx_unhashable(cls) ? cls :
+			    lx_unhashable(act) ? act : st);
+			return;
+		}
+		if (scope)
+			ok = tuple_in(d, aot_proposed) ||
+			    (actionable && tuple_in(d, aot_actionable));
+		else
+			ok = tuple_in(d, unresolved_tuples);
+		if (!ok)
+			lx_err(x->errors, "%s automatic_aot may only retain "
+			    "proposed carry-forward, source-actionable "
+			    "later-verified, or blocked unresolved evidence", loc);
+	}
+	if (lx_is(st, "verified")) {				/* D22 */
+		const tc_json *vr = tc_json_get(d, "verified_in_round_id");
+		long vr_idx = -1;
+
+		if (!tc_ledger_non_empty_string(vr) || !in_passed(x, vr))
+			lx_err(x->errors, "%s.verified_in_round_id must reference "
+			    "a profiling-passed round", loc);
+		if (!lx_eq(tc_json_get(d, "profiling_analysis_result"),
+		    map_get(x->results, vr)))
+			lx_err(x->errors, "%s.profiling_analysis_result must "
+			    "reference fresh verification profiling", loc);
+		if (tc_ledger_non_empty_string(vr))
+			vr_idx = xv_round_index(x, vr);
+		if (src_idx >= 0 && vr_idx >= 0 && vr_idx <= src_idx)
+			lx_err(x->errors, "%s.verified_in_round_id must be "
+			    "strictly later than its source round", loc);
+		if (lx_is(act, "prune")) {			/* D23 */
+			const tc_json *vround = round_obj(x, vr_idx);
+			const tc_json *range = tc_json_get(d, "range_id");
+			const tc_json *refs;
+			bool found = false;
+
+			if (vround == NULL || x->rounds[vr_idx].kind != XK_PRUNE) {
+				lx_err(x->errors, "%s.verified_in_round_id must "
+				    "reference a later performance_prune round",
+				    loc);
+			} else {
+				refs = tc_json_get(vround,
+				    "performance_decision_range_ids");
+				if (tc_ledger_canonical_string(range) &&
+				    tc_json_is(refs, TC_JSON_ARRAY))
+					for (k = 0; k < refs->u.arr.len; k++)
+						if (lx_eq(refs->u.arr.items[k],
+						    range))
+							found = true;
+				if (!found)
+					lx_err(x->errors, "%s verified prune range "
+					    "must be referenced by its "
+					    "performance_prune verification round",
+					    loc);
+			}
+		}
+	}
+}
+
+void
+xv_check_decisions(struct xv *x)
+{
+	const char *fields[2] = { SCOPE, UNRESOLVED };
+	lx_set seen[2] = { LX_SET_INIT, LX_SET_INIT };
+	tc_buf key = TC_BUF_INIT;
+	size_t f, i;
+
+	for (f = 0; f < 2; f++) {
+		const tc_json *list = tc_json_get(x->r, fields[f]);
+
+		if (!tc_json_is(list, TC_JSON_ARRAY)) {		/* D0 */
+			lx_err(x->errors, "%s must be a list", fields[f]);
+			list = x->empty_list;
+		}
+		if (f == 0)
+			x->decisions = list;
+		else
+			x->unresolved = list;
+	}
+	for (f = 0; f < 2 && x->exc == NULL; f++) {
+		const tc_json *list = f == 0 ? x->decisions : x->unresolved;
+
+		for (i = 0; i < list->u.arr.len && x->exc == NULL; i++) {
+			const tc_json *d = list->u.arr.items[i];
+			const tc_json *rid, *range;
+			char loc[96];
+
+			snprintf(loc, sizeof(loc), "%s[%zu]", fields[f], i);
+			if (!tc_json_is(d, TC_JSON_OBJECT)) {	/* D1 */
+				lx_err(x->errors, "%s must be an object", loc);
+				continue;
+			}
+			check_decision(x, d, fields[f], loc);
+			if (x->exc != NULL)
+				break;
+			rid = tc_json_get(d, "round_id");	/* D25 */
+			range = tc_json_get(d, "range_id");
+			if (!tc_ledger_non_empty_string(rid) ||
+			    !tc_ledger_non_empty_string(range))
+				continue;
+			pair_key(&key, rid, range);
+			if (lx_set_has(&seen[f], key.data, key.len))
+				lx_err(x->errors, "%s contains duplicate "
+				    "round/range identity", fields[f]);
+			else if (lx_set_has(&seen[1 - f], key.data, key.len))
+				lx_err(x->errors, "%s contains a conflicting "
+				    "round/range identity already recorded in %s",
+				    fields[f], fields[1 - f]);
+			lx_set_add(&seen[f], key.data, key.len);
+		}
+	}
+	tc_buf_free(&key);
+	lx_set_free(&seen[0]);
+	lx_set_free(&seen[1]);
+}
+
+/* ---- whole-scope promotion (W1-W6) --------------------------------------- */
+
+static void
+add_range_ids(const tc_json *list, lx_set *out, const tc_json *round_id,
+    bool filter)
+{
+	size_t i;
+
+	for (i = 0; i < list->u.arr.len; i++) {
+		const tc_json *d = list->u.arr.items[i];
+		const tc_json *range = tc_json_get(d, "range_id");
+
+		if (!tc_json_is(d, TC_JSON_OBJECT))
+			continue;
+		if (filter && !lx_eq(tc_json_get(d, "round_id"), round_id))
+			continue;
+		if (tc_ledger_non_empty_string(range))
+			lx_set_add(out, range->u.str.ptr, range->u.str.len);
+	}
+}
+
+void
+xv_check_whole_scope(struct xv *x)
+{
+	const tc_json *lists[2] = { x->decisions, x->unresolved };
+	const tc_json *first = x->nrounds > 0 ? x->rounds[0].obj : NULL;
+	size_t nrecords = 0, f, i;
+	bool insufficient = false, inexact = false;
+
+	if (!x->whole_scope)
+		return;
+	if (x->nrounds == 1 && first != NULL &&
+	    lx_unhashable(tc_json_get(first, "round_kind"))) {
+		xv_raise_unhashable(x, tc_json_get(first, "round_kind"));
+		return;
+	}
+	if (x->nrounds != 1 || first == NULL ||			/* W1 */
+	    (x->rounds[0].kind != XK_BASE && x->rounds[0].kind != XK_AOT)) {
+		lx_err(x->errors, "whole_scope promotion requires exactly one "
+		    "unchanged base or automatic_aot round");
+	} else {
+		const tc_json *id = tc_json_get(first, "round_id");	/* W2 */
+
+		if (lx_unhashable(id)) {
+			xv_raise_unhashable(x, id);
+			return;
+		}
+		if (!in_passed(x, id))
+			lx_err(x->errors, "whole_scope promotion requires "
+			    "correctness-passed fresh profiling");
+	}
+	for (f = 0; f < 2; f++) {
+		for (i = 0; i < lists[f]->u.arr.len; i++) {
+			const tc_json *d = lists[f]->u.arr.items[i];
+
+			if (!tc_json_is(d, TC_JSON_OBJECT))
+				continue;
+			nrecords++;
+			if (lx_is(tc_json_get(d, "classification"),
+			    "insufficient_evidence"))
+				insufficient = true;
+			if (!tc_ledger_performance_exact(d))
+				inexact = true;
+		}
+	}
+	if (nrecords == 0)					/* W3 */
+		lx_err(x->errors, "whole_scope promotion requires complete "
+		    "per-SK decisions");
+	if (insufficient)					/* W4 */
+		lx_err(x->errors, "whole_scope promotion must not contain "
+		    "insufficient_evidence");
+	if (inexact)						/* W5 */
+		lx_err(x->errors, "whole_scope promotion requires "
+		    "performance-exact mapping for every SK");
+	if (first != NULL) {					/* W6 */
+		lx_set recs = LX_SET_INIT, refs = LX_SET_INIT;
+
+		add_range_ids(x->decisions, &recs, NULL, false);
+		add_range_ids(x->unresolved, &recs, NULL, false);
+		xv_string_set(tc_json_get(first, "performance_decision_range_ids"),
+		    &refs);
+		if (!lx_set_equal(&recs, &refs))
+			lx_err(x->errors, "whole_scope promotion decisions must "
+			    "cover the full profiled inventory");
+		lx_set_free(&recs);
+		lx_set_free(&refs);
+	}
+}
+
+/* ---- derived sets and per-round semantics (K1-K4) ---------------------- */
+
+static bool
+applied_keep(const tc_json *d, bool verified_too)
+{
+	const tc_json *s = tc_json_get(d, "status");
+
+	return lx_is(tc_json_get(d, "classification"), "beneficial") &&
+	    lx_is(tc_json_get(d, "action"), "keep") &&
+	    (lx_is(s, "applied") || (verified_too && lx_is(s, "verified")));
+}
+
+static void
+retained_range_ids(const struct xv *x, lx_set *out)
+{
+	size_t i;
+
+	for (i = 0; i < x->decisions->u.arr.len; i++) {
+		const tc_json *d = x->decisions->u.arr.items[i];
+		const tc_json *range = tc_json_get(d, "range_id");
+		const tc_json *rid = tc_json_get(d, "round_id");
+		long idx = -1;
+
+		if (!tc_json_is(d, TC_JSON_OBJECT) || !applied_keep(d, true) ||
+		    !tc_ledger_non_empty_string(range))
+			continue;
+		if (tc_ledger_non_empty_string(rid))
+			idx = xv_round_index(x, rid);
+		if (idx >= 0 && x->rounds[idx].kind == XK_FINAL)
+			continue;
+		lx_set_add(out, range->u.str.ptr, range->u.str.len);
+	}
+}
+
+static void
+check_option_pointers(struct xv *x, const tc_json *o, const char *loc)
+{
+	const tc_json *dcs = tc_json_get(o, "declared_change_set");
+	const tc_json *ptrs = tc_json_get(dcs, "allowed_json_pointers");
+	size_t i;
+
+	if (!tc_json_is(dcs, TC_JSON_OBJECT) || !tc_json_is(ptrs, TC_JSON_ARRAY))
+		return;
+	for (i = 0; i < ptrs->u.arr.len; i++) {
+		const tc_json *p = ptrs->u.arr.items[i];
+		const char *s;
+		size_t n, j;
+		bool hit = false;
+
+		if (!tc_ledger_rfc6901_pointer(p))
+			continue;
+		s = p->u.str.ptr;
+		n = p->u.str.len;
+		/* Tokens after the first '/': "option" never spans a '/' and
+		 * decoding ~0/~1 cannot create or break the ASCII word, so
+		 * the decoded lowercased token holds it iff the raw text does
+		 * within one token. */
+		for (j = 1; j + 6 <= n && !hit; j++) {
+			size_t k;
+
+			for (k = 0; k < 6; k++) {
+				char c = s[j + k];
+
+				if (c >= 'A' && c <= 'Z')
+					c = (char)(c - 'A' + 'a');
+				if (c != "option"[k])
+					break;
+			}
+			if (k == 6)
+				hit = true;
+		}
+		if (hit) {
+			lx_err(x->errors, "%s.declared_change_set."
+			    "allowed_json_pointers must not target options "
+			    "after Sbest-BASE", loc);
+			return;
+		}
+	}
+}
+
+static void
+check_prune_round(struct xv *x, size_t i, const tc_json *o, const char *loc,
+    const lx_set *refs)
+{
+	const tc_json *mine = tc_json_get(o, "candidate_config_fingerprint");
+	lx_set same = LX_SET_INIT, both = LX_SET_INIT;
+	bool covered = refs->len > 0;
+	size_t j, r;
+
+	for (j = i; j-- > 0;) {
+		const tc_json *fp = tc_json_get(x->rounds[j].obj,
+		    "candidate_config_fingerprint");
+
+		if (x->rounds[j].obj == NULL || !tc_ledger_non_empty_string(fp))
+			continue;
+		if (lx_eq(fp, mine))
+			lx_err(x->errors, "%s performance_prune candidate "
+			    "fingerprint must change", loc);
+		break;
+	}
+	for (r = 0; r < refs->len && covered; r++) {
+		bool found = false;
+
+		for (j = 0; j < x->decisions->u.arr.len && !found; j++) {
+			const tc_json *d = x->decisions->u.arr.items[j];
+			const tc_json *range = tc_json_get(d, "range_id");
+			const tc_json *rid = tc_json_get(d, "round_id");
+			long pos = -1;
+
+			if (!tc_json_is(d, TC_JSON_OBJECT) || !effective_prune(d) ||
+			    !tc_json_is(range, TC_JSON_STRING) ||
+			    range->u.str.len != refs->items[r].n ||
+			    memcmp(range->u.str.ptr, refs->items[r].p,
+			    range->u.str.len) != 0)
+				continue;
+			if (tc_ledger_non_empty_string(rid))
+				pos = xv_round_index(x, rid);
+			if (pos < 0)
+				pos = (long)x->nrounds;
+			if ((size_t)pos < i)
+				found = true;
+		}
+		if (!found)
+			covered = false;
+	}
+	if (!covered)
+		lx_err(x->errors, "%s performance_prune must reference exact "
+		    "reliable neutral/regressed decisions", loc);
+	for (j = 0; j < 2; j++) {
+		const tc_json *list = j == 0 ? x->decisions : x->unresolved;
+		size_t k;
+
+		for (k = 0; k < list->u.arr.len; k++) {
+			const tc_json *d = list->u.arr.items[k];
+			const tc_json *range = tc_json_get(d, "range_id");
+
+			if (tc_json_is(d, TC_JSON_OBJECT) &&
+			    lx_eq(tc_json_get(d, "round_id"),
+			    tc_json_get(o, "round_id")) &&
+			    tc_json_is(range, TC_JSON_STRING))
+				lx_set_add(&same, range->u.str.ptr,
+				    range->u.str.len);
+		}
+	}
+	lx_set_intersect(refs, &same, &both);
+	if (both.len > 0) {
+		tc_buf m = TC_BUF_INIT;
+
+		tc_buf_printf(&m, "%s performance_prune removed range must not "
+		    "have same-round performance evidence: ", loc);
+		lx_set_join(&m, &both);
+		lx_err_buf(x->errors, &m);
+		tc_buf_free(&m);
+	}
+	lx_set_free(&same);
+	lx_set_free(&both);
+}
+
+static void
+check_final_round(struct xv *x, const tc_json *o, const char *loc,
+    const lx_set *refs, const lx_set *retained)
+{
+	const tc_json *id = tc_json_get(o, "round_id");
+	lx_set finals = LX_SET_INIT, recs = LX_SET_INIT;
+	char name[96];
+	size_t r, f, k;
+
+	snprintf(name, sizeof(name), "%s.retained_range_ids", loc);
+	xv_string_list_check(x, tc_json_get(o, "retained_range_ids"), name);
+	xv_string_set(tc_json_get(o, "retained_range_ids"), &finals);
+	if (!lx_set_equal(&finals, retained))
+		lx_err(x->errors, "%s final must reference all retained ranges",
+		    loc);
+	if (!lx_set_equal(refs, &finals))
+		lx_err(x->errors, "%s final decision references must match final "
+		    "ranges", loc);
+	if (lx_unhashable(id)) {
+		xv_raise_unhashable(x, id);
+		goto out;
+	}
+	if (!in_passed(x, id))
+		lx_err(x->errors, "%s final requires fresh profiling analysis",
+		    loc);
+	add_range_ids(x->decisions, &recs, id, true);
+	add_range_ids(x->unresolved, &recs, id, true);
+	if (!lx_set_equal(&recs, &finals))
+		lx_err(x->errors, "%s final decisions must match final ranges",
+		    loc);
+	for (r = 0; r < finals.len; r++) {
+		size_t keeps = 0, others = 0;
+
+		for (f = 0; f < 2; f++) {
+			const tc_json *list = f == 0 ? x->decisions : x->unresolved;
+
+			for (k = 0; k < list->u.arr.len; k++) {
+				const tc_json *d = list->u.arr.items[k];
+				const tc_json *range = tc_json_get(d, "range_id");
+
+				if (!tc_json_is(d, TC_JSON_OBJECT) ||
+				    !lx_eq(tc_json_get(d, "round_id"), id) ||
+				    !tc_json_is(range, TC_JSON_STRING) ||
+				    range->u.str.len != finals.items[r].n ||
+				    memcmp(range->u.str.ptr, finals.items[r].p,
+				    range->u.str.len) != 0)
+					continue;
+				if (f == 0 && applied_keep(d, false) &&
+				    tc_ledger_source_actionable(d))
+					keeps++;
+				else
+					others++;
+			}
+		}
+		if (keeps != 1) {
+			tc_buf m = TC_BUF_INIT;
+
+			tc_buf_printf(&m, "%s final range ", loc);
+			tc_buf_add(&m, finals.items[r].p, finals.items[r].n);
+			tc_buf_puts(&m, " requires exactly one fresh applied keep "
+			    "decision");
+			lx_err_buf(x->errors, &m);
+			tc_buf_free(&m);
+		}
+		if (others > 0) {
+			tc_buf m = TC_BUF_INIT;
+
+			tc_buf_printf(&m, "%s final range ", loc);
+			tc_buf_add(&m, finals.items[r].p, finals.items[r].n);
+			tc_buf_puts(&m, " must not contain unresolved, regressed, "
+			    "or blocked outcomes");
+			lx_err_buf(x->errors, &m);
+			tc_buf_free(&m);
+		}
+	}
+out:
+	lx_set_free(&finals);
+	lx_set_free(&recs);
+}
+
+void
+xv_check_round_semantics(struct xv *x)
+{
+	lx_set retained = LX_SET_INIT;
+	size_t i;
+
+	retained_range_ids(x, &retained);
+	for (i = 0; i < x->nrounds && x->exc == NULL; i++) {
+		const tc_json *o = x->rounds[i].obj;
+		const tc_json *kind, *changes;
+		lx_set refs = LX_SET_INIT;
+		char loc[48];
+
+		if (o == NULL)
+			continue;
+		snprintf(loc, sizeof(loc), "rounds[%zu]", i);
+		kind = tc_json_get(o, "round_kind");
+		if (lx_unhashable(kind)) {			/* K1 */
+			xv_raise_unhashable(x, kind);
+			break;
+		}
+		xv_string_set(tc_json_get(o, "performance_decision_range_ids"),
+		    &refs);
+		if (x->rounds[i].kind == XK_PRUNE ||
+		    x->rounds[i].kind == XK_FINAL) {
+			changes = tc_json_get(o, "declared_option_changes");
+			if (!tc_json_is(changes, TC_JSON_ARRAY) ||
+			    changes->u.arr.len != 0)
+				lx_err(x->errors, "%s %s forbids option changes "
+				    "after Sbest-BASE; declared_option_changes "
+				    "must be empty", loc, x->rounds[i].kind ==
+				    XK_PRUNE ? "performance_prune" : "final");
+			check_option_pointers(x, o, loc);
+		}
+		if (x->rounds[i].kind == XK_BASE) {		/* K2 */
+			lx_set recs = LX_SET_INIT;
+			const tc_json *id = tc_json_get(o, "round_id");
+
+			add_range_ids(x->decisions, &recs, id, true);
+			add_range_ids(x->unresolved, &recs, id, true);
+			if (!lx_set_equal(&refs, &recs))
+				lx_err(x->errors, "%s base references must match "
+				    "its decisions", loc);
+			lx_set_free(&recs);
+		} else if (x->rounds[i].kind == XK_PRUNE) {	/* K3 */
+			check_prune_round(x, i, o, loc, &refs);
+		} else if (x->rounds[i].kind == XK_FINAL) {	/* K4 */
+			check_final_round(x, o, loc, &refs, &retained);
+		}
+		lx_set_free(&refs);
+	}
+	lx_set_free(&retained);
+}

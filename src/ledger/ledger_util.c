@@ -1,0 +1,634 @@
+/*
+ * ledger_util.c - the experiment ledger's small building blocks: Python
+ * string semantics (strip, str(), truthiness, ==), sorted string sets and
+ * maps, error lists, the JSON value scan and canonical comparisons.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger_internal.h"
+#include "tunectl/ledger.h"
+#include "tunectl/path.h"
+
+/* ---- strings ------------------------------------------------------------ */
+
+bool
+lx_string(const tc_json *v, const char **s, size_t *n)
+{
+	if (!tc_json_is(v, TC_JSON_STRING))
+		return false;
+	*s = v->u.str.ptr;
+	*n = v->u.str.len;
+	return true;
+}
+
+bool
+lx_is(const tc_json *v, const char *s)
+{
+	size_t n = strlen(s);
+
+	return tc_json_is(v, TC_JSON_STRING) && v->u.str.len == n &&
+	    memcmp(v->u.str.ptr, s, n) == 0;
+}
+
+bool
+lx_in(const tc_json *v, const char *const *list)
+{
+	for (; *list != NULL; list++)
+		if (lx_is(v, *list))
+			return true;
+	return false;
+}
+
+bool
+lx_eq(const tc_json *a, const tc_json *b)
+{
+	if (a == NULL || b == NULL) {
+		const tc_json *o = a == NULL ? b : a;
+
+		return o == NULL || o->type == TC_JSON_NULL;
+	}
+	return tc_json_equal(a, b);
+}
+
+/* Decode one UTF-8 (WTF-8) sequence; invalid bytes decode as themselves. */
+static size_t
+utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	unsigned char c = s[0];
+	size_t len, i;
+	uint32_t v;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if ((c & 0xE0) == 0xC0) {
+		len = 2;
+		v = c & 0x1F;
+	} else if ((c & 0xF0) == 0xE0) {
+		len = 3;
+		v = c & 0x0F;
+	} else if ((c & 0xF8) == 0xF0) {
+		len = 4;
+		v = c & 0x07;
+	} else {
+		*cp = c;
+		return 1;
+	}
+	if (len > n) {
+		*cp = c;
+		return 1;
+	}
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80) {
+			*cp = c;
+			return 1;
+		}
+		v = (v << 6) | (s[i] & 0x3F);
+	}
+	*cp = v;
+	return len;
+}
+
+/* Py_UNICODE_ISSPACE: what str.strip() removes. */
+static bool
+py_isspace(uint32_t c)
+{
+	return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) ||
+	    c == 0x85 || c == 0xA0 || c == 0x1680 ||
+	    (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+	    c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+void
+lx_strip_range(const char *s, size_t n, size_t *start, size_t *end)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, last_end = 0, first = n;
+	uint32_t cp;
+
+	while (i < n) {
+		size_t k = utf8_next(u + i, n - i, &cp);
+
+		if (!py_isspace(cp)) {
+			if (first == n)
+				first = i;
+			last_end = i + k;
+		}
+		i += k;
+	}
+	if (first == n) {
+		*start = *end = n;
+		return;
+	}
+	*start = first;
+	*end = last_end;
+}
+
+bool
+lx_has_surrounding_ws(const tc_json *v)
+{
+	const char *s;
+	size_t n, a, b;
+
+	if (!lx_string(v, &s, &n))
+		return false;
+	lx_strip_range(s, n, &a, &b);
+	return a != 0 || b != n;
+}
+
+bool
+lx_truthy(const tc_json *v)
+{
+	if (v == NULL)
+		return false;
+	switch (v->type) {
+	case TC_JSON_NULL:
+		return false;
+	case TC_JSON_BOOL:
+		return v->u.b;
+	case TC_JSON_INT:
+		return strcmp(v->u.int_text, "0") != 0;
+	case TC_JSON_FLOAT:
+		return v->u.f != 0.0;
+	case TC_JSON_STRING:
+		return v->u.str.len > 0;
+	case TC_JSON_ARRAY:
+		return v->u.arr.len > 0;
+	case TC_JSON_OBJECT:
+		return v->u.obj.len > 0;
+	}
+	return false;
+}
+
+bool
+lx_unhashable(const tc_json *v)
+{
+	return tc_json_is(v, TC_JSON_ARRAY) || tc_json_is(v, TC_JSON_OBJECT);
+}
+
+void
+lx_pystr(tc_buf *b, const tc_json *v)
+{
+	if (v == NULL) {
+		tc_buf_puts(b, "None");
+		return;
+	}
+	if (v->type == TC_JSON_STRING) {
+		tc_buf_add(b, v->u.str.ptr, v->u.str.len);
+		return;
+	}
+	tc_json_repr(b, v);
+}
+
+char *
+lx_posix(const tc_json *v)
+{
+	const char *s;
+	size_t n;
+	char *tmp, *out;
+
+	if (!lx_string(v, &s, &n))
+		return NULL;
+	tmp = tc_xstrndup(s, n);
+	out = tc_path_normalize(tmp);
+	free(tmp);
+	return out;
+}
+
+char *
+lx_unhashable_message(const tc_json *v)
+{
+	return tc_xasprintf(TC_LEDGER_EXCEPTION_PREFIX
+	    "TypeError: unhashable type: '%s'",
+	    tc_json_is(v, TC_JSON_ARRAY) ? "list" : "dict");
+}
+
+/* ---- sets --------------------------------------------------------------- */
+
+static int
+str_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+	int c = memcmp(a, b, an < bn ? an : bn);
+
+	if (c != 0)
+		return c;
+	return an < bn ? -1 : an > bn ? 1 : 0;
+}
+
+/* Index of the first item >= (p, n). */
+static size_t
+set_lower(const lx_set *s, const char *p, size_t n)
+{
+	size_t lo = 0, hi = s->len;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (str_cmp(s->items[mid].p, s->items[mid].n, p, n) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+bool
+lx_set_add(lx_set *s, const char *p, size_t n)
+{
+	size_t i = set_lower(s, p, n);
+
+	if (i < s->len && str_cmp(s->items[i].p, s->items[i].n, p, n) == 0)
+		return false;
+	if (s->len == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		s->items = tc_xrealloc(s->items, s->cap * sizeof(*s->items));
+	}
+	memmove(s->items + i + 1, s->items + i,
+	    (s->len - i) * sizeof(*s->items));
+	s->items[i].p = tc_xmalloc(n + 1);
+	memcpy(s->items[i].p, p, n);
+	s->items[i].p[n] = '\0';
+	s->items[i].n = n;
+	s->len++;
+	return true;
+}
+
+bool
+lx_set_addz(lx_set *s, const char *p)
+{
+	return lx_set_add(s, p, strlen(p));
+}
+
+bool
+lx_set_has(const lx_set *s, const char *p, size_t n)
+{
+	size_t i = set_lower(s, p, n);
+
+	return i < s->len && str_cmp(s->items[i].p, s->items[i].n, p, n) == 0;
+}
+
+bool
+lx_set_hasz(const lx_set *s, const char *p)
+{
+	return lx_set_has(s, p, strlen(p));
+}
+
+bool
+lx_set_equal(const lx_set *a, const lx_set *b)
+{
+	size_t i;
+
+	if (a->len != b->len)
+		return false;
+	for (i = 0; i < a->len; i++)
+		if (str_cmp(a->items[i].p, a->items[i].n, b->items[i].p,
+		    b->items[i].n) != 0)
+			return false;
+	return true;
+}
+
+void
+lx_set_intersect(const lx_set *a, const lx_set *b, lx_set *out)
+{
+	size_t i;
+
+	for (i = 0; i < a->len; i++)
+		if (lx_set_has(b, a->items[i].p, a->items[i].n))
+			lx_set_add(out, a->items[i].p, a->items[i].n);
+}
+
+void
+lx_set_union_into(lx_set *dst, const lx_set *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->len; i++)
+		lx_set_add(dst, src->items[i].p, src->items[i].n);
+}
+
+void
+lx_set_join(tc_buf *b, const lx_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->len; i++) {
+		if (i > 0)
+			tc_buf_puts(b, ", ");
+		tc_buf_add(b, s->items[i].p, s->items[i].n);
+	}
+}
+
+void
+lx_set_repr(tc_buf *b, const lx_set *s)
+{
+	size_t i;
+
+	tc_buf_putc(b, '[');
+	for (i = 0; i < s->len; i++) {
+		if (i > 0)
+			tc_buf_puts(b, ", ");
+		tc_json_repr_string(b, s->items[i].p, s->items[i].n);
+	}
+	tc_buf_putc(b, ']');
+}
+
+void
+lx_set_free(lx_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->len; i++)
+		free(s->items[i].p);
+	free(s->items);
+	s->items = NULL;
+	s->len = s->cap = 0;
+}
+
+/* ---- maps --------------------------------------------------------------- */
+
+static size_t
+map_lower(const lx_map *m, const char *k, size_t kn)
+{
+	size_t lo = 0, hi = m->len;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (str_cmp(m->keys[mid].p, m->keys[mid].n, k, kn) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void
+lx_map_add(lx_map *m, const char *k, size_t kn, const char *v, size_t vn)
+{
+	size_t i = map_lower(m, k, kn);
+
+	if (i == m->len || str_cmp(m->keys[i].p, m->keys[i].n, k, kn) != 0) {
+		if (m->len == m->cap) {
+			m->cap = m->cap ? m->cap * 2 : 8;
+			m->keys = tc_xrealloc(m->keys, m->cap * sizeof(*m->keys));
+			m->vals = tc_xrealloc(m->vals, m->cap * sizeof(*m->vals));
+		}
+		memmove(m->keys + i + 1, m->keys + i,
+		    (m->len - i) * sizeof(*m->keys));
+		memmove(m->vals + i + 1, m->vals + i,
+		    (m->len - i) * sizeof(*m->vals));
+		m->keys[i].p = tc_xmalloc(kn + 1);
+		memcpy(m->keys[i].p, k, kn);
+		m->keys[i].p[kn] = '\0';
+		m->keys[i].n = kn;
+		memset(&m->vals[i], 0, sizeof(m->vals[i]));
+		m->len++;
+	}
+	lx_set_add(&m->vals[i], v, vn);
+}
+
+const lx_set *
+lx_map_get(const lx_map *m, const char *k, size_t kn)
+{
+	size_t i = map_lower(m, k, kn);
+
+	if (i < m->len && str_cmp(m->keys[i].p, m->keys[i].n, k, kn) == 0)
+		return &m->vals[i];
+	return NULL;
+}
+
+void
+lx_map_free(lx_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->len; i++) {
+		free(m->keys[i].p);
+		lx_set_free(&m->vals[i]);
+	}
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- errors ------------------------------------------------------------- */
+
+void
+lx_err(tc_json *errors, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		fputs("tunectl: out of memory\n", stderr);
+		abort();
+	}
+	tc_json_array_push(errors, tc_json_new_stringn(msg, (size_t)n));
+	free(msg);
+}
+
+void
+lx_err_buf(tc_json *errors, const tc_buf *msg)
+{
+	tc_json_array_push(errors, tc_json_new_stringn(tc_buf_cstr(msg),
+	    msg->len));
+}
+
+void
+lx_join_errors(tc_buf *b, const tc_json *errors)
+{
+	size_t i;
+
+	for (i = 0; i < errors->u.arr.len; i++) {
+		const tc_json *e = errors->u.arr.items[i];
+
+		if (i > 0)
+			tc_buf_puts(b, "; ");
+		lx_pystr(b, e);
+	}
+}
+
+/* ---- scan and canonical form ------------------------------------------- */
+
+static void
+scan(const tc_json *v, tc_buf *loc, tc_json *errors)
+{
+	size_t i, mark = loc->len;
+
+	switch (v->type) {
+	case TC_JSON_FLOAT:
+		if (!isfinite(v->u.f)) {
+			tc_buf_puts(loc, " must contain finite JSON numbers");
+			lx_err_buf(errors, loc);
+		}
+		break;
+	case TC_JSON_ARRAY:
+		for (i = 0; i < v->u.arr.len; i++) {
+			tc_buf_printf(loc, "[%zu]", i);
+			scan(v->u.arr.items[i], loc, errors);
+			loc->len = mark;
+			loc->data[mark] = '\0';
+		}
+		break;
+	case TC_JSON_OBJECT:
+		for (i = 0; i < v->u.obj.len; i++) {
+			const tc_json_member *m = &v->u.obj.members[i];
+
+			tc_buf_putc(loc, '.');
+			tc_buf_add(loc, m->key, m->key_len);
+			scan(m->value, loc, errors);
+			loc->len = mark;
+			loc->data[mark] = '\0';
+		}
+		break;
+	default:
+		break;
+	}
+	loc->len = mark;
+	if (loc->data != NULL)
+		loc->data[mark] = '\0';
+}
+
+void
+lx_value_scan(const tc_json *v, const char *loc, tc_json *errors)
+{
+	tc_buf b = TC_BUF_INIT;
+
+	tc_buf_puts(&b, loc);
+	scan(v, &b, errors);
+	tc_buf_free(&b);
+}
+
+char *
+lx_canonical(const tc_json *v, size_t *len)
+{
+	tc_buf b = TC_BUF_INIT;
+	tc_error err = TC_ERROR_INIT;
+
+	if (tc_json_write(&b, v, TC_JSON_ASCII | TC_JSON_NO_NAN, &err) != 0) {
+		/* Only a non-finite float fails; scanned documents have
+		 * none, and the fallback still compares consistently. */
+		tc_error_clear(&err);
+		tc_buf_reset(&b);
+		(void)tc_json_write(&b, v, TC_JSON_ASCII, NULL);
+	}
+	return tc_buf_detach(&b, len);
+}
+
+bool
+lx_canonical_equal(const tc_json *a, const tc_json *b)
+{
+	size_t an, bn;
+	char *x = lx_canonical(a, &an), *y = lx_canonical(b, &bn);
+	bool eq = an == bn && memcmp(x, y, an) == 0;
+
+	free(x);
+	free(y);
+	return eq;
+}
+
+/* ---- path keys and roles (§3.2, §3.6) ---------------------------------- */
+
+static const char *const path_keys[] = {
+	"artifact", "artifacts", "baseline_profile", "candidate_profile",
+	"clean", "config", "metadata", "path", "profiler",
+	"profiling_analysis_result", "replay", "round_evidence",
+	"round_report", "source_evidence", "source_path",
+	"source_profiling_analysis_result", NULL
+};
+
+static bool
+key_is(const char *key, size_t n, const char *s)
+{
+	return strlen(s) == n && memcmp(key, s, n) == 0;
+}
+
+bool
+lx_is_path_key(const char *key, size_t n)
+{
+	size_t i;
+
+	for (i = 0; path_keys[i] != NULL; i++)
+		if (key_is(key, n, path_keys[i]))
+			return true;
+	return false;
+}
+
+const char *
+lx_role_for_key(const char *key, size_t n)
+{
+	size_t i;
+
+	if (key_is(key, n, "source_path"))
+		return "source_evidence";
+	if (key_is(key, n, "source_profiling_analysis_result"))
+		return "profiling_analysis_result";
+	if (key_is(key, n, "artifact") || key_is(key, n, "artifacts") ||
+	    key_is(key, n, "path"))
+		return "artifact";
+	for (i = 0; path_keys[i] != NULL; i++)
+		if (key_is(key, n, path_keys[i]))
+			return path_keys[i];
+	return NULL;
+}
+
+const char *
+lx_role_for_name(const char *posix_path)
+{
+	static const struct {
+		const char *needle, *role;
+	} rules[] = {
+		{ "profiling-analysis", "profiling_analysis_result" },
+		{ "round-report", "round_report" },
+		{ "round-evidence", "round_evidence" },
+		{ "source-map", "source_evidence" },
+		{ "source-evidence", "source_evidence" },
+		{ "sk-meta", "metadata" },
+		{ "metadata", "metadata" },
+		{ "replay", "replay" },
+		{ "profiler", "profiler" },
+		{ "config", "config" },
+		{ "clean", "clean" },
+	};
+	size_t n = strlen(posix_path), i, j = 0;
+	char *low = tc_xmalloc(n + 1);
+	const char *role = "artifact";
+
+	/* str.lower() only matters for the ASCII needles here; the one
+	 * non-ASCII character that lowercases to a plain ASCII letter is
+	 * U+212A KELVIN SIGN ('k', as in "sk-meta"). */
+	for (i = 0; i < n; i++) {
+		char c = posix_path[i];
+
+		if (c == '\xe2' && i + 2 < n && posix_path[i + 1] == '\x84' &&
+		    posix_path[i + 2] == '\xaa') {
+			low[j++] = 'k';
+			i += 2;
+			continue;
+		}
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		else if (c == '_')
+			c = '-';
+		low[j++] = c;
+	}
+	low[j] = '\0';
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		if (strstr(low, rules[i].needle) != NULL) {
+			role = rules[i].role;
+			break;
+		}
+	}
+	free(low);
+	return role;
+}

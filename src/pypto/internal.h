@@ -1,0 +1,95 @@
+/*
+ * internal.h - helpers shared by the src/pypto/ files and nothing else:
+ * JavaScript value semantics for the state machine (the reference state
+ * tool is TypeScript), small JSON accessors, number formatting and the
+ * file identity records.
+ */
+#ifndef TUNECTL_PYPTO_INTERNAL_H
+#define TUNECTL_PYPTO_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tunectl/buf.h"
+#include "tunectl/error.h"
+#include "tunectl/json.h"
+
+/* ---- JavaScript semantics (jsval.c) ------------------------------------ */
+
+/* Number(string): trims JS whitespace, "" is 0, accepts decimal,
+ * 0x/0o/0b integers and [+-]Infinity, NaN otherwise. */
+double tc_js_number_of_string(const char *s);
+/* Number(v) of a JSON value; v == NULL is undefined (NaN). */
+double tc_js_number(const tc_json *v);
+/* String(x) of a JS number ("3", "2.5", "NaN", "1e+21", "1e-7"). */
+void tc_js_format_number(tc_buf *out, double x);
+/* `${v}` of a JSON value; NULL prints "undefined". */
+void tc_js_display(tc_buf *out, const tc_json *v);
+/* s.trim() === "" (JS whitespace set, UTF-8 input). */
+bool tc_js_is_blank(const char *s);
+/* A JS number as JSON: an integer when integral and exactly
+ * representable, else a float. */
+tc_json *tc_js_number_json(double x);
+/* new Date().toISOString(): "2026-01-01T00:00:00.000Z". */
+void tc_js_iso_now(char out[32]);
+
+/* ---- JSON helpers (jsonutil.c) ------------------------------------------ */
+
+/* A strict int (not bool, not float) that fits int64. */
+bool tc_pj_int(const tc_json *v, int64_t *out);
+/* A finite number > 0 (int or float, not bool). */
+bool tc_pj_positive(const tc_json *v, double *out);
+/* Non-empty string after Python strip(); returns the stripped copy
+ * (malloc'd) or NULL. */
+char *tc_pj_strip(const char *s);
+/* math.isclose(a, b, rel_tol, abs_tol). */
+bool tc_pj_isclose(double a, double b, double rel, double abs_tol);
+/* Python f"{x:.Nf}". */
+void tc_pj_fixed(tc_buf *out, double x, int decimals);
+/* Python str()/repr() of a float, or of a JSON number as Python prints
+ * it ("10.0", "12"); None for JSON null. */
+void tc_pj_pystr(tc_buf *out, const tc_json *v);
+/* Python repr() of a list of JSON values: "[1.0, 2.5]", "['a']". */
+void tc_pj_pylist(tc_buf *out, const tc_json *arr);
+/* Arrays of strings. */
+tc_json *tc_pj_string_array(char *const *items, size_t n);
+/* Find a string in a JSON array of strings. */
+bool tc_pj_array_has_string(const tc_json *arr, const char *s);
+/* Lowercase hex check of exactly 64 chars. */
+bool tc_pj_is_sha256_hex(const char *s);
+
+/* Read a JSON object file; "<label>: <error>" style messages are the
+ * caller's; here the error is the reader's (Python form).  Refuses a
+ * non-object root with "<what> must be a JSON object". */
+tc_json *tc_pj_load_object(const char *path, const char *what, tc_error *err);
+
+/* ---- statistics (pstats.c) ---------------------------------------------- */
+
+/* The reference's per-case aggregate: trimmed mean (drop one min and one
+ * max) for n >= 3, median otherwise. */
+double tc_pypto_aggregate(const double *v, size_t n);
+const char *tc_pypto_aggregation_method(size_t repeats);
+double tc_pypto_mean(const double *v, size_t n);
+double tc_pypto_median(const double *v, size_t n);
+double tc_pypto_geomean(const double *v, size_t n);
+
+/* ---- file identity ------------------------------------------------------- */
+
+/* {path, sha256, size_bytes} of a file (path resolved strictly, must be a
+ * regular file).  NULL + err on failure. */
+tc_json *tc_pypto_source_record(const char *path, tc_error *err);
+/* Re-check a recorded identity; returns NULL when it matches, else a
+ * malloc'd message in the reference's words ("<label> source sha256
+ * mismatch", ...). */
+char *tc_pypto_source_record_error(const tc_json *record, const char *label);
+
+/* The ledger's row rules for an existing row (items.c). */
+int tc_pypto_ledger_check_row(const tc_json *ledger, const tc_json *item,
+    tc_error *err);
+
+/* Safe per-case directory name: "case_" + safe id + "_" + sha256(id)[:8]
+ * (malloc'd). */
+char *tc_pypto_case_dir_name(const char *case_id);
+
+#endif

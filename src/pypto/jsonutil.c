@@ -1,0 +1,315 @@
+/*
+ * jsonutil.c - small helpers over the JSON model used by the Stage 5
+ * contracts: strict type tests as the reference Python writes them
+ * (isinstance(v, int) and not bool), str.strip(), math.isclose(), Python
+ * number printing, file identity records and per-case directory names.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "tunectl/fileio.h"
+#include "tunectl/path.h"
+#include "tunectl/sha256.h"
+
+bool
+tc_pj_int(const tc_json *v, int64_t *out)
+{
+	int64_t tmp;
+
+	if (!tc_json_is(v, TC_JSON_INT))
+		return false;
+	return tc_json_int64(v, out != NULL ? out : &tmp);
+}
+
+bool
+tc_pj_positive(const tc_json *v, double *out)
+{
+	double d;
+
+	if (v == NULL || (v->type != TC_JSON_INT && v->type != TC_JSON_FLOAT))
+		return false;
+	if (!tc_json_number(v, &d) || !isfinite(d) || d <= 0)
+		return false;
+	if (out != NULL)
+		*out = d;
+	return true;
+}
+
+/* Python str.isspace() code points, as UTF-8 byte sequences. */
+static size_t
+py_space_len(const unsigned char *p, const unsigned char *e)
+{
+	static const char *const multi[] = {
+		"\xc2\x85", "\xc2\xa0", "\xe1\x9a\x80", "\xe2\x80\x80",
+		"\xe2\x80\x81", "\xe2\x80\x82", "\xe2\x80\x83", "\xe2\x80\x84",
+		"\xe2\x80\x85", "\xe2\x80\x86", "\xe2\x80\x87", "\xe2\x80\x88",
+		"\xe2\x80\x89", "\xe2\x80\x8a", "\xe2\x80\xa8", "\xe2\x80\xa9",
+		"\xe2\x80\xaf", "\xe2\x81\x9f", "\xe3\x80\x80", NULL
+	};
+	size_t i;
+
+	if (*p == ' ' || (*p >= '\t' && *p <= '\r') ||
+	    (*p >= 0x1c && *p <= 0x1f))
+		return 1;
+	for (i = 0; multi[i] != NULL; i++) {
+		size_t n = strlen(multi[i]);
+
+		if ((size_t)(e - p) >= n && memcmp(p, multi[i], n) == 0)
+			return n;
+	}
+	return 0;
+}
+
+char *
+tc_pj_strip(const char *s)
+{
+	const unsigned char *b, *e, *p, *last;
+	size_t n;
+
+	if (s == NULL)
+		return NULL;
+	b = (const unsigned char *)s;
+	e = b + strlen(s);
+	while (b < e && (n = py_space_len(b, e)) > 0)
+		b += n;
+	p = last = b;
+	while (p < e) {
+		if ((n = py_space_len(p, e)) > 0) {
+			p += n;
+			continue;
+		}
+		p++;
+		while (p < e && (*p & 0xc0) == 0x80)
+			p++;
+		last = p;
+	}
+	if (last == b)
+		return NULL;
+	return tc_xstrndup((const char *)b, (size_t)(last - b));
+}
+
+bool
+tc_pj_isclose(double a, double b, double rel, double abs_tol)
+{
+	double diff;
+
+	if (a == b)
+		return true;
+	if (isinf(a) || isinf(b) || isnan(a) || isnan(b))
+		return false;
+	diff = fabs(b - a);
+	return diff <= fabs(rel * b) || diff <= fabs(rel * a) ||
+	    diff <= abs_tol;
+}
+
+void
+tc_pj_fixed(tc_buf *out, double x, int decimals)
+{
+	if (isnan(x))
+		tc_buf_puts(out, "nan");
+	else if (isinf(x))
+		tc_buf_puts(out, x > 0 ? "inf" : "-inf");
+	else
+		tc_buf_printf(out, "%.*f", decimals, x);
+}
+
+void
+tc_pj_pystr(tc_buf *out, const tc_json *v)
+{
+	if (v == NULL || v->type == TC_JSON_NULL) {
+		tc_buf_puts(out, "None");
+		return;
+	}
+	if (v->type == TC_JSON_STRING) {
+		tc_buf_add(out, v->u.str.ptr, v->u.str.len);
+		return;
+	}
+	tc_json_repr(out, v);
+}
+
+void
+tc_pj_pylist(tc_buf *out, const tc_json *arr)
+{
+	if (arr == NULL || arr->type == TC_JSON_NULL) {
+		tc_buf_puts(out, "[]");
+		return;
+	}
+	tc_json_repr(out, arr);
+}
+
+tc_json *
+tc_pj_string_array(char *const *items, size_t n)
+{
+	tc_json *a = tc_json_new_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		tc_json_array_push(a, tc_json_new_string(items[i]));
+	return a;
+}
+
+bool
+tc_pj_array_has_string(const tc_json *arr, const char *s)
+{
+	size_t i;
+
+	if (!tc_json_is(arr, TC_JSON_ARRAY))
+		return false;
+	for (i = 0; i < arr->u.arr.len; i++) {
+		const char *t = tc_json_string(arr->u.arr.items[i]);
+
+		if (t != NULL && strcmp(t, s) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool
+tc_pj_is_sha256_hex(const char *s)
+{
+	size_t i;
+
+	if (s == NULL || strlen(s) != 64)
+		return false;
+	for (i = 0; i < 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+tc_json *
+tc_pj_load_object(const char *path, const char *what, tc_error *err)
+{
+	tc_json *v = tc_json_parse_file(path, err);
+
+	if (v == NULL)
+		return NULL;
+	if (v->type != TC_JSON_OBJECT) {
+		tc_json_free(v);
+		tc_error_set(err, "%s must be a JSON object", what);
+		return NULL;
+	}
+	return v;
+}
+
+tc_json *
+tc_pypto_source_record(const char *path, tc_error *err)
+{
+	char *resolved = tc_path_resolve_strict(path, err);
+	char hex[TC_SHA256_HEX_LEN + 1];
+	uint64_t size = 0;
+	tc_json *rec;
+
+	if (resolved == NULL)
+		return NULL;
+	if (!tc_is_regular_file(resolved)) {
+		tc_error_set(err, "case source is not a regular file: %s",
+		    resolved);
+		free(resolved);
+		return NULL;
+	}
+	if (tc_sha256_file(resolved, hex, &size, err) != 0) {
+		free(resolved);
+		return NULL;
+	}
+	rec = tc_json_new_object();
+	tc_json_object_set_string(rec, "path", resolved);
+	tc_json_object_set_string(rec, "sha256", hex);
+	tc_json_object_set_int(rec, "size_bytes", (int64_t)size);
+	free(resolved);
+	return rec;
+}
+
+char *
+tc_pypto_source_record_error(const tc_json *record, const char *label)
+{
+	const char *raw;
+	const char *sha;
+	int64_t size;
+	char *resolved;
+	char hex[TC_SHA256_HEX_LEN + 1];
+	uint64_t actual = 0;
+	tc_error err = TC_ERROR_INIT;
+	char *msg = NULL;
+
+	if (!tc_json_is(record, TC_JSON_OBJECT))
+		return tc_xasprintf("%s source record is missing", label);
+	raw = tc_json_get_string(record, "path");
+	sha = tc_json_get_string(record, "sha256");
+	if (raw == NULL || raw[0] == '\0')
+		return tc_xasprintf("%s source path is missing", label);
+	if (!tc_pj_is_sha256_hex(sha))
+		return tc_xasprintf("%s source sha256 is invalid", label);
+	if (!tc_pj_int(tc_json_get(record, "size_bytes"), &size) || size < 0)
+		return tc_xasprintf("%s source size_bytes is invalid", label);
+	if (raw[0] != '/')
+		return tc_xasprintf("%s source path is not absolute", label);
+	if ((resolved = tc_path_resolve_strict(raw, &err)) == NULL) {
+		msg = tc_xasprintf("cannot reload %s source: %s", label,
+		    tc_error_msg(&err));
+		tc_error_clear(&err);
+		return msg;
+	}
+	if (!tc_is_regular_file(resolved))
+		msg = tc_xasprintf("%s source is not a regular file: %s", label,
+		    resolved);
+	else if (strcmp(resolved, raw) != 0)
+		msg = tc_xasprintf("%s source path is not canonical: %s", label,
+		    raw);
+	else if (tc_sha256_file(resolved, hex, &actual, &err) != 0) {
+		msg = tc_xasprintf("cannot reload %s source: %s", label,
+		    tc_error_msg(&err));
+		tc_error_clear(&err);
+	} else if ((int64_t)actual != size)
+		msg = tc_xasprintf("%s source size mismatch", label);
+	else if (strcmp(hex, sha) != 0)
+		msg = tc_xasprintf("%s source sha256 mismatch", label);
+	free(resolved);
+	return msg;
+}
+
+char *
+tc_pypto_case_dir_name(const char *case_id)
+{
+	tc_buf b = TC_BUF_INIT;
+	char hex[TC_SHA256_HEX_LEN + 1];
+	const char *p;
+	bool in_run = false;
+	size_t start, end;
+	char *value, *out;
+
+	for (p = case_id; *p != '\0'; p++) {
+		unsigned char ch = (unsigned char)*p;
+		bool ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+		    (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' ||
+		    ch == '-';
+
+		if (ok) {
+			tc_buf_putc(&b, (char)ch);
+			in_run = false;
+		} else if (!in_run) {
+			tc_buf_putc(&b, '_');
+			in_run = true;
+		}
+	}
+	value = tc_buf_detach(&b, NULL);
+	start = 0;
+	end = strlen(value);
+	while (start < end && (value[start] == '.' || value[start] == '_'))
+		start++;
+	while (end > start && (value[end - 1] == '.' || value[end - 1] == '_'))
+		end--;
+	tc_sha256_hex(case_id, strlen(case_id), hex);
+	out = tc_xasprintf("case_%.*s_%.8s", (int)(end - start),
+	    end > start ? value + start : "case", hex);
+	if (end == start) {
+		free(out);
+		out = tc_xasprintf("case_case_%.8s", hex);
+	}
+	free(value);
+	return out;
+}

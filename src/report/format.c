@@ -1,0 +1,147 @@
+/*
+ * format.c - the report formatting helpers (§13.1): Python's '%.6f' and
+ * '%+.6f', str() of a JSON value, the Markdown table cell escaping of
+ * _summary_cell, and json.dumps with its default separators.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tunectl/report.h"
+
+void
+tc_report_fmt_fixed6(tc_buf *out, double v, int with_sign)
+{
+	/* Python prints every NaN as "nan" (glibc may print "-nan"). */
+	if (isnan(v)) {
+		tc_buf_puts(out, with_sign ? "+nan" : "nan");
+		return;
+	}
+	/* glibc's %f is exact, as CPython's float formatting is. */
+	tc_buf_printf(out, with_sign ? "%+.6f" : "%.6f", v);
+}
+
+void
+tc_report_pystr(tc_buf *out, const tc_json *v)
+{
+	if (v == NULL) {
+		tc_buf_puts(out, "None");
+		return;
+	}
+	switch (v->type) {
+	case TC_JSON_NULL:
+		tc_buf_puts(out, "None");
+		break;
+	case TC_JSON_BOOL:
+		tc_buf_puts(out, v->u.b ? "True" : "False");
+		break;
+	case TC_JSON_INT:
+		tc_buf_puts(out, v->u.int_text);
+		break;
+	case TC_JSON_FLOAT:
+		tc_json_format_double(out, v->u.f);
+		break;
+	case TC_JSON_STRING:
+		tc_buf_add(out, v->u.str.ptr, v->u.str.len);
+		break;
+	case TC_JSON_ARRAY:
+	case TC_JSON_OBJECT:
+		tc_json_repr(out, v);
+		break;
+	}
+}
+
+void
+tc_report_cell_str(tc_buf *out, const char *s)
+{
+	if (s == NULL || *s == '\0') {
+		tc_buf_puts(out, "N/A");
+		return;
+	}
+	for (; *s != '\0'; s++) {
+		if (*s == '|')
+			tc_buf_puts(out, "\\|");
+		else if (*s == '\n')
+			tc_buf_puts(out, "<br>");
+		else
+			tc_buf_putc(out, *s);
+	}
+}
+
+void
+tc_report_cell(tc_buf *out, const tc_json *v)
+{
+	tc_buf text = TC_BUF_INIT;
+	size_t i;
+
+	if (v == NULL || tc_json_is(v, TC_JSON_NULL) ||
+	    (tc_json_is(v, TC_JSON_STRING) && v->u.str.len == 0)) {
+		tc_buf_puts(out, "N/A");
+		return;
+	}
+	tc_report_pystr(&text, v);
+	/* byte loop: a string may hold NUL, which str() keeps */
+	for (i = 0; i < text.len; i++) {
+		if (text.data[i] == '|')
+			tc_buf_puts(out, "\\|");
+		else if (text.data[i] == '\n')
+			tc_buf_puts(out, "<br>");
+		else
+			tc_buf_putc(out, text.data[i]);
+	}
+	tc_buf_free(&text);
+}
+
+static int
+json_inline(tc_buf *out, const tc_json *v, tc_error *err)
+{
+	size_t i;
+
+	switch (v->type) {
+	case TC_JSON_ARRAY:
+		tc_buf_putc(out, '[');
+		for (i = 0; i < v->u.arr.len; i++) {
+			if (i > 0)
+				tc_buf_puts(out, ", ");
+			if (json_inline(out, v->u.arr.items[i], err) != 0)
+				return -1;
+		}
+		tc_buf_putc(out, ']');
+		return 0;
+	case TC_JSON_OBJECT:
+		tc_buf_putc(out, '{');
+		for (i = 0; i < v->u.obj.len; i++) {
+			const tc_json_member *m = &v->u.obj.members[i];
+			tc_json *key = tc_json_new_stringn(m->key, m->key_len);
+			int rc;
+
+			if (i > 0)
+				tc_buf_puts(out, ", ");
+			rc = tc_json_write(out, key, 0, err);
+			tc_json_free(key);
+			if (rc != 0)
+				return -1;
+			tc_buf_puts(out, ": ");
+			if (json_inline(out, m->value, err) != 0)
+				return -1;
+		}
+		tc_buf_putc(out, '}');
+		return 0;
+	default:
+		return tc_json_write(out, v, 0, err);
+	}
+}
+
+int
+tc_report_json_inline(tc_buf *out, const tc_json *v, tc_error *err)
+{
+	size_t mark = out->len;
+
+	if (json_inline(out, v, err) == 0)
+		return 0;
+	/* leave out as it was */
+	out->len = mark;
+	if (out->data != NULL)
+		out->data[mark] = '\0';
+	return -1;
+}

@@ -1,0 +1,136 @@
+/*
+ * resume.c - resume_session (§7.2): after a restart, verify the session
+ * and name the step to continue with.
+ *
+ * Beyond the reference, resume first finishes what an interrupted seal
+ * left half done (docs/controller.md, "Recovery"):
+ *   - the next pending step already has a phase scene whose result is a
+ *     valid handoff for it: the seal stopped before the session was
+ *     written, so the seal is completed with that very result;
+ *   - a completed session lacks FINAL_E2E_REPORT.md (a reference seal of
+ *     Final that stopped after writing the session): it is rendered.
+ * Resume still never infers progress from anything but the controller's
+ * own phase scenes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session_int.h"
+#include "tunectl/fileio.h"
+#include "tunectl/report.h"
+
+/* Complete an interrupted seal of the next step; true when s was
+ * replaced by the sealed session. */
+static bool
+complete_interrupted_seal(tc_session **sp)
+{
+	tc_session *s = *sp, *fresh;
+	tc_error err = TC_ERROR_INIT;
+	struct sess_scene sc;
+	tc_json *step, *result;
+	char *bytes;
+	size_t len;
+	bool done = false;
+
+	if (tc_session_is_completed(s) ||
+	    (step = tc_session_next_step(s, NULL)) == NULL)
+		return false;
+	sess_scene_init(&sc, s, tc_step_id(step));
+	bytes = sess_scene_read_result(&sc, &len);
+	sess_scene_free(&sc);
+	if (bytes == NULL)
+		return false;
+	result = tc_json_parse(bytes, len, NULL);
+	free(bytes);
+	if (result == NULL)
+		return false;
+	/* Seal a copy: a failed seal may leave its session half edited. */
+	fresh = tc_session_wrap(tc_json_clone(s->doc), s->path);
+	if (tc_seal_session(fresh, result, &err) == 0) {
+		tc_session_free(s);
+		*sp = fresh;
+		done = true;
+	} else {
+		tc_session_free(fresh);
+	}
+	tc_json_free(result);
+	tc_error_clear(&err);
+	return done;
+}
+
+static bool
+render_missing_final_report(const tc_session *s)
+{
+	tc_error err = TC_ERROR_INIT;
+	char *report;
+	bool missing, done = false;
+
+	if (!tc_session_is_completed(s))
+		return false;
+	report = tc_session_artifact_path(s, "FINAL_E2E_REPORT.md");
+	missing = !tc_path_exists(report);
+	free(report);
+	if (missing)
+		done = tc_report_write_final(s->doc, NULL, NULL, TC_REPORT_ZH,
+		    NULL, &err) == 0;
+	tc_error_clear(&err);
+	return done;
+}
+
+static tc_json *
+resume_output(const tc_session *s)
+{
+	tc_json *out = tc_json_new_object();
+	tc_json *next = tc_session_next_step(s, NULL);
+
+	tc_json_object_set(out, "next_step",
+	    next != NULL ? tc_json_clone(next) : tc_json_new_null());
+	tc_json_object_set(out, "session_id",
+	    tc_json_clone(tc_json_get(s->doc, "session_id")));
+	tc_json_object_set_string(out, "status", s->status);
+	return out;
+}
+
+tc_json *
+tc_resume_session(const char *session_path, bool *repaired, tc_error *err)
+{
+	tc_session *s = NULL;
+	tc_json *errors = NULL, *out = NULL;
+	tc_lock lock;
+	size_t i, limit;
+	bool fixed = false;
+
+	if (repaired != NULL)
+		*repaired = false;
+	if (tc_session_lock(session_path, &lock, err) != 0)
+		return NULL;
+	if (tc_session_load(session_path, 0, &s, err) != 0)
+		goto out;
+	limit = tc_session_step_count(s);
+	for (i = 0; i < limit && complete_interrupted_seal(&s); i++)
+		fixed = true;
+	if (render_missing_final_report(s))
+		fixed = true;
+	errors = tc_json_new_array();
+	if (tc_verify_loaded(s, 0, errors) > 0) {
+		tc_buf msg = TC_BUF_INIT;
+
+		tc_buf_puts(&msg, "session cannot be resumed: ");
+		for (i = 0; i < errors->u.arr.len; i++) {
+			if (i > 0)
+				tc_buf_puts(&msg, "; ");
+			tc_buf_puts(&msg, tc_json_string(errors->u.arr.items[i]));
+		}
+		tc_error_set(err, "%s", tc_buf_cstr(&msg));
+		tc_buf_free(&msg);
+		goto out;
+	}
+	out = resume_output(s);
+	if (repaired != NULL)
+		*repaired = fixed;
+out:
+	tc_json_free(errors);
+	tc_session_free(s);
+	tc_lock_release(&lock);
+	return out;
+}

@@ -1,0 +1,86 @@
+/*
+ * session_int.h - helpers shared by the files of src/session/ and by
+ * nothing else: literal comparisons, phase scenes (the two files a sealed
+ * step leaves under phases/<step_id>/) and the final report hook.
+ */
+#ifndef TUNECTL_SESSION_INT_H
+#define TUNECTL_SESSION_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "tunectl/session.h"
+
+/* A JSON string equal to lit (length-checked: "a\0b" is not "a"). */
+static inline bool
+sess_str_is(const tc_json *v, const char *lit)
+{
+	return tc_json_is(v, TC_JSON_STRING) && v->u.str.len == strlen(lit) &&
+	    memcmp(v->u.str.ptr, lit, v->u.str.len) == 0;
+}
+
+/* Python's `a.get(key) == b.get(key)`: an absent key reads as None. */
+bool sess_field_equal(const tc_json *a, const tc_json *b, const char *key);
+
+/*
+ * A phase scene: phases/<step_id>/phase-result.json and PHASE_REPORT.md
+ * under the artifact root.  Texts are the exact bytes to write.
+ */
+struct sess_scene {
+	char *result_rel;	/* "phases/<step_id>/phase-result.json" */
+	char *result_path;	/* <root>/<result_rel> */
+	char *report_path;	/* <root>/phases/<step_id>/PHASE_REPORT.md */
+};
+
+void sess_scene_init(struct sess_scene *sc, const tc_session *s,
+    const char *step_id);
+void sess_scene_free(struct sess_scene *sc);
+
+/* Either file present (lstat)? */
+bool sess_scene_present(const struct sess_scene *sc);
+
+/* Read the scene's phase-result.json (NULL when missing/unreadable;
+ * *len gets its size). */
+char *sess_scene_read_result(const struct sess_scene *sc, size_t *len);
+
+/*
+ * Does the scene on disk hold exactly these bytes?  True when the
+ * result file is byte-identical to result_text and the report is either
+ * absent or byte-identical to report_text: an earlier seal of the same
+ * handoff that stopped before the session was written.
+ */
+bool sess_scene_matches(const struct sess_scene *sc, const char *result_text,
+    size_t result_len, const char *report_text, size_t report_len);
+
+/*
+ * Write the scene: the result (exclusive) unless adopt_result, then the
+ * report unless it already exists with these bytes.  Refuses a scene
+ * directory that resolves outside the artifact root.
+ */
+int sess_scene_write(const tc_session *s, const struct sess_scene *sc,
+    const char *result_text, size_t result_len, const char *report_text,
+    size_t report_len, bool adopt, tc_error *err);
+
+/* Mark step sealed with this result: state, result_path, result_sha256,
+ * outcome_status, sealed_at. */
+void sess_mark_sealed(tc_json *step, const char *result_rel,
+    const char *digest, const char *status);
+
+/* _seal_not_run_steps(session, reason_zh) (§5.5). */
+int sess_short_circuit(tc_session *s, const tc_json *reason_zh,
+    tc_error *err);
+
+/* Render the pretty result text and its PHASE_REPORT.md (malloc'd). */
+int sess_render_scene(const tc_json *result, const tc_json *step,
+    char **result_text, size_t *result_len, char **report_text,
+    size_t *report_len, tc_error *err);
+
+/* Byte-compare a file with a buffer (false when unreadable). */
+bool sess_file_equals(const char *path, const char *data, size_t len);
+
+/* An embedded NUL in a path taken from a document: Python's open()
+ * refuses it with "embedded null byte". */
+int sess_check_path_text(const tc_json *v, tc_error *err);
+
+#endif

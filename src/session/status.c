@@ -1,0 +1,123 @@
+/*
+ * status.c - the human summary behind "tunectl status": every step with
+ * its state and outcome, whether the session verifies, the next legal
+ * step and the commands that move it forward.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tunectl/path.h"
+#include "tunectl/session.h"
+
+static void
+describe_steps(const tc_session *s, const tc_json *next, tc_buf *out)
+{
+	size_t i;
+
+	tc_buf_printf(out, "\n  %-2s %-28s %-28s %-8s %s\n", "#", "step",
+	    "phase", "state", "outcome");
+	for (i = 0; i < tc_session_step_count(s); i++) {
+		const tc_json *step = tc_session_step_at(s, i);
+		const char *outcome = tc_step_outcome(step);
+
+		tc_buf_printf(out, "%s %-2zu %-28s %-28s %-8s %s\n",
+		    step == next ? ">" : " ", i + 1, tc_step_id(step),
+		    tc_step_phase(step)->name,
+		    tc_step_is_sealed(step) ? "sealed" : "pending",
+		    outcome != NULL ? outcome : "-");
+	}
+}
+
+static void
+describe_next(const tc_session *s, const tc_json *next, const char *program,
+    const char *quoted, tc_buf *out)
+{
+	const tc_phase *phase;
+	const char *branch;
+
+	if (next == NULL) {
+		tc_buf_printf(out, "\nNo step is pending: the session is %s.\n",
+		    s->status);
+		tc_buf_printf(out, "Final report: %s/FINAL_E2E_REPORT.md\n",
+		    s->artifact_root);
+		tc_buf_printf(out, "Check it with:\n  %s verify --session %s\n",
+		    program, quoted);
+		return;
+	}
+	phase = tc_step_phase(next);
+	branch = tc_step_branch(next);
+	tc_buf_printf(out, "\nNext step: %s (phase %s", tc_step_id(next),
+	    phase->name);
+	if (branch != NULL)
+		tc_buf_printf(out, ", optional branch %s", branch);
+	tc_buf_printf(out, ")\n  agent %s, skill %s\n", phase->agent_id,
+	    phase->skill);
+	tc_buf_printf(out, "\nWhat to run next:\n"
+	    "  %s dispatch --session %s --output TASK.json\n"
+	    "  give TASK.json to a fresh %s worker; it writes a %s\n"
+	    "  %s seal --session %s --result RESULT.json\n"
+	    "  %s verify --session %s\n",
+	    program, quoted, phase->agent_id, TC_RESULT_SCHEMA, program, quoted,
+	    program, quoted);
+}
+
+/* The path as a shell word: bare when it only has safe characters. */
+static char *
+shell_quote(const char *s)
+{
+	tc_buf b = TC_BUF_INIT;
+	const char *p;
+
+	if (*s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789/._-+=:,@%") == strlen(s))
+		return tc_xstrdup(s);
+	tc_buf_putc(&b, '\'');
+	for (p = s; *p != '\0'; p++) {
+		if (*p == '\'')
+			tc_buf_puts(&b, "'\\''");
+		else
+			tc_buf_putc(&b, *p);
+	}
+	tc_buf_putc(&b, '\'');
+	return tc_buf_detach(&b, NULL);
+}
+
+int
+tc_session_describe(const char *session_path, const char *program,
+    tc_buf *out, tc_error *err)
+{
+	tc_session *s;
+	tc_json *errors, *next;
+	char *quoted;
+
+	if (tc_session_load(session_path, 0, &s, err) != 0)
+		return -1;
+	quoted = shell_quote(s->path);
+	next = tc_session_next_step(s, NULL);
+	tc_buf_printf(out, "Session %s: %s\n", s->session_id, s->status);
+	tc_buf_printf(out, "  entrypoint %s, optional mode %s\n", s->entrypoint,
+	    s->optional_mode);
+	tc_buf_printf(out, "  artifact root %s\n", s->artifact_root);
+	describe_steps(s, next, out);
+
+	errors = tc_json_new_array();
+	if (tc_verify_loaded(s, TC_VERIFY_ALL, errors) == 0) {
+		tc_buf_puts(out, "\nIntegrity: verified (every sealed result "
+		    "matches its digest)\n");
+	} else {
+		size_t i;
+
+		tc_buf_puts(out, "\nIntegrity: NOT valid\n");
+		for (i = 0; i < errors->u.arr.len; i++)
+			tc_buf_printf(out, "  - %s\n",
+			    tc_json_string(errors->u.arr.items[i]));
+		tc_buf_printf(out, "Resume refuses this session until it is "
+		    "repaired:\n  %s verify --all --session %s\n", program,
+		    quoted);
+	}
+	describe_next(s, next, program, quoted, out);
+	tc_json_free(errors);
+	free(quoted);
+	tc_session_free(s);
+	return 0;
+}

@@ -1,0 +1,181 @@
+/*
+ * verify.c - verify_session (§10.4): re-read every sealed result, check
+ * its digest, re-validate it against its step, check its outcome, its
+ * PHASE_REPORT.md and its dispatch receipt, and that a completed session
+ * has its FINAL_E2E_REPORT.md.
+ *
+ * The reference stops at the first problem; with TC_VERIFY_ALL every
+ * step is checked and each broken step contributes its first problem.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session_int.h"
+#include "tunectl/fileio.h"
+#include "tunectl/path.h"
+#include "tunectl/sha256.h"
+
+static void
+add_error(tc_json *errors, const tc_error *err)
+{
+	tc_json_array_push(errors, tc_json_new_string(tc_error_msg(err)));
+}
+
+/* The file behind a path named in the session, refused when a symlink
+ * leads it out of the artifact root.  NULL with err set. */
+static char *
+artifact_file(const tc_session *s, const tc_json *relative,
+    const char *label, tc_error *err)
+{
+	char *resolved;
+
+	if (sess_check_path_text(relative, err) != 0)
+		return NULL;
+	/* Without a root directory the read fails below, with the
+	 * reference's OS error. */
+	if (!tc_is_directory(s->artifact_root))
+		return tc_session_artifact_path(s, tc_json_string(relative));
+	resolved = tc_path_under_root(s->artifact_root,
+	    tc_json_string(relative), label, err);
+	if (resolved == NULL)
+		return NULL;
+	free(resolved);
+	/* Read through the joined path so that OS errors name the same
+	 * file as the reference's messages do. */
+	return tc_session_artifact_path(s, tc_json_string(relative));
+}
+
+static int
+check_receipt(const tc_session *s, const tc_json *step, tc_error *err)
+{
+	char hex[TC_SHA256_HEX_LEN + 1];
+	char *path;
+	int rc;
+
+	if (tc_json_get(step, "dispatch_receipt_path") == NULL)
+		return 0;
+	path = artifact_file(s, tc_json_get(step, "dispatch_receipt_path"),
+	    "dispatch_receipt_path", err);
+	if (path == NULL)
+		return -1;
+	rc = tc_sha256_file(path, hex, NULL, err);
+	free(path);
+	if (rc != 0)
+		return -1;
+	if (!sess_str_is(tc_json_get(step, "dispatch_receipt_sha256"), hex)) {
+		tc_error_set(err, "dispatch receipt digest mismatch: %s",
+		    tc_step_id(step));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_step(const tc_session *s, const tc_json *step, tc_error *err)
+{
+	char digest[65];
+	char *path, *dir, *report;
+	tc_json *result;
+	bool has_report;
+	int rc = -1;
+
+	path = artifact_file(s, tc_json_get(step, "result_path"), "result_path",
+	    err);
+	if (path == NULL)
+		return -1;
+	if ((result = tc_json_parse_file(path, err)) == NULL) {
+		free(path);
+		return -1;
+	}
+	if (tc_json_digest(result, digest, err) != 0)
+		goto out;
+	if (!sess_str_is(tc_json_get(step, "result_sha256"), digest)) {
+		tc_error_set(err, "sealed phase result digest mismatch: %s",
+		    tc_step_id(step));
+		goto out;
+	}
+	if (tc_result_validate(result, step, s, TC_RESULT_ALLOW_SYSTEM,
+	    err) != 0)
+		goto out;
+	if (!tc_json_equal(tc_json_get(result, "status"),
+	    tc_json_get(step, "outcome_status"))) {
+		tc_error_set(err, "sealed phase result outcome mismatch: %s",
+		    tc_step_id(step));
+		goto out;
+	}
+	dir = tc_path_dirname(path);
+	report = tc_path_join(dir, "PHASE_REPORT.md");
+	has_report = tc_is_regular_file(report);
+	free(report);
+	free(dir);
+	if (!has_report) {
+		tc_error_set(err, "missing phase report: %s", tc_step_id(step));
+		goto out;
+	}
+	rc = check_receipt(s, step, err);
+out:
+	tc_json_free(result);
+	free(path);
+	return rc;
+}
+
+size_t
+tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors)
+{
+	tc_error err = TC_ERROR_INIT;
+	size_t i, added = 0;
+
+	for (i = 0; i < tc_session_step_count(s); i++) {
+		const tc_json *step = tc_session_step_at(s, i);
+
+		if (!tc_step_is_sealed(step))
+			continue;
+		if (check_step(s, step, &err) != 0) {
+			add_error(errors, &err);
+			added++;
+			if (!(flags & TC_VERIFY_ALL))
+				goto out;
+		}
+	}
+	if (tc_session_is_completed(s)) {
+		char *report = tc_session_artifact_path(s, "FINAL_E2E_REPORT.md");
+
+		if (!tc_is_regular_file(report)) {
+			tc_error_set(&err, "completed session is missing "
+			    "FINAL_E2E_REPORT.md");
+			add_error(errors, &err);
+			added++;
+		}
+		free(report);
+	}
+out:
+	tc_error_clear(&err);
+	return added;
+}
+
+tc_json *
+tc_verify_session(const char *session_path, unsigned flags)
+{
+	tc_error err = TC_ERROR_INIT;
+	tc_json *out = tc_json_new_object();
+	tc_json *errors = tc_json_new_array();
+	tc_session *s = NULL;
+
+	if (tc_session_load(session_path, 0, &s, &err) != 0)
+		add_error(errors, &err);
+	else
+		(void)tc_verify_loaded(s, flags, errors);
+	if (errors->u.arr.len > 0) {
+		tc_json_object_set(out, "errors", errors);
+		tc_json_object_set_bool(out, "valid", false);
+	} else {
+		tc_json_free(errors);
+		tc_json_object_set_bool(out, "valid", true);
+		tc_json_object_set(out, "session_id",
+		    tc_json_clone(tc_json_get(s->doc, "session_id")));
+		tc_json_object_set_string(out, "status", s->status);
+	}
+	tc_error_clear(&err);
+	tc_session_free(s);
+	return out;
+}

@@ -1,0 +1,39 @@
+/*
+ * fault.c - crash-consistency fault injection (TUNECTL_FAULT_POINT /
+ * TUNECTL_FAULT_COUNT).  Always compiled in so the CLI tests can crash the
+ * real binary at a chosen write boundary; without TUNECTL_FAULT_POINT it
+ * costs one cached getenv per process.
+ */
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tunectl/fileio.h"
+
+void
+tc_fault_point(const char *name)
+{
+	static bool loaded;
+	static const char *point;
+	static unsigned long target, crossings;
+
+	if (!loaded) {
+		const char *count = getenv("TUNECTL_FAULT_COUNT");
+		char *end;
+
+		loaded = true;
+		point = getenv("TUNECTL_FAULT_POINT");
+		target = 1;
+		if (count != NULL && *count != '\0') {
+			unsigned long n = strtoul(count, &end, 10);
+
+			if (*end == '\0' && n > 0)
+				target = n;
+		}
+	}
+	if (point == NULL || strcmp(point, name) != 0)
+		return;
+	if (++crossings == target)
+		raise(SIGKILL);
+}

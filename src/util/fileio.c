@@ -1,0 +1,175 @@
+/*
+ * fileio.c - reading whole files, mkdir -p, existence tests, and the
+ * Python OSError message form every I/O error uses.  Atomic writes are in
+ * atomic.c, fault injection in fault.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tunectl/buf.h"
+#include "tunectl/fileio.h"
+#include "tunectl/path.h"
+
+void
+tc_error_os(tc_error *err, int errnum, const char *path)
+{
+	tc_buf q = TC_BUF_INIT;
+
+	if (err == NULL)
+		return;
+	tc_path_repr(&q, path);
+	tc_error_set(err, "[Errno %d] %s: %s", errnum, strerror(errnum),
+	    tc_buf_cstr(&q));
+	tc_buf_free(&q);
+}
+
+char *
+tc_read_file(const char *path, size_t max_bytes, size_t *len, tc_error *err)
+{
+	tc_buf b = TC_BUF_INIT;
+	struct stat st;
+	int fd;
+
+	if (max_bytes == 0)
+		max_bytes = TC_JSON_MAX_BYTES;
+	do
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		tc_error_os(err, errno, path);
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0) {
+		tc_error_os(err, errno, path);
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		tc_error_os(err, EISDIR, path);
+		goto fail;
+	}
+	/* st_size is only a hint (procfs reports 0, files grow): read to EOF
+	 * and enforce the limit on what actually arrives. */
+	if (S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= max_bytes)
+		tc_buf_grow(&b, (size_t)st.st_size + 1);	/* +1: room to see EOF */
+	for (;;) {
+		size_t room;
+		ssize_t n;
+
+		if (b.data == NULL || b.cap - b.len - 1 == 0)
+			tc_buf_grow(&b, 65536);
+		room = b.cap - b.len - 1;
+		if (max_bytes - b.len < room)
+			room = max_bytes - b.len + 1;	/* one byte over shows excess */
+		n = read(fd, b.data + b.len, room);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			tc_error_os(err, errno, path);
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		b.len += (size_t)n;
+		b.data[b.len] = '\0';
+		if (b.len > max_bytes) {
+			tc_buf q = TC_BUF_INIT;
+
+			tc_path_repr(&q, path);
+			tc_error_set(err, "file is too large: %s (more than %zu "
+			    "bytes)", tc_buf_cstr(&q), max_bytes);
+			tc_buf_free(&q);
+			goto fail;
+		}
+	}
+	close(fd);
+	return tc_buf_detach(&b, len);
+fail:
+	close(fd);
+	tc_buf_free(&b);
+	return NULL;
+}
+
+static int
+mkdir_one(const char *dir, tc_error *err)
+{
+	struct stat st;
+	int e;
+
+	if (mkdir(dir, 0777) == 0)
+		return 0;
+	e = errno;
+	/* Like os.makedirs(exist_ok=True): fine if a directory is there
+	 * (also through a symlink), whatever mkdir said. */
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	tc_error_os(err, e, dir);
+	return -1;
+}
+
+int
+tc_mkdirs(const char *path, tc_error *err)
+{
+	char *norm = tc_path_normalize(path);
+	char *p;
+	int rc = 0;
+
+	/* As os.makedirs: create the prefixes that do not exist (whatever
+	 * is there otherwise fails later, naming the first path mkdir
+	 * could not create), then the path itself. */
+	for (p = norm; *p == '/'; p++)
+		;
+	while (*p != '\0') {
+		char *slash = strchr(p, '/');
+		struct stat st;
+
+		if (slash == NULL) {
+			rc = mkdir_one(norm, err);
+			break;
+		}
+		*slash = '\0';
+		if (stat(norm, &st) != 0 && (rc = mkdir_one(norm, err)) != 0)
+			break;
+		*slash = '/';
+		p = slash + 1;
+	}
+	free(norm);
+	return rc;
+}
+
+bool
+tc_path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+bool
+tc_is_regular_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool
+tc_is_regular_file_nofollow(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool
+tc_is_directory(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}

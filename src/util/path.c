@@ -1,0 +1,396 @@
+/*
+ * path.c - lexical path operations with Python pathlib semantics
+ * (normalise, join, parent/name, containment), the ledger's relative
+ * artifact predicate, the artifact-root containment policy
+ * (tc_path_under_root, tc_path_within_strict) and Python's repr() of a
+ * filesystem path.  The symlink-following resolution itself lives in
+ * resolve.c.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tunectl/buf.h"
+#include "tunectl/json.h"
+#include "tunectl/path.h"
+
+char *
+tc_path_normalize(const char *path)
+{
+	tc_buf b = TC_BUF_INIT;
+	const char *p = path, *end;
+	size_t lead = 0;
+
+	while (p[lead] == '/')
+		lead++;
+	/* POSIX leaves exactly two leading slashes implementation-defined;
+	 * pathlib keeps them, three or more collapse to one. */
+	if (lead == 2)
+		tc_buf_puts(&b, "//");
+	else if (lead > 0)
+		tc_buf_putc(&b, '/');
+	p += lead;
+	while (*p != '\0') {
+		size_t n;
+
+		end = strchr(p, '/');
+		n = end != NULL ? (size_t)(end - p) : strlen(p);
+		if (n > 0 && !(n == 1 && p[0] == '.')) {
+			if (b.len > 0 && b.data[b.len - 1] != '/')
+				tc_buf_putc(&b, '/');
+			tc_buf_add(&b, p, n);
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	if (b.len == 0)
+		tc_buf_putc(&b, '.');
+	return tc_buf_detach(&b, NULL);
+}
+
+char *
+tc_path_join(const char *a, const char *b)
+{
+	char *joined, *norm;
+
+	size_t n = strlen(a);
+
+	if (b[0] == '/' || n == 0)
+		return tc_path_normalize(b);
+	/* No separator after a trailing '/': "//" + "b" must stay "//b". */
+	joined = tc_xasprintf("%s%s%s", a, a[n - 1] == '/' ? "" : "/", b);
+	norm = tc_path_normalize(joined);
+	free(joined);
+	return norm;
+}
+
+/* Length of the anchor ("", "/" or "//") of a normalised path. */
+static size_t
+anchor_len(const char *norm)
+{
+	if (norm[0] != '/')
+		return 0;
+	return norm[1] == '/' ? 2 : 1;
+}
+
+char *
+tc_path_dirname(const char *path)
+{
+	char *norm = tc_path_normalize(path);
+	size_t anchor = anchor_len(norm);
+	char *slash = strrchr(norm, '/');
+
+	if (strcmp(norm, ".") == 0 || norm[anchor] == '\0')
+		return norm;			/* ".", "/", "//" are their own parent */
+	if (slash == NULL) {
+		free(norm);
+		return tc_xstrdup(".");
+	}
+	if ((size_t)(slash - norm) < anchor)
+		norm[anchor] = '\0';		/* "/a" -> "/", "//a" -> "//" */
+	else
+		*slash = '\0';
+	return norm;
+}
+
+const char *
+tc_path_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash != NULL ? slash + 1 : path;
+
+	return strcmp(name, ".") == 0 ? name + 1 : name;
+}
+
+bool
+tc_path_is_within(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (n == 1 && root[0] == '/')
+		return path[0] == '/';
+	if (strncmp(path, root, n) != 0)
+		return false;
+	return path[n] == '\0' || path[n] == '/';
+}
+
+char *
+tc_path_relative_to(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+	const char *rest;
+
+	if (!tc_path_is_within(path, root))
+		return NULL;
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	rest = n == 1 && root[0] == '/' ? path : path + n;
+	while (*rest == '/')
+		rest++;
+	return *rest == '\0' ? tc_xstrdup(".") : tc_path_normalize(rest);
+}
+
+/*
+ * Decode one UTF-8 sequence the way Python's strict decoder accepts it
+ * (no overlongs, no surrogates, at most U+10FFFF).  Returns its length, or
+ * 0 when the byte at s starts no valid sequence.
+ */
+static size_t
+utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
+{
+	uint32_t c;
+	size_t n, i;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+		n = 2;
+		c = s[0] & 0x1F;
+	} else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+		n = 3;
+		c = s[0] & 0x0F;
+	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+		n = 4;
+		c = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len < n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3F);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
+	    c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+static bool
+py_isspace(uint32_t c)
+{
+	return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) ||
+	    c == 0x85 || c == 0xA0 || c == 0x1680 ||
+	    (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+	    c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+/* Byte offsets of the Python strip() of s: [*start, *end). */
+static void
+py_strip_range(const char *s, size_t *start, size_t *end)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = strlen(s), i = 0, last = 0;
+	bool seen = false;
+
+	*start = len;
+	while (i < len) {
+		uint32_t cp;
+		size_t n = utf8_decode(u + i, len - i, &cp);
+
+		if (n == 0) {
+			n = 1;
+			cp = 0xDC00 + u[i];	/* surrogateescape: not space */
+		}
+		if (!py_isspace(cp)) {
+			if (!seen)
+				*start = i;
+			seen = true;
+			last = i + n;
+		}
+		i += n;
+	}
+	*end = seen ? last : len;
+}
+
+static bool
+has_dotdot(const char *v)
+{
+	const char *p = v;
+
+	for (;;) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash != NULL ? (size_t)(slash - p) : strlen(p);
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return true;
+		if (slash == NULL)
+			return false;
+		p = slash + 1;
+	}
+}
+
+enum rel_check { REL_OK, REL_BLANK, REL_SPACE, REL_ABSOLUTE, REL_DOTDOT };
+
+static enum rel_check
+check_relative(const char *value)
+{
+	size_t start, end;
+
+	if (value == NULL)
+		return REL_BLANK;
+	py_strip_range(value, &start, &end);
+	if (start >= end)
+		return REL_BLANK;
+	if (start != 0 || end != strlen(value))
+		return REL_SPACE;
+	if (value[0] == '/')
+		return REL_ABSOLUTE;
+	if (has_dotdot(value))
+		return REL_DOTDOT;
+	return REL_OK;
+}
+
+bool
+tc_path_is_relative_artifact(const char *value)
+{
+	return check_relative(value) == REL_OK;
+}
+
+void
+tc_path_repr(tc_buf *out, const char *path)
+{
+	const unsigned char *u = (const unsigned char *)path;
+	size_t len = strlen(path), i = 0;
+	tc_buf w = TC_BUF_INIT;
+
+	/* surrogateescape: each undecodable byte b becomes U+DC00+b, kept
+	 * as WTF-8 (a lone surrogate) for the repr writer. */
+	while (i < len) {
+		uint32_t cp;
+		size_t n = utf8_decode(u + i, len - i, &cp);
+
+		if (n > 0) {
+			tc_buf_add(&w, u + i, n);
+			i += n;
+			continue;
+		}
+		cp = 0xDC00 + u[i];
+		tc_buf_putc(&w, (char)(0xE0 | (cp >> 12)));
+		tc_buf_putc(&w, (char)(0x80 | ((cp >> 6) & 0x3F)));
+		tc_buf_putc(&w, (char)(0x80 | (cp & 0x3F)));
+		i++;
+	}
+	tc_json_repr_string(out, tc_buf_cstr(&w), w.len);
+	tc_buf_free(&w);
+}
+
+/* "'<repr>'" of value, malloc'd, for messages. */
+static char *
+repr_dup(const char *value)
+{
+	tc_buf b = TC_BUF_INIT;
+
+	tc_path_repr(&b, value);
+	return tc_buf_detach(&b, NULL);
+}
+
+char *
+tc_path_under_root(const char *root, const char *value, const char *label,
+    tc_error *err)
+{
+	enum rel_check check = check_relative(value);
+	char *root_res = NULL, *joined = NULL, *res = NULL, *q = NULL, *q2;
+	struct stat st;
+
+	if (check != REL_OK) {
+		q = value != NULL ? repr_dup(value) : NULL;
+		switch (check) {
+		case REL_BLANK:
+			tc_error_set(err, "%s must be a non-empty relative path",
+			    label);
+			break;
+		case REL_SPACE:
+			tc_error_set(err, "%s must not begin or end with "
+			    "whitespace: %s", label, q);
+			break;
+		case REL_ABSOLUTE:
+			tc_error_set(err, "%s must be a relative path inside "
+			    "the artifact root, not an absolute path: %s",
+			    label, q);
+			break;
+		default:
+			tc_error_set(err, "%s must not contain a '..' "
+			    "component: %s", label, q);
+			break;
+		}
+		free(q);
+		return NULL;
+	}
+	root_res = tc_path_resolve(root, NULL);
+	if (root_res == NULL || stat(root_res, &st) != 0 ||
+	    !S_ISDIR(st.st_mode)) {
+		q = repr_dup(root);
+		tc_error_set(err, "artifact root must be an existing "
+		    "directory: %s", q);
+		goto out;
+	}
+	joined = tc_path_join(root_res, value);
+	res = tc_path_resolve(joined, err);
+	if (res == NULL) {
+		tc_error_prefix(err, "%s cannot be resolved: ", label);
+		goto out;
+	}
+	if (!tc_path_is_within(res, root_res)) {
+		q = repr_dup(value);
+		q2 = repr_dup(res);
+		tc_error_set(err, "%s escapes the artifact root: %s resolves "
+		    "to %s", label, q, q2);
+		free(q2);
+		free(res);
+		res = NULL;
+	}
+out:
+	free(q);
+	free(joined);
+	free(root_res);
+	return res;
+}
+
+char *
+tc_path_within_strict(const char *root, const char *path, const char *label,
+    char **rel, tc_error *err)
+{
+	char *root_res, *res;
+	struct stat st;
+
+	if (rel != NULL)
+		*rel = NULL;
+	root_res = tc_path_resolve(root, err);
+	if (root_res == NULL) {
+		tc_error_prefix(err, "%s cannot be read: ", label);
+		return NULL;
+	}
+	res = tc_path_resolve_strict(path, err);
+	if (res == NULL) {
+		tc_error_prefix(err, "%s cannot be read: ", label);
+		free(root_res);
+		return NULL;
+	}
+	if (!tc_path_is_within(res, root_res)) {
+		tc_error_set(err, "%s must be inside the parent artifact root",
+		    label);
+		goto fail;
+	}
+	if (stat(res, &st) != 0 || !S_ISREG(st.st_mode)) {
+		tc_error_set(err, "%s must be a regular file", label);
+		goto fail;
+	}
+	if (rel != NULL)
+		*rel = tc_path_relative_to(res, root_res);
+	free(root_res);
+	return res;
+fail:
+	free(root_res);
+	free(res);
+	return NULL;
+}

@@ -1,0 +1,250 @@
+/*
+ * test_decimal.c - tunectl's Decimal against Python's decimal module in the
+ * default context (expected strings computed with /usr/bin/python3 3.11).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tunectl/decimal.h"
+
+static void
+dec(tc_dec *d, const char *s)
+{
+	tc_dec_init(d);
+	assert_true(tc_dec_parse(d, s, strlen(s)));
+}
+
+static void
+assert_str(const tc_dec *d, const char *want)
+{
+	char *s = tc_dec_to_string(d);
+
+	assert_string_equal(s, want);
+	free(s);
+}
+
+/* str(Decimal(a) OP Decimal(b)) */
+static void
+check_op(char op, const char *a, const char *b, const char *want)
+{
+	tc_dec x, y, r;
+
+	dec(&x, a);
+	dec(&y, b);
+	tc_dec_init(&r);
+	switch (op) {
+	case '+': tc_dec_add(&r, &x, &y); break;
+	case '-': tc_dec_sub(&r, &x, &y); break;
+	case '*': tc_dec_mul(&r, &x, &y); break;
+	default: assert_true(tc_dec_div(&r, &x, &y)); break;
+	}
+	assert_str(&r, want);
+	tc_dec_clear(&x);
+	tc_dec_clear(&y);
+	tc_dec_clear(&r);
+}
+
+static void
+check_str(const char *in, const char *want)
+{
+	tc_dec d;
+
+	dec(&d, in);
+	assert_str(&d, want);
+	tc_dec_clear(&d);
+}
+
+static void
+construction_is_exact_and_keeps_the_exponent(void **state)
+{
+	(void)state;
+	check_str("9.70", "9.70");
+	check_str("007.50", "7.50");
+	check_str(".5", "0.5");
+	check_str("5.", "5");
+	check_str("-0", "-0");
+	check_str("123.456E-10", "1.23456E-8");
+	check_str("1E+1", "1E+1");
+}
+
+static void
+str_switches_to_scientific_below_adjusted_exponent_minus_six(void **state)
+{
+	(void)state;
+	check_str("0.000001", "0.000001");
+	check_str("0.0000001", "1E-7");
+	check_str("0.0000000", "0E-7");
+}
+
+static void
+parse_rejects_what_decimal_rejects(void **state)
+{
+	static const char *const bad[] = { ".", "1.2.3", "", "+", "1e", "abc",
+	    "1 ", "inf", "NaN" };
+	tc_dec d;
+
+	(void)state;
+	tc_dec_init(&d);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		assert_false(tc_dec_parse(&d, bad[i], strlen(bad[i])));
+	tc_dec_clear(&d);
+}
+
+static void
+division_uses_the_ideal_exponent_when_exact(void **state)
+{
+	(void)state;
+	check_op('/', "97.50", "10", "9.75");
+	check_op('/', "100.00", "10", "10.00");
+	check_op('/', "98.750", "10", "9.875");
+	check_op('/', "100", "10", "10");
+	check_op('/', "30", "3", "10");
+	check_op('/', "19.75", "2", "9.875");
+	check_op('/', "0.00", "4", "0.00");
+}
+
+static void
+inexact_division_rounds_to_28_digits_half_even(void **state)
+{
+	(void)state;
+	check_op('/', "100", "3", "33.33333333333333333333333333");
+	check_op('/', "2", "3", "0.6666666666666666666666666667");
+	check_op('/', "1", "7", "0.1428571428571428571428571429");
+	check_op('/', "0.5", "9.82", "0.05091649694501018329938900204");
+}
+
+static void
+division_by_zero_is_refused(void **state)
+{
+	tc_dec a, z, r;
+
+	(void)state;
+	dec(&a, "1");
+	dec(&z, "0.0");
+	tc_dec_init(&r);
+	assert_false(tc_dec_div(&r, &a, &z));
+	tc_dec_clear(&a);
+	tc_dec_clear(&z);
+	tc_dec_clear(&r);
+}
+
+static void
+add_sub_mul_round_only_beyond_28_digits(void **state)
+{
+	(void)state;
+	check_op('+', "1234567890123456789012345678.9", "0.06",
+	    "1234567890123456789012345679");
+	check_op('+', "9999999999999999999999999999", "1",
+	    "1.000000000000000000000000000E+28");
+	check_op('*', "1.1", "2.25", "2.475");
+	check_op('*', "12345678901234567890.123456789", "98765432109876543210",
+	    "1.219326311370217952249657064E+39");
+	check_op('-', "10.0", "10.00", "0.00");
+	check_op('+', "0", "0.000", "0.000");
+	check_op('-', "10.52", "10.0", "0.52");
+	check_op('*', "0.050", "100", "5.000");
+}
+
+static void
+to_double_is_correctly_rounded(void **state)
+{
+	tc_dec d;
+
+	(void)state;
+	dec(&d, "0.1");
+	assert_true(tc_dec_to_double(&d) == 0.1);
+	assert_true(tc_dec_parse(&d, "9007199254740993", 16));	/* tie */
+	assert_true(tc_dec_to_double(&d) == 9007199254740992.0);
+	assert_true(tc_dec_parse(&d, "2.5e-324", 8));
+	assert_true(tc_dec_to_double(&d) == 5e-324);
+	assert_true(tc_dec_parse(&d, "1e-400", 6));
+	assert_true(tc_dec_to_double(&d) == 0.0);
+	assert_true(tc_dec_parse(&d, "1e400", 5));
+	assert_true(isinf(tc_dec_to_double(&d)));
+	assert_true(tc_dec_parse(&d, "5.091649694501018329938900204", 29));
+	assert_true(tc_dec_to_double(&d) == 5.091649694501018);
+	tc_dec_clear(&d);
+}
+
+static void
+comparison_is_numeric(void **state)
+{
+	tc_dec a, b;
+
+	(void)state;
+	dec(&a, "0.50");
+	dec(&b, "0.5");
+	assert_int_equal(tc_dec_cmp(&a, &b), 0);
+	assert_true(tc_dec_parse(&b, "0.51", 4));
+	assert_int_equal(tc_dec_cmp(&a, &b), -1);
+	assert_true(tc_dec_parse(&b, "-7", 2));
+	assert_int_equal(tc_dec_cmp(&a, &b), 1);
+	assert_true(tc_dec_parse(&b, "1E+3", 4));
+	assert_int_equal(tc_dec_cmp(&a, &b), -1);
+	tc_dec_clear(&a);
+	tc_dec_clear(&b);
+}
+
+static void
+from_double_uses_the_shortest_repr(void **state)
+{
+	tc_dec d;
+
+	(void)state;
+	tc_dec_init(&d);
+	assert_true(tc_dec_from_double_repr(&d, 9.875));
+	assert_str(&d, "9.875");
+	assert_true(tc_dec_from_double_repr(&d, 1e-05));
+	assert_str(&d, "0.00001");
+	assert_true(tc_dec_from_double_repr(&d, 10.0));
+	assert_str(&d, "10.0");
+	assert_false(tc_dec_from_double_repr(&d, INFINITY));
+	tc_dec_clear(&d);
+}
+
+static void
+five_percent_spread_is_exactly_five(void **state)
+{
+	/* (10.25 - 9.75) / 10.00 * 100 in Decimal is exactly 5 */
+	tc_dec spread, mean, hundred, q;
+
+	(void)state;
+	dec(&spread, "0.50");
+	dec(&mean, "10.00");
+	dec(&hundred, "100");
+	tc_dec_init(&q);
+	assert_true(tc_dec_div(&q, &spread, &mean));
+	tc_dec_mul(&q, &q, &hundred);
+	assert_str(&q, "5.00");
+	assert_true(tc_dec_to_double(&q) == 5.0);
+	tc_dec_clear(&spread);
+	tc_dec_clear(&mean);
+	tc_dec_clear(&hundred);
+	tc_dec_clear(&q);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(construction_is_exact_and_keeps_the_exponent),
+		cmocka_unit_test(str_switches_to_scientific_below_adjusted_exponent_minus_six),
+		cmocka_unit_test(parse_rejects_what_decimal_rejects),
+		cmocka_unit_test(division_uses_the_ideal_exponent_when_exact),
+		cmocka_unit_test(inexact_division_rounds_to_28_digits_half_even),
+		cmocka_unit_test(division_by_zero_is_refused),
+		cmocka_unit_test(add_sub_mul_round_only_beyond_28_digits),
+		cmocka_unit_test(to_double_is_correctly_rounded),
+		cmocka_unit_test(comparison_is_numeric),
+		cmocka_unit_test(from_double_uses_the_shortest_repr),
+		cmocka_unit_test(five_percent_spread_is_exactly_five),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

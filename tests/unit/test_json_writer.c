@@ -1,0 +1,331 @@
+/*
+ * test_json_writer.c - the writers byte for byte against CPython's
+ * json.dumps(sort_keys=True): compact canonical, ensure_ascii, indent=2 +
+ * "\n", allow_nan=False, the canonical digest, and the UTF-8 encoding
+ * errors for lone surrogates (positions in code points, runs reported as
+ * "characters in position A-B").
+ *
+ * Expected strings and digests were produced by /usr/bin/python3 (3.11.2).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tunectl/buf.h"
+#include "tunectl/json.h"
+
+static tc_json *
+parse_ok(const char *text)
+{
+	tc_error err = TC_ERROR_INIT;
+	tc_json *v = tc_json_parse(text, strlen(text), &err);
+
+	if (v == NULL)
+		print_error("parse failed: %s\n", tc_error_msg(&err));
+	assert_non_null(v);
+	return v;
+}
+
+static const struct {
+	const char *doc;
+	const char *canonical;	/* separators (",", ":"), ensure_ascii=False */
+	const char *ascii;	/* ensure_ascii=True */
+	const char *pretty;	/* indent=2 + "\n" */
+	const char *no_nan;	/* allow_nan=False, or "!" + message */
+	const char *digest;	/* sha256 of canonical */
+} cases[] = {
+	{ "{\"b\":[1,2.5,{\"d\":null,\"c\":true}],\"a\":\"x\",\"\":false}",
+	  "{\"\":false,\"a\":\"x\",\"b\":[1,2.5,{\"c\":true,\"d\":null}]}",
+	  "{\"\":false,\"a\":\"x\",\"b\":[1,2.5,{\"c\":true,\"d\":null}]}",
+	  "{\x0a  \"\": false,\x0a  \"a\": \"x\",\x0a  \"b\": [\x0a    1,\x0a    2.5,\x0a    {\x0a      \"c\": true,\x0a      \"d\": null\x0a    }\x0a  ]\x0a}\x0a",
+	  "{\"\":false,\"a\":\"x\",\"b\":[1,2.5,{\"c\":true,\"d\":null}]}",
+	  "cb0ac065fe2439bc0c46d55ed0cfe22b2420bff298c1360ab7c076462983ac96" },
+	{ "[]",
+	  "[]",
+	  "[]",
+	  "[]\x0a",
+	  "[]",
+	  "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945" },
+	{ "{}",
+	  "{}",
+	  "{}",
+	  "{}\x0a",
+	  "{}",
+	  "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a" },
+	{ "[[],{}]",
+	  "[[],{}]",
+	  "[[],{}]",
+	  "[\x0a  [],\x0a  {}\x0a]\x0a",
+	  "[[],{}]",
+	  "5eed25f9aa1c68139fe47d7ea93769c16d4ddd46c01693921e0b40d9aaa39beb" },
+	{ "{\"a\":[],\"b\":{}}",
+	  "{\"a\":[],\"b\":{}}",
+	  "{\"a\":[],\"b\":{}}",
+	  "{\x0a  \"a\": [],\x0a  \"b\": {}\x0a}\x0a",
+	  "{\"a\":[],\"b\":{}}",
+	  "9959f7ea5ff37e0cf81634a894845a335eb6e26fbad0877944e9bc009b4f0644" },
+	{ "\"\\u0000\\u001f\\u007f\\u0080\\u00ff\\u2028\\uffff\"",
+	  "\"\\u0000\\u001f\x7f\xc2\x80\xc3\xbf\xe2\x80\xa8\xef\xbf\xbf\"",
+	  "\"\\u0000\\u001f\\u007f\\u0080\\u00ff\\u2028\\uffff\"",
+	  "\"\\u0000\\u001f\x7f\xc2\x80\xc3\xbf\xe2\x80\xa8\xef\xbf\xbf\"\x0a",
+	  "\"\\u0000\\u001f\x7f\xc2\x80\xc3\xbf\xe2\x80\xa8\xef\xbf\xbf\"",
+	  "e9233b39709492f41f5734a2722502ab7a2d643d4d54e4f5a34c60ac7ab04dbb" },
+	{ "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"",
+	  "\"\\\"\\\\/\\b\\f\\n\\r\\t\"",
+	  "\"\\\"\\\\/\\b\\f\\n\\r\\t\"",
+	  "\"\\\"\\\\/\\b\\f\\n\\r\\t\"\x0a",
+	  "\"\\\"\\\\/\\b\\f\\n\\r\\t\"",
+	  "11b17be1c38ac0f40c1c36cb58861f9853f04d6702d8edf4c79e6aca6216c346" },
+	{ "\"\\ud83d\\ude00 \\ud800\\udc00 \\udbff\\udfff\"",
+	  "\"\xf0\x9f\x98\x80 \xf0\x90\x80\x80 \xf4\x8f\xbf\xbf\"",
+	  "\"\\ud83d\\ude00 \\ud800\\udc00 \\udbff\\udfff\"",
+	  "\"\xf0\x9f\x98\x80 \xf0\x90\x80\x80 \xf4\x8f\xbf\xbf\"\x0a",
+	  "\"\xf0\x9f\x98\x80 \xf0\x90\x80\x80 \xf4\x8f\xbf\xbf\"",
+	  "e1776b0372a3e548d039cd9d757a3e1a14faa8d16321ffd4c655bea060d28a81" },
+	{ "\"\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\"",
+	  "\"\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\"",
+	  "\"\\u00e9\\u4e2d\\ud83d\\ude00\"",
+	  "\"\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\"\x0a",
+	  "\"\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\"",
+	  "53a6f80d1698e3fd26110153d41dfab9d190ad14be744e2d10eaec25ded28f06" },
+	{ "[1e16, 1e-5, 0.0001, 123456789.125, -0.0, 1e400, -1e400, NaN, 5e-324, 1.7976931348623157e308, 100.0]",
+	  "[1e+16,1e-05,0.0001,123456789.125,-0.0,Infinity,-Infinity,NaN,5e-324,1.7976931348623157e+308,100.0]",
+	  "[1e+16,1e-05,0.0001,123456789.125,-0.0,Infinity,-Infinity,NaN,5e-324,1.7976931348623157e+308,100.0]",
+	  "[\x0a  1e+16,\x0a  1e-05,\x0a  0.0001,\x0a  123456789.125,\x0a  -0.0,\x0a  Infinity,\x0a  -Infinity,\x0a  NaN,\x0a  5e-324,\x0a  1.7976931348623157e+308,\x0a  100.0\x0a]\x0a",
+	  "!Out of range float values are not JSON compliant",
+	  "9dd2d9bf75bf4ae1750cb4c27b8ef66b975492d62df022a857c532f15ad4c936" },
+	{ "{\"k\": [1, [2, [3, {\"x\": \"y\"}]]], \"j\": {\"z\": {}}}",
+	  "{\"j\":{\"z\":{}},\"k\":[1,[2,[3,{\"x\":\"y\"}]]]}",
+	  "{\"j\":{\"z\":{}},\"k\":[1,[2,[3,{\"x\":\"y\"}]]]}",
+	  "{\x0a  \"j\": {\x0a    \"z\": {}\x0a  },\x0a  \"k\": [\x0a    1,\x0a    [\x0a      2,\x0a      [\x0a        3,\x0a        {\x0a          \"x\": \"y\"\x0a        }\x0a      ]\x0a    ]\x0a  ]\x0a}\x0a",
+	  "{\"j\":{\"z\":{}},\"k\":[1,[2,[3,{\"x\":\"y\"}]]]}",
+	  "e7211637c9caf80451aee7f01f08ba737212c0e5abe9a42dbaaf987e21937aeb" },
+	{ "[12345678901234567890123456789012345678901234567890, -1, 0]",
+	  "[12345678901234567890123456789012345678901234567890,-1,0]",
+	  "[12345678901234567890123456789012345678901234567890,-1,0]",
+	  "[\x0a  12345678901234567890123456789012345678901234567890,\x0a  -1,\x0a  0\x0a]\x0a",
+	  "[12345678901234567890123456789012345678901234567890,-1,0]",
+	  "a6e7cb3c58519d9ffec084e64198f63b8735154229e21ee0724d03b3f0c7fada" },
+	{ "{\"\\u00e9\": 1, \"e\": 2, \"\\ud83d\\ude00\": 3, \"\\uffff\": 4, \"\\u007f\": 5}",
+	  "{\"e\":2,\"\x7f\":5,\"\xc3\xa9\":1,\"\xef\xbf\xbf\":4,\"\xf0\x9f\x98\x80\":3}",
+	  "{\"e\":2,\"\\u007f\":5,\"\\u00e9\":1,\"\\uffff\":4,\"\\ud83d\\ude00\":3}",
+	  "{\x0a  \"e\": 2,\x0a  \"\x7f\": 5,\x0a  \"\xc3\xa9\": 1,\x0a  \"\xef\xbf\xbf\": 4,\x0a  \"\xf0\x9f\x98\x80\": 3\x0a}\x0a",
+	  "{\"e\":2,\"\x7f\":5,\"\xc3\xa9\":1,\"\xef\xbf\xbf\":4,\"\xf0\x9f\x98\x80\":3}",
+	  "a8d04f6fae63d9435a30d4880c541d9e194b9f09c5c53d822cd6a998c27b0bfa" },
+};
+
+/* Write v with flags into a buffer that already holds "prefix:". */
+static char *
+write_with(const tc_json *v, unsigned flags, int *rc, tc_error *err)
+{
+	tc_buf b = TC_BUF_INIT;
+	char *s;
+
+	tc_buf_puts(&b, "prefix:");
+	*rc = tc_json_write(&b, v, flags, err);
+	assert_memory_equal(b.data, "prefix:", 7);
+	s = tc_xstrdup(b.data + 7);
+	tc_buf_free(&b);
+	return s;
+}
+
+static void
+writers_match_python_json_dumps(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tc_error err = TC_ERROR_INIT;
+		tc_json *v = parse_ok(cases[i].doc);
+		char hex[65], *s;
+		size_t len;
+		int rc;
+
+		s = tc_json_canonical(v, &len, &err);
+		assert_string_equal(s, cases[i].canonical);
+		assert_int_equal(len, strlen(cases[i].canonical));
+		free(s);
+		s = write_with(v, TC_JSON_ASCII, &rc, &err);
+		assert_int_equal(rc, 0);
+		assert_string_equal(s, cases[i].ascii);
+		free(s);
+		s = tc_json_pretty(v, &len, &err);
+		assert_string_equal(s, cases[i].pretty);
+		free(s);
+		s = write_with(v, TC_JSON_NO_NAN, &rc, &err);
+		if (cases[i].no_nan[0] == '!') {
+			assert_int_equal(rc, -1);
+			assert_string_equal(s, "");
+			assert_string_equal(tc_error_msg(&err), cases[i].no_nan + 1);
+		} else {
+			assert_int_equal(rc, 0);
+			assert_string_equal(s, cases[i].no_nan);
+		}
+		free(s);
+		assert_int_equal(tc_json_digest(v, hex, &err), 0);
+		assert_string_equal(hex, cases[i].digest);
+		tc_json_free(v);
+		tc_error_clear(&err);
+	}
+}
+
+static const struct {
+	const char *doc;
+	const char *canonical_error;
+	const char *pretty_error;
+} surrogate_cases[] = {
+	{ "\"\\ud800\"", "'utf-8' codec can't encode character '\\ud800' in position 1: surrogates not allowed", "'utf-8' codec can't encode character '\\ud800' in position 1: surrogates not allowed" },
+	{ "[\"\\u00e9\\u4e2d\\ud83d\\ude00\", \"\\udfff\"]", "'utf-8' codec can't encode character '\\udfff' in position 8: surrogates not allowed", "'utf-8' codec can't encode character '\\udfff' in position 14: surrogates not allowed" },
+	{ "\"a\\ud800\\udbff\\udc00b\"", "'utf-8' codec can't encode character '\\ud800' in position 2: surrogates not allowed", "'utf-8' codec can't encode character '\\ud800' in position 2: surrogates not allowed" },
+	{ "{\"\\ud800\\ud801\\udc02\":\"\\ud802\"}", "'utf-8' codec can't encode character '\\ud800' in position 2: surrogates not allowed", "'utf-8' codec can't encode character '\\ud800' in position 5: surrogates not allowed" },
+	{ "[\"\\ude00\\ud83d\", \"x\"]", "'utf-8' codec can't encode characters in position 2-3: surrogates not allowed", "'utf-8' codec can't encode characters in position 5-6: surrogates not allowed" },
+	{ "{\"b\":\"\\udc00\",\"a\":\"\\udc01\"}", "'utf-8' codec can't encode character '\\udc01' in position 6: surrogates not allowed", "'utf-8' codec can't encode character '\\udc01' in position 10: surrogates not allowed" },
+	{ "\"\\udc00\\udc00\\udc00 \\udc00\"", "'utf-8' codec can't encode characters in position 1-3: surrogates not allowed", "'utf-8' codec can't encode characters in position 1-3: surrogates not allowed" },
+	{ "\"\\u00e9\\ud800\"", "'utf-8' codec can't encode character '\\ud800' in position 2: surrogates not allowed", "'utf-8' codec can't encode character '\\ud800' in position 2: surrogates not allowed" },
+};
+
+static void
+lone_surrogates_fail_utf8_encoding_like_python(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(surrogate_cases) / sizeof(surrogate_cases[0]);
+	    i++) {
+		tc_error err = TC_ERROR_INIT;
+		tc_json *v = parse_ok(surrogate_cases[i].doc);
+		char hex[65];
+		char *s;
+		int rc;
+
+		s = write_with(v, 0, &rc, &err);
+		assert_int_equal(rc, -1);
+		assert_string_equal(s, "");	/* nothing half-written */
+		assert_string_equal(tc_error_msg(&err),
+		    surrogate_cases[i].canonical_error);
+		free(s);
+		assert_null(tc_json_canonical(v, NULL, &err));
+		assert_int_equal(tc_json_digest(v, hex, &err), -1);
+		assert_string_equal(tc_error_msg(&err),
+		    surrogate_cases[i].canonical_error);
+		assert_null(tc_json_pretty(v, NULL, &err));
+		assert_string_equal(tc_error_msg(&err),
+		    surrogate_cases[i].pretty_error);
+		/* ensure_ascii escapes them instead */
+		s = write_with(v, TC_JSON_ASCII, &rc, &err);
+		assert_int_equal(rc, 0);
+		free(s);
+		tc_json_free(v);
+		tc_error_clear(&err);
+	}
+}
+
+static void
+no_nan_refuses_every_non_finite_float(void **state)
+{
+	static const double bad[] = { NAN, INFINITY, -INFINITY };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		tc_error err = TC_ERROR_INIT;
+		tc_json *doc = tc_json_new_object();
+		tc_json *arr = tc_json_new_array();
+		char hex[65];
+
+		tc_json_array_push(arr, tc_json_new_float(1.5));
+		tc_json_array_push(arr, tc_json_new_float(bad[i]));
+		tc_json_object_set(doc, "x", arr);
+		assert_int_equal(tc_json_digest_flags(doc, TC_JSON_ASCII |
+		    TC_JSON_NO_NAN, hex, &err), -1);
+		assert_string_equal(tc_error_msg(&err),
+		    "Out of range float values are not JSON compliant");
+		assert_int_equal(tc_json_digest_flags(doc, TC_JSON_ASCII, hex,
+		    &err), 0);
+		tc_json_free(doc);
+		tc_error_clear(&err);
+	}
+}
+
+static void
+built_documents_write_with_sorted_keys(void **state)
+{
+	tc_json *doc = tc_json_new_object();
+	tc_json *inner = tc_json_new_object();
+	tc_error err = TC_ERROR_INIT;
+	char *s;
+
+	(void)state;
+	tc_json_object_set_int(doc, "z", -5);
+	tc_json_object_set_string(doc, "a", "caf\xc3\xa9\n");
+	tc_json_object_set_bool(doc, "m", true);
+	tc_json_object_set_null(doc, "b");
+	tc_json_object_set(inner, "10", tc_json_new_float(0.5));
+	tc_json_object_set(inner, "2", tc_json_new_int_text(
+	    "123456789012345678901234567890"));
+	tc_json_object_set(doc, "c", inner);
+	tc_json_object_set_int(doc, "z", INT64_MIN);	/* replaces */
+	s = tc_json_canonical(doc, NULL, &err);
+	assert_string_equal(s, "{\"a\":\"caf\xc3\xa9\\n\",\"b\":null,\"c\":{"
+	    "\"10\":0.5,\"2\":123456789012345678901234567890},\"m\":true,"
+	    "\"z\":-9223372036854775808}");
+	free(s);
+	s = tc_json_pretty(doc, NULL, &err);
+	assert_string_equal(s, "{\n  \"a\": \"caf\xc3\xa9\\n\",\n  \"b\": null,\n"
+	    "  \"c\": {\n    \"10\": 0.5,\n    \"2\": "
+	    "123456789012345678901234567890\n  },\n  \"m\": true,\n"
+	    "  \"z\": -9223372036854775808\n}\n");
+	free(s);
+	tc_json_free(doc);
+}
+
+static void
+strings_with_nul_bytes_and_long_runs_are_written_whole(void **state)
+{
+	tc_buf in = TC_BUF_INIT, want = TC_BUF_INIT, out = TC_BUF_INIT;
+	tc_error err = TC_ERROR_INIT;
+	tc_json *v;
+	size_t i;
+
+	(void)state;
+	/* a long string crossing the 8-byte scanning blocks at every offset */
+	for (i = 0; i < 300; i++) {
+		tc_buf_putc(&in, (char)('a' + i % 26));
+		tc_buf_putc(&want, (char)('a' + i % 26));
+		if (i % 37 == 0) {
+			tc_buf_add(&in, "\0\"\\\x7f\xc3\xa9", 6);
+			tc_buf_add(&want, "\\u0000\\\"\\\\\\u007f\\u00e9", 22);
+		}
+	}
+	v = tc_json_new_stringn(in.data, in.len);
+	tc_buf_putc(&out, '>');
+	assert_int_equal(tc_json_write(&out, v, TC_JSON_ASCII, &err), 0);
+	assert_int_equal(out.len, want.len + 3);
+	assert_memory_equal(out.data + 2, want.data, want.len);
+	tc_json_free(v);
+	tc_buf_free(&in);
+	tc_buf_free(&want);
+	tc_buf_free(&out);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(writers_match_python_json_dumps),
+		cmocka_unit_test(lone_surrogates_fail_utf8_encoding_like_python),
+		cmocka_unit_test(no_nan_refuses_every_non_finite_float),
+		cmocka_unit_test(built_documents_write_with_sorted_keys),
+		cmocka_unit_test(strings_with_nul_bytes_and_long_runs_are_written_whole),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
