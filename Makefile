@@ -5,6 +5,7 @@
 #   make check SANITIZE=1  the same under ASan+UBSan (build in build/san)
 #   make check VALGRIND=1  CLI tests run the binary under valgrind
 #   make demo            run tunectl's main job end to end
+#   make check-browser   render a demo's HTML report in headless Chromium
 #   make fuzz            run the libFuzzer targets for FUZZ_SECONDS each (clang)
 #   make install PREFIX=/usr/local
 #
@@ -93,6 +94,11 @@ check: all unit-tests
 
 demo: all
 	@scripts/demo.sh $(TUNECTL)
+
+# Renders a demo's HTML report in headless Chromium (installs chromium).
+check-browser: all
+	@scripts/deps.sh browser
+	@scripts/check-browser.sh $(TUNECTL)
 
 bench: all
 	@for b in bench/*.sh; do echo "== $$b"; BUILD=$(BUILD) $$b || exit 1; done

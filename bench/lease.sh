@@ -13,30 +13,45 @@ D=$(mktemp -d "${TMPDIR:-/tmp}/tunectl-bench.XXXXXX")
 trap 'rm -rf "$D"' EXIT
 unset SUPERKERNEL_DEVICE_LEASE_HELD SUPERKERNEL_DEVICE_IDS SUPERKERNEL_DEVICE_LEASE_ROOT
 
-now() { date +%s%N; }
+# measure VAR CMD...: run CMD N times; VAR gets "wall_ns cpu_ns" (cpu =
+# user + sys of the children, which a busy machine disturbs less).
+measure() {
+	local var=$1 t0 c0
+	shift
+	children_cpu_ns
+	c0=$cpu_ns
+	t0=$(date +%s%N)
+	for i in $(seq "$N"); do "$@" "$i"; done
+	children_cpu_ns
+	printf -v "$var" '%s %s' $(( $(date +%s%N) - t0 )) $(( cpu_ns - c0 ))
+}
+# cpu_ns = user + sys of this shell's reaped children so far ("times" has
+# to run in this shell, not in a command substitution's subshell).
+children_cpu_ns() {
+	times > "$D/times"
+	cpu_ns=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/);
+	    printf "%.0f", ((u[1] * 60 + u[2]) + (s[1] * 60 + s[2])) * 1e9 }' "$D/times")
+}
 ms() { awk -v ns="$1" -v n="$N" 'BEGIN { printf "%.3f", ns / n / 1e6 }'; }
 
-t0=$(now)
-for i in $(seq "$N"); do /bin/true; done
-direct=$(( $(now) - t0 ))
-
-t0=$(now)
-for i in $(seq "$N"); do "$TC" version >/dev/null; done
-startup=$(( $(now) - t0 ))
-
-t0=$(now)
-for i in $(seq "$N"); do
+direct_cmd() { /bin/true; }
+version_cmd() { "$TC" version >/dev/null; }
+lease1_cmd() {
 	"$TC" lease run --lease-root "$D/leases" --device-id 0 --timeout-seconds 10 \
-	    --cwd "$D" --manifest-out "$D/m/$i.json" -- /bin/true >/dev/null
-done
-leased=$(( $(now) - t0 ))
-
-t0=$(now)
-for i in $(seq "$N"); do
+	    --cwd "$D" --manifest-out "$D/m/$1.json" -- /bin/true >/dev/null
+}
+lease2_cmd() {
 	"$TC" lease run --lease-root "$D/leases" --device-id 0 --device-id 1 --timeout-seconds 10 \
-	    --cwd "$D" --manifest-out "$D/m2/$i.json" -- /bin/true >/dev/null
-done
-leased2=$(( $(now) - t0 ))
+	    --cwd "$D" --manifest-out "$D/m2/$1.json" -- /bin/true >/dev/null
+}
+measure direct direct_cmd
+measure startup version_cmd
+measure leased lease1_cmd
+measure leased2 lease2_cmd
+read -r direct direct_cpu <<<"$direct"
+read -r startup startup_cpu <<<"$startup"
+read -r leased leased_cpu <<<"$leased"
+read -r leased2 leased2_cpu <<<"$leased2"
 
 acct=$(python3 - "$D/m" <<'PY'
 import glob, json, sys
@@ -75,15 +90,15 @@ PY
 )
 read -r fs_create fs_fsync <<<"$fs"
 
-echo "lease runner overhead, $N commands each (ms per command):"
-echo "  /bin/true directly                       $(ms "$direct")"
-echo "  tunectl version (binary start-up)        $(ms "$startup")"
-echo "  tunectl lease run -- /bin/true, 1 device  $(ms "$leased")"
-echo "  tunectl lease run -- /bin/true, 2 devices $(ms "$leased2")"
-echo "  extra per command, 1 device              $(ms $((leased - direct)))"
-echo "  extra per command without start-up       $(ms $((leased - direct - startup)))"
-echo "  extra per command, 2 devices             $(ms $((leased2 - direct)))"
-echo "  acquire (lease_accounting.wait_seconds)  median $acq_med, mean $acq_mean"
-echo "  exit -> release (reaping, cleanup)       median $cleanup_med"
+echo "lease runner overhead, $N commands each (ms per command; wall / CPU user+sys):"
+echo "  /bin/true directly                        $(ms "$direct") / $(ms "$direct_cpu")"
+echo "  tunectl version (binary start-up)         $(ms "$startup") / $(ms "$startup_cpu")"
+echo "  tunectl lease run -- /bin/true, 1 device  $(ms "$leased") / $(ms "$leased_cpu")"
+echo "  tunectl lease run -- /bin/true, 2 devices $(ms "$leased2") / $(ms "$leased2_cpu")"
+echo "  extra per command, 1 device               $(ms $((leased - direct))) / $(ms $((leased_cpu - direct_cpu)))"
+echo "  extra per command without start-up       $(ms $((leased - direct - startup))) / $(ms $((leased_cpu - direct_cpu - startup_cpu)))"
+echo "  extra per command, 2 devices              $(ms $((leased2 - direct))) / $(ms $((leased2_cpu - direct_cpu)))"
+echo "  acquire (lease_accounting.wait_seconds)   median $acq_med, mean $acq_mean"
+echo "  exit -> release (reaping, cleanup)        median $cleanup_med"
 echo "  this filesystem: create a file $fs_create, fsync $fs_fsync"
 echo "  (the manifest protocol needs 3 creates + 2 fsyncs per command)"

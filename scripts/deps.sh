@@ -1,7 +1,7 @@
 #!/bin/sh
 # deps.sh - make sure the Debian packages a make target needs are present.
 #
-#   scripts/deps.sh build|check|fuzz|browser|slurm
+#   scripts/deps.sh build|check|demo|fuzz|browser|slurm
 #
 # Fast no-op when everything is installed.  As root, missing packages are
 # installed with apt-get (one "apt-get update" first); otherwise the exact
@@ -12,8 +12,9 @@ need="gcc make pkg-config libssl-dev libyaml-dev libgmp-dev"
 case "${1:-build}" in
 build) ;;
 check) need="$need libcmocka-dev python3 valgrind" ;;
+demo) need="$need python3" ;;
 fuzz) need="$need clang" ;;
-browser) need="$need chromium" ;;
+browser) need="$need python3 chromium" ;;
 slurm) need="$need slurm-wlm munge" ;;
 *) echo "deps.sh: unknown target '$1'" >&2; exit 2 ;;
 esac

@@ -21,10 +21,19 @@
  *   experiments.source_range.fast_softmax
  *                           a source-level rewrite of the softmax range.
  *
+ * SKW_SIMULATED_TIMING=1 (used by tunectl's own tests, never by the
+ * demo) still runs every kernel but logs the time of a fixed cost model
+ * with a small deterministic jitter instead of the clock, so a test of the
+ * controller's flow cannot be failed by a noisy machine.  See model_ms().
+ *
  * Every kernel body sits between "kernel-begin: NAME" / "kernel-end: NAME"
  * marker comments; the BASE worker maps kernels to source ranges by them.
  *
- * usage: skw --config FILE --log-dir DIR [--profile-out FILE]
+ * usage: skw --config FILE [--log-dir DIR] [--archive-config] [--profile-out FILE]
+ *
+ * The log directory defaults to $TUNECTL_RUN_DIR, the run directory that
+ * "tunectl bench run" gives each run; --archive-config copies the config
+ * read into <log-dir>/config.yaml (JSON is YAML), as Stage A requires.
  */
 #include <errno.h>
 #include <math.h>
@@ -37,6 +46,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tunectl/buf.h"
+#include "tunectl/fileio.h"
 #include "tunectl/json.h"
 
 enum { K_MATMUL, K_BIAS, K_NORM, K_GELU, K_SOFTMAX, K_RESIDUAL, K_COUNT };
@@ -417,6 +428,32 @@ decode_step(struct model *m, const struct plan *p, struct stream *streams,
 		}
 }
 
+/*
+ * The cost model of SKW_SIMULATED_TIMING: per layer, a launch overhead per
+ * kernel group, the matmul (its loop order and unrolling), the elementwise
+ * kernels (fast softmax), two streams for multistream; times a jitter of
+ * at most +-0.4% from a hash of (run, rank, step).
+ */
+static double
+model_ms(const struct config *c, const struct plan *p, int rank, int step)
+{
+	double launch = 0.020 * p->ngroups;
+	double matmul = (c->ikj ? 0.30 : 0.50) * (c->unroll >= 4 ? 0.94 : 1.0) *
+	    (c->tile > 0 && c->tile < c->hidden ? 1.02 : 1.0);
+	double other = c->fast_softmax ? 0.14 : 0.16;
+	double ms = c->layers * (launch + matmul + other);
+	const char *run = getenv("TUNECTL_RUN_INDEX");
+	unsigned h = 2166136261u;
+	char key[64];
+
+	if (c->multistream)
+		ms *= 0.8;
+	snprintf(key, sizeof(key), "%s/%d/%d", run != NULL ? run : "0", rank, step);
+	for (const char *k = key; *k != '\0'; k++)
+		h = (h ^ (unsigned char)*k) * 16777619u;
+	return ms * (1.0 + ((double)(h % 1001) / 1000.0 - 0.5) * 0.008);
+}
+
 /* ---- configuration ------------------------------------------------------ */
 
 static int
@@ -527,6 +564,8 @@ run_rank(const struct config *c, int rank, const char *log_dir,
 		return 1;
 	}
 	struct stream streams[2];
+	const char *sim = getenv("SKW_SIMULATED_TIMING");
+	int simulated = sim != NULL && strcmp(sim, "1") == 0;
 
 	if (stream_start(&streams[0]) != 0 || stream_start(&streams[1]) != 0) {
 		fprintf(stderr, "skw: rank %d: cannot start streams\n", rank);
@@ -536,7 +575,8 @@ run_rank(const struct config *c, int rank, const char *log_dir,
 		double t0 = now_ns();
 
 		decode_step(&m, &p, streams, x, y);
-		double ms = (now_ns() - t0) / 1e6;
+		double ms = simulated ? model_ms(c, &p, rank, s) :
+		    (now_ns() - t0) / 1e6;
 		fprintf(log, "step %d rank %d Inference time (decode): %.4f ms\n",
 		    s, rank, ms);
 		fflush(log);
@@ -575,12 +615,31 @@ run_rank(const struct config *c, int rank, const char *log_dir,
 	return 0;
 }
 
+static int
+archive_config(const char *config, const char *log_dir)
+{
+	tc_error err = TC_ERROR_INIT;
+	size_t len;
+	char *bytes = tc_read_file(config, 0, &len, &err);
+	char *dest = tc_xasprintf("%s/config.yaml", log_dir);
+	int rc = bytes == NULL ? -1 : tc_write_atomic(dest, bytes, len, 0, &err);
+
+	if (rc != 0)
+		fprintf(stderr, "skw: cannot archive the config: %s\n",
+		    tc_error_msg(&err));
+	tc_error_clear(&err);
+	free(bytes);
+	free(dest);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
-	const char *config = NULL, *log_dir = NULL, *profile_out = NULL;
+	const char *config = NULL, *log_dir = getenv("TUNECTL_RUN_DIR");
+	const char *profile_out = NULL;
 	struct config c;
-	int failed = 0;
+	int failed = 0, archive = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
@@ -589,15 +648,17 @@ main(int argc, char **argv)
 			log_dir = argv[++i];
 		else if (strcmp(argv[i], "--profile-out") == 0 && i + 1 < argc)
 			profile_out = argv[++i];
+		else if (strcmp(argv[i], "--archive-config") == 0)
+			archive = 1;
 		else {
-			fprintf(stderr, "usage: skw --config FILE --log-dir DIR "
-			    "[--profile-out FILE]\n");
+			fprintf(stderr, "usage: skw --config FILE [--log-dir DIR] "
+			    "[--archive-config] [--profile-out FILE]\n");
 			return 2;
 		}
 	}
 	if (config == NULL || log_dir == NULL) {
-		fprintf(stderr, "usage: skw --config FILE --log-dir DIR "
-		    "[--profile-out FILE]\n");
+		fprintf(stderr, "usage: skw --config FILE [--log-dir DIR] "
+		    "[--archive-config] [--profile-out FILE]\n");
 		return 2;
 	}
 	if (load_config(config, &c) != 0)
@@ -606,6 +667,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "skw: %s: %s\n", log_dir, strerror(errno));
 		return 1;
 	}
+	if (archive && archive_config(config, log_dir) != 0)
+		return 1;
 	/* One process per rank, as a distributed job would run them. */
 	for (int r = 0; r < c.ranks; r++) {
 		pid_t pid = fork();

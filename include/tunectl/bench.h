@@ -109,7 +109,8 @@ typedef struct tc_runset_opts {
  * "{DIR}: no run-* directories found",
  * "{run_dir}: expected {n} rank logs, found {m}",
  * "{log}: no decode samples remain after warmup={W}" (all exit 2), and
- * "[Errno N] ...: '{log}'" / "invalid decimal numeral '{text}' in {log}"
+ * "[Errno N] ...: '{log}'" / "invalid decimal numeral '{text}' in {log}
+ * (decimal.InvalidOperation)"
  * (exit 1).  Returns a TC_BENCH_* status; *out is set only on success.
  */
 int tc_runset_load(const char *dir, const tc_runset_opts *opts,

@@ -54,6 +54,22 @@ struct tc_derive_args {
 tc_session *tc_derive_session(const struct tc_derive_args *args,
     tc_error *err);
 
+/*
+ * §11.2 step 11 on a loaded parent whose artifact root resolves to
+ * parent_root: the last sealed base_profile_source_mapping step with
+ * outcome succeeded or no_gain ("parent session has no accepted BASE/SMAP
+ * handoff"), refused when an accepted optional-multistream follows it
+ * ("accepted multistream requires a later derived BASE/SMAP handoff");
+ * its result is read from <parent_root>/<result_path> ("BASE/SMAP phase
+ * result cannot be read: ...", "... must be a JSON object") and must
+ * match the step's result_sha256 ("BASE/SMAP phase result digest
+ * mismatch").  On success *step points into parent, *result (caller
+ * frees) is the result and file_sha256 the SHA-256 of its bytes.
+ */
+int tc_derive_latest_base(const tc_session *parent, const char *parent_root,
+    const tc_json **step, tc_json **result, char file_sha256[65],
+    tc_error *err);
+
 /* ---- imported file content checks (import_checks.c) --------------------- */
 
 /* analysis_content_fingerprint (§3.2): the analysis without that key,

@@ -70,6 +70,21 @@ void tc_attempt_report_free(tc_attempt_report *r);
 tc_json *tc_run_next(const char *session_path, const tc_runner *runner,
     const tc_run_next_opts *opts, tc_attempt_report *report, tc_error *err);
 
+/* Called after every attempt of tc_run_session: the attempt, whether it
+ * sealed its step, and the error when it did not. */
+typedef void (*tc_run_progress)(const tc_attempt_report *attempt, bool sealed,
+    const char *error, void *ctx);
+
+/*
+ * run-next until the session is completed, or until one step has failed
+ * max_attempts attempts in a row ("step <id> failed N attempts in a row;
+ * ..."), or the session refuses to dispatch.  Returns the final session
+ * document (caller frees) or NULL with err set.
+ */
+tc_json *tc_run_session(const char *session_path, const tc_runner *runner,
+    const tc_run_next_opts *opts, long max_attempts, tc_run_progress progress,
+    void *ctx, tc_error *err);
+
 /*
  * The prompt a fresh phase worker receives.  It carries the five things
  * §17 requires: the task path with the step's agent_id, phase and skill;

@@ -198,11 +198,15 @@ const char *tc_json_string(const tc_json *v);
 /* true when v is an integer (not bool) that fits in int64_t. */
 bool tc_json_int64(const tc_json *v, int64_t *out);
 /* true when v is an int or float (not bool); ints are converted with
- * correct rounding, as Python's float(int) does. */
+ * correct rounding, as Python's float(int) does (an int beyond the double
+ * range, where float() raises OverflowError, gives +-inf). */
 bool tc_json_number(const tc_json *v, double *out);
 
 /* Python == between JSON values: objects unordered, 1 == 1.0 == true,
- * NaN != NaN. */
+ * ints against floats exactly, NaN != NaN at the top level.  Inside
+ * arrays and objects two NaN compare equal, as json.loads('[NaN]') ==
+ * json.loads('[NaN]') does in Python (one shared NaN object, and
+ * containers compare elements by identity first). */
 bool tc_json_equal(const tc_json *a, const tc_json *b);
 
 /* RFC 6901 JSON Pointer lookup ("" is the whole document).  Returns NULL

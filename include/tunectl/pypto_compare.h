@@ -50,6 +50,10 @@ void tc_pypto_compare_opts_init(tc_pypto_compare_opts *o);
 tc_json *tc_pypto_compare(const tc_pypto_compare_opts *o, char **round_dir,
     tc_error *err);
 
+/* The archive directory of a case: "case_" + re.sub('[^A-Za-z0-9_.-]+',
+ * '_', id).strip('._') (or "case") + "_" + sha256(id)[:8] (malloc'd). */
+char *tc_pypto_case_dir_name(const char *case_id);
+
 /* The strict Stage 4 runner of an op dir: test_<dirname>.py, else the only
  * test_*.py (malloc'd). */
 char *tc_pypto_find_runner(const char *op_dir, tc_error *err);

@@ -29,6 +29,8 @@ char *tc_bench_read_all(const char *path, size_t *len, tc_error *err);
 /* A "[0-9.]+" numeral: false when Decimal() would reject it. */
 bool tc_bench_numeral(const char *s, size_t len, double *value,
     uint64_t *coef, int32_t *frac, bool *slow);
+/* [1, 5, 15] minute load averages, or null. */
+tc_json *tc_bench_load_average(void);
 /* DIR/runset.json: NULL when absent; NULL + *error when unreadable. */
 tc_json *tc_bench_load_manifest(const char *dir, char **error);
 

@@ -101,11 +101,24 @@ set_string_or_null(tc_json *o, const char *key, char *owned)
 }
 
 tc_json *
+tc_bench_load_average(void)
+{
+	double loads[3];
+	tc_json *la;
+
+	if (getloadavg(loads, 3) != 3)
+		return tc_json_new_null();
+	la = tc_json_new_array();
+	for (int i = 0; i < 3; i++)
+		tc_json_array_push(la, tc_json_new_float(loads[i]));
+	return la;
+}
+
+tc_json *
 tc_env_fingerprint(void)
 {
-	tc_json *o = tc_json_new_object(), *la;
+	tc_json *o = tc_json_new_object();
 	struct utsname u;
-	double loads[3];
 	char host[256];
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -125,14 +138,7 @@ tc_env_fingerprint(void)
 	} else {
 		tc_json_object_set_null(o, "hostname");
 	}
-	if (getloadavg(loads, 3) == 3) {
-		la = tc_json_new_array();
-		for (int i = 0; i < 3; i++)
-			tc_json_array_push(la, tc_json_new_float(loads[i]));
-		tc_json_object_set(o, "load_average", la);
-	} else {
-		tc_json_object_set_null(o, "load_average");
-	}
+	tc_json_object_set(o, "load_average", tc_bench_load_average());
 	return o;
 }
 

@@ -512,13 +512,7 @@ session_finish(session *s, bool *all_ok, tc_error *err)
 		tc_json_object_set_null(doc, "timeout_seconds");
 	tc_json_object_set(doc, "environment", s->env);
 	s->env = NULL;
-	{
-		tc_json *end = tc_env_fingerprint();
-
-		tc_json_object_set(doc, "load_average_end",
-		    tc_json_object_take(end, "load_average"));
-		tc_json_free(end);
-	}
+	tc_json_object_set(doc, "load_average_end", tc_bench_load_average());
 	tc_json_object_set_string(doc, "started_at", s->started_at);
 	tc_now_iso(done);
 	tc_json_object_set_string(doc, "finished_at", done);

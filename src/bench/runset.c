@@ -609,6 +609,12 @@ load_run(load_ctx *c, const char *run_dir, tc_run_summary *run, run_tmp *rt,
 		rc = TC_BENCH_VALUE_ERROR;
 		goto out;
 	}
+	if (nlogs == 0) {
+		/* --expected-ranks 0 and no logs: the worst rank of nothing */
+		tc_error_set(err, "max() arg is an empty sequence");
+		rc = TC_BENCH_VALUE_ERROR;
+		goto out;
+	}
 	run->path = tc_xstrdup(run_dir);
 	run->warmup = c->opts->warmup;
 	rt->off = c->pool.n;

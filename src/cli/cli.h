@@ -98,12 +98,15 @@ const char *tc_self_exe(void);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_json(int argc, char **argv);
+int cmd_json_get(int argc, char **argv);	/* "json get", in cmd_json_get.c */
 int cmd_sha256(int argc, char **argv);
 int cmd_env_check(int argc, char **argv);
 int cmd_execute_phase(int argc, char **argv);
 int cmd_lease(int argc, char **argv);	/* + the two helpers below, shared with execute-phase */
 int tc_cli_split_remainder(int argc, char **argv, const struct tc_option *opts, int *rest);
 int tc_cli_parse_ids(const struct tc_command *cmd, const struct tc_strlist *in, long **out);
+int cmd_lease_slurm(int argc, char **argv);	/* argv[0]: run | status | slurm-step (cmd_lease_slurm.c) */
+bool tc_cli_lease_via_slurm(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_next(int argc, char **argv);
 int cmd_dispatch(int argc, char **argv);
@@ -118,6 +121,8 @@ int cmd_render_final_report(int argc, char **argv);
 int cmd_run_next(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_prompt(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_ledger(int argc, char **argv);

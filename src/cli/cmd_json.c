@@ -129,6 +129,8 @@ cmd_json(int argc, char **argv)
 		fputs(cmd->usage, stdout);
 		return TC_EXIT_OK;
 	}
+	if (strcmp(argv[1], "get") == 0)
+		return cmd_json_get(argc - 1, argv + 1);
 	if (strcmp(argv[1], "canonical") == 0)
 		mode = MODE_CANONICAL;
 	else if (strcmp(argv[1], "digest") == 0)

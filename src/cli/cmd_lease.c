@@ -83,7 +83,7 @@ lease_run(int argc, char **argv)
 {
 	const struct tc_command *cmd = self();
 	const char *lease_root = NULL, *cwd = NULL, *manifest_out = NULL;
-	const char *env_json = NULL, *command_id = NULL;
+	const char *env_json = NULL, *command_id = NULL, *via = NULL;
 	struct tc_strlist ids_arg = { NULL, 0 };
 	double timeout = 0, lease_timeout = 0;
 	bool has_lease_timeout = false;
@@ -97,6 +97,7 @@ lease_run(int argc, char **argv)
 		{ "--manifest-out", TC_OPT_STRING, &manifest_out, true, NULL },
 		{ "--environment-json", TC_OPT_STRING, &env_json, false, NULL },
 		{ "--command-id", TC_OPT_STRING, &command_id, false, NULL },
+		{ "--via", TC_OPT_STRING, &via, false, NULL },	/* "slurm": cmd_lease_slurm.c */
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_error err = TC_ERROR_INIT;
@@ -111,6 +112,11 @@ lease_run(int argc, char **argv)
 	if ((rc = tc_opts_parse(cmd, split, argv, opts, NULL)) != 0) {
 		tc_strlist_free(&ids_arg);
 		return rc < 0 ? TC_EXIT_OK : rc;
+	}
+	if (via != NULL && strcmp(via, "local") != 0) {
+		tc_strlist_free(&ids_arg);
+		return tc_usage_error(cmd, "argument --via: invalid choice: "
+		    "'%s' (choose from 'local', 'slurm')", via);
 	}
 	if (tc_cli_parse_ids(cmd, &ids_arg, &ids) != 0) {
 		tc_strlist_free(&ids_arg);
@@ -162,9 +168,10 @@ static int
 lease_status(int argc, char **argv)
 {
 	const struct tc_command *cmd = self();
-	const char *lease_root = NULL;
+	const char *lease_root = NULL, *via = NULL;
 	const struct tc_option opts[] = {
 		{ "--lease-root", TC_OPT_STRING, &lease_root, true, NULL },
+		{ "--via", TC_OPT_STRING, &via, false, NULL },	/* "slurm": cmd_lease_slurm.c */
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_error err = TC_ERROR_INIT;
@@ -173,6 +180,9 @@ lease_status(int argc, char **argv)
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
+	if (via != NULL && strcmp(via, "local") != 0)
+		return tc_usage_error(cmd, "argument --via: invalid choice: "
+		    "'%s' (choose from 'local', 'slurm')", via);
 	if ((status = tc_lease_status(lease_root, &err)) == NULL) {
 		rc = tc_die("%s", tc_error_msg(&err));
 		tc_error_clear(&err);
@@ -191,6 +201,10 @@ cmd_lease(int argc, char **argv)
 	if (argc < 2)
 		return tc_usage_error(cmd, "a subcommand is required: run, "
 		    "status");
+	if (strcmp(argv[1], "slurm-step") == 0 ||
+	    ((strcmp(argv[1], "run") == 0 || strcmp(argv[1], "status") == 0) &&
+	    tc_cli_lease_via_slurm(argc - 1, argv + 1)))
+		return cmd_lease_slurm(argc - 1, argv + 1);
 	if (strcmp(argv[1], "run") == 0)
 		return lease_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "status") == 0)

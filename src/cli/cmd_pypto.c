@@ -259,9 +259,11 @@ run_cases(int argc, char **argv)
 		tc_pypto_manifest m;
 		char *runner = NULL;
 		tc_json *out;
+		bool loaded;
 
 		rc = (op_dir != NULL ? tc_pypto_manifest_resolve(op_dir, manifest,
 		    &m, &err) : tc_pypto_manifest_load(manifest, &m, &err));
+		loaded = rc == 0;
 		if (rc == 0 && stage5 && tc_pypto_manifest_check_target(&m,
 		    &err) != 0)
 			rc = -1;
@@ -271,6 +273,8 @@ run_cases(int argc, char **argv)
 			rc = -1;
 		free(runner);
 		if (rc != 0) {
+			if (loaded)
+				tc_pypto_manifest_free(&m);
 			tc_parse_result_free(&res);
 			rc = tc_print_refusal(tc_error_msg(&err));
 			tc_error_clear(&err);

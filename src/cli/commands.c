@@ -14,6 +14,10 @@ const struct tc_command tc_commands[] = {
 	  "       tunectl bench ab --runs N --out-a DIR --out-b DIR [same options] -- A... --- B...\n"
 	  "Run 'tunectl bench SUBCOMMAND --help' for details.\n", cmd_bench },
 	{ "derive-session", "start a derived optional-experiment session from a completed parent's BASE/SMAP evidence", "usage: tunectl derive-session --parent-session PATH --session PATH --artifact-root PATH --session-id ID\n                              --profiling-analysis PATH --ledger PATH [--source-scope-map PATH]\n                              [--approve-imported-evidence] --optional-mode {multistream,source-range,both}\n", cmd_derive_session },
+	{ "demo", "tune the demo workload through all seven phases, end to end",
+	  "usage: tunectl demo [--artifact-root DIR] [--optional-mode {none,multistream,source-range,both}]\n"
+	  "                    [--profile {standard,quick}] [--resume] [--no-html] [--quiet]\n"
+	  "       tunectl demo --pipeline pypto [--artifact-root DIR]\n", cmd_demo },
 	{ "dispatch", "write the phase task of the next step",
 	  "usage: tunectl dispatch --session PATH --output PATH\n", cmd_dispatch },
 	{ "env-check", "record the machine facts a tuning session freezes; report missing prerequisites",
@@ -37,12 +41,16 @@ const struct tc_command tc_commands[] = {
 	{ "json", "canonical JSON, digests and pretty printing",
 	  "usage: tunectl json canonical [--ascii] [--no-nan] [FILE|-]\n"
 	  "       tunectl json digest [--ascii] [--no-nan] [FILE|-]\n"
-	  "       tunectl json pretty [FILE|-]\n", cmd_json },
+	  "       tunectl json pretty [FILE|-]\n"
+	  "       tunectl json get FILE POINTER\n", cmd_json },
 	{ "lease", "run a command under shared device leases; show who holds them",
 	  "usage: tunectl lease run --lease-root DIR --device-id N [--device-id N ...] --timeout-seconds T\n"
 	  "                         [--lease-timeout-seconds L] --cwd DIR --manifest-out PATH\n"
 	  "                         [--environment-json FILE] [--command-id ID] [--] COMMAND [ARGS...]\n"
-	  "       tunectl lease status --lease-root DIR\n", cmd_lease },
+	  "       tunectl lease status --lease-root DIR\n"
+	  "       tunectl lease run --via slurm [--partition P] [--gres NAME:COUNT] [--slurm-arg=ARG ...]\n"
+	  "                         --lease-root DIR --timeout-seconds T ... [--] COMMAND [ARGS...]\n"
+	  "       tunectl lease status --via slurm [--partition P]\n", cmd_lease },
 	{ "ledger", "the schema 2 experiment ledger (experiment_ledger.py) and final_e2e", "usage: tunectl ledger validate RESULT.json\n       tunectl ledger merge --ledger LEDGER.json --result RESULT.json --output OUT.json\n       tunectl ledger migrate --ledger LEDGER.json --output OUT.json\n       tunectl ledger final-e2e --ledger LEDGER.json ... (see 'tunectl ledger final-e2e --help')\n", cmd_ledger },
 	{ "lineage", "print the chain of sessions a derived session imports from (JSON)", "usage: tunectl lineage --session PATH\n", cmd_lineage },
 	{ "next", "print the only legal next step (or null)",
@@ -53,6 +61,8 @@ const struct tc_command tc_commands[] = {
 	{ "render-final-report", "re-render FINAL_E2E_REPORT.md of a completed Final step",
 	  "usage: tunectl render-final-report --session PATH [--output PATH] [--summary PATH] [--lang {zh,en}]\n", cmd_render_final_report },
 	{ "render-round-report", "render round-report JSON into Chinese Markdown (render_round_report.py)", "usage: tunectl render-round-report JSON [JSON ...] [--markdown-out FILE] [--title TEXT] [--top-sk INT] [--top-non-fusion INT]\n\nRender SuperKernel round-report JSON into Chinese Markdown.\n  JSON                  round-report.child-ge-5.json or sk-meta-summary.json\n  --markdown-out FILE   write Markdown to this path\n  --title TEXT          (default: SuperKernel 单轮融合报告)\n  --top-sk INT          (default: 20)\n  --top-non-fusion INT  (default: 20)\n", cmd_render_round_report },
+	{ "report", "write the self-contained HTML report of a session",
+	  "usage: tunectl report html --session PATH [--output PATH]\n", cmd_report },
 	{ "resume", "verify a session and name the step to continue with",
 	  "usage: tunectl resume --session PATH\n", cmd_resume },
 	{ "run", "run every remaining step through an agent host until the session completes",

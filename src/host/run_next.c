@@ -9,12 +9,15 @@
  * sealed and the receipt bound, so the worker itself may read the session
  * (execute-phase) while it runs.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
@@ -322,6 +325,105 @@ recover_unbound(tc_session *s, bool *recovered, tc_error *err)
 	return 0;
 }
 
+/*
+ * Every process of an attempt carries TUNECTL_ATTEMPT=<attempt dir> in its
+ * environment.  If a controller dies, its host dies with it
+ * (PR_SET_PDEATHSIG) but the host's own children may live on; the next
+ * run-next of the step finds them by that variable and ends them before
+ * they can write into the evidence of a new attempt.
+ */
+#define ATTEMPT_ENV "TUNECTL_ATTEMPT"
+
+static char **
+attempt_environment(const char *dir)
+{
+	extern char **environ;
+	size_t n = 0, i, k = 0;
+	char **envp;
+
+	while (environ[n] != NULL)
+		n++;
+	envp = tc_xcalloc(n + 2, sizeof(char *));
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], ATTEMPT_ENV "=",
+		    sizeof(ATTEMPT_ENV)) != 0)
+			envp[k++] = tc_xstrdup(environ[i]);
+	envp[k++] = tc_xasprintf("%s=%s", ATTEMPT_ENV, dir);
+	envp[k] = NULL;
+	return envp;
+}
+
+static void
+free_environment(char **envp)
+{
+	size_t i;
+
+	for (i = 0; envp != NULL && envp[i] != NULL; i++)
+		free(envp[i]);
+	free(envp);
+}
+
+/* Does process pid carry exactly this NAME=value in its environment? */
+static bool
+process_has_env(const char *pid, const char *entry)
+{
+	char *path = tc_xasprintf("/proc/%s/environ", pid), *data;
+	size_t len, off;
+	tc_error ignored = TC_ERROR_INIT;
+	bool found = false;
+
+	data = tc_read_file(path, 1 << 20, &len, &ignored);
+	free(path);
+	if (data == NULL) {
+		tc_error_clear(&ignored);
+		return false;
+	}
+	for (off = 0; off < len && !found; off += strlen(data + off) + 1)
+		found = strcmp(data + off, entry) == 0;
+	free(data);
+	return found;
+}
+
+static void
+kill_attempt_processes(const char *dir)
+{
+	char *entry = tc_xasprintf("%s=%s", ATTEMPT_ENV, dir);
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+
+	while (proc != NULL && (de = readdir(proc)) != NULL) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		if (atoi(de->d_name) != getpid() &&
+		    process_has_env(de->d_name, entry))
+			kill(atoi(de->d_name), SIGKILL);
+	}
+	if (proc != NULL)
+		closedir(proc);
+	free(entry);
+}
+
+/* End what is left of this step's attempts that never got a receipt. */
+static void
+end_orphaned_attempts(const char *artifact_root, const char *step_id)
+{
+	int k;
+
+	for (k = 1; k <= TC_ATTEMPT_LIMIT; k++) {
+		char *dir = tc_xasprintf("%s/dispatches/%s-attempt-%03d",
+		    artifact_root, step_id, k);
+		char *receipt = tc_xasprintf("%s/dispatch-receipt.json", dir);
+		bool exists = tc_is_directory(dir);
+
+		if (exists && !tc_path_exists(receipt))
+			kill_attempt_processes(dir);
+		free(receipt);
+		free(dir);
+		if (!exists)
+			break;
+	}
+}
+
 static int
 run_lock(const char *abs_session, tc_lock *lock, tc_error *err)
 {
@@ -394,7 +496,7 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 	tc_json *task = NULL, *receipt = NULL, *result = NULL, *sealed = NULL;
 	tc_json *argv_json;
 	struct attempt a = { 0 };
-	char *abs = NULL, **argv = NULL;
+	char *abs = NULL, **argv = NULL, **envp = NULL;
 	char task_sha[TC_SHA256_HEX_LEN + 1], argv_sha[65];
 	tc_proc_spec spec;
 	tc_proc_result pr;
@@ -430,6 +532,7 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 		report->step_id = tc_xstrdup(tc_json_get_string(step, "step_id"));
 		report->phase = tc_xstrdup(tc_json_get_string(step, "phase"));
 	}
+	end_orphaned_attempts(s->artifact_root, report->step_id);
 	if (attempt_create(s->artifact_root, report->step_id, &a, err) != 0)
 		goto out_unlock;
 	report->attempt = a.number;
@@ -458,8 +561,10 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 	argv[i++] = a.result;
 	argv[i] = NULL;
 
+	envp = attempt_environment(a.dir);
 	memset(&spec, 0, sizeof(spec));
 	spec.argv = argv;
+	spec.envp = envp;
 	spec.stdout_path = a.out_log;
 	spec.stderr_path = a.err_log;
 	spec.exclusive_logs = true;
@@ -515,6 +620,7 @@ out:
 	tc_lock_release(&runlock);
 	tc_error_clear(&inner);
 	free(argv);
+	free_environment(envp);
 	attempt_free(&a);
 	tc_json_free(result);
 	tc_json_free(receipt);

@@ -46,7 +46,10 @@ tc_json_read_fd(int fd, size_t *len, tc_error *err)
 			too_large(err);
 			return NULL;
 		}
-		cap = (size_t)st.st_size + 1;
+		/* st_size is a hint (procfs says 0, files grow); one byte
+		 * more lets the read that sees EOF fit without a realloc. */
+		if (st.st_size > 0)
+			cap = (size_t)st.st_size + 1;
 	}
 	buf = tc_xmalloc(cap + 1);
 	for (;;) {

@@ -51,8 +51,8 @@ malformed(tc_error *err, const char *pointer, const char *why)
 	return NULL;
 }
 
-/* Unescape one reference token; false when it holds a bad "~". */
-static bool
+/* Unescape one reference token (its "~" were checked already). */
+static void
 unescape(const char *s, size_t n, tc_buf *tok)
 {
 	size_t i;
@@ -60,18 +60,13 @@ unescape(const char *s, size_t n, tc_buf *tok)
 	tc_buf_reset(tok);
 	tc_buf_grow(tok, n);
 	for (i = 0; i < n; i++) {
-		if (s[i] != '~') {
-			tc_buf_putc(tok, s[i]);
-			continue;
-		}
-		if (i + 1 < n && (s[i + 1] == '0' || s[i + 1] == '1')) {
+		if (s[i] == '~') {
 			tc_buf_putc(tok, s[i + 1] == '0' ? '~' : '/');
 			i++;
-			continue;
+		} else {
+			tc_buf_putc(tok, s[i]);
 		}
-		return false;
 	}
-	return true;
 }
 
 tc_json *
@@ -97,7 +92,7 @@ tc_json_pointer(const tc_json *root, const char *pointer, tc_error *err)
 		size_t n = strcspn(s, "/");
 		size_t prefix = (size_t)(p - pointer);
 
-		(void)unescape(s, n, &tok);
+		unescape(s, n, &tok);
 		tc_buf_reset(&q);
 		tc_json_repr_string(&q, tok.data, tok.len);
 		if (tc_json_is(cur, TC_JSON_OBJECT)) {

@@ -8,8 +8,6 @@
  * key bytes (code point order), so lookups are binary searches and every
  * writer emits sorted keys for free.
  */
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -237,9 +237,13 @@ validate(const tc_lease_request *req, struct plan *p, tc_error *err)
 	    (p->cwd = tc_path_resolve(req->cwd, err)) == NULL ||
 	    (p->exe = tc_path_resolve(req->argv[0], err)) == NULL)
 		return -1;
-	if (!utf8_valid(p->lease_root) || !utf8_valid(p->cwd) ||
-	    !utf8_valid(p->exe))
-		return refuse_path("resolved path", p->exe, err);
+	/* A symlink on the way may resolve to a name JSON cannot hold. */
+	if (!utf8_valid(p->lease_root))
+		return refuse_path("lease root", p->lease_root, err);
+	if (!utf8_valid(p->cwd))
+		return refuse_path("command cwd", p->cwd, err);
+	if (!utf8_valid(p->exe))
+		return refuse_path("command executable", p->exe, err);
 	if (tc_sha256_file(p->exe, hex, NULL, err) != 0)
 		return -1;
 	memcpy(p->fingerprint, "sha256:", 7);

@@ -269,22 +269,20 @@ tc_lease__run_argv(const tc_lease_spawn *spec, tc_lease_ran *ran,
 	ran->started = true;
 	pidfd = pidfd_open_compat(ran->pid);
 
-	switch (wait_leader(ran->pid, pidfd, sigfd,
-	    tc_lease__deadline(spec->timeout_s), &sig)) {
-	case 0:
-		break;
-	case 2:
-		ran->interrupted_by = sig;
-		/* FALLTHROUGH */
-	default:
-		ran->timed_out = ran->interrupted_by == 0;
+	rc = wait_leader(ran->pid, pidfd, sigfd,
+	    tc_lease__deadline(spec->timeout_s), &sig);
+	if (rc != 0) {
+		/* Timed out (1) or the runner was told to stop (2). */
+		if (rc == 2)
+			ran->interrupted_by = sig;
+		else
+			ran->timed_out = true;
 		killpg(ran->pid, SIGTERM);
 		if (wait_leader(ran->pid, pidfd, -1,
 		    tc_lease__deadline(spec->grace_s), &sig) != 0) {
 			killpg(ran->pid, SIGKILL);
 			wait_leader(ran->pid, pidfd, -1, UINT64_MAX, &sig);
 		}
-		break;
 	}
 	/* The leader is a zombie, so its group id is still ours to signal:
 	 * nothing it started may keep using the device after the lease. */

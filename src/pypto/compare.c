@@ -648,6 +648,18 @@ tc_pypto_compare(const tc_pypto_compare_opts *o, char **round_dir,
 
 		fail_collection(&s, m2, err);
 		free(m2);
+		/* The caller also learns why (collection.json keeps the
+		 * reference's message and every case error). */
+		{
+			const tc_json *ce = tc_json_get(s.collection,
+			    "case_errors");
+
+			if (tc_json_is(ce, TC_JSON_OBJECT) && ce->u.obj.len > 0)
+				tc_error_set(err, "only %zu/%zu cases produced valid "
+				    "performance evidence; case %s: %s", valid,
+				    s.m.n, ce->u.obj.members[0].key,
+				    tc_json_string(ce->u.obj.members[0].value));
+		}
 		goto out;
 	}
 	if ((msg = tc_pypto_case_source_error(s.m.source)) != NULL) {

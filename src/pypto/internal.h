@@ -88,8 +88,5 @@ char *tc_pypto_source_record_error(const tc_json *record, const char *label);
 int tc_pypto_ledger_check_row(const tc_json *ledger, const tc_json *item,
     tc_error *err);
 
-/* Safe per-case directory name: "case_" + safe id + "_" + sha256(id)[:8]
- * (malloc'd). */
-char *tc_pypto_case_dir_name(const char *case_id);
 
 #endif

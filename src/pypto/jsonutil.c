@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
+#include "tunectl/pypto_compare.h"
 #include "tunectl/sha256.h"
 
 bool

@@ -247,13 +247,21 @@ out:
 
 /* ---- show / history ----------------------------------------------------------- */
 
+/* Dry-run one candidate action; complete_stage also goes through the
+ * SPEC.md freeze, as the wrapper would. */
 static void
 try_action(tc_json *list, const tc_json *state, tc_pypto_input *in,
-    tc_json *args)
+    tc_json *args, const char *op_dir)
 {
 	tc_error err = TC_ERROR_INIT;
-	tc_json *next = tc_pypto_state_apply(state, in, "1970-01-01T00:00:00.000Z",
-	    &err);
+	tc_json *next = NULL, *probe = tc_json_clone(state);
+
+	if (strcmp(in->action, "complete_stage") != 0 ||
+	    tc_pypto_spec_freeze(probe, op_dir,
+	    tc_js_number_of_string(in->stage), &err) == 0)
+		next = tc_pypto_state_apply(probe, in,
+		    "1970-01-01T00:00:00.000Z", &err);
+	tc_json_free(probe);
 
 	if (next != NULL) {
 		tc_json *item = tc_json_new_object();
@@ -269,7 +277,8 @@ try_action(tc_json *list, const tc_json *state, tc_pypto_input *in,
 }
 
 static tc_json *
-legal_actions(const tc_json *state, bool stage5_policy)
+legal_actions(const tc_json *state, bool stage5_policy,
+    const char *op_dir)
 {
 	tc_json *list = tc_json_new_array();
 	tc_pypto_input in = TC_PYPTO_INPUT_INIT;
@@ -281,7 +290,7 @@ legal_actions(const tc_json *state, bool stage5_policy)
 	size_t i;
 
 	in.action = "init";
-	try_action(list, state, &in, tc_json_new_object());
+	try_action(list, state, &in, tc_json_new_object(), op_dir);
 	for (s = 1; s <= TC_PYPTO_MAX_STAGE; s++) {
 		static const char *const stage_actions[] = {
 			"start_stage", "complete_stage", "fail_stage"
@@ -295,7 +304,7 @@ legal_actions(const tc_json *state, bool stage5_policy)
 			in.stage = num;
 			args = tc_json_new_object();
 			tc_json_object_set_int(args, "stage", s);
-			try_action(list, state, &in, args);
+			try_action(list, state, &in, args, op_dir);
 		}
 	}
 	if (!stage5_policy) {
@@ -308,7 +317,7 @@ legal_actions(const tc_json *state, bool stage5_policy)
 			args = tc_json_new_object();
 			tc_json_object_set_int(args, "target_stage", s);
 			tc_json_object_set_string(args, "reason", "<required>");
-			try_action(list, state, &in, args);
+			try_action(list, state, &in, args, op_dir);
 		}
 	}
 	in = (tc_pypto_input)TC_PYPTO_INPUT_INIT;
@@ -316,13 +325,13 @@ legal_actions(const tc_json *state, bool stage5_policy)
 	in.is_fusion = 0;
 	args = tc_json_new_object();
 	tc_json_object_set_bool(args, "is_fusion", false);
-	try_action(list, state, &in, args);
+	try_action(list, state, &in, args, op_dir);
 	in.is_fusion = 1;
 	in.module_count = "1";
 	args = tc_json_new_object();
 	tc_json_object_set_bool(args, "is_fusion", true);
 	tc_json_object_set_string(args, "module_count", "<N >= 1>");
-	try_action(list, state, &in, args);
+	try_action(list, state, &in, args, op_dir);
 	if (tc_json_is(status, TC_JSON_OBJECT)) {
 		static const char *const mod_actions[] = {
 			"start_module", "submit_for_verify", "complete_module",
@@ -342,7 +351,7 @@ legal_actions(const tc_json *state, bool stage5_policy)
 				if (a == 3)
 					tc_json_object_set_string(args,
 					    "failure_category", "<category>");
-				try_action(list, state, &in, args);
+				try_action(list, state, &in, args, op_dir);
 			}
 		}
 	}
@@ -415,7 +424,7 @@ tc_pypto_state_show(const tc_pypto_state_opts *o, tc_error *err)
 	tc_json_object_set_string(r, "state_path", state_path);
 	tc_json_object_set_bool(r, "exists", exists);
 	tc_json_object_set(r, "next_actions", legal_actions(state,
-	    entered && !o->allow_stage5_rollback));
+	    entered && !o->allow_stage5_rollback, op_dir));
 	tc_json_object_set(r, "spec_freeze", freeze_status(state, op_dir));
 	policy = tc_json_new_object();
 	tc_json_object_set_bool(policy, "stage5_entered", entered);

@@ -34,7 +34,7 @@ struct derive {
 	char *parent_rel;		/* parent session, relative to its root */
 	struct der_file parent_file;
 	const tc_json *base_step;
-	struct der_file base_file;
+	char base_file_sha256[65];
 	tc_json *base_result;
 	bool have[DER_ROLE_COUNT];
 	char *rel[DER_ROLE_COUNT];	/* relative to the parent root */
@@ -182,25 +182,31 @@ accepted_base(const tc_json *step)
 	    strcmp(outcome, "no_gain") == 0);
 }
 
-/* Step 11: the latest accepted BASE/SMAP handoff and its result. */
-static int
-select_base(struct derive *d, tc_error *err)
+int
+tc_derive_latest_base(const tc_session *parent, const char *parent_root,
+    const tc_json **stepp, tc_json **resultp, char file_sha256[65],
+    tc_error *err)
 {
-	size_t i, n = tc_session_step_count(d->parent), at = 0;
+	size_t i, n = tc_session_step_count(parent), at = 0;
+	const tc_json *base = NULL;
+	struct der_file f = { NULL, 0, "" };
+	tc_json *result = NULL;
 	char digest[65], *path;
 	int rc;
 
+	*stepp = NULL;
+	*resultp = NULL;
 	for (i = 0; i < n; i++) {
-		if (accepted_base(tc_session_step_at(d->parent, i))) {
-			d->base_step = tc_session_step_at(d->parent, i);
+		if (accepted_base(tc_session_step_at(parent, i))) {
+			base = tc_session_step_at(parent, i);
 			at = i;
 		}
 	}
-	if (d->base_step == NULL)
+	if (base == NULL)
 		return fail(err, "parent session has no accepted BASE/SMAP "
 		    "handoff");
 	for (i = at + 1; i < n; i++) {
-		const tc_json *step = tc_session_step_at(d->parent, i);
+		const tc_json *step = tc_session_step_at(parent, i);
 		const char *outcome = tc_step_outcome(step);
 
 		if (strcmp(tc_step_id(step), "optional-multistream") == 0 &&
@@ -208,22 +214,30 @@ select_base(struct derive *d, tc_error *err)
 			return fail(err, "accepted multistream requires a later "
 			    "derived BASE/SMAP handoff");
 	}
-	path = tc_path_join(d->parent_root,
-	    tc_json_get_string(d->base_step, "result_path"));
-	rc = der_file_read(&d->base_file, path, err);
+	path = tc_path_join(parent_root, tc_json_get_string(base,
+	    "result_path"));
+	rc = der_file_read(&f, path, err);
 	free(path);
 	if (rc != 0) {
 		tc_error_prefix(err, "BASE/SMAP phase result cannot be read: ");
 		return -1;
 	}
-	d->base_result = der_file_parse(&d->base_file, "BASE/SMAP phase result",
-	    true, err);
-	if (d->base_result == NULL ||
-	    tc_json_digest(d->base_result, digest, err) != 0)
-		return -1;
-	if (!sess_str_is(tc_json_get(d->base_step, "result_sha256"), digest))
-		return fail(err, "BASE/SMAP phase result digest mismatch");
+	result = der_file_parse(&f, "BASE/SMAP phase result", true, err);
+	if (result == NULL || tc_json_digest(result, digest, err) != 0)
+		goto fail;
+	if (!sess_str_is(tc_json_get(base, "result_sha256"), digest)) {
+		fail(err, "BASE/SMAP phase result digest mismatch");
+		goto fail;
+	}
+	memcpy(file_sha256, f.sha256, sizeof(f.sha256));
+	der_file_free(&f);
+	*stepp = base;
+	*resultp = result;
 	return 0;
+fail:
+	der_file_free(&f);
+	tc_json_free(result);
+	return -1;
 }
 
 static const char *
@@ -347,7 +361,7 @@ build_manifest(struct derive *d, const char *now)
 	    tc_json_clone(tc_json_get(d->base_step, "result_path")));
 	tc_json_object_set(o, "result_sha256",
 	    tc_json_clone(tc_json_get(d->base_step, "result_sha256")));
-	tc_json_object_set_string(o, "file_sha256", d->base_file.sha256);
+	tc_json_object_set_string(o, "file_sha256", d->base_file_sha256);
 	tc_json_object_set(o, "outcome_status",
 	    tc_json_clone(tc_json_get(d->base_step, "outcome_status")));
 	tc_json_object_set(m, "base_handoff", o);
@@ -514,7 +528,6 @@ derive_free(struct derive *d)
 	free(d->child_session);
 	free(d->parent_rel);
 	der_file_free(&d->parent_file);
-	der_file_free(&d->base_file);
 	tc_json_free(d->base_result);
 	for (role = 0; role < DER_ROLE_COUNT; role++) {
 		free(d->rel[role]);
@@ -535,7 +548,9 @@ tc_derive_session(const struct tc_derive_args *args, tc_error *err)
 	memset(&d, 0, sizeof(d));
 	d.a = args;
 	if (check_request(args, err) != 0 || check_parent(&d, err) != 0 ||
-	    check_paths(&d, err) != 0 || select_base(&d, err) != 0 ||
+	    check_paths(&d, err) != 0 ||
+	    tc_derive_latest_base(d.parent, d.parent_root, &d.base_step,
+	    &d.base_result, d.base_file_sha256, err) != 0 ||
 	    bind_artifacts(&d, err) != 0 || check_contents(&d, err) != 0 ||
 	    build_documents(&d, err) != 0)
 		goto out;

@@ -16,13 +16,6 @@
 #include "session_int.h"
 #include "tunectl/canon.h"
 #include "tunectl/path.h"
-#include "tunectl/session.h"
-
-static bool
-str_is(const tc_json *v, const char *lit)
-{
-	return sess_str_is(v, lit);
-}
 
 /* §11.4 step 1: an object with exactly the keys {path, sha256}. */
 static int
@@ -69,7 +62,7 @@ check_authorization(const tc_json *manifest, tc_error *err)
 
 	if (!tc_json_is(auth, TC_JSON_OBJECT) ||
 	    !tc_json_is(approved, TC_JSON_BOOL) || !approved->u.b ||
-	    !str_is(tc_json_get(auth, "source"), "explicit-user-request") ||
+	    !sess_str_is(tc_json_get(auth, "source"), "explicit-user-request") ||
 	    !tc_is_nonblank_string(tc_json_get(auth, "approved_at"))) {
 		tc_error_set(err, "evidence import lacks explicit approval");
 		return -1;
@@ -424,7 +417,9 @@ tc_evidence_import_validate(const tc_json *doc, tc_error *err)
 	char *path;
 	int rc = -1;
 
-	if (check_reference(ref, err) != 0)
+	if (check_reference(ref, err) != 0 ||
+	    sess_check_path_text(tc_json_get(doc, "artifact_root"), err) != 0 ||
+	    sess_check_path_text(tc_json_get(ref, "path"), err) != 0)
 		return -1;
 	path = tc_path_join(root, tc_json_get_string(ref, "path"));
 	manifest = read_object(path, "evidence import", err);
@@ -433,11 +428,11 @@ tc_evidence_import_validate(const tc_json *doc, tc_error *err)
 		return -1;
 	if (tc_json_digest(manifest, digest, err) != 0)
 		goto out;
-	if (!str_is(tc_json_get(ref, "sha256"), digest)) {
+	if (!sess_str_is(tc_json_get(ref, "sha256"), digest)) {
 		tc_error_set(err, "evidence import digest mismatch");
 		goto out;
 	}
-	if (!str_is(tc_json_get(manifest, "schema_version"),
+	if (!sess_str_is(tc_json_get(manifest, "schema_version"),
 	    TC_EVIDENCE_IMPORT_SCHEMA)) {
 		tc_error_set(err, "evidence import schema_version is invalid");
 		goto out;

@@ -37,6 +37,12 @@ sess_check_path_text(const tc_json *v, tc_error *err)
 	return 0;
 }
 
+int
+sess_check_root(const tc_session *s, tc_error *err)
+{
+	return sess_check_path_text(tc_json_get(s->doc, "artifact_root"), err);
+}
+
 void
 sess_scene_init(struct sess_scene *sc, const tc_session *s,
     const char *step_id)

@@ -67,7 +67,7 @@ tc_seal_session(tc_session *s, const tc_json *result, tc_error *err)
 	bool adopt = false, final;
 	int rc = -1;
 
-	if (check_acceptable(s, result, err) != 0)
+	if (check_acceptable(s, result, err) != 0 || sess_check_root(s, err) != 0)
 		return -1;
 	if ((expected = tc_session_next_step(s, &index)) == NULL) {
 		tc_error_set(err, "session has no pending step");

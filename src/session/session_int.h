@@ -82,5 +82,7 @@ bool sess_file_equals(const char *path, const char *data, size_t len);
 /* An embedded NUL in a path taken from a document: Python's open()
  * refuses it with "embedded null byte". */
 int sess_check_path_text(const tc_json *v, tc_error *err);
+/* The same for the session's artifact_root, before any file access. */
+int sess_check_root(const tc_session *s, tc_error *err);
 
 #endif

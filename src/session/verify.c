@@ -125,6 +125,11 @@ tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors)
 	tc_error err = TC_ERROR_INIT;
 	size_t i, added = 0;
 
+	if (sess_check_root(s, &err) != 0) {
+		add_error(errors, &err);
+		tc_error_clear(&err);
+		return 1;
+	}
 	for (i = 0; i < tc_session_step_count(s); i++) {
 		const tc_json *step = tc_session_step_at(s, i);
 

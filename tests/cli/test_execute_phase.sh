@@ -71,6 +71,18 @@ tc execute-phase --task "$T/old-task.json" --phase intake_preparation --tool che
 expect_rc 1 "a stale task runs no tool"
 check "a stale task creates no lease" test ! -e "$T/leases"
 
+tc dispatch --session "$S" --output "$T/s0-task.json"
+tc execute-phase --task "$T/s0-task.json" --phase s0_baseline
+expect_rc 0 "the current S0 task is accepted"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["consumed_handoffs"][0]["outcome_status"]="failed"; json.dump(d, open(sys.argv[2],"w"))' "$T/s0-task.json" "$T/s0-forged.json"
+tc execute-phase --task "$T/s0-forged.json" --phase s0_baseline
+expect_rc 1 "a task with edited handoffs is refused"
+expect_out "stale dispatch task handoffs do not match the current session" "edited handoffs: the reference's message"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["session_path"]; json.dump(d, open(sys.argv[2],"w"))' "$T/s0-task.json" "$T/s0-nopath.json"
+tc execute-phase --task "$T/s0-nopath.json" --phase s0_baseline
+expect_rc 1 "a task without session_path is refused"
+expect_out "dispatch task session_path is invalid" "no session_path: tunectl's message"
+
 # ---- running a tool (acceptance #32) -------------------------------------------------
 
 ctl_init "$T/run" none

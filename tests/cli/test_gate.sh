@@ -137,6 +137,33 @@ tc gate analyze --baseline base --selection-only --screening-matrix matrix.json 
 expect_rc 2 "a screening run without its archived config.yaml"
 expect_err "Stage-A clean run must archive config.yaml: fast/run-1" "reference message"
 
+# ---- winner option matrix v1 ------------------------------------------------------
+P=/model_config/custom_params/super_kernel_optimize_options
+cat > om.json <<EOF
+{"schema_version": "superkernel-winner-option-matrix-v1", "frozen_before_first_trial": true,
+ "seed_candidate": "S2", "items": [
+ {"id": "O1", "category": "dcci", "option": "dcci_disable_on_kernel", "value": [".*"],
+  "pointer": "$P/dcci_disable_on_kernel", "original_value": null, "probe_evidence": "probe.json",
+  "risk": "low", "status": "rejected"},
+ {"id": "O2", "category": "auto_op_parallel", "option": "auto_op_parallel", "value": 1,
+  "pointer": "$P/auto_op_parallel", "original_value": null, "probe_evidence": "probe.json",
+  "risk": "low", "status": "accepted"},
+ {"id": "O3", "category": "aggressive", "option": "aggressive_opt_strategies", "value": ["t1"],
+  "pointer": "$P/aggressive_opt_strategies", "original_value": null, "probe_evidence": "probe.json",
+  "risk": "medium", "status": "failed"},
+ {"id": "O4", "category": "other_experimental", "option": "early_start", "value": true,
+  "pointer": "$P/early_start", "original_value": null, "probe_evidence": "probe.json",
+  "risk": "high", "status": "blocked", "reason_zh": "用户未授权该风险", "evidence": "intake/O4.md",
+  "reason_code": "risk_not_authorized"}]}
+EOF
+tc gate option-matrix om.json
+expect_rc 0 "a settled winner option matrix validates"
+expect_out '"accepted_items": [' "and lists the accepted items"
+sed -i 's/"status": "failed"/"status": "pending"/' om.json
+tc gate option-matrix om.json
+expect_rc 1 "an unsettled item is refused"
+expect_out "winner option matrix O3 is not settled" "with the item named"
+
 # ---- §2.3 argument errors (exit 2) ------------------------------------------------
 usage() {	# usage "args" "message" "test name"
 	tc gate analyze $1

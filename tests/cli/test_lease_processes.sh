@@ -19,7 +19,7 @@ run() {	# run NAME TIMEOUT -- CMD...
 }
 
 # A grandchild that ignores SIGTERM, under a leader that times out.
-run grandchild 0.5 -- /bin/sh -c 'sh -c "trap \"\" TERM; echo \$\$ > gc.pid; while :; do sleep 0.05; done" & wait'
+run grandchild 1.5 -- /bin/sh -c 'sh -c "trap \"\" TERM; echo \$\$ > gc.pid; while :; do sleep 0.05; done" & wait'
 expect_rc 1 "the timed-out command fails"
 expect_eq "$(j "$T/grandchild.json" 'd["reason"]')" "command_timeout" "recorded as a timeout"
 check "the grandchild's pid was recorded" test -s "$W/gc.pid"

@@ -748,6 +748,14 @@ runset_reports_missing_runs_and_rank_count(void **state)
 	assert_string_equal(tc_error_msg(&err), want);
 	free(want);
 	free(log);
+	/* --expected-ranks 0 with no logs: Python's max() of nothing */
+	o.expected_ranks = 0;
+	assert_true(asprintf(&log, "%s/run-1", dir) > 0);
+	mkdir_p(log);
+	assert_int_equal(tc_runset_load(dir, &o, &rs, &err),
+	    TC_BENCH_VALUE_ERROR);
+	assert_string_equal(tc_error_msg(&err), "max() arg is an empty sequence");
+	free(log);
 	tc_error_clear(&err);
 	free(dir);
 	free(d1);

@@ -21,6 +21,12 @@
 	"\"approved_at\": \"2026-09-05T01:02:03+00:00\"}, \"parent\": {}, " \
 	"\"base_handoff\": {}, \"artifacts\": {}, \"identity\": {}}"
 
+/* A manifest that passes §11.4 steps 1-4 goes on to the parent checks of
+ * step 5 (test_derive_revalidation.c), where this placeholder's empty
+ * "parent" is the first thing refused. */
+#define PASSED_STEPS_1_TO_4 \
+	"parent artifact_root must be a non-empty canonical string"
+
 struct fx {
 	char *dir;
 	char *manifest_path;
@@ -89,9 +95,9 @@ expect(struct fx *f, const char *msg)
 }
 
 static void
-test_a_bound_approved_manifest_is_accepted(void **state)
+test_a_bound_approved_manifest_reaches_the_parent_checks(void **state)
 {
-	expect(*state, NULL);
+	expect(*state, PASSED_STEPS_1_TO_4);
 }
 
 static void
@@ -150,7 +156,7 @@ test_manifest_is_bound_by_digest(void **state)
 
 	/* Same content, other formatting: the digest is semantic. */
 	fx_write(f->manifest_path, "  " MANIFEST "\n");
-	expect(f, NULL);
+	expect(f, PASSED_STEPS_1_TO_4);
 	fx_write(f->manifest_path, MANIFEST " ");
 	f->doc = fx_edit(f->doc, "evidence_import/sha256",
 	    "\"0000000000000000000000000000000000000000000000000000000000000000\"");
@@ -196,7 +202,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_a_bound_approved_manifest_is_accepted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_bound_approved_manifest_reaches_the_parent_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_derived_session_requires_one_reference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reference_fields_are_checked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_manifest_must_be_readable_object, setup, teardown),

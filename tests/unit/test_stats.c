@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "tunectl/stats.h"
@@ -116,6 +117,34 @@ stats_leave_the_input_order_alone(void **state)
 	(void)state;
 	tc_stats_compute(w, N(w), &s);
 	assert_memory_equal(v, w, sizeof(v));
+}
+
+static void
+large_inputs_use_the_histogram_selection_correctly(void **state)
+{
+	/* 70001 distinct values (a permutation of k/1000) and 70000 values
+	 * with three distinct levels; expectations from python */
+	size_t n = 70001;
+	double *v = malloc(n * sizeof(*v));
+	tc_stats s;
+
+	(void)state;
+	assert_non_null(v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (double)((i * 7919) % 70001) / 1000.0;
+	tc_stats_compute(v, n, &s);
+	assert_true(s.p50_ms == 35.0);
+	assert_true(s.p90_ms == 63.0);
+	assert_true(s.mean_ms == 35.0);
+	assert_true(s.stddev_ms == 20.207548094709562);
+	for (size_t i = 0; i < 70000; i++)
+		v[i] = (double)(i % 3) * 0.5 + 10.0;
+	tc_stats_compute(v, 70000, &s);
+	assert_true(s.p50_ms == 10.5);
+	assert_true(s.p90_ms == 11.0);
+	assert_true(s.mean_ms == 10.499992857142857);
+	assert_true(s.stddev_ms == 0.40824974842838146);
+	free(v);
 }
 
 static void
@@ -228,6 +257,7 @@ main(void)
 		cmocka_unit_test(quantile_interpolates_at_n_minus_one_times_p),
 		cmocka_unit_test(stats_block_matches_the_separate_functions),
 		cmocka_unit_test(stats_leave_the_input_order_alone),
+		cmocka_unit_test(large_inputs_use_the_histogram_selection_correctly),
 		cmocka_unit_test(bootstrap_of_constant_sets_is_the_point_value),
 		cmocka_unit_test(bootstrap_is_deterministic_per_seed),
 		cmocka_unit_test(bootstrap_without_data_reports_no_interval),

@@ -1,0 +1,345 @@
+/*
+ * cmd_demo.c - "tunectl demo": tunectl's main job end to end.  Tunes the
+ * demo workload (examples/workload) through all seven phases with the
+ * plain-script workers (examples/workers) and the plain-script agent host,
+ * verifies the session and writes the HTML report.  With --pipeline pypto
+ * it walks the PyPTO-Pro example operator instead.
+ *
+ * The demo finds its resources next to the binary: the source tree
+ * (build/tunectl -> ./examples) or an installation
+ * (bin/tunectl -> share/tunectl/examples).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tunectl/buf.h"
+#include "tunectl/fileio.h"
+#include "tunectl/host.h"
+#include "tunectl/path.h"
+#include "tunectl/proc.h"
+#include "tunectl/html.h"
+#include "tunectl/report.h"
+#include "tunectl/session.h"
+#include "tunectl/timeutil.h"
+
+struct demo {
+	char *examples;		/* the examples directory */
+	char *skw;		/* the workload binary */
+	const char *profile;
+	bool quiet;
+};
+
+/* examples/ beside the binary: up to three levels above it (build trees),
+ * or <prefix>/share/tunectl/examples. */
+static char *
+find_examples(const char *exe_dir)
+{
+	const char *up[] = { "..", "../..", "../../..", "../share/tunectl" };
+	size_t i;
+
+	for (i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
+		char *cand = tc_xasprintf("%s/%s/examples", exe_dir, up[i]);
+		char *probe = tc_xasprintf("%s/workers/sklib.py", cand);
+		bool ok = tc_is_regular_file(probe);
+
+		free(probe);
+		if (ok) {
+			char *norm = tc_path_resolve(cand, NULL);
+
+			free(cand);
+			return norm;
+		}
+		free(cand);
+	}
+	return NULL;
+}
+
+static void
+progress(const tc_attempt_report *r, bool sealed, const char *error, void *ctx)
+{
+	const struct demo *d = ctx;
+
+	if (r->step_id == NULL) {
+		if (error != NULL)
+			fprintf(stderr, "demo: %s\n", error);
+		return;
+	}
+	fprintf(stderr, "demo: %-28s attempt %d  %-10s %7.1fs\n", r->step_id,
+	    r->attempt, sealed && r->outcome_status != NULL ?
+	    r->outcome_status : r->runner_status != NULL ? r->runner_status :
+	    "-", r->seconds);
+	if (error != NULL && !d->quiet)
+		fprintf(stderr, "demo:   %s\n", error);
+}
+
+static int
+latest_link(const char *parent, const char *root, tc_error *err)
+{
+	char *link = tc_xasprintf("%s/latest", parent);
+	char *tmp = tc_xasprintf("%s/.latest.tmp", parent);
+	const char *base = tc_path_basename(root);
+	int rc = 0;
+
+	unlink(tmp);
+	if (symlink(base, tmp) != 0 || rename(tmp, link) != 0) {
+		tc_error_os(err, errno, link);
+		unlink(tmp);
+		rc = -1;
+	}
+	free(link);
+	free(tmp);
+	return rc;
+}
+
+/* Print the outcome a newcomer wants to read first. */
+static void
+summarise(const char *root, const tc_json *session)
+{
+	char *ledger = tc_xasprintf("%s/ledger.json", root);
+	tc_json *doc = tc_json_parse_file(ledger, NULL);
+	const tc_json *fe = tc_json_get(doc, "final_e2e");
+	const char *cls = tc_json_get_string(fe, "classification");
+	double imp;
+
+	fprintf(stderr, "\ndemo: session %s is %s\n",
+	    tc_json_get_string(session, "session_id"),
+	    tc_json_get_string(session, "status"));
+	if (cls == NULL) {
+		fprintf(stderr, "demo: no final_e2e was recorded\n");
+	} else if (tc_json_number(tc_json_get(fe, "improvement_pct"), &imp)) {
+		double b = 0, c = 0;
+
+		tc_json_number(tc_json_get(tc_json_get(fe, "baseline"), "median_ms"), &b);
+		tc_json_number(tc_json_get(tc_json_get(fe, "candidate"), "median_ms"), &c);
+		fprintf(stderr, "demo: final clean E2E: %s, %.4f ms -> %.4f ms "
+		    "(%+.2f%%), candidate %s\n", cls, b, c, imp,
+		    tc_json_get_string(fe, "candidate_id"));
+	} else {
+		fprintf(stderr, "demo: final clean E2E: %s: %s\n", cls,
+		    tc_json_get_string(fe, "reason_zh"));
+		if (strcmp(cls, "not_run") == 0)
+			fprintf(stderr, "demo: (an honest outcome: a gate failed "
+			    "and the session short-circuited; see the phase "
+			    "reports)\n");
+	}
+	tc_json_free(doc);
+	free(ledger);
+}
+
+static int
+run_superkernel(struct demo *d, const char *parent, const char *root,
+    const char *mode, bool resume, bool no_html)
+{
+	tc_error err = TC_ERROR_INIT;
+	char *session = tc_xasprintf("%s/auto-tune-session.json", root);
+	char *host = tc_xasprintf("%s/hosts/script/host.sh", d->examples);
+	char *workers = tc_xasprintf("%s/workers", d->examples);
+	char *source = tc_xasprintf("%s/workload/skw.c", d->examples);
+	/* One lease root for every demo under the same parent: the CPU is one
+	 * device however many demos share it. */
+	char *leases = tc_xasprintf("%s/leases", parent);
+	char *html = tc_xasprintf("%s/report.html", root);
+	char *argv_host[] = { host, NULL };
+	tc_runner runner = { argv_host, 1 };
+	tc_run_next_opts ro = { 3600.0, 10.0, tc_self_exe() };
+	tc_json *done = NULL, *verdict = NULL;
+	int rc = TC_EXIT_FAIL;
+
+	setenv("TUNECTL", tc_self_exe(), 1);
+	setenv("SKW", d->skw, 1);
+	setenv("SKW_SOURCE", source, 1);
+	setenv("SKW_PROFILE", d->profile, 1);
+	setenv("TUNECTL_WORKERS", workers, 1);
+	setenv("TUNECTL_LEASE_ROOT", leases, 1);
+	if (!resume) {
+		char id[64];
+		time_t now = time(NULL);
+		struct tm tm;
+		tc_json *s;
+
+		gmtime_r(&now, &tm);
+		strftime(id, sizeof(id), "demo-%Y%m%d-%H%M%S", &tm);
+		if ((s = tc_session_init(session, root, id, mode, &err)) == NULL)
+			goto out;
+		tc_json_free(s);
+		fprintf(stderr, "demo: new session %s (optional mode %s) in %s\n",
+		    id, mode, root);
+	} else {
+		fprintf(stderr, "demo: resuming %s\n", session);
+		if ((verdict = tc_resume_session(session, NULL, &err)) == NULL)
+			goto out;
+		tc_json_free(verdict);
+		verdict = NULL;
+	}
+	done = tc_run_session(session, &runner, &ro, 2, progress, d, &err);
+	if (done == NULL)
+		goto out;
+	verdict = tc_verify_session(session, 0);
+	if (!tc_json_is(tc_json_get(verdict, "valid"), TC_JSON_BOOL) ||
+	    !tc_json_get(verdict, "valid")->u.b) {
+		tc_error_set(&err, "the finished session does not verify");
+		goto out;
+	}
+	summarise(root, done);
+	if (!no_html) {
+		if (tc_report_html_write(session, html, &err) != 0)
+			goto out;
+		fprintf(stderr, "demo: HTML report   %s\n", html);
+	}
+	fprintf(stderr, "demo: final report  %s/FINAL_E2E_REPORT.md\n", root);
+	fprintf(stderr, "demo: session       %s (tunectl status --session %s)\n",
+	    session, session);
+	rc = TC_EXIT_OK;
+out:
+	if (rc != TC_EXIT_OK) {
+		fprintf(stderr, "demo: %s\n", tc_error_msg(&err));
+		fprintf(stderr, "demo: continue with: tunectl demo --resume "
+		    "--artifact-root %s\n", parent);
+	}
+	tc_error_clear(&err);
+	tc_json_free(done);
+	tc_json_free(verdict);
+	free(session);
+	free(host);
+	free(workers);
+	free(source);
+	free(leases);
+	free(html);
+	return rc;
+}
+
+static int
+run_pypto(const struct demo *d, const char *root)
+{
+	char *walk = tc_xasprintf("%s/pypto-op/walk.sh", d->examples);
+	char *argv[] = { walk, (char *)tc_self_exe(), (char *)root, NULL };
+	tc_proc_spec spec = { 0 };
+	tc_proc_result res;
+	tc_error err = TC_ERROR_INIT;
+	int rc;
+
+	spec.argv = argv;
+	spec.stdin_null = true;
+	if (tc_proc_run(&spec, &res, &err) != 0) {
+		rc = tc_die("demo: %s", tc_error_msg(&err));
+	} else if (res.exit_code != 0) {
+		rc = tc_die("demo: the PyPTO-Pro walk failed (exit %d)",
+		    res.exit_code);
+	} else {
+		fprintf(stderr, "demo: PyPTO-Pro pipeline walked to Stage 5 in "
+		    "%s\n", root);
+		rc = TC_EXIT_OK;
+	}
+	tc_error_clear(&err);
+	free(walk);
+	return rc;
+}
+
+int
+cmd_demo(int argc, char **argv)
+{
+	const struct tc_command *cmd = tc_command_find("demo");
+	const char *root_arg = NULL, *mode = "none", *pipeline = "superkernel";
+	const char *profile = "standard";
+	bool resume = false, quiet = false, no_html = false;
+	const struct tc_option opts[] = {
+		{ "--artifact-root", TC_OPT_STRING, &root_arg, false, NULL },
+		{ "--optional-mode", TC_OPT_STRING, &mode, false, NULL },
+		{ "--pipeline", TC_OPT_STRING, &pipeline, false, NULL },
+		{ "--profile", TC_OPT_STRING, &profile, false, NULL },
+		{ "--resume", TC_OPT_FLAG, &resume, false, NULL },
+		{ "--no-html", TC_OPT_FLAG, &no_html, false, NULL },
+		{ "--quiet", TC_OPT_FLAG, &quiet, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	struct demo d = { NULL, NULL, NULL, false };
+	tc_error err = TC_ERROR_INIT;
+	char *exe_dir, *root = NULL, *parent;
+	int rc;
+
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	if (strcmp(pipeline, "superkernel") != 0 && strcmp(pipeline, "pypto") != 0)
+		return tc_usage_error(cmd, "argument --pipeline: invalid choice: "
+		    "'%s' (choose from 'superkernel', 'pypto')", pipeline);
+	if (strcmp(profile, "standard") != 0 && strcmp(profile, "quick") != 0)
+		return tc_usage_error(cmd, "argument --profile: invalid choice: "
+		    "'%s' (choose from 'standard', 'quick')", profile);
+	d.profile = profile;
+	d.quiet = quiet;
+	exe_dir = tc_path_dirname(tc_self_exe());
+	if ((d.examples = find_examples(exe_dir)) == NULL) {
+		free(exe_dir);
+		return tc_die("demo: cannot find the examples directory next to "
+		    "%s", tc_self_exe());
+	}
+	d.skw = tc_xasprintf("%s/examples/skw", exe_dir);
+	if (strcmp(pipeline, "superkernel") == 0 && access(d.skw, X_OK) != 0) {
+		rc = tc_die("demo: the workload %s is missing; run 'make' first",
+		    d.skw);
+		goto out;
+	}
+
+	/* Every demo gets a fresh directory unless it resumes the latest. */
+	parent = tc_xstrdup(root_arg != NULL ? root_arg : "tunectl-demo");
+	if (resume) {
+		char *latest = tc_xasprintf("%s/latest", parent);
+
+		root = tc_path_resolve(latest, &err);
+		free(latest);
+		if (root == NULL || !tc_is_directory(root)) {
+			rc = tc_die("demo: nothing to resume under %s", parent);
+			free(parent);
+			goto out;
+		}
+	} else {
+		char stamp[32];
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+		if (tc_mkdirs(parent, &err) != 0) {
+			rc = tc_die("demo: %s", tc_error_msg(&err));
+			free(parent);
+			goto out;
+		}
+		for (int n = 0; root == NULL && n < 100; n++) {
+			char *cand = n == 0 ?
+			    tc_xasprintf("%s/%s-%s", parent, pipeline, stamp) :
+			    tc_xasprintf("%s/%s-%s.%d", parent, pipeline, stamp, n);
+
+			if (mkdir(cand, 0777) == 0)
+				root = tc_path_resolve(cand, &err);
+			free(cand);
+		}
+		if (root == NULL || latest_link(parent, root, &err) != 0) {
+			rc = tc_die("demo: cannot create a run directory under %s: %s",
+			    parent, tc_error_msg(&err));
+			free(parent);
+			goto out;
+		}
+	}
+	if (strcmp(pipeline, "pypto") == 0) {
+		char *work = tc_xasprintf("%s/work", root);
+
+		rc = run_pypto(&d, work);
+		free(work);
+	} else {
+		rc = run_superkernel(&d, parent, root, mode, resume, no_html);
+	}
+	free(parent);
+out:
+	tc_error_clear(&err);
+	free(root);
+	free(exe_dir);
+	free(d.examples);
+	free(d.skw);
+	return rc;
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The main job end to end: `tunectl demo` tunes the demo workload through
+# all seven phases with the plain-script workers.  The workload runs for
+# real, but logs modelled times (SKW_SIMULATED_TIMING=1) so that a noisy
+# test machine cannot fail the gates; `make demo` uses the real clock.
+. "$(dirname "$0")/lib.sh"
+
+export SKW_SIMULATED_TIMING=1
+jq_() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+# check_html FILE CHART...: well-formed XML and every chart has data points
+check_html() {
+	local file=$1
+	shift
+	/usr/bin/python3 - "$file" "$@" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+charts = {s.get("data-chart"): int(s.get("data-points") or 0)
+          for s in root.iter("{http://www.w3.org/2000/svg}svg")}
+missing = [c for c in sys.argv[2:] if charts.get(c, 0) <= 0]
+marks = sum(1 for s in root.iter("{http://www.w3.org/2000/svg}svg")
+            for e in s.iter() if e.tag.endswith("circle") or e.tag.endswith("rect"))
+if missing or marks == 0:
+    sys.exit("charts without data: %s (charts: %s)" % (missing, charts))
+PY
+}
+
+run_demo() {	# run_demo DIR MODE -> $R = the run directory
+	tc demo --artifact-root "$1" --profile quick --optional-mode "$2"
+	R=$(readlink -f "$1/latest")
+}
+
+for mode in none multistream source-range both; do
+	run_demo "$T/d-$mode" "$mode"
+	expect_rc 0 "demo ($mode) exits 0"
+	expect_err "final clean E2E: beneficial" "demo ($mode) prints the outcome"
+	expect_err "HTML report" "demo ($mode) prints where the HTML report is"
+	S="$R/auto-tune-session.json"
+	expect_eq "$(jq_ "$S" "d['status']")" "completed" "demo ($mode) completes the session"
+	tc verify --session "$S"
+	expect_rc 0 "demo ($mode) leaves a session that verifies"
+	expect_eq "$(jq_ "$S" "all('dispatch_receipt_path' in s for s in d['steps'])")" "True" \
+	    "demo ($mode): every phase was sealed from a worker's attempt"
+	expect_eq "$(/usr/bin/python3 -c "
+import json,sys,os
+d=json.load(open('$S'))
+print(any(json.load(open(os.path.join('$R', s['result_path']))).get('system_generated_by') for s in d['steps']))")" \
+	    "False" "demo ($mode): no phase was short-circuited"
+	expect_eq "$(jq_ "$R/ledger.json" "d['final_e2e']['classification']")" "beneficial" \
+	    "demo ($mode): the final clean E2E is beneficial"
+done
+check "the both-mode schedule includes base-profile-derived" \
+    grep -q '"step_id": "base-profile-derived"' "$T/d-both/latest/auto-tune-session.json"
+
+# The HTML report: well-formed, every chart present with data.
+R=$(readlink -f "$T/d-none/latest")
+check "the HTML report is well-formed with data in every chart" check_html "$R/report.html" s0 stage_a stage_o final
+check "the HTML report links every phase's evidence" grep -q 'href="phases/final-e2e-report/phase-result.json"' "$R/report.html"
+tc report html --session "$R/auto-tune-session.json" --output "$T/again.html"
+expect_rc 0 "report html renders a finished session again"
+check "report html output is well-formed" check_html "$T/again.html" s0 stage_a stage_o final
+tc report html --session "$T/nope.json"
+expect_rc 1 "report html of a missing session fails"
+
+# A second demo starts a fresh session.
+run_demo "$T/d-none" none
+n=$(ls -d "$T"/d-none/superkernel-* | wc -l)
+expect_eq "$n" 2 "a second demo starts a fresh session"
+
+# Kill the demo in the middle of a phase, then resume it to completion.
+"$TUNECTL_BIN" demo --artifact-root "$T/d-kill" --profile quick --optional-mode none >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do
+	ls "$T"/d-kill/latest/dispatches/stage-a-scope-selection-attempt-001 >/dev/null 2>&1 && break
+	sleep 0.1
+done
+{ kill -9 "$pid"; wait "$pid"; } 2>/dev/null
+check "the demo was killed during Stage A" test ! -e "$T/d-kill/latest/phases/stage-a-scope-selection/phase-result.json"
+tc demo --artifact-root "$T/d-kill" --profile quick --resume
+expect_rc 0 "demo --resume finishes the interrupted session"
+S="$T/d-kill/latest/auto-tune-session.json"
+expect_eq "$(jq_ "$S" "d['status']")" "completed" "the resumed session is completed"
+tc verify --session "$S"
+expect_rc 0 "the resumed session verifies"
+tc demo --artifact-root "$T/empty-dir" --resume
+expect_rc 1 "demo --resume with nothing to resume fails"
+expect_err "nothing to resume" "demo --resume says there is nothing to resume"
+
+tc demo --artifact-root "$T/bad" --optional-mode frobnicate --profile quick
+expect_rc 1 "demo refuses an unknown optional mode"
+expect_err "optional_mode must be one of" "the refusal names optional_mode"
+tc demo --profile huge
+expect_rc 2 "demo refuses an unknown profile"
+
+finish
