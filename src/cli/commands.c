@@ -13,11 +13,11 @@ const struct tc_command tc_commands[] = {
 	  "                         [--metric-regex RE] [--timeout-seconds T] -- CMD [ARGS...]\n"
 	  "       tunectl bench ab --runs N --out-a DIR --out-b DIR [same options] -- A... --- B...\n"
 	  "Run 'tunectl bench SUBCOMMAND --help' for details.\n", cmd_bench },
-	{ "derive-session", "start a derived optional-experiment session from a completed parent's BASE/SMAP evidence", "usage: tunectl derive-session --parent-session PATH --session PATH --artifact-root PATH --session-id ID\n                              --profiling-analysis PATH --ledger PATH [--source-scope-map PATH]\n                              [--approve-imported-evidence] --optional-mode {multistream,source-range,both}\n", cmd_derive_session },
 	{ "demo", "tune the demo workload through all seven phases, end to end",
 	  "usage: tunectl demo [--artifact-root DIR] [--optional-mode {none,multistream,source-range,both}]\n"
 	  "                    [--profile {standard,quick}] [--resume] [--no-html] [--quiet]\n"
 	  "       tunectl demo --pipeline pypto [--artifact-root DIR]\n", cmd_demo },
+	{ "derive-session", "start a derived optional-experiment session from a completed parent's BASE/SMAP evidence", "usage: tunectl derive-session --parent-session PATH --session PATH --artifact-root PATH --session-id ID\n                              --profiling-analysis PATH --ledger PATH [--source-scope-map PATH]\n                              [--approve-imported-evidence] --optional-mode {multistream,source-range,both}\n", cmd_derive_session },
 	{ "dispatch", "write the phase task of the next step",
 	  "usage: tunectl dispatch --session PATH --output PATH\n", cmd_dispatch },
 	{ "env-check", "record the machine facts a tuning session freezes; report missing prerequisites",

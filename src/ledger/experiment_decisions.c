@@ -663,6 +663,7 @@ check_final_round(struct xv *x, const tc_json *o, const char *loc,
 	snprintf(name, sizeof(name), "%s.retained_range_ids", loc);
 	xv_string_list_check(x, tc_json_get(o, "retained_range_ids"), name);
 	xv_string_set(tc_json_get(o, "retained_range_ids"), &finals);
+	lx_set_sort(&finals);
 	if (!lx_set_equal(&finals, retained))
 		lx_err(x->errors, "%s final must reference all retained ranges",
 		    loc);

@@ -137,6 +137,7 @@ tc_ledger_paths_by_role(const tc_json *doc)
 	size_t i, k;
 
 	lx_collect_roles(doc, &m);
+	lx_map_sort(&m);
 	for (i = 0; i < m.len; i++) {
 		tc_json *roles = tc_json_new_array();
 
@@ -160,6 +161,7 @@ xv_check_artifact_paths(struct xv *x)
 	size_t i;
 
 	lx_collect_roles(x->r, &roles);
+	lx_map_sort(&roles);
 	for (i = 0; i < roles.len; i++) {
 		tc_buf m = TC_BUF_INIT;
 

@@ -43,20 +43,26 @@ void lx_pystr(tc_buf *b, const tc_json *v);
 /* The posix-normalised form of a relative-artifact string value. */
 char *lx_posix(const tc_json *v);
 
-/* ---- sets of strings (sorted, unique) ------------------------------------ */
+/* ---- sets of strings (unique) ------------------------------------ */
 
+/* items are in insertion order until lx_set_sort() (join and repr sort
+ * on their own). */
 typedef struct lx_set {
 	lx_str *items;
 	size_t len, cap;
+	size_t *slots, nslots;	/* hash index: item index + 1, 0 empty */
+	bool unsorted;
 } lx_set;
 
-#define LX_SET_INIT { NULL, 0, 0 }
+#define LX_SET_INIT { NULL, 0, 0, NULL, 0, false }
 
 bool lx_set_add(lx_set *s, const char *p, size_t n);	/* true if new */
 bool lx_set_addz(lx_set *s, const char *p);
 bool lx_set_has(const lx_set *s, const char *p, size_t n);
 bool lx_set_hasz(const lx_set *s, const char *p);
 bool lx_set_equal(const lx_set *a, const lx_set *b);
+/* Put the items in code point order. */
+void lx_set_sort(lx_set *s);
 /* out := a & b (out must be empty). */
 void lx_set_intersect(const lx_set *a, const lx_set *b, lx_set *out);
 void lx_set_union_into(lx_set *dst, const lx_set *src);
@@ -72,13 +78,17 @@ typedef struct lx_map {
 	lx_str *keys;
 	lx_set *vals;
 	size_t len, cap;
+	size_t *slots, nslots;
+	bool unsorted;
 } lx_map;
 
-#define LX_MAP_INIT { NULL, NULL, 0, 0 }
+#define LX_MAP_INIT { NULL, NULL, 0, 0, NULL, 0, false }
 
 void lx_map_add(lx_map *m, const char *k, size_t kn, const char *v,
     size_t vn);
 const lx_set *lx_map_get(const lx_map *m, const char *k, size_t kn);
+/* Put the keys in code point order (values move with them). */
+void lx_map_sort(lx_map *m);
 void lx_map_free(lx_map *m);
 
 /* ---- errors ----------------------------------------------------------- */

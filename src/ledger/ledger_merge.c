@@ -131,6 +131,8 @@ registry_build(struct registry *reg, const tc_json *ledger)
 			registry_add(reg, x, label, strlen(label));
 		}
 	}
+	lx_map_sort(&reg->roles);
+	lx_map_sort(&reg->owners);
 }
 
 static void
@@ -750,6 +752,7 @@ check_roles_against_history(const tc_json *ledger, const tc_json *result,
 		return -1;
 	}
 	lx_collect_roles(result, &mine);
+	lx_map_sort(&mine);
 	for (i = 0; i < mine.len && rc == 0; i++) {
 		const lx_set *h = lx_map_get(&hist.roles, mine.keys[i].p,
 		    mine.keys[i].n);
@@ -801,6 +804,7 @@ store_validated(tc_json *l, const tc_json *id, bool add, tc_error *err)
 		    ids->u.arr.items[i]->u.str.len);
 	if (add)
 		lx_set_add(&s, id->u.str.ptr, id->u.str.len);
+	lx_set_sort(&s);
 	for (i = 0; i < s.len; i++)
 		tc_json_array_push(arr, tc_json_new_stringn(s.items[i].p,
 		    s.items[i].n));

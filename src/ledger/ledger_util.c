@@ -211,6 +211,12 @@ lx_unhashable_message(const tc_json *v)
 
 /* ---- sets --------------------------------------------------------------- */
 
+/*
+ * Sets and maps are hash tables over an item array in insertion order
+ * (open addressing, FNV-1a), sorted lazily when an order is needed, so
+ * that hostile documents with huge collections stay O(n log n).
+ */
+
 static int
 str_cmp(const char *a, size_t an, const char *b, size_t bn)
 {
@@ -221,41 +227,82 @@ str_cmp(const char *a, size_t an, const char *b, size_t bn)
 	return an < bn ? -1 : an > bn ? 1 : 0;
 }
 
-/* Index of the first item >= (p, n). */
-static size_t
-set_lower(const lx_set *s, const char *p, size_t n)
+static uint64_t
+str_hash(const char *p, size_t n)
 {
-	size_t lo = 0, hi = s->len;
+	uint64_t h = UINT64_C(1469598103934665603);
+	size_t i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (str_cmp(s->items[mid].p, s->items[mid].n, p, n) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+	for (i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= UINT64_C(1099511628211);
 	}
-	return lo;
+	return h;
+}
+
+/* Slot of (p, n) in a table of `nslots` (a power of two) over keys:
+ * the slot holding it, or the empty slot where it would go. */
+static size_t
+probe(const size_t *slots, size_t nslots, const lx_str *keys, const char *p,
+    size_t n)
+{
+	size_t i = (size_t)str_hash(p, n) & (nslots - 1);
+
+	for (;;) {
+		size_t k = slots[i];
+
+		if (k == 0 || (keys[k - 1].n == n &&
+		    memcmp(keys[k - 1].p, p, n) == 0))
+			return i;
+		i = (i + 1) & (nslots - 1);
+	}
+}
+
+static void
+rehash(size_t **slots, size_t *nslots, const lx_str *keys, size_t len)
+{
+	size_t i, want = 16;
+
+	while (want < len * 2 + 2)
+		want *= 2;
+	free(*slots);
+	*slots = tc_xcalloc(want, sizeof(**slots));
+	*nslots = want;
+	for (i = 0; i < len; i++)
+		(*slots)[probe(*slots, want, keys, keys[i].p, keys[i].n)] = i + 1;
+}
+
+static lx_str
+str_dup(const char *p, size_t n)
+{
+	lx_str s;
+
+	s.p = tc_xmalloc(n + 1);
+	memcpy(s.p, p, n);
+	s.p[n] = '\0';
+	s.n = n;
+	return s;
 }
 
 bool
 lx_set_add(lx_set *s, const char *p, size_t n)
 {
-	size_t i = set_lower(s, p, n);
+	size_t slot;
 
-	if (i < s->len && str_cmp(s->items[i].p, s->items[i].n, p, n) == 0)
+	if ((s->len + 1) * 2 >= s->nslots)
+		rehash(&s->slots, &s->nslots, s->items, s->len);
+	slot = probe(s->slots, s->nslots, s->items, p, n);
+	if (s->slots[slot] != 0)
 		return false;
 	if (s->len == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 8;
 		s->items = tc_xrealloc(s->items, s->cap * sizeof(*s->items));
 	}
-	memmove(s->items + i + 1, s->items + i,
-	    (s->len - i) * sizeof(*s->items));
-	s->items[i].p = tc_xmalloc(n + 1);
-	memcpy(s->items[i].p, p, n);
-	s->items[i].p[n] = '\0';
-	s->items[i].n = n;
-	s->len++;
+	if (s->len > 0 && str_cmp(s->items[s->len - 1].p, s->items[s->len - 1].n,
+	    p, n) > 0)
+		s->unsorted = true;
+	s->items[s->len++] = str_dup(p, n);
+	s->slots[slot] = s->len;
 	return true;
 }
 
@@ -268,15 +315,33 @@ lx_set_addz(lx_set *s, const char *p)
 bool
 lx_set_has(const lx_set *s, const char *p, size_t n)
 {
-	size_t i = set_lower(s, p, n);
-
-	return i < s->len && str_cmp(s->items[i].p, s->items[i].n, p, n) == 0;
+	if (s->len == 0)
+		return false;
+	return s->slots[probe(s->slots, s->nslots, s->items, p, n)] != 0;
 }
 
 bool
 lx_set_hasz(const lx_set *s, const char *p)
 {
 	return lx_set_has(s, p, strlen(p));
+}
+
+static int
+lx_str_qcmp(const void *a, const void *b)
+{
+	const lx_str *x = a, *y = b;
+
+	return str_cmp(x->p, x->n, y->p, y->n);
+}
+
+void
+lx_set_sort(lx_set *s)
+{
+	if (!s->unsorted)
+		return;
+	qsort(s->items, s->len, sizeof(*s->items), lx_str_qcmp);
+	rehash(&s->slots, &s->nslots, s->items, s->len);
+	s->unsorted = false;
 }
 
 bool
@@ -287,8 +352,7 @@ lx_set_equal(const lx_set *a, const lx_set *b)
 	if (a->len != b->len)
 		return false;
 	for (i = 0; i < a->len; i++)
-		if (str_cmp(a->items[i].p, a->items[i].n, b->items[i].p,
-		    b->items[i].n) != 0)
+		if (!lx_set_has(b, a->items[i].p, a->items[i].n))
 			return false;
 	return true;
 }
@@ -312,9 +376,20 @@ lx_set_union_into(lx_set *dst, const lx_set *src)
 		lx_set_add(dst, src->items[i].p, src->items[i].n);
 }
 
-void
-lx_set_join(tc_buf *b, const lx_set *s)
+/* Sorting is a cache operation: the set's contents do not change. */
+static lx_set *
+sorted(const lx_set *s)
 {
+	lx_set *m = (lx_set *)(uintptr_t)s;
+
+	lx_set_sort(m);
+	return m;
+}
+
+void
+lx_set_join(tc_buf *b, const lx_set *set)
+{
+	const lx_set *s = sorted(set);
 	size_t i;
 
 	for (i = 0; i < s->len; i++) {
@@ -325,8 +400,9 @@ lx_set_join(tc_buf *b, const lx_set *s)
 }
 
 void
-lx_set_repr(tc_buf *b, const lx_set *s)
+lx_set_repr(tc_buf *b, const lx_set *set)
 {
+	const lx_set *s = sorted(set);
 	size_t i;
 
 	tc_buf_putc(b, '[');
@@ -346,61 +422,83 @@ lx_set_free(lx_set *s)
 	for (i = 0; i < s->len; i++)
 		free(s->items[i].p);
 	free(s->items);
-	s->items = NULL;
-	s->len = s->cap = 0;
+	free(s->slots);
+	memset(s, 0, sizeof(*s));
 }
 
 /* ---- maps --------------------------------------------------------------- */
 
-static size_t
-map_lower(const lx_map *m, const char *k, size_t kn)
-{
-	size_t lo = 0, hi = m->len;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (str_cmp(m->keys[mid].p, m->keys[mid].n, k, kn) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 void
 lx_map_add(lx_map *m, const char *k, size_t kn, const char *v, size_t vn)
 {
-	size_t i = map_lower(m, k, kn);
+	size_t slot, i;
 
-	if (i == m->len || str_cmp(m->keys[i].p, m->keys[i].n, k, kn) != 0) {
+	if ((m->len + 1) * 2 >= m->nslots)
+		rehash(&m->slots, &m->nslots, m->keys, m->len);
+	slot = probe(m->slots, m->nslots, m->keys, k, kn);
+	if (m->slots[slot] == 0) {
 		if (m->len == m->cap) {
 			m->cap = m->cap ? m->cap * 2 : 8;
 			m->keys = tc_xrealloc(m->keys, m->cap * sizeof(*m->keys));
 			m->vals = tc_xrealloc(m->vals, m->cap * sizeof(*m->vals));
 		}
-		memmove(m->keys + i + 1, m->keys + i,
-		    (m->len - i) * sizeof(*m->keys));
-		memmove(m->vals + i + 1, m->vals + i,
-		    (m->len - i) * sizeof(*m->vals));
-		m->keys[i].p = tc_xmalloc(kn + 1);
-		memcpy(m->keys[i].p, k, kn);
-		m->keys[i].p[kn] = '\0';
-		m->keys[i].n = kn;
-		memset(&m->vals[i], 0, sizeof(m->vals[i]));
+		if (m->len > 0 && str_cmp(m->keys[m->len - 1].p,
+		    m->keys[m->len - 1].n, k, kn) > 0)
+			m->unsorted = true;
+		m->keys[m->len] = str_dup(k, kn);
+		memset(&m->vals[m->len], 0, sizeof(m->vals[m->len]));
 		m->len++;
+		m->slots[slot] = m->len;
 	}
+	i = m->slots[slot] - 1;
 	lx_set_add(&m->vals[i], v, vn);
 }
 
 const lx_set *
 lx_map_get(const lx_map *m, const char *k, size_t kn)
 {
-	size_t i = map_lower(m, k, kn);
+	size_t slot;
 
-	if (i < m->len && str_cmp(m->keys[i].p, m->keys[i].n, k, kn) == 0)
-		return &m->vals[i];
-	return NULL;
+	if (m->len == 0)
+		return NULL;
+	slot = probe(m->slots, m->nslots, m->keys, k, kn);
+	return m->slots[slot] != 0 ? &m->vals[m->slots[slot] - 1] : NULL;
+}
+
+struct map_entry {
+	lx_str key;
+	lx_set val;
+};
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const struct map_entry *x = a, *y = b;
+
+	return str_cmp(x->key.p, x->key.n, y->key.p, y->key.n);
+}
+
+void
+lx_map_sort(lx_map *m)
+{
+	struct map_entry *e;
+	size_t i;
+
+	if (!m->unsorted)
+		return;
+	e = tc_xmalloc((m->len ? m->len : 1) * sizeof(*e));
+	for (i = 0; i < m->len; i++) {
+		e[i].key = m->keys[i];
+		e[i].val = m->vals[i];
+	}
+	qsort(e, m->len, sizeof(*e), entry_cmp);
+	for (i = 0; i < m->len; i++) {
+		m->keys[i] = e[i].key;
+		m->vals[i] = e[i].val;
+	}
+	free(e);
+	rehash(&m->slots, &m->nslots, m->keys, m->len);
+	m->unsorted = false;
 }
 
 void
@@ -414,6 +512,7 @@ lx_map_free(lx_map *m)
 	}
 	free(m->keys);
 	free(m->vals);
+	free(m->slots);
 	memset(m, 0, sizeof(*m));
 }
 
