@@ -40,6 +40,8 @@ struct xv {
 	size_t nrounds;
 	struct xround *rounds;
 	lx_set passed;		/* profiling-passed round ids */
+	lx_set round_ids;	/* registered round ids (R2), in round order */
+	size_t *round_pos;	/* round_pos[k]: round index of round_ids item k */
 
 	size_t *seq;		/* optimisation sequence (round indices) */
 	size_t nseq;

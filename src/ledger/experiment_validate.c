@@ -40,15 +40,13 @@ static const char *const binding_fields[] = {
 long
 xv_round_index(const struct xv *x, const tc_json *round_id)
 {
-	size_t i;
+	long i;
 
 	if (!tc_json_is(round_id, TC_JSON_STRING))
 		return -1;
-	for (i = 0; i < x->nrounds; i++)
-		if (x->rounds[i].registered &&
-		    lx_eq(tc_json_get(x->rounds[i].obj, "round_id"), round_id))
-			return (long)i;
-	return -1;
+	i = lx_set_index(&x->round_ids, round_id->u.str.ptr,
+	    round_id->u.str.len);
+	return i < 0 ? -1 : (long)x->round_pos[i];
 }
 
 void
@@ -302,7 +300,7 @@ check_round(struct xv *x, size_t i)
 	} else if (lx_has_surrounding_ws(id)) {
 		lx_err(x->errors, "%s.round_id must not contain surrounding "
 		    "whitespace", loc);
-	} else if (xv_round_index(x, id) >= 0) {
+	} else if (lx_set_has(&x->round_ids, id->u.str.ptr, id->u.str.len)) {
 		tc_buf m = TC_BUF_INIT;
 
 		tc_buf_puts(&m, "duplicate round_id: ");
@@ -311,6 +309,8 @@ check_round(struct xv *x, size_t i)
 		tc_buf_free(&m);
 	} else {
 		xr->registered = true;
+		lx_set_add(&x->round_ids, id->u.str.ptr, id->u.str.len);
+		x->round_pos[x->round_ids.len - 1] = i;
 	}
 	child = tc_json_get(o, "child_agent_id");		/* R3 */
 	if (!lx_eq(child, tc_json_get(x->r, "child_agent_id")))
@@ -777,6 +777,8 @@ tc_experiment_structural_errors(const tc_json *result)
 	x.empty = tc_json_new_object();
 	check_top_level(&x);
 	x.seq = tc_xcalloc(x.nrounds ? x.nrounds : 1, sizeof(*x.seq));
+	x.round_pos = tc_xcalloc(x.nrounds ? x.nrounds : 1,
+	    sizeof(*x.round_pos));
 	for (i = 0; i < x.nrounds; i++)
 		check_round(&x, i);
 	check_profile_registries(&x);
@@ -800,6 +802,8 @@ tc_experiment_structural_errors(const tc_json *result)
 	}
 	free(x.rounds);
 	free(x.seq);
+	free(x.round_pos);
+	lx_set_free(&x.round_ids);
 	lx_set_free(&x.passed);
 	lx_set_free(&x.all_baseline_paths);
 	lx_set_free(&x.all_candidate_paths);

@@ -60,6 +60,8 @@ bool lx_set_add(lx_set *s, const char *p, size_t n);	/* true if new */
 bool lx_set_addz(lx_set *s, const char *p);
 bool lx_set_has(const lx_set *s, const char *p, size_t n);
 bool lx_set_hasz(const lx_set *s, const char *p);
+/* The position of the item in s->items, or -1. */
+long lx_set_index(const lx_set *s, const char *p, size_t n);
 bool lx_set_equal(const lx_set *a, const lx_set *b);
 /* Put the items in code point order. */
 void lx_set_sort(lx_set *s);

@@ -759,6 +759,7 @@ check_roles_against_history(const tc_json *ledger, const tc_json *result,
 
 		if (h == NULL || h->len == 0)
 			continue;
+		lx_set_sort(&mine.vals[i]);
 		for (k = 0; k < mine.vals[i].len && rc == 0; k++) {
 			const lx_str *role = &mine.vals[i].items[k];
 			tc_buf m = TC_BUF_INIT;

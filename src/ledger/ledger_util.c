@@ -320,6 +320,17 @@ lx_set_has(const lx_set *s, const char *p, size_t n)
 	return s->slots[probe(s->slots, s->nslots, s->items, p, n)] != 0;
 }
 
+long
+lx_set_index(const lx_set *s, const char *p, size_t n)
+{
+	size_t k;
+
+	if (s->len == 0)
+		return -1;
+	k = s->slots[probe(s->slots, s->nslots, s->items, p, n)];
+	return k == 0 ? -1 : (long)(k - 1);
+}
+
 bool
 lx_set_hasz(const lx_set *s, const char *p)
 {
