@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -367,6 +368,27 @@ read_stage(const struct tc_slurm__plan *p, const char *name)
 	return doc;
 }
 
+/* Read job.json, the step's word that the job started; true once read. */
+static bool
+adopt_job(const struct tc_slurm__plan *p, struct tc_slurm__watch *w)
+{
+	const tc_json *id;
+	int64_t v;
+
+	if (w->job == NULL &&
+	    (w->job = read_stage(p, TC_SLURM_STAGE_JOB)) == NULL)
+		return false;
+	id = tc_json_get(w->job, "job_id");
+	if (tc_json_int64(id, &v)) {
+		free(w->job_id);
+		w->job_id = tc_xasprintf("%lld", (long long)v);
+	} else if (tc_json_string(id) != NULL) {
+		free(w->job_id);
+		w->job_id = tc_xstrdup(tc_json_string(id));
+	}
+	return true;
+}
+
 static void
 scancel(const char *job_id)
 {
@@ -406,7 +428,7 @@ watch(const tc_slurm_request *req, const struct tc_slurm__plan *p,
 {
 	const tc_lease_request *lr = &req->lease;
 	sigset_t sigs, old_mask;
-	int log_fd, sigfd, status = 0;
+	int log_fd, sigfd, pidfd, status = 0;
 	pid_t srun;
 	bool started = false, exited = false;
 	uint64_t lease_deadline, run_deadline = UINT64_MAX;
@@ -442,8 +464,13 @@ watch(const tc_slurm_request *req, const struct tc_slurm__plan *p,
 		free(job_path);
 		return -1;
 	}
+#ifdef SYS_pidfd_open
+	pidfd = (int)syscall(SYS_pidfd_open, srun, 0);
+#else
+	pidfd = -1;
+#endif
 	while (!exited) {
-		struct pollfd pfd;
+		struct pollfd pfd[2];
 		uint64_t now;
 		pid_t r = waitpid(srun, &status, WNOHANG);
 
@@ -452,19 +479,9 @@ watch(const tc_slurm_request *req, const struct tc_slurm__plan *p,
 			break;
 		}
 		if (!started && tc_path_exists(job_path) &&
-		    (w->job = read_stage(p, TC_SLURM_STAGE_JOB)) != NULL) {
-			const tc_json *id = tc_json_get(w->job, "job_id");
-			int64_t v;
-
+		    adopt_job(p, w)) {
 			started = true;
 			run_deadline = tc_lease__deadline(lr->timeout_s);
-			if (tc_json_int64(id, &v)) {
-				free(w->job_id);
-				w->job_id = tc_xasprintf("%lld", (long long)v);
-			} else if (tc_json_string(id) != NULL) {
-				free(w->job_id);
-				w->job_id = tc_xstrdup(tc_json_string(id));
-			}
 		}
 		if (!started && w->job_id == NULL)
 			scan_log(p->slurm_log, w);
@@ -480,11 +497,15 @@ watch(const tc_slurm_request *req, const struct tc_slurm__plan *p,
 			kill(srun, SIGKILL);
 			kill_at = UINT64_MAX;
 		}
-		pfd.fd = sigfd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		if (poll(&pfd, sigfd >= 0 ? 1 : 0, TICK_MS) > 0 &&
-		    (pfd.revents & POLLIN)) {
+		/* Wake at once when srun exits (pidfd) or a signal comes;
+		 * otherwise tick to look for job.json and the deadlines. */
+		pfd[0].fd = sigfd;
+		pfd[0].events = POLLIN;
+		pfd[0].revents = 0;
+		pfd[1].fd = pidfd;
+		pfd[1].events = POLLIN;
+		pfd[1].revents = 0;
+		if (poll(pfd, 2, TICK_MS) > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo ssi;
 
 			if (read(sigfd, &ssi, sizeof(ssi)) == (ssize_t)sizeof(ssi) &&
@@ -499,6 +520,8 @@ watch(const tc_slurm_request *req, const struct tc_slurm__plan *p,
 	}
 	w->finished_ns = tc_slurm__now_ns();
 	w->ended_mono = tc_monotonic_ns();
+	if (pidfd >= 0)
+		close(pidfd);
 	if (WIFEXITED(status))
 		w->srun_status = WEXITSTATUS(status);
 	else
@@ -531,7 +554,7 @@ final_job_state(struct tc_slurm__watch *w)
 	argv[3] = (char *)"job";
 	argv[4] = w->job_id;
 	argv[5] = NULL;
-	for (i = 0; i < 60; i++) {
+	for (i = 0; i < 150; i++) {
 		char *state;
 		bool settled;
 
@@ -552,7 +575,7 @@ final_job_state(struct tc_slurm__watch *w)
 		w->scontrol = out;
 		if (settled)
 			return;
-		usleep(50000);
+		usleep(20000);
 	}
 }
 
@@ -597,8 +620,7 @@ tc_slurm_lease_run(const tc_slurm_request *req, tc_json **manifest,
 		rc = TC_LEASE_EIO;
 		goto out;
 	}
-	if (w.job == NULL)
-		w.job = read_stage(&p, TC_SLURM_STAGE_JOB);
+	adopt_job(&p, &w);	/* a job that ended between two looks */
 	w.step = read_stage(&p, TC_SLURM_STAGE_STEP);
 	{
 		tc_json *e = read_stage(&p, TC_SLURM_STAGE_ERROR);

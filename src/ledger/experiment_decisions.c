@@ -573,98 +573,219 @@ check_option_pointers(struct xv *x, const tc_json *o, const char *loc)
 	}
 }
 
-static void
-check_prune_round(struct xv *x, size_t i, const tc_json *o, const char *loc,
-    const lx_set *refs)
+/* ---- records by round ---------------------------------------------------- */
+
+/* One decision or unresolved record, for lookups by round_id. */
+struct xrec {
+	const tc_json *d;
+	const char *rid;	/* NULL: a non-string round_id */
+	size_t rid_len;
+	int coll;		/* 0 decisions, 1 unresolved */
+	size_t idx;
+};
+
+struct xsem {
+	struct xrec *recs;	/* string round ids, sorted by (rid, coll, idx) */
+	size_t nrecs;
+	struct xrec *odd;	/* non-string round ids, in order */
+	size_t nodd;
+	lx_set prune_ranges;	/* effective prunes: range -> earliest source */
+	size_t *prune_pos;
+	lx_set retained;
+};
+
+static int
+xrec_cmp(const void *a, const void *b)
 {
-	const tc_json *mine = tc_json_get(o, "candidate_config_fingerprint");
+	const struct xrec *x = a, *y = b;
+	size_t n = x->rid_len < y->rid_len ? x->rid_len : y->rid_len;
+	int c = memcmp(x->rid, y->rid, n);
+
+	if (c == 0)
+		c = x->rid_len < y->rid_len ? -1 : x->rid_len > y->rid_len;
+	if (c == 0)
+		c = x->coll - y->coll;
+	if (c == 0)
+		c = x->idx < y->idx ? -1 : x->idx > y->idx;
+	return c;
+}
+
+static void
+sem_init(struct xv *x, struct xsem *m)
+{
+	size_t f, i, total = x->decisions->u.arr.len + x->unresolved->u.arr.len;
+
+	memset(m, 0, sizeof(*m));
+	m->recs = tc_xmalloc((total ? total : 1) * sizeof(*m->recs));
+	m->odd = tc_xmalloc((total ? total : 1) * sizeof(*m->odd));
+	for (f = 0; f < 2; f++) {
+		const tc_json *list = f == 0 ? x->decisions : x->unresolved;
+
+		for (i = 0; i < list->u.arr.len; i++) {
+			const tc_json *d = list->u.arr.items[i];
+			const tc_json *rid = tc_json_get(d, "round_id");
+			struct xrec r = { d, NULL, 0, (int)f, i };
+
+			if (!tc_json_is(d, TC_JSON_OBJECT))
+				continue;
+			if (tc_json_is(rid, TC_JSON_STRING)) {
+				r.rid = rid->u.str.ptr;
+				r.rid_len = rid->u.str.len;
+				m->recs[m->nrecs++] = r;
+			} else {
+				m->odd[m->nodd++] = r;
+			}
+		}
+	}
+	qsort(m->recs, m->nrecs, sizeof(*m->recs), xrec_cmp);
+	m->prune_pos = tc_xmalloc((x->decisions->u.arr.len ?
+	    x->decisions->u.arr.len : 1) * sizeof(*m->prune_pos));
+	for (i = 0; i < x->decisions->u.arr.len; i++) {
+		const tc_json *d = x->decisions->u.arr.items[i];
+		const tc_json *range = tc_json_get(d, "range_id");
+		const tc_json *rid = tc_json_get(d, "round_id");
+		long pos = -1, k;
+
+		if (!tc_json_is(d, TC_JSON_OBJECT) || !effective_prune(d) ||
+		    !tc_json_is(range, TC_JSON_STRING))
+			continue;
+		if (tc_ledger_non_empty_string(rid))
+			pos = xv_round_index(x, rid);
+		if (pos < 0)
+			pos = (long)x->nrounds;
+		k = lx_set_index(&m->prune_ranges, range->u.str.ptr,
+		    range->u.str.len);
+		if (k < 0) {
+			lx_set_add(&m->prune_ranges, range->u.str.ptr,
+			    range->u.str.len);
+			m->prune_pos[m->prune_ranges.len - 1] = (size_t)pos;
+		} else if ((size_t)pos < m->prune_pos[k]) {
+			m->prune_pos[k] = (size_t)pos;
+		}
+	}
+	retained_range_ids(x, &m->retained);
+}
+
+static void
+sem_free(struct xsem *m)
+{
+	free(m->recs);
+	free(m->odd);
+	free(m->prune_pos);
+	lx_set_free(&m->prune_ranges);
+	lx_set_free(&m->retained);
+}
+
+/* The records whose round_id equals id (Python ==), decisions first, in
+ * collection order.  *n receives the count; the caller frees. */
+static const struct xrec **
+records_of(const struct xsem *m, const tc_json *id, size_t *n)
+{
+	const struct xrec **out;
+	size_t lo = 0, hi = m->nrecs, i;
+
+	*n = 0;
+	if (!tc_json_is(id, TC_JSON_STRING)) {
+		out = tc_xmalloc((m->nodd ? m->nodd : 1) * sizeof(*out));
+		for (i = 0; i < m->nodd; i++)
+			if (lx_eq(tc_json_get(m->odd[i].d, "round_id"), id))
+				out[(*n)++] = &m->odd[i];
+		return out;
+	}
+	{
+		struct xrec key = { NULL, id->u.str.ptr, id->u.str.len, -1, 0 };
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (xrec_cmp(&m->recs[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	for (hi = lo; hi < m->nrecs && m->recs[hi].rid_len == id->u.str.len &&
+	    memcmp(m->recs[hi].rid, id->u.str.ptr, id->u.str.len) == 0; hi++)
+		;
+	out = tc_xmalloc((hi - lo ? hi - lo : 1) * sizeof(*out));
+	for (i = lo; i < hi; i++)
+		out[(*n)++] = &m->recs[i];
+	return out;
+}
+
+/* Range ids of a round's records: non-empty strings, or every string. */
+static void
+record_ranges(const struct xsem *m, const tc_json *id, bool nes_only,
+    lx_set *out)
+{
+	size_t n, i;
+	const struct xrec **recs = records_of(m, id, &n);
+
+	for (i = 0; i < n; i++) {
+		const tc_json *range = tc_json_get(recs[i]->d, "range_id");
+
+		if (nes_only ? tc_ledger_non_empty_string(range) :
+		    tc_json_is(range, TC_JSON_STRING))
+			lx_set_add(out, range->u.str.ptr, range->u.str.len);
+	}
+	free(recs);
+}
+
+/* ---- per-round checks ------------------------------------------------------ */
+
+static void
+check_prune_round(struct xv *x, const struct xsem *m, size_t i,
+    const tc_json *o, const char *loc, const lx_set *refs,
+    const tc_json *earlier_fp)
+{
 	lx_set same = LX_SET_INIT, both = LX_SET_INIT;
 	bool covered = refs->len > 0;
-	size_t j, r;
+	size_t r;
 
-	for (j = i; j-- > 0;) {
-		const tc_json *fp = tc_json_get(x->rounds[j].obj,
-		    "candidate_config_fingerprint");
-
-		if (x->rounds[j].obj == NULL || !tc_ledger_non_empty_string(fp))
-			continue;
-		if (lx_eq(fp, mine))
-			lx_err(x->errors, "%s performance_prune candidate "
-			    "fingerprint must change", loc);
-		break;
-	}
+	if (earlier_fp != NULL && lx_eq(earlier_fp,
+	    tc_json_get(o, "candidate_config_fingerprint")))
+		lx_err(x->errors, "%s performance_prune candidate fingerprint must "
+		    "change", loc);
 	for (r = 0; r < refs->len && covered; r++) {
-		bool found = false;
+		long k = lx_set_index(&m->prune_ranges, refs->items[r].p,
+		    refs->items[r].n);
 
-		for (j = 0; j < x->decisions->u.arr.len && !found; j++) {
-			const tc_json *d = x->decisions->u.arr.items[j];
-			const tc_json *range = tc_json_get(d, "range_id");
-			const tc_json *rid = tc_json_get(d, "round_id");
-			long pos = -1;
-
-			if (!tc_json_is(d, TC_JSON_OBJECT) || !effective_prune(d) ||
-			    !tc_json_is(range, TC_JSON_STRING) ||
-			    range->u.str.len != refs->items[r].n ||
-			    memcmp(range->u.str.ptr, refs->items[r].p,
-			    range->u.str.len) != 0)
-				continue;
-			if (tc_ledger_non_empty_string(rid))
-				pos = xv_round_index(x, rid);
-			if (pos < 0)
-				pos = (long)x->nrounds;
-			if ((size_t)pos < i)
-				found = true;
-		}
-		if (!found)
+		if (k < 0 || m->prune_pos[k] >= i)
 			covered = false;
 	}
 	if (!covered)
 		lx_err(x->errors, "%s performance_prune must reference exact "
 		    "reliable neutral/regressed decisions", loc);
-	for (j = 0; j < 2; j++) {
-		const tc_json *list = j == 0 ? x->decisions : x->unresolved;
-		size_t k;
-
-		for (k = 0; k < list->u.arr.len; k++) {
-			const tc_json *d = list->u.arr.items[k];
-			const tc_json *range = tc_json_get(d, "range_id");
-
-			if (tc_json_is(d, TC_JSON_OBJECT) &&
-			    lx_eq(tc_json_get(d, "round_id"),
-			    tc_json_get(o, "round_id")) &&
-			    tc_json_is(range, TC_JSON_STRING))
-				lx_set_add(&same, range->u.str.ptr,
-				    range->u.str.len);
-		}
-	}
+	record_ranges(m, tc_json_get(o, "round_id"), false, &same);
 	lx_set_intersect(refs, &same, &both);
 	if (both.len > 0) {
-		tc_buf m = TC_BUF_INIT;
+		tc_buf b = TC_BUF_INIT;
 
-		tc_buf_printf(&m, "%s performance_prune removed range must not "
+		tc_buf_printf(&b, "%s performance_prune removed range must not "
 		    "have same-round performance evidence: ", loc);
-		lx_set_join(&m, &both);
-		lx_err_buf(x->errors, &m);
-		tc_buf_free(&m);
+		lx_set_join(&b, &both);
+		lx_err_buf(x->errors, &b);
+		tc_buf_free(&b);
 	}
 	lx_set_free(&same);
 	lx_set_free(&both);
 }
 
 static void
-check_final_round(struct xv *x, const tc_json *o, const char *loc,
-    const lx_set *refs, const lx_set *retained)
+check_final_round(struct xv *x, const struct xsem *m, const tc_json *o,
+    const char *loc, const lx_set *refs)
 {
 	const tc_json *id = tc_json_get(o, "round_id");
 	lx_set finals = LX_SET_INIT, recs = LX_SET_INIT;
+	const struct xrec **rs = NULL;
+	size_t *keeps = NULL, *others = NULL, nrs, r, k;
 	char name[96];
-	size_t r, f, k;
 
 	snprintf(name, sizeof(name), "%s.retained_range_ids", loc);
 	xv_string_list_check(x, tc_json_get(o, "retained_range_ids"), name);
 	xv_string_set(tc_json_get(o, "retained_range_ids"), &finals);
 	lx_set_sort(&finals);
-	if (!lx_set_equal(&finals, retained))
+	if (!lx_set_equal(&finals, &m->retained))
 		lx_err(x->errors, "%s final must reference all retained ranges",
 		    loc);
 	if (!lx_set_equal(refs, &finals))
@@ -677,57 +798,52 @@ check_final_round(struct xv *x, const tc_json *o, const char *loc,
 	if (!in_passed(x, id))
 		lx_err(x->errors, "%s final requires fresh profiling analysis",
 		    loc);
-	add_range_ids(x->decisions, &recs, id, true);
-	add_range_ids(x->unresolved, &recs, id, true);
+	record_ranges(m, id, true, &recs);
 	if (!lx_set_equal(&recs, &finals))
 		lx_err(x->errors, "%s final decisions must match final ranges",
 		    loc);
+	keeps = tc_xcalloc(finals.len ? finals.len : 1, sizeof(*keeps));
+	others = tc_xcalloc(finals.len ? finals.len : 1, sizeof(*others));
+	rs = records_of(m, id, &nrs);
+	for (k = 0; k < nrs; k++) {
+		const tc_json *d = rs[k]->d;
+		const tc_json *range = tc_json_get(d, "range_id");
+		long f;
+
+		if (!tc_json_is(range, TC_JSON_STRING) ||
+		    (f = lx_set_index(&finals, range->u.str.ptr,
+		    range->u.str.len)) < 0)
+			continue;
+		if (rs[k]->coll == 0 && applied_keep(d, false) &&
+		    tc_ledger_source_actionable(d))
+			keeps[f]++;
+		else
+			others[f]++;
+	}
 	for (r = 0; r < finals.len; r++) {
-		size_t keeps = 0, others = 0;
+		tc_buf b = TC_BUF_INIT;
 
-		for (f = 0; f < 2; f++) {
-			const tc_json *list = f == 0 ? x->decisions : x->unresolved;
-
-			for (k = 0; k < list->u.arr.len; k++) {
-				const tc_json *d = list->u.arr.items[k];
-				const tc_json *range = tc_json_get(d, "range_id");
-
-				if (!tc_json_is(d, TC_JSON_OBJECT) ||
-				    !lx_eq(tc_json_get(d, "round_id"), id) ||
-				    !tc_json_is(range, TC_JSON_STRING) ||
-				    range->u.str.len != finals.items[r].n ||
-				    memcmp(range->u.str.ptr, finals.items[r].p,
-				    range->u.str.len) != 0)
-					continue;
-				if (f == 0 && applied_keep(d, false) &&
-				    tc_ledger_source_actionable(d))
-					keeps++;
-				else
-					others++;
-			}
-		}
-		if (keeps != 1) {
-			tc_buf m = TC_BUF_INIT;
-
-			tc_buf_printf(&m, "%s final range ", loc);
-			tc_buf_add(&m, finals.items[r].p, finals.items[r].n);
-			tc_buf_puts(&m, " requires exactly one fresh applied keep "
+		if (keeps[r] != 1) {
+			tc_buf_printf(&b, "%s final range ", loc);
+			tc_buf_add(&b, finals.items[r].p, finals.items[r].n);
+			tc_buf_puts(&b, " requires exactly one fresh applied keep "
 			    "decision");
-			lx_err_buf(x->errors, &m);
-			tc_buf_free(&m);
+			lx_err_buf(x->errors, &b);
+			tc_buf_reset(&b);
 		}
-		if (others > 0) {
-			tc_buf m = TC_BUF_INIT;
-
-			tc_buf_printf(&m, "%s final range ", loc);
-			tc_buf_add(&m, finals.items[r].p, finals.items[r].n);
-			tc_buf_puts(&m, " must not contain unresolved, regressed, "
+		if (others[r] > 0) {
+			tc_buf_printf(&b, "%s final range ", loc);
+			tc_buf_add(&b, finals.items[r].p, finals.items[r].n);
+			tc_buf_puts(&b, " must not contain unresolved, regressed, "
 			    "or blocked outcomes");
-			lx_err_buf(x->errors, &m);
-			tc_buf_free(&m);
+			lx_err_buf(x->errors, &b);
 		}
+		tc_buf_free(&b);
 	}
 out:
+	free(rs);
+	free(keeps);
+	free(others);
 	lx_set_free(&finals);
 	lx_set_free(&recs);
 }
@@ -735,13 +851,14 @@ out:
 void
 xv_check_round_semantics(struct xv *x)
 {
-	lx_set retained = LX_SET_INIT;
+	const tc_json *earlier_fp = NULL;
+	struct xsem m;
 	size_t i;
 
-	retained_range_ids(x, &retained);
+	sem_init(x, &m);
 	for (i = 0; i < x->nrounds && x->exc == NULL; i++) {
 		const tc_json *o = x->rounds[i].obj;
-		const tc_json *kind, *changes;
+		const tc_json *kind, *changes, *fp;
 		lx_set refs = LX_SET_INIT;
 		char loc[48];
 
@@ -768,20 +885,21 @@ xv_check_round_semantics(struct xv *x)
 		}
 		if (x->rounds[i].kind == XK_BASE) {		/* K2 */
 			lx_set recs = LX_SET_INIT;
-			const tc_json *id = tc_json_get(o, "round_id");
 
-			add_range_ids(x->decisions, &recs, id, true);
-			add_range_ids(x->unresolved, &recs, id, true);
+			record_ranges(&m, tc_json_get(o, "round_id"), true, &recs);
 			if (!lx_set_equal(&refs, &recs))
 				lx_err(x->errors, "%s base references must match "
 				    "its decisions", loc);
 			lx_set_free(&recs);
 		} else if (x->rounds[i].kind == XK_PRUNE) {	/* K3 */
-			check_prune_round(x, i, o, loc, &refs);
+			check_prune_round(x, &m, i, o, loc, &refs, earlier_fp);
 		} else if (x->rounds[i].kind == XK_FINAL) {	/* K4 */
-			check_final_round(x, o, loc, &refs, &retained);
+			check_final_round(x, &m, o, loc, &refs);
 		}
+		fp = tc_json_get(o, "candidate_config_fingerprint");
+		if (tc_ledger_non_empty_string(fp))
+			earlier_fp = fp;
 		lx_set_free(&refs);
 	}
-	lx_set_free(&retained);
+	sem_free(&m);
 }

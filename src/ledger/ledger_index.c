@@ -4,6 +4,7 @@
  * artifact-validated experiments, keyed by the compact JSON array of
  * their fingerprints and range id.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,13 +50,50 @@ composite_key(const tc_json *d, size_t *len)
 	return key;
 }
 
+struct entry {
+	char *key;
+	size_t klen;
+	tc_json *value;
+	char *canon;
+	size_t clen;
+	size_t order;		/* processing order */
+};
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	size_t n = x->klen < y->klen ? x->klen : y->klen;
+	int c = memcmp(x->key, y->key, n);
+
+	if (c == 0)
+		c = x->klen < y->klen ? -1 : x->klen > y->klen;
+	if (c == 0)
+		c = x->order < y->order ? -1 : x->order > y->order;
+	return c;
+}
+
+static bool
+same_key(const struct entry *x, const struct entry *y)
+{
+	return x->klen == y->klen && memcmp(x->key, y->key, x->klen) == 0;
+}
+
+/*
+ * The reference inserts promoted records one by one and fails at the
+ * first key whose value differs from the one already stored.  tunectl
+ * collects them, sorts by key (stably), and reports the key whose first
+ * conflicting record comes earliest in processing order: the same error,
+ * in O(n log n) for indexes of any size.
+ */
 tc_json *
 tc_ledger_conditional_index(const tc_json *experiments,
     const tc_json *validated, tc_error *err)
 {
-	tc_json *index = tc_json_new_object();
+	tc_json *index = NULL;
+	struct entry *e = NULL;
+	size_t n = 0, cap = 0, i, k, conflict = SIZE_MAX, conflict_at = 0;
 	lx_set ids = LX_SET_INIT;
-	size_t i, k;
 
 	for (i = 0; tc_json_is(validated, TC_JSON_ARRAY) &&
 	    i < validated->u.arr.len; i++) {
@@ -74,38 +112,59 @@ tc_ledger_conditional_index(const tc_json *experiments,
 		list = tc_json_get(m->value, "performance_scope_decisions");
 		for (k = 0; tc_json_is(list, TC_JSON_ARRAY) &&
 		    k < list->u.arr.len; k++) {
-			const tc_json *d = list->u.arr.items[k], *old;
-			tc_json *value;
-			size_t klen;
-			char *key;
+			const tc_json *d = list->u.arr.items[k];
+			struct entry *x;
 
 			if (!promoted(d))
 				continue;
-			value = tc_json_clone(d);
-			tc_json_object_set_string(value, "evidence_kind", "prune");
-			tc_json_object_set(value, "experiment_id", clone_or_null(
-			    tc_json_get(m->value, "experiment_id")));
-			tc_json_object_set(value, "child_agent_id", clone_or_null(
-			    tc_json_get(m->value, "child_agent_id")));
-			key = composite_key(d, &klen);
-			old = tc_json_getn(index, key, klen);
-			if (old != NULL && !lx_canonical_equal(old, value)) {
-				tc_error_set(err, "conflicting conditional "
-				    "performance evidence for composite key %s",
-				    key);
-				free(key);
-				tc_json_free(value);
-				tc_json_free(index);
-				lx_set_free(&ids);
-				return NULL;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 16;
+				e = tc_xrealloc(e, cap * sizeof(*e));
 			}
-			if (old == NULL)
-				tc_json_object_setn(index, key, klen, value);
-			else
-				tc_json_free(value);
-			free(key);
+			x = &e[n];
+			x->order = n;
+			x->value = tc_json_clone(d);
+			tc_json_object_set_string(x->value, "evidence_kind", "prune");
+			tc_json_object_set(x->value, "experiment_id", clone_or_null(
+			    tc_json_get(m->value, "experiment_id")));
+			tc_json_object_set(x->value, "child_agent_id", clone_or_null(
+			    tc_json_get(m->value, "child_agent_id")));
+			x->key = composite_key(d, &x->klen);
+			x->canon = lx_canonical(x->value, &x->clen);
+			n++;
 		}
 	}
+	qsort(e, n, sizeof(*e), entry_cmp);
+	for (i = 0; i < n; i = k) {
+		for (k = i + 1; k < n && same_key(&e[i], &e[k]); k++) {
+			if (e[k].clen == e[i].clen &&
+			    memcmp(e[k].canon, e[i].canon, e[i].clen) == 0)
+				continue;
+			if (e[k].order < conflict) {
+				conflict = e[k].order;
+				conflict_at = i;
+			}
+		}
+	}
+	if (conflict != SIZE_MAX) {
+		tc_error_set(err, "conflicting conditional performance evidence "
+		    "for composite key %s", e[conflict_at].key);
+	} else {
+		index = tc_json_new_object();
+		for (i = 0; i < n; i++) {
+			if (i > 0 && same_key(&e[i - 1], &e[i]))
+				continue;
+			/* Keys arrive sorted: every insertion appends. */
+			tc_json_object_setn(index, e[i].key, e[i].klen, e[i].value);
+			e[i].value = NULL;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		free(e[i].key);
+		free(e[i].canon);
+		tc_json_free(e[i].value);
+	}
+	free(e);
 	lx_set_free(&ids);
 	return index;
 }

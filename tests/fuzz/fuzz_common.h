@@ -1,0 +1,229 @@
+/*
+ * fuzz_common.h - shared helpers of the libFuzzer targets in tests/fuzz/:
+ * scratch directories that outlive one input (removed at exit), writing
+ * an input as a file, splitting one input into several documents, and
+ * quiet JSON parsing.
+ *
+ * Every target is also compiled into tests/unit/test_fuzz_replay.c (each
+ * LLVMFuzzerTestOneInput renamed by a macro), so everything here is
+ * static inline, and each target prefixes its own file-local names.
+ *
+ * Multi-document inputs: the parts of an input are separated by the line
+ * FZ_SEP ("\n%%\n"); a target documents what each part is.
+ */
+#ifndef TUNECTL_FUZZ_COMMON_H
+#define TUNECTL_FUZZ_COMMON_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tunectl/buf.h"
+#include "tunectl/error.h"
+#include "tunectl/json.h"
+
+#define FZ_SEP "\n%%\n"
+#define FZ_SEP_LEN 4
+#define FZ_MAX_PARTS 8
+#define FZ_MAX_ROOTS 32
+
+/* An invariant a target checks: abort() is a finding for libFuzzer and a
+ * failed test for the replay. */
+#define FZ_REQUIRE(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "%s:%d: invariant failed: %s\n",	\
+		    __FILE__, __LINE__, #cond);				\
+		abort();						\
+	}								\
+} while (0)
+
+static char *fz_roots[FZ_MAX_ROOTS];
+static size_t fz_nroots;
+
+static inline int
+fz_rm_entry(const char *path, const struct stat *st, int flag,
+    struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		(void)rmdir(path);
+	else
+		(void)unlink(path);
+	return 0;
+}
+
+/* rm -rf without a shell; never follows symlinks. */
+static inline void
+fz_rmtree(const char *dir)
+{
+	(void)nftw(dir, fz_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static inline void
+fz_cleanup_roots(void)
+{
+	size_t i;
+
+	for (i = 0; i < fz_nroots; i++) {
+		/* a target may have left a directory unwritable */
+		(void)chmod(fz_roots[i], 0700);
+		fz_rmtree(fz_roots[i]);
+		free(fz_roots[i]);
+	}
+	fz_nroots = 0;
+}
+
+/* A new scratch directory "$TMPDIR/tunectl-fuzz-<name>-XXXXXX", removed
+ * when the process exits normally.  The path is owned by this file. */
+static inline const char *
+fz_mkroot(const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir;
+
+	if (tmp == NULL || *tmp == '\0')
+		tmp = "/tmp";
+	dir = tc_xasprintf("%s/tunectl-fuzz-%s-XXXXXX", tmp, name);
+	if (mkdtemp(dir) == NULL || fz_nroots == FZ_MAX_ROOTS) {
+		perror("fuzz: mkdtemp");
+		abort();
+	}
+	if (fz_nroots == 0)
+		atexit(fz_cleanup_roots);
+	fz_roots[fz_nroots++] = dir;
+	return dir;
+}
+
+/* mkdir -p of the parent directories of path. */
+static inline void
+fz_mkparents(const char *path)
+{
+	char *copy = tc_xstrdup(path), *p;
+
+	for (p = copy + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0755) != 0 && errno != EEXIST) {
+			perror(copy);
+			abort();
+		}
+		*p = '/';
+	}
+	free(copy);
+}
+
+/* Write data to <dir>/<rel> (parents created, replacing the file). */
+static inline void
+fz_write(const char *dir, const char *rel, const void *data, size_t len)
+{
+	char *path = tc_xasprintf("%s/%s", dir, rel);
+	int fd;
+
+	fz_mkparents(path);
+	(void)unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || (len > 0 && write(fd, data, len) != (ssize_t)len) ||
+	    close(fd) != 0) {
+		perror(path);
+		abort();
+	}
+	free(path);
+}
+
+static inline void
+fz_write_str(const char *dir, const char *rel, const char *text)
+{
+	fz_write(dir, rel, text, strlen(text));
+}
+
+/* Pretty JSON of v at <dir>/<rel>. */
+static inline void
+fz_write_json(const char *dir, const char *rel, const tc_json *v)
+{
+	tc_error err = TC_ERROR_INIT;
+	size_t len;
+	char *text = tc_json_pretty(v, &len, &err);
+
+	FZ_REQUIRE(text != NULL);
+	fz_write(dir, rel, text, len);
+	free(text);
+}
+
+/* Split an input at FZ_SEP into at most max parts (the last part keeps
+ * any further separators).  Returns the number of parts (>= 1). */
+static inline size_t
+fz_split(const uint8_t *data, size_t size, const char **parts, size_t *lens,
+    size_t max)
+{
+	const char *p = (const char *)data, *end = p + size;
+	size_t n = 0;
+
+	while (n + 1 < max) {
+		const char *sep = size >= FZ_SEP_LEN ?
+		    memmem(p, (size_t)(end - p), FZ_SEP, FZ_SEP_LEN) : NULL;
+
+		if (sep == NULL)
+			break;
+		parts[n] = p;
+		lens[n++] = (size_t)(sep - p);
+		p = sep + FZ_SEP_LEN;
+	}
+	parts[n] = p;
+	lens[n++] = (size_t)(end - p);
+	return n;
+}
+
+/* Parse JSON (the CPython reader); NULL when it does not parse. */
+static inline tc_json *
+fz_parse(const char *text, size_t len)
+{
+	tc_error err = TC_ERROR_INIT;
+	tc_json *v = tc_json_parse(text, len, &err);
+
+	tc_error_clear(&err);
+	return v;
+}
+
+/* A NUL-terminated copy of len bytes (malloc'd). */
+static inline char *
+fz_strndup(const char *p, size_t len)
+{
+	char *s = tc_xmalloc(len + 1);
+
+	if (len > 0)
+		memcpy(s, p, len);
+	s[len] = '\0';
+	return s;
+}
+
+/* Every failure must come with a message; returns the status. */
+static inline int
+fz_status(int rc, tc_error *err)
+{
+	if (rc != 0)
+		FZ_REQUIRE(tc_error_msg(err)[0] != '\0');
+	tc_error_clear(err);
+	return rc;
+}
+
+/* The same for a pointer-returning call. */
+static inline void *
+fz_result(void *p, tc_error *err)
+{
+	if (p == NULL)
+		FZ_REQUIRE(tc_error_msg(err)[0] != '\0');
+	tc_error_clear(err);
+	return p;
+}
+
+#endif
