@@ -104,20 +104,55 @@ step "Stage 5: candidate cand1 (general-01): correctness, formal compare"
 install_version cand1
 correctness
 "$TC" "${CMP[@]}" --collection-id walk_cand1 >/dev/null
-"$TC" pypto items close --ledger "$L" --item general-01 --status accepted \
-	--evidence '{"candidate": "cand1", "round": "docs/perf/round_002"}' >/dev/null
 
 step "Stage 5: candidate cand2 (general-02): correctness, formal compare"
 install_version cand2
 correctness
 "$TC" "${CMP[@]}" --collection-id walk_cand2 >/dev/null
-"$TC" pypto items close --ledger "$L" --item general-02 --status accepted \
-	--evidence '{"candidate": "cand2", "round": "docs/perf/round_003"}' >/dev/null
 
-step "Stage 5: autonomous item after the preset sources are closed"
+step "Stage 5: best-version selection over the frozen target cases"
+cat >"$OP/docs/perf/candidates.json" <<EOF
+{"schema_version": 1, "candidates": [
+ {"candidate_id": "baseline", "evaluation_order": 0, "round": "docs/perf/round_001", "source_items": [],
+  "correct": true, "compliant": true, "correctness_evidence": "python3 test_rmsnorm.py: all P0 PASS (sha256 $BASE_SHA)",
+  "compliance_evidence": "frozen SPEC, pure-Python single kernel"},
+ {"candidate_id": "cand1", "evaluation_order": 1, "round": "docs/perf/round_002", "source_items": ["general-01"],
+  "correct": true, "compliant": true, "correctness_evidence": "python3 test_rmsnorm.py: all P0 PASS",
+  "compliance_evidence": "frozen SPEC, pure-Python single kernel"},
+ {"candidate_id": "cand2", "evaluation_order": 2, "round": "docs/perf/round_003", "source_items": ["general-01", "general-02"],
+  "correct": true, "compliant": true, "correctness_evidence": "python3 test_rmsnorm.py: all P0 PASS",
+  "compliance_evidence": "frozen SPEC, pure-Python single kernel"}]}
+EOF
+"$TC" pypto select --op-dir "$OP" --candidates "$OP/docs/perf/candidates.json" \
+	--output "$OP/docs/perf/selection.json" >/dev/null
+"$TC" pypto select --op-dir "$OP" --candidates "$OP/docs/perf/candidates.json" --markdown
+BEST=$("$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["selected"]["candidate_id"])' "$OP/docs/perf/selection.json")
+echo "selected: $BEST"
+
+step "Stage 5: close the preset items by the selection (keep or restore, §5)"
+close_item() {	# close_item ID STATUS [REASON]
+	if [ $# -eq 3 ]; then
+		"$TC" pypto items close --ledger "$L" --item "$1" --status "$2" \
+			--reason-code no_stable_gain --reason "$3" >/dev/null
+	else
+		"$TC" pypto items close --ledger "$L" --item "$1" --status "$2" \
+			--evidence '{"selection": "docs/perf/selection.json"}' >/dev/null
+	fi
+}
+case $BEST in
+cand2)	close_item general-01 accepted
+	close_item general-02 accepted ;;
+cand1)	close_item general-01 accepted
+	close_item general-02 rejected "cand2 is not stably better than cand1 within the frozen range; code restored to cand1" ;;
+*)	close_item general-01 rejected "no candidate is stably better than the baseline; code restored"
+	close_item general-02 rejected "no candidate is stably better than the baseline; code restored" ;;
+esac
+
+step "Stage 5: autonomous item after the preset sources are closed, final sweep"
+install_version "$BEST"
 ANALYSIS_SHA=$(sha256sum "$OP/test_rmsnorm.py" | cut -d' ' -f1)
 "$TC" pypto items add --ledger "$L" --item '{"item_id": "bd-01", "source_kind": "bottleneck_derived",
-	"source_ref": "round_003 per-case timing: the per-row Python loop remains the bottleneck",
+	"source_ref": "selected version, latest round: the per-row Python loop remains the bottleneck",
 	"case_scope": ["p0_large"],
 	"applicability": {"status": "to_be_proven", "basis": "remaining time is interpreter dispatch per row"},
 	"expected_metric": "fewer interpreted row iterations",
@@ -131,27 +166,7 @@ ANALYSIS_SHA=$(sha256sum "$OP/test_rmsnorm.py" | cut -d' ' -f1)
 "$TC" pypto items validate --ledger "$L" --require-closed >/dev/null
 echo "ledger closed"
 
-step "Stage 5: best-version selection over the frozen target cases"
-cat >"$OP/docs/perf/candidates.json" <<EOF
-{"schema_version": 1, "candidates": [
- {"candidate_id": "baseline", "evaluation_order": 0, "round": "docs/perf/round_001", "source_items": [],
-  "correct": true, "compliant": true, "correctness_evidence": "python3 test_rmsnorm.py: all P0 PASS (sha256 $BASE_SHA)",
-  "compliance_evidence": "frozen SPEC, pure-Python single kernel"},
- {"candidate_id": "cand1", "evaluation_order": 1, "round": "docs/perf/round_002", "source_items": ["general-01"],
-  "correct": true, "compliant": true, "correctness_evidence": "python3 test_rmsnorm.py: all P0 PASS",
-  "compliance_evidence": "frozen SPEC, pure-Python single kernel"},
- {"candidate_id": "cand2", "evaluation_order": 2, "round": "docs/perf/round_003", "source_items": ["general-02"],
-  "correct": true, "compliant": true, "correctness_evidence": "python3 test_rmsnorm.py: all P0 PASS",
-  "compliance_evidence": "frozen SPEC, pure-Python single kernel"}]}
-EOF
-"$TC" pypto select --op-dir "$OP" --candidates "$OP/docs/perf/candidates.json" \
-	--output "$OP/docs/perf/selection.json" >/dev/null
-"$TC" pypto select --op-dir "$OP" --candidates "$OP/docs/perf/candidates.json" --markdown
-BEST=$("$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["selected"]["candidate_id"])' "$OP/docs/perf/selection.json")
-echo "selected: $BEST"
-
 step "Stage 5: independent final compare of the selected version"
-install_version "$BEST"
 set +e
 correctness
 RC=$?

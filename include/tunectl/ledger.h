@@ -97,6 +97,20 @@ typedef struct tc_ledger_analyzer {
 	void *ctx;
 } tc_ledger_analyzer;
 
+/*
+ * The hook as an external program (`--analysis-validator CMD`): runs
+ * `program ANALYSIS_PATH ROUND_ID RESULT_PATH` (no shell, stdin /dev/null,
+ * 600 s); exit 0 with {"per_sk_decisions": [...], "scope_actions": [...]}
+ * on stdout passes, any other exit fails with the program's last stderr
+ * line.  cmd must outlive the hook.
+ */
+typedef struct tc_ledger_command {
+	const char *program;
+	const char *result_path;
+} tc_ledger_command;
+
+void tc_ledger_command_analyzer(tc_ledger_analyzer *an, tc_ledger_command *cmd);
+
 typedef struct tc_ledger_opts {
 	const char *artifact_root;	/* NULL: structural checks only */
 	const tc_ledger_analyzer *analyzer;	/* NULL: none available */

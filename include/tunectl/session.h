@@ -212,7 +212,8 @@ size_t tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors);
  * error "session cannot be resumed: <errors joined by "; ">".  Before
  * verifying, completes a seal that was interrupted after its phase scene
  * was written (and re-renders a missing FINAL_E2E_REPORT.md of a
- * completed session); *repaired (optional) tells whether it did.
+ * completed session); *repaired (optional) tells whether it did.  The
+ * session lock is taken only when there is something to complete.
  */
 tc_json *tc_resume_session(const char *session_path, bool *repaired,
     tc_error *err);

@@ -6,6 +6,7 @@
  * final_e2e record computed from two measured run sets.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,23 +20,30 @@
 #include "tunectl/path.h"
 
 #define ANALYSER_NOTE \
+	"\n  --analysis-validator CMD\n" \
+	"                        run CMD ANALYSIS_PATH ROUND_ID RESULT_PATH for every\n" \
+	"                        profiling analysis; it stands for the reference's analyser\n" \
+	"                        and must exit 0 printing {\"per_sk_decisions\": [...],\n" \
+	"                        \"scope_actions\": [...]} (tunectl then checks the coverage)\n" \
 	"\nNot reproduced: with an artifact root the reference also re-validates and\n" \
 	"re-analyses every profiling analysis file with an external analyser\n" \
 	"(recommend_sk_strategy / analyze_fusion_performance) whose behaviour is not\n" \
 	"specified.  tunectl runs every check the specification defines (artifact root,\n" \
 	"analysis paths, binding of each analysis to the experiment and its round, input\n" \
-	"and profile files) but never marks a result artifact_evidence_validated, so a\n" \
-	"merge never promotes it into conditional_performance_evidence.  See docs/ledger.md.\n"
+	"and profile files); without --analysis-validator it never marks a result\n" \
+	"artifact_evidence_validated, so a merge never promotes it into\n" \
+	"conditional_performance_evidence.  See docs/ledger.md.\n"
 
 static const struct tc_command ledger_cmds[] = {
 	{ "ledger validate", "validate an experiment result",
-	  "usage: tunectl ledger validate RESULT.json\n"
+	  "usage: tunectl ledger validate RESULT.json [--analysis-validator CMD]\n"
 	  "\nValidate a portable SuperKernel experiment handoff (experiment_ledger.py\n"
 	  "validate).  Prints {artifact_evidence_validated, conditional_evidence_eligible,\n"
 	  "errors, valid}; exit 0 when valid, 1 otherwise.  The artifact root is the\n"
 	  "result file's directory.\n" ANALYSER_NOTE, NULL },
 	{ "ledger merge", "merge an experiment result into a ledger",
 	  "usage: tunectl ledger merge --ledger LEDGER.json --result RESULT.json --output OUT.json\n"
+	  "                            [--analysis-validator CMD]\n"
 	  "\nMerge a validated result into a schema 2 ledger (a missing LEDGER is empty; a\n"
 	  "schema 1 ledger is migrated).  Prints 已合并实验交接: OUT and exits 0, or prints\n"
 	  "{\"errors\": [\"merge failed: ...\"], \"valid\": false} and exits 1 without\n"
@@ -108,6 +116,22 @@ print_refusal(const char *msg)
 	return TC_EXIT_FAIL;
 }
 
+/* --analysis-validator CMD: the external analyser hook. */
+static void
+use_validator(tc_ledger_opts *lo, tc_ledger_analyzer *an,
+    tc_ledger_command *lc, const char *validator, const char *result)
+{
+	lc->program = validator;
+	lc->result_path = NULL;
+	if (validator == NULL)
+		return;
+	lc->result_path = tc_path_resolve(result, NULL);
+	if (lc->result_path == NULL)
+		lc->result_path = tc_xstrdup(result);
+	tc_ledger_command_analyzer(an, lc);
+	lo->analyzer = an;
+}
+
 static int
 refusal(const char *what, const char *type, const char *msg)
 {
@@ -153,9 +177,15 @@ static int
 do_validate(int argc, char **argv)
 {
 	const struct tc_command *cmd = sub("validate");
-	static const struct tc_option opts[] = { { NULL, 0, NULL, false, NULL } };
+	const char *validator = NULL;
+	const struct tc_option opts[] = {
+		{ "--analysis-validator", TC_OPT_STRING, &validator, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
 	struct tc_parse_result pr;
 	tc_ledger_opts lo = { NULL, NULL };
+	tc_ledger_analyzer an;
+	tc_ledger_command lc;
 	tc_error err = TC_ERROR_INIT;
 	tc_json *result, *out;
 	char *root;
@@ -180,11 +210,13 @@ do_validate(int argc, char **argv)
 	}
 	root = result_root(pr.positional.items[0]);
 	lo.artifact_root = root;
+	use_validator(&lo, &an, &lc, validator, pr.positional.items[0]);
 	out = tc_experiment_validate(result, &lo);
+	free((char *)(uintptr_t)lc.result_path);
 	rc = tc_print_json(out);
 	if (rc == TC_EXIT_OK && !tc_json_get(out, "valid")->u.b)
 		rc = TC_EXIT_FAIL;
-	if (rc == TC_EXIT_OK &&
+	if (rc == TC_EXIT_OK && validator == NULL &&
 	    !tc_json_get(out, "artifact_evidence_validated")->u.b)
 		fprintf(stderr, "tunectl: note: artifact evidence not validated: "
 		    "the reference analyser is not available (see 'tunectl ledger "
@@ -214,13 +246,17 @@ do_merge(int argc, char **argv)
 {
 	const struct tc_command *cmd = sub("merge");
 	const char *ledger_path = NULL, *result_path = NULL, *output = NULL;
+	const char *validator = NULL;
 	const struct tc_option opts[] = {
 		{ "--ledger", TC_OPT_STRING, &ledger_path, true, NULL },
 		{ "--result", TC_OPT_STRING, &result_path, true, NULL },
 		{ "--output", TC_OPT_STRING, &output, true, NULL },
+		{ "--analysis-validator", TC_OPT_STRING, &validator, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_ledger_opts lo = { NULL, NULL };
+	tc_ledger_analyzer an;
+	tc_ledger_command lc = { NULL, NULL };
 	tc_error err = TC_ERROR_INIT;
 	tc_json *ledger = NULL, *result = NULL, *merged = NULL;
 	char *root = NULL, *shown;
@@ -235,6 +271,7 @@ do_merge(int argc, char **argv)
 	}
 	root = result_root(result_path);
 	lo.artifact_root = root;
+	use_validator(&lo, &an, &lc, validator, result_path);
 	if ((merged = tc_ledger_merge(ledger, result, &lo, &err)) == NULL) {
 		rc = refusal("merge failed", "ValueError", tc_error_msg(&err));
 		goto out;
@@ -251,6 +288,7 @@ out:
 	tc_json_free(result);
 	tc_json_free(merged);
 	free(root);
+	free((char *)(uintptr_t)lc.result_path);
 	return rc;
 }
 

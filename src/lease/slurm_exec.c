@@ -1,8 +1,9 @@
 /*
  * slurm_exec.c - running Slurm's client programs: a captured run with a
  * timeout for the short queries (scontrol, squeue, scancel), a plain
- * spawn with the output sent to a log for the long-running srun, and the
- * realtime clock the Slurm facts are recorded with.
+ * spawn with the output sent to a log for the long-running srun (which
+ * gets SIGTERM when tunectl dies), and the realtime clock the Slurm facts
+ * are recorded with.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,26 +165,49 @@ tc_slurm__capture(char *const *argv, double timeout_s, char **out,
 pid_t
 tc_slurm__spawn(char *const *argv, int log_fd, tc_error *err)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
+	pid_t parent = getpid(), pid;
+	int ep[2], errnum = 0;
 	sigset_t empty;
-	pid_t pid;
-	int rc;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, log_fd, 1);
-	posix_spawn_file_actions_adddup2(&fa, log_fd, 2);
-	posix_spawnattr_init(&attr);
-	sigemptyset(&empty);
-	posix_spawnattr_setsigmask(&attr, &empty);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-	rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (rc != 0) {
-		tc_error_os(err, rc, argv[0]);
+	/* fork + exec rather than posix_spawn: srun must get SIGTERM when
+	 * tunectl dies (PR_SET_PDEATHSIG), so that it ends the job instead
+	 * of leaving it to run without anyone to record it. */
+	if (pipe2(ep, O_CLOEXEC) != 0) {
+		tc_error_os(err, errno, argv[0]);
 		return -1;
 	}
+	if ((pid = fork()) < 0) {
+		tc_error_os(err, errno, argv[0]);
+		close(ep[0]);
+		close(ep[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
+		if (fd < 0 || dup2(fd, 0) < 0 || dup2(log_fd, 1) < 0 ||
+		    dup2(log_fd, 2) < 0)
+			goto fail;
+		sigemptyset(&empty);
+		sigprocmask(SIG_SETMASK, &empty, NULL);
+		execvp(argv[0], argv);
+fail:
+		errnum = errno;
+		if (write(ep[1], &errnum, sizeof(errnum)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(ep[1]);
+	if (read(ep[0], &errnum, sizeof(errnum)) == (ssize_t)sizeof(errnum)) {
+		close(ep[0]);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		tc_error_os(err, errnum, argv[0]);
+		return -1;
+	}
+	close(ep[0]);
 	return pid;
 }

@@ -34,8 +34,8 @@ int tc_slurm__capture(char *const *argv, double timeout_s, char **out,
 
 /*
  * Start argv (PATH lookup) with stdin from /dev/null and both stdout and
- * stderr appended to log_fd, in this process's group.  Returns the pid or
- * -1 with err set.
+ * stderr appended to log_fd, in this process's group, with SIGTERM as its
+ * parent-death signal.  Returns the pid or -1 with err set.
  */
 pid_t tc_slurm__spawn(char *const *argv, int log_fd, tc_error *err);
 

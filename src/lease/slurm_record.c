@@ -188,7 +188,10 @@ composed(const tc_lease_request *req, const struct tc_slurm__plan *p,
 	tc_json *m = tc_json_new_object(), *exe = tc_json_new_object();
 	tc_json *logs = tc_json_new_object(), *acc = tc_json_new_object();
 	char *reason = NULL, *state = NULL;
-	bool started = w->job != NULL;
+	/* A step that reported an error ran, even before its job.json. */
+	bool started = w->job != NULL || w->step_error != NULL;
+	const tc_json *ids = w->job != NULL ? tc_json_get(w->job, "device_ids") :
+	    NULL;
 
 	if (w->scontrol != NULL)
 		state = tc_slurm_field(w->scontrol, "JobState");
@@ -230,8 +233,7 @@ composed(const tc_lease_request *req, const struct tc_slurm__plan *p,
 	tc_json_object_set_string(m, "status", tc_lease_outcome_name(*outcome));
 	tc_json_object_set_string(m, "reason", reason);
 	tc_json_object_set_string(m, "lease_root", p->lease_root);
-	tc_json_object_set(m, "device_ids", started ?
-	    tc_json_clone(tc_json_get(w->job, "device_ids")) :
+	tc_json_object_set(m, "device_ids", ids != NULL ? tc_json_clone(ids) :
 	    tc_json_new_array());
 	tc_json_object_set(m, "lease_timeout_seconds", req->has_lease_timeout ?
 	    tc_json_new_float(req->lease_timeout_s) :
@@ -251,8 +253,11 @@ composed(const tc_lease_request *req, const struct tc_slurm__plan *p,
 		for (a = req->argv; *a != NULL; a++)
 			tc_json_array_push(argv, tc_json_new_string(*a));
 		tc_json_object_set(c, "argv", argv);
-		tc_json_object_set(c, "started_at", tc_json_clone(tc_json_get(
-		    w->job, "started_at")));
+		if (w->job != NULL)
+			tc_json_object_set(c, "started_at", tc_json_clone(
+			    tc_json_get(w->job, "started_at")));
+		else
+			tc_json_object_set_null(c, "started_at");
 		tc_slurm__format_ns(w->finished_ns, ts);
 		tc_json_object_set_string(c, "finished_at", ts);
 		tc_json_object_set_bool(c, "timed_out",

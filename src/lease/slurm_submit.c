@@ -136,6 +136,7 @@ validate(const tc_slurm_request *req, struct tc_slurm__plan *p, tc_error *err)
 	char **env = NULL, hex[65];
 	struct stat st;
 	tc_json *spec;
+	double lease_timeout;
 
 	memset(p, 0, sizeof(*p));
 	if (lr->argv == NULL || lr->argv[0] == NULL)
@@ -166,8 +167,9 @@ validate(const tc_slurm_request *req, struct tc_slurm__plan *p, tc_error *err)
 		tc_error_set(err, "command cwd must be an existing directory");
 		return -1;
 	}
-	if (lr->has_lease_timeout ? !(lr->lease_timeout_s > 0) ||
-	    !isfinite(lr->lease_timeout_s) : !(lr->timeout_s > 0)) {
+	lease_timeout = lr->has_lease_timeout ? lr->lease_timeout_s :
+	    lr->timeout_s;
+	if (!(lease_timeout > 0) || !isfinite(lease_timeout)) {
 		tc_error_set(err, "lease_timeout_seconds must be positive");
 		return -1;
 	}

@@ -134,7 +134,8 @@ tc_ledger_conditional_index(const tc_json *experiments,
 			n++;
 		}
 	}
-	qsort(e, n, sizeof(*e), entry_cmp);
+	if (n > 1)
+		qsort(e, n, sizeof(*e), entry_cmp);
 	for (i = 0; i < n; i = k) {
 		for (k = i + 1; k < n && same_key(&e[i], &e[k]); k++) {
 			if (e[k].clen == e[i].clen &&

@@ -117,6 +117,39 @@ is_performance_experiment(const tc_json *v)
 	    tc_json_get(v, "unresolved_performance_ranges") != NULL);
 }
 
+static int
+member_cmp(const void *a, const void *b)
+{
+	const tc_json_member *x = a, *y = b;
+	size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
+	int c = memcmp(x->key, y->key, n);
+
+	return c != 0 ? c : x->key_len < y->key_len ? -1 :
+	    x->key_len > y->key_len;
+}
+
+/* legacy_experiments plus the moved schema 1 experiments (keys are
+ * disjoint: a shared id was refused), built in key order so that every
+ * insertion appends. */
+static tc_json *
+merge_legacy(const tc_json *legacy, const tc_json_member *moved, size_t n)
+{
+	size_t nl = legacy != NULL ? legacy->u.obj.len : 0, i;
+	tc_json_member *all = tc_xcalloc(nl + n + 1, sizeof(*all));
+	tc_json *out = tc_json_new_object();
+
+	for (i = 0; i < nl; i++)
+		all[i] = legacy->u.obj.members[i];
+	for (i = 0; i < n; i++)
+		all[nl + i] = moved[i];
+	qsort(all, nl + n, sizeof(*all), member_cmp);
+	for (i = 0; i < nl + n; i++)
+		tc_json_object_setn(out, all[i].key, all[i].key_len,
+		    tc_json_clone(all[i].value));
+	free(all);
+	return out;
+}
+
 tc_json *
 tc_ledger_migrate_v1(const tc_json *ledger, tc_error *err)
 {
@@ -124,7 +157,8 @@ tc_ledger_migrate_v1(const tc_json *ledger, tc_error *err)
 	const tc_json *legacy = tc_json_get(ledger, "legacy_experiments");
 	const tc_json *verified;
 	tc_json *active = NULL, *new_legacy = NULL, *out;
-	size_t i;
+	tc_json_member *moved = NULL;
+	size_t i, nmoved = 0;
 
 	if (exps != NULL && !tc_json_is(exps, TC_JSON_OBJECT)) {
 		tc_error_set(err, "schema 1 ledger experiments must be an object");
@@ -135,8 +169,9 @@ tc_ledger_migrate_v1(const tc_json *ledger, tc_error *err)
 		return NULL;
 	}
 	active = tc_json_new_object();
-	new_legacy = legacy != NULL ? tc_json_clone(legacy) :
-	    tc_json_new_object();
+	if (exps != NULL)
+		moved = tc_xcalloc(exps->u.obj.len ? exps->u.obj.len : 1,
+		    sizeof(*moved));
 	for (i = 0; exps != NULL && i < exps->u.obj.len; i++) {
 		const tc_json_member *m = &exps->u.obj.members[i];
 
@@ -173,10 +208,12 @@ tc_ledger_migrate_v1(const tc_json *ledger, tc_error *err)
 			tc_json_object_setn(active, m->key, m->key_len,
 			    tc_json_clone(m->value));
 		} else {
-			tc_json_object_setn(new_legacy, m->key, m->key_len,
-			    tc_json_clone(m->value));
+			moved[nmoved++] = *m;
 		}
 	}
+	new_legacy = merge_legacy(legacy, moved, nmoved);
+	free(moved);
+	moved = NULL;
 	verified = tc_json_get(ledger, "legacy_verified_exclusions");
 	if (verified == NULL)
 		verified = tc_json_get(ledger, "verified_exclusions");
@@ -201,6 +238,7 @@ tc_ledger_migrate_v1(const tc_json *ledger, tc_error *err)
 	    tc_json_new_object());
 	return out;
 fail:
+	free(moved);
 	tc_json_free(active);
 	tc_json_free(new_legacy);
 	return NULL;

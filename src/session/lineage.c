@@ -136,7 +136,7 @@ lineage_entry(const char *path, char **next, bool *valid)
 	copy_member(e, "optional_mode", doc, "optional_mode");
 	copy_member(e, "entrypoint", doc, "entrypoint");
 	if (tc_json_is(tc_json_get(e, "entrypoint"), TC_JSON_NULL) &&
-	    doc != NULL)
+	    tc_json_is(doc, TC_JSON_OBJECT))
 		tc_json_object_set_string(e, "entrypoint", "full");
 	if (doc != NULL && tc_json_digest(doc, hex, NULL) == 0)
 		tc_json_object_set_string(e, "fingerprint", hex);

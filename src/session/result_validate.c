@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "session_int.h"
 #include "tunectl/canon.h"
 #include "tunectl/final.h"
 #include "tunectl/session.h"
@@ -17,13 +18,6 @@ static const char *const required_keys[] = {
 	"details_zh"
 };
 #define NREQUIRED (sizeof(required_keys) / sizeof(required_keys[0]))
-
-static bool
-str_is(const tc_json *v, const char *lit)
-{
-	return tc_json_is(v, TC_JSON_STRING) && v->u.str.len == strlen(lit) &&
-	    memcmp(v->u.str.ptr, lit, v->u.str.len) == 0;
-}
 
 static int
 check_required(const tc_json *result, tc_error *err)
@@ -53,7 +47,7 @@ check_identity(const tc_json *result, const tc_json *expected,
 	static const char *const keys[] = { "step_id", "phase", "agent_id" };
 	size_t i;
 
-	if (!str_is(tc_json_get(result, "schema_version"), TC_RESULT_SCHEMA)) {
+	if (!sess_str_is(tc_json_get(result, "schema_version"), TC_RESULT_SCHEMA)) {
 		tc_error_set(err, "phase result schema_version is invalid");
 		return -1;
 	}
@@ -85,7 +79,7 @@ check_status(const tc_json *result, const tc_json *expected, unsigned flags,
 		tc_error_set(err, "phase result status is invalid");
 		return -1;
 	}
-	system = str_is(tc_json_get(result, "system_generated_by"),
+	system = sess_str_is(tc_json_get(result, "system_generated_by"),
 	    TC_SYSTEM_GENERATED_BY);
 	if (system && !(flags & TC_RESULT_ALLOW_SYSTEM)) {
 		tc_error_set(err, "system_generated_by is reserved for "
@@ -194,7 +188,7 @@ tc_result_validate(const tc_json *result, const tc_json *expected,
 		const char *branch = tc_step_branch(expected);
 
 		if (branch != NULL && strcmp(branch, "none") == 0 &&
-		    !str_is(tc_json_get(result, "status"), "not_requested")) {
+		    !sess_str_is(tc_json_get(result, "status"), "not_requested")) {
 			tc_error_set(err, "optional mode none requires a "
 			    "not_requested handoff");
 			return -1;

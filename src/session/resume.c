@@ -91,26 +91,69 @@ resume_output(const tc_session *s)
 	return out;
 }
 
+/* Is there anything for resume to complete?  Checked without the lock,
+ * so that resuming a finished session on a read-only mount works. */
+static bool
+needs_repair(const tc_session *s)
+{
+	struct sess_scene sc;
+	tc_json *step;
+	char *report;
+	bool present;
+
+	if (tc_session_is_completed(s)) {
+		report = tc_session_artifact_path(s, "FINAL_E2E_REPORT.md");
+		present = tc_path_exists(report);
+		free(report);
+		return !present;
+	}
+	if ((step = tc_session_next_step(s, NULL)) == NULL)
+		return false;
+	sess_scene_init(&sc, s, tc_step_id(step));
+	present = tc_path_exists(sc.result_path);
+	sess_scene_free(&sc);
+	return present;
+}
+
+/* Under the session lock, on a fresh load: complete what was left. */
+static int
+repair(const char *session_path, tc_session **sp, bool *fixed, tc_error *err)
+{
+	tc_session *s;
+	tc_lock lock;
+	size_t i, limit;
+
+	if (tc_session_lock(session_path, &lock, err) != 0)
+		return -1;
+	if (tc_session_load(session_path, 0, &s, err) != 0) {
+		tc_lock_release(&lock);
+		return -1;
+	}
+	limit = tc_session_step_count(s);
+	for (i = 0; i < limit && complete_interrupted_seal(&s); i++)
+		*fixed = true;
+	if (render_missing_final_report(s))
+		*fixed = true;
+	tc_lock_release(&lock);
+	tc_session_free(*sp);
+	*sp = s;
+	return 0;
+}
+
 tc_json *
 tc_resume_session(const char *session_path, bool *repaired, tc_error *err)
 {
 	tc_session *s = NULL;
 	tc_json *errors = NULL, *out = NULL;
-	tc_lock lock;
-	size_t i, limit;
 	bool fixed = false;
+	size_t i;
 
 	if (repaired != NULL)
 		*repaired = false;
-	if (tc_session_lock(session_path, &lock, err) != 0)
-		return NULL;
 	if (tc_session_load(session_path, 0, &s, err) != 0)
+		return NULL;
+	if (needs_repair(s) && repair(session_path, &s, &fixed, err) != 0)
 		goto out;
-	limit = tc_session_step_count(s);
-	for (i = 0; i < limit && complete_interrupted_seal(&s); i++)
-		fixed = true;
-	if (render_missing_final_report(s))
-		fixed = true;
 	errors = tc_json_new_array();
 	if (tc_verify_loaded(s, 0, errors) > 0) {
 		tc_buf msg = TC_BUF_INIT;
@@ -131,6 +174,5 @@ tc_resume_session(const char *session_path, bool *repaired, tc_error *err)
 out:
 	tc_json_free(errors);
 	tc_session_free(s);
-	tc_lock_release(&lock);
 	return out;
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tunectl/session.h"
+#include "session_int.h"
 
 tc_json *
 tc_step_new(const char *step_id, tc_phase_id id, const char *branch,
@@ -94,23 +94,6 @@ tc_schedule_build(const char *mode, const char *entrypoint,
 	return steps;
 }
 
-/* Python's `actual.get(key) != wanted.get(key)`: an absent key reads as
- * None. */
-static bool
-field_equal(const tc_json *actual, const tc_json *wanted, const char *key)
-{
-	const tc_json *a = tc_json_get(actual, key);
-	const tc_json *w = tc_json_get(wanted, key);
-
-	if (a == NULL && w == NULL)
-		return true;
-	if (a == NULL)
-		return tc_json_is(w, TC_JSON_NULL);
-	if (w == NULL)
-		return tc_json_is(a, TC_JSON_NULL);
-	return tc_json_equal(a, w);
-}
-
 static bool
 multistream_accepted(const tc_json *steps)
 {
@@ -155,7 +138,7 @@ tc_schedule_check(const tc_json *doc, tc_error *err)
 		rc = -1;
 	for (i = 0; rc == 0 && i < steps->u.arr.len; i++)
 		for (k = 0; rc == 0 && k < sizeof(keys) / sizeof(keys[0]); k++)
-			if (!field_equal(steps->u.arr.items[i],
+			if (!sess_field_equal(steps->u.arr.items[i],
 			    expected->u.arr.items[i], keys[k]))
 				rc = -1;
 	tc_json_free(expected);

@@ -6,18 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session_int.h"
 #include "tunectl/canon.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/session.h"
-
-/* A JSON string equal to lit (length-checked: "a\0b" is not "a"). */
-static bool
-str_is(const tc_json *v, const char *lit)
-{
-	return tc_json_is(v, TC_JSON_STRING) && v->u.str.len == strlen(lit) &&
-	    memcmp(v->u.str.ptr, lit, v->u.str.len) == 0;
-}
 
 static int
 fail(tc_error *err, const char *msg)
@@ -84,14 +77,14 @@ validate_steps(const tc_json *steps, bool *any_pending, tc_error *err)
 			    "duplicated");
 		if ((phase = tc_phase_of(tc_json_get(step, "phase"))) == NULL)
 			return fail(err, "session step phase is invalid");
-		if (!str_is(tc_json_get(step, "agent_id"), phase->agent_id) ||
-		    !str_is(tc_json_get(step, "skill"), phase->skill))
+		if (!sess_str_is(tc_json_get(step, "agent_id"), phase->agent_id) ||
+		    !sess_str_is(tc_json_get(step, "skill"), phase->skill))
 			return fail(err, "session step agent or skill is "
 			    "invalid");
 		state = tc_json_get(step, "state");
-		if (str_is(state, "pending")) {
+		if (sess_str_is(state, "pending")) {
 			pending_seen = true;
-		} else if (str_is(state, "sealed")) {
+		} else if (sess_str_is(state, "sealed")) {
 			if (pending_seen)
 				return fail(err, "sealed step cannot follow a "
 				    "pending step");
@@ -113,7 +106,7 @@ tc_session_validate(const tc_json *doc, unsigned flags, tc_error *err)
 
 	if (!tc_json_is(doc, TC_JSON_OBJECT))
 		return fail(err, "session must be an object");
-	if (!str_is(tc_json_get(doc, "schema_version"), TC_SESSION_SCHEMA))
+	if (!sess_str_is(tc_json_get(doc, "schema_version"), TC_SESSION_SCHEMA))
 		return fail(err, "unsupported session schema_version");
 	if (tc_require_canonical(tc_json_get(doc, "session_id"), "session_id",
 	    err) != 0)
@@ -123,9 +116,9 @@ tc_session_validate(const tc_json *doc, unsigned flags, tc_error *err)
 	entrypoint = tc_json_get(doc, "entrypoint");
 	if (entrypoint != NULL && !tc_is_entrypoint(entrypoint))
 		return fail(err, "session entrypoint is invalid");
-	full = entrypoint == NULL || str_is(entrypoint, "full");
-	if (!str_is(tc_json_get(doc, "status"), "active") &&
-	    !str_is(tc_json_get(doc, "status"), "completed"))
+	full = entrypoint == NULL || sess_str_is(entrypoint, "full");
+	if (!sess_str_is(tc_json_get(doc, "status"), "active") &&
+	    !sess_str_is(tc_json_get(doc, "status"), "completed"))
 		return fail(err, "session status is invalid");
 	if (tc_require_canonical(tc_json_get(doc, "artifact_root"),
 	    "artifact_root", err) != 0)
@@ -143,7 +136,7 @@ tc_session_validate(const tc_json *doc, unsigned flags, tc_error *err)
 		return fail(err, "session steps must be a non-empty list");
 	if (validate_steps(steps, &any_pending, err) != 0)
 		return -1;
-	if (str_is(tc_json_get(doc, "status"), "completed") && any_pending)
+	if (sess_str_is(tc_json_get(doc, "status"), "completed") && any_pending)
 		return fail(err, "completed session has pending steps");
 	return tc_schedule_check(doc, err);
 }
@@ -290,7 +283,7 @@ tc_step_phase(const tc_json *step)
 bool
 tc_step_is_sealed(const tc_json *step)
 {
-	return str_is(tc_json_get(step, "state"), "sealed");
+	return sess_str_is(tc_json_get(step, "state"), "sealed");
 }
 
 const char *

@@ -9,6 +9,24 @@
 #include "tunectl/path.h"
 #include "tunectl/session.h"
 
+/* Document text for a terminal: control characters escaped, so that a
+ * hostile session_id cannot move the cursor or clear the screen. */
+static char *
+printable(const char *s)
+{
+	tc_buf b = TC_BUF_INIT;
+
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			tc_buf_printf(&b, "\\x%02x", c);
+		else
+			tc_buf_putc(&b, (char)c);
+	}
+	return tc_buf_detach(&b, NULL);
+}
+
 static void
 describe_steps(const tc_session *s, const tc_json *next, tc_buf *out)
 {
@@ -38,8 +56,11 @@ describe_next(const tc_session *s, const tc_json *next, const char *program,
 	if (next == NULL) {
 		tc_buf_printf(out, "\nNo step is pending: the session is %s.\n",
 		    s->status);
+		char *root = printable(s->artifact_root);
+
 		tc_buf_printf(out, "Final report: %s/FINAL_E2E_REPORT.md\n",
-		    s->artifact_root);
+		    root);
+		free(root);
 		tc_buf_printf(out, "Check it with:\n  %s verify --session %s\n",
 		    program, quoted);
 		return;
@@ -88,16 +109,18 @@ tc_session_describe(const char *session_path, const char *program,
 {
 	tc_session *s;
 	tc_json *errors, *next;
-	char *quoted;
+	char *quoted, *id, *root;
 
 	if (tc_session_load(session_path, 0, &s, err) != 0)
 		return -1;
 	quoted = shell_quote(s->path);
+	id = printable(s->session_id);
+	root = printable(s->artifact_root);
 	next = tc_session_next_step(s, NULL);
-	tc_buf_printf(out, "Session %s: %s\n", s->session_id, s->status);
+	tc_buf_printf(out, "Session %s: %s\n", id, s->status);
 	tc_buf_printf(out, "  entrypoint %s, optional mode %s\n", s->entrypoint,
 	    s->optional_mode);
-	tc_buf_printf(out, "  artifact root %s\n", s->artifact_root);
+	tc_buf_printf(out, "  artifact root %s\n", root);
 	describe_steps(s, next, out);
 
 	errors = tc_json_new_array();
@@ -108,9 +131,12 @@ tc_session_describe(const char *session_path, const char *program,
 		size_t i;
 
 		tc_buf_puts(out, "\nIntegrity: NOT valid\n");
-		for (i = 0; i < errors->u.arr.len; i++)
-			tc_buf_printf(out, "  - %s\n",
-			    tc_json_string(errors->u.arr.items[i]));
+		for (i = 0; i < errors->u.arr.len; i++) {
+			char *e = printable(tc_json_string(errors->u.arr.items[i]));
+
+			tc_buf_printf(out, "  - %s\n", e);
+			free(e);
+		}
 		tc_buf_printf(out, "Resume refuses this session until it is "
 		    "repaired:\n  %s verify --all --session %s\n", program,
 		    quoted);
@@ -118,6 +144,8 @@ tc_session_describe(const char *session_path, const char *program,
 	describe_next(s, next, program, quoted, out);
 	tc_json_free(errors);
 	free(quoted);
+	free(id);
+	free(root);
 	tc_session_free(s);
 	return 0;
 }

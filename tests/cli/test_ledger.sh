@@ -236,6 +236,64 @@ check "the unmeasured record is written to --output" grep -q '"classification": 
 tc ledger final-e2e "${FE_ARGS[@]}" --classification not_run --baseline "$T/fe/s0"
 expect_rc 2 "mixing run sets and --classification is a usage error"
 
+# ---- --analysis-validator: an external program as the analyser -----------
+
+cat >"$T/analyser.sh" <<'SH'
+#!/usr/bin/env bash
+# A stand-in analyser: ANALYSIS_PATH ROUND_ID RESULT_PATH.
+[ -f "$1" ] && [ -f "$3" ] || { echo "bad arguments" >&2; exit 2; }
+[ -n "${ANALYSER_FAIL:-}" ] && { echo "noise"; echo "$ANALYSER_FAIL" >&2; exit 3; }
+[ -n "${ANALYSER_SILENT:-}" ] && exit 4
+[ -n "${ANALYSER_GARBAGE:-}" ] && { echo '{"per_sk_decisions": {}}'; exit 0; }
+rec() {	# rec RANGE CLASS ACTION -> one producer decision
+	printf '{"range_id": "%s", "sk_id": "sk-%s", "classification": "%s", "action": "%s", "mapping_method": "source_scope_map", "mapping_confidence": "exact", "source_scope": "model.%s", "boundary": {"start_op": "%s-start", "end_op": "%s-end", "source_file": "model.py", "start_offset": 100, "end_offset": 200}}' "$1" "$1" "$2" "$3" "$1" "$1" "$1"
+}
+case $2 in
+S3-BASE)
+	a=$(rec range-beneficial beneficial keep)
+	b=$(rec range-neutral neutral prune)
+	c=$(rec range-unknown insufficient_evidence reprofile)
+	[ -n "${ANALYSER_DROP:-}" ] && c=$b && b=$a
+	echo "{\"per_sk_decisions\": [$a, $b, $c], \"scope_actions\": [$a, $b, $c]}" ;;
+S3-FINAL)
+	a=$(rec range-beneficial beneficial keep)
+	echo "{\"per_sk_decisions\": [$a], \"scope_actions\": [$a]}" ;;
+*)	echo '{"per_sk_decisions": [], "scope_actions": []}' ;;
+esac
+SH
+chmod +x "$T/analyser.sh"
+
+tc ledger validate "$T/full/experiment-result.json" --analysis-validator "$T/analyser.sh"
+expect_rc 0 "validate with an analysis validator exits 0"
+expect_out '"artifact_evidence_validated": true' "the validator makes the evidence artifact-validated"
+expect_out '"conditional_evidence_eligible": true' "validated evidence is eligible for promotion"
+check "no note when an analyser validated the evidence" test "${err#*artifact evidence not validated}" = "$err"
+
+tc ledger merge --ledger "$T/full/none.json" --result "$T/full/experiment-result.json" --output "$T/full/promoted.json" --analysis-validator "$T/analyser.sh"
+expect_rc 0 "merge with an analysis validator exits 0"
+check "the merged experiment is artifact-validated" grep -q -A1 '"artifact_validated_experiment_ids": \[' "$T/full/promoted.json"
+check "the verified prune is promoted into the index" grep -q '"\[\\"source-sha\\",\\"baseline-config-fp\\",\\"candidate-base-fp\\",\\"control-fp\\",\\"workload-fp\\",\\"range-neutral\\"\]": {' "$T/full/promoted.json"
+check "the promoted entry is a prune of S3" grep -q '"evidence_kind": "prune"' "$T/full/promoted.json"
+
+ANALYSER_FAIL='分析结果指纹不一致' tc ledger validate "$T/full/experiment-result.json" --analysis-validator "$T/analyser.sh"
+expect_rc 1 "a failing analysis validator makes the result invalid"
+expect_out "experiment result contains invalid JSON value types: ValueError: 分析结果指纹不一致" "the validator's last stderr line is the error"
+
+ANALYSER_DROP=1 tc ledger validate "$T/full/experiment-result.json" --analysis-validator "$T/analyser.sh"
+expect_rc 1 "an analyser that repeats a range refuses the result"
+expect_out "ValueError: profiling_analysis_result.S3-BASE duplicates range_id=range-beneficial" "the analyser's duplicate range is reported"
+
+ANALYSER_SILENT=1 tc ledger validate "$T/full/experiment-result.json" --analysis-validator "$T/analyser.sh"
+expect_rc 1 "a silently failing validator refuses the result"
+expect_out "ValueError: analysis validator exited with status 4" "a silent failure names the exit status"
+ANALYSER_GARBAGE=1 tc ledger validate "$T/full/experiment-result.json" --analysis-validator "$T/analyser.sh"
+expect_rc 1 "malformed validator output refuses the result"
+expect_out "ValueError: analysis validator output must be a JSON object with per_sk_decisions and scope_actions lists of objects" "malformed validator output is named"
+
+tc ledger validate "$T/full/experiment-result.json" --analysis-validator "$T/none-such-analyser"
+expect_rc 1 "a validator that cannot run refuses the result"
+expect_out "analysis validator cannot run" "the refusal says the validator cannot run"
+
 # ---- usage ------------------------------------------------------------------
 
 tc ledger

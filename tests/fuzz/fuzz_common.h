@@ -28,6 +28,7 @@
 
 #include "tunectl/buf.h"
 #include "tunectl/error.h"
+#include "tunectl/fileio.h"
 #include "tunectl/json.h"
 
 #define FZ_SEP "\n%%\n"
@@ -43,6 +44,13 @@
 		    __FILE__, __LINE__, #cond);				\
 		abort();						\
 	}								\
+} while (0)
+
+/* Progress notes for a person checking what a seed reaches:
+ * FUZZ_VERBOSE=1 build/fuzz/replay-<target> seed */
+#define FZ_NOTE(...) do {						\
+	if (getenv("FUZZ_VERBOSE") != NULL)				\
+		fprintf(stderr, __VA_ARGS__);				\
 } while (0)
 
 static char *fz_roots[FZ_MAX_ROOTS];
@@ -101,6 +109,18 @@ fz_mkroot(const char *name)
 		atexit(fz_cleanup_roots);
 	fz_roots[fz_nroots++] = dir;
 	return dir;
+}
+
+/* Empty a scratch root (its contents go; the directory stays). */
+static inline void
+fz_reset_root(const char *dir)
+{
+	(void)chmod(dir, 0700);
+	fz_rmtree(dir);
+	if (mkdir(dir, 0700) != 0) {
+		perror(dir);
+		abort();
+	}
 }
 
 /* mkdir -p of the parent directories of path. */
@@ -192,6 +212,107 @@ fz_parse(const char *text, size_t len)
 
 	tc_error_clear(&err);
 	return v;
+}
+
+/* RFC 7386 JSON merge patch: a new value, patch applied to a copy of
+ * target (an object patch merges member-wise, null removes a member, any
+ * other patch replaces).  Lets a target fuzz small edits of a document
+ * whose digests only exist at run time. */
+static inline tc_json *
+fz_merge_patch(const tc_json *target, const tc_json *patch)
+{
+	tc_json *out;
+	size_t i;
+
+	if (!tc_json_is(patch, TC_JSON_OBJECT))
+		return tc_json_clone(patch);
+	out = tc_json_is(target, TC_JSON_OBJECT) ? tc_json_clone(target) :
+	    tc_json_new_object();
+	for (i = 0; i < patch->u.obj.len; i++) {
+		const tc_json_member *m = &patch->u.obj.members[i];
+
+		if (m->value->type == TC_JSON_NULL) {
+			/* a key with an embedded NUL cannot be removed by
+			 * name; it is simply not merged */
+			if (m->key_len == strlen(m->key))
+				(void)tc_json_object_remove(out, m->key);
+			continue;
+		}
+		tc_json_object_setn(out, m->key, m->key_len,
+		    fz_merge_patch(tc_json_getn(out, m->key, m->key_len),
+		    m->value));
+	}
+	return out;
+}
+
+/* Replace every "@NAME@" placeholder of the text (names and values in
+ * pairs, NULL-terminated) so a seed can refer to digests and paths that
+ * only exist at run time.  malloc'd, NUL-terminated; *out_len the size. */
+static inline char *
+fz_subst(const char *text, size_t len, const char *const *pairs,
+    size_t *out_len)
+{
+	tc_buf b = TC_BUF_INIT;
+	size_t i = 0;
+
+	while (i < len) {
+		const char *const *p;
+		bool hit = false;
+
+		if (text[i] == '@') {
+			for (p = pairs; *p != NULL; p += 2) {
+				size_t k = strlen(p[0]);
+
+				if (i + k <= len && memcmp(text + i, p[0], k) == 0) {
+					tc_buf_puts(&b, p[1]);
+					i += k;
+					hit = true;
+					break;
+				}
+			}
+		}
+		if (!hit)
+			tc_buf_add(&b, text + i++, 1);
+	}
+	return tc_buf_detach(&b, out_len);
+}
+
+/* Does any string or key of v hold a lone surrogate (which no UTF-8
+ * writer can encode)? */
+static inline bool
+fz_has_surrogate(const tc_json *v)
+{
+	size_t i;
+
+	if (v == NULL)
+		return false;
+	switch (v->type) {
+	case TC_JSON_STRING:
+		return tc_json_has_surrogate(v->u.str.ptr, v->u.str.len);
+	case TC_JSON_ARRAY:
+		for (i = 0; i < v->u.arr.len; i++)
+			if (fz_has_surrogate(v->u.arr.items[i]))
+				return true;
+		return false;
+	case TC_JSON_OBJECT:
+		for (i = 0; i < v->u.obj.len; i++)
+			if (tc_json_has_surrogate(v->u.obj.members[i].key,
+			    v->u.obj.members[i].key_len) ||
+			    fz_has_surrogate(v->u.obj.members[i].value))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* The source tree (for shipped data such as share/phases). */
+static inline const char *
+fz_src(void)
+{
+	const char *src = getenv("TUNECTL_SRC");
+
+	return src != NULL && *src != '\0' ? src : ".";
 }
 
 /* A NUL-terminated copy of len bytes (malloc'd). */

@@ -58,25 +58,20 @@ stop_daemon() {	# stop_daemon PIDFILE
 }
 
 do_stop() {
-	local d=$1
+	local d=$1 i
 	[ -d "$d" ] || return 0
-	# Jobs first, so that no slurmstepd outlives its slurmd.
+	# Jobs first, so that no job step outlives its slurmd.
 	if [ -f "$d/slurm.conf" ] && pid_alive "$d/run/slurmctld.pid"; then
-		SLURM_CONF=$d/slurm.conf timeout 10 scancel --full --quiet \
-		    --user=root >/dev/null 2>&1 || true
+		SLURM_CONF=$d/slurm.conf timeout 10 scancel --quiet --user=root \
+		    >/dev/null 2>&1 || true
+		for i in $(seq 100); do
+			[ -z "$(SLURM_CONF=$d/slurm.conf timeout 5 squeue -h -o %i 2>/dev/null)" ] && break
+			sleep 0.1
+		done
 	fi
 	stop_daemon "$d/run/slurmd.pid"
 	stop_daemon "$d/run/slurmctld.pid"
 	stop_daemon "$d/run/munged.pid"
-	# slurmstepd processes of this cluster (they name the spool dir).
-	if [ -d "$d/spool" ]; then
-		for p in /proc/[0-9]*; do
-			if grep -qs -- "$d/" "$p/cmdline" 2>/dev/null &&
-			    [ "${p#/proc/}" != "$$" ]; then
-				kill -KILL "${p#/proc/}" 2>/dev/null || true
-			fi
-		done
-	fi
 	return 0
 }
 

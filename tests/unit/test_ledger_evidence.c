@@ -170,6 +170,7 @@ struct fake {
 	const char *tamper_field;	/* edited in the first decision */
 	const char *tamper_json;
 	bool tamper_action;
+	bool tamper_both;		/* edit the decision and its action */
 	bool fail_reanalysis;
 	int calls;
 };
@@ -216,9 +217,13 @@ fake_analyze(void *ctx, const tc_json *result, const char *round_id,
 				tc_json_object_set(pa, afields[k],
 				    tc_json_clone(tc_json_get(d, afields[k])));
 			if (f->tamper_field != NULL && (*decisions)->u.arr.len == 0 &&
-			    strcmp(round_id, "S3-BASE") == 0)
+			    strcmp(round_id, "S3-BASE") == 0) {
 				tc_json_object_set(f->tamper_action ? pa : pd,
 				    f->tamper_field, fx_parse(f->tamper_json));
+				if (f->tamper_both)
+					tc_json_object_set(pa, f->tamper_field,
+					    fx_parse(f->tamper_json));
+			}
 			tc_json_array_push(*decisions, pd);
 			tc_json_array_push(*actions, pa);
 		}
@@ -537,6 +542,84 @@ test_merge_with_analyser_promotes_validated_evidence(void **state)
 	tc_json_free(l);
 }
 
+static void
+test_analysis_documents_of_the_wrong_shape_are_refused(void **state)
+{
+	struct world *w = *state;
+	tc_buf deep = TC_BUF_INIT;
+	size_t i;
+
+	put(w->root, "S3-FINAL/profiling-analysis/profiling-analysis-result.json",
+	    "[1, 2]");
+	expect_single_error(validate_with(w, NULL), PREFIX
+	    "profiling_analysis_result.S3-FINAL must contain a JSON object");
+	tc_buf_puts(&deep, "{\"a\": ");
+	for (i = 0; i < 300; i++)
+		tc_buf_putc(&deep, '[');
+	for (i = 0; i < 300; i++)
+		tc_buf_putc(&deep, ']');
+	tc_buf_putc(&deep, '}');
+	put(w->root, "S3-FINAL/profiling-analysis/profiling-analysis-result.json",
+	    deep.data);
+	tc_buf_free(&deep);
+	expect_single_error(validate_with(w, NULL), PREFIX
+	    "profiling_analysis_result.S3-FINAL exceeds the JSON nesting depth "
+	    "limit of 256");
+	put(w->root, "S3-FINAL/profiling-analysis/profiling-analysis-result.json",
+	    "{\"x\": ");
+	expect_single_error(validate_with(w, NULL), TC_LEDGER_EXCEPTION_PREFIX
+	    "JSONDecodeError: Expecting value: line 1 column 7 (char 6)");
+}
+
+static void
+test_analysis_inputs_must_be_an_object(void **state)
+{
+	struct world *w = *state;
+
+	mutate_analysis(w, "S3-BASE", "/inputs", "[]");
+	expect_single_error(validate_with(w, NULL), PREFIX L_BASE
+	    " inputs must be an object");
+}
+
+static void
+test_artifact_root_that_cannot_be_resolved_is_refused(void **state)
+{
+	struct world *w = *state;
+	char *loop = tc_xasprintf("%s/loop", w->root);
+	tc_ledger_opts o = { loop, NULL };
+	tc_json *v;
+
+	assert_int_equal(symlink(loop, loop), 0);
+	v = tc_experiment_validate(w->result, &o);
+	assert_false(tc_json_get(v, "valid")->u.b);
+	assert_non_null(strstr(tc_json_string(tc_json_get(v, "errors")
+	    ->u.arr.items[0]), "ValueError: artifact root cannot be resolved: "));
+	tc_json_free(v);
+	free(loop);
+}
+
+static void
+test_analyser_scope_actions_must_cover_its_decisions(void **state)
+{
+	struct world *w = *state;
+	struct fake f = { 0 };
+
+	f.tamper_field = "range_id";
+	f.tamper_json = "\"range-elsewhere\"";
+	f.tamper_action = true;
+	expect_single_error(validate_with(w, &f), PREFIX L_BASE
+	    " scope_actions must provide complete analyzer coverage; "
+	    "missing=['range-beneficial'], extra=['range-elsewhere']");
+	f.tamper_action = false;
+	f.tamper_field = "range_id";
+	f.tamper_json = "\"range-elsewhere\"";
+	f.extra_decision = NULL;
+	f.tamper_both = true;
+	expect_single_error(validate_with(w, &f), PREFIX
+	    "performance_scope_decisions[0] has no exact analyzer decision for "
+	    "round/range");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int
@@ -557,6 +640,10 @@ main(void)
 		T(test_analyser_decisions_must_match_every_submitted_record),
 		T(test_analyser_coverage_must_be_complete_and_exact),
 		T(test_merge_with_analyser_promotes_validated_evidence),
+		T(test_analysis_documents_of_the_wrong_shape_are_refused),
+		T(test_analysis_inputs_must_be_an_object),
+		T(test_artifact_root_that_cannot_be_resolved_is_refused),
+		T(test_analyser_scope_actions_must_cover_its_decisions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

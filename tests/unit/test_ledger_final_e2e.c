@@ -259,6 +259,33 @@ test_final_e2e_is_stored_once_unless_replaced(void **state)
 	tc_json_free(fe);
 }
 
+static void
+test_measured_and_unmeasured_inputs_do_not_mix(void **state)
+{
+	struct world *w = *state;
+	static const double zero[] = { 0.0, 0.0, 0.0 };
+	char *zdir = tc_xasprintf("%s/zero", w->root);
+	tc_final_e2e_opts o;
+	tc_error err = TC_ERROR_INIT;
+
+	opts_for(w, &o, w->cand_fast);
+	o.classification = "failed";
+	assert_null(tc_final_e2e_build(&o, NULL, &err));
+	assert_string_equal(tc_error_msg(&err), "final_e2e needs either both run "
+	    "sets (measured) or an unmeasured classification");
+	opts_for(w, &o, NULL);
+	assert_null(tc_final_e2e_build(&o, NULL, &err));
+	assert_string_equal(tc_error_msg(&err), "final_e2e needs either both run "
+	    "sets (measured) or an unmeasured classification");
+	write_runset(zdir, zero, 3);
+	opts_for(w, &o, zdir);
+	assert_null(tc_final_e2e_build(&o, NULL, &err));
+	assert_string_equal(tc_error_msg(&err), "final_e2e needs positive finite "
+	    "clean medians (baseline 10 ms, candidate 0 ms)");
+	tc_error_clear(&err);
+	free(zdir);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int
@@ -271,6 +298,7 @@ main(void)
 		T(test_unmeasured_outcomes_take_an_explicit_classification),
 		T(test_record_is_refused_when_the_controller_would_refuse_it),
 		T(test_final_e2e_is_stored_once_unless_replaced),
+		T(test_measured_and_unmeasured_inputs_do_not_mix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1091,6 +1091,72 @@ test_each_ledger_defect_reports_its_reference_message(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/* Every schema 1 migration message (§3.12). */
+static void
+test_each_schema1_defect_reports_its_reference_message(void **state)
+{
+	static const struct {
+		const char *ledger, *expected;
+	} rows[] = {
+		{ "{\"schema_version\": 1, \"experiments\": []}",
+		  "schema 1 ledger experiments must be an object" },
+		{ "{\"schema_version\": 1, \"legacy_experiments\": 7}",
+		  "schema 1 legacy_experiments must be an object" },
+		{ "{\"schema_version\": 1, \"experiments\": {\" S2\": {}}}",
+		  "schema 1 ledger experiment IDs must be canonical strings" },
+		{ "{\"schema_version\": 1, \"experiments\": {\"S2\": {}}, "
+		  "\"legacy_experiments\": {\"S2\": {\"experiment_id\": \"S2\"}}}",
+		  "schema 1 experiment S2 has duplicate legacy identity" },
+		{ "{\"schema_version\": 1, \"experiments\": {\"S2\": "
+		  "{\"experiment_id\": \"S2\", \"performance_scope_decisions\": []}}}",
+		  "schema 1 performance experiment S2 is invalid: missing fields: "
+		  "baseline_config_fingerprint, baseline_revision, blockers, "
+		  "child_agent_id, control_fingerprint, "
+		  "inherited_exclusions_for_next_agents, lifecycle, "
+		  "next_agent_guidance_zh, parent_experiment_id, "
+		  "profiling_analysis_agent_ids, profiling_analysis_result, rounds, "
+		  "source_revision, unresolved_performance_ranges, "
+		  "workload_fingerprint; child_agent_id must be a non-empty string" },
+		{ "{\"schema_version\": 1, \"verified_exclusions\": {}}",
+		  "schema 1 verified_exclusions must be a list" },
+		{ "{\"schema_version\": 1, \"legacy_verified_exclusions\": 1, "
+		  "\"verified_exclusions\": []}",
+		  "schema 1 verified_exclusions must be a list" },
+		{ "{\"schema_version\": 1, \"experiments\": {\"S2\": 5}}",
+		  "ledger legacy experiment S2 must be an object" },
+	};
+	tc_json *r = fx_automatic_result();
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		tc_json *l = fx_parse(rows[i].ledger);
+		char *msg = merge_err(l, r);
+
+		if (strncmp(msg, rows[i].expected, strlen(rows[i].expected)) != 0)
+			fprintf(stderr, "# row %zu: %s\n", i, msg);
+		assert_true(strncmp(msg, rows[i].expected,
+		    strlen(rows[i].expected)) == 0);
+		free(msg);
+		tc_json_free(l);
+	}
+	tc_json_free(r);
+}
+
+static void
+test_schema1_performance_experiment_must_be_filed_under_its_id(void **state)
+{
+	tc_json *v1 = fx_parse("{\"schema_version\": 1, \"experiments\": {}}");
+	tc_json *r = fx_automatic_result();
+
+	(void)state;
+	tc_json_object_set(tc_json_get(v1, "experiments"), "S9", fx_result());
+	expect_merge_error(v1, r, "schema 1 performance experiment S9 identity "
+	    "mismatch");
+	tc_json_free(r);
+	tc_json_free(v1);
+}
+
 static void
 test_inconsistent_baseline_history_is_refused(void **state)
 {
@@ -1163,6 +1229,8 @@ main(void)
 		cmocka_unit_test(test_prepare_migrates_a_schema1_ledger_on_its_own),
 		cmocka_unit_test(test_each_ledger_defect_reports_its_reference_message),
 		cmocka_unit_test(test_inconsistent_baseline_history_is_refused),
+		cmocka_unit_test(test_each_schema1_defect_reports_its_reference_message),
+		cmocka_unit_test(test_schema1_performance_experiment_must_be_filed_under_its_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

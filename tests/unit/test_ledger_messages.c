@@ -264,6 +264,8 @@ static const struct row rows[] = {
 	  D0 ".mapping_reliable is consumer-reported and must be omitted" },
 	{ S3, { SET(PSD "/0/boundary", "[]") },
 	  D0 ".boundary must be an object" },
+	{ S3, { DEL(PSD "/0/boundary/start_op") },
+	  D0 ".boundary.start_op must be a non-empty string" },
 	{ S3, { SET(PSD "/0/boundary/end_op", "\" \"") },
 	  D0 ".boundary.end_op must be a non-empty string" },
 	{ S3, { SET(PSD "/0/classification", "\"great\"") },
