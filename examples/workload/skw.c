@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -564,9 +565,19 @@ run_rank(const struct config *c, int rank, const char *log_dir,
 		return 1;
 	}
 	struct stream streams[2];
+	cpu_set_t cpus;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	const char *sim = getenv("SKW_SIMULATED_TIMING");
 	int simulated = sim != NULL && strcmp(sim, "1") == 0;
 
+	/* One core per rank, as ranks own devices: both threads of the rank
+	 * (and so every launch hand-off) stay on it, which keeps the timings
+	 * of a run comparable with the next. */
+	if (ncpu >= c->ranks) {
+		CPU_ZERO(&cpus);
+		CPU_SET((int)(rank % ncpu), &cpus);
+		(void)sched_setaffinity(0, sizeof(cpus), &cpus);
+	}
 	if (stream_start(&streams[0]) != 0 || stream_start(&streams[1]) != 0) {
 		fprintf(stderr, "skw: rank %d: cannot start streams\n", rank);
 		return 1;

@@ -406,9 +406,9 @@ xv_check_decisions(struct xv *x)
 
 /* ---- whole-scope promotion (W1-W6) --------------------------------------- */
 
+/* The non-empty-string range ids of a collection's object records. */
 static void
-add_range_ids(const tc_json *list, lx_set *out, const tc_json *round_id,
-    bool filter)
+add_range_ids(const tc_json *list, lx_set *out)
 {
 	size_t i;
 
@@ -416,11 +416,8 @@ add_range_ids(const tc_json *list, lx_set *out, const tc_json *round_id,
 		const tc_json *d = list->u.arr.items[i];
 		const tc_json *range = tc_json_get(d, "range_id");
 
-		if (!tc_json_is(d, TC_JSON_OBJECT))
-			continue;
-		if (filter && !lx_eq(tc_json_get(d, "round_id"), round_id))
-			continue;
-		if (tc_ledger_non_empty_string(range))
+		if (tc_json_is(d, TC_JSON_OBJECT) &&
+		    tc_ledger_non_empty_string(range))
 			lx_set_add(out, range->u.str.ptr, range->u.str.len);
 	}
 }
@@ -481,8 +478,8 @@ xv_check_whole_scope(struct xv *x)
 	if (first != NULL) {					/* W6 */
 		lx_set recs = LX_SET_INIT, refs = LX_SET_INIT;
 
-		add_range_ids(x->decisions, &recs, NULL, false);
-		add_range_ids(x->unresolved, &recs, NULL, false);
+		add_range_ids(x->decisions, &recs);
+		add_range_ids(x->unresolved, &recs);
 		xv_string_set(tc_json_get(first, "performance_decision_range_ids"),
 		    &refs);
 		if (!lx_set_equal(&recs, &refs))
