@@ -577,6 +577,8 @@ tc_pypto_ledger_add(tc_json *l, const tc_json *item, const char *now,
 		const tc_json *o = items->u.arr.items[i];
 		const char *ok = tc_json_get_string(o, "source_kind");
 
+		if (ok == NULL)	/* a hand-edited row: no identity to repeat */
+			continue;
 		if (k == 0 && strcmp(ok, "kb_selected") == 0 &&
 		    same_kb_key(o, copy)) {
 			tc_error_set(err, "item %s repeats the kb_key of item %s; "
