@@ -110,12 +110,15 @@ fuzz:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
 	    $(DESTDIR)$(PREFIX)/include/tunectl $(DESTDIR)$(PREFIX)/share/man/man1 \
-	    $(DESTDIR)$(PREFIX)/share/tunectl
+	    $(DESTDIR)$(PREFIX)/share/tunectl $(DESTDIR)$(PREFIX)/libexec/tunectl
 	install -m 0755 $(TUNECTL) $(DESTDIR)$(PREFIX)/bin/tunectl
 	install -m 0644 $(LIBTUNECTL) $(DESTDIR)$(PREFIX)/lib/libtunectl.a
 	install -m 0644 include/tunectl/*.h $(DESTDIR)$(PREFIX)/include/tunectl/
 	install -m 0644 docs/tunectl.1 $(DESTDIR)$(PREFIX)/share/man/man1/tunectl.1
-	if [ -d share ]; then cp -R share/. $(DESTDIR)$(PREFIX)/share/tunectl/; fi
+	cp -R share/. $(DESTDIR)$(PREFIX)/share/tunectl/
+	# the demo: its workload binary, workers, hosts and example operator
+	install -m 0755 $(SKW) $(DESTDIR)$(PREFIX)/libexec/tunectl/skw
+	cp -R examples $(DESTDIR)$(PREFIX)/share/tunectl/
 
 clean:
 	rm -rf build

@@ -23,7 +23,7 @@ typedef struct tc_lock {
 
 /* Lock "<path>.lock", waiting at most timeout_s seconds (0 = try once),
  * polling every 50 ms.  A valid TUNECTL_LOCK_TIMEOUT (seconds, >= 0)
- * replaces timeout_s.  On timeout:
+ * replaces a positive timeout_s; 0 always means try once.  On timeout:
  * "another tunectl process holds the lock on PATH (waited Ns)" with N
  * printed like %g; an unusable lock file gives Python's OSError form.
  * Locks are per open file: a second acquire of the same path in the same

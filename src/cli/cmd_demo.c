@@ -268,6 +268,11 @@ cmd_demo(int argc, char **argv)
 	if (strcmp(pipeline, "superkernel") != 0 && strcmp(pipeline, "pypto") != 0)
 		return tc_usage_error(cmd, "argument --pipeline: invalid choice: "
 		    "'%s' (choose from 'superkernel', 'pypto')", pipeline);
+	if (strcmp(mode, "none") != 0 && strcmp(mode, "multistream") != 0 &&
+	    strcmp(mode, "source-range") != 0 && strcmp(mode, "both") != 0)
+		return tc_usage_error(cmd, "argument --optional-mode: invalid "
+		    "choice: '%s' (choose from 'both', 'multistream', 'none', "
+		    "'source-range')", mode);
 	if (strcmp(profile, "standard") != 0 && strcmp(profile, "quick") != 0)
 		return tc_usage_error(cmd, "argument --profile: invalid choice: "
 		    "'%s' (choose from 'standard', 'quick')", profile);
@@ -279,7 +284,12 @@ cmd_demo(int argc, char **argv)
 		return tc_die("demo: cannot find the examples directory next to "
 		    "%s", tc_self_exe());
 	}
+	/* The workload: build tree, then an installation's libexec. */
 	d.skw = tc_xasprintf("%s/examples/skw", exe_dir);
+	if (access(d.skw, X_OK) != 0) {
+		free(d.skw);
+		d.skw = tc_xasprintf("%s/../libexec/tunectl/skw", exe_dir);
+	}
 	if (strcmp(pipeline, "superkernel") == 0 && access(d.skw, X_OK) != 0) {
 		rc = tc_die("demo: the workload %s is missing; run 'make' first",
 		    d.skw);

@@ -27,13 +27,15 @@ effective_timeout(double timeout_s)
 	char *end;
 	double v;
 
+	/* "Try once" is a decision of the caller (run-next's one-runner
+	 * rule), not a default the environment may stretch. */
+	if (!(timeout_s > 0))		/* also NaN */
+		return 0;
 	if (env != NULL && *env != '\0') {
 		v = strtod(env, &end);
 		if (end != env && *end == '\0' && isfinite(v) && v >= 0)
 			return v < 1e9 ? v : 1e9;
 	}
-	if (!(timeout_s > 0))		/* also NaN */
-		return 0;
 	return timeout_s < 1e9 ? timeout_s : 1e9;	/* ~31 years */
 }
 

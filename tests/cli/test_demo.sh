@@ -87,8 +87,9 @@ expect_rc 1 "demo --resume with nothing to resume fails"
 expect_err "nothing to resume" "demo --resume says there is nothing to resume"
 
 tc demo --artifact-root "$T/bad" --optional-mode frobnicate --profile quick
-expect_rc 1 "demo refuses an unknown optional mode"
-expect_err "optional_mode must be one of" "the refusal names optional_mode"
+expect_rc 2 "demo refuses an unknown optional mode"
+expect_err "argument --optional-mode: invalid choice: 'frobnicate'" "the refusal names --optional-mode"
+check "a refused demo creates no run directory" test ! -e "$T/bad"
 tc demo --profile huge
 expect_rc 2 "demo refuses an unknown profile"
 

@@ -138,8 +138,8 @@ new_session "$T/sr"
 runner slow sleep
 ( "$TUNECTL_BIN" run-next --session "$S" --runner-command-json "$T/slow.json" --timeout-seconds 3 --grace-seconds 1 >/dev/null 2>&1 & )
 sleep 0.5
-tc run-next --session "$S" --runner-command-json "$T/ok.json"
-expect_out "another run-next is already running for session" "a second run-next on the same session is refused"
+TUNECTL_LOCK_TIMEOUT=30 tc run-next --session "$S" --runner-command-json "$T/ok.json"
+expect_out "another run-next is already running for session" "a second run-next on the same session is refused at once, whatever TUNECTL_LOCK_TIMEOUT says"
 sleep 3.5
 
 # --- a controller killed mid-attempt takes its host along; the next run-next goes on
