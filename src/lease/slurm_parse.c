@@ -105,7 +105,13 @@ tc_slurm_ids_parse(const char *list, long **ids, size_t *n)
 			p = end;
 		}
 		for (v = lo; v <= hi; v++) {
-			out = tc_xrealloc(out, (len + 1) * sizeof(*out));
+			/* no node has more devices; a longer list is hostile */
+			if (len >= 65536)
+				goto bad;
+			/* geometric growth: "0-65535,0-65535,..." is linear */
+			if ((len & (len - 1)) == 0)
+				out = tc_xrealloc(out, (len ? 2 * len : 1) *
+				    sizeof(*out));
 			out[len++] = v;
 		}
 		if (*p == ',')

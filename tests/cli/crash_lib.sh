@@ -31,8 +31,16 @@
 CRASH_KILLS=0
 CRASH_SWEEPS=0
 CRASH_POINTS="write fsync rename dirsync"
-W=${W:-$T/crash-work}
-CRASH_SNAP=$T/crash-snapshot
+# The work happens on a tmpfs when there is one: a SIGKILL is a process
+# crash, not a power cut, so what counts is the order of the writes, and
+# a disk's fsync latency would only make the sweep slow.
+CRASH_DIR=$T
+if [ "${TUNECTL_CRASH_TMPFS:-1}" = 1 ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	CRASH_DIR=$(mktemp -d /dev/shm/tunectl-crash.XXXXXX)
+	trap 'rm -rf "$T" "$CRASH_DIR"' EXIT
+fi
+W=$CRASH_DIR/work
+CRASH_SNAP=$CRASH_DIR/snapshot
 
 crash_reference() { :; }
 CRASH_REF=""

@@ -34,7 +34,7 @@ seal_reference() {
 # the same seal again, and resume (then the seal, if the step is still
 # pending) -- end in the reference state.
 seal_recover() {
-	local crashed=$T/crash-crashed
+	local crashed=$CRASH_DIR/crashed
 	crash_session_verifies "$S" || return 1
 	crash_no_partial_files "$R" || return 1
 	rm -rf "$crashed"
@@ -144,9 +144,10 @@ runnext_reference() {
 			echo "$id $st $o"
 			continue
 		fi
-		rel=$(awk -v id="\"$id\"," '
+		rel=$(awk -v id="$id" '
 		    /^      "dispatch_receipt_path": / { p = $2 }
-		    /^      "step_id": / { if ($2 == id) { gsub(/[",]/, "", p); print p } p = "" }' "$S")
+		    /^      "step_id": / { s = $2; gsub(/[",]/, "", s)
+			if (s == id) { gsub(/[",]/, "", p); print p } p = "" }' "$S")
 		if [ -z "$rel" ]; then
 			echo "$id $st $o NO RECEIPT BOUND"
 		else
@@ -155,7 +156,7 @@ runnext_reference() {
 	done
 }
 runnext_recover() {
-	local crashed=$T/crash-crashed
+	local crashed=$CRASH_DIR/crashed
 	crash_session_verifies "$S" || return 1
 	crash_no_partial_files "$R" || return 1
 	rm -rf "$crashed"
