@@ -47,7 +47,7 @@ typedef struct tc_attempt_report {
 	char *phase;
 	int attempt;			/* 0 when no attempt directory was made */
 	const char *runner_status;	/* "passed" | "failed" | "timed_out" | NULL */
-	const char *outcome_status;	/* the sealed status when passed */
+	char *outcome_status;		/* the sealed status when passed (owned) */
 	double seconds;
 	bool recovered;			/* an interrupted earlier attempt was repaired */
 } tc_attempt_report;

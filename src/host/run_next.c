@@ -478,7 +478,7 @@ seal_attempt(const char *abs_session, const tc_json *task,
 	rel = rel_in(a, "dispatch-receipt.json");
 	if (bind_receipt(s, step_id, a->receipt, rel, err) != 0)
 		goto done;
-	report->outcome_status = tc_json_get_string(result, "status");
+	report->outcome_status = tc_xstrdup(tc_json_get_string(result, "status"));
 	out = tc_json_clone(s->doc);
 done:
 	free(rel);

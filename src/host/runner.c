@@ -68,5 +68,6 @@ tc_attempt_report_free(tc_attempt_report *r)
 {
 	free(r->step_id);
 	free(r->phase);
+	free(r->outcome_status);
 	memset(r, 0, sizeof(*r));
 }
