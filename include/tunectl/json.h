@@ -141,6 +141,9 @@ int tc_json_digest_flags(const tc_json *v, unsigned flags, char hex[65],
 /* Python repr() of the value, for messages: 'str', True, None, [1, 'a'],
  * {'k': 1} (keys in sorted order). */
 void tc_json_repr(tc_buf *out, const tc_json *v);
+/* Python str() of the value: a string as its text, anything else as
+ * repr() (so lists and dicts show their items' repr). */
+void tc_json_str(tc_buf *out, const tc_json *v);
 /* Python repr() of a UTF-8 string. */
 void tc_json_repr_string(tc_buf *out, const char *s, size_t len);
 
@@ -201,6 +204,10 @@ bool tc_json_int64(const tc_json *v, int64_t *out);
  * correct rounding, as Python's float(int) does (an int beyond the double
  * range, where float() raises OverflowError, gives +-inf). */
 bool tc_json_number(const tc_json *v, double *out);
+
+/* Python truthiness (bool(v)): null, false, 0, 0.0, "", [] and {} are
+ * false; a NULL v (an absent member) is false too. */
+bool tc_json_truthy(const tc_json *v);
 
 /* Python == between JSON values: objects unordered, 1 == 1.0 == true,
  * ints against floats exactly, NaN != NaN at the top level.  Inside

@@ -103,10 +103,6 @@ void tc_report_cell(tc_buf *out, const tc_json *v);
 /* The same for a C string (NULL -> "N/A"). */
 void tc_report_cell_str(tc_buf *out, const char *s);
 
-/* Python str(v) of a JSON value: a str as is, ints and floats as Python
- * prints them, True/False/None, repr() of lists and dicts. */
-void tc_report_pystr(tc_buf *out, const tc_json *v);
-
 /* json.dumps(v, ensure_ascii=False, sort_keys=True) with the default
  * separators ", " and ": ".  -1 with err set for a lone surrogate. */
 int tc_report_json_inline(tc_buf *out, const tc_json *v, tc_error *err);

@@ -98,3 +98,12 @@ tc_json_repr(tc_buf *out, const tc_json *v)
 		break;
 	}
 }
+
+void
+tc_json_str(tc_buf *out, const tc_json *v)
+{
+	if (v != NULL && v->type == TC_JSON_STRING)
+		tc_buf_add(out, v->u.str.ptr, v->u.str.len);
+	else
+		tc_json_repr(out, v);
+}

@@ -472,3 +472,27 @@ tc_json_type_name(tc_json_type t)
 	}
 	return "object";
 }
+
+bool
+tc_json_truthy(const tc_json *v)
+{
+	if (v == NULL)
+		return false;
+	switch (v->type) {
+	case TC_JSON_NULL:
+		return false;
+	case TC_JSON_BOOL:
+		return v->u.b;
+	case TC_JSON_INT:
+		return strcmp(v->u.int_text, "0") != 0;
+	case TC_JSON_FLOAT:
+		return v->u.f != 0.0;
+	case TC_JSON_STRING:
+		return v->u.str.len > 0;
+	case TC_JSON_ARRAY:
+		return v->u.arr.len > 0;
+	case TC_JSON_OBJECT:
+		return v->u.obj.len > 0;
+	}
+	return false;
+}

@@ -35,7 +35,6 @@ void lx_strip_range(const char *s, size_t n, size_t *start, size_t *end);
 /* v is a string with value != value.strip(). */
 bool lx_has_surrounding_ws(const tc_json *v);
 /* Python truthiness of a JSON value (NULL is falsy). */
-bool lx_truthy(const tc_json *v);
 /* list or dict: the values the reference's set membership cannot hash. */
 bool lx_unhashable(const tc_json *v);
 /* Python str(v) (strings raw, the rest repr; NULL = None). */

@@ -393,6 +393,23 @@ tc_pypto_ledger_apply_file(const char *path, const tc_pypto_ledger_op *op,
 		return NULL;
 	if ((l = tc_pypto_ledger_load(path, err)) == NULL)
 		goto out;
+	{
+		/* The mutations assume a well-formed ledger: a hand-edited
+		 * one is refused before anything is changed. */
+		bool ok;
+		tc_json *rep = tc_pypto_ledger_validate(l, false, &ok);
+
+		if (!ok) {
+			tc_error_set(err, "the ledger is invalid: %s",
+			    tc_json_string(tc_json_get(rep, "errors")->
+			    u.arr.items[0]));
+			tc_json_free(rep);
+			tc_json_free(l);
+			l = NULL;
+			goto out;
+		}
+		tc_json_free(rep);
+	}
 	switch (op->verb) {
 	case TC_LEDGER_SOURCE:
 		rc = tc_pypto_ledger_source(l, op->kind, op->count, op->ref, now,

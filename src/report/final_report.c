@@ -202,7 +202,7 @@ line(struct render *r, const char *s)
 static void
 put_str(struct render *r, const tc_json *v)
 {
-	tc_report_pystr(&r->out, v);
+	tc_json_str(&r->out, v);
 }
 
 static void
@@ -241,7 +241,7 @@ evidence_text(tc_buf *b, const tc_json *items, const char *fallback)
 			if (n++ > 0)
 				tc_buf_puts(b, ", ");
 			tc_buf_putc(b, '`');
-			tc_report_pystr(b, items->u.arr.items[i]);
+			tc_json_str(b, items->u.arr.items[i]);
 			tc_buf_putc(b, '`');
 		}
 	}
@@ -401,18 +401,18 @@ stage_missing_row(struct render *r, const struct tc_summary_stage *st,
 			continue;
 		if (n++ > 0)
 			tc_buf_puts(&status, "; ");
-		tc_report_pystr(&status, tc_json_get(step, "step_id"));
+		tc_json_str(&status, tc_json_get(step, "step_id"));
 		tc_buf_puts(&status, ": ");
 		/* outcome_status or state */
 		if (tc_json_is(outcome, TC_JSON_STRING) && outcome->u.str.len > 0)
-			tc_report_pystr(&status, outcome);
+			tc_json_str(&status, outcome);
 		else
-			tc_report_pystr(&status, tc_json_get(step, "state"));
+			tc_json_str(&status, tc_json_get(step, "state"));
 		if (tc_json_is(rp, TC_JSON_STRING) && rp->u.str.len > 0) {
 			if (nev++ > 0)
 				tc_buf_puts(&ev, ", ");
 			tc_buf_putc(&ev, '`');
-			tc_report_pystr(&ev, rp);
+			tc_json_str(&ev, rp);
 			tc_buf_putc(&ev, '`');
 		}
 	}
@@ -437,13 +437,13 @@ stage_row(struct render *r, const struct tc_summary_stage *st,
 	    ev = TC_BUF_INIT;
 
 	tc_buf_printf(&label, "%s / ", st->stage);
-	tc_report_pystr(&label, tc_json_get(row, "candidate_id"));
-	tc_report_pystr(&metric, tc_json_get(row, "kind"));
+	tc_json_str(&label, tc_json_get(row, "candidate_id"));
+	tc_json_str(&metric, tc_json_get(row, "kind"));
 	tc_buf_puts(&metric, " / ");
-	tc_report_pystr(&metric, tc_json_get(row, "metric"));
-	tc_report_pystr(&status, tc_json_get(row, "status"));
+	tc_json_str(&metric, tc_json_get(row, "metric"));
+	tc_json_str(&status, tc_json_get(row, "status"));
 	tc_buf_puts(&status, r->t->sep);
-	tc_report_pystr(&status, tc_json_get(row, "reason_zh"));
+	tc_json_str(&status, tc_json_get(row, "reason_zh"));
 	if (!(tc_json_is(elig, TC_JSON_BOOL) && elig->u.b) && cand != NULL)
 		tc_buf_puts(&status, kind != NULL && strcmp(kind, "profiling")
 		    == 0 ? r->t->diagnostic_only : r->t->best_attempt);
@@ -454,7 +454,7 @@ stage_row(struct render *r, const struct tc_summary_stage *st,
 	tc_buf_puts(gates, "- ");
 	tc_buf_puts(gates, label.data);
 	tc_buf_puts(gates, r->t->gate_sep);
-	tc_report_pystr(gates, tc_json_get(row, "gates_zh"));
+	tc_json_str(gates, tc_json_get(row, "gates_zh"));
 	tc_buf_putc(gates, '\n');
 	tc_buf_free(&label);
 	tc_buf_free(&metric);
@@ -541,7 +541,7 @@ comparison_table(struct render *r, const tc_json *session,
 	}
 	reason = tc_json_get(baseline, "reason_zh");
 	if (tc_json_is(reason, TC_JSON_STRING) && reason->u.str.len > 0)
-		tc_report_pystr(&status, reason);
+		tc_json_str(&status, reason);
 	else
 		tc_buf_puts(&status, r->t->s0_missing);
 	evidence_text(&ev, tc_json_get(baseline, "evidence_artifacts"),
@@ -551,7 +551,7 @@ comparison_table(struct render *r, const tc_json *session,
 		tc_buf m = TC_BUF_INIT;
 
 		if (metric != NULL && !tc_json_is(metric, TC_JSON_NULL))
-			tc_report_pystr(&m, metric);
+			tc_json_str(&m, metric);
 		summary_row(r, r->t->s0_label, m.len > 0 ? m.data : NULL,
 		    num(baseline, "value_ms"), NULL,
 		    tc_json_get(baseline, "run_count"), status.data, ev.data);
@@ -561,11 +561,11 @@ comparison_table(struct render *r, const tc_json *session,
 		stage_rows(r, &tc_summary_stages[i], summary, steps, gates);
 
 	tc_buf_puts(&label, r->t->final_label);
-	tc_report_pystr(&label, tc_json_get(fe, "candidate_id"));
+	tc_json_str(&label, tc_json_get(fe, "candidate_id"));
 	tc_buf_reset(&status);
-	tc_report_pystr(&status, tc_json_get(fe, "classification"));
+	tc_json_str(&status, tc_json_get(fe, "classification"));
 	tc_buf_puts(&status, r->t->sep);
-	tc_report_pystr(&status, tc_json_get(fe, "reason_zh"));
+	tc_json_str(&status, tc_json_get(fe, "reason_zh"));
 	tc_buf_reset(&ev);
 	evidence_text(&ev, tc_json_get(fe, "evidence_artifacts"),
 	    r->t->no_evidence);
@@ -708,7 +708,7 @@ ledger_row(struct render *r, const tc_json_member *m)
 			continue;
 		join_sep(&b, &n, "; ");
 		tc_buf_printf(&b, "%s=", config_keys[i]);
-		tc_report_pystr(&b, tc_json_get(exp, config_keys[i]));
+		tc_json_str(&b, tc_json_get(exp, config_keys[i]));
 	}
 	tc_buf_puts(&r->out, n > 0 ? b.data : "-");
 	tc_buf_puts(&r->out, " | ");
@@ -723,7 +723,7 @@ ledger_row(struct render *r, const tc_json_member *m)
 		join_sep(&b, &n, "<br>");
 		id = tc_json_get(rd, "round_id");
 		if (id != NULL)
-			tc_report_pystr(&b, id);
+			tc_json_str(&b, id);
 		else
 			tc_buf_puts(&b, "unknown");
 	}
@@ -746,7 +746,7 @@ ledger_row(struct render *r, const tc_json_member *m)
 			else
 				tc_buf_puts(&b, ", ");
 			tc_buf_printf(&b, "%s=", lifecycle_keys[k]);
-			tc_report_pystr(&b, v);
+			tc_json_str(&b, v);
 		}
 	}
 	tc_buf_puts(&r->out, n > 0 ? b.data : "-");

@@ -22,36 +22,6 @@ tc_report_fmt_fixed6(tc_buf *out, double v, int with_sign)
 }
 
 void
-tc_report_pystr(tc_buf *out, const tc_json *v)
-{
-	if (v == NULL) {
-		tc_buf_puts(out, "None");
-		return;
-	}
-	switch (v->type) {
-	case TC_JSON_NULL:
-		tc_buf_puts(out, "None");
-		break;
-	case TC_JSON_BOOL:
-		tc_buf_puts(out, v->u.b ? "True" : "False");
-		break;
-	case TC_JSON_INT:
-		tc_buf_puts(out, v->u.int_text);
-		break;
-	case TC_JSON_FLOAT:
-		tc_json_format_double(out, v->u.f);
-		break;
-	case TC_JSON_STRING:
-		tc_buf_add(out, v->u.str.ptr, v->u.str.len);
-		break;
-	case TC_JSON_ARRAY:
-	case TC_JSON_OBJECT:
-		tc_json_repr(out, v);
-		break;
-	}
-}
-
-void
 tc_report_cell_str(tc_buf *out, const char *s)
 {
 	if (s == NULL || *s == '\0') {
@@ -79,7 +49,7 @@ tc_report_cell(tc_buf *out, const tc_json *v)
 		tc_buf_puts(out, "N/A");
 		return;
 	}
-	tc_report_pystr(&text, v);
+	tc_json_str(&text, v);
 	/* byte loop: a string may hold NUL, which str() keeps */
 	for (i = 0; i < text.len; i++) {
 		if (text.data[i] == '|')

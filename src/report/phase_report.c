@@ -12,7 +12,7 @@
 static void
 put_field(tc_buf *out, const tc_json *obj, const char *key)
 {
-	tc_report_pystr(out, tc_json_get(obj, key));
+	tc_json_str(out, tc_json_get(obj, key));
 }
 
 char *

@@ -47,35 +47,11 @@ type_name(const tc_json *v)
 	return v == NULL ? "NoneType" : tc_json_type_name(v->type);
 }
 
-static bool
-truthy(const tc_json *v)
-{
-	if (v == NULL)
-		return false;
-	switch (v->type) {
-	case TC_JSON_NULL:
-		return false;
-	case TC_JSON_BOOL:
-		return v->u.b;
-	case TC_JSON_INT:
-		return strcmp(v->u.int_text, "0") != 0;
-	case TC_JSON_FLOAT:
-		return v->u.f != 0.0;
-	case TC_JSON_STRING:
-		return v->u.str.len > 0;
-	case TC_JSON_ARRAY:
-		return v->u.arr.len > 0;
-	case TC_JSON_OBJECT:
-		return v->u.obj.len > 0;
-	}
-	return false;
-}
-
 /* `a or b` */
 static const tc_json *
 or_else(const tc_json *a, const tc_json *b)
 {
-	return truthy(a) ? a : b;
+	return tc_json_truthy(a) ? a : b;
 }
 
 /* row.get(key): AttributeError unless row is a dict. */
@@ -161,7 +137,7 @@ py_slice(struct rr *r, const tc_json *v, long n)
 static void
 pystr(tc_buf *b, const tc_json *v)
 {
-	tc_report_pystr(b, v);
+	tc_json_str(b, v);
 }
 
 static void
@@ -337,7 +313,7 @@ histogram(struct rr *r, tc_buf *out, const tc_json *h)
 	struct hist_item *items;
 	size_t i, n;
 
-	if (!truthy(h)) {
+	if (!tc_json_truthy(h)) {
 		tc_buf_putc(out, '-');
 		return true;
 	}
@@ -452,24 +428,24 @@ scope_text(struct rr *r, tc_buf *out, const tc_json *row)
 	if (!row_get(r, row, "source_scope", &scope) ||
 	    !row_get(r, row, "boundary", &bnd))
 		return false;
-	if (truthy(scope)) {
+	if (tc_json_truthy(scope)) {
 		pystr(out, scope);
 		any = true;
 	}
-	if (truthy(bnd)) {
+	if (tc_json_truthy(bnd)) {
 		if (!row_get(r, bnd, "start_op", &start) ||
 		    !row_get(r, bnd, "end_op", &end))
 			return false;
 	}
-	if (truthy(start) || truthy(end)) {
+	if (tc_json_truthy(start) || tc_json_truthy(end)) {
 		if (any)
 			tc_buf_puts(out, "; ");
-		if (truthy(start))
+		if (tc_json_truthy(start))
 			pystr(out, start);
 		else
 			tc_buf_putc(out, '?');
 		tc_buf_puts(out, " -> ");
-		if (truthy(end))
+		if (tc_json_truthy(end))
 			pystr(out, end);
 		else
 			tc_buf_putc(out, '?');
@@ -500,7 +476,7 @@ example_text(struct rr *r, tc_buf *out, const tc_json *row)
 	(void)row_get(r, row, "example_node_id", &node);
 	(void)row_get(r, row, "example_stream_id", &stream);
 	(void)row_get(r, row, "example_scope_names", &names);
-	if (truthy(fn)) {
+	if (tc_json_truthy(fn)) {
 		pystr(out, fn);
 		any = true;
 	}
@@ -514,7 +490,7 @@ example_text(struct rr *r, tc_buf *out, const tc_json *row)
 		pystr(out, stream);
 		any = true;
 	}
-	if (truthy(names)) {
+	if (tc_json_truthy(names)) {
 		tc_json *items = py_iter(r, names);
 		size_t i;
 
@@ -546,17 +522,17 @@ op_sequence(struct rr *r, tc_buf *out, const tc_json *row)
 	    !row_get(r, row, "child_functions", &children))
 		return false;
 	seq = or_else(ops, children);
-	if (!truthy(seq)) {
+	if (!tc_json_truthy(seq)) {
 		tc_buf_putc(out, '-');
 		return true;
 	}
 	if ((items = py_iter(r, seq)) == NULL)
 		return false;
 	for (i = 0; i < items->u.arr.len; i++)
-		if (truthy(items->u.arr.items[i]))
+		if (tc_json_truthy(items->u.arr.items[i]))
 			total++;
 	for (i = 0; i < items->u.arr.len && kept < 12; i++) {
-		if (!truthy(items->u.arr.items[i]))
+		if (!tc_json_truthy(items->u.arr.items[i]))
 			continue;
 		if (kept++ > 0)
 			tc_buf_puts(out, " -> ");
@@ -634,8 +610,8 @@ sort_sk_rows(struct rr *r, const tc_json *rows, size_t *n_out)
 			break;
 		(void)row_get(r, row, "child_count", &child);
 		(void)row_get(r, row, "function", &fn);
-		sr[i].not_effective = !truthy(eff);
-		child = truthy(child) ? child : NULL;
+		sr[i].not_effective = !tc_json_truthy(eff);
+		child = tc_json_truthy(child) ? child : NULL;
 		if (child == NULL) {
 			sr[i].is_int = true;
 		} else if (child->type == TC_JSON_INT) {
@@ -652,7 +628,7 @@ sort_sk_rows(struct rr *r, const tc_json *rows, size_t *n_out)
 			    type_name(child));
 			break;
 		}
-		if (truthy(fn))
+		if (tc_json_truthy(fn))
 			pystr(&name, fn);
 		sr[i].name = tc_buf_detach(&name, &sr[i].name_len);
 	}
@@ -998,7 +974,7 @@ render_one(struct rr *r, tc_buf *out, const tc_json *rep, const char *source,
 	tc_json *src = tc_json_new_string(source);
 
 	tc_buf_puts(out, "\n## ");
-	if (truthy(name)) {
+	if (tc_json_truthy(name)) {
 		pystr(out, name);
 	} else {
 		char *p = parent_name(source);

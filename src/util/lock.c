@@ -82,8 +82,11 @@ tc_lock_acquire(tc_lock *lock, const char *path, double timeout_s,
 
 	lock->fd = -1;
 	lock->path = NULL;
+	/* O_NOFOLLOW: the lock file lives where workers can write; a
+	 * symlink planted there must not make us truncate its target. */
 	do
-		fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+		fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY |
+		    O_NOFOLLOW, 0666);
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0) {
 		tc_error_os(err, errno, lpath);

@@ -349,6 +349,57 @@ pointers_that_do_not_resolve_say_why(void **state)
 	tc_json_free(v);
 }
 
+static void
+truthiness_follows_python(void **state)
+{
+	static const struct {
+		const char *json;
+		bool truthy;
+	} cases[] = {
+		{ "null", false }, { "false", false }, { "true", true },
+		{ "0", false }, { "-0", false }, { "7", true },
+		{ "0.0", false }, { "-0.0", false }, { "0.5", true },
+		{ "NaN", true }, { "\"\"", false }, { "\" \"", true },
+		{ "[]", false }, { "[0]", true }, { "{}", false },
+		{ "{\"a\": null}", true },
+	};
+	size_t i;
+
+	(void)state;
+	assert_false(tc_json_truthy(NULL));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tc_json *v = tc_json_parse(cases[i].json, strlen(cases[i].json), NULL);
+
+		assert_non_null(v);
+		if (tc_json_truthy(v) != cases[i].truthy)
+			fail_msg("bool(%s) should be %d", cases[i].json, cases[i].truthy);
+		tc_json_free(v);
+	}
+}
+
+static void
+str_is_repr_except_for_strings(void **state)
+{
+	static const struct {
+		const char *json, *str;
+	} cases[] = {
+		{ "\"it's\"", "it's" }, { "1.0", "1.0" }, { "null", "None" },
+		{ "[\"a\", 1e16]", "['a', 1e+16]" }, { "{\"k\": true}", "{'k': True}" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tc_json *v = tc_json_parse(cases[i].json, strlen(cases[i].json), NULL);
+		tc_buf b = TC_BUF_INIT;
+
+		tc_json_str(&b, v);
+		assert_string_equal(tc_buf_cstr(&b), cases[i].str);
+		tc_buf_free(&b);
+		tc_json_free(v);
+	}
+}
+
 int
 main(void)
 {
@@ -362,6 +413,8 @@ main(void)
 		cmocka_unit_test(repr_string_escapes_invalid_bytes_as_surrogateescape),
 		cmocka_unit_test(pointers_resolve_per_rfc6901),
 		cmocka_unit_test(pointers_that_do_not_resolve_say_why),
+		cmocka_unit_test(truthiness_follows_python),
+		cmocka_unit_test(str_is_repr_except_for_strings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
