@@ -7,6 +7,7 @@
 #   make demo            run tunectl's main job end to end
 #   make check-browser   render a demo's HTML report in headless Chromium
 #   make fuzz            run the libFuzzer targets for FUZZ_SECONDS each (clang)
+#   make stress          the long hardening suite (crash, races, faults, fuzz)
 #   make install PREFIX=/usr/local
 #
 # Sources are discovered: every src/<module>/*.c is part of the library
@@ -106,6 +107,10 @@ bench: all
 fuzz:
 	@scripts/deps.sh fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
+# The long hardening suite: every kill point, long races, fuzzing.
+stress: all unit-tests
+	@BUILD=$(BUILD) scripts/stress.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \

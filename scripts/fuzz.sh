@@ -80,16 +80,21 @@ fi
 mkdir -p "$OUT" "$OBJDIR"
 
 # ---- the library, once, in parallel; rebuilt only when a source is newer
-echo "== building the library for $mode with $COMPILER ($JOBS jobs)"
+# (a nested run of FUZZ_JOBS > 1 uses what its parent built)
 export COMPILER CFLAGS_F OBJ_FLAGS OBJDIR
-ls src/*/*.c | grep -v '^src/cli/' | xargs -P "$JOBS" -I{} sh -c '
+[ -n "${FUZZ_NESTED:-}" ] ||
+    echo "== building the library for $mode with $COMPILER ($JOBS jobs)"
+[ -n "${FUZZ_NESTED:-}" ] ||
+    ls src/*/*.c | grep -v '^src/cli/' | xargs -P "$JOBS" -I{} sh -c '
 	src={}
 	obj="$OBJDIR/$(echo "$src" | tr / _ | sed "s/\.c\$/.o/")"
 	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find include src -name "*.h" -newer "$obj" | head -1)" ]; then
 		# shellcheck disable=SC2086
 		$COMPILER $CFLAGS_F $OBJ_FLAGS -c "$src" -o "$obj" || exit 255
 	fi'
-LIB_OBJS=$(ls "$OBJDIR"/*.o)
+# the objects of the sources that exist now (a removed source's stale
+# object is never linked)
+LIB_OBJS=$(ls src/*/*.c | grep -v '^src/cli/' | tr / _ | sed "s|^|$OBJDIR/|; s/\.c\$/.o/")
 
 status=0
 summary=$OUT/summary.tsv
@@ -145,9 +150,10 @@ run_target() {	# run_target TARGET -> 0 no finding, 1 finding
 
 if [ "$FUZZ_JOBS" -gt 1 ] && [ $mode = fuzz ]; then
 	# fuzz several targets at once; each job reports into its own log
+	jobs=$FUZZ_JOBS
 	export FUZZ_SECONDS FUZZ_TIMEOUT FUZZ_BUILD=$OUT FUZZ_JOBS=1 CC_FUZZ=$COMPILER \
 	    FUZZ_NESTED=1
-	if ! printf '%s\n' $targets | xargs -P "$FUZZ_JOBS" -I{} scripts/fuzz.sh {}; then
+	if ! printf '%s\n' $targets | xargs -P "$jobs" -I{} scripts/fuzz.sh {}; then
 		status=1
 	fi
 else

@@ -854,6 +854,10 @@ tc_pypto_ledger_next(const tc_json *l)
 			const char *ik = tc_json_get_string(it, "source_kind");
 			const char *st = tc_json_get_string(it, "status");
 
+			/* a hand-edited row without these is not work to do */
+			if (ik == NULL || st == NULL ||
+			    tc_json_get_string(it, "item_id") == NULL)
+				continue;
 			if (kind_index(ik) != k || is_terminal(ik, st))
 				continue;
 			tc_json_array_push(open, tc_json_new_string(

@@ -166,17 +166,21 @@ fz_write_str(const char *dir, const char *rel, const char *text)
 	fz_write(dir, rel, text, strlen(text));
 }
 
-/* Pretty JSON of v at <dir>/<rel>. */
-static inline void
+/* Pretty JSON of v at <dir>/<rel>; false (nothing written) when v holds
+ * a lone surrogate, which no UTF-8 file can. */
+static inline bool
 fz_write_json(const char *dir, const char *rel, const tc_json *v)
 {
 	tc_error err = TC_ERROR_INIT;
 	size_t len;
 	char *text = tc_json_pretty(v, &len, &err);
 
-	FZ_REQUIRE(text != NULL);
+	tc_error_clear(&err);
+	if (text == NULL)
+		return false;
 	fz_write(dir, rel, text, len);
 	free(text);
+	return true;
 }
 
 /* Split an input at FZ_SEP into at most max parts (the last part keeps
@@ -275,6 +279,45 @@ fz_subst(const char *text, size_t len, const char *const *pairs,
 			tc_buf_add(&b, text + i++, 1);
 	}
 	return tc_buf_detach(&b, out_len);
+}
+
+/* Is s (len bytes) well-formed UTF-8 (no overlongs, no surrogates, at
+ * most U+10FFFF)? */
+static inline bool
+fz_utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+
+	while (p < end) {
+		unsigned c = *p;
+		size_t n, i;
+		unsigned cp;
+
+		if (c < 0x80) {
+			p++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07;
+		else
+			return false;
+		if ((size_t)(end - p) <= n)
+			return false;
+		for (i = 1; i <= n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return false;
+			cp = (cp << 6) | (p[i] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		p += n + 1;
+	}
+	return true;
 }
 
 /* Does any string or key of v hold a lone surrogate (which no UTF-8

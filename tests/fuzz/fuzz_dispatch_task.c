@@ -78,7 +78,8 @@ dsp_check(const tc_json *task)
 	} else {
 		FZ_REQUIRE(current == NULL);
 	}
-	fz_write_json(dsp_root, "task.json", task);
+	if (!fz_write_json(dsp_root, "task.json", task))
+		return rc;
 	prc = fz_status(tc_phase_check_task(dsp_task_path, dsp_manifest,
 	    &current, &err), &err);
 	if (prc == 0) {

@@ -60,8 +60,13 @@ lse_document(const char *text, size_t len)
 	for (i = 0; envp != NULL && envp[i] != NULL; i++) {
 		FZ_REQUIRE(strchr(envp[i], '=') != NULL);
 		FZ_REQUIRE(!lse_secret(envp[i]));
-		if (i > 0)
-			FZ_REQUIRE(strcmp(envp[i - 1], envp[i]) < 0);
+		if (i > 0) {
+			/* sorted by name (the text before '='), names unique */
+			size_t a = strcspn(envp[i - 1], "="), b = strcspn(envp[i], "=");
+			int c = memcmp(envp[i - 1], envp[i], a < b ? a : b);
+
+			FZ_REQUIRE(c < 0 || (c == 0 && a < b));
+		}
 	}
 	tc_envp_free(envp);
 	(void)fz_status(tc_lease_manifest_fingerprint(doc, fp, &err), &err);
