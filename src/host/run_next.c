@@ -66,6 +66,27 @@ attempt_paths(struct attempt *a, const char *artifact_root)
 	a->receipt = tc_path_join(a->dir, "dispatch-receipt.json");
 }
 
+/* dispatches/ (or an attempt directory) replaced by a symlink would put
+ * the attempt's evidence outside the artifact root: refuse it. */
+static int
+dir_inside_root(const char *path, const char *artifact_root, tc_error *err)
+{
+	char *root = tc_path_resolve(artifact_root, err);
+	char *dir = root != NULL ? tc_path_resolve(path, err) : NULL;
+	int rc = 0;
+
+	if (dir == NULL) {
+		rc = -1;
+	} else if (!tc_path_is_within(dir, root)) {
+		tc_error_set(err, "dispatch attempt directory escapes the artifact "
+		    "root: %s", path);
+		rc = -1;
+	}
+	free(root);
+	free(dir);
+	return rc;
+}
+
 /* The first attempt directory that does not exist yet is ours: mkdir is
  * the claim, so even a racing controller cannot take the same number. */
 static int
@@ -76,7 +97,8 @@ attempt_create(const char *artifact_root, const char *step_id,
 	int n;
 
 	memset(a, 0, sizeof(*a));
-	if (tc_mkdirs(parent, err) != 0) {
+	if (tc_mkdirs(parent, err) != 0 ||
+	    dir_inside_root(parent, artifact_root, err) != 0) {
 		free(parent);
 		return -1;
 	}
@@ -90,7 +112,7 @@ attempt_create(const char *artifact_root, const char *step_id,
 			a->rel = rel;
 			free(dir);
 			attempt_paths(a, artifact_root);
-			return 0;
+			return dir_inside_root(a->dir, artifact_root, err);
 		}
 		if (errno != EEXIST) {
 			tc_error_os(err, errno, dir);
@@ -103,6 +125,12 @@ attempt_create(const char *artifact_root, const char *step_id,
 	}
 	tc_error_set(err, "dispatch attempt limit reached for %s", step_id);
 	return -1;
+}
+
+static bool
+str_eq(const char *a, const char *b)
+{
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
 }
 
 static void
@@ -274,8 +302,19 @@ recover_unbound(tc_session *s, bool *recovered, tc_error *err)
 		    tc_json_parse_file(a.receipt, &ignored) : NULL;
 		if (receipt != NULL) {
 			const char *st = tc_json_get_string(receipt, "runner_status");
+			const char *rs = tc_json_get_string(receipt, "result_sha256");
 
-			if (st == NULL || strcmp(st, "passed") != 0) {
+			/* Only this step's own passed receipt, for the very
+			 * result file that was sealed, is bound. */
+			hex[0] = '\0';
+			(void)tc_sha256_file(a.result, hex, NULL, &ignored);
+			if (st == NULL || strcmp(st, "passed") != 0 ||
+			    !str_eq(tc_json_get_string(receipt, "schema_version"),
+			    TC_RECEIPT_SCHEMA) ||
+			    !str_eq(tc_json_get_string(receipt, "session_id"),
+			    s->session_id) ||
+			    !str_eq(tc_json_get_string(receipt, "step_id"), step_id) ||
+			    rs == NULL || strcmp(rs, hex) != 0) {
 				tc_json_free(receipt);
 				attempt_free(&a);
 				continue;
@@ -431,7 +470,11 @@ run_lock(const char *abs_session, tc_lock *lock, tc_error *err)
 	tc_error inner = TC_ERROR_INIT;
 	int rc = tc_lock_acquire(lock, base, 0.0, &inner);
 
-	if (rc != 0)
+	/* Only a held lock means another run-next; an unusable lock file
+	 * (e.g. replaced by a symlink) reports its own OS error. */
+	if (rc != 0 && strncmp(tc_error_msg(&inner), "[Errno ", 7) == 0)
+		tc_error_set(err, "%s", tc_error_msg(&inner));
+	else if (rc != 0)
 		tc_error_set(err, "another run-next is already running for "
 		    "session %s", abs_session);
 	tc_error_clear(&inner);
@@ -592,6 +635,14 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 	tc_json_object_set_int(receipt, "return_code", pr.exit_code);
 	if (pr.exit_code != 0) {
 		tc_error_set(err, "Agent host exited with status %d", pr.exit_code);
+		report->runner_status = "failed";
+		receipt_fail(receipt, &a, "failed", tc_error_msg(err));
+		goto out;
+	}
+	if (tc_path_exists(a.result) && !tc_is_regular_file_nofollow(a.result)) {
+		/* A link could change what was sealed after the fact. */
+		tc_error_set(err, "Agent host did not produce a readable phase "
+		    "result: %s is not a regular file", a.result);
 		report->runner_status = "failed";
 		receipt_fail(receipt, &a, "failed", tc_error_msg(err));
 		goto out;

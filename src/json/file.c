@@ -94,8 +94,10 @@ tc_json_read_path(const char *path, size_t *len, tc_error *err)
 	char *text;
 	int fd;
 
+	/* O_NONBLOCK: opening a FIFO planted where a document belongs must
+	 * not hang the command (and the session lock it holds). */
 	do
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0) {
 		os_error(err, errno, path);
@@ -107,6 +109,12 @@ tc_json_read_path(const char *path, size_t *len, tc_error *err)
 		os_error(err, EISDIR, path);
 		return NULL;
 	}
+	if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		close(fd);
+		os_error(err, ESPIPE, path);
+		return NULL;
+	}
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	text = tc_json_read_fd(fd, len, err);
 	close(fd);
 	return text;
