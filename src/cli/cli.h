@@ -105,6 +105,9 @@ int cmd_execute_phase(int argc, char **argv);
 int cmd_lease(int argc, char **argv);	/* + the two helpers below, shared with execute-phase */
 int tc_cli_split_remainder(int argc, char **argv, const struct tc_option *opts, int *rest);
 int tc_cli_parse_ids(const struct tc_command *cmd, const struct tc_strlist *in, long **out);
+/* The exit of a lease run (cmd_lease.c); outcome is a tc_lease_outcome. */
+int tc_cli_lease_exit(const struct tc_command *cmd, int rc, const tc_json *manifest,
+    int outcome, const tc_error *err);
 int cmd_lease_slurm(int argc, char **argv);	/* argv[0]: run | status | slurm-step (cmd_lease_slurm.c) */
 bool tc_cli_lease_via_slurm(int argc, char **argv);
 int cmd_init(int argc, char **argv);

@@ -78,6 +78,26 @@ tc_cli_parse_ids(const struct tc_command *cmd, const struct tc_strlist *in,
 	return 0;
 }
 
+/*
+ * How a lease run ends on the command line, for the local and the Slurm
+ * runner alike: input errors are usage errors, other failures one line,
+ * else the manifest on stdout and the reference's exit code (0 passed,
+ * 1 failed, 2 blocked).
+ */
+int
+tc_cli_lease_exit(const struct tc_command *cmd, int rc, const tc_json *manifest,
+    int outcome, const tc_error *err)
+{
+	if (rc == TC_LEASE_EINPUT)
+		return tc_usage_error(cmd, "%s", tc_error_msg(err));
+	if (rc != 0)
+		return tc_die("%s", tc_error_msg(err));
+	rc = tc_print_json(manifest);
+	if (rc != TC_EXIT_OK)
+		return rc;
+	return outcome == TC_LEASE_PASSED ? 0 : outcome == TC_LEASE_BLOCKED ? 2 : 1;
+}
+
 static int
 lease_run(int argc, char **argv)
 {
@@ -144,16 +164,7 @@ lease_run(int argc, char **argv)
 	req.environment = environment;
 	req.command_id = command_id;
 	rc = tc_lease_run(&req, &manifest, &outcome, &err);
-	if (rc == TC_LEASE_EINPUT) {
-		rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
-	} else if (rc != 0) {
-		rc = tc_die("%s", tc_error_msg(&err));
-	} else {
-		rc = tc_print_json(manifest);
-		if (rc == TC_EXIT_OK)
-			rc = outcome == TC_LEASE_PASSED ? 0 :
-			    outcome == TC_LEASE_BLOCKED ? 2 : 1;
-	}
+	rc = tc_cli_lease_exit(cmd, rc, manifest, outcome, &err);
 out:
 	tc_json_free(manifest);
 	tc_json_free(environment);

@@ -132,16 +132,7 @@ slurm_run(int argc, char **argv)
 	req.slurm_args = slurm_args;
 	req.program = step_program();
 	rc = tc_slurm_lease_run(&req, &manifest, &outcome, &err);
-	if (rc == TC_LEASE_EINPUT) {
-		rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
-	} else if (rc != 0) {
-		rc = tc_die("%s", tc_error_msg(&err));
-	} else {
-		rc = tc_print_json(manifest);
-		if (rc == TC_EXIT_OK)
-			rc = outcome == TC_LEASE_PASSED ? 0 :
-			    outcome == TC_LEASE_BLOCKED ? 2 : 1;
-	}
+	rc = tc_cli_lease_exit(cmd, rc, manifest, outcome, &err);
 out:
 	tc_json_free(manifest);
 	tc_json_free(environment);
