@@ -37,4 +37,30 @@ int tc_sha256_file(const char *path, char hex[TC_SHA256_HEX_LEN + 1],
 int tc_sha256_fd(int fd, const char *name, char hex[TC_SHA256_HEX_LEN + 1],
     uint64_t *size_out, tc_error *err);
 
+/*
+ * The digest of a directory tree, so that a run set or any other evidence
+ * directory can be bound like a file.  The tree's manifest lists every
+ * regular file below dir, one line each, sorted bytewise by its path
+ * relative to dir:
+ *
+ *     <sha256 hex>  <relative/path>\n
+ *
+ * (the line sha256sum prints), and the tree digest is the SHA-256 of that
+ * manifest, so anyone can recompute it with standard tools:
+ *
+ *     cd DIR && find . -type f -printf '%P\n' | LC_ALL=C sort |
+ *         xargs -r -d '\n' sha256sum | sha256sum
+ *
+ * Evidence directories hold plain files only: a symbolic link, FIFO,
+ * socket or device anywhere below dir, a name with a newline, carriage
+ * return or backslash (which sha256sum would escape), or nesting deeper
+ * than 64 levels is refused with a message naming the path.  Every file
+ * is opened relative to its directory's descriptor with O_NOFOLLOW and
+ * O_NONBLOCK, so a swapped-in symlink or FIFO can neither redirect nor
+ * hang the walk.  files_out and bytes_out (when not NULL) get the number
+ * of files and their total size.
+ */
+int tc_sha256_tree(const char *dir, char hex[TC_SHA256_HEX_LEN + 1],
+    uint64_t *files_out, uint64_t *bytes_out, tc_error *err);
+
 #endif

@@ -37,7 +37,11 @@ int
 cmd_sha256(int argc, char **argv)
 {
 	const struct tc_command *cmd = tc_command_find("sha256");
-	static const struct tc_option opts[] = { { NULL, 0, NULL, false, NULL } };
+	bool tree = false;
+	const struct tc_option opts[] = {
+		{ "--tree", TC_OPT_FLAG, &tree, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
 	struct tc_parse_result res;
 	int rc, status = TC_EXIT_OK;
 	size_t i;
@@ -55,7 +59,9 @@ cmd_sha256(int argc, char **argv)
 		tc_error err = TC_ERROR_INIT;
 		int r;
 
-		if (strcmp(name, "-") == 0)
+		if (tree)
+			r = tc_sha256_tree(name, hex, NULL, NULL, &err);
+		else if (strcmp(name, "-") == 0)
 			r = tc_sha256_fd(STDIN_FILENO, "-", hex, NULL,
 			    &err);
 		else

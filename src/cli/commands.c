@@ -74,7 +74,8 @@ const struct tc_command tc_commands[] = {
 	{ "seal", "seal the next step's phase result into the session",
 	  "usage: tunectl seal --session PATH --result PATH\n", cmd_seal },
 	{ "sha256", "SHA-256 of files, like sha256sum",
-	  "usage: tunectl sha256 FILE...\n", cmd_sha256 },
+	  "usage: tunectl sha256 FILE...\n"
+	  "       tunectl sha256 --tree DIR...\n", cmd_sha256 },
 	{ "source-range-from-smap", "derive a source-range session from a completed parent's BASE/SMAP evidence", "usage: tunectl source-range-from-smap --parent-session PATH --session PATH --artifact-root PATH\n                                      --session-id ID --profiling-analysis PATH --ledger PATH\n                                      --source-scope-map PATH [--approve-imported-evidence]\n", cmd_source_range_from_smap },
 	{ "status", "human summary of a session and what to run next",
 	  "usage: tunectl status --session PATH\n", cmd_status },
