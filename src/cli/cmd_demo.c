@@ -23,6 +23,7 @@
 #include "tunectl/host.h"
 #include "tunectl/path.h"
 #include "tunectl/proc.h"
+#include "tunectl/refusal.h"
 #include "tunectl/html.h"
 #include "tunectl/report.h"
 #include "tunectl/session.h"
@@ -97,9 +98,35 @@ latest_link(const char *parent, const char *root, tc_error *err)
 	return rc;
 }
 
-/* Print the outcome a newcomer wants to read first. */
+/* What a newcomer can do about each kind of refusal. */
+static const char *
+advice(enum tc_refusal_kind kind)
+{
+	switch (kind) {
+	case TC_REFUSAL_NOISE:
+	case TC_REFUSAL_GATE:
+		return "the timings were too noisy to trust (the gates refuse "
+		    "noisy evidence rather than guess). Other programs were "
+		    "competing for the CPUs: close them, or wait until `uptime` "
+		    "shows a load average below the number of CPUs, and run "
+		    "`make demo` again. bench/demo_reliability.sh (source tree) "
+		    "measures how often the demo gets through on this machine";
+	case TC_REFUSAL_ENVIRONMENT:
+		return "fix what intake reported (intake/environment.json, the "
+		    "intake phase report) and run the demo again";
+	case TC_REFUSAL_FAILURE:
+		return "a phase worker failed: read its PHASE_REPORT.md and the "
+		    "attempt's logs under dispatches/, fix the cause, and run "
+		    "the demo again";
+	default:
+		return "read the phase report of the step named above";
+	}
+}
+
+/* Print the outcome a newcomer wants to read first; when the session did
+ * not end beneficial, which gate refused, its numbers, and what to do. */
 static void
-summarise(const char *root, const tc_json *session)
+summarise(const char *root, const char *session_path, const tc_json *session)
 {
 	char *ledger = tc_xasprintf("%s/ledger.json", root);
 	tc_json *doc = tc_json_parse_file(ledger, NULL);
@@ -123,10 +150,31 @@ summarise(const char *root, const tc_json *session)
 	} else {
 		fprintf(stderr, "demo: final clean E2E: %s: %s\n", cls,
 		    tc_json_get_string(fe, "reason_zh"));
-		if (strcmp(cls, "not_run") == 0)
-			fprintf(stderr, "demo: (an honest outcome: a gate failed "
-			    "and the session short-circuited; see the phase "
-			    "reports)\n");
+	}
+	if (cls != NULL && strcmp(cls, "beneficial") != 0) {
+		tc_session *s = NULL;
+		tc_buf why = TC_BUF_INIT;
+		enum tc_refusal_kind kind = TC_REFUSAL_NONE;
+		const char *step = NULL;
+
+		if (tc_session_load(session_path, 0, &s, NULL) == 0)
+			kind = tc_report_refusal(s, &why, &step);
+		if (kind != TC_REFUSAL_NONE) {
+			fprintf(stderr, "demo: no tuning was admitted: the gates "
+			    "refused the evidence, and the session short-circuited "
+			    "to an honest final report.\n");
+			for (char *line = why.data, *nl; line != NULL &&
+			    *line != '\0'; line = nl + 1) {
+				if ((nl = strchr(line, '\n')) == NULL)
+					break;
+				fprintf(stderr, "demo:   %.*s\n", (int)(nl - line),
+				    line);
+			}
+			fprintf(stderr, "demo: what you can do: %s.\n",
+			    advice(kind));
+		}
+		tc_buf_free(&why);
+		tc_session_free(s);
 	}
 	tc_json_free(doc);
 	free(ledger);
@@ -140,7 +188,7 @@ run_superkernel(struct demo *d, const char *parent, const char *root,
 	char *session = tc_xasprintf("%s/auto-tune-session.json", root);
 	char *host = tc_xasprintf("%s/hosts/script/host.sh", d->examples);
 	char *workers = tc_xasprintf("%s/workers", d->examples);
-	char *source = tc_xasprintf("%s/workload/skw.c", d->examples);
+	char *source = tc_xasprintf("%s/workload/skw_kernels.c", d->examples);
 	/* One lease root for every demo under the same parent: the CPU is one
 	 * device however many demos share it. */
 	char *leases = tc_xasprintf("%s/leases", parent);
@@ -186,7 +234,7 @@ run_superkernel(struct demo *d, const char *parent, const char *root,
 		tc_error_set(&err, "the finished session does not verify");
 		goto out;
 	}
-	summarise(root, done);
+	summarise(root, session, done);
 	if (!no_html) {
 		if (tc_report_html_write(session, html, &err) != 0)
 			goto out;
