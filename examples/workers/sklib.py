@@ -41,7 +41,7 @@ OPTIONS = "/model_config/custom_params/super_kernel_optimize_options"
 CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
 RANKS = max(1, min(4, CPUS - 1))
 SIZES = {
-    "standard": {"layers": 8, "hidden": 128, "batch": 8, "steps": 200, "ranks": RANKS},
+    "standard": {"layers": 8, "hidden": 128, "batch": 8, "steps": 400, "ranks": RANKS},
     "quick": {"layers": 4, "hidden": 96, "batch": 8, "steps": 14, "ranks": 2},
 }
 WARMUP = {"standard": 8, "quick": 4}

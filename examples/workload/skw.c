@@ -38,7 +38,8 @@
  * demo) still runs every kernel but logs the time of a fixed cost model
  * with a small deterministic jitter instead of a clock, and names the
  * clock "simulated", so a test of the controller's flow cannot be failed
- * by a noisy machine.  See model_ms().  SKW_STEP_PAUSE_US=N (tests only)
+ * by a noisy machine.  See model_ms().  SKW_SIMULATED_TIMING=noisy adds 3 %
+ * more per run index (mod 5), a run set no stability gate accepts.  SKW_STEP_PAUSE_US=N (tests only)
  * makes the rank thread sleep N microseconds inside every step, as a rank
  * that is descheduled would: the wall figure counts it, the gate clock
  * does not.
@@ -136,11 +137,12 @@ decode_step(const struct skw_model *m, const struct skw_plan *p,
  * The cost model of SKW_SIMULATED_TIMING: per layer, a launch hand-off
  * per kernel group, the matmul (its loop order and unrolling), the
  * elementwise kernels (fast softmax), two streams for multistream; times
- * a jitter of at most +-0.4% from a hash of (run, rank, step).
+ * a jitter of at most +-0.4% from a hash of (run, rank, step), and with
+ * noisy, 3 % per run index mod 5.
  */
 static double
 model_ms(const struct skw_config *c, const struct skw_plan *p, int rank,
-    int step)
+    int step, int noisy)
 {
 	double launch = 0.020 * p->ngroups;
 	double matmul = (c->ikj ? 0.30 : 0.50) * (c->unroll >= 4 ? 0.94 : 1.0) *
@@ -153,6 +155,8 @@ model_ms(const struct skw_config *c, const struct skw_plan *p, int rank,
 
 	if (c->multistream)
 		ms *= 0.8;
+	if (noisy)
+		ms *= 1.0 + 0.03 * (double)((run != NULL ? atoi(run) : 0) % 5);
 	snprintf(key, sizeof(key), "%s/%d/%d", run != NULL ? run : "0", rank, step);
 	for (const char *k = key; *k != '\0'; k++)
 		h = (h ^ (unsigned char)*k) * 16777619u;
@@ -297,7 +301,8 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	unsigned st = c->seed + 7u * (unsigned)rank;
 	const char *sim = getenv("SKW_SIMULATED_TIMING");
 	const char *pause = getenv("SKW_STEP_PAUSE_US");
-	int simulated = sim != NULL && strcmp(sim, "1") == 0;
+	int noisy = sim != NULL && strcmp(sim, "noisy") == 0;
+	int simulated = noisy || (sim != NULL && strcmp(sim, "1") == 0);
 	long pause_us = pause != NULL ? strtol(pause, NULL, 10) : 0;
 	int profiling = profile_out != NULL && rank == 0;
 	double group_ms[K_COUNT] = { 0 }, checksum = 0.0;
@@ -353,7 +358,7 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 		read_end(&r);
 		fprintf(log, "step %d rank %d Inference time (decode): %.4f ms "
 		    "wall %.4f ms rank-thread %.4f ms\n", s, rank,
-		    simulated ? model_ms(c, &p, rank, s) : r.cpu, r.wall,
+		    simulated ? model_ms(c, &p, rank, s, noisy) : r.cpu, r.wall,
 		    r.thread);
 	}
 	skw_stream_stop(&streams[0]);

@@ -47,9 +47,10 @@ explain_stability(const tc_json *st, const char *label, tc_buf *out)
 		return false;
 	tc_buf_printf(out, "%s: ", label);
 	if (check_failed(checks, "required_run_count"))
-		tc_buf_printf(out, "%zu runs where the gate needs %.0f; ",
+		tc_buf_printf(out, "%zu runs where the gate needs %.0f%s",
 		    tc_json_is(runs, TC_JSON_ARRAY) ? runs->u.arr.len : 0,
-		    number(st, "required_run_count"));
+		    number(st, "required_run_count"),
+		    check_failed(checks, "max_spread_pct") ? "; " : "");
 	if (check_failed(checks, "max_spread_pct")) {
 		tc_buf_printf(out, "spread %.2f %% > %.1f %% (per-run worst-rank "
 		    "means", number(st, "spread_pct"),

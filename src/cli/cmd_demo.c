@@ -98,29 +98,42 @@ latest_link(const char *parent, const char *root, tc_error *err)
 	return rc;
 }
 
-/* What a newcomer can do about each kind of refusal. */
+/* What a newcomer can do about each kind of refusal (one line each). */
 static const char *
 advice(enum tc_refusal_kind kind)
 {
 	switch (kind) {
 	case TC_REFUSAL_NOISE:
 	case TC_REFUSAL_GATE:
-		return "the timings were too noisy to trust (the gates refuse "
-		    "noisy evidence rather than guess). Other programs were "
-		    "competing for the CPUs: close them, or wait until `uptime` "
-		    "shows a load average below the number of CPUs, and run "
-		    "`make demo` again. bench/demo_reliability.sh (source tree) "
-		    "measures how often the demo gets through on this machine";
+		return "the timings were too noisy to trust, and the gates refuse "
+		    "noisy evidence\n"
+		    "rather than guess.  Programs competing for the CPUs make "
+		    "timings noisy:\n"
+		    "close them, or wait until `uptime` shows a load average below "
+		    "the number\n"
+		    "of CPUs, and run `make demo` again.  bench/demo_reliability.sh "
+		    "(source\n"
+		    "tree) measures how often the demo gets through on this "
+		    "machine.\n";
 	case TC_REFUSAL_ENVIRONMENT:
 		return "fix what intake reported (intake/environment.json, the "
-		    "intake phase report) and run the demo again";
+		    "intake phase\nreport) and run the demo again.\n";
 	case TC_REFUSAL_FAILURE:
 		return "a phase worker failed: read its PHASE_REPORT.md and the "
-		    "attempt's logs under dispatches/, fix the cause, and run "
-		    "the demo again";
+		    "attempt's logs\nunder dispatches/, fix the cause, and run "
+		    "the demo again.\n";
 	default:
-		return "read the phase report of the step named above";
+		return "read the phase report of the step named above.\n";
 	}
+}
+
+/* Each line of text (every line ends with a newline) after prefix. */
+static void
+print_lines(const char *prefix, const char *text)
+{
+	for (const char *nl; text != NULL && (nl = strchr(text, '\n')) != NULL;
+	    text = nl + 1)
+		fprintf(stderr, "%s%.*s\n", prefix, (int)(nl - text), text);
 }
 
 /* Print the outcome a newcomer wants to read first; when the session did
@@ -160,18 +173,11 @@ summarise(const char *root, const char *session_path, const tc_json *session)
 		if (tc_session_load(session_path, 0, &s, NULL) == 0)
 			kind = tc_report_refusal(s, &why, &step);
 		if (kind != TC_REFUSAL_NONE) {
-			fprintf(stderr, "demo: no tuning was admitted: the gates "
-			    "refused the evidence, and the session short-circuited "
-			    "to an honest final report.\n");
-			for (char *line = why.data, *nl; line != NULL &&
-			    *line != '\0'; line = nl + 1) {
-				if ((nl = strchr(line, '\n')) == NULL)
-					break;
-				fprintf(stderr, "demo:   %.*s\n", (int)(nl - line),
-				    line);
-			}
-			fprintf(stderr, "demo: what you can do: %s.\n",
-			    advice(kind));
+			fprintf(stderr, "demo: no tuning was admitted; a gate "
+			    "refused the evidence:\n");
+			print_lines("demo:   ", why.data);
+			fprintf(stderr, "demo: what you can do:\n");
+			print_lines("demo:   ", advice(kind));
 		}
 		tc_buf_free(&why);
 		tc_session_free(s);
