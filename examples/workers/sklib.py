@@ -159,7 +159,7 @@ class Worker:
         return path
 
     # --- measuring --------------------------------------------------------------
-    def bench(self, config_path, rel_dir, runs, archive=False, extra=()):
+    def bench(self, config_path, rel_dir, runs, archive=False, extra=(), warmup_runs=1):
         """`runs` clean processes of the workload into the run set rel_dir
         (run_benchmark.py = tunectl bench run), after one discarded warm-up
         process: a core that was idle runs the first process of a series at
@@ -174,7 +174,7 @@ class Worker:
             os.rename(out, "%s.interrupted-%d" % (out, n))
         argv = [SKW, "--config", config_path] + (["--archive-config"] if archive else []) + list(extra)
         self.tool("run_benchmark.py", "bench-" + rel_dir.replace("/", "-"),
-                  "--runs", runs, "--warmup-runs", 1, "--ranks", self.ranks,
+                  "--runs", runs, "--warmup-runs", warmup_runs, "--ranks", self.ranks,
                   "--warmup-samples", self.warmup, "--out", out, "--", *argv)
         return out
 
