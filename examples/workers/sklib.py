@@ -45,6 +45,9 @@ SIZES = {
     "quick": {"layers": 4, "hidden": 96, "batch": 8, "steps": 14, "ranks": 2},
 }
 WARMUP = {"standard": 8, "quick": 4}
+# Discarded warm-up processes before each run set (the tests' quick profile
+# logs simulated times, which no warm-up changes).
+WARMUP_RUNS = {"standard": 1, "quick": 0}
 
 # The gate policy intake freezes for the whole session.  The reference's
 # defaults (2 % mean gain, no P90 and no stddev regression) assume an
@@ -159,7 +162,7 @@ class Worker:
         return path
 
     # --- measuring --------------------------------------------------------------
-    def bench(self, config_path, rel_dir, runs, archive=False, extra=(), warmup_runs=1):
+    def bench(self, config_path, rel_dir, runs, archive=False, extra=(), warmup_runs=None):
         """`runs` clean processes of the workload into the run set rel_dir
         (run_benchmark.py = tunectl bench run), after one discarded warm-up
         process: a core that was idle runs the first process of a series at
@@ -172,6 +175,8 @@ class Worker:
             while os.path.exists("%s.interrupted-%d" % (out, n)):
                 n += 1
             os.rename(out, "%s.interrupted-%d" % (out, n))
+        if warmup_runs is None:
+            warmup_runs = WARMUP_RUNS.get(PROFILE, 1)
         argv = [SKW, "--config", config_path] + (["--archive-config"] if archive else []) + list(extra)
         self.tool("run_benchmark.py", "bench-" + rel_dir.replace("/", "-"),
                   "--runs", runs, "--warmup-runs", warmup_runs, "--ranks", self.ranks,
