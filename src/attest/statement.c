@@ -286,17 +286,18 @@ out:
 
 /* ---- checking ------------------------------------------------------------ */
 
-/* The file a subject names. */
+/* The file a subject names: relative names lie under the artifact root
+ * the signed predicate names. */
 static char *
-subject_path(const tc_session *s, const char *name, tc_error *err)
+subject_path(const char *root, const char *name, tc_error *err)
 {
 	if (name[0] == '/')
 		return tc_xstrdup(name);
-	return tc_path_under_root(s->artifact_root, name, "subject", err);
+	return tc_path_under_root(root, name, "subject", err);
 }
 
 static int
-check_subjects(const tc_session *s, const tc_json *list, tc_error *err)
+check_subjects(const char *root, const tc_json *list, tc_error *err)
 {
 	size_t i;
 
@@ -319,7 +320,7 @@ check_subjects(const tc_session *s, const tc_json *list, tc_error *err)
 			    "sha256", i);
 			return -1;
 		}
-		path = subject_path(s, name, &inner);
+		path = subject_path(root, name, &inner);
 		same = path != NULL && tc_is_regular_file_nofollow(path) &&
 		    tc_sha256_file(path, hex, NULL, &inner) == 0 &&
 		    strcmp(hex, want) == 0;
@@ -344,6 +345,7 @@ tc_attest_check(const char *session_path, const char *attestation_path,
 	tc_json *env = NULL, *st = NULL, *now = NULL;
 	tc_session *s = NULL;
 	const tc_json *list;
+	const char *root;
 	char *payload = NULL;
 	size_t len, i;
 	int rc = -1;
@@ -366,18 +368,25 @@ tc_attest_check(const char *session_path, const char *attestation_path,
 		    "type %s", TC_INTOTO_STATEMENT, TC_ATTEST_PREDICATE);
 		goto out;
 	}
+	/* The subjects first, as signed: a changed session file is a
+	 * changed subject before it is anything else. */
+	list = tc_json_get(st, "subject");
+	root = tc_json_get_string(tc_json_get(st, "predicate"), "artifact_root");
+	if (root == NULL) {
+		tc_error_set(err, "attestation predicate names no artifact_root");
+		goto out;
+	}
+	if (check_subjects(root, list, err) != 0)
+		goto out;
 	if (tc_session_load(session_path, 0, &s, err) != 0)
 		goto out;
-	if (tc_json_get_string(tc_json_get(st, "predicate"), "session_id") ==
-	    NULL || strcmp(tc_json_get_string(tc_json_get(st, "predicate"),
-	    "session_id"), s->session_id) != 0) {
+	if (!tc_json_equal(tc_json_get(tc_json_get(st, "predicate"),
+	    "session_id"), tc_json_get(s->doc, "session_id")) ||
+	    strcmp(root, s->artifact_root) != 0) {
 		tc_error_set(err, "attestation is about another session, not %s",
 		    s->session_id);
 		goto out;
 	}
-	list = tc_json_get(st, "subject");
-	if (check_subjects(s, list, err) != 0)
-		goto out;
 	/* Everything sealed now must have been attested. */
 	if ((now = session_subjects(s, err)) == NULL)
 		goto out;
