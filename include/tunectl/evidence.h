@@ -101,6 +101,10 @@ int tc_manifest_load(const tc_session *s, const tc_json *step,
 int tc_manifest_check(const tc_session *s, const tc_json *step,
     tc_error *err);
 
+/* dispatch (and so run-next): every sealed step's manifest checks out
+ * (tc_manifest_check), so no worker builds on changed evidence. */
+int tc_session_check_bound(const tc_session *s, tc_error *err);
+
 /* render-final-report: the ledger and evidence the sealed Final step
  * binds are unchanged (a Final sealed without a manifest passes). */
 int tc_session_check_final_evidence(const tc_session *s, tc_error *err);

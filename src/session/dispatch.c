@@ -74,9 +74,10 @@ tc_dispatch_task(const tc_session *s, const char *seal_program, tc_error *err)
 		tc_error_set(err, "session has no dispatchable step");
 		return NULL;
 	}
-	/* A worker must not be sent to a root the session was not sealed
-	 * under (an edited artifact_root). */
-	if (tc_session_check_root(s, err) != 0)
+	/* A worker must not build on evidence that changed since it was
+	 * sealed, nor be sent to a root the session was not sealed under. */
+	if (tc_session_check_root(s, err) != 0 ||
+	    tc_session_check_bound(s, err) != 0)
 		return NULL;
 	if (tc_session_fingerprint(s, fingerprint, err) != 0)
 		return NULL;

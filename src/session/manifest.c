@@ -468,3 +468,18 @@ tc_session_check_final_evidence(const tc_session *s, tc_error *err)
 	}
 	return 0;
 }
+
+int
+tc_session_check_bound(const tc_session *s, tc_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < tc_session_step_count(s); i++) {
+		const tc_json *step = tc_session_step_at(s, i);
+
+		if (tc_step_is_sealed(step) &&
+		    tc_manifest_check(s, step, err) != 0)
+			return -1;
+	}
+	return 0;
+}

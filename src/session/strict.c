@@ -26,7 +26,8 @@
 #define STRICT "strict evidence policy"
 
 /* Did the step at i end the chain?  A failed BASE followed by its
- * re-entry steps did not. */
+ * re-entry steps did not.  (The steps a short-circuit sealed not_run come
+ * after the one that ended it, so the first one found is the cause.) */
 static bool
 ends_chain(const tc_session *s, size_t i)
 {
@@ -34,8 +35,7 @@ ends_chain(const tc_session *s, size_t i)
 	const tc_json *next = tc_session_step_at(s, i + 1);
 	const char *outcome = tc_step_outcome(step);
 
-	if (outcome == NULL || tc_json_get(step, "system_generated_by") != NULL ||
-	    !tc_must_short_circuit(tc_step_phase(step), outcome))
+	if (outcome == NULL || !tc_must_short_circuit(tc_step_phase(step), outcome))
 		return false;
 	return !(next != NULL && tc_json_get(next, "reentry_candidate") != NULL &&
 	    tc_step_phase(next)->id == TC_PHASE_STAGE_O);

@@ -120,6 +120,20 @@ restore
 tc verify --session "$S"
 expect_rc 0 "the restored session verifies again"
 
+# ---- no worker builds on changed evidence: dispatch (and run-next) refuse
+ctl_init "$T/active" none
+mkdir -p "$R/intake"
+echo '{"cpu": "x"}' >"$R/intake/environment.json"
+ctl_seal "" 'result["produced_artifacts"] = ["intake/environment.json"]'
+tc dispatch --session "$S" --output "$T/task.json"
+expect_rc 0 "dispatch hands out the next step"
+echo '{"cpu": "y"}' >"$R/intake/environment.json"
+tc dispatch --session "$S" --output "$T/task2.json"
+expect_rc 1 "dispatch refuses once a sealed artifact changed"
+expect_out "bound artifact changed since intake-preparation was sealed: intake/environment.json" \
+    "dispatch names the changed file"
+check "no task was written" test ! -e "$T/task2.json"
+
 # ---- a session the reference sealed: no manifests, verified as before
 R="$T/ref/artifacts"; S="$R/auto-tune-session.json"
 ctl_init "$T/ref" none
