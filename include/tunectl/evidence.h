@@ -154,6 +154,11 @@ int tc_strict_check_result(const tc_session *s, const tc_json *step,
  */
 bool tc_strict_reenter(tc_session *s, size_t base_index);
 
+/* Rule 6 at verify: a BASE sealed "failed" while a ranked candidate was
+ * left is followed by its re-entry steps. */
+int tc_strict_check_reentered(const tc_session *s, size_t base_index,
+    tc_error *err);
+
 /* Rule 7 at seal: an accepted optional-multistream of a "both" session
  * marks the BASE it supersedes with "superseded_by". */
 void tc_strict_mark_superseded(tc_session *s, size_t multistream_index);

@@ -146,6 +146,39 @@ tc_strict_reenter(tc_session *s, size_t base_index)
 	return true;
 }
 
+int
+tc_strict_check_reentered(const tc_session *s, size_t base_index,
+    tc_error *err)
+{
+	const tc_json *base = tc_session_step_at(s, base_index);
+	const tc_json *next = tc_session_step_at(s, base_index + 1);
+	tc_session *then;
+	char *candidate;
+	int rc = 0;
+
+	if (tc_step_phase(base)->id != TC_PHASE_BASE ||
+	    tc_json_truthy(tc_json_get(base, "derived_family_rebase")) ||
+	    !sess_str_is(tc_json_get(base, "outcome_status"), "failed") ||
+	    (next != NULL && tc_json_get(next, "reentry_candidate") != NULL))
+		return 0;
+	/* What the seal of this BASE saw: the steps up to it. */
+	then = tc_session_wrap(tc_json_clone(s->doc), s->path);
+	while (then->steps->u.arr.len > base_index + 1) {
+		then->steps->u.arr.len--;
+		tc_json_free(then->steps->u.arr.items[then->steps->u.arr.len]);
+	}
+	candidate = strict_next_candidate(then);
+	if (candidate != NULL) {
+		tc_error_set(err, STRICT ", rule 6: %s failed, but the session "
+		    "did not re-enter Stage O with the next ranked eligible Stage A "
+		    "candidate %s", tc_step_id(base), candidate);
+		rc = -1;
+	}
+	free(candidate);
+	tc_session_free(then);
+	return rc;
+}
+
 /* ---- rule 7 ------------------------------------------------------------ */
 
 /* The BASE an accepted multistream at ms supersedes: the last BASE

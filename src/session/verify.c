@@ -93,6 +93,8 @@ check_strict(const tc_session *s, size_t index, const tc_json *result,
 	if (tc_session_policy(s) != TC_POLICY_STRICT ||
 	    tc_json_get(result, "system_generated_by") != NULL)
 		return 0;
+	if (tc_strict_check_reentered(s, index, err) != 0)
+		return -1;
 	then = tc_session_wrap(tc_json_clone(s->doc), s->path);
 	for (i = index; i < tc_session_step_count(then); i++)
 		tc_json_object_set_string(tc_session_step_at(then, i), "state",

@@ -204,6 +204,18 @@ tc next --session "$S"
 expect_out '"reentry_candidate": "S3"' "next hands the re-entry candidate to the worker"
 tc verify --session "$S"
 expect_rc 0 "a session with re-entry steps verifies"
+cp "$S" "$T/c-session.json"
+python3 - "$S" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["steps"][5:7]
+open(sys.argv[1], "w").write(json.dumps(d, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+PY
+tc verify --session "$S"
+expect_rc 1 "a failed BASE whose re-entry steps were removed is refused"
+expect_out "rule 6: base-profile-source-mapping failed, but the session did not re-enter Stage O with the next ranked eligible Stage A candidate S3" \
+    "the refusal names rule 6 and the candidate"
+cp "$T/c-session.json" "$S"
 python3 - "$S" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
