@@ -71,7 +71,8 @@ add_tree(tc_json *subjects, const tc_session *s, const char *rel,
 	for (p = lines.data; p != NULL && *p != '\0'; p = nl + 1) {
 		char *name;
 
-		nl = strchr(p, '\n');
+		if ((nl = strchr(p, '\n')) == NULL)
+			break;
 		*nl = '\0';
 		/* "<64 hex>  <relative path>" */
 		name = tc_xasprintf("%s/%s", rel, p + TC_SHA256_HEX_LEN + 2);

@@ -114,9 +114,14 @@ static int
 check_input(const tc_session *s, const tc_json *step, const tc_json *result,
     const char *report, const char *input, char **rel_out, tc_error *err)
 {
-	char *rel = strict_root_relative(s, input);
+	char *rel;
 
-	if (rel == NULL) {
+	if (input == NULL) {
+		tc_error_set(err, STRICT ": gate provenance of %s names an input "
+		    "that is not a path", report);
+		return -1;
+	}
+	if ((rel = strict_root_relative(s, input)) == NULL) {
 		tc_error_set(err, STRICT ": gate report %s reads %s, outside the "
 		    "artifact root", report, input);
 		return -1;
@@ -149,7 +154,8 @@ check_inputs(const tc_session *s, const tc_json *step, const tc_json *result,
 	for (k = 0; k < 2; k++) {
 		const tc_json *list = tc_json_get(prov, lists[k]);
 
-		for (i = 0; i < list->u.arr.len; i++)
+		for (i = 0; tc_json_is(list, TC_JSON_ARRAY) &&
+		    i < list->u.arr.len; i++)
 			if (check_input(s, step, result, g->rel,
 			    tc_json_get_string(list->u.arr.items[i], "path"), NULL,
 			    err) != 0)
@@ -188,6 +194,10 @@ load_one(const tc_session *s, const tc_json *step, const tc_json *result,
 	int rc = -1;
 
 	g.rel = tc_xstrdup(rel);
+	/* The inputs first: a record naming files outside the root is not
+	 * even read. */
+	if (check_inputs(s, step, result, prov, &g, err) != 0)
+		goto out;
 	if (tc_analyze_recompute(prov, &want, err) != 0) {
 		tc_error_prefix(err, STRICT ": gate report %s cannot be computed "
 		    "again from %s%s: ", rel, rel, TC_PROVENANCE_SUFFIX);
@@ -206,8 +216,6 @@ load_one(const tc_session *s, const tc_json *step, const tc_json *result,
 		    TC_PROVENANCE_SUFFIX);
 		goto out;
 	}
-	if (check_inputs(s, step, result, prov, &g, err) != 0)
-		goto out;
 	g.kind = kind_of(prov);
 	g.report = tc_json_parse(have, have_len, err);
 	if (g.report == NULL)
@@ -589,28 +597,33 @@ strict_check_final(const tc_session *s, const tc_json *step,
 	if ((ledger = read_under_root(s, ledger_rel, "ledger_path",
 	    err)) == NULL)
 		goto out;
-	if (tc_final_e2e_recheck(prov, tc_json_get(ledger, "final_e2e"),
-	    err) != 0) {
-		tc_error_prefix(err, STRICT ", rule 2: %s (%s): ", ledger_rel,
-		    prov_rel);
-		goto out;
-	}
 	if ((frozen = strict_frozen_s0(s, err)) == NULL)
 		goto out;
-	base = strict_root_relative(s, tc_json_get_string(prov, "baseline"));
-	cand = strict_root_relative(s, tc_json_get_string(prov, "candidate"));
+	/* Where the run sets are, before anything reads them. */
+	if (tc_json_get_string(prov, "baseline") != NULL)
+		base = strict_root_relative(s, tc_json_get_string(prov,
+		    "baseline"));
+	if (tc_json_get_string(prov, "candidate") != NULL)
+		cand = strict_root_relative(s, tc_json_get_string(prov,
+		    "candidate"));
 	if (base == NULL || strcmp(base, frozen) != 0) {
 		tc_error_set(err, STRICT ", rule 2: final_e2e of %s compares "
 		    "against %s, not the frozen S0 %s", ledger_rel,
-		    base != NULL ? base : tc_json_get_string(prov, "baseline"),
+		    base != NULL ? base : "a run set outside the artifact root",
 		    frozen);
 		goto out;
 	}
 	if (cand == NULL || !strict_names(result, cand, false)) {
 		tc_error_set(err, STRICT ", rule 2: the candidate run set of "
 		    "final_e2e (%s) is not among the artifacts of %s",
-		    cand != NULL ? cand : tc_json_get_string(prov, "candidate"),
+		    cand != NULL ? cand : "outside the artifact root",
 		    tc_step_id(step));
+		goto out;
+	}
+	if (tc_final_e2e_recheck(prov, tc_json_get(ledger, "final_e2e"),
+	    err) != 0) {
+		tc_error_prefix(err, STRICT ", rule 2: %s (%s): ", ledger_rel,
+		    prov_rel);
 		goto out;
 	}
 	rc = 0;

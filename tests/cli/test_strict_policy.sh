@@ -54,6 +54,16 @@ st_seal succeeded 'produced = ["s0/noisy", "s0/forged.json"]'
 expect_rc 1 "a hand-edited gate report is refused"
 expect_out "gate report s0/forged.json is not what tunectl gate computes from the inputs s0/forged.json.provenance.json names" \
     "the refusal names the forged report"
+python3 - "$R/s0/noisy.json.provenance.json" "$R/s0/forged.json.provenance.json" "$T/elsewhere" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["baseline"] = sys.argv[3]
+open(sys.argv[2], "w").write(json.dumps(d))
+PY
+st_seal succeeded 'produced = ["s0/noisy", "s0/forged.json"]'
+expect_rc 1 "a provenance that points outside the artifact root is refused"
+expect_out "gate report s0/forged.json reads $T/elsewhere, outside the artifact root" \
+    "the refusal names the outside input"
 rm "$R/s0/forged.json.provenance.json"
 st_seal succeeded 'produced = ["s0/noisy", "s0/forged.json"]'
 expect_rc 1 "a hand-written report without provenance is no evidence"
