@@ -231,6 +231,37 @@ int tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
  */
 bool tc_gate_explain(const tc_json *report, const char *label, tc_buf *out);
 
+/* ---- provenance: computing a report again (provenance.c) -------------- */
+
+#define TC_GATE_PROVENANCE_SCHEMA "tunectl-gate-provenance-v1"
+
+/*
+ * The record `gate --json-out R` writes beside R (R.provenance.json):
+ * {"schema_version", "command": "gate analyze", "cwd", "baseline",
+ * "candidates": [{"name", "path"}], "replay_evidence": [{"name", "path"}],
+ * "promotion_modes": [{"name", "mode"}], "selection_only", "option_trial",
+ * "screening_matrix" (path or null), "warmup", "expected_ranks",
+ * "min_improvement_pct", "allow_p90_regression_pct",
+ * "allow_stddev_regression_pct", "significance", "strict_environment",
+ * "reference_output", "bootstrap_resamples", "bootstrap_seed" (or null),
+ * "replay_validator" (or null)}; paths exactly as given.
+ */
+tc_json *tc_analyze_provenance(const tc_analyze_opts *o,
+    const char *screening_matrix_path);
+
+/* The bytes --json-out writes for a report: ASCII JSON, indent 2, "\n". */
+int tc_analyze_report_text(const tc_json *report, tc_buf *out,
+    tc_error *err);
+
+/*
+ * Run the analysis a provenance record describes and append the report
+ * text --json-out would have written to text.  Refuses a malformed
+ * record ("gate provenance is malformed: <field>"), relative input paths
+ * and a --replay-validator (recomputing must never run a program the
+ * record names); analysis errors are the gate's own messages.
+ */
+int tc_analyze_recompute(const tc_json *prov, tc_buf *text, tc_error *err);
+
 /* ---- document validators ------------------------------------------------ */
 
 /* Screening matrix v2 (§2.9) against the --candidate names; returns the

@@ -209,6 +209,25 @@ void tc_final_e2e_opts_init(tc_final_e2e_opts *o);
 tc_json *tc_final_e2e_build(const tc_final_e2e_opts *o, tc_json **gate,
     tc_error *err);
 
+/* ---- provenance of final_e2e (final_e2e_provenance.c) -------------------- */
+
+#define TC_FINAL_E2E_PROVENANCE_SCHEMA "tunectl-final-e2e-provenance-v1"
+
+/* The record `ledger final-e2e` writes beside the ledger it wrote
+ * (LEDGER.provenance.json): {"schema_version", "command": "ledger
+ * final-e2e", "cwd", "baseline", "candidate" (run-set paths as given, or
+ * null), "classification" (an unmeasured one, or null), "warmup",
+ * "expected_ranks", "min_improvement_pct", "allow_p90_regression_pct",
+ * "allow_stddev_regression_pct"}. */
+tc_json *tc_final_e2e_provenance(const tc_final_e2e_opts *o);
+
+/* Compute the measured fields (classification, baseline, candidate,
+ * improvement_pct) again from the run sets a record names and compare
+ * them with final_e2e's: "final_e2e <field> is not what tunectl ledger
+ * final-e2e computes from its run sets".  Refuses relative paths. */
+int tc_final_e2e_recheck(const tc_json *prov, const tc_json *final_e2e,
+    tc_error *err);
+
 /* Store final_e2e into a schema 2 ledger (a copy is returned).  Refuses
  * to replace an existing final_e2e unless replace is true. */
 tc_json *tc_ledger_set_final_e2e(const tc_json *ledger,

@@ -123,6 +123,8 @@ bool tc_schedule_inserts_derived_base(const char *optional_mode,
     const char *step_id, const char *status);
 /* Insert the pending base-profile-derived step after index. */
 void tc_schedule_insert_derived_base(tc_json *steps, size_t after);
+/* Insert step (ownership taken) into steps right after index. */
+void tc_schedule_insert(tc_json *steps, size_t after, tc_json *step);
 
 /* ---- phase results (result_validate.c) -------------------------------- */
 
@@ -207,16 +209,28 @@ tc_json *tc_verify_session(const char *session_path, unsigned flags);
  * errors (an array) and returns how many were added. */
 size_t tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors);
 
+/* What resume did beyond verifying (tc_resume_report_free). */
+typedef struct tc_resume_report {
+	bool repaired;		/* completed an interrupted seal or the
+				 * missing FINAL_E2E_REPORT.md */
+	char *unadopted;	/* a scene of the next step that tunectl did
+				 * not begin for this session state, left
+				 * alone: its result path, or NULL */
+} tc_resume_report;
+
 /*
  * resume_session (§7.2): {"next_step", "session_id", "status"}, or an
  * error "session cannot be resumed: <errors joined by "; ">".  Before
  * verifying, completes a seal that was interrupted after its phase scene
- * was written (and re-renders a missing FINAL_E2E_REPORT.md of a
- * completed session); *repaired (optional) tells whether it did.  The
- * session lock is taken only when there is something to complete.
+ * was written -- only when the scene's artifact manifest shows tunectl
+ * began it for this very session state -- and re-renders a missing
+ * FINAL_E2E_REPORT.md of a completed session; rep (optional) says what
+ * it did.  The session lock is taken only when there is something to
+ * complete.
  */
-tc_json *tc_resume_session(const char *session_path, bool *repaired,
+tc_json *tc_resume_session(const char *session_path, tc_resume_report *rep,
     tc_error *err);
+void tc_resume_report_free(tc_resume_report *rep);
 
 /* Human summary for "tunectl status": steps, states, outcomes, the next
  * legal step and the command to run next. */

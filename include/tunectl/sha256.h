@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tunectl/buf.h"
 #include "tunectl/error.h"
 
 #define TC_SHA256_HEX_LEN 64
@@ -62,5 +63,10 @@ int tc_sha256_fd(int fd, const char *name, char hex[TC_SHA256_HEX_LEN + 1],
  */
 int tc_sha256_tree(const char *dir, char hex[TC_SHA256_HEX_LEN + 1],
     uint64_t *files_out, uint64_t *bytes_out, tc_error *err);
+
+/* The same walk, also appending the tree's manifest (the sha256sum
+ * lines "<hex>  <relative/path>\n", sorted) to manifest. */
+int tc_sha256_tree_manifest(const char *dir, char hex[TC_SHA256_HEX_LEN + 1],
+    tc_buf *manifest, uint64_t *files_out, uint64_t *bytes_out, tc_error *err);
 
 #endif

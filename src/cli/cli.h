@@ -118,6 +118,8 @@ int cmd_source_range_from_smap(int argc, char **argv);
 int cmd_lineage(int argc, char **argv);
 int cmd_seal(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_keygen(int argc, char **argv);
+int cmd_attest(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_render_final_report(int argc, char **argv);

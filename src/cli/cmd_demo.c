@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
+#include "tunectl/evidence.h"
 #include "tunectl/host.h"
 #include "tunectl/path.h"
 #include "tunectl/proc.h"
@@ -219,7 +220,8 @@ run_superkernel(struct demo *d, const char *parent, const char *root,
 
 		gmtime_r(&now, &tm);
 		strftime(id, sizeof(id), "demo-%Y%m%d-%H%M%S", &tm);
-		if ((s = tc_session_init(session, root, id, mode, &err)) == NULL)
+		if ((s = tc_session_init_policy(session, root, id, mode,
+		    TC_POLICY_STRICT, &err)) == NULL)
 			goto out;
 		tc_json_free(s);
 		fprintf(stderr, "demo: new session %s (optional mode %s) in %s\n",

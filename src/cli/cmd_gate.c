@@ -53,7 +53,8 @@
 	"                        percentage threshold (default 2.0)\n" \
 	"  --allow-p90-regression-pct FLOAT     (default 0.0)\n" \
 	"  --allow-stddev-regression-pct FLOAT  (default 0.0)\n" \
-	"  --json-out FILE       write the report (ASCII JSON, indent 2); parents are created\n" \
+	"  --json-out FILE       write the report (ASCII JSON, indent 2); parents are created;\n" \
+	"                        FILE.provenance.json records the options (tunectl)\n" \
 	"\ntunectl extensions (never change a verdict unless asked):\n" \
 	"  --significance        a candidate also needs the bootstrap 95% interval of its\n" \
 	"                        improvement to lie above 0\n" \
@@ -168,23 +169,32 @@ dup_name(const pairs *p)
 	return NULL;
 }
 
+/* The report, then its provenance beside it (R.provenance.json): the
+ * options that let the controller compute the same report again. */
 static int
-write_report(const char *path, const tc_json *report)
+write_report(const char *path, const tc_json *report,
+    const tc_analyze_opts *o, const char *matrix_path)
 {
 	tc_buf b = TC_BUF_INIT;
 	tc_error err = TC_ERROR_INIT;
+	tc_json *prov = tc_analyze_provenance(o, matrix_path);
+	char *prov_path = tc_xasprintf("%s.provenance.json", path);
 	int rc = TC_EXIT_OK;
 
-	if (tc_json_write(&b, report, TC_JSON_ASCII | TC_JSON_INDENT,
-	    &err) != 0 ||
-	    (tc_buf_putc(&b, '\n'), tc_write_atomic(path, b.data, b.len,
-	    TC_WRITE_MKDIRS, &err)) != 0) {
+	if (tc_analyze_report_text(report, &b, &err) != 0 ||
+	    tc_write_atomic(path, b.data, b.len, TC_WRITE_MKDIRS, &err) != 0) {
 		fprintf(stderr, "tunectl: cannot write --json-out %s: %s\n",
 		    path, tc_error_msg(&err));
+		rc = TC_EXIT_FAIL;
+	} else if (tc_write_json(prov_path, prov, TC_WRITE_MKDIRS, &err) != 0) {
+		fprintf(stderr, "tunectl: cannot write %s: %s\n", prov_path,
+		    tc_error_msg(&err));
 		rc = TC_EXIT_FAIL;
 	}
 	tc_error_clear(&err);
 	tc_buf_free(&b);
+	tc_json_free(prov);
+	free(prov_path);
 	return rc;
 }
 
@@ -390,7 +400,8 @@ run_analyze(const struct tc_command *cmd, enum gate_kind kind, int argc,
 	}
 	fwrite(table.data, 1, table.len, stdout);
 	fflush(stdout);
-	if (json_out != NULL && (rc = write_report(json_out, report)) != 0)
+	if (json_out != NULL && (rc = write_report(json_out, report, &o,
+	    matrix_seen ? matrix_path : NULL)) != 0)
 		goto out;
 	rc = TC_EXIT_OK;
 	if (require_pass) {

@@ -1,9 +1,12 @@
 /*
- * cmd_init.c - "tunectl init": create a new full session (§7.1).
+ * cmd_init.c - "tunectl init": create a new full session (§7.1) with its
+ * evidence policy (--evidence-policy reference|strict, default reference:
+ * the reference's flags give the reference's session).
  */
 #include <string.h>
 
 #include "cli.h"
+#include "tunectl/evidence.h"
 #include "tunectl/session.h"
 
 int
@@ -11,13 +14,16 @@ cmd_init(int argc, char **argv)
 {
 	const struct tc_command *cmd = tc_command_find("init");
 	const char *session = NULL, *root = NULL, *id = NULL, *mode = NULL;
+	const char *policy_name = "reference";
 	const struct tc_option opts[] = {
 		{ "--session", TC_OPT_STRING, &session, true, NULL },
 		{ "--artifact-root", TC_OPT_STRING, &root, true, NULL },
 		{ "--session-id", TC_OPT_STRING, &id, true, NULL },
 		{ "--optional-mode", TC_OPT_STRING, &mode, true, NULL },
+		{ "--evidence-policy", TC_OPT_STRING, &policy_name, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
+	tc_policy policy;
 	tc_error err = TC_ERROR_INIT;
 	tc_json *doc;
 	size_t i;
@@ -31,7 +37,12 @@ cmd_init(int argc, char **argv)
 		return tc_usage_error(cmd, "argument --optional-mode: invalid "
 		    "choice: '%s' (choose from 'both', 'multistream', 'none', "
 		    "'source-range')", mode);
-	if ((doc = tc_session_init(session, root, id, mode, &err)) == NULL) {
+	if (tc_policy_parse(policy_name, &policy) != 0)
+		return tc_usage_error(cmd, "argument --evidence-policy: invalid "
+		    "choice: '%s' (choose from 'reference', 'strict')",
+		    policy_name);
+	if ((doc = tc_session_init_policy(session, root, id, mode, policy,
+	    &err)) == NULL) {
 		rc = tc_print_refusal(tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;

@@ -328,6 +328,29 @@ do_migrate(int argc, char **argv)
 	return rc;
 }
 
+/* LEDGER.provenance.json: how final_e2e was computed, so that the
+ * controller's strict evidence policy can compute it again. */
+static int
+write_provenance(const char *ledger, const tc_final_e2e_opts *o)
+{
+	char *path = tc_xasprintf("%s.provenance.json", ledger);
+	tc_json *prov = tc_final_e2e_provenance(o);
+	tc_error err = TC_ERROR_INIT;
+	int rc = TC_EXIT_OK;
+
+	if (tc_write_json(path, prov, TC_WRITE_MKDIRS, &err) != 0) {
+		tc_buf b = TC_BUF_INIT;
+
+		tc_buf_printf(&b, "final-e2e failed: %s", tc_error_msg(&err));
+		rc = print_refusal(tc_buf_cstr(&b));
+		tc_buf_free(&b);
+	}
+	tc_error_clear(&err);
+	tc_json_free(prov);
+	free(path);
+	return rc;
+}
+
 static int
 do_final_e2e(int argc, char **argv)
 {
@@ -411,6 +434,9 @@ do_final_e2e(int argc, char **argv)
 	}
 	if ((rc = write_ledger(output != NULL ? output : ledger_path, updated,
 	    "final-e2e failed")) != 0)
+		goto out;
+	if ((rc = write_provenance(output != NULL ? output : ledger_path,
+	    &o)) != 0)
 		goto out;
 	report = tc_json_new_object();
 	tc_json_object_set(report, "final_e2e", tc_json_clone(fe));

@@ -2,12 +2,15 @@
  * cmd_render_final_report.c - "tunectl render-final-report": re-render
  * FINAL_E2E_REPORT.md of a session whose Final step is sealed, optionally
  * from a read-only report_summary override (--summary) and to another
- * file (--output); --lang en renders English headings.
+ * file (--output); --lang en renders English headings.  The evidence
+ * the sealed Final binds (its ledger above all) must be unchanged: a
+ * report is never rendered from a ledger rewritten after the seal.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "tunectl/evidence.h"
 #include "tunectl/report.h"
 #include "tunectl/session.h"
 
@@ -41,7 +44,8 @@ cmd_render_final_report(int argc, char **argv)
 		return tc_usage_error(cmd, "argument --lang: invalid choice: "
 		    "'%s' (choose from 'zh', 'en')", lang_name);
 
-	if (tc_session_load(session_path, 0, &s, &err) != 0)
+	if (tc_session_load(session_path, 0, &s, &err) != 0 ||
+	    tc_session_check_final_evidence(s, &err) != 0)
 		goto refuse;
 	if (summary_path != NULL &&
 	    (summary = tc_report_read_summary(summary_path, &err)) == NULL)

@@ -3,7 +3,6 @@
  * name the step to continue with (§7.2), completing an interrupted seal
  * first (docs/controller.md).
  */
-#include <stdbool.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -19,20 +18,27 @@ cmd_resume(int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_error err = TC_ERROR_INIT;
-	bool repaired = false;
+	tc_resume_report rep;
 	tc_json *out;
 	int rc;
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if ((out = tc_resume_session(path, &repaired, &err)) == NULL) {
+	out = tc_resume_session(path, &rep, &err);
+	if (rep.unadopted != NULL)
+		fprintf(stderr, "tunectl: %s was not written by tunectl for this "
+		    "session state; it is left alone (seal it with tunectl seal "
+		    "--result if it is yours, or move it aside)\n", rep.unadopted);
+	if (out == NULL) {
 		rc = tc_print_refusal(tc_error_msg(&err));
 		tc_error_clear(&err);
+		tc_resume_report_free(&rep);
 		return rc;
 	}
-	if (repaired)
+	if (rep.repaired)
 		fprintf(stderr, "tunectl: resume completed an interrupted "
 		    "seal\n");
+	tc_resume_report_free(&rep);
 	rc = tc_print_json(out);
 	tc_json_free(out);
 	return rc;

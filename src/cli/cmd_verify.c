@@ -3,23 +3,63 @@
  * (§10.4).  Always prints its verdict; exit 0 when valid, 1 otherwise.
  * --all lists every broken step instead of the first problem.
  * --deep also verifies every ancestor of a derived session ("parent").
+ * --attestation FILE --pubkey KEY.pub first checks a signed attestation
+ * (tunectl attest) against the session: its signature, then every
+ * subject; its problem comes first in "errors".
  */
 #include <stdbool.h>
 
 #include "cli.h"
+#include "tunectl/attest.h"
 #include "tunectl/derive.h"
 #include "tunectl/session.h"
+
+/* Put the attestation's verdict into the verify output. */
+static void
+add_attestation(tc_json *out, const char *session, const char *file,
+    const char *pubkey)
+{
+	tc_error err = TC_ERROR_INIT;
+	char keyid[65];
+	size_t n = 0;
+
+	if (tc_attest_check(session, file, pubkey, &n, keyid, &err) != 0) {
+		tc_json *errors = tc_json_get(out, "errors");
+		tc_json *list = tc_json_new_array();
+		size_t i;
+
+		tc_json_array_push(list, tc_json_new_string(tc_error_msg(&err)));
+		for (i = 0; tc_json_is(errors, TC_JSON_ARRAY) &&
+		    i < errors->u.arr.len; i++)
+			tc_json_array_push(list,
+			    tc_json_clone(errors->u.arr.items[i]));
+		tc_json_object_remove(out, "session_id");
+		tc_json_object_remove(out, "status");
+		tc_json_object_set(out, "errors", list);
+		tc_json_object_set_bool(out, "valid", false);
+	} else {
+		tc_json *a = tc_json_new_object();
+
+		tc_json_object_set_string(a, "keyid", keyid);
+		tc_json_object_set_int(a, "subjects", (int64_t)n);
+		tc_json_object_set_bool(a, "valid", true);
+		tc_json_object_set(out, "attestation", a);
+	}
+	tc_error_clear(&err);
+}
 
 int
 cmd_verify(int argc, char **argv)
 {
 	const struct tc_command *cmd = tc_command_find("verify");
-	const char *path = NULL;
+	const char *path = NULL, *attestation = NULL, *pubkey = NULL;
 	bool all = false, deep = false;
 	const struct tc_option opts[] = {
 		{ "--session", TC_OPT_STRING, &path, true, NULL },
 		{ "--all", TC_OPT_FLAG, &all, false, NULL },
 		{ "--deep", TC_OPT_FLAG, &deep, false, NULL },
+		{ "--attestation", TC_OPT_STRING, &attestation, false, NULL },
+		{ "--pubkey", TC_OPT_STRING, &pubkey, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_json *out;
@@ -28,8 +68,12 @@ cmd_verify(int argc, char **argv)
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
+	if ((attestation == NULL) != (pubkey == NULL))
+		return tc_usage_error(cmd, "--attestation and --pubkey go together");
 	out = deep ? tc_verify_session_deep(path, all ? TC_VERIFY_ALL : 0) :
 	    tc_verify_session(path, all ? TC_VERIFY_ALL : 0);
+	if (attestation != NULL)
+		add_attestation(out, path, attestation, pubkey);
 	valid = tc_json_get(out, "valid");
 	rc = tc_print_json(out);
 	if (rc == TC_EXIT_OK && !(tc_json_is(valid, TC_JSON_BOOL) && valid->u.b))

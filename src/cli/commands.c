@@ -8,6 +8,8 @@
 #include "cli.h"
 
 const struct tc_command tc_commands[] = {
+	{ "attest", "sign an in-toto attestation (DSSE, Ed25519) of a verified session",
+	  "usage: tunectl attest --session PATH --key KEY [--output FILE]\n", cmd_attest },
 	{ "bench", "measure a workload: clean repeated runs and interleaved A/B run sets",
 	  "usage: tunectl bench run --runs N --out RUNSET_DIR [--ranks R] [--warmup-samples W]\n"
 	  "                         [--metric-regex RE] [--timeout-seconds T] -- CMD [ARGS...]\n"
@@ -38,7 +40,8 @@ const struct tc_command tc_commands[] = {
 	{ "help", "show help for tunectl or one command",
 	  "usage: tunectl help [COMMAND]\n", cmd_help },
 	{ "init", "create a new auto-tune session",
-	  "usage: tunectl init --session PATH --artifact-root PATH --session-id ID --optional-mode {both,multistream,none,source-range}\n", cmd_init },
+	  "usage: tunectl init --session PATH --artifact-root PATH --session-id ID --optional-mode {both,multistream,none,source-range}\n"
+	  "                    [--evidence-policy {reference,strict}]\n", cmd_init },
 	{ "json", "canonical JSON, digests and pretty printing",
 	  "usage: tunectl json canonical [--ascii] [--no-nan] [FILE|-]\n"
 	  "       tunectl json digest [--ascii] [--no-nan] [FILE|-]\n"
@@ -52,6 +55,8 @@ const struct tc_command tc_commands[] = {
 	  "       tunectl lease run --via slurm [--partition P] [--gres NAME:COUNT] [--slurm-arg=ARG ...]\n"
 	  "                         --lease-root DIR --timeout-seconds T ... [--] COMMAND [ARGS...]\n"
 	  "       tunectl lease status --via slurm [--partition P]\n", cmd_lease },
+	{ "keygen", "write an Ed25519 key pair for signing attestations (KEY, KEY.pub)",
+	  "usage: tunectl keygen --out KEY\n", cmd_keygen },
 	{ "ledger", "the schema 2 experiment ledger (experiment_ledger.py) and final_e2e", "usage: tunectl ledger validate RESULT.json\n       tunectl ledger merge --ledger LEDGER.json --result RESULT.json --output OUT.json\n       tunectl ledger migrate --ledger LEDGER.json --output OUT.json\n       tunectl ledger final-e2e --ledger LEDGER.json ... (see 'tunectl ledger final-e2e --help')\n", cmd_ledger },
 	{ "lineage", "print the chain of sessions a derived session imports from (JSON)", "usage: tunectl lineage --session PATH\n", cmd_lineage },
 	{ "next", "print the only legal next step (or null)",
@@ -81,7 +86,7 @@ const struct tc_command tc_commands[] = {
 	{ "status", "human summary of a session and what to run next",
 	  "usage: tunectl status --session PATH\n", cmd_status },
 	{ "verify", "check every sealed handoff of a session",
-	  "usage: tunectl verify --session PATH [--all] [--deep]\n", cmd_verify },
+	  "usage: tunectl verify --session PATH [--all] [--deep] [--attestation FILE --pubkey KEY.pub]\n", cmd_verify },
 	{ "version", "print the version",
 	  "usage: tunectl version\n", cmd_version },
 	{ NULL, NULL, NULL, NULL }

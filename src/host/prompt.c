@@ -121,11 +121,19 @@ tc_host_prompt(const tc_json *task, const char *task_path,
 	    "input_fingerprints, consumed_artifacts, produced_artifacts, "
 	    "decisions, blockers, next_step_guidance_zh and details_zh. "
 	    "Artifact paths are relative to the artifact root. Every number "
-	    "you report must come from evidence files you list. Do not seal "
-	    "the result: the controller validates and seals it after you "
-	    "exit.\n\n",
+	    "you report must come from evidence files you list: list every "
+	    "gate report you write with `%s gate ... --json-out` (it leaves a "
+	    ".provenance.json beside it) in produced_artifacts, with the run "
+	    "sets it reads; a strict session refuses a status claim without "
+	    "it. Do not seal the result: the controller validates and seals "
+	    "it after you exit.\n\n",
 	    result_path, TC_RESULT_SCHEMA, str_or(task, "session_id", "?"),
-	    step_id, phase, agent_id);
+	    step_id, phase, agent_id, program);
+	if (tc_json_get_string(step, "reentry_candidate") != NULL)
+		tc_buf_printf(&b,
+		    "   This step re-enters Stage O after a failed BASE: work on "
+		    "the Stage A candidate %s (\"reentry_candidate\").\n\n",
+		    tc_json_get_string(step, "reentry_candidate"));
 	tc_buf_printf(&b,
 	    "5. Boundary: you own this phase only. Do not edit the session "
 	    "file (%s), sealed files under phases/, other attempts under "

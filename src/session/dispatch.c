@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "session_int.h"
+#include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 
@@ -73,6 +74,11 @@ tc_dispatch_task(const tc_session *s, const char *seal_program, tc_error *err)
 		tc_error_set(err, "session has no dispatchable step");
 		return NULL;
 	}
+	/* A worker must not build on evidence that changed since it was
+	 * sealed, nor be sent to a root the session was not sealed under. */
+	if (tc_session_check_root(s, err) != 0 ||
+	    tc_session_check_bound(s, err) != 0)
+		return NULL;
 	if (tc_session_fingerprint(s, fingerprint, err) != 0)
 		return NULL;
 	if ((session_path = tc_path_resolve(s->path, err)) == NULL)

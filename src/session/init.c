@@ -1,11 +1,14 @@
 /*
  * init.c - initialize_session (§7.1): a new `full` session with the
- * canonical schedule of its optional mode.
+ * canonical schedule of its optional mode, and its evidence policy (a
+ * strict session records "evidence_policy": "strict"; a reference one is
+ * exactly the document the reference writes).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "tunectl/canon.h"
+#include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/session.h"
@@ -23,7 +26,8 @@ mode_valid(const char *mode)
 }
 
 static tc_json *
-new_session(const char *session_id, const char *root, const char *mode)
+new_session(const char *session_id, const char *root, const char *mode,
+    tc_policy policy)
 {
 	char now[TC_TIMESTAMP_LEN + 1];
 	tc_json *doc = tc_json_new_object();
@@ -38,6 +42,8 @@ new_session(const char *session_id, const char *root, const char *mode)
 	tc_json_object_set_string(doc, "created_at", now);
 	tc_json_object_set(doc, "steps",
 	    tc_schedule_build(mode, "full", false, NULL));
+	if (policy == TC_POLICY_STRICT)
+		tc_json_object_set_string(doc, "evidence_policy", "strict");
 	return doc;
 }
 
@@ -53,6 +59,15 @@ refuse_existing(const char *path, tc_error *err)
 tc_json *
 tc_session_init(const char *session_path, const char *artifact_root,
     const char *session_id, const char *optional_mode, tc_error *err)
+{
+	return tc_session_init_policy(session_path, artifact_root, session_id,
+	    optional_mode, TC_POLICY_REFERENCE, err);
+}
+
+tc_json *
+tc_session_init_policy(const char *session_path, const char *artifact_root,
+    const char *session_id, const char *optional_mode, tc_policy policy,
+    tc_error *err)
 {
 	tc_json *id = tc_json_new_string(session_id);
 	char *path = NULL, *root = NULL, *dir = NULL;
@@ -76,7 +91,7 @@ tc_session_init(const char *session_path, const char *artifact_root,
 	if (tc_mkdirs(dir, err) != 0 ||
 	    tc_lock_acquire(&lock, path, TC_LOCK_DEFAULT_TIMEOUT_S, err) != 0)
 		goto out;
-	doc = new_session(session_id, root, optional_mode);
+	doc = new_session(session_id, root, optional_mode, policy);
 	/* Exclusive: a concurrent init of the same path loses cleanly. */
 	if (refuse_existing(path, err) != 0 ||
 	    tc_write_json(path, doc, TC_WRITE_EXCLUSIVE, err) != 0) {

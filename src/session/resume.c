@@ -4,25 +4,30 @@
  *
  * Beyond the reference, resume first finishes what an interrupted seal
  * left half done (docs/controller.md, "Recovery"):
- *   - the next pending step already has a phase scene whose result is a
- *     valid handoff for it: the seal stopped before the session was
- *     written, so the seal is completed with that very result;
+ *   - the next pending step already has a phase scene that tunectl began
+ *     to write for the session as it is on disk (its artifact manifest,
+ *     written first, names this session state and this result) and whose
+ *     result is a valid handoff for it: the seal stopped before the
+ *     session was written, so the seal is completed with that result;
  *   - a completed session lacks FINAL_E2E_REPORT.md (a reference seal of
  *     Final that stopped after writing the session): it is rendered.
- * Resume still never infers progress from anything but the controller's
- * own phase scenes.
+ * A scene without such a record -- a reference seal that stopped half
+ * way, or a file a worker planted for a later phase -- is left alone and
+ * reported; `tunectl seal --result <that file>` adopts it on purpose.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "session_int.h"
+#include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/report.h"
 
 /* Complete an interrupted seal of the next step; true when s was
- * replaced by the sealed session. */
+ * replaced by the sealed session.  A scene tunectl did not begin for this
+ * session state is named in rep->unadopted instead. */
 static bool
-complete_interrupted_seal(tc_session **sp)
+complete_interrupted_seal(tc_session **sp, tc_resume_report *rep)
 {
 	tc_session *s = *sp, *fresh;
 	tc_error err = TC_ERROR_INIT;
@@ -44,6 +49,13 @@ complete_interrupted_seal(tc_session **sp)
 	free(bytes);
 	if (result == NULL)
 		return false;
+	if (!tc_manifest_is_intent(s, step, result)) {
+		if (rep != NULL && rep->unadopted == NULL)
+			rep->unadopted = tc_xasprintf("phases/%s/phase-result.json",
+			    tc_step_id(step));
+		tc_json_free(result);
+		return false;
+	}
 	/* Seal a copy: a failed seal may leave its session half edited. */
 	fresh = tc_session_wrap(tc_json_clone(s->doc), s->path);
 	if (tc_seal_session(fresh, result, &err) == 0) {
@@ -117,7 +129,8 @@ needs_repair(const tc_session *s)
 
 /* Under the session lock, on a fresh load: complete what was left. */
 static int
-repair(const char *session_path, tc_session **sp, bool *fixed, tc_error *err)
+repair(const char *session_path, tc_session **sp, tc_resume_report *rep,
+    bool *fixed, tc_error *err)
 {
 	tc_session *s;
 	tc_lock lock;
@@ -130,7 +143,7 @@ repair(const char *session_path, tc_session **sp, bool *fixed, tc_error *err)
 		return -1;
 	}
 	limit = tc_session_step_count(s);
-	for (i = 0; i < limit && complete_interrupted_seal(&s); i++)
+	for (i = 0; i < limit && complete_interrupted_seal(&s, rep); i++)
 		*fixed = true;
 	if (render_missing_final_report(s))
 		*fixed = true;
@@ -141,18 +154,19 @@ repair(const char *session_path, tc_session **sp, bool *fixed, tc_error *err)
 }
 
 tc_json *
-tc_resume_session(const char *session_path, bool *repaired, tc_error *err)
+tc_resume_session(const char *session_path, tc_resume_report *rep,
+    tc_error *err)
 {
 	tc_session *s = NULL;
 	tc_json *errors = NULL, *out = NULL;
 	bool fixed = false;
 	size_t i;
 
-	if (repaired != NULL)
-		*repaired = false;
+	if (rep != NULL)
+		memset(rep, 0, sizeof(*rep));
 	if (tc_session_load(session_path, 0, &s, err) != 0)
 		return NULL;
-	if (needs_repair(s) && repair(session_path, &s, &fixed, err) != 0)
+	if (needs_repair(s) && repair(session_path, &s, rep, &fixed, err) != 0)
 		goto out;
 	errors = tc_json_new_array();
 	if (tc_verify_loaded(s, 0, errors) > 0) {
@@ -169,10 +183,17 @@ tc_resume_session(const char *session_path, bool *repaired, tc_error *err)
 		goto out;
 	}
 	out = resume_output(s);
-	if (repaired != NULL)
-		*repaired = fixed;
+	if (rep != NULL)
+		rep->repaired = fixed;
 out:
 	tc_json_free(errors);
 	tc_session_free(s);
 	return out;
+}
+
+void
+tc_resume_report_free(tc_resume_report *rep)
+{
+	free(rep->unadopted);
+	memset(rep, 0, sizeof(*rep));
 }

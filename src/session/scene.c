@@ -1,13 +1,16 @@
 /*
- * scene.c - phase scenes: the phase-result.json + PHASE_REPORT.md pair a
- * sealed step leaves under <artifact_root>/phases/<step_id>/, written
- * exclusively, plus the comparisons that let an interrupted seal be
- * completed instead of stranded (docs/controller.md, "Recovery").
+ * scene.c - phase scenes: the files a sealed step leaves under
+ * <artifact_root>/phases/<step_id>/ -- artifact-manifest.json (tunectl's,
+ * written first), then the reference's phase-result.json and
+ * PHASE_REPORT.md, written exclusively -- plus the comparisons that let
+ * an interrupted seal be completed instead of stranded
+ * (docs/controller.md, "Recovery").
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "session_int.h"
+#include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/report.h"
@@ -51,9 +54,21 @@ sess_scene_init(struct sess_scene *sc, const tc_session *s,
 
 	sc->result_rel = tc_xasprintf("phases/%s/phase-result.json", step_id);
 	report_rel = tc_xasprintf("phases/%s/PHASE_REPORT.md", step_id);
+	sc->manifest_rel = tc_xasprintf("phases/%s/%s", step_id,
+	    TC_MANIFEST_FILE);
 	sc->result_path = tc_session_artifact_path(s, sc->result_rel);
 	sc->report_path = tc_session_artifact_path(s, report_rel);
+	sc->manifest_path = tc_session_artifact_path(s, sc->manifest_rel);
 	free(report_rel);
+}
+
+void
+sess_texts_free(struct sess_texts *t)
+{
+	free(t->result);
+	free(t->report);
+	free(t->manifest);
+	memset(t, 0, sizeof(*t));
 }
 
 void
@@ -62,6 +77,8 @@ sess_scene_free(struct sess_scene *sc)
 	free(sc->result_rel);
 	free(sc->result_path);
 	free(sc->report_path);
+	free(sc->manifest_rel);
+	free(sc->manifest_path);
 	memset(sc, 0, sizeof(*sc));
 }
 
@@ -97,19 +114,36 @@ sess_file_equals(const char *path, const char *data, size_t len)
 }
 
 bool
-sess_scene_matches(const struct sess_scene *sc, const char *result_text,
-    size_t result_len, const char *report_text, size_t report_len)
+sess_scene_matches(const struct sess_scene *sc, const struct sess_texts *t)
 {
-	if (!sess_file_equals(sc->result_path, result_text, result_len))
+	if (!sess_file_equals(sc->result_path, t->result, t->result_len))
 		return false;
 	return !tc_path_exists(sc->report_path) ||
-	    sess_file_equals(sc->report_path, report_text, report_len);
+	    sess_file_equals(sc->report_path, t->report, t->report_len);
+}
+
+/* The manifest: when completing an interrupted seal, the one that seal
+ * wrote must still say the same; otherwise it is written first (over an
+ * intent left by a seal that stopped before its result was written). */
+static int
+write_manifest(const struct sess_scene *sc, const struct sess_texts *t,
+    bool adopt, tc_error *err)
+{
+	if (adopt && tc_path_exists(sc->manifest_path)) {
+		if (sess_file_equals(sc->manifest_path, t->manifest,
+		    t->manifest_len))
+			return 0;
+		tc_error_set(err, "cannot complete an interrupted seal: %s no "
+		    "longer matches the artifacts it binds", sc->manifest_rel);
+		return -1;
+	}
+	return tc_write_atomic(sc->manifest_path, t->manifest, t->manifest_len,
+	    (adopt ? TC_WRITE_EXCLUSIVE : 0) | TC_WRITE_MKDIRS, err);
 }
 
 int
 sess_scene_write(const tc_session *s, const struct sess_scene *sc,
-    const char *result_text, size_t result_len, const char *report_text,
-    size_t report_len, bool adopt, tc_error *err)
+    const struct sess_texts *t, bool adopt, tc_error *err)
 {
 	char *resolved;
 
@@ -122,42 +156,66 @@ sess_scene_write(const tc_session *s, const struct sess_scene *sc,
 	if (resolved == NULL)
 		return -1;
 	free(resolved);
-	if (!adopt && tc_write_atomic(sc->result_path, result_text, result_len,
+	if (write_manifest(sc, t, adopt, err) != 0)
+		return -1;
+	if (!adopt && tc_write_atomic(sc->result_path, t->result, t->result_len,
 	    TC_WRITE_EXCLUSIVE | TC_WRITE_MKDIRS, err) != 0)
 		return -1;
-	if (adopt && sess_file_equals(sc->report_path, report_text, report_len))
+	if (adopt && sess_file_equals(sc->report_path, t->report,
+	    t->report_len))
 		return 0;
-	return tc_write_atomic(sc->report_path, report_text, report_len,
+	return tc_write_atomic(sc->report_path, t->report, t->report_len,
 	    TC_WRITE_EXCLUSIVE | TC_WRITE_MKDIRS, err);
 }
 
 void
-sess_mark_sealed(tc_json *step, const char *result_rel, const char *digest,
-    const char *status)
+sess_mark_sealed(tc_json *step, const struct sess_scene *sc,
+    const struct sess_texts *t, const char *digest, const char *status)
 {
 	char now[TC_TIMESTAMP_LEN + 1];
+	char hex[TC_SHA256_HEX_LEN + 1];
 
 	tc_now_iso(now);
+	tc_sha256_hex(t->manifest, t->manifest_len, hex);
 	tc_json_object_set_string(step, "state", "sealed");
-	tc_json_object_set_string(step, "result_path", result_rel);
+	tc_json_object_set_string(step, "result_path", sc->result_rel);
 	tc_json_object_set_string(step, "result_sha256", digest);
 	tc_json_object_set_string(step, "outcome_status", status);
 	tc_json_object_set_string(step, "sealed_at", now);
+	tc_json_object_set_string(step, "artifact_manifest_path",
+	    sc->manifest_rel);
+	tc_json_object_set_string(step, "artifact_manifest_sha256", hex);
 }
 
 int
 sess_render_scene(const tc_json *result, const tc_json *step,
-    char **result_text, size_t *result_len, char **report_text,
-    size_t *report_len, tc_error *err)
+    struct sess_texts *t, tc_error *err)
 {
-	*report_text = NULL;
-	if ((*result_text = tc_json_pretty(result, result_len, err)) == NULL)
+	free(t->result);
+	free(t->report);
+	t->report = NULL;
+	if ((t->result = tc_json_pretty(result, &t->result_len, err)) == NULL)
 		return -1;
-	if ((*report_text = tc_report_phase_md(result, step, err)) == NULL) {
-		free(*result_text);
-		*result_text = NULL;
+	if ((t->report = tc_report_phase_md(result, step, err)) == NULL) {
+		free(t->result);
+		t->result = NULL;
 		return -1;
 	}
-	*report_len = strlen(*report_text);
+	t->report_len = strlen(t->report);
 	return 0;
+}
+
+int
+sess_render_manifest(const tc_session *s, const tc_json *step,
+    const tc_json *result, const char *sealed_over, struct sess_texts *t,
+    tc_error *err)
+{
+	tc_json *m = tc_manifest_build(s, step, result, sealed_over, err);
+
+	if (m == NULL)
+		return -1;
+	free(t->manifest);
+	t->manifest = tc_json_pretty(m, &t->manifest_len, err);
+	tc_json_free(m);
+	return t->manifest != NULL ? 0 : -1;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "session_int.h"
+#include "tunectl/evidence.h"
 
 tc_json *
 tc_step_new(const char *step_id, tc_phase_id id, const char *branch,
@@ -125,15 +126,27 @@ tc_schedule_check(const tc_json *doc, tc_error *err)
 	};
 	const tc_json *steps = tc_json_get(doc, "steps");
 	const char *entrypoint = tc_json_get_string(doc, "entrypoint");
-	tc_json *expected;
+	tc_json *expected, *strict_steps = NULL;
+	tc_policy policy;
 	size_t i, k;
 	int rc = 0;
 
+	/* A strict session may hold the re-entry steps of rule 6; they are
+	 * checked on their own and left out of the comparison. */
+	if (tc_policy_of_doc(doc, &policy, err) != 0)
+		return -1;
+	if (policy == TC_POLICY_STRICT) {
+		if (tc_strict_schedule(doc, &strict_steps, err) != 0)
+			return -1;
+		steps = strict_steps;
+	}
 	expected = tc_schedule_build(tc_json_get_string(doc, "optional_mode"),
 	    entrypoint != NULL ? entrypoint : "full",
 	    multistream_accepted(steps), err);
-	if (expected == NULL)
+	if (expected == NULL) {
+		tc_json_free(strict_steps);
 		return -1;
+	}
 	if (expected->u.arr.len != steps->u.arr.len)
 		rc = -1;
 	for (i = 0; rc == 0 && i < steps->u.arr.len; i++)
@@ -142,6 +155,7 @@ tc_schedule_check(const tc_json *doc, tc_error *err)
 			    expected->u.arr.items[i], keys[k]))
 				rc = -1;
 	tc_json_free(expected);
+	tc_json_free(strict_steps);
 	if (rc != 0)
 		tc_error_set(err, "session steps do not match the canonical "
 		    "schedule");
@@ -158,10 +172,8 @@ tc_schedule_inserts_derived_base(const char *optional_mode,
 }
 
 void
-tc_schedule_insert_derived_base(tc_json *steps, size_t after)
+tc_schedule_insert(tc_json *steps, size_t after, tc_json *step)
 {
-	tc_json *step = tc_step_new("base-profile-derived", TC_PHASE_BASE, NULL,
-	    true);
 	size_t n;
 
 	/* Append, then rotate the new step into place. */
@@ -173,4 +185,11 @@ tc_schedule_insert_derived_base(tc_json *steps, size_t after)
 		    (n - after - 2) * sizeof(steps->u.arr.items[0]));
 		steps->u.arr.items[after + 1] = step;
 	}
+}
+
+void
+tc_schedule_insert_derived_base(tc_json *steps, size_t after)
+{
+	tc_schedule_insert(steps, after, tc_step_new("base-profile-derived",
+	    TC_PHASE_BASE, NULL, true));
 }

@@ -5,8 +5,10 @@
  *
  * Write order, chosen so that a crash at any point is repaired by
  * re-running the same seal (or by resume):
- *   1. phases/<step>/phase-result.json, then PHASE_REPORT.md (exclusive);
- *   2. the scenes of short-circuited steps;
+ *   1. phases/<step>/artifact-manifest.json (tunectl's intent record: the
+ *      session state this seal started from and the result it seals),
+ *      then phase-result.json and PHASE_REPORT.md (exclusive);
+ *   2. the scenes of short-circuited steps (each with its manifest);
  *   3. for the Final step, FINAL_E2E_REPORT.md (rendered from the
  *      session as it is about to be written);
  *   4. the session file, atomically, last.
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "session_int.h"
+#include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/report.h"
 
@@ -55,15 +58,40 @@ render_final(const tc_session *s, tc_error *err)
 	    err);
 }
 
+/* The schedule after sealing the step at index with status: the derived
+ * BASE of an accepted multistream (rule 7 also marks the BASE it
+ * supersedes), a strict re-entry after a failed BASE (rule 6), or the
+ * short-circuit to Final. */
+static int
+advance(tc_session *s, size_t index, const tc_json *result,
+    const char *sealed_over, tc_error *err)
+{
+	tc_json *step = tc_session_step_at(s, index);
+	const char *status = tc_json_get_string(result, "status");
+	bool strict = tc_session_policy(s) == TC_POLICY_STRICT;
+
+	if (tc_schedule_inserts_derived_base(s->optional_mode,
+	    tc_step_id(step), status)) {
+		tc_schedule_insert_derived_base(s->steps, index);
+		if (strict)
+			tc_strict_mark_superseded(s, index);
+	}
+	if (!tc_must_short_circuit(tc_step_phase(step), status))
+		return 0;
+	if (strict && tc_strict_reenter(s, index))
+		return 0;
+	return sess_short_circuit(s, tc_json_get(result, "summary_zh"),
+	    sealed_over, err);
+}
+
 int
 tc_seal_session(tc_session *s, const tc_json *result, tc_error *err)
 {
-	struct sess_scene sc = { NULL, NULL, NULL };
-	char *text = NULL, *report = NULL;
-	size_t text_len = 0, report_len = 0, index = 0;
-	char digest[65];
+	struct sess_scene sc = { 0 };
+	struct sess_texts t = { 0 };
+	size_t index = 0;
+	char digest[65], sealed_over[65];
 	tc_json *expected;
-	const char *status;
 	bool adopt = false, final;
 	int rc = -1;
 
@@ -75,33 +103,34 @@ tc_seal_session(tc_session *s, const tc_json *result, tc_error *err)
 	}
 	if (tc_result_validate(result, expected, s, 0, err) != 0)
 		return -1;
-	if (sess_render_scene(result, expected, &text, &text_len, &report,
-	    &report_len, err) != 0 || tc_json_digest(result, digest, err) != 0)
+	if (tc_session_check_root(s, err) != 0)
+		return -1;
+	if (tc_session_policy(s) == TC_POLICY_STRICT &&
+	    tc_strict_check_result(s, expected, result, err) != 0)
+		return -1;
+	if (tc_session_fingerprint(s, sealed_over, err) != 0 ||
+	    sess_render_scene(result, expected, &t, err) != 0 ||
+	    sess_render_manifest(s, expected, result, sealed_over, &t,
+	    err) != 0 || tc_json_digest(result, digest, err) != 0)
 		goto out;
 	sess_scene_init(&sc, s, tc_step_id(expected));
 	if (sess_scene_present(&sc)) {
 		/* The reference refuses here; an identical scene is the
 		 * trace of this very seal interrupted before step 4. */
-		adopt = sess_scene_matches(&sc, text, text_len, report,
-		    report_len);
+		adopt = sess_scene_matches(&sc, &t);
 		if (!adopt) {
 			tc_error_set(err, "current step is already sealed: %s",
 			    tc_step_id(expected));
 			goto out;
 		}
 	}
-	if (sess_scene_write(s, &sc, text, text_len, report, report_len, adopt,
-	    err) != 0)
+	if (sess_scene_write(s, &sc, &t, adopt, err) != 0)
 		goto out;
 
-	status = tc_json_get_string(result, "status");
 	final = tc_step_phase(expected)->id == TC_PHASE_FINAL;
-	sess_mark_sealed(expected, sc.result_rel, digest, status);
-	if (tc_schedule_inserts_derived_base(s->optional_mode,
-	    tc_step_id(expected), status))
-		tc_schedule_insert_derived_base(s->steps, index);
-	if (tc_must_short_circuit(tc_step_phase(expected), status) &&
-	    sess_short_circuit(s, tc_json_get(result, "summary_zh"), err) != 0)
+	sess_mark_sealed(expected, &sc, &t, digest,
+	    tc_json_get_string(result, "status"));
+	if (advance(s, index, result, sealed_over, err) != 0)
 		goto out;
 	if (final) {
 		tc_json_object_set_string(s->doc, "status", "completed");
@@ -111,8 +140,7 @@ tc_seal_session(tc_session *s, const tc_json *result, tc_error *err)
 	}
 	rc = tc_write_json(s->path, s->doc, 0, err);
 out:
-	free(text);
-	free(report);
+	sess_texts_free(&t);
 	sess_scene_free(&sc);
 	return rc;
 }

@@ -31,7 +31,17 @@ struct sess_scene {
 	char *result_rel;	/* "phases/<step_id>/phase-result.json" */
 	char *result_path;	/* <root>/<result_rel> */
 	char *report_path;	/* <root>/phases/<step_id>/PHASE_REPORT.md */
+	char *manifest_rel;	/* "phases/<step_id>/artifact-manifest.json" */
+	char *manifest_path;	/* <root>/<manifest_rel> */
 };
+
+/* The bytes of a scene's three files (malloc'd). */
+struct sess_texts {
+	char *result, *report, *manifest;
+	size_t result_len, report_len, manifest_len;
+};
+
+void sess_texts_free(struct sess_texts *t);
 
 void sess_scene_init(struct sess_scene *sc, const tc_session *s,
     const char *step_id);
@@ -46,35 +56,44 @@ char *sess_scene_read_result(const struct sess_scene *sc, size_t *len);
 
 /*
  * Does the scene on disk hold exactly these bytes?  True when the
- * result file is byte-identical to result_text and the report is either
- * absent or byte-identical to report_text: an earlier seal of the same
+ * result file is byte-identical to t->result and the report is either
+ * absent or byte-identical to t->report: an earlier seal of the same
  * handoff that stopped before the session was written.
  */
-bool sess_scene_matches(const struct sess_scene *sc, const char *result_text,
-    size_t result_len, const char *report_text, size_t report_len);
+bool sess_scene_matches(const struct sess_scene *sc,
+    const struct sess_texts *t);
 
 /*
- * Write the scene: the result (exclusive) unless adopt_result, then the
- * report unless it already exists with these bytes.  Refuses a scene
- * directory that resolves outside the artifact root.
+ * Write the scene: the artifact manifest first (the intent record of
+ * this seal), then the result (exclusive) unless adopt, then the report
+ * unless it already exists with these bytes.  When adopting, a manifest
+ * already on disk must be byte-identical ("cannot complete the
+ * interrupted seal: <manifest> no longer matches ...").  Refuses a scene directory that
+ * resolves outside the artifact root.
  */
 int sess_scene_write(const tc_session *s, const struct sess_scene *sc,
-    const char *result_text, size_t result_len, const char *report_text,
-    size_t report_len, bool adopt, tc_error *err);
+    const struct sess_texts *t, bool adopt, tc_error *err);
 
-/* Mark step sealed with this result: state, result_path, result_sha256,
- * outcome_status, sealed_at. */
-void sess_mark_sealed(tc_json *step, const char *result_rel,
-    const char *digest, const char *status);
+/* Mark step sealed with this result and bind its manifest: state,
+ * result_path, result_sha256, outcome_status, sealed_at,
+ * artifact_manifest_path, artifact_manifest_sha256. */
+void sess_mark_sealed(tc_json *step, const struct sess_scene *sc,
+    const struct sess_texts *t, const char *digest, const char *status);
 
-/* _seal_not_run_steps(session, reason_zh) (§5.5). */
+/* _seal_not_run_steps(session, reason_zh) (§5.5); sealed_over is the
+ * fingerprint of the session the seal started from. */
 int sess_short_circuit(tc_session *s, const tc_json *reason_zh,
-    tc_error *err);
+    const char *sealed_over, tc_error *err);
 
-/* Render the pretty result text and its PHASE_REPORT.md (malloc'd). */
+/* Render the pretty result text and its PHASE_REPORT.md into t. */
 int sess_render_scene(const tc_json *result, const tc_json *step,
-    char **result_text, size_t *result_len, char **report_text,
-    size_t *report_len, tc_error *err);
+    struct sess_texts *t, tc_error *err);
+
+/* Build the artifact manifest of result for step and render it into
+ * t->manifest. */
+int sess_render_manifest(const tc_session *s, const tc_json *step,
+    const tc_json *result, const char *sealed_over, struct sess_texts *t,
+    tc_error *err);
 
 /* Byte-compare a file with a buffer (false when unreadable). */
 bool sess_file_equals(const char *path, const char *data, size_t len);

@@ -8,6 +8,7 @@
 
 #include "session_int.h"
 #include "tunectl/canon.h"
+#include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/session.h"
@@ -103,6 +104,7 @@ tc_session_validate(const tc_json *doc, unsigned flags, tc_error *err)
 {
 	const tc_json *entrypoint, *steps;
 	bool full, any_pending = false;
+	tc_policy policy;
 
 	if (!tc_json_is(doc, TC_JSON_OBJECT))
 		return fail(err, "session must be an object");
@@ -138,6 +140,11 @@ tc_session_validate(const tc_json *doc, unsigned flags, tc_error *err)
 		return -1;
 	if (sess_str_is(tc_json_get(doc, "status"), "completed") && any_pending)
 		return fail(err, "completed session has pending steps");
+	/* tunectl's own key, absent from every reference session: checked
+	 * after everything the reference checks, before the schedule (whose
+	 * strict form depends on it). */
+	if (tc_policy_of_doc(doc, &policy, err) != 0)
+		return -1;
 	return tc_schedule_check(doc, err);
 }
 

@@ -77,8 +77,9 @@ static tc_json *
 adoptable_scene(const struct sess_scene *sc, const tc_json *ours,
     const tc_json *step)
 {
-	char *bytes, *text = NULL, *report = NULL;
-	size_t len, text_len, report_len;
+	struct sess_texts t = { 0 };
+	char *bytes;
+	size_t len;
 	tc_json *disk, *fps, *candidate = NULL;
 
 	if ((bytes = sess_scene_read_result(sc, &len)) == NULL)
@@ -91,27 +92,24 @@ adoptable_scene(const struct sess_scene *sc, const tc_json *ours,
 		goto out;
 	candidate = tc_json_clone(ours);
 	tc_json_object_set(candidate, "input_fingerprints", tc_json_clone(fps));
-	if (sess_render_scene(candidate, step, &text, &text_len, &report,
-	    &report_len, NULL) != 0 ||
-	    !sess_scene_matches(sc, text, text_len, report, report_len)) {
+	if (sess_render_scene(candidate, step, &t, NULL) != 0 ||
+	    !sess_scene_matches(sc, &t)) {
 		tc_json_free(candidate);
 		candidate = NULL;
 	}
 out:
-	free(text);
-	free(report);
+	sess_texts_free(&t);
 	tc_json_free(disk);
 	return candidate;
 }
 
 static int
 seal_generated(tc_session *s, tc_json *step, const tc_json *reason_zh,
-    tc_error *err)
+    const char *sealed_over, tc_error *err)
 {
 	struct sess_scene sc;
+	struct sess_texts t = { 0 };
 	char state[65], digest[65];
-	char *text = NULL, *report = NULL;
-	size_t text_len, report_len;
 	tc_json *result, *adopted = NULL;
 	int rc = -1;
 
@@ -131,26 +129,25 @@ seal_generated(tc_session *s, tc_json *step, const tc_json *reason_zh,
 		tc_json_free(result);
 		result = adopted;
 	}
-	if (sess_render_scene(result, step, &text, &text_len, &report,
-	    &report_len, err) != 0 ||
+	if (sess_render_scene(result, step, &t, err) != 0 ||
+	    sess_render_manifest(s, step, result, sealed_over, &t, err) != 0 ||
 	    tc_json_digest(result, digest, err) != 0)
 		goto out;
-	if (sess_scene_write(s, &sc, text, text_len, report, report_len,
-	    adopted != NULL, err) != 0)
+	if (sess_scene_write(s, &sc, &t, adopted != NULL, err) != 0)
 		goto out;
-	sess_mark_sealed(step, sc.result_rel, digest,
+	sess_mark_sealed(step, &sc, &t, digest,
 	    tc_json_get_string(result, "status"));
 	rc = 0;
 out:
-	free(text);
-	free(report);
+	sess_texts_free(&t);
 	tc_json_free(result);
 	sess_scene_free(&sc);
 	return rc;
 }
 
 int
-sess_short_circuit(tc_session *s, const tc_json *reason_zh, tc_error *err)
+sess_short_circuit(tc_session *s, const tc_json *reason_zh,
+    const char *sealed_over, tc_error *err)
 {
 	size_t i;
 
@@ -160,7 +157,7 @@ sess_short_circuit(tc_session *s, const tc_json *reason_zh, tc_error *err)
 		if (tc_step_is_sealed(step) ||
 		    tc_step_phase(step)->id == TC_PHASE_FINAL)
 			continue;
-		if (seal_generated(s, step, reason_zh, err) != 0)
+		if (seal_generated(s, step, reason_zh, sealed_over, err) != 0)
 			return -1;
 	}
 	return 0;

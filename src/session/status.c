@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tunectl/evidence.h"
 #include "tunectl/path.h"
 #include "tunectl/session.h"
 
@@ -118,15 +119,16 @@ tc_session_describe(const char *session_path, const char *program,
 	root = printable(s->artifact_root);
 	next = tc_session_next_step(s, NULL);
 	tc_buf_printf(out, "Session %s: %s\n", id, s->status);
-	tc_buf_printf(out, "  entrypoint %s, optional mode %s\n", s->entrypoint,
-	    s->optional_mode);
+	tc_buf_printf(out, "  entrypoint %s, optional mode %s, evidence policy "
+	    "%s\n", s->entrypoint, s->optional_mode,
+	    tc_policy_name(tc_session_policy(s)));
 	tc_buf_printf(out, "  artifact root %s\n", root);
 	describe_steps(s, next, out);
 
 	errors = tc_json_new_array();
 	if (tc_verify_loaded(s, TC_VERIFY_ALL, errors) == 0) {
 		tc_buf_puts(out, "\nIntegrity: verified (every sealed result "
-		    "matches its digest)\n");
+		    "matches its digest, every bound artifact is unchanged)\n");
 	} else {
 		size_t i;
 

@@ -4,6 +4,12 @@
  * PHASE_REPORT.md and its dispatch receipt, and that a completed session
  * has its FINAL_E2E_REPORT.md.
  *
+ * After the reference's checks of a step, tunectl's own (evidence.h):
+ * PHASE_REPORT.md says what the result says, every artifact its manifest
+ * binds is unchanged, and under the strict policy the result still
+ * carries the gate evidence its status claims.  A completed session's
+ * FINAL_E2E_REPORT.md must be the report its sealed evidence renders.
+ *
  * The reference stops at the first problem; with TC_VERIFY_ALL every
  * step is checked and each broken step contributes its first problem.
  */
@@ -11,6 +17,7 @@
 #include <string.h>
 
 #include "session_int.h"
+#include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/sha256.h"
@@ -70,9 +77,38 @@ check_receipt(const tc_session *s, const tc_json *step, tc_error *err)
 	return 0;
 }
 
+/*
+ * The strict checks of a sealed step, against the session as it was when
+ * the step was sealed: the steps before it (as sealed) with this one
+ * pending.  A system-generated short-circuit result claims nothing.
+ */
 static int
-check_step(const tc_session *s, const tc_json *step, tc_error *err)
+check_strict(const tc_session *s, size_t index, const tc_json *result,
+    tc_error *err)
 {
+	tc_session *then;
+	size_t i;
+	int rc;
+
+	if (tc_session_policy(s) != TC_POLICY_STRICT ||
+	    tc_json_get(result, "system_generated_by") != NULL)
+		return 0;
+	if (tc_strict_check_reentered(s, index, err) != 0)
+		return -1;
+	then = tc_session_wrap(tc_json_clone(s->doc), s->path);
+	for (i = index; i < tc_session_step_count(then); i++)
+		tc_json_object_set_string(tc_session_step_at(then, i), "state",
+		    "pending");
+	rc = tc_strict_check_result(then, tc_session_step_at(then, index),
+	    result, err);
+	tc_session_free(then);
+	return rc;
+}
+
+static int
+check_step(const tc_session *s, size_t index, tc_error *err)
+{
+	const tc_json *step = tc_session_step_at(s, index);
 	char digest[65];
 	char *path, *dir, *report;
 	tc_json *result;
@@ -106,13 +142,21 @@ check_step(const tc_session *s, const tc_json *step, tc_error *err)
 	dir = tc_path_dirname(path);
 	report = tc_path_join(dir, "PHASE_REPORT.md");
 	has_report = tc_is_regular_file(report);
-	free(report);
 	free(dir);
 	if (!has_report) {
 		tc_error_set(err, "missing phase report: %s", tc_step_id(step));
+		free(report);
 		goto out;
 	}
-	rc = check_receipt(s, step, err);
+	if (check_receipt(s, step, err) != 0 ||
+	    tc_check_phase_report(result, step, report, err) != 0 ||
+	    tc_manifest_check(s, step, err) != 0 ||
+	    check_strict(s, index, result, err) != 0) {
+		free(report);
+		goto out;
+	}
+	free(report);
+	rc = 0;
 out:
 	tc_json_free(result);
 	free(path);
@@ -135,7 +179,7 @@ tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors)
 
 		if (!tc_step_is_sealed(step))
 			continue;
-		if (check_step(s, step, &err) != 0) {
+		if (check_step(s, i, &err) != 0) {
 			add_error(errors, &err);
 			added++;
 			if (!(flags & TC_VERIFY_ALL))
@@ -148,6 +192,9 @@ tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors)
 		if (!tc_is_regular_file(report)) {
 			tc_error_set(&err, "completed session is missing "
 			    "FINAL_E2E_REPORT.md");
+			add_error(errors, &err);
+			added++;
+		} else if (added == 0 && tc_check_final_report(s, &err) != 0) {
 			add_error(errors, &err);
 			added++;
 		}

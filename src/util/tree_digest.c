@@ -199,6 +199,14 @@ int
 tc_sha256_tree(const char *dir, char hex[TC_SHA256_HEX_LEN + 1],
     uint64_t *files_out, uint64_t *bytes_out, tc_error *err)
 {
+	return tc_sha256_tree_manifest(dir, hex, NULL, files_out, bytes_out,
+	    err);
+}
+
+int
+tc_sha256_tree_manifest(const char *dir, char hex[TC_SHA256_HEX_LEN + 1],
+    tc_buf *manifest, uint64_t *files_out, uint64_t *bytes_out, tc_error *err)
+{
 	struct tree_walk w = { .root = dir, .err = err };
 	tc_sha256 *ctx;
 	size_t i;
@@ -226,6 +234,9 @@ tc_sha256_tree(const char *dir, char hex[TC_SHA256_HEX_LEN + 1],
 			tc_sha256_update(ctx, "  ", 2);
 			tc_sha256_update(ctx, w.entries[i].rel, strlen(w.entries[i].rel));
 			tc_sha256_update(ctx, "\n", 1);
+			if (manifest != NULL)
+				tc_buf_printf(manifest, "%s  %s\n", w.entries[i].hex,
+				    w.entries[i].rel);
 		}
 		tc_sha256_final_hex(ctx, hex);
 		if (files_out != NULL)

@@ -56,10 +56,17 @@ tc verify --session "$S"
 expect_out "sealed phase result outcome mismatch: intake-preparation" "an outcome that differs from the result is refused"
 restore
 
+cp "$R/phases/s0-baseline/PHASE_REPORT.md" "$T/s0-report.md"
 rm "$R/phases/s0-baseline/PHASE_REPORT.md"
 tc verify --session "$S"
 expect_out "missing phase report: s0-baseline" "a missing PHASE_REPORT.md is reported"
+# Another step's report in its place is a report that differs from the
+# sealed result (tunectl re-renders reports; the reference only checks
+# that one exists).
 cp "$R/phases/intake-preparation/PHASE_REPORT.md" "$R/phases/s0-baseline/PHASE_REPORT.md"
+tc verify --session "$S"
+expect_out "phase report differs from its sealed result: s0-baseline" "a report of another step is refused"
+cp "$T/s0-report.md" "$R/phases/s0-baseline/PHASE_REPORT.md"
 
 rm "$intake"
 tc verify --session "$S"
@@ -101,7 +108,7 @@ expect_rc 1 "verify --all of a broken session exits 1"
 check "verify --all reports every broken step" python3 -c '
 import json, sys; d = json.loads(sys.argv[1]); sys.exit(d["errors"] != ["sealed phase result digest mismatch: intake-preparation", "missing phase report: s0-baseline"])' "$out"
 restore
-cp "$R/phases/intake-preparation/PHASE_REPORT.md" "$R/phases/s0-baseline/PHASE_REPORT.md"
+cp "$T/s0-report.md" "$R/phases/s0-baseline/PHASE_REPORT.md"
 
 # a completed session needs its FINAL_E2E_REPORT.md
 ctl_advance_to_final

@@ -268,10 +268,31 @@ check "the manifest records the resolved artifact path" \
     test "$(jpy "$C/imports/evidence-import.json" 'd["artifacts"]["ledger"]["path"]')" = evidence/experiment-ledger.json
 rm "$P1/alias-ledger.json"
 
-# §11.3 content checks, on edited evidence of one parent (the parent's
-# session does not bind the evidence; each edit is undone afterwards).
+# §11.3 content checks, on edited evidence of one parent (each edit is
+# undone afterwards).  The parent is made as the reference seals it, with
+# no artifact manifests: a tunectl-sealed parent binds its BASE evidence,
+# and an edit is refused before derivation looks at the content
+# ("bound artifact changed since base-profile-source-mapping was sealed").
 make_parent "$T/p-content" || exit 1
 PC=$P
+derive derive-session "$T/c15-bound" source-range
+check "a tunectl-sealed parent whose BASE evidence is intact derives" test "$rc" = 0
+cp "$PC/evidence/source-scope-map.json" "$T/smap.orig"
+echo " " >>"$PC/evidence/source-scope-map.json"
+derive derive-session "$T/c15-edited" source-range
+expect_rc 1 "a tunectl-sealed parent refuses edited BASE evidence"
+expect_out "parent session is invalid: bound artifact changed since base-profile-source-mapping was sealed: evidence/source-scope-map.json" \
+    "derivation names the edited evidence"
+cp "$T/smap.orig" "$PC/evidence/source-scope-map.json"
+python3 - "$PS" "$PC" <<'PY'
+import json, os, sys
+s = json.load(open(sys.argv[1]))
+for st in s["steps"]:
+    if st.pop("artifact_manifest_path", None):
+        os.remove(os.path.join(sys.argv[2], "phases", st["step_id"], "artifact-manifest.json"))
+    st.pop("artifact_manifest_sha256", None)
+open(sys.argv[1], "w").write(json.dumps(s, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+PY
 edit_evidence() {	# edit_evidence FILE PYTHON [refingerprint]
 	python3 - "$PC/evidence/$1" "$2" <<'PY'
 import json, sys

@@ -58,7 +58,7 @@ ses_commands(void)
 	tc_error err = TC_ERROR_INIT;
 	tc_json *v;
 	tc_buf out = TC_BUF_INIT;
-	bool repaired = false;
+	tc_resume_report rep;
 
 	v = tc_verify_session(ses_path, 0);
 	FZ_REQUIRE(tc_json_is(tc_json_get(v, "valid"), TC_JSON_BOOL));
@@ -69,7 +69,8 @@ ses_commands(void)
 	(void)fz_status(tc_session_describe(ses_path, "tunectl", &out, &err),
 	    &err);
 	tc_buf_free(&out);
-	v = fz_result(tc_resume_session(ses_path, &repaired, &err), &err);
+	v = fz_result(tc_resume_session(ses_path, &rep, &err), &err);
+	tc_resume_report_free(&rep);
 	tc_json_free(v);
 	v = tc_session_lineage(ses_path);
 	FZ_REQUIRE(v != NULL);

@@ -1,0 +1,172 @@
+/*
+ * evidence.h - what tunectl binds beyond the reference controller's
+ * formats, all of it invisible to a reference reader (keys it ignores,
+ * files beside its files):
+ *
+ *   - the evidence policy a session was created with ("reference", the
+ *     default, or "strict"), recorded as the session key
+ *     "evidence_policy" (absent = reference) and repeated in every
+ *     artifact manifest, so removing it is noticed;
+ *   - the artifact manifest of every step tunectl seals
+ *     (phases/<step_id>/artifact-manifest.json): the sha256 and size of
+ *     every file the result names, a tree digest for every directory,
+ *     bound to the step by "artifact_manifest_path" /
+ *     "artifact_manifest_sha256".  Written before anything else of the
+ *     seal, it is also the record that tunectl itself started that seal
+ *     (resume adopts no other scene);
+ *   - derived reports checked against what they are derived from
+ *     (PHASE_REPORT.md, FINAL_E2E_REPORT.md);
+ *   - under the strict policy, gate evidence for every status claim and
+ *     the transition rules (docs/controller.md, "Evidence policies").
+ *
+ * Everything here refuses only what is inconsistent with what was
+ * sealed; docs/security.md says what that does and does not protect.
+ */
+#ifndef TUNECTL_EVIDENCE_H
+#define TUNECTL_EVIDENCE_H
+
+#include <stdbool.h>
+
+#include "tunectl/error.h"
+#include "tunectl/json.h"
+#include "tunectl/session.h"
+
+#define TC_MANIFEST_SCHEMA	"tunectl-artifact-manifest-v1"
+#define TC_MANIFEST_FILE	"artifact-manifest.json"
+/* The file beside an evidence file that says how tunectl computed it
+ * (tunectl gate --json-out, tunectl ledger final-e2e). */
+#define TC_PROVENANCE_SUFFIX	".provenance.json"
+
+/* ---- the evidence policy (policy.c) ----------------------------------- */
+
+typedef enum tc_policy {
+	TC_POLICY_REFERENCE = 0,	/* the reference's checks, plus binding */
+	TC_POLICY_STRICT		/* gate evidence and transition rules */
+} tc_policy;
+
+const char *tc_policy_name(tc_policy p);
+/* "reference" / "strict"; -1 for anything else. */
+int tc_policy_parse(const char *name, tc_policy *out);
+/* The "evidence_policy" key of a session document: absent is reference;
+ * any value but "reference" or "strict" fails with "session
+ * evidence_policy is invalid". */
+int tc_policy_of_doc(const tc_json *doc, tc_policy *out, tc_error *err);
+/* The policy of a validated session. */
+tc_policy tc_session_policy(const tc_session *s);
+
+/* tc_session_init() with an evidence policy: a strict session records
+ * "evidence_policy": "strict"; a reference session is byte for byte the
+ * document the reference's init writes. */
+tc_json *tc_session_init_policy(const char *session_path,
+    const char *artifact_root, const char *session_id,
+    const char *optional_mode, tc_policy policy, tc_error *err);
+
+/* ---- artifact manifests (manifest.c) ---------------------------------- */
+
+/*
+ * What is at <root>/<rel> now, as a manifest entry: {"path": rel, "kind":
+ * "file", "sha256", "size_bytes"}, {"kind": "directory", "sha256" (the
+ * tc_sha256_tree digest), "file_count", "size_bytes"}, {"kind":
+ * "missing"}, or {"kind": "unbound", "reason"} when it cannot be bound
+ * (outside the root, not a file or directory, unreadable).  root must be
+ * the artifact root as the session stores it.  Never NULL.
+ */
+tc_json *tc_artifact_describe(const char *root, const char *rel);
+
+/*
+ * The manifest of a result about to be sealed for step: every path the
+ * result names (consumed and produced artifacts; for the Final step its
+ * ledger and the ledger's final_e2e and report_summary evidence) and the
+ * provenance file beside each of them, described now.  sealed_over is
+ * the fingerprint of the session the seal started from.  Under the
+ * strict policy an artifact that is missing or cannot be bound fails
+ * the seal, naming it.
+ */
+tc_json *tc_manifest_build(const tc_session *s, const tc_json *step,
+    const tc_json *result, const char *sealed_over, tc_error *err);
+
+/* The manifest a sealed step binds, read and checked against
+ * artifact_manifest_sha256 ("artifact manifest digest mismatch:
+ * <step>").  *out is NULL (and 0 returned) when the step binds none. */
+int tc_manifest_load(const tc_session *s, const tc_json *step,
+    tc_json **out, tc_error *err);
+
+/*
+ * verify: the step's manifest is intact, was sealed for this step and
+ * result under this artifact root and policy, and every artifact it
+ * binds is what it was ("bound artifact changed since <step> was sealed:
+ * <path>").  A step that binds no manifest passes, except under the
+ * strict policy.
+ */
+int tc_manifest_check(const tc_session *s, const tc_json *step,
+    tc_error *err);
+
+/* dispatch (and so run-next): every sealed step's manifest checks out
+ * (tc_manifest_check), so no worker builds on changed evidence. */
+int tc_session_check_bound(const tc_session *s, tc_error *err);
+
+/* render-final-report: the ledger and evidence the sealed Final step
+ * binds are unchanged (a Final sealed without a manifest passes). */
+int tc_session_check_final_evidence(const tc_session *s, tc_error *err);
+
+/* The session's artifact_root is the root its first manifest-bound step
+ * was sealed under ("artifact_root differs from the root <step> was
+ * sealed under: <root>"). */
+int tc_session_check_root(const tc_session *s, tc_error *err);
+
+/*
+ * Is <root>/phases/<step>/ a scene tunectl wrote for the next step of s:
+ * a manifest for this step whose sealed_over is the fingerprint of s as
+ * it is now and whose result_sha256 is the digest of result?  The
+ * intent record resume requires before it completes a seal.
+ */
+bool tc_manifest_is_intent(const tc_session *s, const tc_json *step,
+    const tc_json *result);
+
+/* ---- derived reports (report_check.c) ---------------------------------- */
+
+/* PHASE_REPORT.md at report_path says what the sealed result says
+ * ("phase report differs from its sealed result: <step>"). */
+int tc_check_phase_report(const tc_json *result, const tc_json *step,
+    const char *report_path, tc_error *err);
+/* FINAL_E2E_REPORT.md of a completed session is the report rendered
+ * from its sealed evidence now. */
+int tc_check_final_report(const tc_session *s, tc_error *err);
+
+/* ---- the strict policy (strict.c, strict_gates.c, reentry.c) ----------- */
+
+/*
+ * The checks a result must pass before it is sealed for step (the next
+ * pending step of s) under the strict policy: gate evidence for its
+ * status claim and transition rules 2, 3, 4, 5 and 8.  Every refusal
+ * names the rule and the evidence.  verify runs the same checks on every
+ * sealed step (with the session as it was before that step).
+ */
+int tc_strict_check_result(const tc_session *s, const tc_json *step,
+    const tc_json *result, tc_error *err);
+
+/*
+ * Rule 6 at seal: a BASE step sealed "failed" re-enters Stage O with the
+ * next ranked eligible Stage A candidate not tried yet: the steps
+ * stage-o-option-tuning-<n> and base-profile-source-mapping-<n> (each
+ * naming it in "reentry_candidate") are inserted after it.  Returns true
+ * when it inserted them (the seal then does not short-circuit).
+ */
+bool tc_strict_reenter(tc_session *s, size_t base_index);
+
+/* Rule 6 at verify: a BASE sealed "failed" while a ranked candidate was
+ * left is followed by its re-entry steps. */
+int tc_strict_check_reentered(const tc_session *s, size_t base_index,
+    tc_error *err);
+
+/* Rule 7 at seal: an accepted optional-multistream of a "both" session
+ * marks the BASE it supersedes with "superseded_by". */
+void tc_strict_mark_superseded(tc_session *s, size_t multistream_index);
+
+/* Schedule check of a strict session: the re-entry steps are legal where
+ * rule 6 put them, the superseded marks where rule 7 put them; *canon
+ * receives the steps without the re-entry pairs (caller frees) for the
+ * canonical-schedule comparison. */
+int tc_strict_schedule(const tc_json *doc, tc_json **canon, tc_error *err);
+
+#endif

@@ -1,0 +1,150 @@
+/*
+ * dsse.c - the DSSE v1 envelope: base64, the pre-authentication encoding
+ * PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body,
+ * signing a payload into an envelope and opening one with a public key.
+ */
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tunectl/attest.h"
+
+void
+tc_dsse_pae(tc_buf *out, const char *type, const void *body, size_t len)
+{
+	tc_buf_printf(out, "DSSEv1 %zu %s %zu ", strlen(type), type, len);
+	tc_buf_add(out, body, len);
+}
+
+void
+tc_base64_encode(tc_buf *out, const void *data, size_t len)
+{
+	size_t need = 4 * ((len + 2) / 3);
+	int n;
+
+	tc_buf_grow(out, need + 1);
+	n = EVP_EncodeBlock((unsigned char *)out->data + out->len, data,
+	    (int)len);
+	out->len += (size_t)n;
+	out->data[out->len] = '\0';
+}
+
+unsigned char *
+tc_base64_decode(const char *text, size_t len, size_t *out_len)
+{
+	unsigned char *out;
+	size_t i, pad = 0;
+	int n;
+
+	if (len % 4 != 0 || len > (size_t)1 << 30)
+		return NULL;
+	if (len == 0) {
+		*out_len = 0;
+		return tc_xcalloc(1, 1);
+	}
+	for (i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (c == '=' && i >= len - 2) {
+			pad++;
+			continue;
+		}
+		if (pad > 0 || !((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    (c >= '0' && c <= '9') || c == '+' || c == '/'))
+			return NULL;
+	}
+	out = tc_xmalloc(len / 4 * 3 + 1);
+	n = EVP_DecodeBlock(out, (const unsigned char *)text, (int)len);
+	if (n < 0 || (size_t)n < pad) {
+		free(out);
+		return NULL;
+	}
+	*out_len = (size_t)n - pad;	/* EVP_DecodeBlock counts the padding */
+	return out;
+}
+
+tc_json *
+tc_dsse_sign(const tc_key *k, const char *type, const void *payload,
+    size_t len, tc_error *err)
+{
+	tc_buf pae = TC_BUF_INIT, b64 = TC_BUF_INIT;
+	unsigned char sig[64];
+	char keyid[65];
+	tc_json *env, *sigs, *one;
+
+	tc_dsse_pae(&pae, type, payload, len);
+	if (tc_key_sign(k, pae.data, pae.len, sig, err) != 0) {
+		tc_buf_free(&pae);
+		return NULL;
+	}
+	tc_buf_free(&pae);
+	tc_key_id(k, keyid);
+	env = tc_json_new_object();
+	tc_base64_encode(&b64, payload, len);
+	tc_json_object_set(env, "payload", tc_json_new_stringn(b64.data, b64.len));
+	tc_json_object_set_string(env, "payloadType", type);
+	tc_buf_reset(&b64);
+	tc_base64_encode(&b64, sig, sizeof(sig));
+	one = tc_json_new_object();
+	tc_json_object_set_string(one, "keyid", keyid);
+	tc_json_object_set(one, "sig", tc_json_new_stringn(b64.data, b64.len));
+	sigs = tc_json_new_array();
+	tc_json_array_push(sigs, one);
+	tc_json_object_set(env, "signatures", sigs);
+	tc_buf_free(&b64);
+	return env;
+}
+
+char *
+tc_dsse_open(const tc_json *envelope, const tc_key *k, const char *type,
+    size_t *len, tc_error *err)
+{
+	const tc_json *payload = tc_json_get(envelope, "payload");
+	const tc_json *sigs = tc_json_get(envelope, "signatures");
+	unsigned char *body;
+	size_t body_len, i;
+	bool ok = false;
+
+	if (!tc_json_is(envelope, TC_JSON_OBJECT) ||
+	    !tc_json_is(payload, TC_JSON_STRING) ||
+	    !tc_json_is(sigs, TC_JSON_ARRAY)) {
+		tc_error_set(err, "attestation is not a DSSE envelope");
+		return NULL;
+	}
+	if (!tc_json_is(tc_json_get(envelope, "payloadType"), TC_JSON_STRING) ||
+	    strcmp(tc_json_get_string(envelope, "payloadType"), type) != 0) {
+		tc_error_set(err, "attestation payloadType is not %s", type);
+		return NULL;
+	}
+	body = tc_base64_decode(payload->u.str.ptr, payload->u.str.len,
+	    &body_len);
+	if (body == NULL) {
+		tc_error_set(err, "attestation payload is not base64");
+		return NULL;
+	}
+	for (i = 0; i < sigs->u.arr.len && !ok; i++) {
+		const tc_json *s = tc_json_get(sigs->u.arr.items[i], "sig");
+		tc_buf pae = TC_BUF_INIT;
+		unsigned char *sig;
+		size_t sig_len;
+
+		if (!tc_json_is(s, TC_JSON_STRING) ||
+		    (sig = tc_base64_decode(s->u.str.ptr, s->u.str.len,
+		    &sig_len)) == NULL)
+			continue;
+		tc_dsse_pae(&pae, type, body, body_len);
+		ok = tc_key_verify(k, pae.data, pae.len, sig, sig_len);
+		tc_buf_free(&pae);
+		free(sig);
+	}
+	if (!ok) {
+		tc_error_set(err, "attestation signature does not verify with "
+		    "the given public key");
+		free(body);
+		return NULL;
+	}
+	body = tc_xrealloc(body, body_len + 1);
+	body[body_len] = '\0';
+	*len = body_len;
+	return (char *)body;
+}

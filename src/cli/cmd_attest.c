@@ -1,0 +1,50 @@
+/*
+ * cmd_attest.c - "tunectl attest --session S --key KEY [--output FILE]":
+ * sign an in-toto Statement of a verified session (every sealed file and
+ * bound artifact with its sha256) in a DSSE envelope; prints where it was
+ * written, the key id and the number of subjects.
+ */
+#include <stdlib.h>
+
+#include "cli.h"
+#include "tunectl/attest.h"
+
+int
+cmd_attest(int argc, char **argv)
+{
+	const struct tc_command *cmd = tc_command_find("attest");
+	const char *session = NULL, *key = NULL, *output = NULL;
+	const struct tc_option opts[] = {
+		{ "--session", TC_OPT_STRING, &session, true, NULL },
+		{ "--key", TC_OPT_STRING, &key, true, NULL },
+		{ "--output", TC_OPT_STRING, &output, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	tc_error err = TC_ERROR_INIT;
+	char *written = NULL;
+	tc_json *env, *res;
+	const tc_json *sigs;
+	int rc;
+
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	if (tc_attest_session(session, key, output, &written, &err) != 0) {
+		rc = tc_print_refusal(tc_error_msg(&err));
+		tc_error_clear(&err);
+		return rc;
+	}
+	res = tc_json_new_object();
+	tc_json_object_set_string(res, "attestation", written);
+	if ((env = tc_json_parse_file(written, NULL)) != NULL) {
+		sigs = tc_json_get(env, "signatures");
+		if (tc_json_is(sigs, TC_JSON_ARRAY) && sigs->u.arr.len > 0)
+			tc_json_object_set(res, "keyid", tc_json_clone(tc_json_get(
+			    sigs->u.arr.items[0], "keyid")));
+		tc_json_object_set_string(res, "payloadType", TC_DSSE_PAYLOAD_TYPE);
+		tc_json_free(env);
+	}
+	rc = tc_print_json(res);
+	tc_json_free(res);
+	free(written);
+	return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * cmd_keygen.c - "tunectl keygen --out KEY": a new Ed25519 key pair for
+ * signing session attestations (KEY, private, mode 0600; KEY.pub).
+ */
+#include <stdlib.h>
+
+#include "cli.h"
+#include "tunectl/attest.h"
+
+int
+cmd_keygen(int argc, char **argv)
+{
+	const struct tc_command *cmd = tc_command_find("keygen");
+	const char *out = NULL;
+	const struct tc_option opts[] = {
+		{ "--out", TC_OPT_STRING, &out, true, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	tc_error err = TC_ERROR_INIT;
+	char keyid[65];
+	char *pub;
+	tc_json *res;
+	int rc;
+
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	if (tc_keygen(out, keyid, &err) != 0) {
+		rc = tc_print_refusal(tc_error_msg(&err));
+		tc_error_clear(&err);
+		return rc;
+	}
+	pub = tc_xasprintf("%s.pub", out);
+	res = tc_json_new_object();
+	tc_json_object_set_string(res, "keyid", keyid);
+	tc_json_object_set_string(res, "private_key", out);
+	tc_json_object_set_string(res, "public_key", pub);
+	rc = tc_print_json(res);
+	tc_json_free(res);
+	free(pub);
+	return rc;
+}
