@@ -1,6 +1,8 @@
 /*
  * sha256.c - SHA-256 through OpenSSL's EVP interface, in memory and
- * streamed from files with large sequential reads.
+ * streamed from files with large sequential reads.  Files are opened
+ * with tc_open_regular_at, so a FIFO or device planted where evidence
+ * belongs is refused instead of blocking or never ending.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -137,19 +139,24 @@ tc_sha256_fd(int fd, const char *name, char hex[TC_SHA256_HEX_LEN + 1],
 }
 
 int
-tc_sha256_file(const char *path, char hex[TC_SHA256_HEX_LEN + 1],
+tc_sha256_file_at(int dirfd, const char *name, unsigned open_flags,
+    const char *display, char hex[TC_SHA256_HEX_LEN + 1],
     uint64_t *size_out, tc_error *err)
 {
 	int fd, rc;
 
-	do
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0) {
-		tc_error_os(err, errno, path);
+	if ((fd = tc_open_regular_at(dirfd, name, open_flags)) < 0) {
+		tc_error_os(err, errno, display);
 		return -1;
 	}
-	rc = tc_sha256_fd(fd, path, hex, size_out, err);
+	rc = tc_sha256_fd(fd, display, hex, size_out, err);
 	close(fd);
 	return rc;
+}
+
+int
+tc_sha256_file(const char *path, char hex[TC_SHA256_HEX_LEN + 1],
+    uint64_t *size_out, tc_error *err)
+{
+	return tc_sha256_file_at(AT_FDCWD, path, 0, path, hex, size_out, err);
 }
