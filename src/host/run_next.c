@@ -612,6 +612,7 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 	spec.stderr_path = a.err_log;
 	spec.exclusive_logs = true;
 	spec.die_with_parent = true;
+	spec.end_tree = true;
 	spec.timeout_s = opts->timeout_s;
 	spec.grace_s = opts->grace_s > 0 ? opts->grace_s :
 	    TC_RUN_NEXT_DEFAULT_GRACE_S;

@@ -1,7 +1,8 @@
 /*
  * proc.c - tc_proc_run: fork/exec a command in its own process group with
  * stdout/stderr going straight to log files, wait with a deadline, and on
- * timeout end the whole group (SIGTERM, grace period, SIGKILL).
+ * timeout end the whole group (SIGTERM, grace period, SIGKILL); with
+ * end_tree, also whatever the command leaves behind (reaper.c).
  *
  * Exec failures come back through a close-on-exec pipe and read like
  * Python's subprocess errors ("[Errno 2] No such file or directory:
@@ -327,6 +328,7 @@ tc_proc_run(const tc_proc_spec *spec, tc_proc_result *res, tc_error *err)
 	double grace = spec->grace_s > 0 ? spec->grace_s : DEFAULT_GRACE_S;
 	uint64_t start, deadline;
 	struct report rep;
+	tc_reaper reaper = { 0 };
 	int status = 0, pidfd, rc = -1;
 	pid_t pid;
 
@@ -367,6 +369,8 @@ tc_proc_run(const tc_proc_spec *spec, tc_proc_result *res, tc_error *err)
 		goto out;
 	}
 	pl.report_fd = pipefd[1];
+	if (spec->end_tree)
+		tc_reaper_begin(&reaper);
 	start = tc_monotonic_ns();
 	if ((pid = fork()) < 0) {
 		tc_error_set(err, "[Errno %d] %s", errno, strerror(errno));
@@ -395,6 +399,10 @@ tc_proc_run(const tc_proc_spec *spec, tc_proc_result *res, tc_error *err)
 		 * group may outlive a timeout.  The leader is not reaped
 		 * yet, so the group id cannot have been reused. */
 		signal_group(pid, SIGKILL);
+	} else if (spec->end_tree) {
+		/* The leader is a zombie until reaped, so its group id is
+		 * still its own: what it left in the group goes now. */
+		signal_group(pid, SIGKILL);
 	}
 	if (reap(pid, &status) < 0) {
 		tc_error_set(err, "[Errno %d] %s", errno, strerror(errno));
@@ -411,6 +419,7 @@ tc_proc_run(const tc_proc_spec *spec, tc_proc_result *res, tc_error *err)
 		res->exit_code = -WTERMSIG(status);
 	rc = 0;
 out:
+	tc_reaper_end(&reaper);
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);
 	if (pipefd[1] >= 0)
