@@ -45,9 +45,19 @@ enum {
 int tc_write_atomic(const char *path, const void *data, size_t len,
     unsigned flags, tc_error *err);
 
+/* The same for a file name (one component) in the directory open as
+ * dirfd, so that a directory swapped by someone else meanwhile cannot
+ * redirect the write; display names the file in errors.  The temp file
+ * is created O_NOFOLLOW in dirfd; TC_WRITE_MKDIRS does not apply. */
+int tc_write_atomic_at(int dirfd, const char *name, const char *display,
+    const void *data, size_t len, unsigned flags, tc_error *err);
+
 /* Pretty JSON (tc_json_pretty) written atomically. */
 int tc_write_json(const char *path, const tc_json *v, unsigned flags,
     tc_error *err);
+/* The same with tc_write_atomic_at. */
+int tc_write_json_at(int dirfd, const char *name, const char *display,
+    const tc_json *v, unsigned flags, tc_error *err);
 
 /*
  * Open a file for reading the way every reader of tunectl does, so that

@@ -20,6 +20,8 @@ typedef struct tc_proc_spec {
 	const char *stdout_path;	/* NULL: inherit; else created (O_EXCL if exclusive_logs) */
 	const char *stderr_path;
 	bool exclusive_logs;		/* refuse existing log files */
+	bool logs_at_dirfd;		/* the log paths are names in log_dirfd, */
+	int log_dirfd;			/* opened O_NOFOLLOW */
 	bool stdin_null;		/* stdin from /dev/null */
 	double timeout_s;		/* <= 0: no timeout */
 	double grace_s;			/* SIGTERM→SIGKILL grace; default 5 when 0 */

@@ -183,14 +183,16 @@ keep_above_stdio(int fd)
 }
 
 static int
-open_log(const char *path, bool exclusive, tc_error *err)
+open_log(const tc_proc_spec *spec, const char *path, tc_error *err)
 {
 	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY |
-	    (exclusive ? O_EXCL : O_TRUNC);
+	    (spec->exclusive_logs ? O_EXCL : O_TRUNC) |
+	    (spec->logs_at_dirfd ? O_NOFOLLOW : 0);
 	int fd;
 
 	do
-		fd = open(path, flags, 0666);
+		fd = openat(spec->logs_at_dirfd ? spec->log_dirfd : AT_FDCWD,
+		    path, flags, 0666);
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0 || (fd = keep_above_stdio(fd)) < 0) {
 		tc_error_os(err, errno, path);
@@ -349,8 +351,7 @@ tc_proc_run(const tc_proc_spec *spec, tc_proc_result *res, tc_error *err)
 		goto out;
 	}
 	if (spec->stdout_path != NULL &&
-	    (pl.out_fd = open_log(spec->stdout_path, spec->exclusive_logs,
-	    err)) < 0)
+	    (pl.out_fd = open_log(spec, spec->stdout_path, err)) < 0)
 		goto out;
 	if (spec->stderr_path != NULL) {
 		/* One file for both streams: share the descriptor, or the
@@ -358,8 +359,8 @@ tc_proc_run(const tc_proc_spec *spec, tc_proc_result *res, tc_error *err)
 		if (spec->stdout_path != NULL &&
 		    strcmp(spec->stdout_path, spec->stderr_path) == 0)
 			pl.err_fd = pl.out_fd;
-		else if ((pl.err_fd = open_log(spec->stderr_path,
-		    spec->exclusive_logs, err)) < 0)
+		else if ((pl.err_fd = open_log(spec, spec->stderr_path,
+		    err)) < 0)
 			goto out;
 	}
 	pl.cands = exec_candidates(spec->argv[0], pl.envp);
