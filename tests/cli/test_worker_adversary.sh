@@ -25,8 +25,8 @@ lacks() { ! grep -q "$@"; }	# lacks PATTERN FILE
 step_state() { jpy "$1" "next(s['state'] for s in d['steps'] if s['step_id'] == '$2')"; }
 bound_receipt() { jpy "$1" "next(s.get('dispatch_receipt_path') for s in d['steps'] if s['step_id'] == '$2')"; }
 
-# wait_for FILE SECONDS: poll (10 ms) until FILE exists; false on timeout
-wait_for() {
+# wait_file FILE SECONDS: poll (10 ms) until FILE exists; false on timeout
+wait_file() {
 	local i
 	for i in $(seq $(($2 * 100))); do
 		[ -e "$1" ] && return 0
@@ -203,10 +203,10 @@ L=$T/leases8
     --manifest-out "$T/l8/first.json" -- /bin/sh -c 'echo $$ >"$0/cmd.pid"; exec sleep 30' "$T" \
     >/dev/null 2>&1 &
 runner=$!
-if wait_for "$T/cmd.pid" 10; then
+if wait_file "$T/cmd.pid" 10; then
 	cmd=$(cat "$T/cmd.pid")
 	kill -9 "$runner"
-	wait "$runner" 2>/dev/null
+	wait_for 10 "the killed lease runner" "$runner"
 	tc lease run --lease-root "$L" --device-id 0 --timeout-seconds 5 --lease-timeout-seconds 0.5 \
 	    --cwd "$T" --manifest-out "$T/l8/second.json" -- /bin/true
 	check "the first command is still running" alive "$cmd"
@@ -275,11 +275,11 @@ expect_eq "$(jpy "$T/l11/free.json" '[d["lease_mode"], d["command"], d["reason"]
     --manifest-out "$T/l11/holder.json" -- /bin/sh -c 'echo $$ >"$0/holder.pid"; exec sleep 30' "$T" \
     >/dev/null 2>&1 &
 holder=$!
-if wait_for "$T/holder.pid" 10; then
+if wait_file "$T/holder.pid" 10; then
 	claim other
 	expect_rc 2 "markers naming a device another process tree holds do not count either"
 	kill "$holder" 2>/dev/null
-	wait "$holder" 2>/dev/null
+	wait_for 20 "the holding lease runner to stop on SIGTERM" "$holder"
 else
 	not_ok "the holder's lease started (waited 10 s for holder.pid)"
 	kill -9 "$holder" 2>/dev/null
