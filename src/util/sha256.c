@@ -5,6 +5,7 @@
  * belongs is refused instead of blocking or never ending.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,17 +107,24 @@ tc_sha256_fd(int fd, const char *name, char hex[TC_SHA256_HEX_LEN + 1],
 	unsigned char *buf;
 	tc_sha256 *ctx;
 	uint64_t total = 0;
+	size_t chunk = READ_CHUNK;
 	struct stat st;
+	bool stat_ok = fstat(fd, &st) == 0;
 
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (stat_ok && S_ISDIR(st.st_mode)) {
 		tc_error_os(err, EISDIR, name);
 		return -1;
 	}
+	/* Most evidence is a few KiB: no 1 MiB buffer for it (the size is
+	 * only a hint; a growing file is still read to EOF). */
+	if (stat_ok && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+	    (uint64_t)st.st_size < READ_CHUNK)
+		chunk = (size_t)st.st_size + 4096;
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	buf = tc_xmalloc(READ_CHUNK);
+	buf = tc_xmalloc(chunk);
 	ctx = tc_sha256_new();
 	for (;;) {
-		ssize_t n = read(fd, buf, READ_CHUNK);
+		ssize_t n = read(fd, buf, chunk);
 
 		if (n < 0) {
 			if (errno == EINTR)
