@@ -6,7 +6,8 @@
 #   make check VALGRIND=1  CLI tests run the binary under valgrind
 #   make demo            run tunectl's main job end to end
 #   make check-browser   render a demo's HTML report in headless Chromium
-#   make fuzz            run the libFuzzer targets for FUZZ_SECONDS each (clang)
+#   make fuzz            run the libFuzzer targets for FUZZ_SECONDS each (clang;
+#                        FUZZ_TARGETS=fuzz_report_html runs only those named)
 #   make stress          the long hardening suite (crash, races, faults, fuzz)
 #   make install PREFIX=/usr/local
 #
@@ -20,6 +21,7 @@ AR       ?= ar
 SANITIZE ?= 0
 VALGRIND ?= 0
 FUZZ_SECONDS ?= 30
+FUZZ_TARGETS ?=
 
 ifeq ($(SANITIZE),1)
 BUILD    ?= build/san
@@ -107,7 +109,7 @@ bench: all
 
 fuzz:
 	@scripts/deps.sh fuzz
-	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_TARGETS)
 
 # The long hardening suite: every kill point, long races, fuzzing.
 stress: all unit-tests

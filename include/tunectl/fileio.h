@@ -45,17 +45,47 @@ enum {
 int tc_write_atomic(const char *path, const void *data, size_t len,
     unsigned flags, tc_error *err);
 
+/* The same for a file name (one component) in the directory open as
+ * dirfd, so that a directory swapped by someone else meanwhile cannot
+ * redirect the write; display names the file in errors.  The temp file
+ * is created O_NOFOLLOW in dirfd; TC_WRITE_MKDIRS does not apply. */
+int tc_write_atomic_at(int dirfd, const char *name, const char *display,
+    const void *data, size_t len, unsigned flags, tc_error *err);
+
 /* Pretty JSON (tc_json_pretty) written atomically. */
 int tc_write_json(const char *path, const tc_json *v, unsigned flags,
     tc_error *err);
+/* The same with tc_write_atomic_at. */
+int tc_write_json_at(int dirfd, const char *name, const char *display,
+    const tc_json *v, unsigned flags, tc_error *err);
+
+/*
+ * Open a file for reading the way every reader of tunectl does, so that
+ * nothing a worker plants where a document belongs can block or redirect
+ * the command: O_RDONLY | O_NONBLOCK (opening a FIFO never waits for a
+ * writer) | O_NOCTTY | O_CLOEXEC, plus O_NOFOLLOW with TC_OPEN_NOFOLLOW;
+ * then fstat.  A directory fails with EISDIR; a FIFO, socket or device
+ * (anything but a regular file) with ESPIPE, Python's "[Errno 29]
+ * Illegal seek" for a pipe.  The returned descriptor is blocking again.
+ * name is relative to dirfd (AT_FDCWD: an ordinary path).  Returns the
+ * descriptor, or -1 with errno set; callers word the error.
+ */
+enum { TC_OPEN_NOFOLLOW = 1 << 0 };
+int tc_open_regular_at(int dirfd, const char *name, unsigned flags);
 
 /* Read a whole file (at most max_bytes; 0 = TC_JSON_MAX_BYTES).  The
  * result is NUL-terminated and malloc'd; *len (when len is not NULL) gets
  * the size without the NUL.  Errors: Python's open()/read() messages
  * ("[Errno 2] No such file or directory: 'PATH'", a directory is
- * "[Errno 21] Is a directory: 'PATH'"); a file over the limit is
+ * "[Errno 21] Is a directory: 'PATH'"); anything but a regular file is
+ * refused without blocking (tc_open_regular_at: "[Errno 29] Illegal
+ * seek: 'PATH'"); a file over the limit is
  * "file is too large: 'PATH' (more than N bytes)". */
 char *tc_read_file(const char *path, size_t max_bytes, size_t *len,
+    tc_error *err);
+/* The same for an open descriptor (read to EOF, not closed); path names
+ * the file in messages. */
+char *tc_read_fd(int fd, const char *path, size_t max_bytes, size_t *len,
     tc_error *err);
 
 /* mkdir -p (mode 0777 & ~umask), like os.makedirs(exist_ok=True): an

@@ -224,6 +224,13 @@ tc_json *tc_json_pointer(const tc_json *root, const char *pointer,
 /* true when the UTF-8/WTF-8 bytes hold a lone surrogate. */
 bool tc_json_has_surrogate(const char *s, size_t len);
 
+/* Decode one code point of the WTF-8 bytes at s (n >= 1 bytes left):
+ * returns its length and sets *cp.  A lone surrogate decodes as itself
+ * (U+D800..U+DFFF); a byte that starts no valid sequence decodes alone as
+ * U+DC80..U+DCFF (Python's surrogateescape).  The one decoder tunectl
+ * has, for callers outside the JSON module too. */
+size_t tc_json_decode_cp(const char *s, size_t n, uint32_t *cp);
+
 const char *tc_json_type_name(tc_json_type t);	/* Python type names: "dict", "list", "str", "int", "float", "bool", "NoneType" */
 
 #endif

@@ -29,8 +29,16 @@ void tc_sha256_hex(const void *data, size_t len, char hex[TC_SHA256_HEX_LEN + 1]
 /* Stream a file in constant memory (1 MiB reads, sequential read-ahead
  * advised).  Returns 0, or -1 with err set to
  * "[Errno N] <strerror>: 'PATH'" (Python's OSError form); a directory is
- * "[Errno 21] Is a directory: 'PATH'". */
+ * "[Errno 21] Is a directory: 'PATH'", a FIFO, socket or device
+ * "[Errno 29] Illegal seek: 'PATH'" (opened without blocking, see
+ * tc_open_regular_at). */
 int tc_sha256_file(const char *path, char hex[TC_SHA256_HEX_LEN + 1],
+    uint64_t *size_out, tc_error *err);
+
+/* The same for name relative to the directory descriptor dirfd, opened
+ * with open_flags (TC_OPEN_NOFOLLOW); display names the file in errors. */
+int tc_sha256_file_at(int dirfd, const char *name, unsigned open_flags,
+    const char *display, char hex[TC_SHA256_HEX_LEN + 1],
     uint64_t *size_out, tc_error *err);
 
 /* The same for an open descriptor read to EOF (e.g. stdin); name is only

@@ -8,6 +8,11 @@
  * while the session is read to build the task and while the result is
  * sealed and the receipt bound, so the worker itself may read the session
  * (execute-phase) while it runs.
+ *
+ * The host is untrusted (docs/security.md): its attempt directory is
+ * held open (attempt.c) and must still be in place before anything is
+ * sealed, a receipt it writes itself fails the attempt, and whatever it
+ * leaves running when it exits is ended with it (tc_proc_spec.end_tree).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host_internal.h"
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
 #include "tunectl/host.h"
@@ -29,110 +35,6 @@
 #include "tunectl/sha256.h"
 #include "tunectl/timeutil.h"
 
-struct attempt {
-	int number;
-	char *rel;		/* "dispatches/<step_id>-attempt-NNN" */
-	char *dir;		/* absolute */
-	char *task, *result, *out_log, *err_log, *receipt;	/* absolute */
-};
-
-static void
-attempt_free(struct attempt *a)
-{
-	free(a->rel);
-	free(a->dir);
-	free(a->task);
-	free(a->result);
-	free(a->out_log);
-	free(a->err_log);
-	free(a->receipt);
-	memset(a, 0, sizeof(*a));
-}
-
-static char *
-rel_in(const struct attempt *a, const char *name)
-{
-	return tc_xasprintf("%s/%s", a->rel, name);
-}
-
-static void
-attempt_paths(struct attempt *a, const char *artifact_root)
-{
-	a->dir = tc_path_join(artifact_root, a->rel);
-	a->task = tc_path_join(a->dir, "phase-task.json");
-	a->result = tc_path_join(a->dir, "phase-result.json");
-	a->out_log = tc_path_join(a->dir, "runner.stdout.log");
-	a->err_log = tc_path_join(a->dir, "runner.stderr.log");
-	a->receipt = tc_path_join(a->dir, "dispatch-receipt.json");
-}
-
-/* dispatches/ (or an attempt directory) replaced by a symlink would put
- * the attempt's evidence outside the artifact root: refuse it. */
-static int
-dir_inside_root(const char *path, const char *artifact_root, tc_error *err)
-{
-	char *root = tc_path_resolve(artifact_root, err);
-	char *dir = root != NULL ? tc_path_resolve(path, err) : NULL;
-	int rc = 0;
-
-	if (dir == NULL) {
-		rc = -1;
-	} else if (!tc_path_is_within(dir, root)) {
-		tc_error_set(err, "dispatch attempt directory escapes the artifact "
-		    "root: %s", path);
-		rc = -1;
-	}
-	free(root);
-	free(dir);
-	return rc;
-}
-
-/* The first attempt directory that does not exist yet is ours: mkdir is
- * the claim, so even a racing controller cannot take the same number. */
-static int
-attempt_create(const char *artifact_root, const char *step_id,
-    struct attempt *a, tc_error *err)
-{
-	char *parent = tc_path_join(artifact_root, "dispatches");
-	int n;
-
-	memset(a, 0, sizeof(*a));
-	if (tc_mkdirs(parent, err) != 0 ||
-	    dir_inside_root(parent, artifact_root, err) != 0) {
-		free(parent);
-		return -1;
-	}
-	free(parent);
-	for (n = 1; n <= TC_ATTEMPT_LIMIT; n++) {
-		char *rel = tc_xasprintf("dispatches/%s-attempt-%03d", step_id, n);
-		char *dir = tc_path_join(artifact_root, rel);
-
-		if (mkdir(dir, 0777) == 0) {
-			a->number = n;
-			a->rel = rel;
-			free(dir);
-			attempt_paths(a, artifact_root);
-			return dir_inside_root(a->dir, artifact_root, err);
-		}
-		if (errno != EEXIST) {
-			tc_error_os(err, errno, dir);
-			free(rel);
-			free(dir);
-			return -1;
-		}
-		free(rel);
-		free(dir);
-	}
-	tc_error_set(err, "dispatch attempt limit reached for %s", step_id);
-	return -1;
-}
-
-static bool
-str_eq(const char *a, const char *b)
-{
-	return a != NULL && b != NULL && strcmp(a, b) == 0;
-}
-
 static void
 set_string(tc_json *obj, const char *key, const char *value)
 {
@@ -140,10 +42,10 @@ set_string(tc_json *obj, const char *key, const char *value)
 }
 
 static void
-set_rel(tc_json *receipt, const char *key, const struct attempt *a,
+set_rel(tc_json *receipt, const char *key, const tc_attempt *a,
     const char *name)
 {
-	char *rel = rel_in(a, name);
+	char *rel = tc_attempt_rel(a, name);
 
 	set_string(receipt, key, rel);
 	free(rel);
@@ -160,7 +62,7 @@ set_now(tc_json *receipt, const char *key)
 
 static tc_json *
 receipt_skeleton(const tc_json *step, const char *session_id,
-    const struct attempt *a, const char *task_sha, const char *argv_sha)
+    const tc_attempt *a, const char *task_sha, const char *argv_sha)
 {
 	tc_json *r = tc_json_new_object();
 
@@ -172,11 +74,11 @@ receipt_skeleton(const tc_json *step, const char *session_id,
 	set_string(r, "skill", tc_json_get_string(step, "skill"));
 	tc_json_object_set_int(r, "attempt", a->number);
 	set_now(r, "started_at");
-	set_rel(r, "task_path", a, "phase-task.json");
+	set_rel(r, "task_path", a, TC_ATTEMPT_TASK);
 	set_string(r, "task_sha256", task_sha);
-	set_rel(r, "result_path", a, "phase-result.json");
-	set_rel(r, "stdout_path", a, "runner.stdout.log");
-	set_rel(r, "stderr_path", a, "runner.stderr.log");
+	set_rel(r, "result_path", a, TC_ATTEMPT_RESULT);
+	set_rel(r, "stdout_path", a, TC_ATTEMPT_STDOUT);
+	set_rel(r, "stderr_path", a, TC_ATTEMPT_STDERR);
 	set_string(r, "runner_argv_sha256", argv_sha);
 	return r;
 }
@@ -191,64 +93,87 @@ seconds_str(double s)
 	return tc_buf_detach(&b, NULL);
 }
 
+/* Finish a receipt that did not pass and write it into the attempt; the
+ * attempt directory stays as it is: the scene of the failure.  A receipt
+ * already there was not written by tunectl (it writes one receipt per
+ * attempt, this one), so it is replaced. */
 static void
-touch_if_missing(const char *path)
-{
-	FILE *fp;
-
-	if (tc_path_exists(path))
-		return;
-	if ((fp = fopen(path, "a")) != NULL)
-		fclose(fp);
-}
-
-/* Finish a receipt that did not pass and write it; the attempt directory
- * stays as it is: the scene of the failure. */
-static void
-receipt_fail(tc_json *receipt, const struct attempt *a, const char *status,
+receipt_fail(tc_json *receipt, const tc_attempt *a, const char *status,
     const char *message)
 {
 	char hex[TC_SHA256_HEX_LEN + 1];
 	tc_error ignored = TC_ERROR_INIT;
 
-	touch_if_missing(a->out_log);
-	touch_if_missing(a->err_log);
+	tc_attempt_touch(a, TC_ATTEMPT_STDOUT);
+	tc_attempt_touch(a, TC_ATTEMPT_STDERR);
 	set_string(receipt, "runner_status", status);
 	set_string(receipt, "error", message);
 	set_now(receipt, "finished_at");
-	if (strcmp(status, "failed") == 0 && tc_is_regular_file(a->result) &&
-	    tc_sha256_file(a->result, hex, NULL, &ignored) == 0)
+	if (strcmp(status, "failed") == 0 &&
+	    tc_attempt_is_regular(a, TC_ATTEMPT_RESULT) &&
+	    tc_attempt_sha256(a, TC_ATTEMPT_RESULT, hex, &ignored) == 0)
 		set_string(receipt, "result_sha256", hex);
-	(void)tc_write_json(a->receipt, receipt, TC_WRITE_EXCLUSIVE, &ignored);
+	(void)tc_attempt_write_json(a, TC_ATTEMPT_RECEIPT, receipt, 0,
+	    &ignored);
 	tc_error_clear(&ignored);
 }
 
-/* Bind a written receipt into its sealed step and write the session. */
+/* Bind the attempt's written receipt into its sealed step and write the
+ * session. */
 static int
-bind_receipt(tc_session *s, const char *step_id, const char *receipt_abs,
-    const char *receipt_rel, tc_error *err)
+bind_receipt(tc_session *s, const char *step_id, const tc_attempt *a,
+    tc_error *err)
 {
 	char hex[TC_SHA256_HEX_LEN + 1];
 	tc_json *step = tc_session_find_step(s, step_id, NULL);
+	char *rel;
 
 	if (step == NULL) {
 		tc_error_set(err, "sealed step disappeared from the session: %s",
 		    step_id);
 		return -1;
 	}
-	if (tc_sha256_file(receipt_abs, hex, NULL, err) != 0)
+	if (tc_attempt_sha256(a, TC_ATTEMPT_RECEIPT, hex, err) != 0)
 		return -1;
-	tc_json_object_set_string(step, "dispatch_receipt_path", receipt_rel);
+	rel = tc_attempt_rel(a, TC_ATTEMPT_RECEIPT);
+	tc_json_object_set_string(step, "dispatch_receipt_path", rel);
 	tc_json_object_set_string(step, "dispatch_receipt_sha256", hex);
+	free(rel);
 	tc_session_refresh(s);
 	return tc_write_json(s->path, s->doc, 0, err);
+}
+
+/* The receipt recovery writes for a sealed attempt: what tunectl can
+ * re-derive, marked "recovered". */
+static tc_json *
+recovered_receipt(const tc_json *step, const char *session_id,
+    const tc_attempt *a)
+{
+	char task_sha[TC_SHA256_HEX_LEN + 1] = "";
+	char hex[TC_SHA256_HEX_LEN + 1];
+	tc_error ignored = TC_ERROR_INIT;
+	tc_json *receipt;
+
+	(void)tc_attempt_sha256(a, TC_ATTEMPT_TASK, task_sha, &ignored);
+	receipt = receipt_skeleton(step, session_id, a, task_sha, "");
+	tc_json_object_set(receipt, "runner_argv_sha256", tc_json_new_null());
+	set_string(receipt, "runner_status", "passed");
+	tc_json_object_set_bool(receipt, "recovered", true);
+	set_string(receipt, "recovery_note", TC_RECOVERY_NOTE);
+	if (tc_attempt_sha256(a, TC_ATTEMPT_RESULT, hex, &ignored) == 0)
+		set_string(receipt, "result_sha256", hex);
+	set_now(receipt, "finished_at");
+	tc_error_clear(&ignored);
+	return receipt;
 }
 
 /*
  * A controller killed after sealing a step but before binding its receipt
  * leaves a sealed step without "dispatch_receipt_path" whose newest
  * attempt holds the very result that was sealed.  Complete that attempt:
- * write the missing receipt (marked "recovered") and bind it.
+ * bind its receipt when tunectl can re-derive every field of it (it wrote
+ * it before it stopped), else write tunectl's own (marked "recovered"),
+ * replacing whatever is there, and bind that.
  */
 static int
 recover_unbound(tc_session *s, bool *recovered, tc_error *err)
@@ -259,107 +184,52 @@ recover_unbound(tc_session *s, bool *recovered, tc_error *err)
 		tc_json *step = tc_session_step_at(s, i);
 		const char *step_id = tc_step_id(step);
 		const char *sealed_sha = tc_json_get_string(step, "result_sha256");
-		struct attempt a = { 0 };
+		tc_attempt a = TC_ATTEMPT_INIT;
 		tc_json *result, *receipt;
-		char digest[65], hex[TC_SHA256_HEX_LEN + 1];
+		char digest[TC_SHA256_HEX_LEN + 1];
 		tc_error ignored = TC_ERROR_INIT;
-		int k;
+		bool ours;
+		int rc;
 
 		if (!tc_step_is_sealed(step) || sealed_sha == NULL ||
 		    tc_json_get(step, "dispatch_receipt_path") != NULL)
 			continue;
-		/* Attempt numbers are claimed in order and never removed, so
-		 * the newest attempt is the last directory of the run. */
-		for (k = 1; k <= TC_ATTEMPT_LIMIT; k++) {
-			char *rel = tc_xasprintf("dispatches/%s-attempt-%03d",
-			    step_id, k);
-			char *dir = tc_path_join(s->artifact_root, rel);
-			bool exists = tc_is_directory(dir);
-
-			free(dir);
-			if (!exists) {
-				free(rel);
-				break;
-			}
-			free(a.rel);
-			a.rel = rel;
-			a.number = k;
-		}
-		if (a.rel != NULL)
-			attempt_paths(&a, s->artifact_root);
-		if (a.rel == NULL)
+		rc = tc_attempt_open_newest(s->artifact_root, step_id, &a, err);
+		if (rc <= 0) {
+			tc_attempt_free(&a);
+			if (rc < 0)
+				return -1;
 			continue;
-		result = tc_json_parse_file(a.result, &ignored);
+		}
+		result = tc_attempt_read_json(&a, TC_ATTEMPT_RESULT, &ignored);
 		if (result == NULL || tc_json_digest(result, digest, &ignored) != 0 ||
 		    strcmp(digest, sealed_sha) != 0) {
 			tc_json_free(result);
 			tc_error_clear(&ignored);
-			attempt_free(&a);
+			tc_attempt_free(&a);
 			continue;
 		}
 		tc_json_free(result);
-		receipt = tc_path_exists(a.receipt) ?
-		    tc_json_parse_file(a.receipt, &ignored) : NULL;
-		if (receipt != NULL) {
-			const char *st = tc_json_get_string(receipt, "runner_status");
-			const char *rs = tc_json_get_string(receipt, "result_sha256");
-
-			/* Only this step's own passed receipt, for the very
-			 * result file that was sealed, is bound. */
-			hex[0] = '\0';
-			(void)tc_sha256_file(a.result, hex, NULL, &ignored);
-			if (st == NULL || strcmp(st, "passed") != 0 ||
-			    !str_eq(tc_json_get_string(receipt, "schema_version"),
-			    TC_RECEIPT_SCHEMA) ||
-			    !str_eq(tc_json_get_string(receipt, "session_id"),
-			    s->session_id) ||
-			    !str_eq(tc_json_get_string(receipt, "step_id"), step_id) ||
-			    rs == NULL || strcmp(rs, hex) != 0) {
-				tc_json_free(receipt);
-				attempt_free(&a);
-				continue;
-			}
-		} else if (!tc_path_exists(a.receipt)) {
-			char task_sha[TC_SHA256_HEX_LEN + 1] = "";
-			tc_json *argv_unknown = tc_json_new_null();
-
-			(void)tc_sha256_file(a.task, task_sha, NULL, &ignored);
-			receipt = receipt_skeleton(step, s->session_id, &a, task_sha,
-			    "");
-			tc_json_object_set(receipt, "runner_argv_sha256",
-			    argv_unknown);
-			set_string(receipt, "runner_status", "passed");
-			tc_json_object_set_bool(receipt, "recovered", true);
-			set_string(receipt, "recovery_note", "the controller stopped "
-			    "after sealing this step and before writing its receipt; "
-			    "the receipt was completed by a later run-next");
-			if (tc_sha256_file(a.result, hex, NULL, &ignored) == 0)
-				set_string(receipt, "result_sha256", hex);
-			set_now(receipt, "finished_at");
-			if (tc_write_json(a.receipt, receipt, TC_WRITE_EXCLUSIVE,
-			    err) != 0) {
-				tc_json_free(receipt);
-				attempt_free(&a);
-				return -1;
-			}
-		} else {
-			/* a receipt that cannot be read is evidence; leave it */
-			tc_error_clear(&ignored);
-			attempt_free(&a);
-			continue;
-		}
+		receipt = tc_attempt_read_json(&a, TC_ATTEMPT_RECEIPT, &ignored);
+		ours = receipt != NULL && tc_receipt_rederivable(receipt, step,
+		    s->session_id, &a);
 		tc_json_free(receipt);
-		{
-			char *rel = rel_in(&a, "dispatch-receipt.json");
-			int rc = bind_receipt(s, step_id, a.receipt, rel, err);
-
-			free(rel);
-			attempt_free(&a);
-			if (rc != 0)
-				return -1;
-		}
-		*recovered = true;
 		tc_error_clear(&ignored);
+		if (!ours) {
+			receipt = recovered_receipt(step, s->session_id, &a);
+			rc = tc_attempt_write_json(&a, TC_ATTEMPT_RECEIPT, receipt,
+			    0, err);
+			tc_json_free(receipt);
+			if (rc != 0) {
+				tc_attempt_free(&a);
+				return -1;
+			}
+		}
+		rc = bind_receipt(s, step_id, &a, err);
+		tc_attempt_free(&a);
+		if (rc != 0)
+			return -1;
+		*recovered = true;
 	}
 	return 0;
 }
@@ -482,12 +352,28 @@ run_lock(const char *abs_session, tc_lock *lock, tc_error *err)
 	return rc;
 }
 
+/* Fail an attempt whose host made something tunectl alone may make. */
+static int
+check_host_left_alone(const tc_attempt *a, tc_error *err)
+{
+	if (tc_attempt_in_place(a, err) != 0)
+		return -1;
+	if (tc_attempt_has(a, TC_ATTEMPT_RECEIPT)) {
+		tc_error_set(err, "Agent host wrote %s, which only tunectl "
+		    "writes", a->receipt);
+		return -1;
+	}
+	return 0;
+}
+
 /* Seal the host's result under the session lock, then write and bind the
- * receipt.  Returns the session as written, or NULL (err set). */
+ * receipt.  Returns the session as written, or NULL (err set);
+ * *receipt_written says whether the receipt was written. */
 static tc_json *
 seal_attempt(const char *abs_session, const tc_json *task,
-    const tc_json *result, tc_json *receipt, const struct attempt *a,
-    const char *seal_program, tc_attempt_report *report, tc_error *err)
+    const tc_json *result, tc_json *receipt, const tc_attempt *a,
+    const char *seal_program, tc_attempt_report *report,
+    bool *receipt_written, tc_error *err)
 {
 	tc_lock lock = { -1, NULL };
 	tc_session *s = NULL;
@@ -496,8 +382,8 @@ seal_attempt(const char *abs_session, const tc_json *task,
 	const char *step_id = tc_json_get_string(step, "step_id");
 	tc_json *next;
 	char hex[TC_SHA256_HEX_LEN + 1];
-	char *rel = NULL;
 
+	*receipt_written = false;
 	if (tc_session_lock(abs_session, &lock, err) != 0)
 		return NULL;
 	if (tc_session_load(abs_session, 0, &s, err) != 0)
@@ -509,22 +395,25 @@ seal_attempt(const char *abs_session, const tc_json *task,
 	if (tc_dispatch_task_check(task, abs_session, seal_program, NULL,
 	    err) != 0)
 		goto done;
+	/* Checked again under the lock, right before the seal. */
+	if (check_host_left_alone(a, err) != 0)
+		goto done;
 	if (tc_seal_session(s, result, err) != 0)
 		goto done;
 	set_string(receipt, "runner_status", "passed");
-	if (tc_sha256_file(a->result, hex, NULL, err) != 0)
+	if (tc_attempt_sha256(a, TC_ATTEMPT_RESULT, hex, err) != 0)
 		goto done;
 	set_string(receipt, "result_sha256", hex);
 	set_now(receipt, "finished_at");
-	if (tc_write_json(a->receipt, receipt, TC_WRITE_EXCLUSIVE, err) != 0)
+	if (tc_attempt_write_json(a, TC_ATTEMPT_RECEIPT, receipt,
+	    TC_WRITE_EXCLUSIVE, err) != 0)
 		goto done;
-	rel = rel_in(a, "dispatch-receipt.json");
-	if (bind_receipt(s, step_id, a->receipt, rel, err) != 0)
+	*receipt_written = true;
+	if (bind_receipt(s, step_id, a, err) != 0)
 		goto done;
 	report->outcome_status = tc_xstrdup(tc_json_get_string(result, "status"));
 	out = tc_json_clone(s->doc);
 done:
-	free(rel);
 	tc_session_free(s);
 	tc_lock_release(&lock);
 	return out;
@@ -538,12 +427,13 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 	tc_session *s = NULL;
 	tc_json *task = NULL, *receipt = NULL, *result = NULL, *sealed = NULL;
 	tc_json *argv_json;
-	struct attempt a = { 0 };
+	tc_attempt a = TC_ATTEMPT_INIT;
 	char *abs = NULL, **argv = NULL, **envp = NULL;
 	char task_sha[TC_SHA256_HEX_LEN + 1], argv_sha[65];
 	tc_proc_spec spec;
 	tc_proc_result pr;
 	tc_error inner = TC_ERROR_INIT;
+	bool receipt_written = false;
 	size_t i;
 
 	memset(report, 0, sizeof(*report));
@@ -576,14 +466,15 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 		report->phase = tc_xstrdup(tc_json_get_string(step, "phase"));
 	}
 	end_orphaned_attempts(s->artifact_root, report->step_id);
-	if (attempt_create(s->artifact_root, report->step_id, &a, err) != 0)
+	if (tc_attempt_create(s->artifact_root, report->step_id, &a, err) != 0)
 		goto out_unlock;
 	report->attempt = a.number;
-	if (tc_write_json(a.task, task, TC_WRITE_EXCLUSIVE, err) != 0)
+	if (tc_attempt_write_json(&a, TC_ATTEMPT_TASK, task, TC_WRITE_EXCLUSIVE,
+	    err) != 0)
 		goto out_unlock;
 	tc_lock_release(&lock);
 
-	if (tc_sha256_file(a.task, task_sha, NULL, err) != 0)
+	if (tc_attempt_sha256(&a, TC_ATTEMPT_TASK, task_sha, err) != 0)
 		goto out;
 	argv_json = tc_json_new_array();
 	for (i = 0; i < runner->argc; i++)
@@ -608,10 +499,13 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 	memset(&spec, 0, sizeof(spec));
 	spec.argv = argv;
 	spec.envp = envp;
-	spec.stdout_path = a.out_log;
-	spec.stderr_path = a.err_log;
+	spec.stdout_path = TC_ATTEMPT_STDOUT;
+	spec.stderr_path = TC_ATTEMPT_STDERR;
+	spec.logs_at_dirfd = true;
+	spec.log_dirfd = a.fd;
 	spec.exclusive_logs = true;
 	spec.die_with_parent = true;
+	spec.end_tree = true;
 	spec.timeout_s = opts->timeout_s;
 	spec.grace_s = opts->grace_s > 0 ? opts->grace_s :
 	    TC_RUN_NEXT_DEFAULT_GRACE_S;
@@ -623,6 +517,13 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 		goto out;
 	}
 	report->seconds = pr.wall_s;
+	/* The host and everything it started are gone now.  If it moved the
+	 * attempt away, nothing more is written anywhere: the directory
+	 * held open may lie outside the root by now. */
+	if (tc_attempt_in_place(&a, err) != 0) {
+		report->runner_status = "failed";
+		goto out;
+	}
 	if (pr.timed_out) {
 		char *secs = seconds_str(opts->timeout_s);
 
@@ -639,7 +540,13 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 		receipt_fail(receipt, &a, "failed", tc_error_msg(err));
 		goto out;
 	}
-	if (tc_path_exists(a.result) && !tc_is_regular_file_nofollow(a.result)) {
+	if (check_host_left_alone(&a, err) != 0) {
+		report->runner_status = "failed";
+		receipt_fail(receipt, &a, "failed", tc_error_msg(err));
+		goto out;
+	}
+	if (tc_attempt_has(&a, TC_ATTEMPT_RESULT) &&
+	    !tc_attempt_is_regular(&a, TC_ATTEMPT_RESULT)) {
 		/* A link could change what was sealed after the fact. */
 		tc_error_set(err, "Agent host did not produce a readable phase "
 		    "result: %s is not a regular file", a.result);
@@ -647,7 +554,8 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 		receipt_fail(receipt, &a, "failed", tc_error_msg(err));
 		goto out;
 	}
-	if ((result = tc_json_parse_file(a.result, &inner)) == NULL) {
+	if ((result = tc_attempt_read_json(&a, TC_ATTEMPT_RESULT,
+	    &inner)) == NULL) {
 		tc_error_set(err, "Agent host did not produce a readable phase "
 		    "result: %s", tc_error_msg(&inner));
 		report->runner_status = "failed";
@@ -655,10 +563,10 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 		goto out;
 	}
 	sealed = seal_attempt(abs, task, result, receipt, &a, opts->seal_program,
-	    report, err);
+	    report, &receipt_written, err);
 	if (sealed == NULL) {
 		report->runner_status = "failed";
-		if (!tc_path_exists(a.receipt))
+		if (!receipt_written && tc_attempt_in_place(&a, &inner) == 0)
 			receipt_fail(receipt, &a, "failed", tc_error_msg(err));
 		goto out;
 	}
@@ -672,7 +580,7 @@ out:
 	tc_error_clear(&inner);
 	free(argv);
 	free_environment(envp);
-	attempt_free(&a);
+	tc_attempt_free(&a);
 	tc_json_free(result);
 	tc_json_free(receipt);
 	tc_json_free(task);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "json_internal.h"
+#include "tunectl/fileio.h"
 
 static void
 os_error(tc_error *err, int e, const char *path)
@@ -90,31 +91,16 @@ tc_json_read_fd(int fd, size_t *len, tc_error *err)
 char *
 tc_json_read_path(const char *path, size_t *len, tc_error *err)
 {
-	struct stat st;
 	char *text;
 	int fd;
 
-	/* O_NONBLOCK: opening a FIFO planted where a document belongs must
-	 * not hang the command (and the session lock it holds). */
-	do
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0) {
+	/* Never blocks on a FIFO planted where a document belongs (it would
+	 * hang the command and the session lock it holds); a directory is
+	 * refused before any read, as Python's open() does. */
+	if ((fd = tc_open_regular_at(AT_FDCWD, path, 0)) < 0) {
 		os_error(err, errno, path);
 		return NULL;
 	}
-	/* Python's open() refuses directories before any read. */
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		os_error(err, EISDIR, path);
-		return NULL;
-	}
-	if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
-		close(fd);
-		os_error(err, ESPIPE, path);
-		return NULL;
-	}
-	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	text = tc_json_read_fd(fd, len, err);
 	close(fd);
 	return text;

@@ -69,6 +69,12 @@ tc_json__encode_cp(char *dst, uint32_t cp)
 	return 4;
 }
 
+size_t
+tc_json_decode_cp(const char *s, size_t n, uint32_t *cp)
+{
+	return tc_json__decode_cp((const unsigned char *)s, n, cp);
+}
+
 bool
 tc_json_has_surrogate(const char *s, size_t len)
 {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lease_internal.h"
@@ -63,10 +64,18 @@ lock_one(const char *lease_root, long id, const char *command_id,
 {
 	tc_lease_ticket ticket = TC_LEASE_TICKET_INIT;
 	char *path = tc_lease_lock_path(lease_root, id);
+	struct stat st;
 	int fd, rc, errnum = 0;
 
-	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
-	    0666);
+	/* A FIFO planted as the lock file must neither block the open nor,
+	 * later, the holder record written into it. */
+	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC, 0666);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+		errno = ESPIPE;
+	}
 	if (fd < 0) {
 		tc_error_os(err, errno, path);
 		free(path);

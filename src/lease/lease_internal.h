@@ -63,6 +63,18 @@ bool tc_lease__queue_empty(const char *lease_root, long device_id);
 /* Number of live tickets in a queue directory (0 when it is missing). */
 size_t tc_lease__queue_waiters(const char *queue_dir);
 
+/* ---- holder.c ----------------------------------------------------------------- */
+
+/*
+ * The markers say this process inherits a lease of ids under lease_root:
+ * check that the kernel has each device's lock file flock'd by this
+ * process or one of its ancestors (/proc/locks).  Returns 0, or -1 with
+ * "parent device lease is not held by this process or its ancestors:
+ * device N" (or why it could not be checked).
+ */
+int tc_lease__check_inherited(const char *lease_root, const long *ids,
+    size_t n, tc_error *err);
+
 /* ---- spawn.c ------------------------------------------------------------------ */
 
 typedef struct tc_lease_spawn {
@@ -73,6 +85,11 @@ typedef struct tc_lease_spawn {
 	const char *stderr_path;
 	double timeout_s;
 	double grace_s;			/* SIGTERM→SIGKILL */
+	/* Descriptors the command inherits: the flock'd lock files of its
+	 * lease, so that the lease lasts as long as the command even when
+	 * the runner is killed with SIGKILL. */
+	const int *inherit_fds;
+	size_t ninherit;
 } tc_lease_spawn;
 
 typedef struct tc_lease_ran {
@@ -88,7 +105,8 @@ typedef struct tc_lease_ran {
 
 /*
  * _run_argv: create both logs exclusively, spawn argv without a shell in
- * a new session with stdin from /dev/null, wait up to timeout_s; on
+ * a new session with stdin from /dev/null and the inherit_fds open (at
+ * the same numbers), wait up to timeout_s; on
  * timeout (or SIGTERM/SIGINT/SIGHUP to the runner) SIGTERM the group,
  * wait grace_s, SIGKILL the group.  When the leader has exited, whatever
  * it left in its group, and every descendant re-parented to the runner,

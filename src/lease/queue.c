@@ -39,6 +39,7 @@
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
 #include "tunectl/lease.h"
+#include "tunectl/timeutil.h"
 
 char *
 tc_lease__queue_path(const char *lease_root, long device_id)
@@ -46,25 +47,50 @@ tc_lease__queue_path(const char *lease_root, long device_id)
 	return tc_xasprintf("%s/npu-device-%ld.queue", lease_root, device_id);
 }
 
-/* A ticket name is exactly 20 decimal digits. */
+/*
+ * A ticket name is exactly 20 decimal digits naming 1 .. TICKET_MAX, so
+ * that one above the highest ticket can never overflow; and a ticket is
+ * a regular file.  Anything else in the directory (a subdirectory, FIFO
+ * or symlink named like a ticket, a number past 2^64) is not a ticket:
+ * it is never waited on, opened or removed, so it can neither hang nor
+ * spin a waiter.
+ */
+#define TICKET_MAX 9999999999999999999ULL	/* 10^19 - 1: a leading '0' */
+
 static bool
 ticket_seq(const char *name, unsigned long long *seq)
 {
+	unsigned long long v = 0;
 	size_t i;
 
-	for (i = 0; name[i] != '\0'; i++)
-		if (name[i] < '0' || name[i] > '9')
+	for (i = 0; name[i] != '\0'; i++) {
+		if (name[i] < '0' || name[i] > '9' || i >= 20)
 			return false;
-	if (i != 20)
+		v = v * 10 + (unsigned long long)(name[i] - '0');
+	}
+	/* 20 digits with a leading '0' cannot overflow */
+	if (i != 20 || name[0] != '0' || v == 0)
 		return false;
-	*seq = strtoull(name, NULL, 10);
+	*seq = v;
 	return true;
 }
 
-/* Highest ticket below limit (or overall when limit is 0).  Returns
- * false when there is none. */
 static bool
-scan(DIR *dir, unsigned long long limit, unsigned long long *found)
+is_ticket(int dirfd, const char *name, unsigned long long *seq)
+{
+	struct stat st;
+
+	return ticket_seq(name, seq) &&
+	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode);
+}
+
+/* Highest ticket below limit (or overall when limit is 0).  Returns
+ * false when there is none.  names_only counts every ticket-shaped name
+ * whatever it is, so that a new ticket is numbered above them all. */
+static bool
+scan(DIR *dir, unsigned long long limit, bool names_only,
+    unsigned long long *found)
 {
 	struct dirent *de;
 	bool any = false;
@@ -73,7 +99,8 @@ scan(DIR *dir, unsigned long long limit, unsigned long long *found)
 	while ((de = readdir(dir)) != NULL) {
 		unsigned long long seq;
 
-		if (!ticket_seq(de->d_name, &seq))
+		if (names_only ? !ticket_seq(de->d_name, &seq) :
+		    !is_ticket(dirfd(dir), de->d_name, &seq))
 			continue;
 		if (limit != 0 && seq >= limit)
 			continue;
@@ -137,10 +164,12 @@ create_ticket(tc_lease_ticket *t, const char *path, const char *command_id,
 	size_t len;
 	tc_json *doc;
 
-	if (scan(t->dir, 0, &top))
-		t->seq = top + 1;
-	else
-		t->seq = 1;
+	if (scan(t->dir, 0, true, &top) && top >= TICKET_MAX) {
+		tc_error_set(err, "device queue has no ticket number left: %s",
+		    path);
+		return -1;
+	}
+	t->seq = top + 1;
 	snprintf(t->name, sizeof(t->name), "%020llu", t->seq);
 	t->fd = openat(t->dirfd, t->name,
 	    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
@@ -215,12 +244,18 @@ tc_lease__queue_wait(const char *lease_root, long device_id,
 
 	if (open_queue(t, path, err) != 0)
 		goto fail;
-	for (;;) {
+	for (bool first = true;; first = false) {
 		unsigned long long pred;
 		char pred_name[24];
 		struct stat st;
 		int pfd, errnum = 0;
 
+		/* Every retry is bounded by the deadline: whatever is in the
+		 * directory, a waiter never loops past it. */
+		if (!first && tc_monotonic_ns() >= deadline_ns) {
+			rc = 1;
+			goto out_rc;
+		}
 		if ((rc = lock_dir(t, path, deadline_ns, err)) != 0)
 			goto out_rc;
 		if (!have_ticket) {
@@ -230,17 +265,19 @@ tc_lease__queue_wait(const char *lease_root, long device_id,
 			}
 			have_ticket = true;
 		}
-		if (!scan(t->dir, t->seq, &pred)) {
+		if (!scan(t->dir, t->seq, false, &pred)) {
 			unlock_dir(t);
 			free(path);
 			return 0;		/* at the head */
 		}
 		snprintf(pred_name, sizeof(pred_name), "%020llu", pred);
-		pfd = openat(t->dirfd, pred_name, O_RDONLY | O_NOFOLLOW |
-		    O_CLOEXEC);
+		pfd = tc_open_regular_at(t->dirfd, pred_name, TC_OPEN_NOFOLLOW);
 		if (pfd < 0) {
 			unlock_dir(t);
-			if (errno == ENOENT)
+			/* gone, or swapped for something that is no ticket
+			 * since the scan: look again */
+			if (errno == ENOENT || errno == ESPIPE ||
+			    errno == EISDIR || errno == ELOOP)
 				continue;
 			tc_error_os(err, errno, path);
 			goto fail;
@@ -289,7 +326,7 @@ tc_lease__queue_empty(const char *lease_root, long device_id)
 	while (empty && (de = readdir(dir)) != NULL) {
 		unsigned long long seq;
 
-		empty = !ticket_seq(de->d_name, &seq);
+		empty = !is_ticket(dirfd(dir), de->d_name, &seq);
 	}
 	closedir(dir);
 	return empty;
@@ -310,8 +347,8 @@ tc_lease__queue_waiters(const char *queue_dir)
 
 		if (!ticket_seq(de->d_name, &seq))
 			continue;
-		fd = openat(dirfd(dir), de->d_name, O_RDONLY | O_NOFOLLOW |
-		    O_CLOEXEC);
+		fd = tc_open_regular_at(dirfd(dir), de->d_name,
+		    TC_OPEN_NOFOLLOW);
 		if (fd < 0)
 			continue;
 		/* A ticket whose lock is free was left by a dead waiter. */

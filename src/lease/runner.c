@@ -409,6 +409,8 @@ run_under_lease(const tc_lease_request *req, const struct plan *p,
 	tc_lease_spawn spec;
 	char *dir;
 	char **child_env;
+	int *lock_fds, rc;
+	size_t i;
 
 	child_env = tc_lease_environment(p->explicit_env != NULL ?
 	    p->explicit_env : environ, p->ids, p->nids, p->lease_root, &e);
@@ -433,11 +435,16 @@ run_under_lease(const tc_lease_request *req, const struct plan *p,
 	spec.timeout_s = req->timeout_s;
 	spec.grace_s = req->grace_s > 0 ? req->grace_s :
 	    (req->timeout_s < 5 ? req->timeout_s : 5);
-	if (tc_lease__run_argv(&spec, &r->cmd, err) != 0) {
-		tc_envp_free(child_env);
-		return -1;
-	}
+	lock_fds = tc_xcalloc(r->hold.len + 1, sizeof(*lock_fds));
+	for (i = 0; i < r->hold.len; i++)
+		lock_fds[i] = r->hold.locks[i].fd;
+	spec.inherit_fds = lock_fds;
+	spec.ninherit = r->hold.len;
+	rc = tc_lease__run_argv(&spec, &r->cmd, err);
+	free(lock_fds);
 	tc_envp_free(child_env);
+	if (rc != 0)
+		return -1;
 	r->ran = true;
 	if (!r->cmd.started) {
 		tc_error se = TC_ERROR_INIT;
@@ -499,6 +506,10 @@ tc_lease_run(const tc_lease_request *req, tc_json **manifest,
 	r.requested_ns = tc_monotonic_ns();
 
 	held = tc_lease_parent_held(p.ids, p.nids, p.lease_root, environ, &e);
+	/* The markers are a claim; the kernel's flocks are the proof. */
+	if (held == 1 && tc_lease__check_inherited(p.lease_root, p.ids,
+	    p.nids, &e) != 0)
+		held = -1;
 	if (held < 0) {
 		block(&r, "parent lease context invalid: ", tc_error_msg(&e));
 	} else if (held == 1) {

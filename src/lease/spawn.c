@@ -11,17 +11,19 @@
  * that was re-parented to the runner (double-forked daemons included),
  * and reaps them all before the lease is released.  SIGTERM, SIGINT and
  * SIGHUP sent to the runner while the command runs are handled like a
- * timeout, so killing the runner never orphans a device process.
+ * timeout, so killing the runner never orphans a device process.  A
+ * runner killed with SIGKILL can do none of that, so the command inherits
+ * the lease's lock files: their flocks last until the last process that
+ * holds them exits, and no second lease can be granted while the
+ * command (or anything it started) still runs.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -32,9 +34,8 @@
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
 #include "tunectl/lease.h"
+#include "tunectl/proc.h"
 #include "tunectl/timeutil.h"
-
-#define MAX_KIDS 4096
 
 static int
 pidfd_open_compat(pid_t pid)
@@ -94,95 +95,6 @@ wait_leader(pid_t pid, int pidfd, int sigfd, uint64_t deadline, int *sig)
 	}
 }
 
-/* The runner's children: /proc/self/task/<tid>/children, else a scan of
- * /proc for processes whose parent is the runner. */
-static size_t
-list_children(pid_t *kids, size_t max)
-{
-	char path[64], buf[8192];
-	size_t n = 0;
-	FILE *fp;
-	DIR *proc;
-	struct dirent *de;
-	pid_t self = getpid();
-
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/children",
-	    (long)syscall(SYS_gettid));
-	if ((fp = fopen(path, "re")) != NULL) {
-		long v;
-
-		while (n < max && fscanf(fp, "%ld", &v) == 1)
-			kids[n++] = (pid_t)v;
-		fclose(fp);
-		return n;
-	}
-	if ((proc = opendir("/proc")) == NULL)
-		return 0;
-	while (n < max && (de = readdir(proc)) != NULL) {
-		char *end, *close_paren;
-		long pid = strtol(de->d_name, &end, 10), ppid;
-		ssize_t len;
-		int fd;
-
-		if (*end != '\0' || pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		/* "pid (comm) state ppid ...": comm may hold ')' */
-		if ((close_paren = strrchr(buf, ')')) == NULL)
-			continue;
-		if (sscanf(close_paren + 1, " %*c %ld", &ppid) == 1 &&
-		    ppid == (long)self)
-			kids[n++] = (pid_t)pid;
-	}
-	closedir(proc);
-	return n;
-}
-
-static bool
-pid_in(pid_t pid, const pid_t *set, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (set[i] == pid)
-			return true;
-	return false;
-}
-
-/* Kill and reap every child of the runner that was not there before the
- * command started: the command's re-parented descendants.  Killing one
- * re-parents its own children to the runner, hence the rounds. */
-static void
-reap_descendants(const pid_t *before, size_t nbefore)
-{
-	pid_t *kids = tc_xmalloc(MAX_KIDS * sizeof(*kids));
-	int round;
-
-	for (round = 0; round < 64; round++) {
-		size_t n = list_children(kids, MAX_KIDS), i, killed = 0;
-
-		for (i = 0; i < n; i++) {
-			if (pid_in(kids[i], before, nbefore))
-				continue;
-			kill(kids[i], SIGKILL);
-			kids[killed++] = kids[i];
-		}
-		if (killed == 0)
-			break;
-		for (i = 0; i < killed; i++)
-			while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
-				;
-	}
-	free(kids);
-}
-
 static int
 open_log(const char *path, tc_error *err)
 {
@@ -207,10 +119,9 @@ tc_lease__run_argv(const tc_lease_spawn *spec, tc_lease_ran *ran,
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t runner_sigs, old_mask, empty, all;
-	struct sigaction dfl, old_chld;
-	pid_t *before;
-	size_t nbefore;
-	int outfd, errfd, sigfd, pidfd = -1, old_reaper = 0, rc, sig = 0;
+	tc_reaper reaper;
+	size_t i;
+	int outfd, errfd, sigfd, pidfd = -1, rc, sig = 0;
 	int status = 0;
 
 	memset(ran, 0, sizeof(*ran));
@@ -229,14 +140,7 @@ tc_lease__run_argv(const tc_lease_spawn *spec, tc_lease_ran *ran,
 	sigaddset(&runner_sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &runner_sigs, &old_mask);
 	sigfd = signalfd(-1, &runner_sigs, SFD_CLOEXEC | SFD_NONBLOCK);
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigemptyset(&dfl.sa_mask);
-	sigaction(SIGCHLD, &dfl, &old_chld);	/* an inherited SIG_IGN would auto-reap */
-	prctl(PR_GET_CHILD_SUBREAPER, &old_reaper, 0, 0, 0);
-	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	before = tc_xmalloc(MAX_KIDS * sizeof(*before));
-	nbefore = list_children(before, MAX_KIDS);
+	tc_reaper_begin(&reaper);
 
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID |
@@ -249,6 +153,12 @@ tc_lease__run_argv(const tc_lease_spawn *spec, tc_lease_ran *ran,
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, outfd, 1);
 	posix_spawn_file_actions_adddup2(&fa, errfd, 2);
+	/* dup2 of a descriptor onto itself clears its close-on-exec flag in
+	 * the child only (POSIX 2024, glibc >= 2.29): the command shares the
+	 * runner's open lock files, and with them the flocks. */
+	for (i = 0; i < spec->ninherit; i++)
+		posix_spawn_file_actions_adddup2(&fa, spec->inherit_fds[i],
+		    spec->inherit_fds[i]);
 	if (spec->cwd != NULL)
 		posix_spawn_file_actions_addchdir_np(&fa, spec->cwd);
 
@@ -294,14 +204,11 @@ tc_lease__run_argv(const tc_lease_spawn *spec, tc_lease_ran *ran,
 		ran->return_code = WEXITSTATUS(status);
 	else if (WIFSIGNALED(status))
 		ran->return_code = -WTERMSIG(status);
-	reap_descendants(before, nbefore);
 
 restore:
+	tc_reaper_end(&reaper);
 	if (pidfd >= 0)
 		close(pidfd);
-	free(before);
-	prctl(PR_SET_CHILD_SUBREAPER, old_reaper, 0, 0, 0);
-	sigaction(SIGCHLD, &old_chld, NULL);
 	if (sigfd >= 0) {
 		struct signalfd_siginfo ssi;
 

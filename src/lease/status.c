@@ -76,7 +76,7 @@ device_status(const char *root, long id)
 	char *lock = tc_lease_lock_path(root, id);
 	char *queue = tc_lease__queue_path(root, id);
 	bool held = false;
-	int fd = open(lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = tc_open_regular_at(AT_FDCWD, lock, TC_OPEN_NOFOLLOW);
 
 	tc_json_object_set_int(d, "device_id", id);
 	tc_json_object_set_string(d, "lock_file", lock);

@@ -2,8 +2,10 @@
  * execute.c - execute-phase (phase_entrypoint.run, §12.5): a phase task
  * is accepted only when it is current for its session and routed to this
  * phase's agent; then either the tool plan is returned or one tool from
- * the manifest's allowlist runs under a device lease.
+ * the manifest's allowlist runs under a device lease, its manifest and
+ * logs kept under <root>/phase-executions/<step_id>/.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +113,37 @@ stem(const char *name)
 	return tc_xstrndup(name, (size_t)(dot - name));
 }
 
+/*
+ * <root>/phase-executions/<step_id>, created, and inside the root: the
+ * worker can write the root, so a planted symlink on the way would
+ * otherwise put the lease manifest and its logs wherever it points.
+ * Checked before and after the directories are made.
+ */
+static char *
+executions_dir(const char *root, const char *step_id, tc_error *err)
+{
+	char *rel = tc_xasprintf("phase-executions/%s", step_id);
+	char *dir = tc_path_under_root(root, rel, "phase execution directory",
+	    err);
+
+	if (dir != NULL && tc_mkdirs(dir, err) != 0) {
+		free(dir);
+		dir = NULL;
+	}
+	if (dir != NULL) {
+		free(dir);
+		dir = tc_path_under_root(root, rel, "phase execution directory",
+		    err);
+	}
+	if (dir != NULL && !tc_is_directory(dir)) {
+		tc_error_os(err, ENOTDIR, dir);
+		free(dir);
+		dir = NULL;
+	}
+	free(rel);
+	return dir;
+}
+
 int
 tc_phase_run_tool(const tc_phase_manifest *m, const tc_json *current,
     const tc_phase_tool_run *run, tc_json **lease_manifest,
@@ -146,11 +179,14 @@ tc_phase_run_tool(const tc_phase_manifest *m, const tc_json *current,
 	if (run->manifest_out != NULL) {
 		manifest = tc_xstrdup(run->manifest_out);
 	} else {
-		char *s = stem(run->tool);
+		char *dir = executions_dir(root, step_id, err), *s;
 
-		manifest = tc_xasprintf("%s/phase-executions/%s/%s.json", root,
-		    step_id, s);
+		if (dir == NULL)
+			return -1;
+		s = stem(run->tool);
+		manifest = tc_xasprintf("%s/%s.json", dir, s);
 		free(s);
+		free(dir);
 	}
 	while (run->tool_args != NULL && run->tool_args[nargs] != NULL)
 		nargs++;

@@ -3,6 +3,9 @@
  * file.  Temp file in the target's directory, full write, fchmod, fsync,
  * rename (or a no-replace publish for sealed evidence), fsync the
  * directory.  Every failure before the publish removes the temp file.
+ * Everything happens relative to the directory's descriptor
+ * (tc_write_atomic_at), so a caller that holds a directory open writes
+ * into exactly that directory.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -94,9 +97,10 @@ write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-/* Create ".<base>.<16 hex>.tmp" in dir; returns the fd, *tmp malloc'd. */
+/* Create ".<base>.<16 hex>.tmp" in dirfd; returns the fd, *tmp (the
+ * name in dirfd) malloc'd. */
 static int
-create_temp(const char *dir, const char *base, char **tmp)
+create_temp(int dirfd, const char *base, char **tmp)
 {
 	int i, fd = -1, e = EEXIST;
 	int baselen = (int)strlen(base);
@@ -107,11 +111,11 @@ create_temp(const char *dir, const char *base, char **tmp)
 		unsigned char r[8];
 
 		random_bytes(r, sizeof(r));
-		*tmp = tc_xasprintf("%s/.%.*s.%02x%02x%02x%02x%02x%02x%02x%02x"
-		    ".tmp", dir, baselen, base, r[0], r[1], r[2], r[3], r[4],
+		*tmp = tc_xasprintf(".%.*s.%02x%02x%02x%02x%02x%02x%02x%02x"
+		    ".tmp", baselen, base, r[0], r[1], r[2], r[3], r[4],
 		    r[5], r[6], r[7]);
-		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
-		    O_NOFOLLOW | O_NOCTTY, 0600);
+		fd = openat(dirfd, *tmp, O_WRONLY | O_CREAT | O_EXCL |
+		    O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
 		if (fd >= 0)
 			return fd;
 		e = errno;
@@ -124,23 +128,24 @@ create_temp(const char *dir, const char *base, char **tmp)
 	return -1;
 }
 
-/* Publish tmp at path without ever replacing an existing file. */
+/* Publish tmp as name (both in dirfd) without ever replacing an existing
+ * file. */
 static int
-publish_exclusive(const char *tmp, const char *path)
+publish_exclusive(int dirfd, const char *tmp, const char *name)
 {
 	int e;
 
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+	if (renameat2(dirfd, tmp, dirfd, name, RENAME_NOREPLACE) == 0)
 		return 0;
 	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
 		return -1;
 	/* Filesystems without RENAME_NOREPLACE: link(2) refuses to
 	 * overwrite as well. */
-	if (link(tmp, path) != 0)
+	if (linkat(dirfd, tmp, dirfd, name, 0) != 0)
 		return -1;
-	if (unlink(tmp) != 0) {
+	if (unlinkat(dirfd, tmp, 0) != 0) {
 		e = errno;
-		unlink(path);
+		unlinkat(dirfd, name, 0);
 		errno = e;
 		return -1;
 	}
@@ -148,9 +153,9 @@ publish_exclusive(const char *tmp, const char *path)
 }
 
 static int
-sync_directory(const char *dir)
+sync_directory(int dirfd)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int rc = 0;
 
 	if (fd < 0)
@@ -187,27 +192,25 @@ check_target(const char *path)
 }
 
 int
-tc_write_atomic(const char *path, const void *data, size_t len,
-    unsigned flags, tc_error *err)
+tc_write_atomic_at(int dirfd, const char *name, const char *display,
+    const void *data, size_t len, unsigned flags, tc_error *err)
 {
-	char *dir = NULL, *norm = NULL, *tmp = NULL;
+	struct stat st;
+	char *tmp = NULL;
 	mode_t mode;
 	int fd = -1, e;
 
-	if ((e = check_target(path)) != 0) {
-		tc_error_os(err, e, path);
+	if ((e = check_target(name)) != 0 || strchr(name, '/') != NULL) {
+		tc_error_os(err, e != 0 ? e : EINVAL, display);
 		return -1;
 	}
-	norm = tc_path_normalize(path);
-	dir = tc_path_dirname(norm);
-	if ((flags & TC_WRITE_MKDIRS) && tc_mkdirs(dir, err) != 0)
-		goto fail;
-	if ((flags & TC_WRITE_EXCLUSIVE) && tc_path_exists(path)) {
-		tc_error_os(err, EEXIST, path);
-		goto fail;
+	if ((flags & TC_WRITE_EXCLUSIVE) &&
+	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		tc_error_os(err, EEXIST, display);
+		return -1;
 	}
 	mode = (flags & TC_WRITE_PRIVATE) ? 0600 : (0666 & ~current_umask());
-	if ((fd = create_temp(dir, tc_path_basename(norm), &tmp)) < 0)
+	if ((fd = create_temp(dirfd, name, &tmp)) < 0)
 		goto fail_errno;
 	tc_fault_point("write");
 	if (write_all(fd, data, len) != 0 || fchmod(fd, mode) != 0)
@@ -220,30 +223,54 @@ tc_write_atomic(const char *path, const void *data, size_t len,
 	if (e != 0)
 		goto fail_errno;
 	tc_fault_point("rename");
-	if ((flags & TC_WRITE_EXCLUSIVE) ? publish_exclusive(tmp, path) != 0 :
-	    rename(tmp, path) != 0)
+	if ((flags & TC_WRITE_EXCLUSIVE) ? publish_exclusive(dirfd, tmp,
+	    name) != 0 : renameat(dirfd, tmp, dirfd, name) != 0)
 		goto fail_errno;
 	free(tmp);
 	tmp = NULL;
 	tc_fault_point("dirsync");
-	if (sync_directory(dir) != 0)
+	if (sync_directory(dirfd) != 0)
 		goto fail_errno;
-	free(dir);
-	free(norm);
 	return 0;
 
 fail_errno:
-	tc_error_os(err, errno, path);
-fail:
+	tc_error_os(err, errno, display);
 	if (fd >= 0)
 		close(fd);
 	if (tmp != NULL) {
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 		free(tmp);
 	}
+	return -1;
+}
+
+int
+tc_write_atomic(const char *path, const void *data, size_t len,
+    unsigned flags, tc_error *err)
+{
+	char *dir, *norm;
+	int dirfd, e, rc = -1;
+
+	if ((e = check_target(path)) != 0) {
+		tc_error_os(err, e, path);
+		return -1;
+	}
+	norm = tc_path_normalize(path);
+	dir = tc_path_dirname(norm);
+	if ((flags & TC_WRITE_MKDIRS) && tc_mkdirs(dir, err) != 0)
+		goto out;
+	/* O_PATH: a directory we may write but not list works as well */
+	if ((dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		tc_error_os(err, errno, path);
+		goto out;
+	}
+	rc = tc_write_atomic_at(dirfd, tc_path_basename(norm), path, data,
+	    len, flags & ~TC_WRITE_MKDIRS, err);
+	close(dirfd);
+out:
 	free(dir);
 	free(norm);
-	return -1;
+	return rc;
 }
 
 int
@@ -257,6 +284,21 @@ tc_write_json(const char *path, const tc_json *v, unsigned flags,
 	if (text == NULL)
 		return -1;
 	rc = tc_write_atomic(path, text, len, flags, err);
+	free(text);
+	return rc;
+}
+
+int
+tc_write_json_at(int dirfd, const char *name, const char *display,
+    const tc_json *v, unsigned flags, tc_error *err)
+{
+	size_t len;
+	char *text = tc_json_pretty(v, &len, err);
+	int rc;
+
+	if (text == NULL)
+		return -1;
+	rc = tc_write_atomic_at(dirfd, name, display, text, len, flags, err);
 	free(text);
 	return rc;
 }

@@ -28,29 +28,53 @@ tc_error_os(tc_error *err, int errnum, const char *path)
 	tc_buf_free(&q);
 }
 
-char *
-tc_read_file(const char *path, size_t max_bytes, size_t *len, tc_error *err)
+int
+tc_open_regular_at(int dirfd, const char *name, unsigned flags)
 {
-	tc_buf b = TC_BUF_INIT;
 	struct stat st;
-	int fd;
+	int fd, e;
 
-	if (max_bytes == 0)
-		max_bytes = TC_JSON_MAX_BYTES;
 	do
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+		    O_CLOEXEC | ((flags & TC_OPEN_NOFOLLOW) ? O_NOFOLLOW : 0));
 	while (fd < 0 && errno == EINTR);
-	if (fd < 0) {
-		tc_error_os(err, errno, path);
-		return NULL;
-	}
+	if (fd < 0)
+		return -1;
 	if (fstat(fd, &st) != 0) {
-		tc_error_os(err, errno, path);
+		e = errno;
 		goto fail;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		tc_error_os(err, EISDIR, path);
+		e = EISDIR;
 		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		e = ESPIPE;
+		goto fail;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+		e = errno;
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+char *
+tc_read_fd(int fd, const char *path, size_t max_bytes, size_t *len,
+    tc_error *err)
+{
+	tc_buf b = TC_BUF_INIT;
+	struct stat st;
+
+	if (max_bytes == 0)
+		max_bytes = TC_JSON_MAX_BYTES;
+	if (fstat(fd, &st) != 0) {
+		tc_error_os(err, errno, path);
+		return NULL;
 	}
 	/* st_size is only a hint (procfs reports 0, files grow): read to EOF
 	 * and enforce the limit on what actually arrives. */
@@ -87,12 +111,25 @@ tc_read_file(const char *path, size_t max_bytes, size_t *len, tc_error *err)
 			goto fail;
 		}
 	}
-	close(fd);
 	return tc_buf_detach(&b, len);
 fail:
-	close(fd);
 	tc_buf_free(&b);
 	return NULL;
+}
+
+char *
+tc_read_file(const char *path, size_t max_bytes, size_t *len, tc_error *err)
+{
+	char *text;
+	int fd = tc_open_regular_at(AT_FDCWD, path, 0);
+
+	if (fd < 0) {
+		tc_error_os(err, errno, path);
+		return NULL;
+	}
+	text = tc_read_fd(fd, path, max_bytes, len, err);
+	close(fd);
+	return text;
 }
 
 static int

@@ -1,7 +1,8 @@
 /*
  * proc.c - tc_proc_run: fork/exec a command in its own process group with
  * stdout/stderr going straight to log files, wait with a deadline, and on
- * timeout end the whole group (SIGTERM, grace period, SIGKILL).
+ * timeout end the whole group (SIGTERM, grace period, SIGKILL); with
+ * end_tree, also whatever the command leaves behind (reaper.c).
  *
  * Exec failures come back through a close-on-exec pipe and read like
  * Python's subprocess errors ("[Errno 2] No such file or directory:
@@ -182,14 +183,16 @@ keep_above_stdio(int fd)
 }
 
 static int
-open_log(const char *path, bool exclusive, tc_error *err)
+open_log(const tc_proc_spec *spec, const char *path, tc_error *err)
 {
 	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY |
-	    (exclusive ? O_EXCL : O_TRUNC);
+	    (spec->exclusive_logs ? O_EXCL : O_TRUNC) |
+	    (spec->logs_at_dirfd ? O_NOFOLLOW : 0);
 	int fd;
 
 	do
-		fd = open(path, flags, 0666);
+		fd = openat(spec->logs_at_dirfd ? spec->log_dirfd : AT_FDCWD,
+		    path, flags, 0666);
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0 || (fd = keep_above_stdio(fd)) < 0) {
 		tc_error_os(err, errno, path);
@@ -327,6 +330,7 @@ tc_proc_run(const tc_proc_spec *spec, tc_proc_result *res, tc_error *err)
 	double grace = spec->grace_s > 0 ? spec->grace_s : DEFAULT_GRACE_S;
 	uint64_t start, deadline;
 	struct report rep;
+	tc_reaper reaper = { 0 };
 	int status = 0, pidfd, rc = -1;
 	pid_t pid;
 
@@ -347,8 +351,7 @@ tc_proc_run(const tc_proc_spec *spec, tc_proc_result *res, tc_error *err)
 		goto out;
 	}
 	if (spec->stdout_path != NULL &&
-	    (pl.out_fd = open_log(spec->stdout_path, spec->exclusive_logs,
-	    err)) < 0)
+	    (pl.out_fd = open_log(spec, spec->stdout_path, err)) < 0)
 		goto out;
 	if (spec->stderr_path != NULL) {
 		/* One file for both streams: share the descriptor, or the
@@ -356,8 +359,8 @@ tc_proc_run(const tc_proc_spec *spec, tc_proc_result *res, tc_error *err)
 		if (spec->stdout_path != NULL &&
 		    strcmp(spec->stdout_path, spec->stderr_path) == 0)
 			pl.err_fd = pl.out_fd;
-		else if ((pl.err_fd = open_log(spec->stderr_path,
-		    spec->exclusive_logs, err)) < 0)
+		else if ((pl.err_fd = open_log(spec, spec->stderr_path,
+		    err)) < 0)
 			goto out;
 	}
 	pl.cands = exec_candidates(spec->argv[0], pl.envp);
@@ -367,6 +370,8 @@ tc_proc_run(const tc_proc_spec *spec, tc_proc_result *res, tc_error *err)
 		goto out;
 	}
 	pl.report_fd = pipefd[1];
+	if (spec->end_tree)
+		tc_reaper_begin(&reaper);
 	start = tc_monotonic_ns();
 	if ((pid = fork()) < 0) {
 		tc_error_set(err, "[Errno %d] %s", errno, strerror(errno));
@@ -395,6 +400,10 @@ tc_proc_run(const tc_proc_spec *spec, tc_proc_result *res, tc_error *err)
 		 * group may outlive a timeout.  The leader is not reaped
 		 * yet, so the group id cannot have been reused. */
 		signal_group(pid, SIGKILL);
+	} else if (spec->end_tree) {
+		/* The leader is a zombie until reaped, so its group id is
+		 * still its own: what it left in the group goes now. */
+		signal_group(pid, SIGKILL);
 	}
 	if (reap(pid, &status) < 0) {
 		tc_error_set(err, "[Errno %d] %s", errno, strerror(errno));
@@ -411,6 +420,7 @@ tc_proc_run(const tc_proc_spec *spec, tc_proc_result *res, tc_error *err)
 		res->exit_code = -WTERMSIG(status);
 	rc = 0;
 out:
+	tc_reaper_end(&reaper);
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);
 	if (pipefd[1] >= 0)

@@ -56,7 +56,7 @@ check "the both-mode schedule includes base-profile-derived" \
 # The HTML report: well-formed, every chart present with data.
 R=$(readlink -f "$T/d-none/latest")
 check "the HTML report is well-formed with data in every chart" check_html "$R/report.html" s0 stage_a stage_o final
-check "the HTML report links every phase's evidence" grep -q 'href="phases/final-e2e-report/phase-result.json"' "$R/report.html"
+check "the HTML report links every phase's evidence" grep -q 'href="./phases/final-e2e-report/phase-result.json"' "$R/report.html"
 tc report html --session "$R/auto-tune-session.json" --output "$T/again.html"
 expect_rc 0 "report html renders a finished session again"
 check "report html output is well-formed" check_html "$T/again.html" s0 stage_a stage_o final

@@ -178,12 +178,22 @@ expect_eq "$(j "$T/m/conflict.json" 'd["reason"]')" "parent lease context invali
 # ---- inherited parent markers --------------------------------------------------
 
 LR=$(cd "$L" && pwd -P)
+# the parent really holds 0 and 1: its command runs the child runner
+"$TUNECTL_BIN" lease run --lease-root "$L" --device-id 0 --device-id 1 --timeout-seconds 20 --cwd "$W" \
+    --manifest-out "$T/m/parent.json" -- "$TUNECTL_BIN" lease run --lease-root "$L" --device-id 1 --device-id 0 \
+    --timeout-seconds 5 --lease-timeout-seconds 1 --cwd "$W" --manifest-out "$T/m/inherit.json" -- /bin/true >/dev/null 2>&1
+rc=$?
+expect_rc 0 "exact parent markers from a parent holding the lease: the child inherits and runs"
+expect_eq "$(j "$T/m/inherit.json" 'd["lease_mode"], d["lease_accounting"]["devices"]')" "('inherited', [])" "inherited lease: no lock taken"
+# the same markers from a process that holds nothing are only a claim
 env SUPERKERNEL_DEVICE_LEASE_HELD=1 SUPERKERNEL_DEVICE_IDS=0,1 SUPERKERNEL_DEVICE_LEASE_ROOT="$LR" \
     "$TUNECTL_BIN" lease run --lease-root "$L" --device-id 1 --device-id 0 --timeout-seconds 5 --cwd "$W" \
-    --manifest-out "$T/m/inherit.json" -- /bin/true >/dev/null 2>&1
+    --manifest-out "$T/m/claim.json" -- /bin/true >/dev/null 2>&1
 rc=$?
-expect_rc 0 "exact parent markers: the child inherits and runs"
-expect_eq "$(j "$T/m/inherit.json" 'd["lease_mode"], d["lease_accounting"]["devices"]')" "('inherited', [])" "inherited lease: no lock taken"
+expect_rc 2 "exact parent markers without the lease held: blocked"
+expect_eq "$(j "$T/m/claim.json" 'd["reason"], d["lease_mode"], d["command"]')" \
+    "('parent lease context invalid: parent device lease is not held by this process or its ancestors: device 0', None, None)" \
+    "markers without the lease: the first device not held is named"
 
 for case in "HELD=1 IDS=0:SUPERKERNEL_DEVICE_IDS" "HELD=2 IDS=0,1:SUPERKERNEL_DEVICE_LEASE_HELD" "HELD=1 IDS=0,1 ROOT=/elsewhere:SUPERKERNEL_DEVICE_LEASE_ROOT"; do
 	vals=${case%%:*} name=${case##*:}

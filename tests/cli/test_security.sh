@@ -145,8 +145,10 @@ tc dispatch --session "$T/fr/s.json" --output "$A1/phase-task.json"
 tc seal --session "$T/fr/s.json" --result "$A1/phase-result.json"
 echo '{"runner_status": "passed", "session_id": "another-session", "step_id": "final-e2e-report"}' >"$A1/dispatch-receipt.json"
 tc run-next --session "$T/fr/s.json" --runner-command-json "$T/ok.json"
-known H4 "run-next's recovery does not bind a forged receipt of another session and step" \
-    lacks '"dispatch_receipt_path": "dispatches/intake-preparation-attempt-001/dispatch-receipt.json"' "$T/fr/s.json"
+check "run-next's recovery does not bind a forged receipt of another session and step" \
+    lacks another-session "$A1/dispatch-receipt.json"
+check "run-next's recovery binds tunectl's own recovered receipt instead" \
+    grep -q '"recovered": true' "$A1/dispatch-receipt.json"
 
 # ---- 5. a FIFO planted where a document is read -------------------------------------
 ctl_init "$T/d" none

@@ -7,10 +7,11 @@
 #
 # Seeds are small valid documents plus a few near misses; inputs of
 # several documents separate them with the line "%%" (tests/fuzz/
-# fuzz_common.h).  Seeds of fuzz_json_reader are hand-written and left
-# alone.  Files are overwritten, never removed: inputs added by hand, the
-# regress-* inputs that once crashed and the coverage-minimised inputs
-# found by fuzzing (SHA-1 names; see docs/hardening.md) all stay.
+# fuzz_common.h).  Seeds of fuzz_json_reader and fuzz_report_html are
+# hand-written and left alone.  Files are overwritten, never removed:
+# inputs added by hand, the regress-* inputs that once crashed and the
+# coverage-minimised inputs found by fuzzing (SHA-1 names; see
+# docs/hardening.md) all stay.
 #
 # To fold a fuzzing run's finds into the corpora:
 #   FUZZ_KEEP_CORPUS=/tmp/kept FUZZ_SECONDS=30 scripts/fuzz.sh

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -635,6 +636,87 @@ error_os_formats_like_python_oserror(void **state)
 	tc_error_clear(&err);
 }
 
+static void
+open_regular_refuses_fifos_directories_and_links_without_blocking(
+    void **state)
+{
+	struct fx *f = *state;
+	char *fifo = path_in(f, "fifo"), *file = path_in(f, "file");
+	char *link = path_in(f, "link");
+	tc_error err = TC_ERROR_INIT;
+	int fd;
+
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	put(file, "x");
+	assert_int_equal(symlink(file, link), 0);
+	/* a FIFO without a writer: opening it must not wait */
+	assert_int_equal(tc_open_regular_at(AT_FDCWD, fifo, 0), -1);
+	assert_int_equal(errno, ESPIPE);
+	assert_int_equal(tc_open_regular_at(AT_FDCWD, f->dir, 0), -1);
+	assert_int_equal(errno, EISDIR);
+	assert_int_equal(tc_open_regular_at(AT_FDCWD, "/dev/null", 0), -1);
+	assert_int_equal(errno, ESPIPE);
+	assert_int_equal(tc_open_regular_at(AT_FDCWD, link, TC_OPEN_NOFOLLOW),
+	    -1);
+	assert_int_equal(errno, ELOOP);
+	fd = tc_open_regular_at(AT_FDCWD, link, 0);
+	assert_true(fd >= 0);
+	/* blocking again, as a reader expects */
+	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	close(fd);
+	/* the readers built on it */
+	assert_null(tc_read_file(fifo, 0, NULL, &err));
+	assert_non_null(strstr(tc_error_msg(&err), "[Errno 29] Illegal seek"));
+	assert_null(tc_json_parse_file(fifo, &err));
+	assert_non_null(strstr(tc_error_msg(&err), "[Errno 29] Illegal seek"));
+	tc_error_clear(&err);
+	free(fifo);
+	free(file);
+	free(link);
+}
+
+static void
+atomic_write_at_writes_into_the_held_directory(void **state)
+{
+	struct fx *f = *state;
+	char *sub = path_in(f, "sub"), *moved = path_in(f, "moved");
+	char *outside = path_in(f, "outside"), *got;
+	char *in_moved = path_in(f, "moved/r.json");
+	char *in_outside = path_in(f, "outside/r.json");
+	tc_error err = TC_ERROR_INIT;
+	int dfd;
+
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(mkdir(outside, 0755), 0);
+	dfd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	/* someone moves the directory and leaves a link in its place */
+	assert_int_equal(rename(sub, moved), 0);
+	assert_int_equal(symlink(outside, sub), 0);
+	assert_int_equal(tc_write_atomic_at(dfd, "r.json", "DISPLAY", "{}", 2,
+	    TC_WRITE_EXCLUSIVE, &err), 0);
+	got = tc_read_file(in_moved, 0, NULL, &err);
+	assert_non_null(got);
+	assert_string_equal(got, "{}");
+	free(got);
+	assert_int_equal(access(in_outside, F_OK), -1);
+	/* exclusive: a second write is refused, naming the display path */
+	assert_int_equal(tc_write_atomic_at(dfd, "r.json", "DISPLAY", "[]", 2,
+	    TC_WRITE_EXCLUSIVE, &err), -1);
+	assert_string_equal(tc_error_msg(&err),
+	    "[Errno 17] File exists: 'DISPLAY'");
+	/* a name with a slash is not a name in the directory */
+	assert_int_equal(tc_write_atomic_at(dfd, "a/b", "DISPLAY", "[]", 2, 0,
+	    &err), -1);
+	tc_error_clear(&err);
+	close(dfd);
+	free(sub);
+	free(moved);
+	free(outside);
+	free(in_moved);
+	free(in_outside);
+}
+
 #define FX(t) cmocka_unit_test_setup_teardown(t, fx_setup, fx_teardown)
 
 int
@@ -663,6 +745,8 @@ main(int argc, char **argv)
 		FX(read_file_enforces_the_size_limit),
 		FX(read_file_handles_empty_and_sizeless_files),
 		FX(mkdirs_is_idempotent_and_refuses_files_in_the_way),
+		FX(open_regular_refuses_fifos_directories_and_links_without_blocking),
+		FX(atomic_write_at_writes_into_the_held_directory),
 		cmocka_unit_test(error_os_formats_like_python_oserror),
 	};
 	static char exe[4096];

@@ -425,6 +425,105 @@ timeout_kills_survivors_after_the_leader_exits_on_sigterm(void **state)
 	free(pidfile);
 }
 
+/* A pid read from a file once the command wrote it (bounded wait). */
+static pid_t
+pid_from(const char *pidfile)
+{
+	tc_error err = TC_ERROR_INIT;
+	char *s = tc_read_file(pidfile, 0, NULL, &err);
+	pid_t p = s != NULL ? (pid_t)atol(s) : 0;
+
+	if (s == NULL)
+		fail_msg("no pid in %s: %s", pidfile, tc_error_msg(&err));
+	free(s);
+	return p;
+}
+
+static void
+end_tree_ends_what_the_leader_leaves_behind(void **state)
+{
+	struct fx *f = *state;
+	char *bg = tc_xasprintf("%s/bg.pid", f->dir);
+	char *daemon = tc_xasprintf("%s/daemon.pid", f->dir);
+	/* a background child in the group and a setsid daemon outside it;
+	 * the leader waits (at most 5 s) until both are up, then exits 0 */
+	char *script = tc_xasprintf("(exec sleep 1000) & echo $! > '%s'; "
+	    "setsid sh -c 'echo $$ > \"$0\"; exec sleep 1000' '%s' & "
+	    "i=0; while [ ! -s '%s' ] && [ $i -lt 500 ]; do sleep 0.01; "
+	    "i=$((i + 1)); done; exit 0", bg, daemon, daemon);
+	char *argv[] = { (char *)"sh", (char *)"-c", script, NULL };
+	tc_proc_spec spec = { 0 };
+	tc_proc_result res;
+	tc_error err = TC_ERROR_INIT;
+	pid_t b, d;
+
+	spec.argv = argv;
+	spec.stdin_null = true;
+	spec.timeout_s = 30;
+	spec.end_tree = true;
+	assert_int_equal(tc_proc_run(&spec, &res, &err), 0);
+	assert_false(res.timed_out);
+	assert_int_equal(res.exit_code, 0);
+	b = pid_from(bg);
+	d = pid_from(daemon);
+	assert_true(b > 0 && d > 0);
+	/* killed and reaped before tc_proc_run returned */
+	assert_int_equal(kill(b, 0), -1);
+	assert_int_equal(errno, ESRCH);
+	assert_int_equal(kill(d, 0), -1);
+	assert_int_equal(errno, ESRCH);
+	free(script);
+	free(bg);
+	free(daemon);
+}
+
+static void
+logs_at_dirfd_are_created_in_that_directory_without_following_links(
+    void **state)
+{
+	struct fx *f = *state;
+	char *argv[] = { (char *)"sh", (char *)"-c", (char *)"echo hi", NULL };
+	char *sub = tc_xasprintf("%s/sub", f->dir);
+	char *moved = tc_xasprintf("%s/moved", f->dir);
+	char *log = tc_xasprintf("%s/moved/o.log", f->dir);
+	char *link = tc_xasprintf("%s/link.log", f->dir);
+	tc_proc_spec spec = { 0 };
+	tc_proc_result res;
+	tc_error err = TC_ERROR_INIT;
+	char *s;
+	int dfd;
+
+	assert_int_equal(mkdir(sub, 0700), 0);
+	dfd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	/* the directory is moved after it was opened: the log follows the
+	 * descriptor, not the old path */
+	assert_int_equal(rename(sub, moved), 0);
+	spec.argv = argv;
+	spec.stdin_null = true;
+	spec.stdout_path = "o.log";
+	spec.logs_at_dirfd = true;
+	spec.log_dirfd = dfd;
+	spec.exclusive_logs = true;
+	assert_int_equal(tc_proc_run(&spec, &res, &err), 0);
+	s = slurp(log);
+	assert_string_equal(s, "hi\n");
+	free(s);
+	/* a planted symlink as the log is not followed */
+	assert_int_equal(symlinkat(link, dfd, "l.log"), 0);
+	spec.stdout_path = "l.log";
+	spec.exclusive_logs = false;
+	assert_int_equal(tc_proc_run(&spec, &res, &err), -1);
+	assert_non_null(strstr(tc_error_msg(&err), "[Errno 40]"));
+	tc_error_clear(&err);
+	assert_int_equal(access(link, F_OK), -1);
+	close(dfd);
+	free(sub);
+	free(moved);
+	free(log);
+	free(link);
+}
+
 static void
 empty_argv_is_refused(void **state)
 {
@@ -460,6 +559,8 @@ main(void)
 		FX(child_runs_in_its_own_process_group),
 		FX(timeout_kills_a_group_that_ignores_sigterm),
 		FX(timeout_kills_survivors_after_the_leader_exits_on_sigterm),
+		FX(end_tree_ends_what_the_leader_leaves_behind),
+		FX(logs_at_dirfd_are_created_in_that_directory_without_following_links),
 		cmocka_unit_test(empty_argv_is_refused),
 	};
 

@@ -1,0 +1,103 @@
+/*
+ * html_internal.h - the parts of the HTML report (html.h): what markup a
+ * document's text may become (html_markup.c), which sealed evidence the
+ * charts may draw and how it is checked (html_evidence.c), and the SVG
+ * charts (html_charts.c).  html.c puts the page together.
+ *
+ * Every byte of the page that comes from a document goes through
+ * tc_html_text() or tc_html_href(); a chart draws only numbers and names
+ * that tc_html_gate_report() accepted.
+ */
+#ifndef TUNECTL_HTML_INTERNAL_H
+#define TUNECTL_HTML_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tunectl/buf.h"
+#include "tunectl/json.h"
+#include "tunectl/session.h"
+
+/* ---- html_markup.c -------------------------------------------------------- */
+
+/*
+ * Text (element content or a double-quoted attribute value) from a
+ * document: & < > " ' become entities, and every code point XML 1.0 does
+ * not allow or HTML calls a control (C0 but tab/newline/return, DEL and
+ * C1, lone surrogates, U+FFFE/U+FFFF, bytes that are not UTF-8) becomes
+ * U+FFFD, so the page stays well-formed whatever the document holds.
+ */
+void tc_html_text(tc_buf *b, const char *s, size_t len);
+/* The same for a NUL-terminated string (NULL writes nothing). */
+void tc_html_cstr(tc_buf *b, const char *s);
+
+/* A link target for an artifact path that was resolved inside the
+ * artifact root: "./" and the path with every byte outside
+ * [A-Za-z0-9._~/-] percent-encoded, so it is always a relative URL (never
+ * "javascript:" or another scheme) and needs no further escaping. */
+void tc_html_href(tc_buf *b, const char *rel);
+
+/* ---- html_evidence.c ------------------------------------------------------ */
+
+/* What a gate report is drawn as, by the phase that sealed it. */
+enum tc_html_chart {
+	TC_HTML_S0,		/* s0_baseline: stability, no candidates */
+	TC_HTML_STAGE_A,	/* stage_a_scope_selection: candidate_screening */
+	TC_HTML_TRIAL,		/* stage_o / optional: winner_option_trial */
+	TC_HTML_FINAL,		/* final_e2e_report: final_promotion */
+	TC_HTML_NONE
+};
+
+#define TC_HTML_MAX_CANDIDATES	64	/* per report */
+#define TC_HTML_MAX_RUNS	1000	/* per run list */
+#define TC_HTML_MAX_NAME	128	/* bytes of a candidate name */
+#define TC_HTML_MAX_TRIALS	64	/* trial bars in the Stage O chart */
+
+/*
+ * Is doc an analyze_performance report that chart kind may draw?  Checks
+ * every field the chart reads: selection.stage, the baseline's run list
+ * and stability numbers (finite, or null where a stability figure can be
+ * null), and for the candidate charts 1..TC_HTML_MAX_CANDIDATES
+ * candidates with names of 1..TC_HTML_MAX_NAME bytes, finite means and
+ * improvements and their gate decision as a bool.  Any other shape is not
+ * chart data: the report is skipped, never half drawn.
+ */
+bool tc_html_gate_report(const tc_json *doc, enum tc_html_chart kind);
+
+/* The chart a phase's gate reports feed (TC_HTML_NONE: none). */
+enum tc_html_chart tc_html_chart_of_phase(const char *phase,
+    const tc_json *doc);
+
+/* One sealed step: its result as read now, when it still matches the
+ * digest it was sealed with (else NULL: nothing of it is used). */
+struct tc_html_step {
+	const tc_json *step;
+	tc_json *result;
+	bool changed;		/* the result file no longer matches its seal */
+};
+
+/* The evidence the page draws. */
+struct tc_html_evidence {
+	struct tc_html_step *steps;
+	size_t nsteps;
+	tc_json *s0;		/* owned documents, each validated */
+	tc_json *stage_a;
+	tc_json *final;
+	tc_json *trials;	/* array of winner_option_trial reports */
+	tc_json *ledger;	/* the Final step's ledger (tc_final_load_ledger) */
+};
+
+/* Read every sealed step's result and the gate reports and ledger the
+ * charts may use. */
+void tc_html_collect(const tc_session *s, struct tc_html_evidence *ev);
+void tc_html_evidence_free(struct tc_html_evidence *ev);
+
+/* ---- html_charts.c -------------------------------------------------------- */
+
+/* Each draws one <svg class="chart" data-chart=... data-points=...>. */
+void tc_html_chart_s0(tc_buf *b, const tc_json *report);
+void tc_html_chart_stage_a(tc_buf *b, const tc_json *report);
+void tc_html_chart_trials(tc_buf *b, const tc_json *reports);
+void tc_html_chart_final(tc_buf *b, const tc_json *report);
+
+#endif
