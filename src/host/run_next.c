@@ -28,16 +28,15 @@
 #include "tunectl/session.h"
 #include "tunectl/sha256.h"
 #include "tunectl/timeutil.h"
+#include "host_internal.h"
 
-struct attempt {
-	int number;
-	char *rel;		/* "dispatches/<step_id>-attempt-NNN" */
-	char *dir;		/* absolute */
-	char *task, *result, *out_log, *err_log, *receipt;	/* absolute */
+const struct tc_attempt_layout tc_dispatch_layout = {
+	"dispatches", "phase-task.json", "phase-result.json",
+	"dispatch-receipt.json"
 };
 
-static void
-attempt_free(struct attempt *a)
+void
+tc_attempt_free(struct tc_attempt *a)
 {
 	free(a->rel);
 	free(a->dir);
@@ -49,21 +48,21 @@ attempt_free(struct attempt *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static char *
-rel_in(const struct attempt *a, const char *name)
+char *
+tc_attempt_rel(const struct tc_attempt *a, const char *name)
 {
 	return tc_xasprintf("%s/%s", a->rel, name);
 }
 
 static void
-attempt_paths(struct attempt *a, const char *artifact_root)
+attempt_paths(struct tc_attempt *a, const char *artifact_root)
 {
 	a->dir = tc_path_join(artifact_root, a->rel);
-	a->task = tc_path_join(a->dir, "phase-task.json");
-	a->result = tc_path_join(a->dir, "phase-result.json");
+	a->task = tc_path_join(a->dir, a->layout->task);
+	a->result = tc_path_join(a->dir, a->layout->result);
 	a->out_log = tc_path_join(a->dir, "runner.stdout.log");
 	a->err_log = tc_path_join(a->dir, "runner.stderr.log");
-	a->receipt = tc_path_join(a->dir, "dispatch-receipt.json");
+	a->receipt = tc_path_join(a->dir, a->layout->receipt);
 }
 
 /* dispatches/ (or an attempt directory) replaced by a symlink would put
@@ -89,14 +88,16 @@ dir_inside_root(const char *path, const char *artifact_root, tc_error *err)
 
 /* The first attempt directory that does not exist yet is ours: mkdir is
  * the claim, so even a racing controller cannot take the same number. */
-static int
-attempt_create(const char *artifact_root, const char *step_id,
-    struct attempt *a, tc_error *err)
+int
+tc_attempt_create(const char *artifact_root,
+    const struct tc_attempt_layout *layout, const char *step_id,
+    struct tc_attempt *a, tc_error *err)
 {
-	char *parent = tc_path_join(artifact_root, "dispatches");
+	char *parent = tc_path_join(artifact_root, layout->area);
 	int n;
 
 	memset(a, 0, sizeof(*a));
+	a->layout = layout;
 	if (tc_mkdirs(parent, err) != 0 ||
 	    dir_inside_root(parent, artifact_root, err) != 0) {
 		free(parent);
@@ -104,7 +105,8 @@ attempt_create(const char *artifact_root, const char *step_id,
 	}
 	free(parent);
 	for (n = 1; n <= TC_ATTEMPT_LIMIT; n++) {
-		char *rel = tc_xasprintf("dispatches/%s-attempt-%03d", step_id, n);
+		char *rel = tc_xasprintf("%s/%s-attempt-%03d", layout->area,
+		    step_id, n);
 		char *dir = tc_path_join(artifact_root, rel);
 
 		if (mkdir(dir, 0777) == 0) {
@@ -139,18 +141,18 @@ set_string(tc_json *obj, const char *key, const char *value)
 	tc_json_object_set_string(obj, key, value);
 }
 
-static void
-set_rel(tc_json *receipt, const char *key, const struct attempt *a,
-    const char *name)
+void
+tc_attempt_set_rel(tc_json *receipt, const char *key,
+    const struct tc_attempt *a, const char *name)
 {
-	char *rel = rel_in(a, name);
+	char *rel = tc_attempt_rel(a, name);
 
 	set_string(receipt, key, rel);
 	free(rel);
 }
 
-static void
-set_now(tc_json *receipt, const char *key)
+void
+tc_receipt_set_now(tc_json *receipt, const char *key)
 {
 	char ts[TC_TIMESTAMP_LEN + 1];
 
@@ -160,7 +162,7 @@ set_now(tc_json *receipt, const char *key)
 
 static tc_json *
 receipt_skeleton(const tc_json *step, const char *session_id,
-    const struct attempt *a, const char *task_sha, const char *argv_sha)
+    const struct tc_attempt *a, const char *task_sha, const char *argv_sha)
 {
 	tc_json *r = tc_json_new_object();
 
@@ -171,19 +173,19 @@ receipt_skeleton(const tc_json *step, const char *session_id,
 	set_string(r, "agent_id", tc_json_get_string(step, "agent_id"));
 	set_string(r, "skill", tc_json_get_string(step, "skill"));
 	tc_json_object_set_int(r, "attempt", a->number);
-	set_now(r, "started_at");
-	set_rel(r, "task_path", a, "phase-task.json");
+	tc_receipt_set_now(r, "started_at");
+	tc_attempt_set_rel(r, "task_path", a, "phase-task.json");
 	set_string(r, "task_sha256", task_sha);
-	set_rel(r, "result_path", a, "phase-result.json");
-	set_rel(r, "stdout_path", a, "runner.stdout.log");
-	set_rel(r, "stderr_path", a, "runner.stderr.log");
+	tc_attempt_set_rel(r, "result_path", a, "phase-result.json");
+	tc_attempt_set_rel(r, "stdout_path", a, "runner.stdout.log");
+	tc_attempt_set_rel(r, "stderr_path", a, "runner.stderr.log");
 	set_string(r, "runner_argv_sha256", argv_sha);
 	return r;
 }
 
 /* Python's str() of a float: the timeout in the reference's message. */
-static char *
-seconds_str(double s)
+char *
+tc_seconds_str(double s)
 {
 	tc_buf b = TC_BUF_INIT;
 
@@ -204,9 +206,9 @@ touch_if_missing(const char *path)
 
 /* Finish a receipt that did not pass and write it; the attempt directory
  * stays as it is: the scene of the failure. */
-static void
-receipt_fail(tc_json *receipt, const struct attempt *a, const char *status,
-    const char *message)
+void
+tc_attempt_receipt_fail(tc_json *receipt, const struct tc_attempt *a,
+    const char *status, const char *message)
 {
 	char hex[TC_SHA256_HEX_LEN + 1];
 	tc_error ignored = TC_ERROR_INIT;
@@ -215,7 +217,7 @@ receipt_fail(tc_json *receipt, const struct attempt *a, const char *status,
 	touch_if_missing(a->err_log);
 	set_string(receipt, "runner_status", status);
 	set_string(receipt, "error", message);
-	set_now(receipt, "finished_at");
+	tc_receipt_set_now(receipt, "finished_at");
 	if (strcmp(status, "failed") == 0 && tc_is_regular_file(a->result) &&
 	    tc_sha256_file(a->result, hex, NULL, &ignored) == 0)
 		set_string(receipt, "result_sha256", hex);
@@ -259,7 +261,7 @@ recover_unbound(tc_session *s, bool *recovered, tc_error *err)
 		tc_json *step = tc_session_step_at(s, i);
 		const char *step_id = tc_step_id(step);
 		const char *sealed_sha = tc_json_get_string(step, "result_sha256");
-		struct attempt a = { 0 };
+		struct tc_attempt a = { .layout = &tc_dispatch_layout };
 		tc_json *result, *receipt;
 		char digest[65], hex[TC_SHA256_HEX_LEN + 1];
 		tc_error ignored = TC_ERROR_INIT;
@@ -294,7 +296,7 @@ recover_unbound(tc_session *s, bool *recovered, tc_error *err)
 		    strcmp(digest, sealed_sha) != 0) {
 			tc_json_free(result);
 			tc_error_clear(&ignored);
-			attempt_free(&a);
+			tc_attempt_free(&a);
 			continue;
 		}
 		tc_json_free(result);
@@ -316,7 +318,7 @@ recover_unbound(tc_session *s, bool *recovered, tc_error *err)
 			    !str_eq(tc_json_get_string(receipt, "step_id"), step_id) ||
 			    rs == NULL || strcmp(rs, hex) != 0) {
 				tc_json_free(receipt);
-				attempt_free(&a);
+				tc_attempt_free(&a);
 				continue;
 			}
 		} else if (!tc_path_exists(a.receipt)) {
@@ -335,26 +337,26 @@ recover_unbound(tc_session *s, bool *recovered, tc_error *err)
 			    "the receipt was completed by a later run-next");
 			if (tc_sha256_file(a.result, hex, NULL, &ignored) == 0)
 				set_string(receipt, "result_sha256", hex);
-			set_now(receipt, "finished_at");
+			tc_receipt_set_now(receipt, "finished_at");
 			if (tc_write_json(a.receipt, receipt, TC_WRITE_EXCLUSIVE,
 			    err) != 0) {
 				tc_json_free(receipt);
-				attempt_free(&a);
+				tc_attempt_free(&a);
 				return -1;
 			}
 		} else {
 			/* a receipt that cannot be read is evidence; leave it */
 			tc_error_clear(&ignored);
-			attempt_free(&a);
+			tc_attempt_free(&a);
 			continue;
 		}
 		tc_json_free(receipt);
 		{
-			char *rel = rel_in(&a, "dispatch-receipt.json");
+			char *rel = tc_attempt_rel(&a, a.layout->receipt);
 			int rc = bind_receipt(s, step_id, a.receipt, rel, err);
 
 			free(rel);
-			attempt_free(&a);
+			tc_attempt_free(&a);
 			if (rc != 0)
 				return -1;
 		}
@@ -443,15 +445,16 @@ kill_attempt_processes(const char *dir)
 }
 
 /* End what is left of this step's attempts that never got a receipt. */
-static void
-end_orphaned_attempts(const char *artifact_root, const char *step_id)
+void
+tc_attempt_end_orphans(const char *artifact_root,
+    const struct tc_attempt_layout *layout, const char *step_id)
 {
 	int k;
 
 	for (k = 1; k <= TC_ATTEMPT_LIMIT; k++) {
-		char *dir = tc_xasprintf("%s/dispatches/%s-attempt-%03d",
-		    artifact_root, step_id, k);
-		char *receipt = tc_xasprintf("%s/dispatch-receipt.json", dir);
+		char *dir = tc_xasprintf("%s/%s/%s-attempt-%03d",
+		    artifact_root, layout->area, step_id, k);
+		char *receipt = tc_xasprintf("%s/%s", dir, layout->receipt);
 		bool exists = tc_is_directory(dir);
 
 		if (exists && !tc_path_exists(receipt))
@@ -463,20 +466,60 @@ end_orphaned_attempts(const char *artifact_root, const char *step_id)
 	}
 }
 
-static int
-run_lock(const char *abs_session, tc_lock *lock, tc_error *err)
+/* Start the host for an attempt: runner argv + "--task T --result R",
+ * logs streamed into the attempt directory, TUNECTL_ATTEMPT set, its
+ * process group ended past the timeout. */
+int
+tc_attempt_run_host(const struct tc_attempt *a, const tc_runner *runner,
+    double timeout_s, double grace_s, tc_proc_result *pr, tc_error *err)
 {
-	char *base = tc_xasprintf("%s.run", abs_session);
+	char **argv, **envp;
+	tc_proc_spec spec;
+	size_t i;
+	int rc;
+
+	argv = tc_xcalloc(runner->argc + 5, sizeof(char *));
+	for (i = 0; i < runner->argc; i++)
+		argv[i] = runner->argv[i];
+	argv[i++] = (char *)"--task";
+	argv[i++] = a->task;
+	argv[i++] = (char *)"--result";
+	argv[i++] = a->result;
+	argv[i] = NULL;
+
+	envp = attempt_environment(a->dir);
+	memset(&spec, 0, sizeof(spec));
+	spec.argv = argv;
+	spec.envp = envp;
+	spec.stdout_path = a->out_log;
+	spec.stderr_path = a->err_log;
+	spec.exclusive_logs = true;
+	spec.die_with_parent = true;
+	spec.timeout_s = timeout_s;
+	spec.grace_s = grace_s > 0 ? grace_s : TC_RUN_NEXT_DEFAULT_GRACE_S;
+	memset(pr, 0, sizeof(*pr));
+	rc = tc_proc_run(&spec, pr, err);
+	free(argv);
+	free_environment(envp);
+	return rc;
+}
+
+/* "<session>.<name>.lock", tried once: held means another <what>. */
+int
+tc_attempt_lock(const char *abs_session, const char *name, const char *what,
+    tc_lock *lock, tc_error *err)
+{
+	char *base = tc_xasprintf("%s.%s", abs_session, name);
 	tc_error inner = TC_ERROR_INIT;
 	int rc = tc_lock_acquire(lock, base, 0.0, &inner);
 
-	/* Only a held lock means another run-next; an unusable lock file
+	/* Only a held lock means another run; an unusable lock file
 	 * (e.g. replaced by a symlink) reports its own OS error. */
 	if (rc != 0 && strncmp(tc_error_msg(&inner), "[Errno ", 7) == 0)
 		tc_error_set(err, "%s", tc_error_msg(&inner));
 	else if (rc != 0)
-		tc_error_set(err, "another run-next is already running for "
-		    "session %s", abs_session);
+		tc_error_set(err, "another %s is already running for "
+		    "session %s", what, abs_session);
 	tc_error_clear(&inner);
 	free(base);
 	return rc;
@@ -486,7 +529,7 @@ run_lock(const char *abs_session, tc_lock *lock, tc_error *err)
  * receipt.  Returns the session as written, or NULL (err set). */
 static tc_json *
 seal_attempt(const char *abs_session, const tc_json *task,
-    const tc_json *result, tc_json *receipt, const struct attempt *a,
+    const tc_json *result, tc_json *receipt, const struct tc_attempt *a,
     const char *seal_program, tc_attempt_report *report, tc_error *err)
 {
 	tc_lock lock = { -1, NULL };
@@ -515,10 +558,10 @@ seal_attempt(const char *abs_session, const tc_json *task,
 	if (tc_sha256_file(a->result, hex, NULL, err) != 0)
 		goto done;
 	set_string(receipt, "result_sha256", hex);
-	set_now(receipt, "finished_at");
+	tc_receipt_set_now(receipt, "finished_at");
 	if (tc_write_json(a->receipt, receipt, TC_WRITE_EXCLUSIVE, err) != 0)
 		goto done;
-	rel = rel_in(a, "dispatch-receipt.json");
+	rel = tc_attempt_rel(a, a->layout->receipt);
 	if (bind_receipt(s, step_id, a->receipt, rel, err) != 0)
 		goto done;
 	report->outcome_status = tc_xstrdup(tc_json_get_string(result, "status"));
@@ -537,14 +580,11 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 	tc_lock runlock = { -1, NULL }, lock = { -1, NULL };
 	tc_session *s = NULL;
 	tc_json *task = NULL, *receipt = NULL, *result = NULL, *sealed = NULL;
-	tc_json *argv_json;
-	struct attempt a = { 0 };
-	char *abs = NULL, **argv = NULL, **envp = NULL;
+	struct tc_attempt a = { 0 };
+	char *abs = NULL;
 	char task_sha[TC_SHA256_HEX_LEN + 1], argv_sha[65];
-	tc_proc_spec spec;
 	tc_proc_result pr;
 	tc_error inner = TC_ERROR_INIT;
-	size_t i;
 
 	memset(report, 0, sizeof(*report));
 	if (runner == NULL || runner->argc == 0) {
@@ -557,7 +597,7 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 	}
 	if ((abs = tc_path_resolve(session_path, err)) == NULL)
 		return NULL;
-	if (run_lock(abs, &runlock, err) != 0)
+	if (tc_attempt_lock(abs, "run", "run-next", &runlock, err) != 0)
 		goto out;
 
 	/* Cut the task from the session as it is now. */
@@ -575,8 +615,10 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 		report->step_id = tc_xstrdup(tc_json_get_string(step, "step_id"));
 		report->phase = tc_xstrdup(tc_json_get_string(step, "phase"));
 	}
-	end_orphaned_attempts(s->artifact_root, report->step_id);
-	if (attempt_create(s->artifact_root, report->step_id, &a, err) != 0)
+	tc_attempt_end_orphans(s->artifact_root, &tc_dispatch_layout,
+	    report->step_id);
+	if (tc_attempt_create(s->artifact_root, &tc_dispatch_layout,
+	    report->step_id, &a, err) != 0)
 		goto out_unlock;
 	report->attempt = a.number;
 	if (tc_write_json(a.task, task, TC_WRITE_EXCLUSIVE, err) != 0)
@@ -585,58 +627,33 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 
 	if (tc_sha256_file(a.task, task_sha, NULL, err) != 0)
 		goto out;
-	argv_json = tc_json_new_array();
-	for (i = 0; i < runner->argc; i++)
-		tc_json_array_push(argv_json, tc_json_new_string(runner->argv[i]));
-	i = (size_t)tc_json_digest(argv_json, argv_sha, err);
-	tc_json_free(argv_json);
-	if (i != 0)
+	if (tc_runner_digest(runner, argv_sha, err) != 0)
 		goto out;
 	receipt = receipt_skeleton(tc_json_get(task, "step"), s->session_id, &a,
 	    task_sha, argv_sha);
 
-	argv = tc_xcalloc(runner->argc + 5, sizeof(char *));
-	for (i = 0; i < runner->argc; i++)
-		argv[i] = runner->argv[i];
-	argv[i++] = (char *)"--task";
-	argv[i++] = a.task;
-	argv[i++] = (char *)"--result";
-	argv[i++] = a.result;
-	argv[i] = NULL;
-
-	envp = attempt_environment(a.dir);
-	memset(&spec, 0, sizeof(spec));
-	spec.argv = argv;
-	spec.envp = envp;
-	spec.stdout_path = a.out_log;
-	spec.stderr_path = a.err_log;
-	spec.exclusive_logs = true;
-	spec.die_with_parent = true;
-	spec.timeout_s = opts->timeout_s;
-	spec.grace_s = opts->grace_s > 0 ? opts->grace_s :
-	    TC_RUN_NEXT_DEFAULT_GRACE_S;
-	memset(&pr, 0, sizeof(pr));
-	if (tc_proc_run(&spec, &pr, &inner) != 0) {
+	if (tc_attempt_run_host(&a, runner, opts->timeout_s, opts->grace_s, &pr,
+	    &inner) != 0) {
 		report->runner_status = "failed";
-		receipt_fail(receipt, &a, "failed", tc_error_msg(&inner));
+		tc_attempt_receipt_fail(receipt, &a, "failed", tc_error_msg(&inner));
 		tc_error_set(err, "%s", tc_error_msg(&inner));
 		goto out;
 	}
 	report->seconds = pr.wall_s;
 	if (pr.timed_out) {
-		char *secs = seconds_str(opts->timeout_s);
+		char *secs = tc_seconds_str(opts->timeout_s);
 
 		tc_error_set(err, "Agent host timed out after %s seconds", secs);
 		free(secs);
 		report->runner_status = "timed_out";
-		receipt_fail(receipt, &a, "timed_out", tc_error_msg(err));
+		tc_attempt_receipt_fail(receipt, &a, "timed_out", tc_error_msg(err));
 		goto out;
 	}
 	tc_json_object_set_int(receipt, "return_code", pr.exit_code);
 	if (pr.exit_code != 0) {
 		tc_error_set(err, "Agent host exited with status %d", pr.exit_code);
 		report->runner_status = "failed";
-		receipt_fail(receipt, &a, "failed", tc_error_msg(err));
+		tc_attempt_receipt_fail(receipt, &a, "failed", tc_error_msg(err));
 		goto out;
 	}
 	if (tc_path_exists(a.result) && !tc_is_regular_file_nofollow(a.result)) {
@@ -644,14 +661,14 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 		tc_error_set(err, "Agent host did not produce a readable phase "
 		    "result: %s is not a regular file", a.result);
 		report->runner_status = "failed";
-		receipt_fail(receipt, &a, "failed", tc_error_msg(err));
+		tc_attempt_receipt_fail(receipt, &a, "failed", tc_error_msg(err));
 		goto out;
 	}
 	if ((result = tc_json_parse_file(a.result, &inner)) == NULL) {
 		tc_error_set(err, "Agent host did not produce a readable phase "
 		    "result: %s", tc_error_msg(&inner));
 		report->runner_status = "failed";
-		receipt_fail(receipt, &a, "failed", tc_error_msg(err));
+		tc_attempt_receipt_fail(receipt, &a, "failed", tc_error_msg(err));
 		goto out;
 	}
 	sealed = seal_attempt(abs, task, result, receipt, &a, opts->seal_program,
@@ -659,7 +676,7 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 	if (sealed == NULL) {
 		report->runner_status = "failed";
 		if (!tc_path_exists(a.receipt))
-			receipt_fail(receipt, &a, "failed", tc_error_msg(err));
+			tc_attempt_receipt_fail(receipt, &a, "failed", tc_error_msg(err));
 		goto out;
 	}
 	report->runner_status = "passed";
@@ -670,9 +687,7 @@ out_unlock:
 out:
 	tc_lock_release(&runlock);
 	tc_error_clear(&inner);
-	free(argv);
-	free_environment(envp);
-	attempt_free(&a);
+	tc_attempt_free(&a);
 	tc_json_free(result);
 	tc_json_free(receipt);
 	tc_json_free(task);
