@@ -1,9 +1,12 @@
-"""Shared helpers of the demo's phase workers.
+"""Shared helpers of the demo's phase workers and support workers.
 
-Each worker is started by the plain-script agent host as
+Each phase worker is started by the plain-script agent host as
     <phase> --task <phase-task.json> --result <phase-result.json>
-does its phase's real work with tunectl's own tools, and writes one phase
-result.  Nothing here seals anything: the controller validates and seals.
+follows its phase's skill (share/skills/<skill>/SKILL.md, named in its
+docstring) with tunectl's own tools, and writes one phase result.  A support
+worker (support/<role>) is started the same way by "tunectl support run" for
+a support task and writes one support result.  Nothing here seals anything:
+the controller validates and seals.
 
 Environment (set by `tunectl demo`, or by hand):
     TUNECTL            the tunectl binary
@@ -23,6 +26,7 @@ TUNECTL = os.environ.get("TUNECTL", "tunectl")
 SKW = os.environ.get("SKW", "skw")
 PROFILE = os.environ.get("SKW_PROFILE", "standard")
 RESULT_SCHEMA = "superkernel-auto-tune-phase-result-v1"
+SUPPORT_RESULT_SCHEMA = "tunectl-support-result-v1"
 OPTIONS = "/model_config/custom_params/super_kernel_optimize_options"
 
 # Workload sizes: "standard" is what make demo runs, "quick" what the tests
@@ -73,6 +77,7 @@ class Worker:
         self.blockers = []
         self.warmup = WARMUP.get(PROFILE, 8)
         self.ranks = SIZES.get(PROFILE, SIZES["standard"])["ranks"]
+        self.exec_dir = "phase-executions/%s" % self.step["step_id"]
         self.validate_task()
 
     # --- paths -----------------------------------------------------------
@@ -127,8 +132,8 @@ class Worker:
 
     def tool(self, name, *args):
         """Run one of this phase's allowlisted tools under the device lease."""
-        out = self.path("phase-executions/%s/%s.%d.json" % (
-            self.step["step_id"], name.rsplit(".", 1)[0], int(time.time() * 1000)))
+        out = self.path("%s/%s.%d.json" % (
+            self.exec_dir, name.rsplit(".", 1)[0], int(time.time() * 1000)))
         proc = self.tunectl("execute-phase", "--task", self.task_path, "--phase", self.step["phase"],
                             "--tool", name, "--lease-root", lease_root(), "--device-id", "0",
                             "--timeout-seconds", "1800", "--manifest-out", out, "--", *args,
@@ -163,7 +168,7 @@ class Worker:
 
     def lease_run(self, what, *argv):
         """Run a command under the demo's device lease, with its manifest."""
-        manifest = self.path("phase-executions/%s/%s.json" % (self.step["step_id"], what))
+        manifest = self.path("%s/%s.json" % (self.exec_dir, what))
         proc = self.tunectl("lease", "run", "--lease-root", lease_root(), "--device-id", "0",
                             "--timeout-seconds", "1800", "--cwd", self.root, "--manifest-out", manifest,
                             "--command-id", "%s:%s" % (self.step["step_id"], what), "--", *argv,
@@ -240,6 +245,87 @@ class Worker:
 
     def block(self, code, reason_zh, evidence=None):
         self.blockers.append({"code": code, "reason_zh": reason_zh, "evidence": evidence or []})
+
+    def support(self, role, request_rel):
+        """Hand a support role to a fresh worker ("tunectl support run",
+        the same agent host as this worker).  Returns (receipt, result):
+        result is None when tunectl refused the support result."""
+        proc = self.tunectl("support", "run", "--session", self.task["session_path"], "--role", role,
+                            "--request", self.path(request_rel), check=False, quiet=True)
+        receipt = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}
+        if receipt.get("result_path"):
+            self.produce(receipt["output_dir"])
+            self.produce("%s/support-receipt.json" % receipt["task_path"].rsplit("/", 1)[0])
+        if proc.returncode != 0 or receipt.get("runner_status") != "passed":
+            log("support run %s refused: %s" % (role, proc.stderr.strip()[-400:] or proc.stdout[-400:]))
+            return receipt, None
+        return receipt, read_json(self.path(receipt["result_path"]))
+
+
+class SupportWorker(Worker):
+    """One support attempt: the support task, its output directory, the
+    request the phase wrote, and the support result."""
+
+    def __init__(self):
+        args = sys.argv[1:]
+        opts = dict(zip(args[0::2], args[1::2]))
+        if "--task" not in opts or "--result" not in opts:
+            sys.exit("usage: %s --task TASK --result RESULT" % sys.argv[0])
+        self.task_path = opts["--task"]
+        self.result_path = opts["--result"]
+        self.task = read_json(self.task_path)
+        self.step = self.task["requested_for"]
+        self.root = self.task["artifact_root"]
+        self.session = read_json(self.task["session_path"])
+        self.output = self.task["attempt"]["output_dir"]
+        self.phase_task = self.path(self.task["attempt"]["phase_task"])
+        self.request = read_json(self.path(self.task["request"]["path"])) if self.task.get("request") else {}
+        self.consumed, self.produced, self.decisions, self.blockers = [], [], [], []
+        self.findings = []
+        self.warmup = self.request.get("warmup", WARMUP.get(PROFILE, 8))
+        self.ranks = self.request.get("ranks", SIZES.get(PROFILE, SIZES["standard"])["ranks"])
+        self.exec_dir = "%s/leases" % self.output
+        self.tools = []
+        if not self.task["role"]["read_only"]:
+            self.validate_phase_task()
+
+    def validate_phase_task(self):
+        """Executors run the served phase's tools: validate its task first."""
+        proc = self.tunectl("execute-phase", "--task", self.phase_task, "--phase", self.step["phase"],
+                            quiet=True)
+        plan = json.loads(proc.stdout)
+        self.tools = [os.path.basename(c["argv"][-2]) for c in plan.get("commands", [])
+                      if len(c.get("argv", [])) >= 2]
+
+    def tool(self, name, *args):
+        saved = self.task_path
+        self.task_path = self.phase_task
+        try:
+            return Worker.tool(self, name, *args)
+        finally:
+            self.task_path = saved
+
+    def out(self, name):
+        """A path (relative to the root) inside the role's output directory."""
+        return "%s/%s" % (self.output, name)
+
+    def finish_support(self, status, summary):
+        result = {
+            "schema_version": SUPPORT_RESULT_SCHEMA,
+            "session_id": self.task["session_id"],
+            "agent_id": self.task["role"]["agent_id"],
+            "status": status,
+            "summary": summary,
+            "produced_artifacts": [p for p in self.produced if os.path.isfile(self.path(p))],
+            "findings": self.findings,
+            "blockers": self.blockers,
+        }
+        tmp = self.result_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(result, f, ensure_ascii=False, indent=2, sort_keys=True)
+            f.write("\n")
+        os.replace(tmp, self.result_path)
+        log("%s: %s" % (self.task["role"]["agent_id"], status))
 
 
 def lease_root():
