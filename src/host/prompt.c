@@ -33,11 +33,11 @@ skill_hint(const char *host)
 		return "Load it with Claude Code's skill mechanism (its SKILL.md) "
 		    "and follow it.";
 	if (strcmp(host, "codex") == 0)
-		return "Open the skill's SKILL.md (from your skills directory or "
-		    "AGENTS.md references) and follow it.";
+		return "Codex lists it among your skills (.agents/skills); open "
+		    "its SKILL.md and follow it.";
 	if (strcmp(host, "opencode") == 0)
-		return "Load it as an OpenCode skill/instruction file (its SKILL.md) "
-		    "and follow it.";
+		return "Load it with OpenCode's skill tool (.opencode/skills) or "
+		    "open its SKILL.md, and follow it.";
 	return "Read the skill's SKILL.md and follow it.";
 }
 
