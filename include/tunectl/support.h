@@ -68,6 +68,7 @@ typedef struct tc_support_opts {
 	double timeout_s;		/* > 0 */
 	double grace_s;
 	const char *request;		/* NULL or a file for the role */
+	const char *seal_program;	/* names tunectl in the phase task copy */
 } tc_support_opts;
 
 /*

@@ -80,7 +80,7 @@ support_run(int argc, char **argv)
 		{ "--grace-seconds", TC_OPT_DOUBLE, &grace_s, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
-	tc_support_opts so = { 0, 0, NULL };
+	tc_support_opts so = { 0, 0, NULL, NULL };
 	tc_error err = TC_ERROR_INIT;
 	tc_runner runner;
 	tc_json *receipt = NULL;
@@ -104,6 +104,7 @@ support_run(int argc, char **argv)
 	so.timeout_s = timeout_s;
 	so.grace_s = grace_s;
 	so.request = request;
+	so.seal_program = tc_self_exe();
 	rc = tc_support_run(session, role, &runner, &so, &receipt, &err);
 	tc_runner_free(&runner);
 	if (receipt != NULL) {

@@ -212,12 +212,12 @@ receipt_skeleton(const tc_json *task, const struct tc_attempt *a,
  * through execute-phase), the output directory, the support task. */
 static int
 prepare_attempt(const char *abs_session, tc_json *task,
-    const struct tc_attempt *a, tc_error *err)
+    const struct tc_attempt *a, const char *program, tc_error *err)
 {
 	tc_json *attempt = tc_json_new_object();
 	char *output = tc_path_join(a->dir, TC_SUPPORT_OUTPUT_DIR);
 	char *phase_task = tc_path_join(a->dir, "phase-task.json");
-	tc_json *pt = tc_dispatch_task_for(abs_session, NULL, err);
+	tc_json *pt = tc_dispatch_task_for(abs_session, program, err);
 	int rc = -1;
 
 	tc_json_object_set_int(attempt, "number", a->number);
@@ -358,7 +358,7 @@ tc_support_run(const char *session_path, const char *role_id,
 		goto out;
 	tc_attempt_end_orphans(root, &support_layout, role_id);
 	if (tc_attempt_create(root, &support_layout, role_id, &a, err) != 0 ||
-	    prepare_attempt(abs, task, &a, err) != 0)
+	    prepare_attempt(abs, task, &a, opts->seal_program, err) != 0)
 		goto out;
 	tc_lock_release(&lock);
 	if (tc_sha256_file(a.task, task_sha, NULL, err) != 0 ||
