@@ -35,6 +35,12 @@ for skill in $PHASE_SKILLS; do
 	check "$skill: it lists its statuses, blockers and what is forbidden" \
 	    bash -c 'grep -q "^## Statuses" "$1" && grep -q "^## Forbidden" "$1"' _ "$f"
 	check "$skill: it has one example phase-result.json" test "$(grep -c '^## Example phase-result.json' "$f")" = 1
+	check "$skill: its Forbidden section states the four disciplines" /usr/bin/python3 - "$f" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+section = re.search(r"^## Forbidden\n(.*?)^## ", text, re.S | re.M).group(1)
+sys.exit(0 if all(k in section for k in ("no hand edits", 'spoken "done"', "no reused worker", "no stand-in")) else 1)
+PY
 done
 for doc in transition-rules evidence-gates option-rules disciplines intake-checklist; do
 	check "the controller contract has $doc.md" test -s "$SKILLS/superkernel-controller-contract/$doc.md"
