@@ -274,6 +274,7 @@ class SupportWorker(Worker):
         self.task_path = opts["--task"]
         self.result_path = opts["--result"]
         self.task = read_json(self.task_path)
+        self.role = self.task["role"]
         self.step = self.task["requested_for"]
         self.root = self.task["artifact_root"]
         self.session = read_json(self.task["session_path"])
