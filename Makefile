@@ -55,6 +55,7 @@ LIBTUNECTL := $(BUILD)/libtunectl.a
 TUNECTL    := $(BUILD)/tunectl
 # The demo workload (examples/workload): a real CPU program tuned by the demo.
 SKW        := $(BUILD)/examples/skw
+SKW_OBJS   := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard examples/workload/*.c)))
 
 # Keep test objects: they are intermediates of a pattern chain.
 .SECONDARY:
@@ -79,9 +80,9 @@ $(LIBTUNECTL): $(LIB_OBJS)
 $(TUNECTL): $(CLI_OBJS) $(LIBTUNECTL)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIBTUNECTL) $(LIBS)
 
-$(SKW): $(BUILD)/obj/examples/workload/skw.o $(LIBTUNECTL)
+$(SKW): $(SKW_OBJS) $(LIBTUNECTL)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBTUNECTL) $(LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $(SKW_OBJS) $(LIBTUNECTL) $(LIBS) -lpthread
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIBTUNECTL)
 	@mkdir -p $(dir $@)
@@ -128,4 +129,4 @@ install: all
 clean:
 	rm -rf build
 
--include $(BUILD)/obj/examples/workload/skw.d $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_SRCS:%.c=$(BUILD)/obj/%.d) $(UNIT_HELPER_OBJS:.o=.d)
+-include $(SKW_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_SRCS:%.c=$(BUILD)/obj/%.d) $(UNIT_HELPER_OBJS:.o=.d)

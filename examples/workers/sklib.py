@@ -2,11 +2,19 @@
 
 Each phase worker is started by the plain-script agent host as
     <phase> --task <phase-task.json> --result <phase-result.json>
-follows its phase's skill (share/skills/<skill>/SKILL.md, named in its
-docstring) with tunectl's own tools, and writes one phase result.  A support
-worker (support/<role>) is started the same way by "tunectl support run" for
-a support task and writes one support result.  Nothing here seals anything:
-the controller validates and seals.
+follows its phase's skill (the `skill` of share/phases/<phase>/phase.json,
+share/skills/<skill>/SKILL.md), does the phase's real work and writes one
+phase result.  A support worker (support/<role>) is started the same way by
+"tunectl support run" for a support task, follows its role's skill and
+writes one support result.  Nothing here seals anything: the controller
+validates and seals.
+
+Every tool a worker runs goes through the phase entrypoint,
+    tunectl execute-phase --task T --phase P --tool NAME \\
+        --lease-root L --device-id 0 --manifest-out M -- ARGS...
+which refuses a stale or misrouted task, allows only the tools the phase's
+manifest lists, and runs the tool under the device lease with a lease
+manifest (M) recording it.  Worker.tool() is that one call.
 
 Environment (set by `tunectl demo`, or by hand):
     TUNECTL            the tunectl binary
@@ -20,7 +28,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 TUNECTL = os.environ.get("TUNECTL", "tunectl")
 SKW = os.environ.get("SKW", "skw")
@@ -31,28 +38,39 @@ OPTIONS = "/model_config/custom_params/super_kernel_optimize_options"
 
 # Workload sizes: "standard" is what make demo runs, "quick" what the tests
 # run.  Each rank is pinned to a core of its own; one core is left to the
-# controller, the workers and the rest of the machine, whose activity would
-# otherwise land on a rank and widen the S0 spread.
-RANKS = max(1, min(4, (os.cpu_count() or 2) - 1))
+# controller, the workers and the rest of the machine.  A decode step is
+# small (8 layers of a 128-wide model, batch 8), so a kernel launch costs
+# about as much as a kernel, as on an accelerator: that is the cost a super
+# kernel saves by fusing a layer's kernels into fewer launches.
+CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
+RANKS = max(1, min(4, CPUS - 1))
 SIZES = {
-    "standard": {"layers": 8, "hidden": 256, "batch": 16, "steps": 64, "ranks": RANKS},
+    "standard": {"layers": 8, "hidden": 128, "batch": 8, "steps": 400, "ranks": RANKS},
     "quick": {"layers": 4, "hidden": 96, "batch": 8, "steps": 14, "ranks": 2},
 }
 WARMUP = {"standard": 8, "quick": 4}
+# Discarded warm-up processes before each run set (the tests' quick profile
+# logs simulated times, which no warm-up changes).
+WARMUP_RUNS = {"standard": 1, "quick": 0}
 
 # The gate policy intake freezes for the whole session.  The reference's
 # defaults (2 % mean gain, no P90 and no stddev regression) assume an
 # accelerator's timer; on a shared CPU the jitter of a step is additive
-# (interrupts, scheduling), so a 30 % faster candidate can still show a
-# slightly larger absolute stddev.  The demo therefore agrees, up front and
-# on the record (intake/freeze.json, every gate report), to tolerate a
-# stddev regression of up to 50 %; P90 must still not regress.
+# (interrupts, cache pollution by other processes), so a 30 % faster
+# candidate can still show a slightly larger absolute stddev.  The demo
+# therefore agrees, up front and on the record (intake/freeze.json, every
+# gate report), to tolerate a stddev regression of up to 50 %; P90 must
+# still not regress.
 GATE_POLICY = {"min_improvement_pct": 2.0, "allow_p90_regression_pct": 0.0,
                "allow_stddev_regression_pct": 50.0}
 
 
 def log(msg):
     print("[%s] %s" % (os.path.basename(sys.argv[0]), msg), file=sys.stderr, flush=True)
+
+
+class ToolFailed(RuntimeError):
+    """A tool did not pass: its lease manifest and the tail of its logs."""
 
 
 class Worker:
@@ -78,7 +96,7 @@ class Worker:
         self.warmup = WARMUP.get(PROFILE, 8)
         self.ranks = SIZES.get(PROFILE, SIZES["standard"])["ranks"]
         self.exec_dir = "phase-executions/%s" % self.step["step_id"]
-        self.validate_task()
+        self.tools = self.plan()
 
     # --- paths -----------------------------------------------------------
     def path(self, rel):
@@ -111,76 +129,69 @@ class Worker:
                 return h["outcome_status"]
         return None
 
-    # --- tunectl -------------------------------------------------------------
-    def tunectl(self, *args, check=True, quiet=False):
-        proc = subprocess.run([TUNECTL] + [str(a) for a in args], capture_output=True, text=True)
-        if not quiet and proc.stderr.strip():
-            sys.stderr.write(proc.stderr)
-        if check and proc.returncode != 0:
-            raise RuntimeError("tunectl %s failed (%d): %s %s" % (
-                args[0], proc.returncode, proc.stdout.strip()[-400:], proc.stderr.strip()[-400:]))
-        return proc
+    # --- the phase entrypoint -------------------------------------------------
+    def entrypoint(self, *args):
+        return subprocess.run([TUNECTL, "execute-phase", "--task", self.task_path,
+                               "--phase", self.step["phase"]] + [str(a) for a in args],
+                              capture_output=True, text=True)
 
-    def validate_task(self):
-        """Run the phase entrypoint first, as every worker must; its plan
-        names the tools this phase owns."""
-        proc = self.tunectl("execute-phase", "--task", self.task_path, "--phase", self.step["phase"],
-                            quiet=True)
+    def plan(self):
+        """Step 1 of every phase: the entrypoint validates the task (current
+        for its session, routed to this phase) and names the phase's tools."""
+        proc = self.entrypoint()
+        if proc.returncode != 0:
+            sys.exit("execute-phase refused the task: %s %s" % (proc.stdout.strip(), proc.stderr.strip()))
         plan = json.loads(proc.stdout)
-        self.tools = [os.path.basename(c["argv"][-2]) for c in plan.get("commands", [])
-                      if len(c.get("argv", [])) >= 2]
+        return [os.path.basename(c["argv"][0]) for c in plan["commands"]]
 
-    def tool(self, name, *args):
-        """Run one of this phase's allowlisted tools under the device lease."""
-        out = self.path("%s/%s.%d.json" % (
-            self.exec_dir, name.rsplit(".", 1)[0], int(time.time() * 1000)))
-        proc = self.tunectl("execute-phase", "--task", self.task_path, "--phase", self.step["phase"],
-                            "--tool", name, "--lease-root", lease_root(), "--device-id", "0",
-                            "--timeout-seconds", "1800", "--manifest-out", out, "--", *args,
-                            check=False, quiet=True)
-        manifest = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}
-        if manifest.get("status") != "passed":
-            raise RuntimeError("%s did not pass: %s" % (name, proc.stdout.strip()[-600:] or proc.stderr[-600:]))
-        return manifest
+    def tool(self, name, label, *args):
+        """Run one of this phase's tools under the device lease; returns its
+        lease manifest.  The manifest (and the tool's stdout/stderr logs
+        beside it) lands in phase-executions/<step>/<label>.json (a support
+        worker's in its output directory)."""
+        manifest = self.free_path("%s/%s" % (self.exec_dir, label))
+        proc = self.entrypoint("--tool", name, "--lease-root", lease_root(), "--device-id", "0",
+                               "--timeout-seconds", "1800", "--manifest-out", manifest, "--", *args)
+        doc = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}
+        if doc.get("status") != "passed":
+            raise ToolFailed("%s (%s) did not pass: %s" % (name, label, tool_output(doc, "stderr")[-600:]
+                                                            or proc.stdout.strip()[-600:] or proc.stderr[-600:]))
+        return doc
 
-    def bench(self, config_path, rel_dir, runs, archive=False):
-        """`runs` clean processes of the workload, under the device lease."""
+    def free_path(self, rel):
+        """<rel>.json, or <rel>.2.json ... when an interrupted attempt of this
+        step left one (a lease manifest is never overwritten)."""
+        n, path = 1, self.path(rel + ".json")
+        while os.path.exists(path):
+            n += 1
+            path = self.path("%s.%d.json" % (rel, n))
+        return path
+
+    # --- measuring --------------------------------------------------------------
+    def bench(self, config_path, rel_dir, runs, archive=False, extra=(), warmup_runs=None):
+        """`runs` clean processes of the workload into the run set rel_dir
+        (run_benchmark.py = tunectl bench run), after one discarded warm-up
+        process: a core that was idle runs the first process of a series at
+        another speed than the series."""
         out = self.produce(rel_dir)
         if os.path.exists(out):
-            # Left by an earlier, interrupted attempt of this step: keep it
-            # for the record, measure afresh.
+            # Left by an interrupted attempt of this step: keep it for the
+            # record, measure afresh.
             n = 1
             while os.path.exists("%s.interrupted-%d" % (out, n)):
                 n += 1
             os.rename(out, "%s.interrupted-%d" % (out, n))
-        argv = [SKW, "--config", config_path] + (["--archive-config"] if archive else [])
-        # One discarded warm-up process first: a CPU that was idle (a gate,
-        # a worker starting) runs its first process at a different clock
-        # than a sustained series, which showed as a first run 5 % faster.
-        warm = out + ".warmup"
-        if not os.path.exists(warm):
-            os.makedirs(warm)
-            subprocess.run([SKW, "--config", config_path, "--log-dir", warm],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.lease_run("bench-" + rel_dir.replace("/", "-"), TUNECTL, "bench", "run", "--runs", runs,
-                       "--ranks", self.ranks, "--warmup-samples", self.warmup, "--out", out, "--", *argv)
+        if warmup_runs is None:
+            warmup_runs = WARMUP_RUNS.get(PROFILE, 1)
+        argv = [SKW, "--config", config_path] + (["--archive-config"] if archive else []) + list(extra)
+        self.tool("run_benchmark.py", "bench-" + rel_dir.replace("/", "-"),
+                  "--runs", runs, "--warmup-runs", warmup_runs, "--ranks", self.ranks,
+                  "--warmup-samples", self.warmup, "--out", out, "--", *argv)
         return out
 
-    def lease_run(self, what, *argv):
-        """Run a command under the demo's device lease, with its manifest."""
-        manifest = self.path("%s/%s.json" % (self.exec_dir, what))
-        proc = self.tunectl("lease", "run", "--lease-root", lease_root(), "--device-id", "0",
-                            "--timeout-seconds", "1800", "--cwd", self.root, "--manifest-out", manifest,
-                            "--command-id", "%s:%s" % (self.step["step_id"], what), "--", *argv,
-                            check=False, quiet=True)
-        if proc.returncode != 0:
-            raise RuntimeError("%s failed under the lease (%d): %s" % (
-                what, proc.returncode, open(manifest[:-5] + ".stderr.log").read()[-600:]
-                if os.path.exists(manifest[:-5] + ".stderr.log") else proc.stdout[-600:]))
-        return proc
-
     def gate(self, mode, baseline, candidates, json_rel, extra=()):
-        """analyze_performance.py through the phase entrypoint; returns its report."""
+        """analyze_performance.py (the reference's gates) on run sets; returns
+        its report."""
         args = ["--baseline", baseline, "--warmup", self.warmup, "--expected-ranks", self.ranks,
                 "--json-out", self.produce(json_rel)]
         for name, path in candidates:
@@ -199,14 +210,8 @@ class Worker:
             if mode != "option-trial":
                 args += ["--min-improvement-pct", policy["min_improvement_pct"]]
         args += list(extra)
-        if "analyze_performance.py" in self.tools:
-            self.tool("analyze_performance.py", *args)
-        else:
-            # Not this phase's tool (optional experiments run their own
-            # trials): the same gate, run directly under the lease.
-            self.lease_run("gate-" + json_rel.replace("/", "-")[:-5], TUNECTL, "gate", "analyze", *args)
-        with open(self.path(json_rel), encoding="utf-8") as f:
-            return json.load(f)
+        self.tool("analyze_performance.py", "gate-" + json_rel.replace("/", "-")[:-5], *args)
+        return read_json(self.path(json_rel))
 
     def gate_policy(self):
         """The policy frozen at intake (the defaults before intake ran)."""
@@ -248,13 +253,13 @@ class Worker:
 
     def support(self, role, request_rel):
         """Hand a support role to a fresh worker ("tunectl support run",
-        the same agent host as this worker).  Returns (receipt, result):
-        result is None when tunectl refused the support result."""
-        proc = self.tunectl("support", "run", "--session", self.task["session_path"], "--role", role,
-                            "--request", self.path(request_rel), check=False, quiet=True)
+        through the same agent host as this worker).  Returns (receipt,
+        result): result is None when tunectl refused the support result."""
+        proc = subprocess.run([TUNECTL, "support", "run", "--session", self.task["session_path"],
+                               "--role", role, "--request", self.path(request_rel)],
+                              capture_output=True, text=True)
         receipt = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}
-        if receipt.get("result_path"):
-            self.produce(receipt["output_dir"])
+        if receipt.get("task_path"):
             self.produce("%s/support-receipt.json" % receipt["task_path"].rsplit("/", 1)[0])
         if proc.returncode != 0 or receipt.get("runner_status") != "passed":
             log("support run %s refused: %s" % (role, proc.stderr.strip()[-400:] or proc.stdout[-400:]))
@@ -263,48 +268,37 @@ class Worker:
 
 
 class SupportWorker(Worker):
-    """One support attempt: the support task, its output directory, the
-    request the phase wrote, and the support result."""
+    """One support attempt: the support task, the role's output directory,
+    the request the phase wrote, and the support result.  Tools run through
+    the phase entrypoint with the served step's phase task (the copy tunectl
+    put in the attempt directory); their manifests go to the output
+    directory."""
 
     def __init__(self):
         args = sys.argv[1:]
         opts = dict(zip(args[0::2], args[1::2]))
         if "--task" not in opts or "--result" not in opts:
             sys.exit("usage: %s --task TASK --result RESULT" % sys.argv[0])
-        self.task_path = opts["--task"]
+        self.support_task_path = opts["--task"]
         self.result_path = opts["--result"]
+        self.support_task = read_json(self.support_task_path)
+        self.role = self.support_task["role"]
+        self.root = self.support_task["artifact_root"]
+        attempt = self.support_task["attempt"]
+        self.output = attempt["output_dir"]
+        self.task_path = self.path(attempt["phase_task"])
         self.task = read_json(self.task_path)
-        self.role = self.task["role"]
-        self.step = self.task["requested_for"]
-        self.root = self.task["artifact_root"]
+        self.step = self.task["step"]
         self.session = read_json(self.task["session_path"])
-        self.output = self.task["attempt"]["output_dir"]
-        self.phase_task = self.path(self.task["attempt"]["phase_task"])
-        self.request = read_json(self.path(self.task["request"]["path"])) if self.task.get("request") else {}
+        request = self.support_task.get("request")
+        self.request = read_json(self.path(request["path"])) if request else {}
         self.consumed, self.produced, self.decisions, self.blockers = [], [], [], []
         self.findings = []
         self.warmup = self.request.get("warmup", WARMUP.get(PROFILE, 8))
         self.ranks = self.request.get("ranks", SIZES.get(PROFILE, SIZES["standard"])["ranks"])
         self.exec_dir = "%s/leases" % self.output
-        self.tools = []
-        if not self.task["role"]["read_only"]:
-            self.validate_phase_task()
-
-    def validate_phase_task(self):
-        """Executors run the served phase's tools: validate its task first."""
-        proc = self.tunectl("execute-phase", "--task", self.phase_task, "--phase", self.step["phase"],
-                            quiet=True)
-        plan = json.loads(proc.stdout)
-        self.tools = [os.path.basename(c["argv"][-2]) for c in plan.get("commands", [])
-                      if len(c.get("argv", [])) >= 2]
-
-    def tool(self, name, *args):
-        saved = self.task_path
-        self.task_path = self.phase_task
-        try:
-            return Worker.tool(self, name, *args)
-        finally:
-            self.task_path = saved
+        # A read-only role runs no tool; an executor validates the phase task.
+        self.tools = [] if self.role["read_only"] else self.plan()
 
     def out(self, name):
         """A path (relative to the root) inside the role's output directory."""
@@ -313,8 +307,8 @@ class SupportWorker(Worker):
     def finish_support(self, status, summary):
         result = {
             "schema_version": SUPPORT_RESULT_SCHEMA,
-            "session_id": self.task["session_id"],
-            "agent_id": self.task["role"]["agent_id"],
+            "session_id": self.support_task["session_id"],
+            "agent_id": self.role["agent_id"],
             "status": status,
             "summary": summary,
             "produced_artifacts": [p for p in self.produced if os.path.isfile(self.path(p))],
@@ -326,7 +320,16 @@ class SupportWorker(Worker):
             json.dump(result, f, ensure_ascii=False, indent=2, sort_keys=True)
             f.write("\n")
         os.replace(tmp, self.result_path)
-        log("%s: %s" % (self.task["role"]["agent_id"], status))
+        log("%s: %s" % (self.role["agent_id"], status))
+
+
+def tool_output(manifest, which):
+    """The stdout or stderr a tool wrote (its lease manifest names the log)."""
+    path = (manifest.get("logs") or {}).get(which)
+    if not path or not os.path.exists(path):
+        return ""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
 
 
 def lease_root():
@@ -335,6 +338,20 @@ def lease_root():
         root = os.path.join(os.environ.get("TMPDIR", "/tmp"), "tunectl-demo-leases")
     os.makedirs(root, exist_ok=True)
     return root
+
+
+def timing_clock(runset):
+    """The clock the gates read for a run set: runset.json's metric.clock,
+    which tunectl bench run took from the rank logs' "Timing clock:" line."""
+    path = os.path.join(runset, "runset.json")
+    if not os.path.exists(path):
+        return None
+    return (read_json(path).get("metric") or {}).get("clock")
+
+
+def metric_name(clock):
+    """The report_summary metric: what the gates compared, and on which clock."""
+    return "worst-rank mean per run of the per-step decode time (ms, %s)" % (clock or "clock not named")
 
 
 def sha256_file(path):

@@ -3,41 +3,56 @@
  * behaves like the models SuperKernel tunes.
  *
  * Each decode step runs LAYERS blocks of six kernels over a BATCH x HIDDEN
- * activation matrix: matmul, bias, layernorm, gelu, softmax, residual.
- * RANKS worker processes run STEPS decode steps each and log
- *     Inference time (decode): <ms> ms
- * per step to <log-dir>/log_<rank>.log, the layout tunectl's gates read.
+ * activation matrix (skw_kernels.c).  Every kernel group is one launch,
+ * handed to the rank's stream thread (skw_stream.c).  RANKS worker
+ * processes, each pinned to a core of its own, run STEPS decode steps
+ * each and log one line per step to <log-dir>/log_<rank>.log:
+ *
+ *     Timing clock: CLOCK_PROCESS_CPUTIME_ID
+ *     step 0 rank 0 Inference time (decode): 1.2345 ms wall 1.2500 ms rank-thread 0.3100 ms
+ *
+ * The "Inference time (decode)" figure is what tunectl's gates read.  It
+ * is the CPU time of every thread of the rank process over the step:
+ * the time the rank's core spent on the step, launch hand-offs included,
+ * but not the time the core was lent to another process.  That is what a
+ * device timer measures on an accelerator, and it keeps a busy machine
+ * from passing for a slow candidate.  Wall time (CLOCK_MONOTONIC) and the
+ * rank thread's own CPU time (CLOCK_THREAD_CPUTIME_ID, which misses the
+ * kernels: they run on the stream thread) are logged beside it for the
+ * record; docs/measurement.md gives the measurements behind the choice.
  *
  * What tuning can change (all read from the config, a JSON document, which
  * is also valid YAML so it can be archived as config.yaml):
- *   scope.strategy          how kernels are grouped into fused loops
+ *   scope.strategy          how kernels are grouped into launches
  *                           (none | automatic_aot | semantic_segment |
- *                            per_block | broad_decode), see scope_* below;
+ *                            per_block | broad_decode), see skw_make_plan();
  *   model_config.custom_params.super_kernel_optimize_options
  *                           tile_size (matmul blocking), unroll (inner
  *                           loop unrolling), loop_order ("ijk" | "ikj");
  *   experiments.multistream two independent halves of the batch on two
- *                           threads (the CPU analogue of a second stream);
+ *                           streams (both on the rank's one core);
  *   experiments.source_range.fast_softmax
  *                           a source-level rewrite of the softmax range.
  *
  * SKW_SIMULATED_TIMING=1 (used by tunectl's own tests, never by the
  * demo) still runs every kernel but logs the time of a fixed cost model
- * with a small deterministic jitter instead of the clock, so a test of the
- * controller's flow cannot be failed by a noisy machine.  See model_ms().
- *
- * Every kernel body sits between "kernel-begin: NAME" / "kernel-end: NAME"
- * marker comments; the BASE worker maps kernels to source ranges by them.
+ * with a small deterministic jitter instead of a clock, and names the
+ * clock "simulated", so a test of the controller's flow cannot be failed
+ * by a noisy machine.  See model_ms().  SKW_SIMULATED_TIMING=noisy adds 3 %
+ * more per run index (mod 5), a run set no stability gate accepts.  SKW_STEP_PAUSE_US=N (tests only)
+ * makes the rank thread sleep N microseconds inside every step, as a rank
+ * that is descheduled would: the wall figure counts it, the gate clock
+ * does not.
  *
  * usage: skw --config FILE [--log-dir DIR] [--archive-config] [--profile-out FILE]
  *
  * The log directory defaults to $TUNECTL_RUN_DIR, the run directory that
  * "tunectl bench run" gives each run; --archive-config copies the config
  * read into <log-dir>/config.yaml (JSON is YAML), as Stage A requires.
+ * --profile-out makes rank 0 time every launch group (a profiling run:
+ * the extra clock reads make its steps slower than a clean run's).
  */
 #include <errno.h>
-#include <math.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,393 +65,84 @@
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
 #include "tunectl/json.h"
+#include "skw.h"
 
-enum { K_MATMUL, K_BIAS, K_NORM, K_GELU, K_SOFTMAX, K_RESIDUAL, K_COUNT };
-static const char *const kernel_names[K_COUNT] = {
-	"matmul", "bias", "layernorm", "gelu", "softmax", "residual"
-};
-
-enum scope { SCOPE_NONE, SCOPE_AOT, SCOPE_SEGMENT, SCOPE_BLOCK, SCOPE_BROAD };
-
-struct config {
-	int layers, hidden, batch, steps, ranks;
-	enum scope scope;
-	int tile, unroll;
-	int ikj;			/* loop order */
-	int multistream;
-	int fast_softmax;
-	unsigned seed;
-};
-
-struct model {
-	const struct config *cfg;
-	float *w;			/* layers x hidden x hidden */
-	float *b;			/* layers x hidden */
-	double kernel_ns[K_COUNT];	/* per-kernel time, unfused scopes only */
-};
+/* The clock the gates read, as named in every rank log. */
+#define GATE_CLOCK "CLOCK_PROCESS_CPUTIME_ID"
 
 static double
-now_ns(void)
+clock_ms(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* ---- kernels (each body between markers) ------------------------------ */
-
-static void
-matmul_rows(const struct config *c, const float *x, const float *w, float *y,
-    int row0, int row1)
-{
-	/* kernel-begin: matmul */
-	int h = c->hidden, t = c->tile > 0 ? c->tile : h;
-
-	for (int i = row0; i < row1; i++)
-		for (int j = 0; j < h; j++)
-			y[(size_t)i * h + j] = 0.0f;
-	for (int kk = 0; kk < h; kk += t) {
-		int kend = kk + t < h ? kk + t : h;
-
-		for (int i = row0; i < row1; i++) {
-			float *yr = y + (size_t)i * h;
-			const float *xr = x + (size_t)i * h;
-
-			if (c->ikj) {
-				for (int k = kk; k < kend; k++) {
-					const float *wr = w + (size_t)k * h;
-					float xv = xr[k];
-					int j = 0;
-
-					if (c->unroll >= 4)
-						for (; j + 4 <= h; j += 4) {
-							yr[j] += xv * wr[j];
-							yr[j + 1] += xv * wr[j + 1];
-							yr[j + 2] += xv * wr[j + 2];
-							yr[j + 3] += xv * wr[j + 3];
-						}
-					for (; j < h; j++)
-						yr[j] += xv * wr[j];
-				}
-			} else {
-				for (int j = 0; j < h; j++) {
-					float acc = 0.0f;
-
-					for (int k = kk; k < kend; k++)
-						acc += xr[k] * w[(size_t)k * h + j];
-					yr[j] += acc;
-				}
-			}
-		}
-	}
-	/* kernel-end: matmul */
-}
-
-static void
-bias_row(int h, float *y, const float *b)
-{
-	/* kernel-begin: bias */
-	for (int j = 0; j < h; j++)
-		y[j] += b[j];
-	/* kernel-end: bias */
-}
-
-static void
-norm_row(int h, float *y)
-{
-	/* kernel-begin: layernorm */
-	double mean = 0.0, var = 0.0;
-
-	for (int j = 0; j < h; j++)
-		mean += y[j];
-	mean /= h;
-	for (int j = 0; j < h; j++)
-		var += (y[j] - mean) * (y[j] - mean);
-	var /= h;
-	float inv = (float)(1.0 / sqrt(var + 1e-5));
-	for (int j = 0; j < h; j++)
-		y[j] = (float)(y[j] - mean) * inv;
-	/* kernel-end: layernorm */
-}
-
-static void
-gelu_row(int h, float *y)
-{
-	/* kernel-begin: gelu */
-	for (int j = 0; j < h; j++) {
-		float v = y[j];
-
-		y[j] = 0.5f * v * (1.0f + tanhf(0.7978845608f *
-		    (v + 0.044715f * v * v * v)));
-	}
-	/* kernel-end: gelu */
-}
-
-static float
-fast_expf(float x)
-{
-	/* exp by 2^(x log2 e) with a cubic polynomial for the fraction */
-	float t = x * 1.442695041f;
-	float fi = floorf(t), f = t - fi;
-	float p = 1.0f + f * (0.6931472f + f * (0.2402265f + f * 0.0555041f));
-
-	return ldexpf(p, (int)fi);
-}
-
-static void
-softmax_row(int h, float *y, int fast)
-{
-	/* kernel-begin: softmax */
-	float mx = y[0], sum = 0.0f;
-
-	for (int j = 1; j < h; j++)
-		if (y[j] > mx)
-			mx = y[j];
-	for (int j = 0; j < h; j++) {
-		y[j] = fast ? fast_expf(y[j] - mx) : expf(y[j] - mx);
-		sum += y[j];
-	}
-	for (int j = 0; j < h; j++)
-		y[j] = y[j] / sum * (float)h;
-	/* kernel-end: softmax */
-}
-
-static void
-residual_row(int h, float *x, const float *y)
-{
-	/* kernel-begin: residual */
-	for (int j = 0; j < h; j++)
-		x[j] = 0.5f * (x[j] + y[j]);
-	/* kernel-end: residual */
-}
-
-/* ---- scopes: how kernels are grouped ---------------------------------- */
-
-typedef void (*row_kernel)(const struct model *, int layer, float *x,
-    float *y, int row);
-
-static void
-k_bias(const struct model *m, int l, float *x, float *y, int i)
-{
-	int h = m->cfg->hidden;
-
-	(void)x;
-	bias_row(h, y + (size_t)i * h, m->b + (size_t)l * h);
-}
-
-static void
-k_norm(const struct model *m, int l, float *x, float *y, int i)
-{
-	(void)l, (void)x;
-	norm_row(m->cfg->hidden, y + (size_t)i * m->cfg->hidden);
-}
-
-static void
-k_gelu(const struct model *m, int l, float *x, float *y, int i)
-{
-	(void)l, (void)x;
-	gelu_row(m->cfg->hidden, y + (size_t)i * m->cfg->hidden);
-}
-
-static void
-k_softmax(const struct model *m, int l, float *x, float *y, int i)
-{
-	(void)l, (void)x;
-	softmax_row(m->cfg->hidden, y + (size_t)i * m->cfg->hidden,
-	    m->cfg->fast_softmax);
-}
-
-static void
-k_residual(const struct model *m, int l, float *x, float *y, int i)
-{
-	int h = m->cfg->hidden;
-
-	(void)l;
-	residual_row(h, x + (size_t)i * h, y + (size_t)i * h);
-}
-
-static const row_kernel row_kernels[K_COUNT] = {
-	NULL, k_bias, k_norm, k_gelu, k_softmax, k_residual
+/* The three readings of a step, the gate clock innermost. */
+struct reading {
+	double wall, thread, cpu;
 };
+
+static void
+read_start(struct reading *r)
+{
+	r->wall = clock_ms(CLOCK_MONOTONIC);
+	r->thread = clock_ms(CLOCK_THREAD_CPUTIME_ID);
+	r->cpu = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+static void
+read_end(struct reading *r)
+{
+	r->cpu = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - r->cpu;
+	r->thread = clock_ms(CLOCK_THREAD_CPUTIME_ID) - r->thread;
+	r->wall = clock_ms(CLOCK_MONOTONIC) - r->wall;
+}
+
+/* ---- one decode step ---------------------------------------------------- */
 
 /*
- * A scope plan lists groups of consecutive kernels; each group is one
- * fused loop over the rows, so the activations of a row stay in cache
- * across the kernels of a group.  Group boundaries are where a "super
- * kernel" would start a new launch.
+ * Every group of every layer is one launch: posted to the stream (both
+ * halves of the batch to two streams with multistream) and waited for.
+ * group_ms, when profiling, accumulates the CPU time of each launch.
  */
-struct plan {
-	int ngroups;
-	int first[K_COUNT], last[K_COUNT];
-};
-
-static struct plan
-make_plan(enum scope s)
-{
-	struct plan p = { 0, { 0 }, { 0 } };
-	static const int none[][2] = { {0,0}, {1,1}, {2,2}, {3,3}, {4,4}, {5,5} };
-	static const int aot[][2] = { {0,1}, {2,2}, {3,3}, {4,5} };
-	static const int segment[][2] = { {0,1}, {2,3}, {4,5} };
-	static const int block[][2] = { {0,0}, {1,5} };
-	static const int broad[][2] = { {0,5} };
-	const int (*g)[2];
-	int n;
-
-	switch (s) {
-	case SCOPE_AOT: g = aot; n = 4; break;
-	case SCOPE_SEGMENT: g = segment; n = 3; break;
-	case SCOPE_BLOCK: g = block; n = 2; break;
-	case SCOPE_BROAD: g = broad; n = 1; break;
-	default: g = none; n = 6; break;
-	}
-	for (int i = 0; i < n; i++) {
-		p.first[i] = g[i][0];
-		p.last[i] = g[i][1];
-	}
-	p.ngroups = n;
-	return p;
-}
-
-/*
- * Launches.  A group of kernels runs as one "launch": posted to the
- * rank's device thread, which runs it while the host thread waits for
- * completion, as a framework waits on an accelerator stream.  Each launch
- * therefore costs a real hand-off and wake-up; a super kernel that fuses
- * more kernels into one launch pays it fewer times, and keeps a row's
- * activations in cache across the kernels of its group.
- */
-struct launch_args {
-	struct model *m;
-	const struct plan *p;
-	int group, layer, row0, row1;
-	float *x, *y;
-};
-
-struct stream {
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t posted, done;
-	unsigned long seq_posted, seq_done;
-	struct launch_args args;
-	int stop;
-};
-
 static void
-run_group(const struct launch_args *a)
+decode_step(const struct skw_model *m, const struct skw_plan *p,
+    struct skw_stream *streams, float *x, float *y, double *group_ms)
 {
-	const struct config *c = a->m->cfg;
-	const float *w = a->m->w + (size_t)a->layer * c->hidden * c->hidden;
-	int g = a->group;
-
-	for (int i = a->row0; i < a->row1; i++)
-		for (int k = a->p->first[g]; k <= a->p->last[g]; k++) {
-			if (k == K_MATMUL)
-				matmul_rows(c, a->x, w, a->y, i, i + 1);
-			else
-				row_kernels[k](a->m, a->layer, a->x, a->y, i);
-		}
-}
-
-static void *
-stream_main(void *arg)
-{
-	struct stream *st = arg;
-	unsigned long seen = 0;
-
-	pthread_mutex_lock(&st->mu);
-	for (;;) {
-		while (st->seq_posted == seen && !st->stop)
-			pthread_cond_wait(&st->posted, &st->mu);
-		if (st->stop)
-			break;
-		seen = st->seq_posted;
-		pthread_mutex_unlock(&st->mu);
-		run_group(&st->args);
-		pthread_mutex_lock(&st->mu);
-		st->seq_done = seen;
-		pthread_cond_signal(&st->done);
-	}
-	pthread_mutex_unlock(&st->mu);
-	return NULL;
-}
-
-static int
-stream_start(struct stream *st)
-{
-	memset(st, 0, sizeof(*st));
-	pthread_mutex_init(&st->mu, NULL);
-	pthread_cond_init(&st->posted, NULL);
-	pthread_cond_init(&st->done, NULL);
-	return pthread_create(&st->thread, NULL, stream_main, st);
-}
-
-static void
-stream_stop(struct stream *st)
-{
-	pthread_mutex_lock(&st->mu);
-	st->stop = 1;
-	pthread_cond_signal(&st->posted);
-	pthread_mutex_unlock(&st->mu);
-	pthread_join(st->thread, NULL);
-	pthread_mutex_destroy(&st->mu);
-	pthread_cond_destroy(&st->posted);
-	pthread_cond_destroy(&st->done);
-}
-
-static void
-stream_post(struct stream *st, const struct launch_args *a)
-{
-	pthread_mutex_lock(&st->mu);
-	st->args = *a;
-	st->seq_posted++;
-	pthread_cond_signal(&st->posted);
-	pthread_mutex_unlock(&st->mu);
-}
-
-static void
-stream_wait(struct stream *st)
-{
-	pthread_mutex_lock(&st->mu);
-	while (st->seq_done != st->seq_posted)
-		pthread_cond_wait(&st->done, &st->mu);
-	pthread_mutex_unlock(&st->mu);
-}
-
-static void
-decode_step(struct model *m, const struct plan *p, struct stream *streams,
-    float *x, float *y)
-{
-	const struct config *c = m->cfg;
+	const struct skw_config *c = m->cfg;
 	int nstreams = c->multistream && c->batch >= 2 ? 2 : 1;
 
 	for (int l = 0; l < c->layers; l++)
 		for (int g = 0; g < p->ngroups; g++) {
-			double t0 = now_ns();
+			double t0 = group_ms != NULL ?
+			    clock_ms(CLOCK_PROCESS_CPUTIME_ID) : 0.0;
 
-			/* Multistream: the two halves of the batch are
-			 * independent, so they run on two streams at once. */
 			for (int s = 0; s < nstreams; s++) {
-				struct launch_args a = { m, p, g, l,
+				struct skw_launch a = { m, p, g, l,
 				    s * c->batch / nstreams,
 				    (s + 1) * c->batch / nstreams, x, y };
 
-				stream_post(&streams[s], &a);
+				skw_stream_post(&streams[s], &a);
 			}
 			for (int s = 0; s < nstreams; s++)
-				stream_wait(&streams[s]);
-			m->kernel_ns[p->first[g]] += now_ns() - t0;
+				skw_stream_wait(&streams[s]);
+			if (group_ms != NULL)
+				group_ms[g] += clock_ms(CLOCK_PROCESS_CPUTIME_ID) - t0;
 		}
 }
 
 /*
- * The cost model of SKW_SIMULATED_TIMING: per layer, a launch overhead per
- * kernel group, the matmul (its loop order and unrolling), the elementwise
- * kernels (fast softmax), two streams for multistream; times a jitter of
- * at most +-0.4% from a hash of (run, rank, step).
+ * The cost model of SKW_SIMULATED_TIMING: per layer, a launch hand-off
+ * per kernel group, the matmul (its loop order and unrolling), the
+ * elementwise kernels (fast softmax), two streams for multistream; times
+ * a jitter of at most +-0.4% from a hash of (run, rank, step), and with
+ * noisy, 3 % per run index mod 5.
  */
 static double
-model_ms(const struct config *c, const struct plan *p, int rank, int step)
+model_ms(const struct skw_config *c, const struct skw_plan *p, int rank,
+    int step, int noisy)
 {
 	double launch = 0.020 * p->ngroups;
 	double matmul = (c->ikj ? 0.30 : 0.50) * (c->unroll >= 4 ? 0.94 : 1.0) *
@@ -449,6 +155,8 @@ model_ms(const struct config *c, const struct plan *p, int rank, int step)
 
 	if (c->multistream)
 		ms *= 0.8;
+	if (noisy)
+		ms *= 1.0 + 0.03 * (double)((run != NULL ? atoi(run) : 0) % 5);
 	snprintf(key, sizeof(key), "%s/%d/%d", run != NULL ? run : "0", rank, step);
 	for (const char *k = key; *k != '\0'; k++)
 		h = (h ^ (unsigned char)*k) * 16777619u;
@@ -474,7 +182,7 @@ get_int(const tc_json *obj, const char *key, int def, int lo, int hi)
 }
 
 static int
-load_config(const char *path, struct config *c)
+load_config(const char *path, struct skw_config *c)
 {
 	tc_error err = TC_ERROR_INIT;
 	tc_json *doc = tc_json_parse_file(path, &err);
@@ -532,30 +240,91 @@ frand(unsigned *state)
 	return (float)((*state >> 8) & 0xffff) / 65536.0f - 0.5f;
 }
 
+/*
+ * One core per rank, as ranks own devices: the rank's threads (so every
+ * launch hand-off) stay on the rank-th CPU this process may use.  Returns
+ * that CPU, or -1 when the rank stays unpinned.
+ */
 static int
-run_rank(const struct config *c, int rank, const char *log_dir,
+pin_rank(const struct skw_config *c, int rank)
+{
+	cpu_set_t allowed, one;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+		return -1;
+	if (CPU_COUNT(&allowed) < c->ranks)
+		return -1;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed) || n++ != rank % CPU_COUNT(&allowed))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		return sched_setaffinity(0, sizeof(one), &one) == 0 ? cpu : -1;
+	}
+	return -1;
+}
+
+static int
+write_profile(const char *path, const struct skw_config *c,
+    const struct skw_plan *p, const double *group_ms, double checksum)
+{
+	FILE *pf = fopen(path, "w");
+
+	if (pf == NULL) {
+		fprintf(stderr, "skw: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	fprintf(pf, "{\"schema_version\": \"skw-kernel-profile-v1\", "
+	    "\"clock\": \"%s\", \"steps\": %d, \"layers\": %d, \"groups\": [",
+	    GATE_CLOCK, c->steps, c->layers);
+	for (int g = 0; g < p->ngroups; g++) {
+		fprintf(pf, "%s{\"kernels\": [", g ? ", " : "");
+		for (int k = p->first[g]; k <= p->last[g]; k++)
+			fprintf(pf, "%s\"%s\"", k > p->first[g] ? ", " : "",
+			    skw_kernel_names[k]);
+		fprintf(pf, "], \"total_ms\": %.6f}", group_ms[g]);
+	}
+	fprintf(pf, "], \"checksum\": %.6e}\n", checksum);
+	return fclose(pf) == 0 ? 0 : 1;
+}
+
+static int
+run_rank(const struct skw_config *c, int rank, const char *log_dir,
     const char *profile_out)
 {
-	struct model m = { c, NULL, NULL, { 0 } };
-	struct plan p = make_plan(c->scope);
+	struct skw_model m = { c, NULL, NULL };
+	struct skw_plan p = skw_make_plan(c->scope);
+	struct skw_stream streams[2];
 	size_t hh = (size_t)c->hidden * c->hidden;
 	size_t act = (size_t)c->batch * c->hidden;
 	unsigned st = c->seed + 7u * (unsigned)rank;
+	const char *sim = getenv("SKW_SIMULATED_TIMING");
+	const char *pause = getenv("SKW_STEP_PAUSE_US");
+	int noisy = sim != NULL && strcmp(sim, "noisy") == 0;
+	int simulated = noisy || (sim != NULL && strcmp(sim, "1") == 0);
+	long pause_us = pause != NULL ? strtol(pause, NULL, 10) : 0;
+	int profiling = profile_out != NULL && rank == 0;
+	double group_ms[K_COUNT] = { 0 }, checksum = 0.0;
 	char path[4096];
-	double checksum = 0.0;
+	float *w, *b, *x, *y;
 	FILE *log;
+	int core, rc = 0;
 
-	m.w = malloc(sizeof(float) * hh * (size_t)c->layers);
-	m.b = malloc(sizeof(float) * (size_t)c->hidden * (size_t)c->layers);
-	float *x = malloc(sizeof(float) * act), *y = malloc(sizeof(float) * act);
-	if (m.w == NULL || m.b == NULL || x == NULL || y == NULL) {
+	w = malloc(sizeof(float) * hh * (size_t)c->layers);
+	b = malloc(sizeof(float) * (size_t)c->hidden * (size_t)c->layers);
+	x = malloc(sizeof(float) * act);
+	y = malloc(sizeof(float) * act);
+	if (w == NULL || b == NULL || x == NULL || y == NULL) {
 		fprintf(stderr, "skw: rank %d: out of memory\n", rank);
 		return 1;
 	}
+	m.w = w;
+	m.b = b;
 	for (size_t i = 0; i < hh * (size_t)c->layers; i++)
-		m.w[i] = frand(&st) / (float)c->hidden * 4.0f;
+		w[i] = frand(&st) / (float)c->hidden * 4.0f;
 	for (size_t i = 0; i < (size_t)c->hidden * (size_t)c->layers; i++)
-		m.b[i] = frand(&st) * 0.1f;
+		b[i] = frand(&st) * 0.1f;
 	for (size_t i = 0; i < act; i++)
 		x[i] = frand(&st);
 
@@ -564,66 +333,50 @@ run_rank(const struct config *c, int rank, const char *log_dir,
 		fprintf(stderr, "skw: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	struct stream streams[2];
-	cpu_set_t cpus;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	const char *sim = getenv("SKW_SIMULATED_TIMING");
-	int simulated = sim != NULL && strcmp(sim, "1") == 0;
-
-	/* One core per rank, as ranks own devices: both threads of the rank
-	 * (and so every launch hand-off) stay on it, which keeps the timings
-	 * of a run comparable with the next. */
-	if (ncpu >= c->ranks) {
-		CPU_ZERO(&cpus);
-		CPU_SET((int)(rank % ncpu), &cpus);
-		(void)sched_setaffinity(0, sizeof(cpus), &cpus);
-	}
-	if (stream_start(&streams[0]) != 0 || stream_start(&streams[1]) != 0) {
+	core = pin_rank(c, rank);
+	fprintf(log, "Timing clock: %s\n", simulated ? "simulated" : GATE_CLOCK);
+	fprintf(log, "# decode: %s; wall: CLOCK_MONOTONIC; rank-thread: "
+	    "CLOCK_THREAD_CPUTIME_ID of the rank thread alone; rank %d %s%d\n",
+	    simulated ? "a cost model (SKW_SIMULATED_TIMING=1)" :
+	    "CPU time of every thread of the rank process", rank,
+	    core >= 0 ? "pinned to cpu " : "not pinned", core >= 0 ? core : 0);
+	if (skw_stream_start(&streams[0]) != 0 ||
+	    skw_stream_start(&streams[1]) != 0) {
 		fprintf(stderr, "skw: rank %d: cannot start streams\n", rank);
 		return 1;
 	}
 	for (int s = 0; s < c->steps; s++) {
-		double t0 = now_ns();
+		struct reading r;
 
-		decode_step(&m, &p, streams, x, y);
-		double ms = simulated ? model_ms(c, &p, rank, s) :
-		    (now_ns() - t0) / 1e6;
-		fprintf(log, "step %d rank %d Inference time (decode): %.4f ms\n",
-		    s, rank, ms);
-		fflush(log);
+		read_start(&r);
+		decode_step(&m, &p, streams, x, y, profiling ? group_ms : NULL);
+		if (pause_us > 0 && pause_us < 1000000) {
+			struct timespec ts = { 0, pause_us * 1000L };
+
+			nanosleep(&ts, NULL);
+		}
+		read_end(&r);
+		fprintf(log, "step %d rank %d Inference time (decode): %.4f ms "
+		    "wall %.4f ms rank-thread %.4f ms\n", s, rank,
+		    simulated ? model_ms(c, &p, rank, s, noisy) : r.cpu, r.wall,
+		    r.thread);
 	}
-	stream_stop(&streams[0]);
-	stream_stop(&streams[1]);
+	skw_stream_stop(&streams[0]);
+	skw_stream_stop(&streams[1]);
 	for (size_t i = 0; i < act; i++)
 		checksum += x[i];
 	fprintf(log, "checksum %.6e\n", checksum);
-	fclose(log);
-
-	if (profile_out != NULL && rank == 0) {
-		FILE *pf = fopen(profile_out, "w");
-
-		if (pf == NULL) {
-			fprintf(stderr, "skw: %s: %s\n", profile_out, strerror(errno));
-			return 1;
-		}
-		fprintf(pf, "{\"schema_version\": \"skw-kernel-profile-v1\", "
-		    "\"steps\": %d, \"layers\": %d, \"groups\": [", c->steps, c->layers);
-		for (int g = 0; g < p.ngroups; g++) {
-			fprintf(pf, "%s{\"kernels\": [", g ? ", " : "");
-			for (int k = p.first[g]; k <= p.last[g]; k++)
-				fprintf(pf, "%s\"%s\"", k > p.first[g] ? ", " : "",
-				    kernel_names[k]);
-			fprintf(pf, "], \"total_ms\": %.6f}",
-			    m.kernel_ns[p.first[g]] / 1e6);
-		}
-		fprintf(pf, "], \"checksum\": %.6e}\n", checksum);
-		fclose(pf);
+	if (fclose(log) != 0) {
+		fprintf(stderr, "skw: %s: %s\n", path, strerror(errno));
+		rc = 1;
 	}
-	free(m.w);
-	free(m.b);
+	if (rc == 0 && profiling)
+		rc = write_profile(profile_out, c, &p, group_ms, checksum);
+	free(w);
+	free(b);
 	free(x);
 	free(y);
-	return 0;
+	return rc;
 }
 
 static int
@@ -649,7 +402,7 @@ main(int argc, char **argv)
 {
 	const char *config = NULL, *log_dir = getenv("TUNECTL_RUN_DIR");
 	const char *profile_out = NULL;
-	struct config c;
+	struct skw_config c;
 	int failed = 0, archive = 0;
 
 	for (int i = 1; i < argc; i++) {

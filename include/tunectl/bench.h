@@ -223,6 +223,14 @@ void tc_analyze_opts_init(tc_analyze_opts *o);
 int tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
     tc_buf *warnings, tc_error *err);
 
+/*
+ * A report's negative verdict in words: for a stability report that is
+ * not stable, and for every candidate whose evaluation failed a check,
+ * one line "<label>[ NAME]: <check> <value> (<threshold>); ..." appended
+ * to out.  Returns whether anything was refused.
+ */
+bool tc_gate_explain(const tc_json *report, const char *label, tc_buf *out);
+
 /* ---- document validators ------------------------------------------------ */
 
 /* Screening matrix v2 (§2.9) against the --candidate names; returns the
@@ -233,6 +241,11 @@ tc_json *tc_screening_matrix_validate(const tc_json *doc,
 /* Stage-A option controls (§2.10) of every candidate directory. */
 tc_json *tc_stage_a_controls(const tc_name_path *cands, size_t n,
     tc_error *err);
+
+/* The same checks on candidate configs before they run: {policy,
+ * required_empty_fields, configs: [{path, sha256, explicitly_empty} or
+ * {path, explicitly_empty: false, error}], all_explicitly_empty}. */
+tc_json *tc_stage_a_configs_check(const char *const *paths, size_t n);
 
 /* Winner option matrix v1 (§2.16, prose only; rules in
  * docs/measurement.md).  Returns the validation object or NULL + err. */
@@ -260,6 +273,7 @@ typedef struct tc_bench_run_opts {
 	long runs;
 	long ranks;			/* 1 */
 	long warmup_samples;		/* -1: 8, or 0 for wall time */
+	long warmup_runs;		/* discarded processes run first */
 	const char *metric_regex;	/* NULL: the reference regex */
 	double timeout_s;		/* <= 0: none */
 	char *const *argv;		/* the workload command */

@@ -268,6 +268,31 @@ env_problem(const char *name, const tc_runset *base, const tc_runset *cand,
 	return msg;
 }
 
+/* The clock a run set's figures were read from (runset.json metric.clock):
+ * a string, JSON null when the workload named none, NULL without a
+ * runset.json. */
+static const tc_json *
+timing_clock(const tc_runset *rs)
+{
+	return tc_json_get(tc_json_get_object(rs->manifest, "metric"), "clock");
+}
+
+/* Figures read from different clocks cannot be compared: a malloc'd
+ * message when both run sets name their clock and the clocks differ. */
+static char *
+clock_problem(const char *name, const tc_runset *base, const tc_runset *cand)
+{
+	const tc_json *a = timing_clock(base), *b = timing_clock(cand);
+	const char *x, *y;
+
+	if (a == NULL || b == NULL || tc_json_equal(a, b))
+		return NULL;
+	x = tc_json_string(a) != NULL ? tc_json_string(a) : "none named";
+	y = tc_json_string(b) != NULL ? tc_json_string(b) : "none named";
+	return tc_xasprintf("timing clocks differ between baseline and %s: %s "
+	    "vs %s", name, x, y);
+}
+
 typedef struct cand_state {
 	const char *name;
 	const char *mode;
@@ -289,6 +314,7 @@ extension_block(const tc_analyze_opts *o, const tc_runset *base,
 	tc_json *method = tc_json_new_object(), *per = tc_json_new_object();
 	tc_json *env = tc_json_new_object(), *envc = tc_json_new_object();
 	tc_json *sig = tc_json_new_object(), *refd = tc_json_new_object();
+	tc_json *clk = tc_json_new_object(), *clkc = tc_json_new_object();
 	unsigned resamples = o->bootstrap_resamples ? o->bootstrap_resamples :
 	    TC_BOOTSTRAP_RESAMPLES;
 	uint64_t seed = o->bootstrap_seed_set ? o->bootstrap_seed :
@@ -332,6 +358,9 @@ extension_block(const tc_analyze_opts *o, const tc_runset *base,
 		tc_json_object_set(envc, cs[i].name,
 		    fingerprint(cs[i].rs) != NULL ?
 		    tc_json_clone(fingerprint(cs[i].rs)) : tc_json_new_null());
+		tc_json_object_set(clkc, cs[i].name,
+		    timing_clock(cs[i].rs) != NULL ?
+		    tc_json_clone(timing_clock(cs[i].rs)) : tc_json_new_null());
 	}
 	tc_json_object_set(stats, "candidates", per);
 	tc_json_object_set(ext, "statistics", stats);
@@ -345,6 +374,10 @@ extension_block(const tc_analyze_opts *o, const tc_runset *base,
 	    tc_json_clone(fingerprint(base)) : tc_json_new_null());
 	tc_json_object_set(env, "candidates", envc);
 	tc_json_object_set(ext, "environment", env);
+	tc_json_object_set(clk, "baseline", timing_clock(base) != NULL ?
+	    tc_json_clone(timing_clock(base)) : tc_json_new_null());
+	tc_json_object_set(clk, "candidates", clkc);
+	tc_json_object_set(ext, "timing_clock", clk);
 	tc_json_object_set(ext, "warnings", warn_list);
 	tc_json_object_set_string(ext, "schema_version",
 	    "tunectl-gate-extensions-v1");
@@ -479,6 +512,8 @@ tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
 		health_warnings(c->name, c->rs, warn_list, warnings);
 		problem = env_problem(c->name, base, c->rs,
 		    o->strict_environment);
+		if (problem == NULL)
+			problem = clock_problem(c->name, base, c->rs);
 		if (problem != NULL) {
 			if (o->strict_environment) {
 				tc_error_set(err, "%s (--strict-environment)",

@@ -17,9 +17,14 @@
  *     reference lines "Inference time (decode): <value> ms";
  *   - when the first run logs no timing at all (and R is 1) the metric is
  *     the process wall time: log_0.log holds one reference line with the
- *     wall time in ms, and every later run is measured the same way.
- * runset.json is written last, atomically: a run set without it is
- * incomplete.
+ *     wall time in ms, and every later run is measured the same way;
+ *   - the timing clock: a rank log may name the clock its decode figures
+ *     were read from in a line "Timing clock: NAME".  Every rank of every
+ *     run must name the same clock (or none); runset.json records it as
+ *     metric.clock, which the gates compare between run sets.
+ * --warmup-runs W first runs W discarded processes into warmup-K (not
+ * run-*, so no gate reads them).  runset.json is written last,
+ * atomically: a run set without it is incomplete.
  */
 #include <errno.h>
 #include <regex.h>
@@ -46,6 +51,7 @@ typedef struct run_rec {
 	bool timed_out;
 	bool started;
 	double wall_ms;
+	char *clock;			/* the timing clock its logs name */
 	char *problem;			/* why the run did not yield samples */
 } run_rec;
 
@@ -63,6 +69,9 @@ typedef struct session {
 	const char *role;		/* "A" / "B" for bench ab */
 	tc_buf *log;			/* progress lines (may be NULL) */
 	const char *partner;
+	char *clock;			/* the clock the first run named */
+	bool clock_set;
+	tc_json *warmups;		/* the discarded warm-up runs */
 } session;
 
 static int
@@ -128,6 +137,11 @@ session_open(session *s, const tc_bench_run_opts *o, tc_error *err)
 	s->width = digits(o->runs);
 	s->runs = tc_xcalloc((size_t)o->runs, sizeof(*s->runs));
 	s->metric = s->have_re ? M_REGEX : M_UNDECIDED;
+	if (o->warmup_runs < 0) {
+		tc_error_set(err, "--warmup-runs must not be negative");
+		return TC_BENCH_VALUE_ERROR;
+	}
+	s->warmups = tc_json_new_array();
 	s->env = tc_env_fingerprint();
 	tc_now_iso(s->started_at);
 	return TC_BENCH_OK;
@@ -140,8 +154,11 @@ session_close(session *s)
 		regfree(&s->re);
 	for (long i = 0; s->runs != NULL && i < s->o->runs; i++) {
 		free(s->runs[i].name);
+		free(s->runs[i].clock);
 		free(s->runs[i].problem);
 	}
+	free(s->clock);
+	tc_json_free(s->warmups);
 	free(s->runs);
 	free(s->dir);
 	free(s->abs_dir);
@@ -192,6 +209,62 @@ decimal_text(const char *s, size_t n)
 	return tc_bench_numeral(s, n, &v, &c, &f, &slow);
 }
 
+#define CLOCK_TAG "Timing clock: "
+
+/* The clock a rank log names ("Timing clock: NAME" at the start of a
+ * line; the first such line counts), or NULL. */
+static char *
+log_clock(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	size_t tag = strlen(CLOCK_TAG);
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl != NULL ? nl : end;
+
+		if ((size_t)(eol - p) > tag && memcmp(p, CLOCK_TAG, tag) == 0) {
+			const char *v = p + tag, *e = v;
+
+			while (e < eol && *e != ' ' && *e != '\t' && *e != '\r')
+				e++;
+			return e > v ? tc_xstrndup(v, (size_t)(e - v)) : NULL;
+		}
+		p = eol + 1;
+	}
+	return NULL;
+}
+
+static bool
+same_clock(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) ||
+	    (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* Record the clock rank log src names into the run; false (and a
+ * problem) when the run's ranks disagree. */
+static bool
+note_clock(run_rec *r, const char *src, const char *buf, size_t len,
+    bool first)
+{
+	char *c = log_clock(buf, len);
+
+	if (first) {
+		r->clock = c;
+		return true;
+	}
+	if (same_clock(r->clock, c)) {
+		free(c);
+		return true;
+	}
+	r->problem = tc_xasprintf("%s names the timing clock %s, an earlier "
+	    "rank log of the run %s", src, c != NULL ? c : "(none)",
+	    r->clock != NULL ? r->clock : "none");
+	free(c);
+	return false;
+}
+
 /* Extract --metric-regex samples of buf as reference lines into out. */
 static int
 regex_samples(session *s, const char *path, const char *buf, tc_buf *out,
@@ -222,6 +295,14 @@ regex_samples(session *s, const char *path, const char *buf, tc_buf *out,
 			flags = 0;
 	}
 	return 0;
+}
+
+static void
+norm_free(tc_buf *norm, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		tc_buf_free(&norm[k]);
+	free(norm);
 }
 
 /* Turn the workload's output of one run into reference rank logs. */
@@ -267,18 +348,20 @@ collect(session *s, const char *run_dir, run_rec *r, tc_error *err)
 			char *buf = tc_bench_read_all(src, &len, err);
 
 			if (buf == NULL) {
-				for (size_t k = 0; k < nsrc; k++)
-					tc_buf_free(&norm[k]);
-				free(norm);
+				norm_free(norm, nsrc);
+				goto out;
+			}
+			if (!note_clock(r, src, buf, len, i == 0)) {
+				free(buf);
+				norm_free(norm, nsrc);
+				rc = 0;
 				goto out;
 			}
 			if (s->metric == M_REGEX) {
 				if (regex_samples(s, src, buf, &norm[i], &cnt,
 				    err) != 0) {
 					free(buf);
-					for (size_t k = 0; k < nsrc; k++)
-						tc_buf_free(&norm[k]);
-					free(norm);
+					norm_free(norm, nsrc);
 					goto out;
 				}
 			} else {
@@ -295,17 +378,13 @@ collect(session *s, const char *run_dir, run_rec *r, tc_error *err)
 		if (s->metric == M_UNDECIDED)
 			s->metric = M_LOG;
 		if (s->metric == M_WALL) {
-			for (size_t k = 0; k < nsrc; k++)
-				tc_buf_free(&norm[k]);
-			free(norm);
+			norm_free(norm, nsrc);
 			goto wall;
 		}
 		if (total == 0) {
 			r->problem = tc_xasprintf("%s: the workload logged no "
 			    "timing samples", run_dir);
-			for (size_t k = 0; k < nsrc; k++)
-				tc_buf_free(&norm[k]);
-			free(norm);
+			norm_free(norm, nsrc);
 			rc = 0;
 			goto out;
 		}
@@ -348,15 +427,11 @@ collect(session *s, const char *run_dir, run_rec *r, tc_error *err)
 				free(target);
 			}
 		}
-		for (size_t k = 0; k < nsrc; k++)
-			tc_buf_free(&norm[k]);
-		free(norm);
+		norm_free(norm, nsrc);
 		rc = 0;
 		goto out;
 regex_fail:
-		for (size_t k = 0; k < nsrc; k++)
-			tc_buf_free(&norm[k]);
-		free(norm);
+		norm_free(norm, nsrc);
 		goto out;
 	}
 wall:
@@ -386,26 +461,22 @@ out:
 	return rc;
 }
 
+/* Run the workload once into run_dir (created here) with index k. */
 static int
-run_one(session *s, long k, tc_buf *log, tc_error *err)
+spawn(session *s, const char *name, long k, tc_proc_result *res,
+    tc_error *err)
 {
-	run_rec *r = &s->runs[k - 1];
-	char *rel, *run_dir, *abs_run, *out_path, *err_path;
-	char **env;
+	char *run_dir = tc_bench_join(s->dir, name);
+	char *abs_run = tc_bench_join(s->abs_dir, name);
+	char *out_path, *err_path, **env;
 	tc_proc_spec spec;
-	tc_proc_result res;
 	int rc;
 
-	r->name = tc_xasprintf("run-%0*ld", s->width, k);
-	rel = tc_xstrdup(r->name);
-	run_dir = tc_bench_join(s->dir, rel);
-	abs_run = tc_bench_join(s->abs_dir, rel);
-	free(rel);
 	if (mkdir(run_dir, 0777) != 0) {
 		tc_bench_oserror(err, errno, run_dir);
 		free(run_dir);
 		free(abs_run);
-		return TC_BENCH_FAIL;
+		return -1;
 	}
 	out_path = tc_bench_join(run_dir, "stdout.log");
 	err_path = tc_bench_join(run_dir, "stderr.log");
@@ -418,16 +489,55 @@ run_one(session *s, long k, tc_buf *log, tc_error *err)
 	spec.exclusive_logs = true;
 	spec.stdin_null = true;
 	spec.timeout_s = s->o->timeout_s;
-	memset(&res, 0, sizeof(res));
-	rc = tc_proc_run(&spec, &res, err);
+	memset(res, 0, sizeof(*res));
+	rc = tc_proc_run(&spec, res, err);
 	free_env(env);
 	free(out_path);
 	free(err_path);
 	free(abs_run);
-	if (rc != 0) {
-		free(run_dir);
+	free(run_dir);
+	return rc;
+}
+
+/*
+ * A discarded warm-up process (warmup-K): a core that was idle runs the
+ * first process of a series at another speed than the series itself.
+ */
+static int
+run_warmup(session *s, long k, tc_json *record, tc_buf *log, tc_error *err)
+{
+	char *name = tc_xasprintf("warmup-%0*ld", digits(s->o->warmup_runs), k);
+	tc_json *o = tc_json_new_object();
+	tc_proc_result res;
+
+	if (spawn(s, name, 0, &res, err) != 0) {
+		free(name);
+		tc_json_free(o);
 		return TC_BENCH_FAIL;
 	}
+	tc_json_object_set_string(o, "path", name);
+	tc_json_object_set_int(o, "exit_code", res.exit_code);
+	tc_json_object_set_bool(o, "timed_out", res.timed_out);
+	tc_json_object_set(o, "wall_ms", tc_json_new_float(res.wall_s * 1000.0));
+	tc_json_array_push(record, o);
+	if (log != NULL)
+		tc_buf_printf(log, "%s/%s: discarded warm-up, exit %d, %.3f ms "
+		    "wall\n", s->dir, name, res.exit_code, res.wall_s * 1000.0);
+	free(name);
+	return TC_BENCH_OK;
+}
+
+static int
+run_one(session *s, long k, tc_buf *log, tc_error *err)
+{
+	run_rec *r = &s->runs[k - 1];
+	char *run_dir;
+	tc_proc_result res;
+
+	r->name = tc_xasprintf("run-%0*ld", s->width, k);
+	if (spawn(s, r->name, k, &res, err) != 0)
+		return TC_BENCH_FAIL;
+	run_dir = tc_bench_join(s->dir, r->name);
 	r->started = res.started;
 	r->exit_code = res.exit_code;
 	r->timed_out = res.timed_out;
@@ -435,6 +545,18 @@ run_one(session *s, long k, tc_buf *log, tc_error *err)
 	if (collect(s, run_dir, r, err) != 0) {
 		free(run_dir);
 		return TC_BENCH_FAIL;
+	}
+	/* One run set, one clock: the first run's decides. */
+	if (r->problem == NULL && s->metric == M_LOG) {
+		if (!s->clock_set) {
+			s->clock = r->clock != NULL ? tc_xstrdup(r->clock) : NULL;
+			s->clock_set = true;
+		} else if (!same_clock(s->clock, r->clock)) {
+			r->problem = tc_xasprintf("%s: the rank logs name the "
+			    "timing clock %s, earlier runs %s", run_dir,
+			    r->clock != NULL ? r->clock : "(none)",
+			    s->clock != NULL ? s->clock : "none");
+		}
 	}
 	if (log != NULL) {
 		tc_buf_printf(log, "%s%s%s: exit %d%s, %.3f ms wall%s%s\n",
@@ -504,7 +626,15 @@ session_finish(session *s, bool *all_ok, tc_error *err)
 	else
 		tc_json_object_set_string(metric, "regex",
 		    "Inference time \\((decode|prefill)\\): ([0-9.]+) ms");
+	if (s->metric == M_WALL)
+		tc_json_object_set_string(metric, "clock", "CLOCK_MONOTONIC");
+	else if (s->metric == M_LOG && s->clock != NULL)
+		tc_json_object_set_string(metric, "clock", s->clock);
+	else
+		tc_json_object_set_null(metric, "clock");
 	tc_json_object_set(doc, "metric", metric);
+	tc_json_object_set(doc, "warmup_runs", s->warmups);
+	s->warmups = NULL;
 	if (s->o->timeout_s > 0)
 		tc_json_object_set(doc, "timeout_seconds",
 		    tc_json_new_float(s->o->timeout_s));
@@ -617,6 +747,9 @@ tc_bench_run(const tc_bench_run_opts *o, tc_buf *log, tc_error *err)
 	if ((rc = session_open(&s, o, err)) != 0)
 		goto out;
 	s.log = log;
+	for (long k = 1; k <= o->warmup_runs; k++)
+		if ((rc = run_warmup(&s, k, s.warmups, log, err)) != 0)
+			goto out;
 	for (long k = 1; k <= o->runs; k++)
 		if ((rc = run_one(&s, k, log, err)) != 0)
 			goto out;

@@ -2,7 +2,9 @@
  * stage_a.c - the Stage-A option controls of --selection-only (§2.10):
  * the archived config.yaml of every run directory of every candidate must
  * define model_config.custom_params.super_kernel_optimize_options and
- * super_kernel_debug_options as explicitly empty mappings.
+ * super_kernel_debug_options as explicitly empty mappings.  The same
+ * check validates candidate configs before they run
+ * (tc_stage_a_configs_check, "gate stage-a-options").
  *
  * YAML is read with libyaml's loader and interpreted the way PyYAML's
  * safe_load would for these checks: duplicate keys keep the last value,
@@ -283,6 +285,37 @@ field_names(void)
 	return a;
 }
 
+/* The record of one config that passes, or NULL with the reference
+ * message (a missing file is the caller's to report). */
+static tc_json *
+config_record(const char *path, tc_error *err)
+{
+	char hex[TC_SHA256_HEX_LEN + 1];
+	tc_error rerr = TC_ERROR_INIT;
+	size_t len;
+	char *bytes;
+	tc_json *rc;
+
+	if ((bytes = tc_bench_read_all(path, &len, &rerr)) == NULL) {
+		tc_error_set(err, "Stage-A config cannot be read: %s: %s", path,
+		    tc_error_msg(&rerr));
+		tc_error_clear(&rerr);
+		return NULL;
+	}
+	if (check_config(path, bytes, len, err) != 0) {
+		free(bytes);
+		return NULL;
+	}
+	tc_sha256_hex(bytes, len, hex);
+	free(bytes);
+	rc = tc_json_new_object();
+	tc_json_object_set_string(rc, "path", path);
+	tc_json_object_set_string(rc, "sha256", hex);
+	tc_json_object_set(rc, "required_empty_fields", field_names());
+	tc_json_object_set_bool(rc, "explicitly_empty", true);
+	return rc;
+}
+
 static tc_json *
 candidate_controls(const char *dir, tc_error *err)
 {
@@ -299,10 +332,6 @@ candidate_controls(const char *dir, tc_error *err)
 	configs = tc_json_new_array();
 	for (size_t i = 0; i < nruns; i++) {
 		char *path = tc_bench_join(runs[i], "config.yaml");
-		char hex[TC_SHA256_HEX_LEN + 1];
-		tc_error rerr = TC_ERROR_INIT;
-		size_t len;
-		char *bytes;
 		tc_json *rc;
 
 		if (!tc_is_regular_file(path)) {
@@ -311,27 +340,11 @@ candidate_controls(const char *dir, tc_error *err)
 			free(path);
 			goto fail;
 		}
-		if ((bytes = tc_bench_read_all(path, &len, &rerr)) == NULL) {
-			tc_error_set(err, "Stage-A config cannot be read: %s: %s",
-			    path, tc_error_msg(&rerr));
-			tc_error_clear(&rerr);
-			free(path);
-			goto fail;
-		}
-		if (check_config(path, bytes, len, err) != 0) {
-			free(bytes);
-			free(path);
-			goto fail;
-		}
-		tc_sha256_hex(bytes, len, hex);
-		free(bytes);
-		rc = tc_json_new_object();
-		tc_json_object_set_string(rc, "path", path);
-		tc_json_object_set_string(rc, "sha256", hex);
-		tc_json_object_set(rc, "required_empty_fields", field_names());
-		tc_json_object_set_bool(rc, "explicitly_empty", true);
-		tc_json_array_push(configs, rc);
+		rc = config_record(path, err);
 		free(path);
+		if (rc == NULL)
+			goto fail;
+		tc_json_array_push(configs, rc);
 	}
 	o = tc_json_new_object();
 	tc_json_object_set_string(o, "candidate_path", norm);
@@ -344,6 +357,34 @@ fail:
 	tc_bench_free_list(runs, nruns);
 	free(norm);
 	return o;
+}
+
+tc_json *
+tc_stage_a_configs_check(const char *const *paths, size_t n)
+{
+	tc_json *out = tc_json_new_object(), *list = tc_json_new_array();
+	bool all = true;
+
+	for (size_t i = 0; i < n; i++) {
+		tc_error err = TC_ERROR_INIT;
+		tc_json *rc = config_record(paths[i], &err);
+
+		if (rc == NULL) {
+			rc = tc_json_new_object();
+			tc_json_object_set_string(rc, "path", paths[i]);
+			tc_json_object_set_bool(rc, "explicitly_empty", false);
+			tc_json_object_set_string(rc, "error",
+			    tc_error_msg(&err));
+			all = false;
+		}
+		tc_error_clear(&err);
+		tc_json_array_push(list, rc);
+	}
+	tc_json_object_set_string(out, "policy", "explicit_empty_option_maps");
+	tc_json_object_set(out, "required_empty_fields", field_names());
+	tc_json_object_set(out, "configs", list);
+	tc_json_object_set_bool(out, "all_explicitly_empty", all);
+	return out;
 }
 
 tc_json *

@@ -29,8 +29,10 @@
 static const struct tc_command run_cmd = {
 	"bench run", "N clean runs of a workload",
 	"usage: tunectl bench run --runs N --out RUNSET_DIR [--ranks R] [--warmup-samples W]\n"
-	"                         [--metric-regex RE] [--timeout-seconds T] -- CMD [ARGS...]\n"
-	COMMON_HELP, NULL
+	"                         [--warmup-runs K] [--metric-regex RE] [--timeout-seconds T]\n"
+	"                         -- CMD [ARGS...]\n"
+	"\n  --warmup-runs K       run K discarded processes first (RUNSET/warmup-K,\n"
+	"                        never read by a gate; default 0)" COMMON_HELP, NULL
 };
 
 static const struct tc_command ab_cmd = {
@@ -88,7 +90,7 @@ finish(const struct tc_command *cmd, int rc, tc_buf *log, tc_error *err,
 static int
 bench_run(int argc, char **argv)
 {
-	long runs = 0, ranks = 1, warmup = -1;
+	long runs = 0, ranks = 1, warmup = -1, warmup_runs = 0;
 	double timeout = 0;
 	const char *out = NULL, *regex = NULL;
 	struct tc_option opts[] = {
@@ -96,6 +98,7 @@ bench_run(int argc, char **argv)
 		{ "--out", TC_OPT_STRING, &out, true, NULL },
 		{ "--ranks", TC_OPT_INT, &ranks, false, NULL },
 		{ "--warmup-samples", TC_OPT_INT, &warmup, false, NULL },
+		{ "--warmup-runs", TC_OPT_INT, &warmup_runs, false, NULL },
 		{ "--metric-regex", TC_OPT_STRING, &regex, false, NULL },
 		{ "--timeout-seconds", TC_OPT_DOUBLE, &timeout, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
@@ -126,6 +129,7 @@ bench_run(int argc, char **argv)
 	o.runs = runs;
 	o.ranks = ranks;
 	o.warmup_samples = warmup;
+	o.warmup_runs = warmup_runs;
 	o.metric_regex = regex;
 	o.timeout_s = timeout;
 	o.argv = cmdv;

@@ -23,6 +23,7 @@
 #include "tunectl/host.h"
 #include "tunectl/path.h"
 #include "tunectl/proc.h"
+#include "tunectl/refusal.h"
 #include "tunectl/html.h"
 #include "tunectl/report.h"
 #include "tunectl/session.h"
@@ -98,9 +99,48 @@ latest_link(const char *parent, const char *root, tc_error *err)
 	return rc;
 }
 
-/* Print the outcome a newcomer wants to read first. */
+/* What a newcomer can do about each kind of refusal (one line each). */
+static const char *
+advice(enum tc_refusal_kind kind)
+{
+	switch (kind) {
+	case TC_REFUSAL_NOISE:
+	case TC_REFUSAL_GATE:
+		return "the timings were too noisy to trust, and the gates refuse "
+		    "noisy evidence\n"
+		    "rather than guess.  Programs competing for the CPUs make "
+		    "timings noisy:\n"
+		    "close them, or wait until `uptime` shows a load average below "
+		    "the number\n"
+		    "of CPUs, and run `make demo` again.  bench/demo_reliability.sh "
+		    "(source\n"
+		    "tree) measures how often the demo gets through on this "
+		    "machine.\n";
+	case TC_REFUSAL_ENVIRONMENT:
+		return "fix what intake reported (intake/environment.json, the "
+		    "intake phase\nreport) and run the demo again.\n";
+	case TC_REFUSAL_FAILURE:
+		return "a phase worker failed: read its PHASE_REPORT.md and the "
+		    "attempt's logs\nunder dispatches/, fix the cause, and run "
+		    "the demo again.\n";
+	default:
+		return "read the phase report of the step named above.\n";
+	}
+}
+
+/* Each line of text (every line ends with a newline) after prefix. */
 static void
-summarise(const char *root, const tc_json *session)
+print_lines(const char *prefix, const char *text)
+{
+	for (const char *nl; text != NULL && (nl = strchr(text, '\n')) != NULL;
+	    text = nl + 1)
+		fprintf(stderr, "%s%.*s\n", prefix, (int)(nl - text), text);
+}
+
+/* Print the outcome a newcomer wants to read first; when the session did
+ * not end beneficial, which gate refused, its numbers, and what to do. */
+static void
+summarise(const char *root, const char *session_path, const tc_json *session)
 {
 	char *ledger = tc_xasprintf("%s/ledger.json", root);
 	tc_json *doc = tc_json_parse_file(ledger, NULL);
@@ -124,10 +164,24 @@ summarise(const char *root, const tc_json *session)
 	} else {
 		fprintf(stderr, "demo: final clean E2E: %s: %s\n", cls,
 		    tc_json_get_string(fe, "reason_zh"));
-		if (strcmp(cls, "not_run") == 0)
-			fprintf(stderr, "demo: (an honest outcome: a gate failed "
-			    "and the session short-circuited; see the phase "
-			    "reports)\n");
+	}
+	if (cls != NULL && strcmp(cls, "beneficial") != 0) {
+		tc_session *s = NULL;
+		tc_buf why = TC_BUF_INIT;
+		enum tc_refusal_kind kind = TC_REFUSAL_NONE;
+		const char *step = NULL;
+
+		if (tc_session_load(session_path, 0, &s, NULL) == 0)
+			kind = tc_report_refusal(s, &why, &step);
+		if (kind != TC_REFUSAL_NONE) {
+			fprintf(stderr, "demo: no tuning was admitted; a gate "
+			    "refused the evidence:\n");
+			print_lines("demo:   ", why.data);
+			fprintf(stderr, "demo: what you can do:\n");
+			print_lines("demo:   ", advice(kind));
+		}
+		tc_buf_free(&why);
+		tc_session_free(s);
 	}
 	tc_json_free(doc);
 	free(ledger);
@@ -159,7 +213,7 @@ run_superkernel(struct demo *d, const char *parent, const char *root,
 	char *session = tc_xasprintf("%s/auto-tune-session.json", root);
 	char *host = tc_xasprintf("%s/hosts/script/host.sh", d->examples);
 	char *workers = tc_xasprintf("%s/workers", d->examples);
-	char *source = tc_xasprintf("%s/workload/skw.c", d->examples);
+	char *source = tc_xasprintf("%s/workload/skw_kernels.c", d->examples);
 	/* One lease root for every demo under the same parent: the CPU is one
 	 * device however many demos share it. */
 	char *leases = tc_xasprintf("%s/leases", parent);
@@ -208,7 +262,7 @@ run_superkernel(struct demo *d, const char *parent, const char *root,
 		tc_error_set(&err, "the finished session does not verify");
 		goto out;
 	}
-	summarise(root, done);
+	summarise(root, session, done);
 	if (!no_html) {
 		if (tc_report_html_write(session, html, &err) != 0)
 			goto out;

@@ -6,7 +6,8 @@
  * verdict, 2 for every reference ValueError, 1 where the reference dies
  * with a traceback.  stability / promote / screen / option-trial are the
  * same command with the mode fixed; option-matrix validates a winner
- * option matrix v1.
+ * option matrix v1; stage-a-options checks Stage-A configs before they
+ * run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,8 @@ static const struct tc_command gate_cmds[] = {
 	  NULL },
 	{ "gate option-matrix", "validate a superkernel-winner-option-matrix-v1",
 	  "usage: tunectl gate option-matrix FILE [--json-out FILE]\n", NULL },
+	{ "gate stage-a-options", "check Stage-A candidate configs before they run",
+	  "usage: tunectl gate stage-a-options CONFIG... [--json-out FILE]\n", NULL },
 };
 
 /* ... and the rest of --help. */
@@ -101,6 +104,12 @@ static const char *const gate_help[] = {
 	REF_HELP, REF_HELP, REF_HELP,
 	"\nValidates the winner option matrix v1 (rules in docs/measurement.md) and\n"
 	"prints the validation object; exit 1 when the matrix is invalid.\n",
+	"\nApplies the Stage-A option controls of --selection-only to candidate\n"
+	"configs before they run: each CONFIG (YAML, read like PyYAML safe_load) must\n"
+	"define model_config.custom_params.super_kernel_optimize_options and\n"
+	"super_kernel_debug_options as explicitly empty mappings.  Prints one record\n"
+	"per config (path, sha256, or the reference's message) and\n"
+	"all_explicitly_empty; exit 1 when a config fails.\n",
 };
 
 /* -h/--help before "--": usage and help on stdout. */
@@ -410,6 +419,20 @@ out:
 	return rc;
 }
 
+/* A validation object on stdout and, with --json-out, in a file. */
+static int
+print_and_save(const tc_json *res, const char *json_out)
+{
+	tc_error err = TC_ERROR_INIT;
+	int rc = tc_print_json(res);
+
+	if (rc == TC_EXIT_OK && json_out != NULL &&
+	    tc_write_json(json_out, res, TC_WRITE_MKDIRS, &err) != 0)
+		rc = tc_die("%s", tc_error_msg(&err));
+	tc_error_clear(&err);
+	return rc;
+}
+
 static int
 run_option_matrix(const struct tc_command *cmd, int argc, char **argv)
 {
@@ -444,11 +467,38 @@ run_option_matrix(const struct tc_command *cmd, int argc, char **argv)
 		tc_error_clear(&err);
 		return rc;
 	}
-	rc = tc_print_json(res);
-	if (rc == TC_EXIT_OK && json_out != NULL &&
-	    tc_write_json(json_out, res, TC_WRITE_MKDIRS, &err) != 0)
-		rc = tc_die("%s", tc_error_msg(&err));
-	tc_error_clear(&err);
+	rc = print_and_save(res, json_out);
+	tc_json_free(res);
+	return rc;
+}
+
+static int
+run_stage_a_options(const struct tc_command *cmd, int argc, char **argv)
+{
+	const char *json_out = NULL;
+	struct tc_option opts[] = {
+		{ "--json-out", TC_OPT_STRING, &json_out, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+	struct tc_parse_result pr;
+	tc_json *res;
+	bool all;
+	int rc;
+
+	rc = tc_opts_parse(cmd, argc, argv, opts, &pr);
+	if (rc != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	if (pr.positional.len == 0) {
+		tc_parse_result_free(&pr);
+		return tc_usage_error(cmd, "expected at least one CONFIG");
+	}
+	res = tc_stage_a_configs_check(pr.positional.items,
+	    pr.positional.len);
+	tc_parse_result_free(&pr);
+	all = tc_json_get(res, "all_explicitly_empty")->u.b;
+	rc = print_and_save(res, json_out);
+	if (rc == TC_EXIT_OK && !all)
+		rc = TC_EXIT_FAIL;
 	tc_json_free(res);
 	return rc;
 }
@@ -458,7 +508,7 @@ cmd_gate(int argc, char **argv)
 {
 	static const char *const names[] = {
 		"analyze", "stability", "promote", "screen", "option-trial",
-		"option-matrix"
+		"option-matrix", "stage-a-options"
 	};
 	const struct tc_command *self = tc_command_find("gate");
 
@@ -478,6 +528,9 @@ cmd_gate(int argc, char **argv)
 		}
 		if (i == 5)
 			return run_option_matrix(&gate_cmds[i], argc - 1, argv + 1);
+		if (i == 6)
+			return run_stage_a_options(&gate_cmds[i], argc - 1,
+			    argv + 1);
 		return run_analyze(&gate_cmds[i], (enum gate_kind)i, argc - 1,
 		    argv + 1);
 	}

@@ -33,6 +33,7 @@ const struct tc_command tc_commands[] = {
 	  "       tunectl gate stability --baseline DIR [--warmup N] [--expected-ranks N] [--json-out FILE]\n"
 	  "       tunectl gate promote|screen|option-trial --baseline DIR [analyze flags]\n"
 	  "       tunectl gate option-matrix FILE [--json-out FILE]\n"
+	  "       tunectl gate stage-a-options CONFIG... [--json-out FILE]\n"
 	  "Run 'tunectl gate SUBCOMMAND --help' for the flags.\n", cmd_gate },
 	{ "help", "show help for tunectl or one command",
 	  "usage: tunectl help [COMMAND]\n", cmd_help },

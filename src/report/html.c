@@ -430,7 +430,16 @@ outcome(tc_buf *b, const tc_session *s, const struct evidence *ev, bool valid)
 	} else if (fe != NULL) {
 		esc(b, str(fe, "reason_zh"));
 	}
-	tc_buf_puts(b, "</p><p>Session <code>");
+	tc_buf_puts(b, "</p>");
+	if (tc_json_get_string(tc_json_get(tc_json_get(ev->ledger,
+	    "report_summary"), "baseline"), "metric") != NULL) {
+		/* the clock the gates read, as the final worker recorded it */
+		tc_buf_puts(b, "<p class=\"metric\">Metric: ");
+		esc(b, str(tc_json_get(tc_json_get(ev->ledger, "report_summary"),
+		    "baseline"), "metric"));
+		tc_buf_puts(b, ".</p>");
+	}
+	tc_buf_puts(b, "<p>Session <code>");
 	esc(b, s->session_id);
 	tc_buf_printf(b, "</code>, status <b>%s</b>, optional mode <code>",
 	    s->status);

@@ -24,6 +24,18 @@ check "environment fingerprint recorded" grep -q '"cpu_model"' base/runset.json
 check "per-run worst-rank mean recorded" grep -q '"worst_rank_mean_exact_ms": "10.3"' base/runset.json
 check "summary carries the S0 verdict" grep -q '"spread_pct": 3.9215686274509802' base/runset.json
 
+tc bench run --runs 2 --warmup-runs 2 --out warm -- "$W" 7.0
+expect_rc 0 "bench run with discarded warm-up processes"
+check "warm-up runs go to warmup-K, which no gate reads" \
+	test -f warm/warmup-1/stdout.log -a -f warm/warmup-2/stdout.log -a ! -e warm/run-3
+expect_eq "$(python3 -c 'import json; d=json.load(open("warm/runset.json")); print([w["path"] for w in d["warmup_runs"]], d["summary"]["run_count"])')" \
+	"['warmup-1', 'warmup-2'] 2" "runset.json lists the warm-up runs apart from the measured ones"
+expect_err "warm/warmup-1: discarded warm-up" "progress names the warm-up runs"
+expect_eq "$(python3 -c 'import json; print(json.load(open("base/runset.json"))["metric"]["clock"])')" "None" \
+	"a workload that names no clock has metric.clock null"
+tc bench run --runs 1 --warmup-runs -1 --out neg -- "$W" 1
+expect_rc 2 "a negative --warmup-runs is a usage error"
+
 tc bench run --runs 2 --out base -- "$W" 1
 expect_rc 2 "an existing run set is never overwritten"
 expect_err "already holds a run set" "and says why"

@@ -35,6 +35,7 @@ for mode in none multistream source-range both; do
 	expect_rc 0 "demo ($mode) exits 0"
 	expect_err "final clean E2E: beneficial" "demo ($mode) prints the outcome"
 	expect_err "HTML report" "demo ($mode) prints where the HTML report is"
+	check "demo ($mode) names no refusal" bash -c '! printf "%s" "$1" | grep -q "what you can do"' _ "$err"
 	S="$R/auto-tune-session.json"
 	expect_eq "$(jq_ "$S" "d['status']")" "completed" "demo ($mode) completes the session"
 	tc verify --session "$S"
@@ -61,6 +62,21 @@ expect_rc 0 "report html renders a finished session again"
 check "report html output is well-formed" check_html "$T/again.html" s0 stage_a stage_o final
 tc report html --session "$T/nope.json"
 expect_rc 1 "report html of a missing session fails"
+
+# A noisy machine: the S0 gate refuses, the session short-circuits, and the
+# closing lines name the gate, its numbers and what to do.
+SKW_SIMULATED_TIMING=noisy run_demo "$T/d-noisy" none
+expect_rc 0 "a short-circuited demo still completes and exits 0"
+expect_err "final clean E2E: not_run" "the short-circuited demo prints its outcome"
+expect_err "demo:   s0-baseline ended blocked" "the closing lines name the step that stopped the chain"
+expect_err "demo:   stability gate (s0/stability.json): spread " "the closing lines name the gate and its report"
+check "the closing lines give the spread against the 5 % threshold" \
+    bash -c 'printf "%s" "$1" | grep -Eq "spread [0-9]+\.[0-9]{2} % > 5\.0 % \(per-run worst-rank means [0-9.]+(, [0-9.]+){4} ms\)"' _ "$err"
+expect_err "machine load average" "the closing lines say how busy the machine was"
+expect_err "demo: what you can do:
+demo:   the timings were too noisy to trust" "the closing lines say what the user can do"
+expect_eq "$(jq_ "$R/ledger.json" "d['final_e2e']['classification']")" "not_run" \
+    "the noisy demo's final E2E is not_run"
 
 # A second demo starts a fresh session.
 run_demo "$T/d-none" none

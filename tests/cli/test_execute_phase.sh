@@ -37,7 +37,7 @@ expect_eq "$(printf '%s\n' $phases_seen | sort -u | wc -l | tr -d ' ')" "7" "all
 
 # The plan names the manifest and the tools it resolved.
 expect_eq "$(jpy "$T/plan.json" 'd["phase_manifest"]')" "$(cd "$SHARE/phases/final_e2e_report" && pwd -P)/phase.json" "phase_manifest is the absolute manifest path"
-expect_eq "$(jpy "$T/plan.json" '[c["argv"][0].rsplit("/", 1)[1] for c in d["commands"]]')" '["analyze_performance.py", "experiment_ledger.py"]' "the Final plan lists the reference's tools in order"
+expect_eq "$(jpy "$T/plan.json" '[c["argv"][0].rsplit("/", 1)[1] for c in d["commands"]]')" '["run_benchmark.py", "analyze_performance.py", "experiment_ledger.py"]' "the Final plan lists the manifest's tools in order"
 
 # ---- stale and misrouted tasks --------------------------------------------------------
 
@@ -110,9 +110,20 @@ expect_rc 1 "a tool that fails makes execute-phase exit 1"
 expect_eq "$(jpy "$T/x/env.json" '[d["status"], d["reason"], d["lease_timeout_seconds"]]')" '["failed", "command_nonzero", 30.0]' "--manifest-out and --timeout-seconds are honoured"
 
 tc execute-phase --task "$T/task.json" --phase intake_preparation --tool shared_npu_lease_inventory.py \
+    --lease-root "$T/leases" --device-id 0 -- --lease-root "$T/leases"
+expect_rc 0 "shared_npu_lease_inventory.py runs tunectl lease status"
+inv=$R/phase-executions/intake-preparation/shared_npu_lease_inventory.stdout.log
+expect_eq "$(jpy "$inv" '[(x["device_id"], x["state"]) for x in d["devices"]]')" '[[0, "held"]]' \
+    "the inventory shows the device held by the tool's own lease"
+
+# A reference tool tunectl does not implement is in no shipped manifest; a
+# manifest that names one gets a tool that fails instead of pretending.
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["runtime_tools"]=["check_environment.py","analyze_profiler.py"]; json.dump(m, open(sys.argv[2],"w"))' \
+    "$SHARE/phases/intake_preparation/phase.json" "$T/unimpl.json"
+tc execute-phase --task "$T/task.json" --manifest "$T/unimpl.json" --tool analyze_profiler.py \
     --lease-root "$T/leases" --device-id 0
 expect_rc 1 "a tool tunectl does not implement fails instead of pretending"
-check "the unimplemented tool says so" grep -q "not implemented by tunectl" "$R/phase-executions/intake-preparation/shared_npu_lease_inventory.stderr.log"
+check "the unimplemented tool says so" grep -q "not implemented by tunectl" "$R/phase-executions/intake-preparation/analyze_profiler.stderr.log"
 
 tc execute-phase --task "$T/task.json" --phase intake_preparation --tool analyze_performance.py \
     --lease-root "$T/leases" --device-id 0
@@ -170,7 +181,11 @@ expect_rc 1 "a phase name with a path is refused"
 
 for pair in "check_environment.py:usage: tunectl env-check" \
     "device_lease_runner.py:usage: tunectl lease run" \
+    "shared_npu_lease_inventory.py:usage: tunectl lease run" \
     "analyze_performance.py:usage: tunectl gate analyze" \
+    "validate_stage_a_options.py:usage: tunectl gate stage-a-options" \
+    "validate_option_matrix.py:usage: tunectl gate option-matrix" \
+    "run_benchmark.py:usage: tunectl bench run" \
     "experiment_ledger.py:usage: tunectl ledger validate" \
     "render_round_report.py:usage: tunectl render-round-report"; do
 	tool=${pair%%:*} want=${pair#*:}
@@ -203,6 +218,16 @@ rc=$?
 expect_rc 0 "an installed tool finds PREFIX/bin/tunectl by itself"
 
 # ---- the shipped manifests --------------------------------------------------------------
+
+# Every tool a shipped manifest lists is implemented: none is a stand-in
+# that exits 69, so a worker can use every tool its phase names.
+for f in "$SHARE"/phases/*/phase.json; do
+	for tool in $(jpy "$f" '" ".join(d["runtime_tools"])'); do
+		TUNECTL=$TUNECTL_BIN "$SHARE/tools/$tool" --help > "$T/tool.out" 2>&1
+		rc=$?
+		expect_rc 0 "$(basename "$(dirname "$f")") lists $tool, which tunectl implements"
+	done
+done
 
 for f in "$SHARE"/phases/*/phase.json; do
 	p=$(basename "$(dirname "$f")")

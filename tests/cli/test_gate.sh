@@ -164,6 +164,24 @@ tc gate option-matrix om.json
 expect_rc 1 "an unsettled item is refused"
 expect_out "winner option matrix O3 is not settled" "with the item named"
 
+# ---- Stage-A option controls before the candidates run -----------------------------
+printf 'model_config:\n  custom_params:\n    super_kernel_optimize_options: {}\n    super_kernel_debug_options: {}\n' > a-ok.yaml
+printf 'model_config:\n  custom_params:\n    super_kernel_optimize_options: {unroll: 4}\n    super_kernel_debug_options: {}\n' > a-set.yaml
+printf 'model_config:\n  custom_params:\n    super_kernel_optimize_options: {}\n' > a-missing.yaml
+tc gate stage-a-options a-ok.yaml --json-out sa/controls.json
+expect_rc 0 "explicitly empty option maps pass"
+expect_eq "$(python3 -c 'import json; d=json.load(open("sa/controls.json")); print(d["all_explicitly_empty"], d["configs"][0]["sha256"] == __import__("hashlib").sha256(open("a-ok.yaml","rb").read()).hexdigest())')" \
+    "True True" "--json-out records each config with the sha256 of its bytes"
+tc gate stage-a-options a-ok.yaml a-set.yaml a-missing.yaml
+expect_rc 1 "a config with a non-empty or missing option map fails"
+expect_out "Stage-A config super_kernel_optimize_options must be an explicitly empty mapping: a-set.yaml" \
+    "a set option is refused with the reference's message"
+expect_out "Stage-A config must explicitly define super_kernel_debug_options: {}: a-missing.yaml" \
+    "a missing map is refused with the reference's message"
+expect_out '"all_explicitly_empty": false' "the verdict covers every config"
+tc gate stage-a-options
+expect_rc 2 "stage-a-options needs a config"
+
 # ---- §2.3 argument errors (exit 2) ------------------------------------------------
 usage() {	# usage "args" "message" "test name"
 	tc gate analyze $1

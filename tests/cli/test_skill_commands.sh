@@ -10,7 +10,7 @@
 export SKW_SIMULATED_TIMING=1 SKW_PROFILE=quick
 export TUNECTL=$TUNECTL_BIN
 export SKW=$(dirname "$TUNECTL_BIN")/examples/skw
-export SKW_SOURCE=$TUNECTL_SRC/examples/workload/skw.c
+export SKW_SOURCE=$TUNECTL_SRC/examples/workload/skw_kernels.c
 export TUNECTL_LEASE_ROOT=$T/leases
 export DOC_EXAMPLES=$TUNECTL_SRC/examples
 export DOC_LOG=$T/doc.log

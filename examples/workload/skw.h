@@ -1,0 +1,71 @@
+/*
+ * skw.h - the demo workload's parts: the configuration a tuning session
+ * changes, the six kernels of a layer and how a scope strategy groups
+ * them into launches (skw_kernels.c), and the per-rank stream thread
+ * every launch is handed to (skw_stream.c).  skw.c runs the ranks.
+ */
+#ifndef SKW_H
+#define SKW_H
+
+#include <pthread.h>
+
+enum { K_MATMUL, K_BIAS, K_NORM, K_GELU, K_SOFTMAX, K_RESIDUAL, K_COUNT };
+
+extern const char *const skw_kernel_names[K_COUNT];
+
+enum skw_scope { SCOPE_NONE, SCOPE_AOT, SCOPE_SEGMENT, SCOPE_BLOCK, SCOPE_BROAD };
+
+struct skw_config {
+	int layers, hidden, batch, steps, ranks;
+	enum skw_scope scope;
+	int tile, unroll;
+	int ikj;			/* loop order */
+	int multistream;
+	int fast_softmax;
+	unsigned seed;
+};
+
+struct skw_model {
+	const struct skw_config *cfg;
+	float *w;			/* layers x hidden x hidden */
+	float *b;			/* layers x hidden */
+};
+
+/*
+ * A scope plan lists groups of consecutive kernels; each group is one
+ * launch, one fused loop over the rows, so the activations of a row stay
+ * in cache across the kernels of a group.
+ */
+struct skw_plan {
+	int ngroups;
+	int first[K_COUNT], last[K_COUNT];
+};
+
+struct skw_plan skw_make_plan(enum skw_scope s);
+
+/* What one launch runs: one group of one layer over rows [row0, row1). */
+struct skw_launch {
+	const struct skw_model *m;
+	const struct skw_plan *p;
+	int group, layer, row0, row1;
+	float *x, *y;
+};
+
+void skw_run_group(const struct skw_launch *a);
+
+/* A stream: the thread a rank hands its launches to. */
+struct skw_stream {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t posted, done;
+	unsigned long seq_posted, seq_done;
+	struct skw_launch launch;
+	int stop;
+};
+
+int skw_stream_start(struct skw_stream *st);
+void skw_stream_stop(struct skw_stream *st);
+void skw_stream_post(struct skw_stream *st, const struct skw_launch *a);
+void skw_stream_wait(struct skw_stream *st);
+
+#endif
