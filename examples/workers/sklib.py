@@ -1,10 +1,13 @@
-"""Shared helpers of the demo's phase workers.
+"""Shared helpers of the demo's phase workers and support workers.
 
-Each worker is started by the plain-script agent host as
+Each phase worker is started by the plain-script agent host as
     <phase> --task <phase-task.json> --result <phase-result.json>
-follows its phase's skill (the `skill` of share/phases/<phase>/phase.json),
-does the phase's real work and writes one phase result.  Nothing here seals
-anything: the controller validates and seals.
+follows its phase's skill (the `skill` of share/phases/<phase>/phase.json,
+share/skills/<skill>/SKILL.md), does the phase's real work and writes one
+phase result.  A support worker (support/<role>) is started the same way by
+"tunectl support run" for a support task, follows its role's skill and
+writes one support result.  Nothing here seals anything: the controller
+validates and seals.
 
 Every tool a worker runs goes through the phase entrypoint,
     tunectl execute-phase --task T --phase P --tool NAME \\
@@ -30,6 +33,7 @@ TUNECTL = os.environ.get("TUNECTL", "tunectl")
 SKW = os.environ.get("SKW", "skw")
 PROFILE = os.environ.get("SKW_PROFILE", "standard")
 RESULT_SCHEMA = "superkernel-auto-tune-phase-result-v1"
+SUPPORT_RESULT_SCHEMA = "tunectl-support-result-v1"
 OPTIONS = "/model_config/custom_params/super_kernel_optimize_options"
 
 # Workload sizes: "standard" is what make demo runs, "quick" what the tests
@@ -91,6 +95,7 @@ class Worker:
         self.blockers = []
         self.warmup = WARMUP.get(PROFILE, 8)
         self.ranks = SIZES.get(PROFILE, SIZES["standard"])["ranks"]
+        self.exec_dir = "phase-executions/%s" % self.step["step_id"]
         self.tools = self.plan()
 
     # --- paths -----------------------------------------------------------
@@ -142,8 +147,9 @@ class Worker:
     def tool(self, name, label, *args):
         """Run one of this phase's tools under the device lease; returns its
         lease manifest.  The manifest (and the tool's stdout/stderr logs
-        beside it) lands in phase-executions/<step>/<label>.json."""
-        manifest = self.free_path("phase-executions/%s/%s" % (self.step["step_id"], label))
+        beside it) lands in phase-executions/<step>/<label>.json (a support
+        worker's in its output directory)."""
+        manifest = self.free_path("%s/%s" % (self.exec_dir, label))
         proc = self.entrypoint("--tool", name, "--lease-root", lease_root(), "--device-id", "0",
                                "--timeout-seconds", "1800", "--manifest-out", manifest, "--", *args)
         doc = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}
@@ -244,6 +250,77 @@ class Worker:
 
     def block(self, code, reason_zh, evidence=None):
         self.blockers.append({"code": code, "reason_zh": reason_zh, "evidence": evidence or []})
+
+    def support(self, role, request_rel):
+        """Hand a support role to a fresh worker ("tunectl support run",
+        through the same agent host as this worker).  Returns (receipt,
+        result): result is None when tunectl refused the support result."""
+        proc = subprocess.run([TUNECTL, "support", "run", "--session", self.task["session_path"],
+                               "--role", role, "--request", self.path(request_rel)],
+                              capture_output=True, text=True)
+        receipt = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}
+        if receipt.get("task_path"):
+            self.produce("%s/support-receipt.json" % receipt["task_path"].rsplit("/", 1)[0])
+        if proc.returncode != 0 or receipt.get("runner_status") != "passed":
+            log("support run %s refused: %s" % (role, proc.stderr.strip()[-400:] or proc.stdout[-400:]))
+            return receipt, None
+        return receipt, read_json(self.path(receipt["result_path"]))
+
+
+class SupportWorker(Worker):
+    """One support attempt: the support task, the role's output directory,
+    the request the phase wrote, and the support result.  Tools run through
+    the phase entrypoint with the served step's phase task (the copy tunectl
+    put in the attempt directory); their manifests go to the output
+    directory."""
+
+    def __init__(self):
+        args = sys.argv[1:]
+        opts = dict(zip(args[0::2], args[1::2]))
+        if "--task" not in opts or "--result" not in opts:
+            sys.exit("usage: %s --task TASK --result RESULT" % sys.argv[0])
+        self.support_task_path = opts["--task"]
+        self.result_path = opts["--result"]
+        self.support_task = read_json(self.support_task_path)
+        self.role = self.support_task["role"]
+        self.root = self.support_task["artifact_root"]
+        attempt = self.support_task["attempt"]
+        self.output = attempt["output_dir"]
+        self.task_path = self.path(attempt["phase_task"])
+        self.task = read_json(self.task_path)
+        self.step = self.task["step"]
+        self.session = read_json(self.task["session_path"])
+        request = self.support_task.get("request")
+        self.request = read_json(self.path(request["path"])) if request else {}
+        self.consumed, self.produced, self.decisions, self.blockers = [], [], [], []
+        self.findings = []
+        self.warmup = self.request.get("warmup", WARMUP.get(PROFILE, 8))
+        self.ranks = self.request.get("ranks", SIZES.get(PROFILE, SIZES["standard"])["ranks"])
+        self.exec_dir = "%s/leases" % self.output
+        # A read-only role runs no tool; an executor validates the phase task.
+        self.tools = [] if self.role["read_only"] else self.plan()
+
+    def out(self, name):
+        """A path (relative to the root) inside the role's output directory."""
+        return "%s/%s" % (self.output, name)
+
+    def finish_support(self, status, summary):
+        result = {
+            "schema_version": SUPPORT_RESULT_SCHEMA,
+            "session_id": self.support_task["session_id"],
+            "agent_id": self.role["agent_id"],
+            "status": status,
+            "summary": summary,
+            "produced_artifacts": [p for p in self.produced if os.path.isfile(self.path(p))],
+            "findings": self.findings,
+            "blockers": self.blockers,
+        }
+        tmp = self.result_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(result, f, ensure_ascii=False, indent=2, sort_keys=True)
+            f.write("\n")
+        os.replace(tmp, self.result_path)
+        log("%s: %s" % (self.role["agent_id"], status))
 
 
 def tool_output(manifest, which):

@@ -34,6 +34,8 @@ int tc_runner_from_json(const tc_json *doc, tc_runner *out, tc_error *err);
 /* Read and validate a runner command file. */
 int tc_runner_load(const char *path, tc_runner *out, tc_error *err);
 void tc_runner_free(tc_runner *r);
+/* _digest(runner_argv): the receipts' runner_argv_sha256. */
+int tc_runner_digest(const tc_runner *r, char hex[65], tc_error *err);
 
 typedef struct tc_run_next_opts {
 	double timeout_s;		/* > 0; default 3600 */
@@ -91,10 +93,12 @@ tc_json *tc_run_session(const char *session_path, const tc_runner *runner,
  * the instruction to load and follow the skill; the validation command to
  * run first; the exact result path and schema; and the boundary that the
  * worker owns only this phase.  host is "claude", "codex", "opencode" or
- * "generic".  program names tunectl in the commands.  malloc'd.
+ * "generic".  program names tunectl in the commands.  skill_path, when
+ * not NULL, is the absolute path of the skill's SKILL.md, named in the
+ * prompt so that the worker opens exactly that file.  malloc'd.
  */
 char *tc_host_prompt(const tc_json *task, const char *task_path,
     const char *result_path, const char *host, const char *program,
-    tc_error *err);
+    const char *skill_path, tc_error *err);
 
 #endif

@@ -20,10 +20,13 @@
 /* Environment overrides of the share directory search. */
 #define TC_TOOLS_DIR_ENV	"TUNECTL_TOOLS_DIR"
 #define TC_PHASES_DIR_ENV	"TUNECTL_PHASES_DIR"
+#define TC_SKILLS_DIR_ENV	"TUNECTL_SKILLS_DIR"
 
 /*
- * Where tunectl's shipped data lives, for kind "tools" or "phases":
- *   1. $TUNECTL_TOOLS_DIR / $TUNECTL_PHASES_DIR when set and non-empty
+ * Where tunectl's shipped data lives, for kind "tools", "phases" or
+ * "skills":
+ *   1. $TUNECTL_TOOLS_DIR / $TUNECTL_PHASES_DIR / $TUNECTL_SKILLS_DIR when
+ *      set and non-empty
  *      (taken as is, never searched past);
  *   2. for the directory of the tunectl binary (self_exe, symlinks
  *      resolved), its parent, then its grandparent: first

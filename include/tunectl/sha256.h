@@ -77,4 +77,35 @@ int tc_sha256_tree(const char *dir, char hex[TC_SHA256_HEX_LEN + 1],
 int tc_sha256_tree_manifest(const char *dir, char hex[TC_SHA256_HEX_LEN + 1],
     tc_buf *manifest, uint64_t *files_out, uint64_t *bytes_out, tc_error *err);
 
+/*
+ * A snapshot of a directory tree, taken to see what changed in it: every
+ * entry below dir (directories too), sorted bytewise by relative path,
+ * with its kind ('f' regular file, 'd' directory, 'l' symbolic link,
+ * 'o' FIFO, socket or device) and a digest: a file's SHA-256, a link's
+ * target's, a constant for the others.  Nothing is refused and nothing is
+ * followed or opened except regular files (O_NOFOLLOW|O_NONBLOCK), so a
+ * tree a hostile worker wrote can be snapshot safely.  Paths in skip
+ * (relative, NULL-terminated; NULL for none) are left out with everything
+ * below them.  Errors: an unreadable entry, nesting deeper than 64.
+ */
+typedef struct tc_tree_entry {
+	char *rel;
+	char kind;
+	char hex[TC_SHA256_HEX_LEN + 1];
+} tc_tree_entry;
+
+typedef struct tc_tree_snap {
+	tc_tree_entry *entries;
+	size_t n;
+} tc_tree_snap;
+
+int tc_tree_snapshot(const char *dir, const char *const *skip,
+    tc_tree_snap *out, tc_error *err);
+void tc_tree_snap_free(tc_tree_snap *s);
+/* Call changed() for every path added, removed or changed between the
+ * two snapshots, in path order; returns how many there were. */
+size_t tc_tree_snap_diff(const tc_tree_snap *before,
+    const tc_tree_snap *after,
+    void (*changed)(const char *rel, void *ctx), void *ctx);
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tunectl/error.h"
 #include "tunectl/json.h"
 
 /* Exit statuses shared by every command. */
@@ -125,7 +126,12 @@ int cmd_status(int argc, char **argv);
 int cmd_render_final_report(int argc, char **argv);
 int cmd_run_next(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+/* tc_runner_load + export TUNECTL_RUNNER_COMMAND_JSON (cmd_run.c) */
+struct tc_runner;
+int tc_cli_load_runner(const char *path, struct tc_runner *runner, tc_error *err);
 int cmd_prompt(int argc, char **argv);
+int cmd_skills(int argc, char **argv);
+int cmd_support(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_gate(int argc, char **argv);

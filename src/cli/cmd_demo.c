@@ -28,6 +28,7 @@
 #include "tunectl/html.h"
 #include "tunectl/report.h"
 #include "tunectl/session.h"
+#include "tunectl/support.h"
 #include "tunectl/timeutil.h"
 
 struct demo {
@@ -187,6 +188,24 @@ summarise(const char *root, const char *session_path, const tc_json *session)
 	free(ledger);
 }
 
+/* <parent>/script-runner.json: the plain-script host's runner file, named
+ * by TUNECTL_RUNNER_COMMAND_JSON for the workers' "tunectl support run". */
+static int
+write_runner(const char *parent, const char *host, tc_error *err)
+{
+	char *path = tc_xasprintf("%s/script-runner.json", parent);
+	tc_json *argv = tc_json_new_array();
+	int rc;
+
+	tc_json_array_push(argv, tc_json_new_string(host));
+	rc = tc_write_json(path, argv, 0, err);
+	if (rc == 0)
+		setenv(TC_RUNNER_ENV, path, 1);
+	tc_json_free(argv);
+	free(path);
+	return rc;
+}
+
 static int
 run_superkernel(struct demo *d, const char *parent, const char *root,
     const char *mode, bool resume, bool no_html)
@@ -212,6 +231,9 @@ run_superkernel(struct demo *d, const char *parent, const char *root,
 	setenv("SKW_PROFILE", d->profile, 1);
 	setenv("TUNECTL_WORKERS", workers, 1);
 	setenv("TUNECTL_LEASE_ROOT", leases, 1);
+	/* The workers hand support roles to the same host ("support run"). */
+	if (write_runner(parent, host, &err) != 0)
+		goto out;
 	if (!resume) {
 		char id[64];
 		time_t now = time(NULL);

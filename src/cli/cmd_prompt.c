@@ -1,6 +1,9 @@
 /*
- * cmd_prompt.c - "tunectl prompt": print the prompt a fresh phase worker
- * is given, so hosts and humans see exactly what a worker is told.
+ * cmd_prompt.c - "tunectl prompt": print the prompt a fresh worker is
+ * given (a phase worker for a phase task, a support worker for a support
+ * task), so hosts and humans see exactly what a worker is told.  The
+ * prompt names the absolute path of the SKILL.md to follow; a skill that
+ * is not installed is an error, never a prompt without instructions.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +12,34 @@
 #include "cli.h"
 #include "tunectl/host.h"
 #include "tunectl/path.h"
+#include "tunectl/skills.h"
+#include "tunectl/support.h"
+
+/* The skill a task asks its worker to follow (NULL when it names none;
+ * the prompt builders report that). */
+static const char *
+task_skill(const tc_json *task, bool support)
+{
+	return support ? tc_json_get_string(tc_json_get(task, "role"), "skill") :
+	    tc_json_get_string(tc_json_get(task, "step"), "skill");
+}
+
+static char *
+skill_path(const char *skill, tc_error *err)
+{
+	char *dir = tc_skills_dir(tc_self_exe(), err);
+	char *path = NULL;
+	tc_skill s;
+
+	if (dir == NULL)
+		return NULL;
+	if (tc_skill_load(dir, skill, &s, err) == 0) {
+		path = tc_xstrdup(s.path);
+		tc_skill_free(&s);
+	}
+	free(dir);
+	return path;
+}
 
 int
 cmd_prompt(int argc, char **argv)
@@ -22,8 +53,10 @@ cmd_prompt(int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_error err = TC_ERROR_INIT;
-	tc_json *task;
-	char *abs, *text;
+	tc_json *task = NULL;
+	char *abs = NULL, *text = NULL, *skill = NULL;
+	const char *schema, *name;
+	bool support;
 	int rc;
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
@@ -33,21 +66,29 @@ cmd_prompt(int argc, char **argv)
 		return tc_usage_error(cmd, "argument --host: invalid choice: '%s' "
 		    "(choose from 'claude', 'codex', 'opencode', 'generic')", host);
 	if ((task = tc_json_parse_file(task_path, &err)) == NULL ||
-	    (abs = tc_path_resolve(task_path, &err)) == NULL) {
-		tc_json_free(task);
-		rc = tc_die("%s: %s", task_path, tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
-	text = tc_host_prompt(task, abs, result, host, tc_self_exe(), &err);
+	    (abs = tc_path_resolve(task_path, &err)) == NULL)
+		goto fail;
+	schema = tc_json_get_string(task, "schema_version");
+	support = schema != NULL && strcmp(schema, TC_SUPPORT_TASK_SCHEMA) == 0;
+	name = task_skill(task, support);
+	if (name != NULL && (skill = skill_path(name, &err)) == NULL)
+		goto fail;
+	text = support ?
+	    tc_support_prompt(task, abs, result, host, tc_self_exe(), skill,
+	    &err) :
+	    tc_host_prompt(task, abs, result, host, tc_self_exe(), skill, &err);
+	if (text == NULL)
+		goto fail;
+	fputs(text, stdout);
+	rc = TC_EXIT_OK;
+	goto out;
+fail:
+	rc = tc_die("%s: %s", task_path, tc_error_msg(&err));
+out:
+	tc_error_clear(&err);
+	free(text);
+	free(skill);
 	free(abs);
 	tc_json_free(task);
-	if (text == NULL) {
-		rc = tc_die("%s: %s", task_path, tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
-	fputs(text, stdout);
-	free(text);
-	return TC_EXIT_OK;
+	return rc;
 }

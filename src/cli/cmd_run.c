@@ -4,9 +4,34 @@
  * progress line per attempt on stderr.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli.h"
 #include "tunectl/host.h"
+#include "tunectl/path.h"
+#include "tunectl/support.h"
+
+/*
+ * Load a runner file and export its absolute path as
+ * TUNECTL_RUNNER_COMMAND_JSON, so that a worker started through it can
+ * hand a support role to the same host ("tunectl support run" without
+ * --runner-command-json).  Shared by run, run-next and support run.
+ */
+int
+tc_cli_load_runner(const char *path, tc_runner *runner, tc_error *err)
+{
+	char *abs;
+
+	if (tc_runner_load(path, runner, err) != 0)
+		return -1;
+	if ((abs = tc_path_resolve(path, err)) == NULL) {
+		tc_runner_free(runner);
+		return -1;
+	}
+	setenv(TC_RUNNER_ENV, abs, 1);
+	free(abs);
+	return 0;
+}
 
 static void
 print_progress(const tc_attempt_report *r, bool sealed, const char *error,
@@ -55,7 +80,7 @@ cmd_run(int argc, char **argv)
 	if (max_attempts < 1)
 		return tc_usage_error(cmd, "argument --max-attempts: must be at "
 		    "least 1");
-	if (tc_runner_load(runner_path, &runner, &err) != 0) {
+	if (tc_cli_load_runner(runner_path, &runner, &err) != 0) {
 		rc = tc_print_refusal(tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;

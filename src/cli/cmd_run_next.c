@@ -30,7 +30,7 @@ cmd_run_next(int argc, char **argv)
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if (tc_runner_load(runner_path, &runner, &err) != 0) {
+	if (tc_cli_load_runner(runner_path, &runner, &err) != 0) {
 		rc = tc_print_refusal(tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;

@@ -82,9 +82,18 @@ const struct tc_command tc_commands[] = {
 	{ "sha256", "SHA-256 of files, like sha256sum",
 	  "usage: tunectl sha256 FILE...\n"
 	  "       tunectl sha256 --tree DIR...\n", cmd_sha256 },
+	{ "skills", "the skills tunectl ships for its workers: list, show, install for an agent host",
+	  "usage: tunectl skills list\n"
+	  "       tunectl skills show NAME [--path]\n"
+	  "       tunectl skills install --host {claude,codex,opencode} --dir DIR [--skill NAME ...]\n", cmd_skills },
 	{ "source-range-from-smap", "derive a source-range session from a completed parent's BASE/SMAP evidence", "usage: tunectl source-range-from-smap --parent-session PATH --session PATH --artifact-root PATH\n                                      --session-id ID --profiling-analysis PATH --ledger PATH\n                                      --source-scope-map PATH [--approve-imported-evidence]\n", cmd_source_range_from_smap },
 	{ "status", "human summary of a session and what to run next",
 	  "usage: tunectl status --session PATH\n", cmd_status },
+	{ "support", "hand a support role (analyst or executor) to a fresh worker for the current phase",
+	  "usage: tunectl support dispatch --session PATH --role ROLE --output PATH [--request PATH]\n"
+	  "       tunectl support run --session PATH --role ROLE [--runner-command-json PATH]\n"
+	  "                           [--request PATH] [--timeout-seconds T] [--grace-seconds G]\n"
+	  "       tunectl support roles\n", cmd_support },
 	{ "verify", "check every sealed handoff of a session",
 	  "usage: tunectl verify --session PATH [--all] [--deep] [--attestation FILE --pubkey KEY.pub]\n", cmd_verify },
 	{ "version", "print the version",

@@ -1,6 +1,6 @@
 /*
- * attempt.c - the attempt directory of one dispatch, held open from its
- * creation to its receipt (host_internal.h).
+ * attempt.c - the attempt directory of one dispatch or support run, held
+ * open from its creation to its receipt (host_internal.h).
  *
  * The agent host runs as the same user and may move, remove or replace
  * dispatches/<step>-attempt-NNN (or dispatches/ itself) while it runs.
@@ -25,20 +25,26 @@
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
+const tc_attempt_layout tc_dispatch_layout = {
+	"dispatches", TC_ATTEMPT_TASK, TC_ATTEMPT_RESULT, TC_ATTEMPT_RECEIPT
+};
+
 static void
 set_names(tc_attempt *a, const char *artifact_root, const char *step_id,
     int n)
 {
+	const tc_attempt_layout *l = a->layout;
+
 	a->number = n;
 	a->name = tc_xasprintf("%s-attempt-%03d", step_id, n);
-	a->rel = tc_xasprintf("dispatches/%s", a->name);
-	a->parent = tc_path_join(artifact_root, "dispatches");
+	a->rel = tc_xasprintf("%s/%s", l->area, a->name);
+	a->parent = tc_path_join(artifact_root, l->area);
 	a->dir = tc_path_join(a->parent, a->name);
-	a->task = tc_path_join(a->dir, TC_ATTEMPT_TASK);
-	a->result = tc_path_join(a->dir, TC_ATTEMPT_RESULT);
+	a->task = tc_path_join(a->dir, l->task);
+	a->result = tc_path_join(a->dir, l->result);
 	a->out_log = tc_path_join(a->dir, TC_ATTEMPT_STDOUT);
 	a->err_log = tc_path_join(a->dir, TC_ATTEMPT_STDERR);
-	a->receipt = tc_path_join(a->dir, TC_ATTEMPT_RECEIPT);
+	a->receipt = tc_path_join(a->dir, l->receipt);
 }
 
 static void
@@ -69,12 +75,13 @@ tc_attempt_free(tc_attempt *a)
 	a->number = 0;
 }
 
-/* dispatches/ itself: a real directory, never a symlink (which would put
- * every attempt's evidence wherever it points). */
+/* The area itself (dispatches/): a real directory, never a symlink
+ * (which would put every attempt's evidence wherever it points). */
 static int
-open_parent(const char *artifact_root, bool create, tc_error *err)
+open_parent(const char *artifact_root, const tc_attempt_layout *layout,
+    bool create, tc_error *err)
 {
-	char *parent = tc_path_join(artifact_root, "dispatches");
+	char *parent = tc_path_join(artifact_root, layout->area);
 	int fd;
 
 	if (create && mkdir(parent, 0777) != 0 && errno != EEXIST) {
@@ -94,14 +101,15 @@ open_parent(const char *artifact_root, bool create, tc_error *err)
 }
 
 int
-tc_attempt_create(const char *artifact_root, const char *step_id,
-    tc_attempt *a, tc_error *err)
+tc_attempt_create(const char *artifact_root, const tc_attempt_layout *layout,
+    const char *step_id, tc_attempt *a, tc_error *err)
 {
 	int n;
 
 	*a = (tc_attempt)TC_ATTEMPT_INIT;
+	a->layout = layout;
 	if (tc_mkdirs(artifact_root, err) != 0 ||
-	    (a->parent_fd = open_parent(artifact_root, true, err)) < 0)
+	    (a->parent_fd = open_parent(artifact_root, layout, true, err)) < 0)
 		return -1;
 	for (n = 1; n <= TC_ATTEMPT_LIMIT; n++) {
 		set_names(a, artifact_root, step_id, n);
@@ -123,14 +131,17 @@ tc_attempt_create(const char *artifact_root, const char *step_id,
 }
 
 int
-tc_attempt_open_newest(const char *artifact_root, const char *step_id,
-    tc_attempt *a, tc_error *err)
+tc_attempt_open_newest(const char *artifact_root,
+    const tc_attempt_layout *layout, const char *step_id, tc_attempt *a,
+    tc_error *err)
 {
 	struct stat st;
 	int n, newest = 0;
 
 	*a = (tc_attempt)TC_ATTEMPT_INIT;
-	if ((a->parent_fd = open_parent(artifact_root, false, err)) < 0) {
+	a->layout = layout;
+	if ((a->parent_fd = open_parent(artifact_root, layout, false,
+	    err)) < 0) {
 		if (errno == ENOENT) {
 			tc_error_clear(err);
 			return 0;
@@ -259,4 +270,17 @@ char *
 tc_attempt_rel(const tc_attempt *a, const char *file)
 {
 	return tc_xasprintf("%s/%s", a->rel, file);
+}
+
+int
+tc_attempt_left_alone(const tc_attempt *a, tc_error *err)
+{
+	if (tc_attempt_in_place(a, err) != 0)
+		return -1;
+	if (tc_attempt_has(a, a->layout->receipt)) {
+		tc_error_set(err, "Agent host wrote %s, which only tunectl "
+		    "writes", a->receipt);
+		return -1;
+	}
+	return 0;
 }

@@ -5,14 +5,18 @@
  * path and the step's agent_id, phase and skill; (2) the instruction to
  * load and follow the skill; (3) the validation command to run first;
  * (4) the exact writable result path and the result schema; (5) the
- * boundary that the worker owns this phase only.  Host flavours differ
- * only in how they name the skill mechanism.
+ * boundary that the worker owns this phase only.  Support workers get a
+ * prompt of the same shape for their support task (tc_support_prompt).
+ * Host flavours differ only in how they name the skill mechanism; every
+ * prompt also names the absolute path of the skill's SKILL.md when the
+ * caller found it.
  */
 #include <string.h>
 
 #include "tunectl/buf.h"
 #include "tunectl/host.h"
 #include "tunectl/phases.h"
+#include "tunectl/support.h"
 
 static const char *
 str_or(const tc_json *obj, const char *key, const char *fallback)
@@ -29,11 +33,11 @@ skill_hint(const char *host)
 		return "Load it with Claude Code's skill mechanism (its SKILL.md) "
 		    "and follow it.";
 	if (strcmp(host, "codex") == 0)
-		return "Open the skill's SKILL.md (from your skills directory or "
-		    "AGENTS.md references) and follow it.";
+		return "Codex lists it among your skills (.agents/skills); open "
+		    "its SKILL.md and follow it.";
 	if (strcmp(host, "opencode") == 0)
-		return "Load it as an OpenCode skill/instruction file (its SKILL.md) "
-		    "and follow it.";
+		return "Load it with OpenCode's skill tool (.opencode/skills) or "
+		    "open its SKILL.md, and follow it.";
 	return "Read the skill's SKILL.md and follow it.";
 }
 
@@ -59,7 +63,7 @@ list_handoffs(tc_buf *b, const tc_json *handoffs)
 char *
 tc_host_prompt(const tc_json *task, const char *task_path,
     const char *result_path, const char *host, const char *program,
-    tc_error *err)
+    const char *skill_path, tc_error *err)
 {
 	const tc_json *step = tc_json_get(task, "step");
 	const tc_json *import = tc_json_get(task, "evidence_import");
@@ -101,8 +105,12 @@ tc_host_prompt(const tc_json *task, const char *task_path,
 	    task_path, step_id, phase, agent_id, skill,
 	    str_or(task, "artifact_root", "?"));
 	tc_buf_printf(&b,
-	    "2. Load and follow the skill `%s` for this phase. %s\n\n",
+	    "2. Load and follow the skill `%s` for this phase. %s\n",
 	    skill, skill_hint(host));
+	if (skill_path != NULL)
+		tc_buf_printf(&b, "   The skill's instructions are in:\n"
+		    "     %s\n", skill_path);
+	tc_buf_puts(&b, "\n");
 	tc_buf_printf(&b,
 	    "3. Before doing anything else, validate the task:\n"
 	    "     %s execute-phase --task %s --phase %s\n"
@@ -150,5 +158,92 @@ tc_host_prompt(const tc_json *task, const char *task_path,
 		    "parent evidence it binds, and never ask for fresh "
 		    "Intake/S0/A/O/BASE handoffs or accept unbound paths.\n",
 		    str_or(import, "path", "?"), str_or(import, "sha256", "?"));
+	return tc_buf_detach(&b, NULL);
+}
+
+/*
+ * The prompt of a support worker: the same shape for a support task
+ * (the role, its skill, the step it serves, its output directory and
+ * request, and the boundary of a read-only role or an executor).
+ */
+char *
+tc_support_prompt(const tc_json *task, const char *task_path,
+    const char *result_path, const char *host, const char *program,
+    const char *skill_path, tc_error *err)
+{
+	const tc_json *role = tc_json_get(task, "role");
+	const tc_json *step = tc_json_get(task, "requested_for");
+	const tc_json *attempt = tc_json_get(task, "attempt");
+	const tc_json *request = tc_json_get(task, "request");
+	const char *root = str_or(task, "artifact_root", "?");
+	const char *agent_id = tc_json_get_string(role, "agent_id");
+	const char *skill = tc_json_get_string(role, "skill");
+	bool read_only = tc_json_truthy(tc_json_get(role, "read_only"));
+	tc_buf b = TC_BUF_INIT;
+
+	(void)host;
+	if (agent_id == NULL || skill == NULL || step == NULL) {
+		tc_error_set(err, "support task lacks role.agent_id, role.skill "
+		    "or requested_for");
+		return NULL;
+	}
+	if (result_path == NULL)
+		result_path = "<the --result path your host was given>";
+	tc_buf_printf(&b,
+	    "You are %s, a fresh support worker for step %s (phase %s) of a "
+	    "tunectl auto-tune session (session %s). You serve that phase; "
+	    "you do not own it.\n\n",
+	    agent_id, str_or(step, "step_id", "?"), str_or(step, "phase", "?"),
+	    str_or(task, "session_id", "?"));
+	tc_buf_printf(&b,
+	    "1. Your task\n"
+	    "   Support task file: %s\n"
+	    "   role:     %s\n"
+	    "   skill:    %s\n"
+	    "   Artifact root: %s\n",
+	    task_path, agent_id, skill, root);
+	if (tc_json_is(attempt, TC_JSON_OBJECT))
+		tc_buf_printf(&b,
+		    "   Output directory (yours alone): %s/%s\n"
+		    "   Phase task of the step you serve: %s/%s\n",
+		    root, str_or(attempt, "output_dir", "?"), root,
+		    str_or(attempt, "phase_task", "?"));
+	if (tc_json_is(request, TC_JSON_OBJECT))
+		tc_buf_printf(&b, "   Request from the phase: %s/%s (sha256 %s)\n",
+		    root, str_or(request, "path", "?"),
+		    str_or(request, "sha256", "?"));
+	tc_buf_printf(&b,
+	    "\n2. Load and follow the skill `%s`. Its instructions are in:\n"
+	    "     %s\n\n", skill, skill_path != NULL ? skill_path :
+	    "(the skill's SKILL.md)");
+	tc_buf_printf(&b,
+	    "3. Write exactly one support result, a JSON object, to this path "
+	    "(and nowhere else):\n"
+	    "     %s\n"
+	    "   schema_version \"%s\", session_id \"%s\", agent_id \"%s\", "
+	    "status (succeeded, blocked or failed), summary, "
+	    "produced_artifacts (paths relative to the artifact root, every "
+	    "one inside your output directory), findings and blockers. Every "
+	    "number must come from a file you list.\n\n",
+	    result_path, TC_SUPPORT_RESULT_SCHEMA,
+	    str_or(task, "session_id", "?"), agent_id);
+	if (read_only)
+		tc_buf_printf(&b,
+		    "4. Boundary: you are read-only. Write only inside your "
+		    "output directory and the result path. %s digests every other "
+		    "file of the artifact root before and after you run; any "
+		    "change refuses your result. Do not run the workload or "
+		    "change sources, configurations, options or scopes.\n",
+		    program);
+	else
+		tc_buf_printf(&b,
+		    "4. Boundary: write your evidence inside your output "
+		    "directory. Never touch the session file, phases/, "
+		    "dispatches/, imports/ or other support attempts: %s "
+		    "refuses your result if you do. Run tools only through "
+		    "`%s execute-phase --task <phase task above> --phase %s "
+		    "--tool NAME ...` with --manifest-out inside your output "
+		    "directory.\n", program, program,
+		    str_or(step, "phase", "?"));
 	return tc_buf_detach(&b, NULL);
 }

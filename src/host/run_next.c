@@ -14,9 +14,7 @@
  * sealed, a receipt it writes itself fails the attempt, and whatever it
  * leaves running when it exits is ended with it (tc_proc_spec.end_tree).
  */
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,25 +39,6 @@ set_string(tc_json *obj, const char *key, const char *value)
 	tc_json_object_set_string(obj, key, value);
 }
 
-static void
-set_rel(tc_json *receipt, const char *key, const tc_attempt *a,
-    const char *name)
-{
-	char *rel = tc_attempt_rel(a, name);
-
-	set_string(receipt, key, rel);
-	free(rel);
-}
-
-static void
-set_now(tc_json *receipt, const char *key)
-{
-	char ts[TC_TIMESTAMP_LEN + 1];
-
-	tc_now_iso(ts);
-	set_string(receipt, key, ts);
-}
-
 static tc_json *
 receipt_skeleton(const tc_json *step, const char *session_id,
     const tc_attempt *a, const char *task_sha, const char *argv_sha)
@@ -73,49 +52,14 @@ receipt_skeleton(const tc_json *step, const char *session_id,
 	set_string(r, "agent_id", tc_json_get_string(step, "agent_id"));
 	set_string(r, "skill", tc_json_get_string(step, "skill"));
 	tc_json_object_set_int(r, "attempt", a->number);
-	set_now(r, "started_at");
-	set_rel(r, "task_path", a, TC_ATTEMPT_TASK);
+	tc_receipt_set_now(r, "started_at");
+	tc_attempt_set_rel(r, "task_path", a, TC_ATTEMPT_TASK);
 	set_string(r, "task_sha256", task_sha);
-	set_rel(r, "result_path", a, TC_ATTEMPT_RESULT);
-	set_rel(r, "stdout_path", a, TC_ATTEMPT_STDOUT);
-	set_rel(r, "stderr_path", a, TC_ATTEMPT_STDERR);
+	tc_attempt_set_rel(r, "result_path", a, TC_ATTEMPT_RESULT);
+	tc_attempt_set_rel(r, "stdout_path", a, TC_ATTEMPT_STDOUT);
+	tc_attempt_set_rel(r, "stderr_path", a, TC_ATTEMPT_STDERR);
 	set_string(r, "runner_argv_sha256", argv_sha);
 	return r;
-}
-
-/* Python's str() of a float: the timeout in the reference's message. */
-static char *
-seconds_str(double s)
-{
-	tc_buf b = TC_BUF_INIT;
-
-	tc_json_format_double(&b, s);
-	return tc_buf_detach(&b, NULL);
-}
-
-/* Finish a receipt that did not pass and write it into the attempt; the
- * attempt directory stays as it is: the scene of the failure.  A receipt
- * already there was not written by tunectl (it writes one receipt per
- * attempt, this one), so it is replaced. */
-static void
-receipt_fail(tc_json *receipt, const tc_attempt *a, const char *status,
-    const char *message)
-{
-	char hex[TC_SHA256_HEX_LEN + 1];
-	tc_error ignored = TC_ERROR_INIT;
-
-	tc_attempt_touch(a, TC_ATTEMPT_STDOUT);
-	tc_attempt_touch(a, TC_ATTEMPT_STDERR);
-	set_string(receipt, "runner_status", status);
-	set_string(receipt, "error", message);
-	set_now(receipt, "finished_at");
-	if (strcmp(status, "failed") == 0 &&
-	    tc_attempt_is_regular(a, TC_ATTEMPT_RESULT) &&
-	    tc_attempt_sha256(a, TC_ATTEMPT_RESULT, hex, &ignored) == 0)
-		set_string(receipt, "result_sha256", hex);
-	(void)tc_attempt_write_json(a, TC_ATTEMPT_RECEIPT, receipt, 0,
-	    &ignored);
-	tc_error_clear(&ignored);
 }
 
 /* Bind the attempt's written receipt into its sealed step and write the
@@ -162,7 +106,7 @@ recovered_receipt(const tc_json *step, const char *session_id,
 	set_string(receipt, "recovery_note", TC_RECOVERY_NOTE);
 	if (tc_attempt_sha256(a, TC_ATTEMPT_RESULT, hex, &ignored) == 0)
 		set_string(receipt, "result_sha256", hex);
-	set_now(receipt, "finished_at");
+	tc_receipt_set_now(receipt, "finished_at");
 	tc_error_clear(&ignored);
 	return receipt;
 }
@@ -194,7 +138,8 @@ recover_unbound(tc_session *s, bool *recovered, tc_error *err)
 		if (!tc_step_is_sealed(step) || sealed_sha == NULL ||
 		    tc_json_get(step, "dispatch_receipt_path") != NULL)
 			continue;
-		rc = tc_attempt_open_newest(s->artifact_root, step_id, &a, err);
+		rc = tc_attempt_open_newest(s->artifact_root, &tc_dispatch_layout,
+		    step_id, &a, err);
 		if (rc <= 0) {
 			tc_attempt_free(&a);
 			if (rc < 0)
@@ -234,138 +179,6 @@ recover_unbound(tc_session *s, bool *recovered, tc_error *err)
 	return 0;
 }
 
-/*
- * Every process of an attempt carries TUNECTL_ATTEMPT=<attempt dir> in its
- * environment.  If a controller dies, its host dies with it
- * (PR_SET_PDEATHSIG) but the host's own children may live on; the next
- * run-next of the step finds them by that variable and ends them before
- * they can write into the evidence of a new attempt.
- */
-#define ATTEMPT_ENV "TUNECTL_ATTEMPT"
-
-static char **
-attempt_environment(const char *dir)
-{
-	extern char **environ;
-	size_t n = 0, i, k = 0;
-	char **envp;
-
-	while (environ[n] != NULL)
-		n++;
-	envp = tc_xcalloc(n + 2, sizeof(char *));
-	for (i = 0; i < n; i++)
-		if (strncmp(environ[i], ATTEMPT_ENV "=",
-		    sizeof(ATTEMPT_ENV)) != 0)
-			envp[k++] = tc_xstrdup(environ[i]);
-	envp[k++] = tc_xasprintf("%s=%s", ATTEMPT_ENV, dir);
-	envp[k] = NULL;
-	return envp;
-}
-
-static void
-free_environment(char **envp)
-{
-	size_t i;
-
-	for (i = 0; envp != NULL && envp[i] != NULL; i++)
-		free(envp[i]);
-	free(envp);
-}
-
-/* Does process pid carry exactly this NAME=value in its environment? */
-static bool
-process_has_env(const char *pid, const char *entry)
-{
-	char *path = tc_xasprintf("/proc/%s/environ", pid), *data;
-	size_t len, off;
-	tc_error ignored = TC_ERROR_INIT;
-	bool found = false;
-
-	data = tc_read_file(path, 1 << 20, &len, &ignored);
-	free(path);
-	if (data == NULL) {
-		tc_error_clear(&ignored);
-		return false;
-	}
-	for (off = 0; off < len && !found; off += strlen(data + off) + 1)
-		found = strcmp(data + off, entry) == 0;
-	free(data);
-	return found;
-}
-
-static void
-kill_attempt_processes(const char *dir)
-{
-	char *entry = tc_xasprintf("%s=%s", ATTEMPT_ENV, dir);
-	DIR *proc = opendir("/proc");
-	struct dirent *de;
-
-	while (proc != NULL && (de = readdir(proc)) != NULL) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		if (atoi(de->d_name) != getpid() &&
-		    process_has_env(de->d_name, entry))
-			kill(atoi(de->d_name), SIGKILL);
-	}
-	if (proc != NULL)
-		closedir(proc);
-	free(entry);
-}
-
-/* End what is left of this step's attempts that never got a receipt. */
-static void
-end_orphaned_attempts(const char *artifact_root, const char *step_id)
-{
-	int k;
-
-	for (k = 1; k <= TC_ATTEMPT_LIMIT; k++) {
-		char *dir = tc_xasprintf("%s/dispatches/%s-attempt-%03d",
-		    artifact_root, step_id, k);
-		char *receipt = tc_xasprintf("%s/dispatch-receipt.json", dir);
-		bool exists = tc_is_directory(dir);
-
-		if (exists && !tc_path_exists(receipt))
-			kill_attempt_processes(dir);
-		free(receipt);
-		free(dir);
-		if (!exists)
-			break;
-	}
-}
-
-static int
-run_lock(const char *abs_session, tc_lock *lock, tc_error *err)
-{
-	char *base = tc_xasprintf("%s.run", abs_session);
-	tc_error inner = TC_ERROR_INIT;
-	int rc = tc_lock_acquire(lock, base, 0.0, &inner);
-
-	/* Only a held lock means another run-next; an unusable lock file
-	 * (e.g. replaced by a symlink) reports its own OS error. */
-	if (rc != 0 && strncmp(tc_error_msg(&inner), "[Errno ", 7) == 0)
-		tc_error_set(err, "%s", tc_error_msg(&inner));
-	else if (rc != 0)
-		tc_error_set(err, "another run-next is already running for "
-		    "session %s", abs_session);
-	tc_error_clear(&inner);
-	free(base);
-	return rc;
-}
-
-/* Fail an attempt whose host made something tunectl alone may make. */
-static int
-check_host_left_alone(const tc_attempt *a, tc_error *err)
-{
-	if (tc_attempt_in_place(a, err) != 0)
-		return -1;
-	if (tc_attempt_has(a, TC_ATTEMPT_RECEIPT)) {
-		tc_error_set(err, "Agent host wrote %s, which only tunectl "
-		    "writes", a->receipt);
-		return -1;
-	}
-	return 0;
-}
-
 /* Seal the host's result under the session lock, then write and bind the
  * receipt.  Returns the session as written, or NULL (err set);
  * *receipt_written says whether the receipt was written. */
@@ -396,7 +209,7 @@ seal_attempt(const char *abs_session, const tc_json *task,
 	    err) != 0)
 		goto done;
 	/* Checked again under the lock, right before the seal. */
-	if (check_host_left_alone(a, err) != 0)
+	if (tc_attempt_left_alone(a, err) != 0)
 		goto done;
 	if (tc_seal_session(s, result, err) != 0)
 		goto done;
@@ -404,7 +217,7 @@ seal_attempt(const char *abs_session, const tc_json *task,
 	if (tc_attempt_sha256(a, TC_ATTEMPT_RESULT, hex, err) != 0)
 		goto done;
 	set_string(receipt, "result_sha256", hex);
-	set_now(receipt, "finished_at");
+	tc_receipt_set_now(receipt, "finished_at");
 	if (tc_attempt_write_json(a, TC_ATTEMPT_RECEIPT, receipt,
 	    TC_WRITE_EXCLUSIVE, err) != 0)
 		goto done;
@@ -426,15 +239,12 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 	tc_lock runlock = { -1, NULL }, lock = { -1, NULL };
 	tc_session *s = NULL;
 	tc_json *task = NULL, *receipt = NULL, *result = NULL, *sealed = NULL;
-	tc_json *argv_json;
 	tc_attempt a = TC_ATTEMPT_INIT;
-	char *abs = NULL, **argv = NULL, **envp = NULL;
+	char *abs = NULL;
 	char task_sha[TC_SHA256_HEX_LEN + 1], argv_sha[65];
-	tc_proc_spec spec;
 	tc_proc_result pr;
 	tc_error inner = TC_ERROR_INIT;
 	bool receipt_written = false;
-	size_t i;
 
 	memset(report, 0, sizeof(*report));
 	if (runner == NULL || runner->argc == 0) {
@@ -447,7 +257,7 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 	}
 	if ((abs = tc_path_resolve(session_path, err)) == NULL)
 		return NULL;
-	if (run_lock(abs, &runlock, err) != 0)
+	if (tc_attempt_lock(abs, "run", "run-next", &runlock, err) != 0)
 		goto out;
 
 	/* Cut the task from the session as it is now. */
@@ -465,8 +275,10 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 		report->step_id = tc_xstrdup(tc_json_get_string(step, "step_id"));
 		report->phase = tc_xstrdup(tc_json_get_string(step, "phase"));
 	}
-	end_orphaned_attempts(s->artifact_root, report->step_id);
-	if (tc_attempt_create(s->artifact_root, report->step_id, &a, err) != 0)
+	tc_attempt_end_orphans(s->artifact_root, &tc_dispatch_layout,
+	    report->step_id);
+	if (tc_attempt_create(s->artifact_root, &tc_dispatch_layout,
+	    report->step_id, &a, err) != 0)
 		goto out_unlock;
 	report->attempt = a.number;
 	if (tc_attempt_write_json(&a, TC_ATTEMPT_TASK, task, TC_WRITE_EXCLUSIVE,
@@ -476,43 +288,16 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 
 	if (tc_attempt_sha256(&a, TC_ATTEMPT_TASK, task_sha, err) != 0)
 		goto out;
-	argv_json = tc_json_new_array();
-	for (i = 0; i < runner->argc; i++)
-		tc_json_array_push(argv_json, tc_json_new_string(runner->argv[i]));
-	i = (size_t)tc_json_digest(argv_json, argv_sha, err);
-	tc_json_free(argv_json);
-	if (i != 0)
+	if (tc_runner_digest(runner, argv_sha, err) != 0)
 		goto out;
 	receipt = receipt_skeleton(tc_json_get(task, "step"), s->session_id, &a,
 	    task_sha, argv_sha);
 
-	argv = tc_xcalloc(runner->argc + 5, sizeof(char *));
-	for (i = 0; i < runner->argc; i++)
-		argv[i] = runner->argv[i];
-	argv[i++] = (char *)"--task";
-	argv[i++] = a.task;
-	argv[i++] = (char *)"--result";
-	argv[i++] = a.result;
-	argv[i] = NULL;
-
-	envp = attempt_environment(a.dir);
-	memset(&spec, 0, sizeof(spec));
-	spec.argv = argv;
-	spec.envp = envp;
-	spec.stdout_path = TC_ATTEMPT_STDOUT;
-	spec.stderr_path = TC_ATTEMPT_STDERR;
-	spec.logs_at_dirfd = true;
-	spec.log_dirfd = a.fd;
-	spec.exclusive_logs = true;
-	spec.die_with_parent = true;
-	spec.end_tree = true;
-	spec.timeout_s = opts->timeout_s;
-	spec.grace_s = opts->grace_s > 0 ? opts->grace_s :
-	    TC_RUN_NEXT_DEFAULT_GRACE_S;
-	memset(&pr, 0, sizeof(pr));
-	if (tc_proc_run(&spec, &pr, &inner) != 0) {
+	if (tc_attempt_run_host(&a, runner, opts->timeout_s, opts->grace_s, &pr,
+	    &inner) != 0) {
 		report->runner_status = "failed";
-		receipt_fail(receipt, &a, "failed", tc_error_msg(&inner));
+		tc_attempt_receipt_fail(receipt, &a, "failed",
+		    tc_error_msg(&inner));
 		tc_error_set(err, "%s", tc_error_msg(&inner));
 		goto out;
 	}
@@ -525,24 +310,27 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 		goto out;
 	}
 	if (pr.timed_out) {
-		char *secs = seconds_str(opts->timeout_s);
+		char *secs = tc_seconds_str(opts->timeout_s);
 
 		tc_error_set(err, "Agent host timed out after %s seconds", secs);
 		free(secs);
 		report->runner_status = "timed_out";
-		receipt_fail(receipt, &a, "timed_out", tc_error_msg(err));
+		tc_attempt_receipt_fail(receipt, &a, "timed_out",
+		    tc_error_msg(err));
 		goto out;
 	}
 	tc_json_object_set_int(receipt, "return_code", pr.exit_code);
 	if (pr.exit_code != 0) {
 		tc_error_set(err, "Agent host exited with status %d", pr.exit_code);
 		report->runner_status = "failed";
-		receipt_fail(receipt, &a, "failed", tc_error_msg(err));
+		tc_attempt_receipt_fail(receipt, &a, "failed",
+		    tc_error_msg(err));
 		goto out;
 	}
-	if (check_host_left_alone(&a, err) != 0) {
+	if (tc_attempt_left_alone(&a, err) != 0) {
 		report->runner_status = "failed";
-		receipt_fail(receipt, &a, "failed", tc_error_msg(err));
+		tc_attempt_receipt_fail(receipt, &a, "failed",
+		    tc_error_msg(err));
 		goto out;
 	}
 	if (tc_attempt_has(&a, TC_ATTEMPT_RESULT) &&
@@ -551,7 +339,8 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 		tc_error_set(err, "Agent host did not produce a readable phase "
 		    "result: %s is not a regular file", a.result);
 		report->runner_status = "failed";
-		receipt_fail(receipt, &a, "failed", tc_error_msg(err));
+		tc_attempt_receipt_fail(receipt, &a, "failed",
+		    tc_error_msg(err));
 		goto out;
 	}
 	if ((result = tc_attempt_read_json(&a, TC_ATTEMPT_RESULT,
@@ -559,7 +348,8 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 		tc_error_set(err, "Agent host did not produce a readable phase "
 		    "result: %s", tc_error_msg(&inner));
 		report->runner_status = "failed";
-		receipt_fail(receipt, &a, "failed", tc_error_msg(err));
+		tc_attempt_receipt_fail(receipt, &a, "failed",
+		    tc_error_msg(err));
 		goto out;
 	}
 	sealed = seal_attempt(abs, task, result, receipt, &a, opts->seal_program,
@@ -567,7 +357,8 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 	if (sealed == NULL) {
 		report->runner_status = "failed";
 		if (!receipt_written && tc_attempt_in_place(&a, &inner) == 0)
-			receipt_fail(receipt, &a, "failed", tc_error_msg(err));
+			tc_attempt_receipt_fail(receipt, &a, "failed",
+			    tc_error_msg(err));
 		goto out;
 	}
 	report->runner_status = "passed";
@@ -578,8 +369,6 @@ out_unlock:
 out:
 	tc_lock_release(&runlock);
 	tc_error_clear(&inner);
-	free(argv);
-	free_environment(envp);
 	tc_attempt_free(&a);
 	tc_json_free(result);
 	tc_json_free(receipt);

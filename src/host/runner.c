@@ -51,6 +51,20 @@ tc_runner_load(const char *path, tc_runner *out, tc_error *err)
 	return rc;
 }
 
+int
+tc_runner_digest(const tc_runner *r, char hex[65], tc_error *err)
+{
+	tc_json *argv = tc_json_new_array();
+	size_t i;
+	int rc;
+
+	for (i = 0; i < r->argc; i++)
+		tc_json_array_push(argv, tc_json_new_string(r->argv[i]));
+	rc = tc_json_digest(argv, hex, err);
+	tc_json_free(argv);
+	return rc;
+}
+
 void
 tc_runner_free(tc_runner *r)
 {

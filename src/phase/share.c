@@ -1,7 +1,8 @@
 /*
  * share.c - finding tunectl's shipped data (the tools directory and the
- * phase manifests) from the location of the running binary, so that the
- * same search works in the source tree and after "make install".
+ * phase manifests and the skills) from the location of the running binary,
+ * so that the same search works in the source tree and after
+ * "make install".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@ char *
 tc_share_dir(const char *self_exe, const char *kind, tc_error *err)
 {
 	const char *var = strcmp(kind, "tools") == 0 ? TC_TOOLS_DIR_ENV :
-	    TC_PHASES_DIR_ENV;
+	    strcmp(kind, "skills") == 0 ? TC_SKILLS_DIR_ENV : TC_PHASES_DIR_ENV;
 	const char *env = getenv(var);
 	tc_buf searched = TC_BUF_INIT;
 	char *exe, *dir;

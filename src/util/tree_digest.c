@@ -7,10 +7,15 @@
  * it with O_NOFOLLOW, so nothing swapped in while it runs can send it
  * outside the tree; files are opened O_NONBLOCK and checked to be regular
  * before they are read, so a FIFO cannot hang it.
+ *
+ * The same walk also takes snapshots (tc_tree_snapshot): every entry of a
+ * tree, whatever its type, with a digest of its content, so that two
+ * snapshots name exactly what changed between them.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,16 +28,15 @@
 
 #define TREE_MAX_DEPTH	64
 
-struct tree_entry {
-	char *rel;			/* path relative to the tree's root */
-	char hex[TC_SHA256_HEX_LEN + 1];
-};
-
 struct tree_walk {
 	const char *root;		/* as the caller named it, for messages */
-	struct tree_entry *entries;
+	tc_tree_entry *entries;
 	size_t n, cap;
 	uint64_t bytes;
+	/* Snapshot mode: every entry is recorded (links, directories and
+	 * special files by type) and the paths in skip are left out. */
+	bool snapshot;
+	const char *const *skip;
 	tc_error *err;
 };
 
@@ -69,15 +73,57 @@ check_name(struct tree_walk *w, const char *rel)
 }
 
 static void
-add_entry(struct tree_walk *w, char *rel, const char hex[TC_SHA256_HEX_LEN + 1])
+add_entry(struct tree_walk *w, char *rel, char kind,
+    const char hex[TC_SHA256_HEX_LEN + 1])
 {
 	if (w->n == w->cap) {
 		w->cap = w->cap ? 2 * w->cap : 32;
 		w->entries = tc_xrealloc(w->entries, w->cap * sizeof(*w->entries));
 	}
 	w->entries[w->n].rel = rel;
+	w->entries[w->n].kind = kind;
 	memcpy(w->entries[w->n].hex, hex, TC_SHA256_HEX_LEN + 1);
 	w->n++;
+}
+
+/* A snapshot entry that is not a regular file: its digest covers what
+ * identifies it (a link's target, a special file's type). */
+static void
+add_other(struct tree_walk *w, char *rel, char kind, const char *what)
+{
+	char hex[TC_SHA256_HEX_LEN + 1];
+
+	tc_sha256_hex(what, strlen(what), hex);
+	add_entry(w, rel, kind, hex);
+}
+
+static bool
+skipped(const struct tree_walk *w, const char *rel)
+{
+	const char *const *p;
+
+	for (p = w->skip; p != NULL && *p != NULL; p++)
+		if (strcmp(*p, rel) == 0)
+			return true;
+	return false;
+}
+
+/* Snapshot mode: a symbolic link is recorded by its target, never
+ * followed.  Takes ownership of rel. */
+static int
+add_link(struct tree_walk *w, int dirfd, const char *name, char *rel)
+{
+	char target[4096];
+	ssize_t n = readlinkat(dirfd, name, target, sizeof(target) - 1);
+
+	if (n < 0) {
+		refuse_os(w, errno, rel);
+		free(rel);
+		return -1;
+	}
+	target[n] = '\0';
+	add_other(w, rel, 'l', target);
+	return 0;
 }
 
 /* On success the new entry takes ownership of rel. */
@@ -101,8 +147,12 @@ hash_file(struct tree_walk *w, int dirfd, const char *name, char *rel)
 		return -1;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		refuse(w, rel, "not a regular file");
 		close(fd);
+		if (w->snapshot) {	/* swapped for a special file meanwhile */
+			add_other(w, rel, 'o', "special");
+			return 0;
+		}
+		refuse(w, rel, "not a regular file");
 		return -1;
 	}
 	rc = tc_sha256_fd(fd, rel, hex, &size, w->err);
@@ -110,11 +160,12 @@ hash_file(struct tree_walk *w, int dirfd, const char *name, char *rel)
 	if (rc != 0)
 		return -1;
 	w->bytes += size;
-	add_entry(w, rel, hex);
+	add_entry(w, rel, 'f', hex);
 	return 0;
 }
 
-static int walk_dir(struct tree_walk *w, int dirfd, const char *prefix, int depth);
+static int walk_dir(struct tree_walk *w, int dirfd, const char *prefix,
+    int depth);
 
 static int
 walk_entry(struct tree_walk *w, int dirfd, const char *name, const char *prefix,
@@ -124,7 +175,11 @@ walk_entry(struct tree_walk *w, int dirfd, const char *name, const char *prefix,
 	struct stat st;
 	int sub, rc;
 
-	if (check_name(w, rel) != 0)
+	if (w->snapshot && skipped(w, rel)) {
+		free(rel);
+		return 0;
+	}
+	if (!w->snapshot && check_name(w, rel) != 0)
 		goto fail;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		refuse_os(w, errno, rel);
@@ -136,10 +191,17 @@ walk_entry(struct tree_walk *w, int dirfd, const char *name, const char *prefix,
 		return 0;	/* the entry owns rel now */
 	}
 	if (S_ISLNK(st.st_mode)) {
+		if (w->snapshot)
+			return add_link(w, dirfd, name, rel);
 		refuse(w, rel, "symbolic link");
 		goto fail;
 	}
 	if (!S_ISDIR(st.st_mode)) {
+		if (w->snapshot) {
+			add_other(w, rel, 'o', S_ISFIFO(st.st_mode) ? "fifo" :
+			    S_ISSOCK(st.st_mode) ? "socket" : "device");
+			return 0;
+		}
 		refuse(w, rel, "not a regular file");
 		goto fail;
 	}
@@ -153,7 +215,10 @@ walk_entry(struct tree_walk *w, int dirfd, const char *name, const char *prefix,
 		goto fail;
 	}
 	rc = walk_dir(w, sub, rel, depth + 1);	/* closes sub */
-	free(rel);
+	if (rc == 0 && w->snapshot)
+		add_other(w, rel, 'd', "directory");	/* owns rel */
+	else
+		free(rel);
 	return rc;
 fail:
 	free(rel);
@@ -191,8 +256,8 @@ walk_dir(struct tree_walk *w, int dirfd, const char *prefix, int depth)
 static int
 entry_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct tree_entry *)a)->rel,
-	    ((const struct tree_entry *)b)->rel);
+	return strcmp(((const tc_tree_entry *)a)->rel,
+	    ((const tc_tree_entry *)b)->rel);
 }
 
 int
@@ -248,4 +313,78 @@ tc_sha256_tree_manifest(const char *dir, char hex[TC_SHA256_HEX_LEN + 1],
 		free(w.entries[i].rel);
 	free(w.entries);
 	return rc;
+}
+
+int
+tc_tree_snapshot(const char *dir, const char *const *skip,
+    tc_tree_snap *out, tc_error *err)
+{
+	struct tree_walk w = { .root = dir, .snapshot = true, .skip = skip,
+	    .err = err };
+	size_t i;
+	int fd;
+
+	out->entries = NULL;
+	out->n = 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		tc_error_os(err, errno, dir);
+		return -1;
+	}
+	if (walk_dir(&w, fd, "", 0) != 0) {
+		for (i = 0; i < w.n; i++)
+			free(w.entries[i].rel);
+		free(w.entries);
+		return -1;
+	}
+	if (w.n > 1)
+		qsort(w.entries, w.n, sizeof(*w.entries), entry_cmp);
+	out->entries = w.entries;
+	out->n = w.n;
+	return 0;
+}
+
+void
+tc_tree_snap_free(tc_tree_snap *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->entries[i].rel);
+	free(s->entries);
+	s->entries = NULL;
+	s->n = 0;
+}
+
+/* Both lists are sorted by path: one merge pass finds every path that
+ * was added, removed or changed in kind or content. */
+size_t
+tc_tree_snap_diff(const tc_tree_snap *before,
+    const tc_tree_snap *after, void (*changed)(const char *rel,
+    void *ctx), void *ctx)
+{
+	size_t i = 0, j = 0, n = 0;
+
+	while (i < before->n || j < after->n) {
+		int c = i >= before->n ? 1 : j >= after->n ? -1 :
+		    strcmp(before->entries[i].rel, after->entries[j].rel);
+		const char *rel;
+
+		if (c < 0) {
+			rel = before->entries[i++].rel;
+		} else if (c > 0) {
+			rel = after->entries[j++].rel;
+		} else {
+			const tc_tree_entry *a = &before->entries[i++];
+			const tc_tree_entry *b = &after->entries[j++];
+
+			if (a->kind == b->kind && strcmp(a->hex, b->hex) == 0)
+				continue;
+			rel = b->rel;
+		}
+		n++;
+		if (changed != NULL)
+			changed(rel, ctx);
+	}
+	return n;
 }

@@ -75,6 +75,9 @@
 #define LLVMFuzzerTestOneInput fuzz_report_html_one
 #include "../fuzz/fuzz_report_html.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_support_one
+#include "../fuzz/fuzz_support.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*replay_fn)(const uint8_t *data, size_t size);
 
@@ -146,6 +149,7 @@ REPLAY_TEST(fuzz_pypto_state)
 REPLAY_TEST(fuzz_pypto_cases)
 REPLAY_TEST(fuzz_pypto_items)
 REPLAY_TEST(fuzz_report_html)
+REPLAY_TEST(fuzz_support)
 
 #define T(name) cmocka_unit_test(name##_corpus_replays_without_a_finding)
 
@@ -159,6 +163,7 @@ main(void)
 		T(fuzz_phase_manifest), T(fuzz_lease), T(fuzz_runset),
 		T(fuzz_pypto_state), T(fuzz_pypto_cases), T(fuzz_pypto_items),
 		T(fuzz_report_html),
+		T(fuzz_support),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

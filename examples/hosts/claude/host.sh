@@ -1,11 +1,18 @@
 #!/bin/sh
-# Claude Code agent host for `tunectl run-next`.
+# Claude Code agent host for `tunectl run-next`, `tunectl run` and
+# `tunectl support run`.  Checked against Claude Code 2.1.197 (npm
+# @anthropic-ai/claude-code); see README.md beside this file.
 #
-# tunectl runs: host.sh --task <abs phase-task.json> --result <abs phase-result.json>
-# We build the child prompt from the task with `tunectl prompt` (it carries the
-# five things every phase worker must be told) and start one fresh,
-# non-interactive Claude Code run for this phase only.  The agent writes the
-# phase result to the --result path; tunectl validates and seals it.
+# tunectl runs: host.sh --task <abs task.json> --result <abs result.json>
+# The skills go where Claude Code looks for them (<artifact root>/.claude/skills,
+# installed once, unchanged afterwards), the prompt comes from `tunectl prompt`
+# (naming that installed SKILL.md), and one fresh non-interactive run works in
+# the artifact root.  In -p mode nothing can be approved interactively, so the
+# permissions are granted up front, and only what a worker needs: edits
+# inside the artifact root (--permission-mode acceptEdits, the working
+# directory) and running tunectl itself (an allowed-tool rule for the exact
+# program; every phase tool runs through `tunectl execute-phase --tool`).
+# Never a blanket bypass.
 set -eu
 task= result=
 while [ $# -gt 0 ]; do
@@ -18,9 +25,12 @@ done
 [ -n "$task" ] && [ -n "$result" ] || { echo "claude host: --task and --result are required" >&2; exit 2; }
 TUNECTL=${TUNECTL:-tunectl}
 command -v claude >/dev/null 2>&1 || { echo "claude host: the 'claude' CLI is not on PATH" >&2; exit 127; }
-prompt=$("$TUNECTL" prompt --task "$task" --result "$result" --host claude)
-# -p: one non-interactive run that exits when the agent is done.
-# acceptEdits lets the worker write its evidence without a human at a prompt;
-# use a stricter CLAUDE_PERMISSION_MODE where policy requires it.
-exec claude -p "$prompt" --permission-mode "${CLAUDE_PERMISSION_MODE:-acceptEdits}" \
-    --output-format text </dev/null
+program=$(readlink -f "$(command -v "$TUNECTL")")
+root=$("$TUNECTL" json get "$task" /artifact_root)
+"$TUNECTL" skills install --host claude --dir "$root" >/dev/null
+prompt=$(TUNECTL_SKILLS_DIR=$root/.claude/skills "$TUNECTL" prompt --task "$task" --result "$result" --host claude)
+cd "$root"
+# The prompt comes first: --allowedTools takes every following word.
+exec claude -p "$prompt" --output-format text \
+    --permission-mode "${CLAUDE_PERMISSION_MODE:-acceptEdits}" \
+    --add-dir "$root" --allowedTools "Bash($program *)" </dev/null

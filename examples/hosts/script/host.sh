@@ -3,8 +3,10 @@
 #
 # tunectl runs: host.sh --task <abs phase-task.json> --result <abs phase-result.json>
 # The worker for a phase is "$TUNECTL_WORKERS/<phase>" (default: the demo
-# workers in examples/workers/), run with the same two arguments.  A phase
-# without a worker is an error, never a silent success.
+# workers in examples/workers/), run with the same two arguments; the worker
+# of a support task ("tunectl support run") is
+# "$TUNECTL_WORKERS/support/<role agent_id>".  A task without a worker is an
+# error, never a silent success.
 set -eu
 task= result=
 while [ $# -gt 0 ]; do
@@ -18,7 +20,14 @@ done
 TUNECTL=${TUNECTL:-tunectl}
 here=$(cd "$(dirname "$0")" && pwd)
 workers=${TUNECTL_WORKERS:-$here/../../workers}
-phase=$("$TUNECTL" json get "$task" /step/phase)
-worker=$workers/$phase
-[ -x "$worker" ] || { echo "script host: no executable worker for phase $phase at $worker" >&2; exit 3; }
+schema=$("$TUNECTL" json get "$task" /schema_version)
+if [ "$schema" = tunectl-support-task-v1 ]; then
+	role=$("$TUNECTL" json get "$task" /role/agent_id)
+	worker=$workers/support/$role
+	[ -x "$worker" ] || { echo "script host: no executable worker for support role $role at $worker" >&2; exit 3; }
+else
+	phase=$("$TUNECTL" json get "$task" /step/phase)
+	worker=$workers/$phase
+	[ -x "$worker" ] || { echo "script host: no executable worker for phase $phase at $worker" >&2; exit 3; }
+fi
 exec "$worker" --task "$task" --result "$result"

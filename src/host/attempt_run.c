@@ -1,0 +1,225 @@
+/*
+ * attempt_run.c - running an agent host in its attempt directory, ending
+ * what earlier attempts left running, the attempt locks and the receipt
+ * helpers that run-next and support runs share (host_internal.h).
+ *
+ * Every process of an attempt carries TUNECTL_ATTEMPT=<attempt dir> in its
+ * environment.  If a controller dies, its host dies with it
+ * (PR_SET_PDEATHSIG) but the host's own children may live on; the next
+ * attempt of the step finds them by that variable and ends them before
+ * they can write into the evidence of a new attempt.
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host_internal.h"
+#include "tunectl/buf.h"
+#include "tunectl/fileio.h"
+#include "tunectl/path.h"
+#include "tunectl/timeutil.h"
+
+#define ATTEMPT_ENV "TUNECTL_ATTEMPT"
+
+static char **
+attempt_environment(const char *dir)
+{
+	extern char **environ;
+	size_t n = 0, i, k = 0;
+	char **envp;
+
+	while (environ[n] != NULL)
+		n++;
+	envp = tc_xcalloc(n + 2, sizeof(char *));
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], ATTEMPT_ENV "=",
+		    sizeof(ATTEMPT_ENV)) != 0)
+			envp[k++] = tc_xstrdup(environ[i]);
+	envp[k++] = tc_xasprintf("%s=%s", ATTEMPT_ENV, dir);
+	envp[k] = NULL;
+	return envp;
+}
+
+static void
+free_environment(char **envp)
+{
+	size_t i;
+
+	for (i = 0; envp != NULL && envp[i] != NULL; i++)
+		free(envp[i]);
+	free(envp);
+}
+
+/* Does process pid carry exactly this NAME=value in its environment? */
+static bool
+process_has_env(const char *pid, const char *entry)
+{
+	char *path = tc_xasprintf("/proc/%s/environ", pid), *data;
+	size_t len, off;
+	tc_error ignored = TC_ERROR_INIT;
+	bool found = false;
+
+	data = tc_read_file(path, 1 << 20, &len, &ignored);
+	free(path);
+	if (data == NULL) {
+		tc_error_clear(&ignored);
+		return false;
+	}
+	for (off = 0; off < len && !found; off += strlen(data + off) + 1)
+		found = strcmp(data + off, entry) == 0;
+	free(data);
+	return found;
+}
+
+static void
+kill_attempt_processes(const char *dir)
+{
+	char *entry = tc_xasprintf("%s=%s", ATTEMPT_ENV, dir);
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+
+	while (proc != NULL && (de = readdir(proc)) != NULL) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		if (atoi(de->d_name) != getpid() &&
+		    process_has_env(de->d_name, entry))
+			kill(atoi(de->d_name), SIGKILL);
+	}
+	if (proc != NULL)
+		closedir(proc);
+	free(entry);
+}
+
+void
+tc_attempt_end_orphans(const char *artifact_root,
+    const tc_attempt_layout *layout, const char *name)
+{
+	int k;
+
+	for (k = 1; k <= TC_ATTEMPT_LIMIT; k++) {
+		char *dir = tc_xasprintf("%s/%s/%s-attempt-%03d",
+		    artifact_root, layout->area, name, k);
+		char *receipt = tc_path_join(dir, layout->receipt);
+		bool exists = tc_is_directory(dir);
+
+		if (exists && !tc_path_exists(receipt))
+			kill_attempt_processes(dir);
+		free(receipt);
+		free(dir);
+		if (!exists)
+			break;
+	}
+}
+
+int
+tc_attempt_run_host(const tc_attempt *a, const tc_runner *runner,
+    double timeout_s, double grace_s, tc_proc_result *pr, tc_error *err)
+{
+	char **argv, **envp;
+	tc_proc_spec spec;
+	size_t i;
+	int rc;
+
+	argv = tc_xcalloc(runner->argc + 5, sizeof(char *));
+	for (i = 0; i < runner->argc; i++)
+		argv[i] = runner->argv[i];
+	argv[i++] = (char *)"--task";
+	argv[i++] = a->task;
+	argv[i++] = (char *)"--result";
+	argv[i++] = a->result;
+	argv[i] = NULL;
+
+	envp = attempt_environment(a->dir);
+	memset(&spec, 0, sizeof(spec));
+	spec.argv = argv;
+	spec.envp = envp;
+	spec.stdout_path = TC_ATTEMPT_STDOUT;
+	spec.stderr_path = TC_ATTEMPT_STDERR;
+	spec.logs_at_dirfd = true;
+	spec.log_dirfd = a->fd;
+	spec.exclusive_logs = true;
+	spec.die_with_parent = true;
+	spec.end_tree = true;
+	spec.timeout_s = timeout_s;
+	spec.grace_s = grace_s > 0 ? grace_s : TC_RUN_NEXT_DEFAULT_GRACE_S;
+	memset(pr, 0, sizeof(*pr));
+	rc = tc_proc_run(&spec, pr, err);
+	free(argv);
+	free_environment(envp);
+	return rc;
+}
+
+int
+tc_attempt_lock(const char *abs_session, const char *name, const char *what,
+    tc_lock *lock, tc_error *err)
+{
+	char *base = tc_xasprintf("%s.%s", abs_session, name);
+	tc_error inner = TC_ERROR_INIT;
+	int rc = tc_lock_acquire(lock, base, 0.0, &inner);
+
+	/* Only a held lock means another run; an unusable lock file (e.g.
+	 * replaced by a symlink) reports its own OS error. */
+	if (rc != 0 && strncmp(tc_error_msg(&inner), "[Errno ", 7) == 0)
+		tc_error_set(err, "%s", tc_error_msg(&inner));
+	else if (rc != 0)
+		tc_error_set(err, "another %s is already running for "
+		    "session %s", what, abs_session);
+	tc_error_clear(&inner);
+	free(base);
+	return rc;
+}
+
+void
+tc_attempt_set_rel(tc_json *receipt, const char *key, const tc_attempt *a,
+    const char *file)
+{
+	char *rel = tc_attempt_rel(a, file);
+
+	tc_json_object_set_string(receipt, key, rel);
+	free(rel);
+}
+
+void
+tc_receipt_set_now(tc_json *receipt, const char *key)
+{
+	char ts[TC_TIMESTAMP_LEN + 1];
+
+	tc_now_iso(ts);
+	tc_json_object_set_string(receipt, key, ts);
+}
+
+/* The attempt directory stays as it is: the scene of the failure.  A
+ * receipt already there was not written by tunectl (it writes one receipt
+ * per attempt, this one), so it is replaced. */
+void
+tc_attempt_receipt_fail(tc_json *receipt, const tc_attempt *a,
+    const char *status, const char *message)
+{
+	const char *result = a->layout->result;
+	char hex[TC_SHA256_HEX_LEN + 1];
+	tc_error ignored = TC_ERROR_INIT;
+
+	tc_attempt_touch(a, TC_ATTEMPT_STDOUT);
+	tc_attempt_touch(a, TC_ATTEMPT_STDERR);
+	tc_json_object_set_string(receipt, "runner_status", status);
+	tc_json_object_set_string(receipt, "error", message);
+	tc_receipt_set_now(receipt, "finished_at");
+	if (strcmp(status, "failed") == 0 && tc_attempt_is_regular(a, result) &&
+	    tc_attempt_sha256(a, result, hex, &ignored) == 0)
+		tc_json_object_set_string(receipt, "result_sha256", hex);
+	(void)tc_attempt_write_json(a, a->layout->receipt, receipt, 0,
+	    &ignored);
+	tc_error_clear(&ignored);
+}
+
+char *
+tc_seconds_str(double s)
+{
+	tc_buf b = TC_BUF_INIT;
+
+	tc_json_format_double(&b, s);
+	return tc_buf_detach(&b, NULL);
+}
