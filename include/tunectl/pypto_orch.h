@@ -119,7 +119,7 @@ typedef void (*tc_pypto_progress)(const tc_attempt_report *attempt,
  * steps, state}: status "completed", "awaiting_consent", "declined",
  * "halted", "stage_failed" (NULL + err on a run error or when one step
  * failed max_attempts times in a row). */
-tc_json *tc_pypto_run(const tc_pypto_run_opts *o, tc_pypto_progress progress,
+tc_json *tc_pypto_run_pipeline(const tc_pypto_run_opts *o, tc_pypto_progress progress,
     void *ctx, tc_error *err);
 
 /* The prompt a fresh PyPTO-Pro worker is given (pypto tasks in

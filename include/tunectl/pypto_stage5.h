@@ -64,4 +64,51 @@ tc_json *tc_pypto_env_triage(const tc_json *env_triage);
 tc_json *tc_pypto_blocked_handoff(const char *op_dir,
     const tc_json *inputs_report, const tc_json *optimization_target);
 
+/* ---- discovery of the exact Op Name (discover.c) -------------------------------- */
+
+#define TC_PYPTO_DISCOVERY	"docs/perf/discovery.json"
+
+typedef struct tc_pypto_discover_opts {
+	const char *op_dir;
+	const char *manifest_path;
+	const char *case_id;		/* one known case */
+	const char *kernel;		/* the @pl.jit function name */
+	const char *case_arg, *case_env;	/* the runner's selector, if any */
+	long warmup;			/* < 0: 3 */
+	long device;			/* < 0: 0 */
+	const char *interpreter;	/* NULL: python3 */
+	double timeout_s;
+} tc_pypto_discover_opts;
+
+/* Run one known case once (after warm-ups), list every launch by exact
+ * Op Name and select the one carrying the kernel name launched exactly
+ * once; write docs/perf/discovery.json exclusively.  Refused when the
+ * target is ambiguous (the table is in the message). */
+tc_json *tc_pypto_discover(const tc_pypto_discover_opts *o, tc_error *err);
+
+/* ---- the experiment loop (experiment.c) ---------------------------------------- */
+
+typedef struct tc_pypto_experiment_opts {
+	const char *op_dir;
+	const char *ledger_path;	/* NULL: docs/perf/optimization_ledger.json */
+	const char *candidates_path;	/* NULL: docs/perf/candidates.json */
+	char *const *item_ids;		/* start: the item(s) served */
+	size_t n_items;
+	char *const *changes;		/* start: exactly one */
+	size_t n_changes;
+	const char *hypothesis, *metric, *risk;
+	const char *reason, *reason_code;	/* reject */
+	const char *round;		/* baseline: docs/perf/round_NNN */
+	const char *correctness_evidence;	/* baseline */
+	const char *compliance_evidence;	/* formal, baseline */
+	bool not_compliant;		/* formal, baseline: recorded, never ranked */
+	const char *interpreter;
+	double timeout_s;
+} tc_pypto_experiment_opts;
+
+/* verb: start | correctness | quick | formal | accept | restore | reject |
+ * baseline (see experiment.c).  Returns what the step recorded. */
+tc_json *tc_pypto_experiment(const char *verb,
+    const tc_pypto_experiment_opts *o, tc_error *err);
+
 #endif

@@ -84,6 +84,19 @@ tc_json *tc_pypto_source_record(const char *path, tc_error *err);
  * mismatch", ...). */
 char *tc_pypto_source_record_error(const tc_json *record, const char *label);
 
+/* ---- the final test run (precision.c) ----------------------------------- */
+
+/* NULL when a final test's output passes (PASS lines with matched_ratio=
+ * and max_abs_error=, at least min_pass of them, no FAIL line, no
+ * Traceback / Error / Exception), else a malloc'd message. */
+char *tc_pypto_precision_error(const char *out, const char *err_text,
+    size_t min_pass);
+/* Run python test_<op>.py now (every case): {argv, runner_sha256,
+ * exit_code, timed_out, stdout_sha256, stdout_tail, stderr_tail, passed,
+ * problem}.  NULL only when it cannot be started. */
+tc_json *tc_pypto_run_final_test(const char *op_dir, const char *interpreter,
+    double timeout_s, size_t min_pass, tc_error *err);
+
 /* The ledger's row rules for an existing row (items.c). */
 int tc_pypto_ledger_check_row(const tc_json *ledger, const tc_json *item,
     tc_error *err);

@@ -194,6 +194,30 @@ check_chronology(const tc_json *items, const tc_json *sources, tc_json *errors)
 	}
 }
 
+/* Items of an indexed source are rows of its index. */
+static void
+check_index_coverage(const tc_json *items, const tc_json *sources,
+    tc_json *errors)
+{
+	size_t i;
+
+	for (i = 0; i < items->u.arr.len; i++) {
+		const tc_json *it = items->u.arr.items[i];
+		const char *kind = tc_json_get_string(it, "source_kind");
+		const tc_json *ids = tc_json_get(tc_json_get(tc_json_get(sources,
+		    kind != NULL ? kind : ""), "index"), "ids");
+		char *key;
+
+		if (!tc_json_is(ids, TC_JSON_ARRAY))
+			continue;
+		key = tc_pypto_item_index_id(it);
+		if (!tc_pj_array_has_string(ids, key))
+			error_add(errors, "item %s is not an active, eligible row of "
+			    "the %s index", key, kind);
+		free(key);
+	}
+}
+
 tc_json *
 tc_pypto_ledger_validate(const tc_json *l, bool require_closed, bool *ok)
 {
@@ -327,6 +351,8 @@ tc_pypto_ledger_validate(const tc_json *l, bool require_closed, bool *ok)
 		}
 	}
 	check_chronology(items, sources, errors);
+	check_index_coverage(items, sources, errors);
+	tc_pypto_experiments_validate(l, errors);
 	if (tc_json_is(sweep, TC_JSON_OBJECT)) {
 		const tc_json *ni = tc_json_get(sweep, "new_items");
 		int64_t s = 0;
@@ -371,7 +397,7 @@ tc_pypto_ledger_load(const char *path, tc_error *err)
 }
 
 tc_json *
-tc_pypto_ledger_apply_file(const char *path, const tc_pypto_ledger_op *op,
+tc_pypto_ledger_update(const char *path, tc_pypto_ledger_fn fn, void *ctx,
     tc_error *err)
 {
 	tc_lock lock;
@@ -380,15 +406,6 @@ tc_pypto_ledger_apply_file(const char *path, const tc_pypto_ledger_op *op,
 	int rc;
 
 	tc_now_iso(now);
-	if (op->verb == TC_LEDGER_INIT) {
-		l = tc_pypto_ledger_new();
-		if (tc_write_json(path, l, TC_WRITE_EXCLUSIVE | TC_WRITE_MKDIRS,
-		    err) != 0) {
-			tc_json_free(l);
-			return NULL;
-		}
-		return l;
-	}
 	if (tc_lock_acquire(&lock, path, TC_LOCK_DEFAULT_TIMEOUT_S, err) != 0)
 		return NULL;
 	if ((l = tc_pypto_ledger_load(path, err)) == NULL)
@@ -410,10 +427,50 @@ tc_pypto_ledger_apply_file(const char *path, const tc_pypto_ledger_op *op,
 		}
 		tc_json_free(rep);
 	}
+	rc = fn(l, ctx, now, err);
+	if (rc == 0) {
+		bool ok;
+		tc_json *rep = tc_pypto_ledger_validate(l, false, &ok);
+
+		if (!ok) {
+			const tc_json *e = tc_json_get(rep, "errors");
+
+			tc_error_set(err, "the ledger would become invalid: %s",
+			    tc_json_string(e->u.arr.items[0]));
+			rc = -1;
+		}
+		tc_json_free(rep);
+	}
+	if (rc == 0)
+		rc = tc_write_json(path, l, 0, err);
+	if (rc != 0) {
+		tc_json_free(l);
+		l = NULL;
+	}
+out:
+	tc_lock_release(&lock);
+	return l;
+}
+
+static int
+apply_op(tc_json *l, void *ctx, const char *now, tc_error *err)
+{
+	const tc_pypto_ledger_op *op = ctx;
+	int rc;
+
 	switch (op->verb) {
 	case TC_LEDGER_SOURCE:
-		rc = tc_pypto_ledger_source(l, op->kind, op->count, op->ref, now,
-		    err);
+		if (op->index != NULL) {
+			tc_json *idx = tc_pypto_source_index(op->kind != NULL ?
+			    op->kind : "", op->index, err);
+
+			rc = idx == NULL ? -1 : tc_pypto_ledger_source_indexed(l,
+			    op->kind, op->count, op->ref, idx, now, err);
+			tc_json_free(idx);
+		} else {
+			rc = tc_pypto_ledger_source(l, op->kind, op->count, op->ref,
+			    now, err);
+		}
 		break;
 	case TC_LEDGER_ADD:
 		rc = tc_pypto_ledger_add(l, op->item, now, err);
@@ -437,26 +494,23 @@ tc_pypto_ledger_apply_file(const char *path, const tc_pypto_ledger_op *op,
 		rc = -1;
 		break;
 	}
-	if (rc == 0) {
-		bool ok;
-		tc_json *rep = tc_pypto_ledger_validate(l, false, &ok);
+	return rc;
+}
 
-		if (!ok) {
-			const tc_json *e = tc_json_get(rep, "errors");
+tc_json *
+tc_pypto_ledger_apply_file(const char *path, const tc_pypto_ledger_op *op,
+    tc_error *err)
+{
+	tc_json *l;
 
-			tc_error_set(err, "the ledger would become invalid: %s",
-			    tc_json_string(e->u.arr.items[0]));
-			rc = -1;
+	if (op->verb == TC_LEDGER_INIT) {
+		l = tc_pypto_ledger_new();
+		if (tc_write_json(path, l, TC_WRITE_EXCLUSIVE | TC_WRITE_MKDIRS,
+		    err) != 0) {
+			tc_json_free(l);
+			return NULL;
 		}
-		tc_json_free(rep);
+		return l;
 	}
-	if (rc == 0)
-		rc = tc_write_json(path, l, 0, err);
-	if (rc != 0) {
-		tc_json_free(l);
-		l = NULL;
-	}
-out:
-	tc_lock_release(&lock);
-	return l;
+	return tc_pypto_ledger_update(path, apply_op, (void *)op, err);
 }

@@ -751,7 +751,7 @@ stopped(const tc_pypto_state_opts *o, long steps, bool *stop, tc_error *err)
 }
 
 tc_json *
-tc_pypto_run(const tc_pypto_run_opts *o, tc_pypto_progress progress,
+tc_pypto_run_pipeline(const tc_pypto_run_opts *o, tc_pypto_progress progress,
     void *ctx, tc_error *err)
 {
 	char *failing = NULL;

@@ -333,8 +333,10 @@ tc_pypto_rows_free(tc_pypto_row *rows, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(rows[i].op_name);
+		free(rows[i].task_type);
+	}
 	free(rows);
 }
 
@@ -376,6 +378,9 @@ tc_pypto_reported_rows(const char *out, tc_pypto_row **rows, size_t *n, tc_error
 			}
 			(*rows)[*n].op_name = tc_xstrdup(name);
 			(*rows)[*n].duration_us = d;
+			(*rows)[*n].task_type = tc_json_get_string(v,
+			    "task_type") != NULL ? tc_xstrdup(tc_json_get_string(v,
+			    "task_type")) : NULL;
 			(*n)++;
 			tc_json_free(v);
 		}
@@ -400,6 +405,7 @@ tc_pypto_timing_rows(const char *source, const tc_pypto_run *r,
 		*rows = tc_xcalloc(1, sizeof(**rows));
 		(*rows)[0].op_name = tc_xstrdup(op_name);
 		(*rows)[0].duration_us = r->wall_s * 1e6;
+		(*rows)[0].task_type = NULL;
 		*n = 1;
 	} else if (tc_pypto_reported_rows(r->out, rows, n, err) != 0) {
 		return -1;
