@@ -111,4 +111,58 @@ typedef struct tc_pypto_experiment_opts {
 tc_json *tc_pypto_experiment(const char *verb,
     const tc_pypto_experiment_opts *o, tc_error *err);
 
+/* ---- the instruction timeline (timeline.c) -------------------------------------- */
+
+typedef struct tc_pypto_timeline_opts {
+	const char *op_dir;
+	const char *case_id;
+	const char *interpreter;	/* NULL: python3 */
+	double timeout_s;
+} tc_pypto_timeline_opts;
+
+/* Collect the timeline of one P0 case on the final code (after the final
+ * compare) into the final round: case_<id>_<sha8>/instruction_timeline/
+ * (timeline_evidence.json, collection.log), published at once and never
+ * replaced.  Returns the evidence. */
+tc_json *tc_pypto_timeline(const tc_pypto_timeline_opts *o, tc_error *err);
+/* NULL when the case's timeline in round_dir is bound to that final
+ * compare (collection.json given), else a malloc'd message. */
+char *tc_pypto_timeline_error(const char *round_dir, const char *case_id,
+    const tc_json *collection);
+/* The pipe class of an instruction name. */
+const char *tc_pypto_pipe_class(const char *instruction);
+
+/* ---- the verifier's review evidence (review.c) ---------------------------------- */
+
+/* The review items stage5-check asks the verifier to answer for this op
+ * dir: [{id, title, question, allowed_categories}]. */
+tc_json *tc_pypto_review_items(const char *op_dir);
+/* A review document to fill in, bound to the current final test. */
+tc_json *tc_pypto_review_template(const char *op_dir, tc_error *err);
+/* Validate a review against the items and the runner digest; *answers
+ * maps each answered id to {verdict, failure_category, basis}
+ * (unanswered template items are absent).  -1 when the review is
+ * malformed or stale. */
+int tc_pypto_review_read(const tc_json *review, const tc_json *items,
+    const char *runner_sha, tc_json **answers, tc_error *err);
+
+/* ---- PERFORMANCE_REPORT.md (deliver.c) ------------------------------------------- */
+
+typedef struct tc_pypto_report_opts {
+	const char *op_dir;
+	const char *terminal_path;	/* NULL: docs/perf/terminal_evidence.json */
+	const char *target_unavailable_reason;	/* the raw reason, when neither
+						 * a user target nor a Golden
+						 * contract exists */
+	const char *interpreter;	/* the final correctness run */
+	double timeout_s;
+} tc_pypto_report_opts;
+
+/* Render PERFORMANCE_REPORT.md (and docs/perf/selection.json) from the
+ * frozen contract, the ledger, the candidate table recomputed from the
+ * rounds, the final performance.json (which must measure the selected
+ * version), the terminal evidence and a final correctness run made now.
+ * Returns the evidence block written. */
+tc_json *tc_pypto_render_report(const tc_pypto_report_opts *o, tc_error *err);
+
 #endif

@@ -102,6 +102,8 @@ int tc_pypto_next_step(const tc_json *state, tc_pypto_step *step,
 
 /* One of the verifier's failure categories (pypto-orchestration.md §2.1). */
 bool tc_pypto_category_known(const char *category);
+/* The same category as a static string ("other" when unknown). */
+const char *tc_pypto_category_static(const char *category);
 
 tc_json *tc_pypto_task_build(const tc_pypto_store *st,
     const tc_pypto_step *step);

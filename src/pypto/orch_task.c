@@ -42,6 +42,17 @@ tc_pypto_category_known(const char *c)
 	return in_list(categories, c);
 }
 
+const char *
+tc_pypto_category_static(const char *c)
+{
+	size_t i;
+
+	for (i = 0; c != NULL && categories[i] != NULL; i++)
+		if (strcmp(categories[i], c) == 0)
+			return categories[i];
+	return "other";
+}
+
 static const char *const out_default[] = { "delivered", "env_error", NULL };
 static const char *const out_math[] = { "delivered", "stage1_material_gap",
     "env_error", NULL };
