@@ -47,6 +47,13 @@ char *tc_pypto_check_render(const tc_json *result);
 int tc_pypto_check_bind(const char *op_dir, tc_json *state,
     const tc_json *report, tc_error *err);
 
+struct tc_pypto_state_opts;
+
+/* Run the check as the orchestrator and bind its report in the state of
+ * a confirmed Stage 5 (check stage5 --record); refused in a worker. */
+tc_json *tc_pypto_check_record(const struct tc_pypto_state_opts *o,
+    const tc_pypto_check_opts *co, tc_error *err);
+
 /* The JSON of exactly one fenced block with the given info string. */
 tc_json *tc_pypto_fenced_json(const char *text, const char *info,
     tc_error *err);

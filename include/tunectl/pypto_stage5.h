@@ -40,6 +40,10 @@ tc_json *tc_pypto_inputs_check(const char *op_dir);
 tc_json *tc_pypto_boundary_check(const char *op_dir, const tc_json *entry,
     tc_error *err);
 
+/* The same against the snapshot bound in the op dir's state (the entry
+ * confirmation's), with the bound record as "entry". */
+tc_json *tc_pypto_boundary_now(const char *op_dir, tc_error *err);
+
 /* ---- the optimizer handoff (handoff.c) ----------------------------------------- */
 
 /*

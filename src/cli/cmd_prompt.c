@@ -1,6 +1,7 @@
 /*
  * cmd_prompt.c - "tunectl prompt": print the prompt a fresh phase worker
- * is given, so hosts and humans see exactly what a worker is told.
+ * is given, so hosts and humans see exactly what a worker is told.  A
+ * PyPTO-Pro task (pypto dispatch / run-next) gets its role prompt.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "cli.h"
 #include "tunectl/host.h"
 #include "tunectl/path.h"
+#include "tunectl/pypto_orch.h"
 
 int
 cmd_prompt(int argc, char **argv)
@@ -39,7 +41,14 @@ cmd_prompt(int argc, char **argv)
 		tc_error_clear(&err);
 		return rc;
 	}
-	text = tc_host_prompt(task, abs, result, host, tc_self_exe(), &err);
+	if (tc_json_get_string(task, "schema_version") != NULL &&
+	    strcmp(tc_json_get_string(task, "schema_version"),
+	    TC_PYPTO_TASK_SCHEMA) == 0)
+		text = tc_pypto_prompt(task, abs, result, host, tc_self_exe(),
+		    &err);
+	else
+		text = tc_host_prompt(task, abs, result, host, tc_self_exe(),
+		    &err);
 	free(abs);
 	tc_json_free(task);
 	if (text == NULL) {

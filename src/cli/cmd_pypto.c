@@ -7,6 +7,7 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -28,7 +29,22 @@ static const struct pypto_sub subs[] = {
 	{ "items", "items init|source|add|close|park|reopen|sweep|next|validate --ledger FILE",
 	  cmd_pypto_items },
 	{ "select", "select --op-dir DIR --candidates FILE [options]", cmd_pypto_select },
-	{ "check", "check stage5 --op-dir DIR --dispatch FILE [--report FILE]", cmd_pypto_check },
+	{ "check", "check stage5|task [options]", cmd_pypto_check },
+	{ "dispatch", "dispatch --op-dir DIR [--output FILE]", cmd_pypto_dispatch },
+	{ "accept", "accept --op-dir DIR --task FILE --result FILE", cmd_pypto_accept },
+	{ "run-next", "run-next --op-dir DIR --runner-command-json FILE [options]",
+	  cmd_pypto_run_next },
+	{ "run", "run --op-dir DIR --runner-command-json FILE [options]", cmd_pypto_run },
+	{ "inputs", "inputs --op-dir DIR [--handoff-out FILE]", cmd_pypto_inputs },
+	{ "boundary", "boundary --op-dir DIR", cmd_pypto_boundary },
+	{ "handoff", "handoff validate --op-dir DIR --handoff FILE", cmd_pypto_handoff },
+	{ "discover", "discover --op-dir DIR --case-manifest FILE --case-id ID --kernel NAME",
+	  cmd_pypto_discover },
+	{ "experiment", "experiment start|correctness|quick|formal|accept|restore|reject|baseline",
+	  cmd_pypto_experiment },
+	{ "timeline", "timeline --op-dir DIR --case-id ID", cmd_pypto_timeline },
+	{ "review", "review template --op-dir DIR [--output FILE]", cmd_pypto_review },
+	{ "report", "report --op-dir DIR [--terminal FILE]", cmd_pypto_report },
 	{ NULL, NULL, NULL }
 };
 
@@ -42,6 +58,47 @@ print_usage(FILE *fp)
 		    subs[i].usage);
 	fputs("Run 'tunectl pypto SUBCOMMAND --help' for its options; "
 	    "docs/pypto.md describes the formats.\n", fp);
+}
+
+static char **
+split_words(const char *s)
+{
+	char **v = tc_xcalloc(strlen(s) / 2 + 2, sizeof(*v));
+	char *copy = tc_xstrdup(s), *save = NULL, *tok;
+	size_t n = 0;
+
+	for (tok = strtok_r(copy, " \t", &save); tok != NULL;
+	    tok = strtok_r(NULL, " \t", &save))
+		v[n++] = tc_xstrdup(tok);
+	v[n] = NULL;
+	free(copy);
+	return v;
+}
+
+char **
+tc_pypto_cli_lint_argv(const char *prog, const struct tc_strlist *args)
+{
+	const char *env = getenv("TUNECTL_PYPTO_LINT_GATE");
+	char **v;
+	size_t i;
+
+	if (prog == NULL)
+		return env != NULL && *env != '\0' ? split_words(env) : NULL;
+	v = tc_xcalloc(args->len + 2, sizeof(*v));
+	v[0] = tc_xstrdup(prog);
+	for (i = 0; i < args->len; i++)
+		v[i + 1] = tc_xstrdup(args->items[i]);
+	return v;
+}
+
+void
+tc_pypto_cli_free_argv(char **v)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
 }
 
 int

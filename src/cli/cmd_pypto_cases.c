@@ -17,7 +17,8 @@ static const struct tc_command cmd_cases = { "pypto cases", "",
 "           --stability-range DECIMAL --stability-kind absolute|relative\n"
 "           --promotion-rule TEXT [--warmup N] [--repeats N] [--retry N]\n"
 "           [--timing-source process_timer|runner_reported]\n"
-"           [--case-arg FLAG | --case-env VAR] [--dispatch FILE] [--weights FILE]\n",
+"           [--case-arg FLAG | --case-env VAR] [--dispatch FILE] [--weights FILE]\n"
+"           [--discovery docs/perf/discovery.json]   (--op-name then comes from it)\n",
 	NULL };
 
 int
@@ -26,7 +27,7 @@ cmd_pypto_cases(int argc, char **argv)
 	const char *manifest = NULL, *op_dir = NULL, *op_name = NULL;
 	const char *stab = NULL, *kind = NULL, *rule = NULL, *source = NULL;
 	const char *case_arg = NULL, *case_env = NULL, *dispatch = NULL;
-	const char *weights = NULL;
+	const char *weights = NULL, *discovery = NULL;
 	long warmup = 3, repeats = 3, retry = 2;
 	bool stage5 = false;
 	struct tc_parse_result res;
@@ -48,6 +49,7 @@ cmd_pypto_cases(int argc, char **argv)
 		{ "--case-env", TC_OPT_STRING, &case_env, false, NULL },
 		{ "--dispatch", TC_OPT_STRING, &dispatch, false, NULL },
 		{ "--weights", TC_OPT_STRING, &weights, false, NULL },
+		{ "--discovery", TC_OPT_STRING, &discovery, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 
@@ -118,6 +120,7 @@ cmd_pypto_cases(int argc, char **argv)
 		f.stability_value = stab;
 		f.promotion_rule = rule;
 		f.weights_path = weights;
+		f.discovery_path = discovery;
 		out = tc_pypto_contract_freeze(&f, &err);
 		tc_parse_result_free(&res);
 		rc = out != NULL ? tc_pypto_cli_print(out) : tc_pypto_cli_fail(&err);

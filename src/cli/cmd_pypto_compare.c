@@ -14,7 +14,9 @@ static const struct tc_command cmd_compare = { "pypto compare", "",
 "usage: tunectl pypto compare --op-dir DIR --case-manifest FILE [--op-name NAME]\n"
 "           [--case-arg FLAG | --case-env VAR] [--warmup N] [--repeats N] [--retry N]\n"
 "           [--seed 42] [--device N] [--timing-source process_timer|runner_reported]\n"
-"           [--collection-id ID] [--interpreter PROG] [--timeout S]\n"
+"           [--collection-id ID] [--interpreter PROG] [--timeout S] [--quick]\n"
+"--quick screens a candidate: archived under docs/perf/quick/, written to\n"
+"quick_performance.*, never accepted by a formal gate.\n"
 "Values omitted come from docs/perf/frozen_contract.json when it exists.\n",
 	NULL };
 
@@ -44,6 +46,7 @@ cmd_pypto_compare(int argc, char **argv)
 		{ "--collection-id", TC_OPT_STRING, &o.collection_id, false, NULL },
 		{ "--interpreter", TC_OPT_STRING, &o.interpreter, false, NULL },
 		{ "--timeout", TC_OPT_DOUBLE, &timeout, false, NULL },
+		{ "--quick", TC_OPT_FLAG, &o.quick, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 

@@ -12,7 +12,8 @@
 
 static const struct tc_command cmd_items = { "pypto items", "",
 "usage: tunectl pypto items init --ledger FILE\n"
-"       tunectl pypto items source --ledger FILE --kind KIND --count N --ref TEXT\n"
+"       tunectl pypto items source --ledger FILE --kind KIND (--count N | --index FILE)\n"
+"           --ref TEXT   (--index: the authoritative index the count is read from)\n"
 "       tunectl pypto items add --ledger FILE (--item JSON | --item-file FILE)\n"
 "       tunectl pypto items close --ledger FILE --item ID --status S [--reason TEXT]\n"
 "           [--reason-code C] [--evidence JSON]\n"
@@ -49,7 +50,7 @@ cmd_pypto_items(int argc, char **argv)
 	const char *ledger = NULL, *kind = NULL, *ref = NULL, *item = NULL;
 	const char *item_file = NULL, *item_id = NULL, *status = NULL;
 	const char *reason = NULL, *code = NULL, *evidence = NULL;
-	const char *scope = NULL, *findings = NULL;
+	const char *scope = NULL, *findings = NULL, *index = NULL;
 	long count = -1;
 	bool require_closed = false;
 	struct tc_parse_result res;
@@ -71,6 +72,7 @@ cmd_pypto_items(int argc, char **argv)
 		{ "--evidence", TC_OPT_STRING, &evidence, false, NULL },
 		{ "--scope", TC_OPT_STRING, &scope, false, NULL },
 		{ "--findings", TC_OPT_STRING, &findings, false, NULL },
+		{ "--index", TC_OPT_STRING, &index, false, NULL },
 		{ "--require-closed", TC_OPT_FLAG, &require_closed, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
@@ -136,8 +138,9 @@ cmd_pypto_items(int argc, char **argv)
 		rc = tc_pypto_cli_fail(&err);
 		goto done;
 	}
-	if (op.verb == TC_LEDGER_SOURCE && count < 0) {
-		rc = tc_usage_error(&cmd_items, "items source needs --count N");
+	if (op.verb == TC_LEDGER_SOURCE && count < 0 && index == NULL) {
+		rc = tc_usage_error(&cmd_items, "items source needs --count N or "
+		    "--index FILE");
 		goto done;
 	}
 	op.kind = kind;
@@ -151,6 +154,7 @@ cmd_pypto_items(int argc, char **argv)
 	op.evidence = ej;
 	op.scope = scope;
 	op.findings = findings;
+	op.index = index;
 	if (op.verb == TC_LEDGER_CLOSE || op.verb == TC_LEDGER_PARK ||
 	    op.verb == TC_LEDGER_REOPEN)
 		op.item_id = item;

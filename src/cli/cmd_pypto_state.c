@@ -1,6 +1,7 @@
 /*
- * cmd_pypto_state.c - "tunectl pypto state": one action of the orchestrator state
- * (the reference's eleven and tunectl's own), or show / history.
+ * cmd_pypto_state.c - "tunectl pypto state": one action on the
+ * orchestrator state (the reference's eleven; tunectl's consent, decline,
+ * configure and resume), or show / history.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "cli.h"
 #include "pypto_cli.h"
 #include "tunectl/pypto.h"
+#include "tunectl/pypto_orch.h"
 
 static const struct tc_command cmd_state = { "pypto state", "",
 "usage: tunectl pypto state --op-dir DIR [--project DIR] [--agent NAME]\n"
@@ -18,34 +20,33 @@ static const struct tc_command cmd_state = { "pypto state", "",
 "           [--name NAME] [--hash HASH] [--target-stage N] [--failure-category C]\n"
 "           [--module-count N] [--is-fusion true|false] [--module K]\n"
 "           [--failing-module-boundary B] [--last-error TEXT]\n"
-"ACTION is one of the 11 state actions, or show (state and legal next actions)\n"
-"or history (the rollback history).  The op dir must lie inside <project>/custom/.\n"
-"The lint gate command may also come from TUNECTL_PYPTO_LINT_GATE (split on spaces).\n",
+"       tunectl pypto state --op-dir DIR consent --basis user_requested|user_confirmed\n"
+"           --statement TEXT [--case-ids A,B | --no-questions]\n"
+"       tunectl pypto state --op-dir DIR decline --reason TEXT\n"
+"       tunectl pypto state --op-dir DIR configure [--devices 0,1] [--request TEXT]\n"
+"           [--collect-golden-perf true|false] [--run-stage2-verifier true|false]\n"
+"           [--docs-cache DIR] [--resource-root DIR]\n"
+"       tunectl pypto state --op-dir DIR resume --reason TEXT\n"
+"ACTION is one of the 11 state actions, tunectl's consent, decline, configure or\n"
+"resume, or show (state and legal next actions) or history (the rollback history).\n"
+"The op dir must lie inside <project>/custom/.  The lint gate command may also\n"
+"come from TUNECTL_PYPTO_LINT_GATE (split on spaces).  Nothing here runs inside a\n"
+"dispatched worker (TUNECTL_ATTEMPT set): only the orchestrator writes the state.\n",
 	NULL };
 
-static char **
-split_words(const char *s)
+static int
+parse_bool(const char *opt, const char *v, int *out)
 {
-	char **v = tc_xcalloc(strlen(s) / 2 + 2, sizeof(*v));
-	char *copy = tc_xstrdup(s), *save = NULL, *tok;
-	size_t n = 0;
-
-	for (tok = strtok_r(copy, " \t", &save); tok != NULL;
-	    tok = strtok_r(NULL, " \t", &save))
-		v[n++] = tc_xstrdup(tok);
-	v[n] = NULL;
-	free(copy);
-	return v;
-}
-
-static void
-free_words(char **v)
-{
-	size_t i;
-
-	for (i = 0; v != NULL && v[i] != NULL; i++)
-		free(v[i]);
-	free(v);
+	if (v == NULL)
+		return 0;
+	if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
+		*out = 1;
+	else if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0)
+		*out = 0;
+	else
+		return tc_usage_error(&cmd_state, "argument %s: expected true or "
+		    "false, got '%s'", opt, v);
+	return 0;
 }
 
 int
@@ -53,8 +54,9 @@ cmd_pypto_state(int argc, char **argv)
 {
 	tc_pypto_state_opts o;
 	tc_pypto_input in = TC_PYPTO_INPUT_INIT;
+	tc_pypto_orch_input oi;
 	const char *op_dir = NULL, *project = NULL, *agent = NULL;
-	const char *lint = NULL, *fusion = NULL;
+	const char *lint = NULL, *fusion = NULL, *cgp = NULL, *rsv = NULL;
 	struct tc_strlist lint_args = { NULL, 0 };
 	double lint_timeout = 0;
 	bool allow = false;
@@ -84,43 +86,46 @@ cmd_pypto_state(int argc, char **argv)
 		{ "--failing-module-boundary", TC_OPT_STRING,
 		  &in.failing_module_boundary, false, NULL },
 		{ "--last-error", TC_OPT_STRING, &in.last_error, false, NULL },
+		{ "--basis", TC_OPT_STRING, &oi.basis, false, NULL },
+		{ "--statement", TC_OPT_STRING, &oi.statement, false, NULL },
+		{ "--case-ids", TC_OPT_STRING, &oi.case_ids, false, NULL },
+		{ "--no-questions", TC_OPT_FLAG, &oi.no_questions, false, NULL },
+		{ "--devices", TC_OPT_STRING, &oi.devices, false, NULL },
+		{ "--collect-golden-perf", TC_OPT_STRING, &cgp, false, NULL },
+		{ "--run-stage2-verifier", TC_OPT_STRING, &rsv, false, NULL },
+		{ "--request", TC_OPT_STRING, &oi.request, false, NULL },
+		{ "--docs-cache", TC_OPT_STRING, &oi.docs_cache, false, NULL },
+		{ "--resource-root", TC_OPT_STRING, &oi.resource_root, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 
+	memset(&oi, 0, sizeof(oi));
+	oi.collect_golden_perf = oi.run_stage2_verifier = -1;
 	rc = tc_opts_parse(&cmd_state, argc, argv, opts, &res);
 	if (rc != 0) {
 		tc_strlist_free(&lint_args);
 		return rc < 0 ? TC_EXIT_OK : rc;
 	}
 	if (res.positional.len != 1) {
-		tc_parse_result_free(&res);
-		tc_strlist_free(&lint_args);
-		return tc_usage_error(&cmd_state, "expected exactly one ACTION");
+		rc = tc_usage_error(&cmd_state, "expected exactly one ACTION");
+		goto out;
 	}
 	in.action = res.positional.items[0];
+	oi.action = in.action;
+	oi.reason = in.reason;
 	if (fusion != NULL) {
-		if (strcmp(fusion, "true") == 0 || strcmp(fusion, "1") == 0)
-			in.is_fusion = 1;
-		else if (strcmp(fusion, "false") == 0 || strcmp(fusion, "0") == 0)
-			in.is_fusion = 0;
-		else {
-			tc_parse_result_free(&res);
-			tc_strlist_free(&lint_args);
-			return tc_usage_error(&cmd_state, "argument --is-fusion: "
-			    "expected true or false, got '%s'", fusion);
-		}
-	}
-	if (lint != NULL) {
-		size_t i;
+		int b = -1;
 
-		lint_argv = tc_xcalloc(lint_args.len + 2, sizeof(*lint_argv));
-		lint_argv[0] = tc_xstrdup(lint);
-		for (i = 0; i < lint_args.len; i++)
-			lint_argv[i + 1] = tc_xstrdup(lint_args.items[i]);
-	} else if (getenv("TUNECTL_PYPTO_LINT_GATE") != NULL &&
-	    *getenv("TUNECTL_PYPTO_LINT_GATE") != '\0') {
-		lint_argv = split_words(getenv("TUNECTL_PYPTO_LINT_GATE"));
+		if ((rc = parse_bool("--is-fusion", fusion, &b)) != 0)
+			goto out;
+		in.is_fusion = b;
 	}
+	if ((rc = parse_bool("--collect-golden-perf", cgp,
+	    &oi.collect_golden_perf)) != 0 ||
+	    (rc = parse_bool("--run-stage2-verifier", rsv,
+	    &oi.run_stage2_verifier)) != 0)
+		goto out;
+	lint_argv = tc_pypto_cli_lint_argv(lint, &lint_args);
 	memset(&o, 0, sizeof(o));
 	o.project = project;
 	o.op_dir = op_dir;
@@ -132,11 +137,14 @@ cmd_pypto_state(int argc, char **argv)
 		out = tc_pypto_state_show(&o, &err);
 	else if (strcmp(in.action, "history") == 0)
 		out = tc_pypto_state_history(&o, &err);
+	else if (tc_pypto_orch_action_known(in.action))
+		out = tc_pypto_orch_action(&o, &oi, &err);
 	else
 		out = tc_pypto_state_transition(&o, &in, &err);
 	rc = out != NULL ? tc_pypto_cli_print(out) : tc_pypto_cli_fail(&err);
 	tc_error_clear(&err);
-	free_words(lint_argv);
+out:
+	tc_pypto_cli_free_argv(lint_argv);
 	tc_strlist_free(&lint_args);
 	tc_parse_result_free(&res);
 	return rc;

@@ -18,6 +18,7 @@
 #include "tunectl/path.h"
 #include "tunectl/pypto_check.h"
 #include "tunectl/pypto_compare.h"
+#include "tunectl/pypto_stage5.h"
 #include "tunectl/sha256.h"
 
 const tc_json *
@@ -516,4 +517,27 @@ out:
 	free(path);
 	free(sdir);
 	return rc;
+}
+
+/* The boundary check against the entry snapshot bound in the op dir's
+ * state (pypto boundary). */
+tc_json *
+tc_pypto_boundary_now(const char *op_dir, tc_error *err)
+{
+	char *abs = tc_path_resolve(op_dir, err), *sp;
+	tc_json *state = NULL, *entry = NULL, *r = NULL;
+
+	if (abs == NULL)
+		return NULL;
+	sp = tc_path_join(abs, TC_PYPTO_STATE_FILE);
+	if ((state = tc_json_parse_file(sp, err)) != NULL &&
+	    (entry = tc_pypto_entry_load(abs, state, err)) != NULL &&
+	    (r = tc_pypto_boundary_check(abs, entry, err)) != NULL)
+		tc_json_object_set(r, "entry", tc_json_clone(tc_json_get(
+		    tc_json_get(tc_pypto_orch_get(state), "stage5"), "entry")));
+	tc_json_free(entry);
+	tc_json_free(state);
+	free(sp);
+	free(abs);
+	return r;
 }

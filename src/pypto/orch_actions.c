@@ -11,6 +11,7 @@
 #include "internal.h"
 #include "orch_internal.h"
 #include "tunectl/path.h"
+#include "tunectl/pypto_check.h"
 
 static const char *const actions[] = {
 	"consent", "decline", "configure", "resume", NULL
@@ -173,4 +174,49 @@ out:
 	tc_json_free(work);
 	tc_pypto_store_close(&st);
 	return out;
+}
+
+/* stage5-check run by the orchestrator itself: the report is written under
+ * .orchestrator/stage5/ and its digest bound in the state, under the state
+ * lock (the way pypto run-next binds a verifier's re-derived check). */
+tc_json *
+tc_pypto_check_record(const tc_pypto_state_opts *o,
+    const tc_pypto_check_opts *co, tc_error *err)
+{
+	tc_pypto_store st;
+	tc_pypto_check_opts c2 = *co;
+	tc_json *report = NULL, *work = NULL;
+
+	if (tc_pypto_refuse_worker(err) != 0)
+		return NULL;
+	if (co->gates != NULL) {
+		tc_error_set(err, "a stage5-check of a gate selection (--gates) is "
+		    "never recorded");
+		return NULL;
+	}
+	if (tc_pypto_store_open(o, true, TC_LOCK_DEFAULT_TIMEOUT_S, &st,
+	    err) != 0)
+		return NULL;
+	if (!st.exists || tc_pypto_consent(st.state) == NULL) {
+		tc_error_set(err, "check --record binds the report in the state of "
+		    "a confirmed Stage 5: %s", !st.exists ? "no state file" :
+		    "no entry confirmation");
+		goto out;
+	}
+	c2.op_dir = st.op_dir;
+	if ((report = tc_pypto_check_stage5(&c2, err)) == NULL)
+		goto out;
+	work = tc_json_clone(st.state);
+	if (tc_pypto_check_bind(st.op_dir, work, report, err) != 0 ||
+	    tc_pypto_store_write(&st, work, err) != 0) {
+		tc_json_free(report);
+		report = NULL;
+		goto out;
+	}
+	tc_json_object_set(report, "bound", tc_json_clone(tc_json_get(
+	    tc_json_get(tc_pypto_orch(work), "stage5"), "check")));
+out:
+	tc_json_free(work);
+	tc_pypto_store_close(&st);
+	return report;
 }
