@@ -13,10 +13,14 @@
 #include "pypto_cli.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
+#include "tunectl/pypto_orch.h"
 #include "tunectl/pypto_stage5.h"
+#include "tunectl/pypto_state.h"
 
 static const struct tc_command cmd_inputs = { "pypto inputs", "",
 "usage: tunectl pypto inputs --op-dir DIR [--handoff-out FILE [--target FILE]]\n"
+"--handoff-out writes the blocked handoff; its optimization_target comes from\n"
+"--target (the dispatch) or else the state's Stage 5 entry confirmation.\n"
 "Exit 1 when a required input is missing or unparseable (stage5_contract_blocked).\n",
 	NULL };
 
@@ -53,9 +57,19 @@ cmd_pypto_inputs(int argc, char **argv)
 	    TC_EXIT_OK : TC_EXIT_FAIL;
 	if (rc != TC_EXIT_OK && handoff != NULL) {
 		char *abs = tc_path_resolve(op_dir, &err);
-		tc_json *h = abs != NULL ? tc_pypto_blocked_handoff(abs, r,
-		    tc_json_get(t, "optimization_target") != NULL ?
-		    tc_json_get(t, "optimization_target") : t) : NULL;
+		char *sp = abs != NULL ? tc_path_join(abs, TC_PYPTO_STATE_FILE) :
+		    NULL;
+		tc_json *state = sp != NULL ? tc_json_parse_file(sp, NULL) : NULL;
+		/* the target: --target, else the confirmed one of the state */
+		const tc_json *tgt = t != NULL ? (tc_json_get(t,
+		    "optimization_target") != NULL ? tc_json_get(t,
+		    "optimization_target") : t) : tc_json_get(tc_pypto_consent(
+		    state), "optimization_target");
+		tc_json *h = abs != NULL ? tc_pypto_blocked_handoff(abs, r, tgt) :
+		    NULL;
+
+		tc_json_free(state);
+		free(sp);
 
 		if (h == NULL || tc_write_json(handoff, h, TC_WRITE_MKDIRS,
 		    &err) != 0) {
