@@ -77,7 +77,7 @@ check_frozen(const char *op_dir, const tc_json *entry, tc_json *frozen,
 			continue;
 		}
 		tc_json_object_set_string(rec, "name", name);
-		tc_json_object_set(rec, "role", tc_json_clone(tc_json_get(f,
+		tc_json_object_set(rec, "role", tc_pj_clone(tc_json_get(f,
 		    "role")));
 		if (was == NULL)
 			msg = tc_xasprintf("frozen input %s was already missing at "

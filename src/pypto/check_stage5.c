@@ -1292,7 +1292,7 @@ load_dispatch(const tc_pypto_check_opts *o, const tc_json *state,
 	tc_json_object_set(d, "stage4_path", tc_json_get(state, "stage4_path") !=
 	    NULL ? tc_json_clone(tc_json_get(state, "stage4_path")) :
 	    tc_json_new_null());
-	tc_json_object_set(d, "optimization_target", tc_json_clone(tc_json_get(c,
+	tc_json_object_set(d, "optimization_target", tc_pj_clone(tc_json_get(c,
 	    "optimization_target")));
 	return d;
 }
@@ -1554,7 +1554,7 @@ tc_pypto_check_stage5(const tc_pypto_check_opts *o, tc_error *err)
 	tc_json_object_set_string(out, "operator_dir", c.op_dir);
 	tc_pypto_orch_now(now);
 	tc_json_object_set_string(out, "checked_at", now);
-	tc_json_object_set(out, "dispatch", tc_json_clone(c.dispatch));
+	tc_json_object_set(out, "dispatch", tc_pj_clone(c.dispatch));
 	tc_json_object_set(out, "runner_sha256", c.runner_ok ?
 	    tc_json_new_string(c.runner_sha) : tc_json_new_null());
 	tc_json_object_set(out, "entry_sha256", tc_json_get(tc_json_get(
@@ -1607,7 +1607,7 @@ tc_pypto_check_render(const tc_json *r)
 		tc_buf_printf(&b, "Stage 5 verification PASSED.\nAll %lld checks "
 		    "passed.\nEvidence: P1-P8 and the Stage 4 rerun below; "
 		    "residual states are disclosed, not escalated.\n",
-		    (long long)tc_js_number(tc_json_get(r, "checks_total")));
+		    (long long)tc_pj_int_or(tc_json_get(r, "checks_total"), 0));
 	} else {
 		tc_buf_puts(&b, "Stage 5 verification NOT COMPLETE: no check "
 		    "failed, but evidence is missing (never a PASS without it):\n");

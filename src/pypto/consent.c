@@ -100,9 +100,9 @@ kb_usage_invariants(const char *op_dir)
 
 			tc_json_object_set_string(o, "file", urel);
 			tc_json_object_set(o, "reference",
-			    tc_json_clone(tc_json_get(it, "reference")));
+			    tc_pj_clone(tc_json_get(it, "reference")));
 			tc_json_object_set(o, "invariant",
-			    tc_json_clone(tc_json_get(it, "invariant")));
+			    tc_pj_clone(tc_json_get(it, "invariant")));
 			tc_json_array_push(out, o);
 		}
 		tc_json_free(doc);
@@ -351,11 +351,11 @@ target_cases(const tc_json *p0, const tc_pypto_orch_input *in,
 		}
 		mode = "user_selected";
 	} else if (p0->u.arr.len == 1) {
-		tc_json_array_push(ids, tc_json_clone(p0->u.arr.items[0]));
+		tc_json_array_push(ids, tc_pj_clone(p0->u.arr.items[0]));
 		mode = "single_p0";
 	} else if (in->no_questions) {
 		for (i = 0; i < p0->u.arr.len; i++)
-			tc_json_array_push(ids, tc_json_clone(p0->u.arr.items[i]));
+			tc_json_array_push(ids, tc_pj_clone(p0->u.arr.items[i]));
 		mode = "all_p0_no_questions";
 	} else {
 		tc_error_set(err, "consent refused: SPEC has %zu P0 cases and no "
@@ -440,7 +440,7 @@ record:
 	s5 = tc_json_new_object();
 	tc_json_object_set(s5, "consent", rec);
 	if (entry != NULL)
-		tc_json_object_set(s5, "entry", tc_json_clone(entry));
+		tc_json_object_set(s5, "entry", tc_pj_clone(entry));
 	tc_json_object_set_null(s5, "check");
 	tc_json_object_set(tc_pypto_orch(state), "stage5", s5);
 	{
@@ -450,7 +450,7 @@ record:
 		    "consented");
 		tc_pypto_orch_event(state, "stage5_entry", ev);
 	}
-	tc_json_object_set(out, "stage5", tc_json_clone(s5));
+	tc_json_object_set(out, "stage5", tc_pj_clone(s5));
 	rc = 0;
 	goto done;
 fail:
@@ -533,7 +533,7 @@ tc_pypto_boundary_now(const char *op_dir, tc_error *err)
 	if ((state = tc_json_parse_file(sp, err)) != NULL &&
 	    (entry = tc_pypto_entry_load(abs, state, err)) != NULL &&
 	    (r = tc_pypto_boundary_check(abs, entry, err)) != NULL)
-		tc_json_object_set(r, "entry", tc_json_clone(tc_json_get(
+		tc_json_object_set(r, "entry", tc_pj_clone(tc_json_get(
 		    tc_json_get(tc_pypto_orch_get(state), "stage5"), "entry")));
 	tc_json_free(entry);
 	tc_json_free(state);

@@ -118,7 +118,7 @@ target_of(const tc_json *spec, const tc_json *perf, const char *reason)
 
 	if (pt != NULL && pt->type != TC_JSON_NULL) {
 		tc_json_object_set_string(t, "kind", "spec_user_target");
-		tc_json_object_set(t, "spec_perf_target", tc_json_clone(pt));
+		tc_json_object_set(t, "spec_perf_target", tc_pj_clone(pt));
 		tc_json_object_set_string(t, "status", "unavailable");
 		tc_json_object_set_string(t, "reason", "SPEC records a numeric "
 		    "perf_target without units or semantics: cited verbatim, "
@@ -336,11 +336,11 @@ tc_pypto_render_report(const tc_pypto_report_opts *o, tc_error *err)
 	/* the evidence block */
 	ev = tc_json_new_object();
 	tc_json_object_set_int(ev, "schema_version", 1);
-	tc_json_object_set(ev, "baseline_collection_id", tc_json_clone(
+	tc_json_object_set(ev, "baseline_collection_id", tc_pj_clone(
 	    tc_json_get(base, "collection_id")));
-	tc_json_object_set(ev, "baseline_round", tc_json_clone(tc_json_get(base,
+	tc_json_object_set(ev, "baseline_round", tc_pj_clone(tc_json_get(base,
 	    "round")));
-	tc_json_object_set(ev, "final_collection_id", tc_json_clone(tc_json_get(
+	tc_json_object_set(ev, "final_collection_id", tc_pj_clone(tc_json_get(
 	    perf, "collection_id")));
 	{
 		char *fr = tc_path_relative_to(s_or(perf, "deep_profile_round", ""),
@@ -349,7 +349,7 @@ tc_pypto_render_report(const tc_pypto_report_opts *o, tc_error *err)
 		tc_json_object_set_string(ev, "final_round", fr != NULL ? fr : "");
 		free(fr);
 	}
-	tc_json_object_set(ev, "final_source_sha256", tc_json_clone(tc_json_get(
+	tc_json_object_set(ev, "final_source_sha256", tc_pj_clone(tc_json_get(
 	    perf, "executable_sha256")));
 	{
 		tc_json *fc = tc_json_new_object();
@@ -360,9 +360,9 @@ tc_pypto_render_report(const tc_pypto_report_opts *o, tc_error *err)
 			tc_buf_printf(&cmd, "%s%s", i ? " " : "",
 			    tc_json_string(argv->u.arr.items[i]));
 		tc_json_object_set_string(fc, "command", tc_buf_cstr(&cmd));
-		tc_json_object_set(fc, "exit_code", tc_json_clone(tc_json_get(run,
+		tc_json_object_set(fc, "exit_code", tc_pj_clone(tc_json_get(run,
 		    "exit_code")));
-		tc_json_object_set(fc, "stdout_sha256", tc_json_clone(tc_json_get(
+		tc_json_object_set(fc, "stdout_sha256", tc_pj_clone(tc_json_get(
 		    run, "stdout_sha256")));
 		tc_json_object_set(ev, "final_correctness", fc);
 		tc_buf_free(&cmd);
@@ -370,9 +370,9 @@ tc_pypto_render_report(const tc_pypto_report_opts *o, tc_error *err)
 	tc_json_object_set_string(ev, "ledger", TC_PYPTO_LEDGER_DEFAULT);
 	tc_json_object_set_string(ev, "candidates", CANDIDATES);
 	tc_json_object_set_string(ev, "selection", SELECTION);
-	tc_json_object_set(ev, "best_candidate_id", tc_json_clone(tc_json_get(
+	tc_json_object_set(ev, "best_candidate_id", tc_pj_clone(tc_json_get(
 	    best, "candidate_id")));
-	tc_json_object_set(ev, "target", tc_json_clone(target));
+	tc_json_object_set(ev, "target", tc_pj_clone(target));
 	{
 		tc_json *proto = tc_json_new_object();
 		static const char *const k[] = { "device_id", "warmup", "repeats",
@@ -382,7 +382,7 @@ tc_pypto_render_report(const tc_pypto_report_opts *o, tc_error *err)
 		for (j = 0; k[j] != NULL; j++)
 			tc_json_object_set(proto, k[j], tc_json_clone(tc_json_get(perf,
 			    k[j])));
-		tc_json_object_set(proto, "timing_source", tc_json_clone(
+		tc_json_object_set(proto, "timing_source", tc_pj_clone(
 		    tc_json_get(perf, "timing_source_metric")));
 		tc_json_object_set(ev, "protocol", proto);
 	}
@@ -416,11 +416,11 @@ tc_pypto_render_report(const tc_pypto_report_opts *o, tc_error *err)
 		tc_json_object_set(c, "target_met", tc_json_get(row,
 		    "default_target_met") != NULL ? tc_json_clone(tc_json_get(row,
 		    "default_target_met")) : tc_json_new_null());
-		tc_json_object_set(c, "roofline_terminal", tc_json_clone(
+		tc_json_object_set(c, "roofline_terminal", tc_pj_clone(
 		    tc_json_get(tc, "roofline_terminal")));
-		tc_json_object_set(c, "pipeline_evidence", tc_json_clone(
+		tc_json_object_set(c, "pipeline_evidence", tc_pj_clone(
 		    tc_json_get(tc, "pipeline_evidence")));
-		tc_json_object_set(c, "scalar_evidence", tc_json_clone(
+		tc_json_object_set(c, "scalar_evidence", tc_pj_clone(
 		    tc_json_get(tc, "scalar_evidence")));
 		tc_json_array_push(pcs, c);
 	}

@@ -160,7 +160,8 @@ tc_pypto_discover(const tc_pypto_discover_opts *o, tc_error *err)
 		names[k].count++;
 		names[k].total_us += rows[i].duration_us;
 	}
-	qsort(names, nnames, sizeof(*names), cmp_rows);
+	if (nnames > 0)
+		qsort(names, nnames, sizeof(*names), cmp_rows);
 	list = tc_json_new_array();
 	tc_buf_puts(&tsv, "count\ttask_type\ttotal_duration_us\texact_op_name\n");
 	for (k = 0; k < nnames; k++) {
@@ -210,7 +211,7 @@ tc_pypto_discover(const tc_pypto_discover_opts *o, tc_error *err)
 		tc_json_object_set_string(r, "sha256", sha);
 		tc_json_object_set(doc, "runner", r);
 	}
-	tc_json_object_set(doc, "performance_cases", tc_json_clone(m.source));
+	tc_json_object_set(doc, "performance_cases", tc_pj_clone(m.source));
 	tc_json_object_set(doc, "argv", argv_json(run.argv));
 	tc_now_iso(stamp);
 	tc_json_object_set_string(doc, "recorded_at", stamp);

@@ -314,7 +314,7 @@ do_start(tc_json *l, struct ctx *c, const char *now, tc_error *err)
 	tc_json_object_set_string(e, "started_at", now);
 	tc_json_object_set(e, "steps", tc_json_new_array());
 	tc_json_array_push(exps, e);
-	tc_json_object_set(c->out, "experiment", tc_json_clone(e));
+	tc_json_object_set(c->out, "experiment", tc_pj_clone(e));
 	rc = 0;
 out:
 	free(data);
@@ -347,7 +347,7 @@ do_correctness(tc_json *l, struct ctx *c, const char *now, tc_error *err)
 	    c->o->timeout_s, (size_t)n, err)) == NULL)
 		return -1;
 	step(exp, run, "correctness", now, c->sha);
-	tc_json_object_set(c->out, "correctness", tc_json_clone(run));
+	tc_json_object_set(c->out, "correctness", tc_pj_clone(run));
 	if (!tc_json_truthy(tc_json_get(run, "passed")))
 		tc_json_object_set_string(c->out, "instruction", "the candidate is "
 		    "not correct: restore immediately (pypto experiment restore) "
@@ -496,7 +496,7 @@ do_compare(tc_json *l, struct ctx *c, bool quick, const char *now,
 		tc_json_object_set_string(s, quick ? "quick_dir" : "round", rel);
 		free(rel);
 	}
-	tc_json_object_set(s, "collection_id", tc_json_clone(tc_json_get(summary,
+	tc_json_object_set(s, "collection_id", tc_pj_clone(tc_json_get(summary,
 	    "collection_id")));
 	tc_json_object_set(s, "per_case_us", case_aggregates(summary));
 	step(exp, s, quick ? "quick" : "formal", now, c->sha);
@@ -508,14 +508,14 @@ do_compare(tc_json *l, struct ctx *c, bool quick, const char *now,
 
 		tc_json_object_set_string(row, "candidate_id", eid);
 		tc_json_object_set_string(row, "round", rel);
-		tc_json_object_set(row, "source_items", tc_json_clone(tc_json_get(
+		tc_json_object_set(row, "source_items", tc_pj_clone(tc_json_get(
 		    exp, "item_ids")));
 		tc_json_object_set_bool(row, "correct", true);
 		tc_json_object_set_bool(row, "compliant", !c->o->not_compliant);
 		{
 			char *ce = tc_xasprintf("tunectl pypto experiment "
 			    "correctness: exit %lld, PASS (stdout sha256 %s)",
-			    (long long)tc_js_number(tc_json_get(cs, "exit_code")),
+			    (long long)tc_pj_int_or(tc_json_get(cs, "exit_code"), -1),
 			    tc_json_get_string(cs, "stdout_sha256"));
 
 			tc_json_object_set_string(row, "correctness_evidence", ce);
@@ -548,12 +548,12 @@ close_items(tc_json *l, tc_json *exp, const char *status, const char *reason,
 	size_t i;
 	int rc = 0;
 
-	tc_json_object_set(ev, "experiment", tc_json_clone(tc_json_get(exp,
+	tc_json_object_set(ev, "experiment", tc_pj_clone(tc_json_get(exp,
 	    "experiment_id")));
-	tc_json_object_set(ev, "change", tc_json_clone(tc_json_get(exp,
+	tc_json_object_set(ev, "change", tc_pj_clone(tc_json_get(exp,
 	    "change")));
 	if (fs != NULL)
-		tc_json_object_set(ev, "round", tc_json_clone(tc_json_get(fs,
+		tc_json_object_set(ev, "round", tc_pj_clone(tc_json_get(fs,
 		    "round")));
 	for (i = 0; i < ids->u.arr.len && rc == 0; i++) {
 		const char *id = tc_json_string(ids->u.arr.items[i]);
@@ -635,7 +635,7 @@ do_decide(tc_json *l, struct ctx *c, bool accept, const char *now,
 	tc_json_object_set_string(exp, "status", "closed");
 	tc_json_object_set_int(exp, "closed_seq", bump_seq(l));
 	tc_json_object_set_string(exp, "closed_at", now);
-	tc_json_object_set(c->out, "experiment", tc_json_clone(exp));
+	tc_json_object_set(c->out, "experiment", tc_pj_clone(exp));
 	return 0;
 }
 
@@ -709,7 +709,7 @@ do_baseline(struct ctx *c, tc_error *err)
 	tc_json_object_set_string(row, "executable_sha256", sha != NULL ? sha :
 	    "");
 	tc_pypto_round_free(&r);
-	tc_json_object_set(c->out, "candidate", tc_json_clone(row));
+	tc_json_object_set(c->out, "candidate", tc_pj_clone(row));
 	return add_candidate(c, row, err);
 }
 

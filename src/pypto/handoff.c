@@ -483,7 +483,7 @@ tc_pypto_blocked_handoff(const char *op_dir, const tc_json *inputs,
 	tc_json_object_set(h, "commands", cmds);
 	tc_json_object_set_string(b, "root_cause", "required Stage 5 inputs are "
 	    "missing or unparseable");
-	tc_json_object_set(b, "frozen_inputs", tc_json_clone(tc_json_get(inputs,
+	tc_json_object_set(b, "frozen_inputs", tc_pj_clone(tc_json_get(inputs,
 	    "missing")));
 	tc_json_object_set_string(b, "evidence", tc_buf_cstr(&ev));
 	tc_json_object_set(h, "block", b);

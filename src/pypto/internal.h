@@ -38,6 +38,8 @@ void tc_js_iso_now(char out[32]);
 
 /* A strict int (not bool, not float) that fits int64. */
 bool tc_pj_int(const tc_json *v, int64_t *out);
+/* The strict int v, or dflt when v is absent or not one (for printing). */
+int64_t tc_pj_int_or(const tc_json *v, int64_t dflt);
 /* A finite number > 0 (int or float, not bool). */
 bool tc_pj_positive(const tc_json *v, double *out);
 /* Non-empty string after Python strip(); returns the stripped copy
@@ -52,6 +54,9 @@ void tc_pj_fixed(tc_buf *out, double x, int decimals);
 void tc_pj_pystr(tc_buf *out, const tc_json *v);
 /* Python repr() of a list of JSON values: "[1.0, 2.5]", "['a']". */
 void tc_pj_pylist(tc_buf *out, const tc_json *arr);
+/* A copy of v, or JSON null when v is absent (a member must never be a
+ * NULL value: the writers would trip over it). */
+tc_json *tc_pj_clone(const tc_json *v);
 /* Arrays of strings. */
 tc_json *tc_pj_string_array(char *const *items, size_t n);
 /* Find a string in a JSON array of strings. */

@@ -314,3 +314,17 @@ tc_pypto_case_dir_name(const char *case_id)
 	free(value);
 	return out;
 }
+
+tc_json *
+tc_pj_clone(const tc_json *v)
+{
+	return v != NULL ? tc_json_clone(v) : tc_json_new_null();
+}
+
+int64_t
+tc_pj_int_or(const tc_json *v, int64_t dflt)
+{
+	int64_t x;
+
+	return tc_pj_int(v, &x) ? x : dflt;
+}

@@ -98,7 +98,7 @@ configure(tc_json *state, const tc_pypto_orch_input *in, tc_json *out,
 	set_text(opt, "docs_cache", in->docs_cache);
 	set_text(opt, "resource_root", in->resource_root);
 	tc_pypto_orch_event(state, "configure", NULL);
-	tc_json_object_set(out, "options", tc_json_clone(opt));
+	tc_json_object_set(out, "options", tc_pj_clone(opt));
 	return 0;
 }
 
@@ -122,10 +122,10 @@ resume(tc_json *state, const tc_pypto_orch_input *in, tc_json *out,
 		return -1;
 	}
 	ev = tc_json_new_object();
-	tc_json_object_set(ev, "halt", tc_json_clone(halt));
+	tc_json_object_set(ev, "halt", tc_pj_clone(halt));
 	tc_json_object_set_string(ev, "reason", in->reason);
 	tc_pypto_orch_event(state, "resume", ev);
-	tc_json_object_set(out, "resumed", tc_json_clone(halt));
+	tc_json_object_set(out, "resumed", tc_pj_clone(halt));
 	tc_json_object_set_null(orch, "halt");
 	tc_json_object_remove(orch, "excluded_devices");
 	return 0;
@@ -213,7 +213,7 @@ tc_pypto_check_record(const tc_pypto_state_opts *o,
 		report = NULL;
 		goto out;
 	}
-	tc_json_object_set(report, "bound", tc_json_clone(tc_json_get(
+	tc_json_object_set(report, "bound", tc_pj_clone(tc_json_get(
 	    tc_json_get(tc_pypto_orch(work), "stage5"), "check")));
 out:
 	tc_json_free(work);

@@ -127,6 +127,40 @@ stage_default(const tc_json *state, const tc_json *orch, int stage,
 	return 0;
 }
 
+/* A pending sub-step read from the state names a known mode of its role
+ * and a module number: it becomes part of a directory name. */
+static bool
+sub_step_valid(const tc_json *next)
+{
+	static const char *const modes[][2] = {
+		{ "verifier", "stage1-check" }, { "verifier", "stage2-check" },
+		{ "verifier", "stage3-check" }, { "verifier", "module-check" },
+		{ "verifier", "stage4-check" }, { "verifier", "stage5-check" },
+		{ "verifier", "upstream-contract-check" },
+		{ "verifier", "capability_gap_check" },
+		{ "mathematician", "staging" }, { "coder", "module" },
+		{ "coder", "finalize" },
+	};
+	const char *role = tc_json_get_string(next, "role");
+	const tc_json *mode = tc_json_get(next, "mode");
+	const tc_json *module = tc_json_get(next, "module");
+	const char *m = tc_json_string(mode), *k = tc_json_string(module);
+	size_t i;
+
+	if (!tc_pypto_role_known(role))
+		return false;
+	if (module != NULL && module->type != TC_JSON_NULL &&
+	    (k == NULL || *k == '\0' || strlen(k) > 4 ||
+	    strspn(k, "0123456789") != strlen(k)))
+		return false;
+	if (mode == NULL || mode->type == TC_JSON_NULL)
+		return strcmp(role, "verifier") != 0;
+	for (i = 0; m != NULL && i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (strcmp(modes[i][0], role) == 0 && strcmp(modes[i][1], m) == 0)
+			return true;
+	return false;
+}
+
 static void
 make_step_id(tc_pypto_step *s, int64_t seq)
 {
@@ -211,7 +245,7 @@ tc_pypto_next_step(const tc_json *state, tc_pypto_step *s,
 	}
 	if (tc_json_is(next, TC_JSON_OBJECT) &&
 	    tc_js_number(tc_json_get(next, "stage")) == cur &&
-	    tc_pypto_role_known(tc_json_get_string(next, "role"))) {
+	    sub_step_valid(next)) {
 		set_step(s, stage, tc_json_get_string(next, "role"),
 		    tc_json_get_string(next, "mode"),
 		    tc_json_get_string(next, "module"));

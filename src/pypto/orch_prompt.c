@@ -114,9 +114,15 @@ s_or(const tc_json *o, const char *k, const char *d)
 static void
 pretty_block(tc_buf *b, const tc_json *v)
 {
-	char *t = tc_json_pretty(v, NULL, NULL);
-	const char *p = t;
+	char *t;
+	const char *p;
 
+	if (v == NULL) {
+		tc_buf_puts(b, "     (none)\n");
+		return;
+	}
+	t = tc_json_pretty(v, NULL, NULL);
+	p = t;
 	while (p != NULL && *p != '\0') {
 		size_t n = strcspn(p, "\n");
 
@@ -185,7 +191,7 @@ tc_pypto_prompt(const tc_json *task, const char *task_path,
 	    mode != NULL ? mode : "", module != NULL ? ", module " : "",
 	    module != NULL ? module : "", s_or(step, "skill", "?"),
 	    s_or(task, "op_dir", "?"),
-	    (long long)tc_js_number(tc_json_get(task, "device_id")));
+	    (long long)tc_pj_int_or(tc_json_get(task, "device_id"), -1));
 	tc_buf_printf(&b, "2. Load and follow `%s`%s%s. %s\n\n",
 	    s_or(step, "skill", "?"), mode != NULL ? " in mode " : "",
 	    mode != NULL ? mode : "", skill_hint(host));

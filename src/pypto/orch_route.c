@@ -123,7 +123,7 @@ feedback(struct route *r, const char *instruction)
 	tc_json *f = tc_json_new_object();
 	const tc_json *checks = tc_json_get(r->result, "failed_checks");
 
-	tc_json_object_set(f, "from_step", tc_json_clone(tc_json_get(
+	tc_json_object_set(f, "from_step", tc_pj_clone(tc_json_get(
 	    tc_json_get(r->task, "step"), "step_id")));
 	tc_json_object_set_string(f, "from_role", r->role);
 	tc_json_object_set_string(f, "outcome", r->outcome);
@@ -132,7 +132,7 @@ feedback(struct route *r, const char *instruction)
 	else
 		tc_json_object_set_null(f, "failure_category");
 	if (tc_json_is(checks, TC_JSON_ARRAY))
-		tc_json_object_set(f, "failed_checks", tc_json_clone(checks));
+		tc_json_object_set(f, "failed_checks", tc_pj_clone(checks));
 	tc_json_object_set_string(f, "evidence", r->evidence != NULL ?
 	    r->evidence : "");
 	tc_json_object_set_string(f, "instruction", instruction);
@@ -167,7 +167,7 @@ halt(struct route *r, const char *kind, const char *reason)
 
 	tc_json_object_set_string(h, "kind", kind);
 	tc_json_object_set_string(h, "reason", reason);
-	tc_json_object_set(h, "step_id", tc_json_clone(tc_json_get(
+	tc_json_object_set(h, "step_id", tc_pj_clone(tc_json_get(
 	    tc_json_get(r->task, "step"), "step_id")));
 	tc_json_object_set_string(h, "evidence", r->evidence != NULL ?
 	    r->evidence : "");
@@ -411,7 +411,7 @@ route_coder(struct route *r)
 		tc_json *fb = feedback(r, "confirm or reject the suspected upstream "
 		    "error with a minimal reproduction");
 
-		tc_json_object_set(fb, "suspected_category", tc_json_clone(
+		tc_json_object_set(fb, "suspected_category", tc_pj_clone(
 		    tc_json_get(r->result, "suspected_category")));
 		tc_json_object_set(fb, "return_to", return_to_coder(r));
 		next_step(r, "verifier", "upstream-contract-check", NULL, fb);
@@ -489,9 +489,9 @@ route_stage4_check(struct route *r)
 		tc_json *pass = tc_json_new_object();
 
 		act_stage(r, "complete_stage", 4);
-		tc_json_object_set(pass, "step_id", tc_json_clone(tc_json_get(
+		tc_json_object_set(pass, "step_id", tc_pj_clone(tc_json_get(
 		    tc_json_get(r->task, "step"), "step_id")));
-		tc_json_object_set(pass, "summary", tc_json_clone(tc_json_get(
+		tc_json_object_set(pass, "summary", tc_pj_clone(tc_json_get(
 		    r->result, "summary")));
 		tc_json_object_set_string(pass, "evidence", r->evidence != NULL ?
 		    r->evidence : "");
@@ -733,7 +733,6 @@ tc_pypto_route(const tc_json *state, const tc_json *task,
 
 	memset(d, 0, sizeof(*d));
 	d->exclude_device = -1;
-	d->actions = tc_json_new_array();
 	memset(&r, 0, sizeof(r));
 	r.state = state;
 	r.task = task;
@@ -754,6 +753,7 @@ tc_pypto_route(const tc_json *state, const tc_json *task,
 		    "stage or outcome");
 		return -1;
 	}
+	d->actions = tc_json_new_array();
 	if (is(r.role, "verifier") && (is(r.mode, "upstream-contract-check") ||
 	    is(r.mode, "capability_gap_check")))
 		rc = route_side_checks(&r);

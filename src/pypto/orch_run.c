@@ -182,7 +182,7 @@ derived_dispatch(const tc_json *state)
 	tc_json_object_set(d, "stage4_path", path != NULL ? tc_json_clone(path) :
 	    tc_json_new_null());
 	tc_json_object_set(d, "optimization_target",
-	    tc_json_clone(tc_json_get(c, "optimization_target")));
+	    tc_pj_clone(tc_json_get(c, "optimization_target")));
 	return d;
 }
 
@@ -275,7 +275,7 @@ refused_transition(tc_pypto_decision *d, const tc_json *task,
 	(void)tc_json_int64(tc_json_get(step, "stage"), &stage);
 	if (stage < 1 || stage > 5)
 		stage = 1;
-	tc_json_object_set(fb, "from_step", tc_json_clone(tc_json_get(step,
+	tc_json_object_set(fb, "from_step", tc_pj_clone(tc_json_get(step,
 	    "step_id")));
 	tc_json_object_set_string(fb, "from_role", "orchestrator");
 	tc_json_object_set_string(fb, "outcome", "transition_refused");
@@ -400,7 +400,7 @@ accept_locked(tc_pypto_store *st, const tc_pypto_state_opts *o,
 		}
 		tc_json_free(work);
 		work = trial;
-		tc_json_array_push(applied, tc_json_clone(
+		tc_json_array_push(applied, tc_pj_clone(
 		    d.actions->u.arr.items[i]));
 	}
 	orch = tc_pypto_orch(work);
@@ -408,7 +408,7 @@ accept_locked(tc_pypto_store *st, const tc_pypto_state_opts *o,
 	tc_json_object_set(orch, "next", d.next != NULL ? tc_json_clone(d.next) :
 	    tc_json_new_null());
 	if (d.halt != NULL)
-		tc_json_object_set(orch, "halt", tc_json_clone(d.halt));
+		tc_json_object_set(orch, "halt", tc_pj_clone(d.halt));
 	if (d.exclude_device >= 0) {
 		tc_json *ex = tc_json_get(orch, "excluded_devices"), *e;
 
@@ -418,7 +418,7 @@ accept_locked(tc_pypto_store *st, const tc_pypto_state_opts *o,
 		}
 		e = tc_json_new_object();
 		tc_json_object_set_int(e, "device_id", d.exclude_device);
-		tc_json_object_set(e, "step_id", tc_json_clone(tc_json_get(step,
+		tc_json_object_set(e, "step_id", tc_pj_clone(tc_json_get(step,
 		    "step_id")));
 		tc_json_array_push(ex, e);
 	}
@@ -436,16 +436,16 @@ accept_locked(tc_pypto_store *st, const tc_pypto_state_opts *o,
 		goto out_applied;
 
 	ev = tc_json_new_object();
-	tc_json_object_set(ev, "step_id", tc_json_clone(tc_json_get(step,
+	tc_json_object_set(ev, "step_id", tc_pj_clone(tc_json_get(step,
 	    "step_id")));
-	tc_json_object_set(ev, "role", tc_json_clone(tc_json_get(step, "role")));
-	tc_json_object_set(ev, "mode", tc_json_clone(tc_json_get(step, "mode")));
-	tc_json_object_set(ev, "outcome", tc_json_clone(tc_json_get(result,
+	tc_json_object_set(ev, "role", tc_pj_clone(tc_json_get(step, "role")));
+	tc_json_object_set(ev, "mode", tc_pj_clone(tc_json_get(step, "mode")));
+	tc_json_object_set(ev, "outcome", tc_pj_clone(tc_json_get(result,
 	    "outcome")));
 	if (v.verdict != NULL)
 		tc_json_object_set_string(ev, "rederived_verdict", v.verdict);
 	tc_json_object_set_string(ev, "decision", d.summary);
-	tc_json_object_set(ev, "actions", tc_json_clone(applied));
+	tc_json_object_set(ev, "actions", tc_pj_clone(applied));
 	{
 		char *rel = tc_attempt_rel(a, TC_ATTEMPT_RECEIPT);
 		char *full = tc_xasprintf("%s/%s", TC_PYPTO_ORCH_DIR, rel);
@@ -460,15 +460,15 @@ accept_locked(tc_pypto_store *st, const tc_pypto_state_opts *o,
 		goto out_applied;
 
 	out = tc_json_new_object();
-	tc_json_object_set(out, "step_id", tc_json_clone(tc_json_get(step,
+	tc_json_object_set(out, "step_id", tc_pj_clone(tc_json_get(step,
 	    "step_id")));
-	tc_json_object_set(out, "role", tc_json_clone(tc_json_get(step, "role")));
-	tc_json_object_set(out, "mode", tc_json_clone(tc_json_get(step, "mode")));
-	tc_json_object_set(out, "outcome", tc_json_clone(tc_json_get(result,
+	tc_json_object_set(out, "role", tc_pj_clone(tc_json_get(step, "role")));
+	tc_json_object_set(out, "mode", tc_pj_clone(tc_json_get(step, "mode")));
+	tc_json_object_set(out, "outcome", tc_pj_clone(tc_json_get(result,
 	    "outcome")));
 	if (v.verdict != NULL) {
 		tc_json_object_set_string(out, "verdict", v.verdict);
-		tc_json_object_set(out, "check", tc_json_clone(tc_json_get(
+		tc_json_object_set(out, "check", tc_pj_clone(tc_json_get(
 		    tc_pypto_orch(work), "stage5")));
 	}
 	tc_json_object_set_string(out, "decision", d.summary);
@@ -478,9 +478,9 @@ accept_locked(tc_pypto_store *st, const tc_pypto_state_opts *o,
 	    tc_json_new_null());
 	tc_json_object_set(out, "halt", d.halt != NULL ? tc_json_clone(d.halt) :
 	    tc_json_new_null());
-	tc_json_object_set(out, "current_stage", tc_json_clone(tc_json_get(work,
+	tc_json_object_set(out, "current_stage", tc_pj_clone(tc_json_get(work,
 	    "current_stage")));
-	tc_json_object_set(out, "stage_status", tc_json_clone(tc_json_get(work,
+	tc_json_object_set(out, "stage_status", tc_pj_clone(tc_json_get(work,
 	    "stage_status")));
 out_applied:
 	tc_json_free(applied);
@@ -504,9 +504,9 @@ receipt_for(const tc_attempt *a, const tc_json *task, const char *argv_sha,
 	r = tc_attempt_receipt(a, TC_PYPTO_RECEIPT_SCHEMA,
 	    tc_json_get_string(task, "operator"), tc_json_get(task, "step"),
 	    task_sha, argv_sha);
-	tc_json_object_set(r, "task_state_sha256", tc_json_clone(tc_json_get(
+	tc_json_object_set(r, "task_state_sha256", tc_pj_clone(tc_json_get(
 	    task, "state_sha256")));
-	tc_json_object_set(r, "device_id", tc_json_clone(tc_json_get(task,
+	tc_json_object_set(r, "device_id", tc_pj_clone(tc_json_get(task,
 	    "device_id")));
 	return r;
 }
@@ -738,9 +738,9 @@ stopped(const tc_pypto_state_opts *o, long steps, bool *stop, tc_error *err)
 	tc_json_object_set_string(out, "status", status);
 	tc_json_object_set_string(out, "reason", tc_error_msg(&why));
 	tc_json_object_set_int(out, "steps", steps);
-	tc_json_object_set(out, "current_stage", tc_json_clone(tc_json_get(
+	tc_json_object_set(out, "current_stage", tc_pj_clone(tc_json_get(
 	    st.state, "current_stage")));
-	tc_json_object_set(out, "stage_status", tc_json_clone(tc_json_get(
+	tc_json_object_set(out, "stage_status", tc_pj_clone(tc_json_get(
 	    st.state, "stage_status")));
 	tc_json_object_set(out, "halt", tc_json_get(tc_pypto_orch_get(st.state),
 	    "halt") != NULL ? tc_json_clone(tc_json_get(tc_pypto_orch_get(

@@ -222,11 +222,11 @@ inputs_for(const tc_json *state, const tc_pypto_step *s)
 		    "SPEC.md json machine-contract perf_target (null: the "
 		    "default Golden reference, or unavailable)");
 		tc_json_object_set(in, "p0_cases",
-		    tc_json_clone(tc_json_get(c, "p0_cases")));
+		    tc_pj_clone(tc_json_get(c, "p0_cases")));
 		tc_json_object_set(in, "optimization_target",
 		    optimization_target(state));
 		tc_json_object_set(in, "consent_basis",
-		    tc_json_clone(tc_json_get(c, "basis")));
+		    tc_pj_clone(tc_json_get(c, "basis")));
 		tc_json_object_set(in, "stage4_verifier_pass",
 		    tc_json_get(orch, "stage4_pass") != NULL ?
 		    tc_json_clone(tc_json_get(orch, "stage4_pass")) :

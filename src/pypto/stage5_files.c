@@ -215,7 +215,8 @@ walk_dir(struct walk *w, int dirfd, const char *rel, int depth)
 		names = tc_xrealloc(names, (n + 1) * sizeof(*names));
 		names[n++] = tc_xstrdup(e->d_name);
 	}
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n > 0)
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (i = 0; i < n && rc == 0; i++) {
 		char *child = rel[0] != '\0' ? tc_xasprintf("%s/%s", rel,
 		    names[i]) : tc_xstrdup(names[i]);
@@ -311,7 +312,8 @@ tc_pypto_kb_selection_files(const char *op_dir)
 	}
 	if (d != NULL)
 		closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n > 0)
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (i = 0; i < n; i++) {
 		tc_json_array_push(list, tc_json_new_string(names[i]));
 		free(names[i]);
@@ -390,17 +392,17 @@ tc_pypto_kb_obligations(const char *op_dir, tc_error *err)
 				continue;
 			o = tc_json_new_object();
 			tc_json_object_set(o, "class_id",
-			    tc_json_clone(tc_json_get(b, "class_id")));
+			    tc_pj_clone(tc_json_get(b, "class_id")));
 			tc_json_object_set(o, "selection_field",
-			    tc_json_clone(tc_json_get(b, "selection_field")));
+			    tc_pj_clone(tc_json_get(b, "selection_field")));
 			tc_json_object_set(o, "reference",
-			    tc_json_clone(tc_json_get(b, "reference")));
+			    tc_pj_clone(tc_json_get(b, "reference")));
 			tc_json_object_set(o, "req_id",
-			    tc_json_clone(tc_json_get(r, "req_id")));
+			    tc_pj_clone(tc_json_get(r, "req_id")));
 			tc_json_object_set_string(o, "status", status != NULL ?
 			    status : "");
 			tc_json_object_set(o, "invariant",
-			    tc_json_clone(tc_json_get(r, "invariant")));
+			    tc_pj_clone(tc_json_get(r, "invariant")));
 			tc_json_array_push(out, o);
 		}
 	}

@@ -415,7 +415,7 @@ tc_pypto_timeline(const tc_pypto_timeline_opts *o, tc_error *err)
 	rc.case_arg = kind != NULL && strcmp(kind, "cli") == 0 ? name : NULL;
 	rc.case_env = kind != NULL && strcmp(kind, "env") == 0 ? name : NULL;
 	rc.adapter = kind != NULL && strcmp(kind, "function_adapter") == 0;
-	rc.device = (long)tc_js_number(tc_json_get(perf, "device_id"));
+	rc.device = (long)tc_pj_int_or(tc_json_get(perf, "device_id"), 0);
 	rc.timeout_s = o->timeout_s > 0 ? o->timeout_s : 600;
 	if (tc_pypto_runctx_open(&rc, err) != 0)
 		goto out;
@@ -474,17 +474,17 @@ tc_pypto_timeline(const tc_pypto_timeline_opts *o, tc_error *err)
 	    "requires_tile_dag_correlation");
 	tc_json_object_set_bool(doc, "completion_eligible", false);
 	tc_json_object_set(doc, "limitations", limitations());
-	tc_json_object_set(doc, "collection_id", tc_json_clone(tc_json_get(perf,
+	tc_json_object_set(doc, "collection_id", tc_pj_clone(tc_json_get(perf,
 	    "collection_id")));
 	tc_json_object_set_string(doc, "executable_sha256", sha);
 	tc_json_object_set_string(doc, "case", o->case_id);
-	tc_json_object_set(doc, "shape", tc_json_clone(tc_json_get(row,
+	tc_json_object_set(doc, "shape", tc_pj_clone(tc_json_get(row,
 	    "shape")));
-	tc_json_object_set(doc, "dtype", tc_json_clone(tc_json_get(row,
+	tc_json_object_set(doc, "dtype", tc_pj_clone(tc_json_get(row,
 	    "dtype")));
-	tc_json_object_set(doc, "device_id", tc_json_clone(tc_json_get(perf,
+	tc_json_object_set(doc, "device_id", tc_pj_clone(tc_json_get(perf,
 	    "device_id")));
-	tc_json_object_set(doc, "device_source", tc_json_clone(tc_json_get(perf,
+	tc_json_object_set(doc, "device_source", tc_pj_clone(tc_json_get(perf,
 	    "device_select_source")));
 	tc_json_object_set_int(doc, "seed", 42);
 	tc_json_object_set_int(doc, "warmup", warmup);

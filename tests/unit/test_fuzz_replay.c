@@ -72,6 +72,9 @@
 #define LLVMFuzzerTestOneInput fuzz_pypto_items_one
 #include "../fuzz/fuzz_pypto_items.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_pypto_orch_one
+#include "../fuzz/fuzz_pypto_orch.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*replay_fn)(const uint8_t *data, size_t size);
 
@@ -142,6 +145,7 @@ REPLAY_TEST(fuzz_runset)
 REPLAY_TEST(fuzz_pypto_state)
 REPLAY_TEST(fuzz_pypto_cases)
 REPLAY_TEST(fuzz_pypto_items)
+REPLAY_TEST(fuzz_pypto_orch)
 
 #define T(name) cmocka_unit_test(name##_corpus_replays_without_a_finding)
 
@@ -154,6 +158,7 @@ main(void)
 		T(fuzz_ledger), T(fuzz_final_ledger), T(fuzz_report_summary),
 		T(fuzz_phase_manifest), T(fuzz_lease), T(fuzz_runset),
 		T(fuzz_pypto_state), T(fuzz_pypto_cases), T(fuzz_pypto_items),
+		T(fuzz_pypto_orch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
