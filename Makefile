@@ -1,7 +1,7 @@
 # tunectl - evidence-gated tuning controller.
 #
 #   make                 build build/tunectl and build/libtunectl.a
-#   make check           build and run every test (unit + CLI); last line "N passed, N failed, N skipped"
+#   make check           build and run every test (unit + CLI); last line "N passed, N failed"
 #   make check SANITIZE=1  the same under ASan+UBSan (build in build/san)
 #   make check VALGRIND=1  CLI tests run the binary under valgrind
 #   make demo            run tunectl's main job end to end

@@ -7,7 +7,13 @@
 #   check "name" <cmd...>   run a shell assertion and report it
 #   expect_rc N "name"      assert the last tc exit code
 #   expect_out "text" "name" / expect_err "text" "name"  (substring)
+#   open_gate FIFO "what"   write a line to a FIFO a background command
+#                           reads, failing (not hanging) if none does
+#   wait_for SECS "what" PID...  wait for background processes, at most
+#                           SECS; on timeout kill them and fail naming what
 #   finish                  print the plan; exit non-zero on failure
+#
+# Nothing here waits without a bound: a test that would hang fails instead.
 set -u
 TUNECTL_BIN=${TUNECTL_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/tunectl}
 TUNECTL_SRC=${TUNECTL_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -83,3 +89,40 @@ finish() {
 	echo "1..$_n"
 	[ "$_failed" -eq 0 ]
 }
+
+# open_gate FIFO WHAT [SECONDS]: write "go" into FIFO, at most SECONDS
+# (default 20).  A plain "echo go > FIFO" blocks forever when the reader
+# has already gone (for instance killed by its own timeout).
+open_gate() {
+	local fifo=$1 what=$2 limit=${3:-20}
+	if ! timeout "$limit" sh -c 'echo go > "$1"' _ "$fifo"; then
+		not_ok "open the gate of $what" "nobody read $fifo within ${limit}s (has its reader already exited?)"
+		return 1
+	fi
+}
+
+# wait_for SECONDS WHAT PID...: wait for background PIDs, at most SECONDS
+# in all; returns the last PID's exit status.  On timeout the remaining
+# ones are killed (SIGKILL) and a failure names WHAT.
+wait_for() {
+	local limit=$1 what=$2 pid deadline rc=0
+	shift 2
+	deadline=$((SECONDS + limit))
+	for pid in "$@"; do
+		while kill -0 "$pid" 2>/dev/null; do
+			if [ "$SECONDS" -ge "$deadline" ]; then
+				kill -9 "$@" 2>/dev/null
+				wait "$@" 2>/dev/null
+				not_ok "wait for $what" "still running after ${limit}s: pids $*"
+				return 124
+			fi
+			sleep 0.05
+		done
+	done
+	for pid in "$@"; do
+		wait "$pid" 2>/dev/null
+		rc=$?
+	done
+	return "$rc"
+}
+

@@ -83,7 +83,7 @@ fi
 
 mkfifo "$T/gate"
 tc_bg() { "$TUNECTL_BIN" "$@" >/dev/null 2>&1 </dev/null & }
-tc_bg lease run --lease-root "$L" --device-id 1 --timeout-seconds 30 --cwd "$W" \
+tc_bg lease run --lease-root "$L" --device-id 1 --timeout-seconds 300 --cwd "$W" \
     --manifest-out "$T/m/holder.json" --command-id the-holder -- /bin/sh -c "read x < '$T/gate'"
 holder=$!
 for _ in $(seq 200); do grep -q the-holder "$L/npu-device-1.lock" 2>/dev/null && break; sleep 0.05; done
@@ -108,8 +108,8 @@ check "blocked: no logs created" test ! -e "$T/m/blocked.stdout.log"
 tc lease status --lease-root "$L"
 printf '%s\n' "$out" > "$st"
 expect_eq "$(j "$st" 'd["free"]')" "[0]" "the device taken before the timeout was released"
-echo go > "$T/gate"
-wait "$holder"
+open_gate "$T/gate" "the lease holder"
+wait_for 60 "the lease holder" "$holder"
 expect_eq "$(j "$T/m/holder.json" 'd["status"]')" "passed" "the holder finished normally"
 
 # ---- validation messages (argparse errors, exit 2, nothing written) -----------

@@ -103,7 +103,7 @@ check "no claim directory is left behind" test -z "$(ls "$W")"
 F=$T/fair
 mkdir -p "$F"
 mkfifo "$F/gate"
-"$TUNECTL_BIN" lease run --lease-root "$F/leases" --device-id 0 --timeout-seconds 60 --cwd "$F" \
+"$TUNECTL_BIN" lease run --lease-root "$F/leases" --device-id 0 --timeout-seconds 300 --cwd "$F" \
     --manifest-out "$F/holder.json" -- /bin/sh -c "read x < '$F/gate'" >/dev/null 2>&1 &
 holder=$!
 waiting() {	# waiting N: until lease status shows N waiters for device 0
@@ -124,8 +124,8 @@ for w in 1 2 3 4 5; do
 	pids+=($!)
 	check "waiter $w is queued behind the earlier ones" waiting "$w"
 done
-echo go > "$F/gate"
-wait "$holder" "${pids[@]}"
+open_gate "$F/gate" "the holder of device 0"
+wait_for 120 "the holder and the five waiters" "$holder" "${pids[@]}"
 expect_eq "$(tr '\n' ' ' < "$F/order")" "w1 w2 w3 w4 w5 " "waiters for a device are served in arrival order (a multi-device request included)"
 expect_eq "$(python3 -c 'import json,sys; print(all(json.load(open(f))["lease_accounting"]["wait_seconds"] > 0 for f in sys.argv[1:]))' "$F"/w*.json)" "True" "each waiter's manifest accounts for its wait"
 
