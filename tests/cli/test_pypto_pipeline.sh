@@ -33,8 +33,14 @@ export TUNECTL=$TUNECTL_BIN PYTHONPATH=$TUNECTL_SRC/examples/pypto-op/shim${PYTH
 expect_eq "$(jq_ "$S" "','.join(d['stage_status'][k] for k in '12345')")" \
     "completed,completed,completed,completed,completed" "all five stages are completed"
 steps=$(jq_ "$S" "' '.join(e['step_id'].split('-', 2)[2] for e in d['orchestration']['history'] if e['event'] == 'step')")
-expect_eq "$steps" "planner verifier-stage1-check mathematician architect verifier-stage3-check coder verifier-stage4-check optimizer verifier-stage5-check" \
-    "one fresh worker per step, in the pipeline's order"
+# Stage 5 may take more than one optimizer round: on a loaded CPU the
+# independent final compare can drift past the frozen stability range, and
+# P7 then sends the raw evidence back to the optimizer to re-measure.
+check "one fresh worker per step, in the pipeline's order" \
+    grep -Eqx "planner verifier-stage1-check mathematician architect verifier-stage3-check coder verifier-stage4-check( optimizer verifier-stage5-check)+" <<<"$steps"
+verdicts=$(for c in "$OP"/.orchestrator/stage5/check-*.json; do jq_ "$c" "d['verdict']"; done | tr '\n' ' ')
+check "every stage5-check before the last failed and went back to the optimizer" \
+    grep -Eqx "(FAILED )*PASS " <<<"$verdicts"
 for r in $(ls -d "$OP"/.orchestrator/dispatches/*-attempt-001); do
 	[ "$(jq_ "$r/dispatch-receipt.json" "d['runner_status']")" = passed ] || bad="$bad $r"
 done
@@ -51,7 +57,7 @@ tc pypto state --project "$P" --op-dir "$OP" complete_stage --stage 5
 expect_rc 1 "a completed Stage 5 does not complete twice"
 
 # ---- the optimizer's handoff and the ledger -------------------------------------------------
-OPTR=$(ls -d "$OP"/.orchestrator/dispatches/s5-*-optimizer-attempt-001)/phase-result.json
+OPTR=$(ls -d "$OP"/.orchestrator/dispatches/s5-*-optimizer-attempt-001 | tail -1)/phase-result.json
 python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['handoff'], open(sys.argv[2], 'w'))" "$OPTR" "$T/handoff.json"
 tc pypto handoff validate --op-dir "$OP" --handoff "$T/handoff.json"
 expect_rc 0 "the optimizer's closed handoff validates"
@@ -172,7 +178,7 @@ expect_rc 1 "without the verifier's review the check is not complete"
 expect_out '"verdict": "NOT_COMPLETE"' "it never passes on missing evidence"
 expect_err "review item S4.6 is not answered by the verifier" "and names what is missing"
 python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['review'], open(sys.argv[2], 'w'))" \
-    "$(ls -d "$OP"/.orchestrator/dispatches/s5-*-verifier-stage5-check-attempt-001)/phase-result.json" "$T/review.json"
+    "$(ls -d "$OP"/.orchestrator/dispatches/s5-*-verifier-stage5-check-attempt-001 | tail -1)/phase-result.json" "$T/review.json"
 tc pypto check stage5 --op-dir "$OP" --review "$T/review.json"
 expect_rc 0 "with the verifier's review the restored evidence passes again"
 expect_err "Stage 5 verification PASSED." "in the reference's words"
