@@ -86,4 +86,22 @@ int tc_attempt_run_host(const tc_attempt *a, const tc_runner *runner,
     double *seconds, const char **runner_status, tc_json **result,
     tc_error *err);
 
+/* Consecutive failed attempts at one step, for the loops that call a
+ * run-next until nothing is left (run, pypto run). */
+typedef struct tc_attempt_streak {
+	char *step_id;		/* the step failing now (owned), or NULL */
+	long failures;
+} tc_attempt_streak;
+
+/*
+ * Count one run-next call and free its report.  A success resets the
+ * streak and returns true.  A failure returns false (stop) when no
+ * attempt was made (the refusal in err stands) or when the step has now
+ * failed max_attempts times in a row (err says so and that its attempts
+ * are kept under kept_under); otherwise true with err cleared.
+ */
+bool tc_attempt_streak_count(tc_attempt_streak *s, tc_attempt_report *report,
+    bool succeeded, long max_attempts, const char *kept_under, tc_error *err);
+void tc_attempt_streak_free(tc_attempt_streak *s);
+
 #endif

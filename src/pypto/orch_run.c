@@ -742,9 +742,8 @@ stopped(const tc_pypto_state_opts *o, long steps, bool *stop, tc_error *err)
 	    st.state, "current_stage")));
 	tc_json_object_set(out, "stage_status", tc_pj_clone(tc_json_get(
 	    st.state, "stage_status")));
-	tc_json_object_set(out, "halt", tc_json_get(tc_pypto_orch_get(st.state),
-	    "halt") != NULL ? tc_json_clone(tc_json_get(tc_pypto_orch_get(
-	    st.state), "halt")) : tc_json_new_null());
+	tc_json_object_set(out, "halt", tc_pj_clone(tc_json_get(
+	    tc_pypto_orch_get(st.state), "halt")));
 	tc_error_clear(&why);
 	tc_pypto_store_close(&st);
 	return out;
@@ -754,20 +753,20 @@ tc_json *
 tc_pypto_run_pipeline(const tc_pypto_run_opts *o, tc_pypto_progress progress,
     void *ctx, tc_error *err)
 {
-	char *failing = NULL;
-	long failures = 0, steps = 0;
+	tc_attempt_streak streak = { NULL, 0 };
+	long steps = 0;
 	long max_attempts = o->max_attempts > 0 ? o->max_attempts : 3;
 	long max_steps = o->max_steps > 0 ? o->max_steps : 200;
 
 	for (;;) {
 		tc_attempt_report report;
 		tc_json *done, *acc;
-		bool stop;
+		bool stop, ok;
 
 		tc_error_clear(err);
 		done = stopped(&o->state, steps, &stop, err);
 		if (stop || tc_error_msg(err)[0] != '\0') {
-			free(failing);
+			tc_attempt_streak_free(&streak);
 			return done;
 		}
 		if (steps >= max_steps) {
@@ -780,32 +779,13 @@ tc_pypto_run_pipeline(const tc_pypto_run_opts *o, tc_pypto_progress progress,
 		if (progress != NULL)
 			progress(&report, acc, acc == NULL ? tc_error_msg(err) :
 			    NULL, ctx);
-		if (acc != NULL) {
-			tc_json_free(acc);
-			steps++;
-			free(failing);
-			failing = NULL;
-			failures = 0;
-			tc_attempt_report_free(&report);
-			continue;
-		}
-		if (report.attempt == 0) {
-			tc_attempt_report_free(&report);
+		ok = acc != NULL;
+		steps += ok;
+		tc_json_free(acc);
+		if (!tc_attempt_streak_count(&streak, &report, ok, max_attempts,
+		    TC_PYPTO_ORCH_DIR "/dispatches/", err))
 			break;
-		}
-		if (failing == NULL || strcmp(failing, report.step_id) != 0) {
-			free(failing);
-			failing = tc_xstrdup(report.step_id);
-			failures = 0;
-		}
-		tc_attempt_report_free(&report);
-		if (++failures >= max_attempts) {
-			tc_error_set(err, "step %s failed %ld attempts in a row; the "
-			    "step stays pending and every attempt is kept under "
-			    "%s/dispatches/", failing, failures, TC_PYPTO_ORCH_DIR);
-			break;
-		}
 	}
-	free(failing);
+	tc_attempt_streak_free(&streak);
 	return NULL;
 }

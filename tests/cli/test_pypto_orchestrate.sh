@@ -167,6 +167,11 @@ check "the worker's own state action was refused, whatever --agent said" \
     grep -q "state action exit=1 stderr=tunectl: permission denied: state_transition is restricted to the PyPTO-Pro primary, but was called by \"pypto-pro-op-optimizer\". Subagents must not modify .orchestrator_state.json" "$PYPTO_STUB_LOG"
 R=$(ls -d "$OP"/.orchestrator/dispatches/s5-008-optimizer-attempt-001)
 expect_eq "$(jq_ "$R/dispatch-receipt.json" "d['runner_status']")" failed "the attempt's receipt says failed"
+PYPTO_STUB_MODE=write_state tc pypto run --project "$P" --op-dir custom/rmsnorm --runner-command-json "$HOST" --max-attempts 2
+expect_rc 1 "pypto run stops on a step that keeps failing"
+expect_err "step s5-008-optimizer failed 2 attempts in a row; the step stays pending and every attempt is kept under .orchestrator/dispatches/" \
+    "after --max-attempts attempts in a row"
+check "each failed attempt kept its directory" test -d "$OP/.orchestrator/dispatches/s5-008-optimizer-attempt-003"
 
 # ---- environment triage ------------------------------------------------------------------------------
 use env
