@@ -135,6 +135,13 @@ char *tc_pypto_timeline_error(const char *round_dir, const char *case_id,
     const tc_json *collection);
 /* The pipe class of an instruction name. */
 const char *tc_pypto_pipe_class(const char *instruction);
+/* The events of one target window as the runner reported them (lines
+ * "PYPTO_PERF_EVENT {...}" in out), clipped to [0, window_us]: an object
+ * with monitored_lanes, pipe_event_counts, instruction_event_counts,
+ * same_lane_pipe_interval_overlap and events.  NULL with err set when an
+ * event line is malformed. */
+tc_json *tc_pypto_timeline_window(const char *out, double window_us,
+    tc_error *err);
 
 /* ---- the verifier's review evidence (review.c) ---------------------------------- */
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check_internal.h"
+#include "internal.h"
 #include "orch_internal.h"
 
 void
@@ -26,13 +27,10 @@ void
 tc_pypto_gate_note(tc_pypto_gate *g, const char *fmt, ...)
 {
 	va_list ap;
-	tc_error e = TC_ERROR_INIT;
 
 	va_start(ap, fmt);
-	tc_error_vset(&e, fmt, ap);
+	tc_pj_push_vfmt(g->evidence, fmt, ap);
 	va_end(ap);
-	tc_json_array_push(g->evidence, tc_json_new_string(tc_error_msg(&e)));
-	tc_error_clear(&e);
 }
 
 void

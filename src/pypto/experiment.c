@@ -19,7 +19,6 @@
  * An experiment that carries more than one change is refused: one change
  * per experiment, so every measured difference has one cause.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,23 +33,6 @@
 #include "tunectl/sha256.h"
 
 #define CANDIDATES_DEFAULT	"docs/perf/candidates.json"
-
-static void
-err_add(tc_json *errors, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-err_add(tc_json *errors, const char *fmt, ...)
-{
-	va_list ap;
-	tc_error e = TC_ERROR_INIT;
-
-	va_start(ap, fmt);
-	tc_error_vset(&e, fmt, ap);
-	va_end(ap);
-	tc_json_array_push(errors, tc_json_new_string(tc_error_msg(&e)));
-	tc_error_clear(&e);
-}
 
 static bool
 blank(const char *s)
@@ -86,7 +68,7 @@ tc_pypto_experiments_validate(const tc_json *l, tc_json *errors)
 	if (exps == NULL)
 		return;
 	if (!tc_json_is(exps, TC_JSON_ARRAY)) {
-		err_add(errors, "experiments must be a list");
+		tc_pj_push_fmt(errors, "experiments must be a list");
 		return;
 	}
 	for (i = 0; i < exps->u.arr.len; i++) {
@@ -101,30 +83,30 @@ tc_pypto_experiments_validate(const tc_json *l, tc_json *errors)
 		    "restore_point"), "sha256");
 
 		if (id == NULL) {
-			err_add(errors, "experiments[%zu] has no experiment_id", i);
+			tc_pj_push_fmt(errors, "experiments[%zu] has no experiment_id", i);
 			continue;
 		}
 		if (tc_json_is(changes, TC_JSON_ARRAY) && changes->u.arr.len > 1)
-			err_add(errors, "experiment %s carries %zu changes; an "
+			tc_pj_push_fmt(errors, "experiment %s carries %zu changes; an "
 			    "experiment carries exactly one change", id,
 			    changes->u.arr.len);
 		else if (!tc_json_is(change, TC_JSON_OBJECT) ||
 		    blank(tc_json_get_string(change, "summary")))
-			err_add(errors, "experiment %s names no change (change."
+			tc_pj_push_fmt(errors, "experiment %s names no change (change."
 			    "summary)", id);
 		if (!tc_json_is(items, TC_JSON_ARRAY) || items->u.arr.len == 0)
-			err_add(errors, "experiment %s serves no item", id);
+			tc_pj_push_fmt(errors, "experiment %s serves no item", id);
 		if (blank(tc_json_get_string(e, "hypothesis")))
-			err_add(errors, "experiment %s has no main hypothesis", id);
+			tc_pj_push_fmt(errors, "experiment %s has no main hypothesis", id);
 		if (restore == NULL)
-			err_add(errors, "experiment %s has no restore point", id);
+			tc_pj_push_fmt(errors, "experiment %s has no restore point", id);
 		if (status != NULL && strcmp(status, "open") == 0) {
 			open++;
 			continue;
 		}
 		if (status == NULL || strcmp(status, "closed") != 0 ||
 		    decision == NULL) {
-			err_add(errors, "experiment %s must be open, or closed with a "
+			tc_pj_push_fmt(errors, "experiment %s must be open, or closed with a "
 			    "decision", id);
 			continue;
 		}
@@ -132,24 +114,24 @@ tc_pypto_experiments_validate(const tc_json *l, tc_json *errors)
 			const char *back = tc_json_get_string(e, "restored_sha256");
 
 			if (blank(tc_json_get_string(e, "reason")))
-				err_add(errors, "rejected experiment %s records no "
+				tc_pj_push_fmt(errors, "rejected experiment %s records no "
 				    "reason", id);
 			if (back == NULL || restore == NULL ||
 			    strcmp(back, restore) != 0)
-				err_add(errors, "rejected experiment %s was not restored "
+				tc_pj_push_fmt(errors, "rejected experiment %s was not restored "
 				    "to its restore point", id);
 		} else if (strcmp(decision, "accepted") == 0) {
 			if (last_step(e, "formal", tc_json_get_string(e,
 			    "candidate_sha256")) == NULL)
-				err_add(errors, "accepted experiment %s has no formal "
+				tc_pj_push_fmt(errors, "accepted experiment %s has no formal "
 				    "compare of its candidate", id);
 		} else {
-			err_add(errors, "experiment %s: decision must be accepted or "
+			tc_pj_push_fmt(errors, "experiment %s: decision must be accepted or "
 			    "rejected", id);
 		}
 	}
 	if (open > 1)
-		err_add(errors, "%zu experiments are open at once; one at a time",
+		tc_pj_push_fmt(errors, "%zu experiments are open at once; one at a time",
 		    open);
 }
 

@@ -54,13 +54,10 @@ static void
 bad(struct hv *v, const char *fmt, ...)
 {
 	va_list ap;
-	tc_error e = TC_ERROR_INIT;
 
 	va_start(ap, fmt);
-	tc_error_vset(&e, fmt, ap);
+	tc_pj_push_vfmt(v->errors, fmt, ap);
 	va_end(ap);
-	tc_json_array_push(v->errors, tc_json_new_string(tc_error_msg(&e)));
-	tc_error_clear(&e);
 }
 
 static bool

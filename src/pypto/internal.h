@@ -7,6 +7,7 @@
 #ifndef TUNECTL_PYPTO_INTERNAL_H
 #define TUNECTL_PYPTO_INTERNAL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +58,16 @@ void tc_pj_pylist(tc_buf *out, const tc_json *arr);
 /* A copy of v, or JSON null when v is absent (a member must never be a
  * NULL value: the writers would trip over it). */
 tc_json *tc_pj_clone(const tc_json *v);
+/* The next line of out (after *p) that starts with tag: *payload and
+ * *len are the rest of that line, and *p moves past it.  false at the
+ * end.  Lines end in \n, \r\n or \r. */
+bool tc_pj_next_tagged_line(const char **p, const char *tag,
+    const char **payload, size_t *len);
+/* Append a formatted message to a JSON array (error and evidence lists). */
+void tc_pj_push_fmt(tc_json *arr, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void tc_pj_push_vfmt(tc_json *arr, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /* Arrays of strings. */
 tc_json *tc_pj_string_array(char *const *items, size_t n);
 /* Find a string in a JSON array of strings. */

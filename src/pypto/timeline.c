@@ -47,6 +47,10 @@
 
 static const char *const classes[] = { "movement", "compute", "scalar",
     "wait", NULL };
+/* What tc_pypto_timeline_window returns, in the evidence's order. */
+static const char *const window_keys[] = { "monitored_lanes",
+    "pipe_event_counts", "instruction_event_counts",
+    "same_lane_pipe_interval_overlap", "events", NULL };
 
 static bool
 prefix(const char *s, const char *p)
@@ -220,75 +224,100 @@ static int
 parse_events(const char *out, double window, struct ev **evs, size_t *n,
     tc_json *events, tc_json *lanes, tc_error *err)
 {
-	const char *p = out;
-	size_t plen = strlen(EVENT_LINE);
+	const char *p = out, *line;
+	size_t len;
 
 	*evs = NULL;
 	*n = 0;
-	while (*p != '\0') {
-		size_t len = strcspn(p, "\r\n");
+	while (tc_pj_next_tagged_line(&p, EVENT_LINE, &line, &len)) {
+		tc_json *v = tc_json_parse(line, len, err);
+		const char *lane = tc_json_get_string(v, "lane");
+		const char *instr = tc_json_get_string(v, "instruction");
+		double s, d;
 
-		if (len >= plen && strncmp(p, EVENT_LINE, plen) == 0) {
-			tc_json *v = tc_json_parse(p + plen, len - plen, err);
-			const char *lane = tc_json_get_string(v, "lane");
-			const char *instr = tc_json_get_string(v, "instruction");
-			double s, d;
-
-			if (v == NULL || lane == NULL || instr == NULL ||
-			    !tc_json_number(tc_json_get(v, "start_offset_us"), &s) ||
-			    !tc_json_number(tc_json_get(v, "duration_us"), &d) ||
-			    !isfinite(s) || !isfinite(d) || d < 0) {
-				if (v != NULL)
-					tc_error_set(err, "a PYPTO_PERF_EVENT line needs "
-					    "lane, instruction, start_offset_us and a "
-					    "non-negative duration_us");
-				tc_error_prefix(err, "malformed timeline event: ");
-				tc_json_free(v);
-				return -1;
-			}
-			if (s < window && s + d > 0) {
-				double cs = fmax(s, 0), ce = fmin(s + d, window);
-				tc_json *e = tc_json_new_object();
-				size_t k;
-
-				*evs = tc_xrealloc(*evs, (*n + 1) * sizeof(**evs));
-				(*evs)[*n].lane = tc_xstrdup(lane);
-				(*evs)[*n].cls = tc_pypto_pipe_class(instr);
-				(*evs)[*n].s = cs;
-				(*evs)[*n].e = ce;
-				tc_json_object_set_string(e, "lane", lane);
-				tc_json_object_set_string(e, "instruction", instr);
-				tc_json_object_set_string(e, "pipe_class",
-				    (*evs)[*n].cls);
-				tc_json_object_set(e, "start_offset_us",
-				    tc_json_new_float(cs));
-				tc_json_object_set(e, "duration_us",
-				    tc_json_new_float(ce - cs));
-				tc_json_object_set(e, "args", tc_json_get(v, "args") !=
-				    NULL ? tc_json_clone(tc_json_get(v, "args")) :
-				    tc_json_new_object());
-				tc_json_array_push(events, e);
-				for (k = 0; k < lanes->u.arr.len; k++)
-					if (strcmp(tc_json_get_string(
-					    lanes->u.arr.items[k], "lane"), lane) == 0)
-						break;
-				if (k == lanes->u.arr.len) {
-					tc_json *ln = tc_json_new_object();
-
-					tc_json_object_set_string(ln, "lane", lane);
-					tc_json_array_push(lanes, ln);
-				}
-				(*n)++;
-			}
+		if (v == NULL || lane == NULL || instr == NULL ||
+		    !tc_json_number(tc_json_get(v, "start_offset_us"), &s) ||
+		    !tc_json_number(tc_json_get(v, "duration_us"), &d) ||
+		    !isfinite(s) || !isfinite(d) || d < 0) {
+			if (v != NULL)
+				tc_error_set(err, "a PYPTO_PERF_EVENT line needs "
+				    "lane, instruction, start_offset_us and a "
+				    "non-negative duration_us");
+			tc_error_prefix(err, "malformed timeline event: ");
 			tc_json_free(v);
+			return -1;
 		}
-		p += len;
-		if (*p == '\r' && p[1] == '\n')
-			p += 2;
-		else if (*p != '\0')
-			p++;
+		if (s < window && s + d > 0) {
+			double cs = fmax(s, 0), ce = fmin(s + d, window);
+			tc_json *e = tc_json_new_object();
+			size_t k;
+
+			*evs = tc_xrealloc(*evs, (*n + 1) * sizeof(**evs));
+			(*evs)[*n].lane = tc_xstrdup(lane);
+			(*evs)[*n].cls = tc_pypto_pipe_class(instr);
+			(*evs)[*n].s = cs;
+			(*evs)[*n].e = ce;
+			tc_json_object_set_string(e, "lane", lane);
+			tc_json_object_set_string(e, "instruction", instr);
+			tc_json_object_set_string(e, "pipe_class",
+			    (*evs)[*n].cls);
+			tc_json_object_set(e, "start_offset_us",
+			    tc_json_new_float(cs));
+			tc_json_object_set(e, "duration_us",
+			    tc_json_new_float(ce - cs));
+			tc_json_object_set(e, "args", tc_json_get(v, "args") !=
+			    NULL ? tc_json_clone(tc_json_get(v, "args")) :
+			    tc_json_new_object());
+			tc_json_array_push(events, e);
+			for (k = 0; k < lanes->u.arr.len; k++)
+				if (strcmp(tc_json_get_string(
+				    lanes->u.arr.items[k], "lane"), lane) == 0)
+					break;
+			if (k == lanes->u.arr.len) {
+				tc_json *ln = tc_json_new_object();
+
+				tc_json_object_set_string(ln, "lane", lane);
+				tc_json_array_push(lanes, ln);
+			}
+			(*n)++;
+		}
+		tc_json_free(v);
 	}
 	return 0;
+}
+
+tc_json *
+tc_pypto_timeline_window(const char *out, double window, tc_error *err)
+{
+	struct ev *evs = NULL;
+	size_t n = 0, i;
+	tc_json *events = tc_json_new_array(), *lanes = tc_json_new_array();
+	tc_json *block = NULL, *pc, *ic;
+
+	if (parse_events(out, window, &evs, &n, events, lanes, err) != 0) {
+		tc_json_free(events);
+		tc_json_free(lanes);
+		goto out;
+	}
+	block = tc_json_new_object();
+	tc_json_object_set(block, "monitored_lanes", lanes);
+	pc = tc_json_new_object();
+	ic = tc_json_new_object();
+	for (i = 0; i < n; i++) {
+		count_into(pc, evs[i].cls);
+		count_into(ic, tc_json_get_string(events->u.arr.items[i],
+		    "instruction"));
+	}
+	tc_json_object_set(block, "pipe_event_counts", pc);
+	tc_json_object_set(block, "instruction_event_counts", ic);
+	tc_json_object_set(block, "same_lane_pipe_interval_overlap",
+	    overlap(evs, n, lanes));
+	tc_json_object_set(block, "events", events);
+out:
+	for (i = 0; i < n; i++)
+		free(evs[i].lane);
+	free(evs);
+	return block;
 }
 
 static char *
@@ -344,13 +373,12 @@ tc_pypto_timeline(const tc_pypto_timeline_opts *o, tc_error *err)
 	char *op_dir = NULL, *pp = NULL, *runner = NULL, *case_dir = NULL;
 	char *target = NULL, *tmp = NULL, *file = NULL, *msg;
 	char sha[TC_SHA256_HEX_LEN + 1];
-	tc_json *perf = NULL, *doc = NULL, *events, *lanes, *pc, *t;
+	tc_json *perf = NULL, *doc = NULL, *block, *t;
 	const tc_json *sel, *row;
 	tc_pypto_runctx rc;
 	tc_pypto_run run;
 	tc_pypto_row *rows = NULL;
-	struct ev *evs = NULL;
-	size_t nrows = 0, nevs = 0, i;
+	size_t nrows = 0, i;
 	double window = 0;
 	int64_t warmup = 0, w;
 	bool rc_open = false;
@@ -439,13 +467,8 @@ tc_pypto_timeline(const tc_pypto_timeline_opts *o, tc_error *err)
 		tc_error_prefix(err, "no unique target window: ");
 		goto out;
 	}
-	events = tc_json_new_array();
-	lanes = tc_json_new_array();
-	if (parse_events(run.out, window, &evs, &nevs, events, lanes, err) != 0) {
-		tc_json_free(events);
-		tc_json_free(lanes);
+	if ((block = tc_pypto_timeline_window(run.out, window, err)) == NULL)
 		goto out;
-	}
 	doc = tc_json_new_object();
 	tc_json_object_set_int(doc, "schema_version", 1);
 	tc_json_object_set_string(doc, "target_op_name", op_name);
@@ -457,19 +480,10 @@ tc_pypto_timeline(const tc_pypto_timeline_opts *o, tc_error *err)
 	tc_json_object_set(t, "duration_us", tc_json_new_float(window));
 	tc_json_object_set(doc, "target_task", t);
 	tc_json_object_set_string(doc, "evidence_scope", "runner_reported_lanes");
-	tc_json_object_set(doc, "monitored_lanes", lanes);
-	pc = tc_json_new_object();
-	t = tc_json_new_object();
-	for (i = 0; i < nevs; i++) {
-		count_into(pc, evs[i].cls);
-		count_into(t, tc_json_get_string(events->u.arr.items[i],
-		    "instruction"));
-	}
-	tc_json_object_set(doc, "pipe_event_counts", pc);
-	tc_json_object_set(doc, "instruction_event_counts", t);
-	tc_json_object_set(doc, "same_lane_pipe_interval_overlap",
-	    overlap(evs, nevs, lanes));
-	tc_json_object_set(doc, "events", events);
+	for (i = 0; window_keys[i] != NULL; i++)
+		tc_json_object_set(doc, window_keys[i], tc_json_object_take(block,
+		    window_keys[i]));
+	tc_json_free(block);
 	tc_json_object_set_string(doc, "pipeline_evidence_status",
 	    "requires_tile_dag_correlation");
 	tc_json_object_set_bool(doc, "completion_eligible", false);
@@ -542,9 +556,6 @@ fail:
 	if (tmp != NULL)
 		rmdir(tmp);
 out:
-	for (i = 0; i < nevs; i++)
-		free(evs[i].lane);
-	free(evs);
 	tc_pypto_rows_free(rows, nrows);
 	tc_pypto_run_free(&run);
 	if (rc_open)
