@@ -1477,12 +1477,7 @@ tc_pypto_check_stage5(const tc_pypto_check_opts *o, tc_error *err)
 	char now[32];
 
 	memset(&c, 0, sizeof(c));
-	if (o->op_dir == NULL || !tc_is_directory(o->op_dir)) {
-		tc_error_set(err, "operator directory does not exist: %s",
-		    o->op_dir != NULL ? o->op_dir : "(none)");
-		return NULL;
-	}
-	if ((c.op_dir = tc_path_resolve(o->op_dir, err)) == NULL)
+	if ((c.op_dir = tc_pypto_op_dir_resolve(o->op_dir, err)) == NULL)
 		return NULL;
 	{
 		char *sp = tc_path_join(c.op_dir, TC_PYPTO_STATE_FILE);

@@ -418,12 +418,7 @@ prepare(const tc_pypto_compare_opts *o, struct run_state *s, tc_error *err)
 	uint64_t size;
 	int have;
 
-	if (o->op_dir == NULL || !tc_is_directory(o->op_dir)) {
-		tc_error_set(err, "operator directory does not exist: %s",
-		    o->op_dir != NULL ? o->op_dir : "(none)");
-		return -1;
-	}
-	if ((s->op_dir = tc_path_resolve(o->op_dir, err)) == NULL)
+	if ((s->op_dir = tc_pypto_op_dir_resolve(o->op_dir, err)) == NULL)
 		return -1;
 	if (tc_pypto_require_consent(s->op_dir, o->quick ? "quick compare" :
 	    "formal compare", err) != 0)

@@ -209,12 +209,7 @@ tc_pypto_contract_freeze(const tc_pypto_freeze_opts *o, tc_error *err)
 	const char *src = o->timing_source != NULL ? o->timing_source :
 	    "process_timer";
 
-	if (o->op_dir == NULL || !tc_is_directory(o->op_dir)) {
-		tc_error_set(err, "operator directory does not exist: %s",
-		    o->op_dir != NULL ? o->op_dir : "(none)");
-		return NULL;
-	}
-	if ((op_dir = tc_path_resolve(o->op_dir, err)) == NULL)
+	if ((op_dir = tc_pypto_op_dir_resolve(o->op_dir, err)) == NULL)
 		return NULL;
 	if (tc_pypto_require_consent(op_dir, "freezing the Stage 5 contract",
 	    err) != 0) {

@@ -83,12 +83,7 @@ tc_pypto_discover(const tc_pypto_discover_opts *o, tc_error *err)
 
 	memset(&rc, 0, sizeof(rc));
 	memset(&run, 0, sizeof(run));
-	if (o->op_dir == NULL || !tc_is_directory(o->op_dir)) {
-		tc_error_set(err, "operator directory does not exist: %s",
-		    o->op_dir != NULL ? o->op_dir : "(none)");
-		return NULL;
-	}
-	if ((op_dir = tc_path_resolve(o->op_dir, err)) == NULL)
+	if ((op_dir = tc_pypto_op_dir_resolve(o->op_dir, err)) == NULL)
 		return NULL;
 	if (tc_pypto_require_consent(op_dir, "discovery", err) != 0)
 		goto out;

@@ -729,12 +729,7 @@ tc_pypto_experiment(const char *verb, const tc_pypto_experiment_opts *o,
 	memset(&c, 0, sizeof(c));
 	c.o = o;
 	c.verb = verb;
-	if (o->op_dir == NULL || !tc_is_directory(o->op_dir)) {
-		tc_error_set(err, "operator directory does not exist: %s",
-		    o->op_dir != NULL ? o->op_dir : "(none)");
-		return NULL;
-	}
-	if ((c.op_dir = tc_path_resolve(o->op_dir, err)) == NULL)
+	if ((c.op_dir = tc_pypto_op_dir_resolve(o->op_dir, err)) == NULL)
 		return NULL;
 	if ((c.runner = tc_pypto_find_runner(c.op_dir, err)) == NULL ||
 	    tc_sha256_file(c.runner, c.sha, NULL, err) != 0)

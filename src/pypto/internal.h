@@ -68,6 +68,9 @@ void tc_pj_push_fmt(tc_json *arr, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void tc_pj_push_vfmt(tc_json *arr, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
+/* The absolute path of an existing operator directory, or NULL with
+ * "operator directory does not exist: DIR" (malloc'd). */
+char *tc_pypto_op_dir_resolve(const char *op_dir, tc_error *err);
 /* Arrays of strings. */
 tc_json *tc_pj_string_array(char *const *items, size_t n);
 /* Find a string in a JSON array of strings. */

@@ -372,3 +372,14 @@ tc_pj_next_tagged_line(const char **p, const char *tag, const char **payload,
 	}
 	return false;
 }
+
+char *
+tc_pypto_op_dir_resolve(const char *op_dir, tc_error *err)
+{
+	if (op_dir == NULL || !tc_is_directory(op_dir)) {
+		tc_error_set(err, "operator directory does not exist: %s",
+		    op_dir != NULL ? op_dir : "(none)");
+		return NULL;
+	}
+	return tc_path_resolve(op_dir, err);
+}

@@ -386,13 +386,8 @@ tc_pypto_timeline(const tc_pypto_timeline_opts *o, tc_error *err)
 
 	memset(&rc, 0, sizeof(rc));
 	memset(&run, 0, sizeof(run));
-	if (o->op_dir == NULL || (op_dir = tc_path_resolve(o->op_dir,
-	    err)) == NULL || !tc_is_directory(op_dir)) {
-		if (op_dir != NULL)
-			tc_error_set(err, "operator directory does not exist: %s",
-			    o->op_dir);
+	if ((op_dir = tc_pypto_op_dir_resolve(o->op_dir, err)) == NULL)
 		goto out;
-	}
 	if (tc_pypto_require_consent(op_dir, "timeline collection", err) != 0)
 		goto out;
 	pp = tc_path_join(op_dir, "performance.json");
