@@ -102,6 +102,9 @@ typedef struct tc_pypto_freeze_opts {
 	const char *stability_value;	/* decimal text, >= 0 */
 	const char *promotion_rule;	/* free text, required */
 	const char *weights_path;	/* optional JSON {case: weight} */
+	const char *discovery_path;	/* docs/perf/discovery.json: the Op
+					 * Name comes from it and is frozen
+					 * with its digest */
 } tc_pypto_freeze_opts;
 
 /* Validate everything and write <op>/docs/perf/frozen_contract.json

@@ -38,9 +38,19 @@ typedef struct tc_pypto_compare_opts {
 	const char *interpreter;	/* NULL: "python3" */
 	double timeout_s;		/* per runner invocation; <= 0: 600 */
 	double retry_pause_s;		/* < 0: 0.5 */
+	bool quick;			/* a quick screening run (below) */
 } tc_pypto_compare_opts;
 
 void tc_pypto_compare_opts_init(tc_pypto_compare_opts *o);
+
+/*
+ * Quick screening (--quick) runs under the frozen protocol too, but is
+ * archived under docs/perf/quick/quick_NNN (never a round_NNN), writes
+ * quick_performance.json / quick_performance.log / quick_perf_report.md
+ * (never the formal deliverables) with profiling_mode "quick",
+ * valid_for_target_met false and valid_for_formal_gate false: no formal
+ * gate (round verification, selection, stage5-check) can ever accept it.
+ */
 
 /* Run a formal compare round.  On success returns performance.json's
  * content (also written with performance.log and perf_report.md) and
@@ -59,6 +69,13 @@ char *tc_pypto_case_dir_name(const char *case_id);
 char *tc_pypto_find_runner(const char *op_dir, tc_error *err);
 
 /* ---- archive verification (verify_round.c) -------------------------------- */
+
+/* A per-launch row a runner reported (PYPTO_PERF_TASK lines). */
+typedef struct tc_pypto_launch {
+	char *op_name;
+	char *task_type;		/* NULL when the line has none */
+	double duration_us;
+} tc_pypto_launch;
 
 typedef struct tc_pypto_round_case {
 	char *id;

@@ -49,6 +49,11 @@ tc_json *tc_pypto_ledger_validate(const tc_json *ledger, bool require_closed,
 /* Mutations (in memory).  now is the timestamp to record. */
 int tc_pypto_ledger_source(tc_json *ledger, const char *kind, long count,
     const char *ref, const char *now, tc_error *err);
+/* The same with the source's index record (tc_pypto_source_index): the
+ * count is the index's; a given count >= 0 must agree. */
+int tc_pypto_ledger_source_indexed(tc_json *ledger, const char *kind,
+    long count, const char *ref, const tc_json *index, const char *now,
+    tc_error *err);
 int tc_pypto_ledger_add(tc_json *ledger, const tc_json *item, const char *now,
     tc_error *err);
 int tc_pypto_ledger_close(tc_json *ledger, const char *item_id,
@@ -85,11 +90,39 @@ typedef struct tc_pypto_ledger_op {
 	const tc_json *evidence;
 	const char *scope;
 	const char *findings;
+	const char *index;		/* source: the authoritative index file */
 } tc_pypto_ledger_op;
+
+/* Lock the ledger file, load and validate it, call fn, validate again and
+ * write atomically; returns the updated ledger (NULL + err when fn or a
+ * validation fails: nothing is written). */
+typedef int (*tc_pypto_ledger_fn)(tc_json *ledger, void *ctx,
+    const char *now, tc_error *err);
+tc_json *tc_pypto_ledger_update(const char *path, tc_pypto_ledger_fn fn,
+    void *ctx, tc_error *err);
 
 /* Apply one operation to the ledger file; returns the updated ledger. */
 tc_json *tc_pypto_ledger_apply_file(const char *path,
     const tc_pypto_ledger_op *op, tc_error *err);
+
+/* ---- source indexes (source_index.c) ----------------------------------- */
+
+/* Re-enumerate a preset source from its index file: {path (absolute),
+ * sha256, count, ids}.  kb_selected: DESIGN_BINDINGS.json obligations by
+ * atomic key "class|field|reference|req_id"; the other three: the
+ * Markdown table rows with lifecycle "active" and stage5_eligible "yes". */
+tc_json *tc_pypto_source_index(const char *kind, const char *path,
+    tc_error *err);
+/* The key of an item as its index lists it (malloc'd). */
+char *tc_pypto_item_index_id(const tc_json *item);
+char *tc_pypto_kb_key_text(const tc_json *kb_key);
+
+/* ---- experiments (experiment.c) --------------------------------------- */
+
+/* The experiment records of a ledger: one change each, at most one open,
+ * a rejected one restored to its restore point, an accepted one formally
+ * compared.  Problems are appended to errors. */
+void tc_pypto_experiments_validate(const tc_json *ledger, tc_json *errors);
 
 /* Load a ledger file (JSON object). */
 tc_json *tc_pypto_ledger_load(const char *path, tc_error *err);

@@ -78,6 +78,8 @@ typedef struct tc_pypto_state_opts {
 	char *const *lint_argv;		/* NULL: no lint gate */
 	double lint_timeout_s;		/* <= 0: 600 */
 	bool allow_stage5_rollback;
+	const char *interpreter;	/* the checks tunectl runs itself (a
+					 * re-derived stage5-check); NULL: python3 */
 } tc_pypto_state_opts;
 
 /* Resolve the op dir and check it lies strictly inside <project>/custom/.

@@ -133,6 +133,8 @@ int cmd_prompt(int argc, char **argv);
 int cmd_skills(int argc, char **argv);
 int cmd_support(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+/* demo --pipeline pypto (demo_pypto.c): the example operator under root. */
+int tc_demo_pypto(const char *examples, const char *root, bool quiet);
 int cmd_report(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -292,33 +292,6 @@ out:
 	return rc;
 }
 
-static int
-run_pypto(const struct demo *d, const char *root)
-{
-	char *walk = tc_xasprintf("%s/pypto-op/walk.sh", d->examples);
-	char *argv[] = { walk, (char *)tc_self_exe(), (char *)root, NULL };
-	tc_proc_spec spec = { 0 };
-	tc_proc_result res;
-	tc_error err = TC_ERROR_INIT;
-	int rc;
-
-	spec.argv = argv;
-	spec.stdin_null = true;
-	if (tc_proc_run(&spec, &res, &err) != 0) {
-		rc = tc_die("demo: %s", tc_error_msg(&err));
-	} else if (res.exit_code != 0) {
-		rc = tc_die("demo: the PyPTO-Pro walk failed (exit %d)",
-		    res.exit_code);
-	} else {
-		fprintf(stderr, "demo: PyPTO-Pro pipeline walked to Stage 5 in "
-		    "%s\n", root);
-		rc = TC_EXIT_OK;
-	}
-	tc_error_clear(&err);
-	free(walk);
-	return rc;
-}
-
 int
 cmd_demo(int argc, char **argv)
 {
@@ -415,10 +388,7 @@ cmd_demo(int argc, char **argv)
 		}
 	}
 	if (strcmp(pipeline, "pypto") == 0) {
-		char *work = tc_xasprintf("%s/work", root);
-
-		rc = run_pypto(&d, work);
-		free(work);
+		rc = tc_demo_pypto(d.examples, root, quiet);
 	} else {
 		rc = run_superkernel(&d, parent, root, mode, resume, no_html);
 	}

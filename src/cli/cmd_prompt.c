@@ -1,9 +1,10 @@
 /*
  * cmd_prompt.c - "tunectl prompt": print the prompt a fresh worker is
  * given (a phase worker for a phase task, a support worker for a support
- * task), so hosts and humans see exactly what a worker is told.  The
- * prompt names the absolute path of the SKILL.md to follow; a skill that
- * is not installed is an error, never a prompt without instructions.
+ * task, a PyPTO-Pro role for a pypto task), so hosts and humans see
+ * exactly what a worker is told.  A phase or support prompt names the
+ * absolute path of the SKILL.md to follow; a skill that is not installed
+ * is an error, never a prompt without instructions.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ skill_path(const char *skill, tc_error *err)
 	free(dir);
 	return path;
 }
+#include "tunectl/pypto_orch.h"
 
 int
 cmd_prompt(int argc, char **argv)
@@ -69,6 +71,16 @@ cmd_prompt(int argc, char **argv)
 	    (abs = tc_path_resolve(task_path, &err)) == NULL)
 		goto fail;
 	schema = tc_json_get_string(task, "schema_version");
+	if (schema != NULL && strcmp(schema, TC_PYPTO_TASK_SCHEMA) == 0) {
+		/* PyPTO-Pro roles are told their role, not a phase skill */
+		text = tc_pypto_prompt(task, abs, result, host, tc_self_exe(),
+		    &err);
+		if (text == NULL)
+			goto fail;
+		fputs(text, stdout);
+		rc = TC_EXIT_OK;
+		goto out;
+	}
 	support = schema != NULL && strcmp(schema, TC_SUPPORT_TASK_SCHEMA) == 0;
 	name = task_skill(task, support);
 	if (name != NULL && (skill = skill_path(name, &err)) == NULL)

@@ -63,7 +63,10 @@ const struct tc_command tc_commands[] = {
 	  "usage: tunectl next --session PATH\n", cmd_next },
 	{ "prompt", "print the prompt a fresh phase worker is given",
 	  "usage: tunectl prompt --task PATH [--result PATH] [--host {claude,codex,opencode,generic}]\n", cmd_prompt },
-	{ "pypto", "PyPTO-Pro five-stage pipeline: state machine and Stage 5 performance contract", "usage: tunectl pypto state|cases|compare|items|select|check ... (run 'tunectl pypto help')\n", cmd_pypto },
+	{ "pypto", "PyPTO-Pro five-stage pipeline: dispatch to workers, state machine, Stage 5 contract",
+	  "usage: tunectl pypto state|dispatch|accept|run-next|run|check ... (the orchestrator)\n"
+	  "       tunectl pypto inputs|boundary|handoff|discover|cases|compare|items|experiment ...\n"
+	  "       tunectl pypto select|timeline|review|report ... (run 'tunectl pypto help')\n", cmd_pypto },
 	{ "render-final-report", "re-render FINAL_E2E_REPORT.md of a completed Final step",
 	  "usage: tunectl render-final-report --session PATH [--output PATH] [--summary PATH] [--lang {zh,en}]\n", cmd_render_final_report },
 	{ "render-round-report", "render round-report JSON into Chinese Markdown (render_round_report.py)", "usage: tunectl render-round-report JSON [JSON ...] [--markdown-out FILE] [--title TEXT] [--top-sk INT] [--top-non-fusion INT]\n\nRender SuperKernel round-report JSON into Chinese Markdown.\n  JSON                  round-report.child-ge-5.json or sk-meta-summary.json\n  --markdown-out FILE   write Markdown to this path\n  --title TEXT          (default: SuperKernel 单轮融合报告)\n  --top-sk INT          (default: 20)\n  --top-non-fusion INT  (default: 20)\n", cmd_render_round_report },

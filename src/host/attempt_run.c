@@ -1,7 +1,8 @@
 /*
- * attempt_run.c - running an agent host in its attempt directory, ending
- * what earlier attempts left running, the attempt locks and the receipt
- * helpers that run-next and support runs share (host_internal.h).
+ * attempt_run.c - running an agent host in its attempt directory and
+ * judging what it left, ending what earlier attempts left running, the
+ * attempt locks and the receipt helpers that run-next, support runs and
+ * pypto run-next share (tunectl/attempt.h).
  *
  * Every process of an attempt carries TUNECTL_ATTEMPT=<attempt dir> in its
  * environment.  If a controller dies, its host dies with it
@@ -22,23 +23,43 @@
 #include "tunectl/path.h"
 #include "tunectl/timeutil.h"
 
-#define ATTEMPT_ENV "TUNECTL_ATTEMPT"
+bool
+tc_attempt_in_worker(void)
+{
+	const char *v = getenv(TC_ATTEMPT_ENV);
 
+	return v != NULL && *v != '\0';
+}
+
+/* environ, then extra_env (replacing what it names), then
+ * TUNECTL_ATTEMPT=dir. */
 static char **
-attempt_environment(const char *dir)
+attempt_environment(const char *dir, char *const *extra)
 {
 	extern char **environ;
-	size_t n = 0, i, k = 0;
+	size_t n = 0, x = 0, i, j, k = 0;
 	char **envp;
 
 	while (environ[n] != NULL)
 		n++;
-	envp = tc_xcalloc(n + 2, sizeof(char *));
-	for (i = 0; i < n; i++)
-		if (strncmp(environ[i], ATTEMPT_ENV "=",
-		    sizeof(ATTEMPT_ENV)) != 0)
+	while (extra != NULL && extra[x] != NULL)
+		x++;
+	envp = tc_xcalloc(n + x + 2, sizeof(char *));
+	for (i = 0; i < n; i++) {
+		bool replaced = strncmp(environ[i], TC_ATTEMPT_ENV "=",
+		    sizeof(TC_ATTEMPT_ENV)) == 0;
+
+		for (j = 0; j < x && !replaced; j++) {
+			size_t len = strcspn(extra[j], "=");
+
+			replaced = strncmp(environ[i], extra[j], len + 1) == 0;
+		}
+		if (!replaced)
 			envp[k++] = tc_xstrdup(environ[i]);
-	envp[k++] = tc_xasprintf("%s=%s", ATTEMPT_ENV, dir);
+	}
+	for (j = 0; j < x; j++)
+		envp[k++] = tc_xstrdup(extra[j]);
+	envp[k++] = tc_xasprintf("%s=%s", TC_ATTEMPT_ENV, dir);
 	envp[k] = NULL;
 	return envp;
 }
@@ -77,7 +98,7 @@ process_has_env(const char *pid, const char *entry)
 static void
 kill_attempt_processes(const char *dir)
 {
-	char *entry = tc_xasprintf("%s=%s", ATTEMPT_ENV, dir);
+	char *entry = tc_xasprintf("%s=%s", TC_ATTEMPT_ENV, dir);
 	DIR *proc = opendir("/proc");
 	struct dirent *de;
 
@@ -116,7 +137,8 @@ tc_attempt_end_orphans(const char *artifact_root,
 
 int
 tc_attempt_run_host(const tc_attempt *a, const tc_runner *runner,
-    double timeout_s, double grace_s, tc_proc_result *pr, tc_error *err)
+    double timeout_s, double grace_s, char *const *extra_env,
+    tc_proc_result *pr, tc_error *err)
 {
 	char **argv, **envp;
 	tc_proc_spec spec;
@@ -132,7 +154,7 @@ tc_attempt_run_host(const tc_attempt *a, const tc_runner *runner,
 	argv[i++] = a->result;
 	argv[i] = NULL;
 
-	envp = attempt_environment(a->dir);
+	envp = attempt_environment(a->dir, extra_env);
 	memset(&spec, 0, sizeof(spec));
 	spec.argv = argv;
 	spec.envp = envp;
@@ -191,6 +213,32 @@ tc_receipt_set_now(tc_json *receipt, const char *key)
 	tc_json_object_set_string(receipt, key, ts);
 }
 
+tc_json *
+tc_attempt_receipt(const tc_attempt *a, const char *schema,
+    const char *session_id, const tc_json *step, const char *task_sha,
+    const char *argv_sha)
+{
+	tc_json *r = tc_json_new_object();
+
+	tc_json_object_set_string(r, "schema_version", schema);
+	tc_json_object_set_string(r, "session_id", session_id);
+	tc_json_object_set_string(r, "step_id",
+	    tc_json_get_string(step, "step_id"));
+	tc_json_object_set_string(r, "phase", tc_json_get_string(step, "phase"));
+	tc_json_object_set_string(r, "agent_id",
+	    tc_json_get_string(step, "agent_id"));
+	tc_json_object_set_string(r, "skill", tc_json_get_string(step, "skill"));
+	tc_json_object_set_int(r, "attempt", a->number);
+	tc_receipt_set_now(r, "started_at");
+	tc_attempt_set_rel(r, "task_path", a, a->layout->task);
+	tc_json_object_set_string(r, "task_sha256", task_sha);
+	tc_attempt_set_rel(r, "result_path", a, a->layout->result);
+	tc_attempt_set_rel(r, "stdout_path", a, TC_ATTEMPT_STDOUT);
+	tc_attempt_set_rel(r, "stderr_path", a, TC_ATTEMPT_STDERR);
+	tc_json_object_set_string(r, "runner_argv_sha256", argv_sha);
+	return r;
+}
+
 /* The attempt directory stays as it is: the scene of the failure.  A
  * receipt already there was not written by tunectl (it writes one receipt
  * per attempt, this one), so it is replaced. */
@@ -222,4 +270,70 @@ tc_seconds_str(double s)
 
 	tc_json_format_double(&b, s);
 	return tc_buf_detach(&b, NULL);
+}
+
+/* Record a failed host in its receipt and say so. */
+static int
+host_failed(tc_json *receipt, const tc_attempt *a, const char *status,
+    const char **runner_status, tc_error *err)
+{
+	*runner_status = status;
+	tc_attempt_receipt_fail(receipt, a, status, tc_error_msg(err));
+	return -1;
+}
+
+int
+tc_attempt_run_worker(const tc_attempt *a, const tc_runner *runner,
+    const tc_run_next_opts *opts, char *const *extra_env, tc_json *receipt,
+    double *seconds, const char **runner_status, tc_json **result,
+    tc_error *err)
+{
+	const char *res = a->layout->result;
+	tc_proc_result pr;
+	tc_error inner = TC_ERROR_INIT;
+
+	*result = NULL;
+	*seconds = 0;
+	*runner_status = NULL;
+	if (tc_attempt_run_host(a, runner, opts->timeout_s, opts->grace_s,
+	    extra_env, &pr, &inner) != 0) {
+		tc_error_set(err, "%s", tc_error_msg(&inner));
+		tc_error_clear(&inner);
+		return host_failed(receipt, a, "failed", runner_status, err);
+	}
+	*seconds = pr.wall_s;
+	/* The host and everything it started are gone now.  If it moved the
+	 * attempt away, nothing more is written anywhere: the directory
+	 * held open may lie outside the root by now. */
+	if (tc_attempt_in_place(a, err) != 0) {
+		*runner_status = "failed";
+		return -1;
+	}
+	if (pr.timed_out) {
+		char *secs = tc_seconds_str(opts->timeout_s);
+
+		tc_error_set(err, "Agent host timed out after %s seconds", secs);
+		free(secs);
+		return host_failed(receipt, a, "timed_out", runner_status, err);
+	}
+	tc_json_object_set_int(receipt, "return_code", pr.exit_code);
+	if (pr.exit_code != 0) {
+		tc_error_set(err, "Agent host exited with status %d", pr.exit_code);
+		return host_failed(receipt, a, "failed", runner_status, err);
+	}
+	if (tc_attempt_left_alone(a, err) != 0)
+		return host_failed(receipt, a, "failed", runner_status, err);
+	if (tc_attempt_has(a, res) && !tc_attempt_is_regular(a, res)) {
+		/* A link could change what was sealed after the fact. */
+		tc_error_set(err, "Agent host did not produce a readable phase "
+		    "result: %s is not a regular file", a->result);
+		return host_failed(receipt, a, "failed", runner_status, err);
+	}
+	if ((*result = tc_attempt_read_json(a, res, &inner)) == NULL) {
+		tc_error_set(err, "Agent host did not produce a readable phase "
+		    "result: %s", tc_error_msg(&inner));
+		tc_error_clear(&inner);
+		return host_failed(receipt, a, "failed", runner_status, err);
+	}
+	return 0;
 }

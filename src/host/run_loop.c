@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tunectl/attempt.h"
 #include "tunectl/buf.h"
 #include "tunectl/host.h"
 #include "tunectl/session.h"
@@ -31,54 +32,32 @@ tc_run_session(const char *session_path, const tc_runner *runner,
     void *ctx, tc_error *err)
 {
 	tc_json *last = NULL;
-	char *failing = NULL;
-	long failures = 0;
+	tc_attempt_streak streak = { NULL, 0 };
 
 	for (;;) {
 		tc_attempt_report report;
 		tc_json *sealed;
-		bool pending;
+		bool pending, ok;
 
 		tc_json_free(last);
 		last = NULL;
 		if (pending_step(session_path, &pending, &last, err) != 0)
 			break;
 		if (!pending) {
-			free(failing);
+			tc_attempt_streak_free(&streak);
 			return last;
 		}
 		sealed = tc_run_next(session_path, runner, opts, &report, err);
 		if (progress != NULL)
 			progress(&report, sealed != NULL,
 			    sealed == NULL ? tc_error_msg(err) : NULL, ctx);
-		if (sealed != NULL) {
-			tc_json_free(sealed);
-			free(failing);
-			failing = NULL;
-			failures = 0;
-			tc_attempt_report_free(&report);
-			continue;
-		}
-		/* No attempt was made: the session refuses; retrying is futile. */
-		if (report.attempt == 0) {
-			tc_attempt_report_free(&report);
+		ok = sealed != NULL;
+		tc_json_free(sealed);
+		if (!tc_attempt_streak_count(&streak, &report, ok, max_attempts,
+		    "dispatches/", err))
 			break;
-		}
-		if (failing == NULL || strcmp(failing, report.step_id) != 0) {
-			free(failing);
-			failing = tc_xstrdup(report.step_id);
-			failures = 0;
-		}
-		tc_attempt_report_free(&report);
-		if (++failures >= max_attempts) {
-			tc_error_set(err, "step %s failed %ld attempts in a row; "
-			    "the step stays pending and every attempt is kept "
-			    "under dispatches/", failing, failures);
-			break;
-		}
-		tc_error_clear(err);
 	}
-	free(failing);
+	tc_attempt_streak_free(&streak);
 	tc_json_free(last);
 	return NULL;
 }

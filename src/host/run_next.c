@@ -39,29 +39,6 @@ set_string(tc_json *obj, const char *key, const char *value)
 	tc_json_object_set_string(obj, key, value);
 }
 
-static tc_json *
-receipt_skeleton(const tc_json *step, const char *session_id,
-    const tc_attempt *a, const char *task_sha, const char *argv_sha)
-{
-	tc_json *r = tc_json_new_object();
-
-	set_string(r, "schema_version", TC_RECEIPT_SCHEMA);
-	set_string(r, "session_id", session_id);
-	set_string(r, "step_id", tc_json_get_string(step, "step_id"));
-	set_string(r, "phase", tc_json_get_string(step, "phase"));
-	set_string(r, "agent_id", tc_json_get_string(step, "agent_id"));
-	set_string(r, "skill", tc_json_get_string(step, "skill"));
-	tc_json_object_set_int(r, "attempt", a->number);
-	tc_receipt_set_now(r, "started_at");
-	tc_attempt_set_rel(r, "task_path", a, TC_ATTEMPT_TASK);
-	set_string(r, "task_sha256", task_sha);
-	tc_attempt_set_rel(r, "result_path", a, TC_ATTEMPT_RESULT);
-	tc_attempt_set_rel(r, "stdout_path", a, TC_ATTEMPT_STDOUT);
-	tc_attempt_set_rel(r, "stderr_path", a, TC_ATTEMPT_STDERR);
-	set_string(r, "runner_argv_sha256", argv_sha);
-	return r;
-}
-
 /* Bind the attempt's written receipt into its sealed step and write the
  * session. */
 static int
@@ -99,7 +76,8 @@ recovered_receipt(const tc_json *step, const char *session_id,
 	tc_json *receipt;
 
 	(void)tc_attempt_sha256(a, TC_ATTEMPT_TASK, task_sha, &ignored);
-	receipt = receipt_skeleton(step, session_id, a, task_sha, "");
+	receipt = tc_attempt_receipt(a, TC_RECEIPT_SCHEMA, session_id, step,
+	    task_sha, "");
 	tc_json_object_set(receipt, "runner_argv_sha256", tc_json_new_null());
 	set_string(receipt, "runner_status", "passed");
 	tc_json_object_set_bool(receipt, "recovered", true);
@@ -242,7 +220,6 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 	tc_attempt a = TC_ATTEMPT_INIT;
 	char *abs = NULL;
 	char task_sha[TC_SHA256_HEX_LEN + 1], argv_sha[65];
-	tc_proc_result pr;
 	tc_error inner = TC_ERROR_INIT;
 	bool receipt_written = false;
 
@@ -290,68 +267,12 @@ tc_run_next(const char *session_path, const tc_runner *runner,
 		goto out;
 	if (tc_runner_digest(runner, argv_sha, err) != 0)
 		goto out;
-	receipt = receipt_skeleton(tc_json_get(task, "step"), s->session_id, &a,
-	    task_sha, argv_sha);
+	receipt = tc_attempt_receipt(&a, TC_RECEIPT_SCHEMA, s->session_id,
+	    tc_json_get(task, "step"), task_sha, argv_sha);
 
-	if (tc_attempt_run_host(&a, runner, opts->timeout_s, opts->grace_s, &pr,
-	    &inner) != 0) {
-		report->runner_status = "failed";
-		tc_attempt_receipt_fail(receipt, &a, "failed",
-		    tc_error_msg(&inner));
-		tc_error_set(err, "%s", tc_error_msg(&inner));
+	if (tc_attempt_run_worker(&a, runner, opts, NULL, receipt,
+	    &report->seconds, &report->runner_status, &result, err) != 0)
 		goto out;
-	}
-	report->seconds = pr.wall_s;
-	/* The host and everything it started are gone now.  If it moved the
-	 * attempt away, nothing more is written anywhere: the directory
-	 * held open may lie outside the root by now. */
-	if (tc_attempt_in_place(&a, err) != 0) {
-		report->runner_status = "failed";
-		goto out;
-	}
-	if (pr.timed_out) {
-		char *secs = tc_seconds_str(opts->timeout_s);
-
-		tc_error_set(err, "Agent host timed out after %s seconds", secs);
-		free(secs);
-		report->runner_status = "timed_out";
-		tc_attempt_receipt_fail(receipt, &a, "timed_out",
-		    tc_error_msg(err));
-		goto out;
-	}
-	tc_json_object_set_int(receipt, "return_code", pr.exit_code);
-	if (pr.exit_code != 0) {
-		tc_error_set(err, "Agent host exited with status %d", pr.exit_code);
-		report->runner_status = "failed";
-		tc_attempt_receipt_fail(receipt, &a, "failed",
-		    tc_error_msg(err));
-		goto out;
-	}
-	if (tc_attempt_left_alone(&a, err) != 0) {
-		report->runner_status = "failed";
-		tc_attempt_receipt_fail(receipt, &a, "failed",
-		    tc_error_msg(err));
-		goto out;
-	}
-	if (tc_attempt_has(&a, TC_ATTEMPT_RESULT) &&
-	    !tc_attempt_is_regular(&a, TC_ATTEMPT_RESULT)) {
-		/* A link could change what was sealed after the fact. */
-		tc_error_set(err, "Agent host did not produce a readable phase "
-		    "result: %s is not a regular file", a.result);
-		report->runner_status = "failed";
-		tc_attempt_receipt_fail(receipt, &a, "failed",
-		    tc_error_msg(err));
-		goto out;
-	}
-	if ((result = tc_attempt_read_json(&a, TC_ATTEMPT_RESULT,
-	    &inner)) == NULL) {
-		tc_error_set(err, "Agent host did not produce a readable phase "
-		    "result: %s", tc_error_msg(&inner));
-		report->runner_status = "failed";
-		tc_attempt_receipt_fail(receipt, &a, "failed",
-		    tc_error_msg(err));
-		goto out;
-	}
 	sealed = seal_attempt(abs, task, result, receipt, &a, opts->seal_program,
 	    report, &receipt_written, err);
 	if (sealed == NULL) {

@@ -380,8 +380,8 @@ tc_support_run(const char *session_path, const char *role_id,
 		    tc_error_msg(err));
 		goto out;
 	}
-	if (tc_attempt_run_host(&a, runner, opts->timeout_s, opts->grace_s, &pr,
-	    &inner) != 0) {
+	if (tc_attempt_run_host(&a, runner, opts->timeout_s, opts->grace_s, NULL,
+	    &pr, &inner) != 0) {
 		tc_error_set(err, "%s", tc_error_msg(&inner));
 		tc_attempt_receipt_fail(receipt, &a, "failed",
 		    tc_error_msg(err));

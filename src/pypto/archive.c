@@ -18,9 +18,10 @@
 #include "tunectl/pypto_compare.h"
 
 char *
-tc_pypto_reserve_round(const char *op_dir, tc_error *err)
+tc_pypto_reserve_dir(const char *op_dir, const char *parent,
+    const char *prefix, tc_error *err)
 {
-	char *perf = tc_path_join(op_dir, "docs/perf");
+	char *perf = tc_path_join(op_dir, parent);
 	int i;
 
 	if (tc_mkdirs(perf, err) != 0) {
@@ -28,7 +29,7 @@ tc_pypto_reserve_round(const char *op_dir, tc_error *err)
 		return NULL;
 	}
 	for (i = 1; i < 100000; i++) {
-		char *cand = tc_xasprintf("%s/round_%03d", perf, i);
+		char *cand = tc_xasprintf("%s/%s_%03d", perf, prefix, i);
 
 		if (mkdir(cand, 0777) == 0) {
 			free(perf);
@@ -42,9 +43,15 @@ tc_pypto_reserve_round(const char *op_dir, tc_error *err)
 		}
 		free(cand);
 	}
-	tc_error_set(err, "no free round directory under %s", perf);
+	tc_error_set(err, "no free %s directory under %s", prefix, perf);
 	free(perf);
 	return NULL;
+}
+
+char *
+tc_pypto_reserve_round(const char *op_dir, tc_error *err)
+{
+	return tc_pypto_reserve_dir(op_dir, "docs/perf", "round", err);
 }
 
 static void

@@ -22,6 +22,7 @@
 #include "tunectl/path.h"
 #include "tunectl/pypto_cases.h"
 #include "tunectl/pypto_compare.h"
+#include "tunectl/pypto_orch.h"
 #include "tunectl/sha256.h"
 
 void
@@ -239,7 +240,7 @@ select_device(long given, long *device, const char **source, tc_error *err)
 }
 
 static char *
-default_collection_id(const char *given)
+default_collection_id(const char *given, bool quick)
 {
 	const char *env = getenv("PYPTO_PERF_COLLECTION_ID");
 	char stamp[32];
@@ -252,7 +253,8 @@ default_collection_id(const char *given)
 		return tc_xstrdup(env);
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
-	return tc_xasprintf("compare_%s_%ld", stamp, (long)getpid());
+	return tc_xasprintf("%s_%s_%ld", quick ? "quick" : "compare", stamp,
+	    (long)getpid());
 }
 
 static void
@@ -354,12 +356,18 @@ pause_s(double s)
 	nanosleep(&ts, NULL);
 }
 
+/* The root deliverables of the latest compare; a quick run writes its
+ * own quick_* files and never touches the formal ones. */
 static int
-write_root(const char *op_dir, const tc_json *summary, tc_error *err)
+write_root(const char *op_dir, const tc_json *summary, bool quick,
+    tc_error *err)
 {
-	char *pj = tc_path_join(op_dir, "performance.json");
-	char *pl = tc_path_join(op_dir, "performance.log");
-	char *pm = tc_path_join(op_dir, "perf_report.md");
+	char *pj = tc_path_join(op_dir, quick ? "quick_performance.json" :
+	    "performance.json");
+	char *pl = tc_path_join(op_dir, quick ? "quick_performance.log" :
+	    "performance.log");
+	char *pm = tc_path_join(op_dir, quick ? "quick_perf_report.md" :
+	    "perf_report.md");
 	char *log = tc_pypto_render_perf_log(summary);
 	char *md = tc_pypto_render_perf_report(summary);
 	int rc = tc_write_json(pj, summary, 0, err) != 0 ||
@@ -410,12 +418,10 @@ prepare(const tc_pypto_compare_opts *o, struct run_state *s, tc_error *err)
 	uint64_t size;
 	int have;
 
-	if (o->op_dir == NULL || !tc_is_directory(o->op_dir)) {
-		tc_error_set(err, "operator directory does not exist: %s",
-		    o->op_dir != NULL ? o->op_dir : "(none)");
+	if ((s->op_dir = tc_pypto_op_dir_resolve(o->op_dir, err)) == NULL)
 		return -1;
-	}
-	if ((s->op_dir = tc_path_resolve(o->op_dir, err)) == NULL)
+	if (tc_pypto_require_consent(s->op_dir, o->quick ? "quick compare" :
+	    "formal compare", err) != 0)
 		return -1;
 	if ((have = tc_pypto_contract_load(s->op_dir, &s->contract, err)) < 0)
 		return -1;
@@ -531,7 +537,7 @@ state_free(struct run_state *s)
 }
 
 static tc_json *
-collection_record(struct run_state *s, long seed)
+collection_record(struct run_state *s, long seed, bool quick)
 {
 	tc_json *c = tc_json_new_object(), *ids = tc_json_new_array();
 	char stamp[40];
@@ -540,7 +546,7 @@ collection_record(struct run_state *s, long seed)
 	for (i = 0; i < s->m.n; i++)
 		tc_json_array_push(ids, tc_json_new_string(s->m.cases[i].id));
 	tc_json_object_set_string(c, "collection_id", s->collection_id);
-	tc_json_object_set_string(c, "mode", "compare");
+	tc_json_object_set_string(c, "mode", quick ? "quick" : "compare");
 	tc_json_object_set_string(c, "status", "in_progress");
 	tc_json_object_set_string(c, "operator_dir", s->op_dir);
 	tc_json_object_set_string(c, "target_op_name", s->p.op_name);
@@ -599,12 +605,14 @@ tc_pypto_compare(const tc_pypto_compare_opts *o, char **round_dir,
 	    tc_pypto_selector_preflight(&rc, ids, s.m.n, err) != 0)
 		goto out;
 
-	s.collection_id = default_collection_id(o->collection_id);
-	if ((s.round = tc_pypto_reserve_round(s.op_dir, err)) == NULL)
+	s.collection_id = default_collection_id(o->collection_id, o->quick);
+	if ((s.round = o->quick ? tc_pypto_reserve_dir(s.op_dir,
+	    "docs/perf/quick", "quick", err) : tc_pypto_reserve_round(s.op_dir,
+	    err)) == NULL)
 		goto out;
 	*round_dir = tc_xstrdup(s.round);
 	s.collection_path = tc_path_join(s.round, "collection.json");
-	s.collection = collection_record(&s, o->seed);
+	s.collection = collection_record(&s, o->seed, o->quick);
 	if (tc_write_json(s.collection_path, s.collection, 0, err) != 0)
 		goto out;
 
@@ -703,12 +711,13 @@ tc_pypto_compare(const tc_pypto_compare_opts *o, char **round_dir,
 		in.collection_id = s.collection_id;
 		in.round_dir = s.round;
 		in.executable_sha256 = s.sha_start;
+		in.quick = o->quick;
 		summary = tc_pypto_summary(&in);
 		sel = tc_json_get(summary, "case_selector");
 		tc_json_object_set(s.collection, "case_selector",
 		    tc_json_clone(sel));
 	}
-	if (write_root(s.op_dir, summary, err) != 0) {
+	if (write_root(s.op_dir, summary, o->quick, err) != 0) {
 		char *m2 = tc_xstrdup(tc_error_msg(err));
 
 		fail_collection(&s, m2, err);

@@ -60,6 +60,7 @@ int tc_pypto_selector_preflight(tc_pypto_runctx *c, char *const *ids,
 typedef struct tc_pypto_row {
 	char *op_name;
 	double duration_us;
+	char *task_type;		/* NULL when not reported */
 } tc_pypto_row;
 
 /* Extract the rows of one measured run for the timing source, and the
@@ -76,6 +77,9 @@ int tc_pypto_reported_rows(const char *out, tc_pypto_row **rows, size_t *n,
 
 /* mkdir <op>/docs/perf/round_NNN with the smallest free NNN. */
 char *tc_pypto_reserve_round(const char *op_dir, tc_error *err);
+/* The same for <op>/<parent>/<prefix>_NNN (quick_NNN). */
+char *tc_pypto_reserve_dir(const char *op_dir, const char *parent,
+    const char *prefix, tc_error *err);
 
 typedef struct tc_pypto_repeat {
 	tc_pypto_row *rows;
@@ -119,6 +123,7 @@ typedef struct tc_pypto_summary_in {
 	const char *collection_id;
 	const char *round_dir;
 	const char *executable_sha256;
+	bool quick;
 } tc_pypto_summary_in;
 
 tc_json *tc_pypto_summary(const tc_pypto_summary_in *in);

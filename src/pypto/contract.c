@@ -18,6 +18,9 @@
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/pypto_cases.h"
+#include "tunectl/pypto_orch.h"
+#include "tunectl/pypto_stage5.h"
+#include "tunectl/sha256.h"
 #include "tunectl/pypto_compare.h"
 #include "tunectl/timeutil.h"
 
@@ -98,6 +101,76 @@ check_dispatch(const char *path, const tc_json *target, tc_error *err)
 	return rc;
 }
 
+/* With a confirmed Stage 5 entry the manifest carries the frozen target
+ * verbatim. */
+static int
+check_consent_target(const char *op_dir, const tc_json *target,
+    tc_error *err)
+{
+	char *sp = tc_path_join(op_dir, TC_PYPTO_STATE_FILE);
+	tc_json *state = tc_path_exists(sp) ? tc_json_parse_file(sp, NULL) : NULL;
+	const tc_json *c = tc_pypto_consent(state);
+	int rc = 0;
+
+	if (c != NULL && !tc_json_equal(tc_json_get(c, "optimization_target"),
+	    target)) {
+		tc_error_set(err, "PERFORMANCE_CASES.json optimization_target "
+		    "differs from the target cases frozen at the Stage 5 entry "
+		    "confirmation; the manifest carries them verbatim");
+		rc = -1;
+	}
+	tc_json_free(state);
+	free(sp);
+	return rc;
+}
+
+/* The discovery record: docs/perf/discovery.json of this op dir, for this
+ * manifest, with its digest (kept in "_path" / "_sha256"). */
+static tc_json *
+load_discovery(const char *op_dir, const char *path,
+    const tc_pypto_manifest *m, tc_error *err)
+{
+	char *abs = tc_path_resolve(path, err), *want = NULL, *rel = NULL;
+	char hex[TC_SHA256_HEX_LEN + 1];
+	tc_json *d = NULL;
+
+	if (abs == NULL)
+		return NULL;
+	want = tc_path_join(op_dir, TC_PYPTO_DISCOVERY);
+	if (strcmp(abs, want) != 0) {
+		tc_error_set(err, "the discovery record is %s of the operator "
+		    "directory", TC_PYPTO_DISCOVERY);
+		goto out;
+	}
+	if (tc_sha256_file(abs, hex, NULL, err) != 0 ||
+	    (d = tc_pj_load_object(abs, "discovery.json", err)) == NULL)
+		goto out;
+	if (tc_json_get_string(d, "kind") == NULL ||
+	    strcmp(tc_json_get_string(d, "kind"), "pypto_discovery") != 0 ||
+	    tc_json_get_string(d, "selected_op_name") == NULL) {
+		tc_error_set(err, "discovery.json is not a discovery record");
+		tc_json_free(d);
+		d = NULL;
+		goto out;
+	}
+	if (!tc_json_equal(tc_json_get(tc_json_get(d, "performance_cases"),
+	    "sha256"), tc_json_get(m->source, "sha256"))) {
+		tc_error_set(err, "the discovery ran with another manifest than "
+		    "the one being frozen");
+		tc_json_free(d);
+		d = NULL;
+		goto out;
+	}
+	rel = tc_xstrdup(TC_PYPTO_DISCOVERY);
+	tc_json_object_set_string(d, "_path", rel);
+	tc_json_object_set_string(d, "_sha256", hex);
+out:
+	free(rel);
+	free(want);
+	free(abs);
+	return d;
+}
+
 static tc_json *
 load_weights(const char *path, const tc_json *target, tc_error *err)
 {
@@ -130,18 +203,19 @@ tc_pypto_contract_freeze(const tc_pypto_freeze_opts *o, tc_error *err)
 	tc_pypto_manifest m;
 	char *runner = NULL, *path = NULL, stamp[TC_TIMESTAMP_LEN + 1];
 	tc_json *doc = NULL, *runner_rec = NULL, *protocol, *selection, *sel;
-	tc_json *stab, *weights = NULL, *target;
+	tc_json *stab, *weights = NULL, *target, *discovery = NULL;
+	const char *op_name = o->op_name;
 	char *op_dir;
 	const char *src = o->timing_source != NULL ? o->timing_source :
 	    "process_timer";
 
-	if (o->op_dir == NULL || !tc_is_directory(o->op_dir)) {
-		tc_error_set(err, "operator directory does not exist: %s",
-		    o->op_dir != NULL ? o->op_dir : "(none)");
+	if ((op_dir = tc_pypto_op_dir_resolve(o->op_dir, err)) == NULL)
+		return NULL;
+	if (tc_pypto_require_consent(op_dir, "freezing the Stage 5 contract",
+	    err) != 0) {
+		free(op_dir);
 		return NULL;
 	}
-	if ((op_dir = tc_path_resolve(o->op_dir, err)) == NULL)
-		return NULL;
 	if (tc_pypto_manifest_resolve(op_dir, o->manifest_path, &m, err) != 0) {
 		free(op_dir);
 		return NULL;
@@ -152,10 +226,27 @@ tc_pypto_contract_freeze(const tc_pypto_freeze_opts *o, tc_error *err)
 	if (o->dispatch_path != NULL && check_dispatch(o->dispatch_path,
 	    target, err) != 0)
 		goto fail;
+	if (check_consent_target(op_dir, target, err) != 0)
+		goto fail;
+	if (o->discovery_path != NULL && (discovery = load_discovery(op_dir,
+	    o->discovery_path, &m, err)) == NULL)
+		goto fail;
+	if (discovery != NULL) {
+		const char *found = tc_json_get_string(discovery,
+		    "selected_op_name");
+
+		if (o->op_name != NULL && o->op_name[0] != '\0' &&
+		    strcmp(o->op_name, found) != 0) {
+			tc_error_set(err, "--op-name %s is not the Op Name the "
+			    "discovery run found (%s)", o->op_name, found);
+			goto fail;
+		}
+		op_name = found;
+	}
 	if ((runner = tc_pypto_find_runner(op_dir, err)) == NULL ||
 	    tc_pypto_manifest_check_functions(&m, runner, err) != 0)
 		goto fail;
-	if (o->op_name == NULL || o->op_name[0] == '\0') {
+	if (op_name == NULL || op_name[0] == '\0') {
 		tc_error_set(err, "compare/quick requires an exact --op-name; "
 		    "refusing to guess the target kernel from the longest AI "
 		    "Core row");
@@ -235,7 +326,7 @@ tc_pypto_contract_freeze(const tc_pypto_freeze_opts *o, tc_error *err)
 	tc_json_object_set(doc, "performance_cases", tc_json_clone(m.source));
 	tc_json_object_set(doc, "optimization_target", tc_json_clone(target));
 	protocol = tc_json_new_object();
-	tc_json_object_set_string(protocol, "target_op_name", o->op_name);
+	tc_json_object_set_string(protocol, "target_op_name", op_name);
 	tc_json_object_set_int(protocol, "warmup", o->warmup);
 	tc_json_object_set_int(protocol, "repeats", o->repeats);
 	tc_json_object_set_int(protocol, "retry", o->retry);
@@ -274,6 +365,21 @@ tc_pypto_contract_freeze(const tc_pypto_freeze_opts *o, tc_error *err)
 	}
 	tc_json_object_set(protocol, "case_selector", sel);
 	tc_json_object_set(doc, "protocol", protocol);
+	if (discovery != NULL) {
+		tc_json *rec = tc_json_new_object();
+
+		tc_json_object_set(rec, "path", tc_json_clone(tc_json_get(discovery,
+		    "_path")));
+		tc_json_object_set(rec, "sha256", tc_json_clone(tc_json_get(
+		    discovery, "_sha256")));
+		tc_json_object_set(rec, "case_id", tc_json_clone(tc_json_get(
+		    discovery, "case_id")));
+		tc_json_object_set(rec, "selected_op_name", tc_json_clone(
+		    tc_json_get(discovery, "selected_op_name")));
+		tc_json_object_set(doc, "discovery", rec);
+	} else {
+		tc_json_object_set_null(doc, "discovery");
+	}
 	selection = tc_json_new_object();
 	tc_json_object_set_string(selection, "aggregate_metric", weights != NULL ?
 	    "weighted_mean_case_speedup" : "equal_weight_mean_case_speedup");
@@ -298,9 +404,11 @@ tc_pypto_contract_freeze(const tc_pypto_freeze_opts *o, tc_error *err)
 	free(path);
 	free(runner);
 	free(op_dir);
+	tc_json_free(discovery);
 	tc_pypto_manifest_free(&m);
 	return doc;
 fail:
+	tc_json_free(discovery);
 	tc_json_free(doc);
 	tc_json_free(weights);
 	tc_json_free(runner_rec);

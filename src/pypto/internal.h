@@ -7,6 +7,7 @@
 #ifndef TUNECTL_PYPTO_INTERNAL_H
 #define TUNECTL_PYPTO_INTERNAL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +39,8 @@ void tc_js_iso_now(char out[32]);
 
 /* A strict int (not bool, not float) that fits int64. */
 bool tc_pj_int(const tc_json *v, int64_t *out);
+/* The strict int v, or dflt when v is absent or not one (for printing). */
+int64_t tc_pj_int_or(const tc_json *v, int64_t dflt);
 /* A finite number > 0 (int or float, not bool). */
 bool tc_pj_positive(const tc_json *v, double *out);
 /* Non-empty string after Python strip(); returns the stripped copy
@@ -52,6 +55,22 @@ void tc_pj_fixed(tc_buf *out, double x, int decimals);
 void tc_pj_pystr(tc_buf *out, const tc_json *v);
 /* Python repr() of a list of JSON values: "[1.0, 2.5]", "['a']". */
 void tc_pj_pylist(tc_buf *out, const tc_json *arr);
+/* A copy of v, or JSON null when v is absent (a member must never be a
+ * NULL value: the writers would trip over it). */
+tc_json *tc_pj_clone(const tc_json *v);
+/* The next line of out (after *p) that starts with tag: *payload and
+ * *len are the rest of that line, and *p moves past it.  false at the
+ * end.  Lines end in \n, \r\n or \r. */
+bool tc_pj_next_tagged_line(const char **p, const char *tag,
+    const char **payload, size_t *len);
+/* Append a formatted message to a JSON array (error and evidence lists). */
+void tc_pj_push_fmt(tc_json *arr, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void tc_pj_push_vfmt(tc_json *arr, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+/* The absolute path of an existing operator directory, or NULL with
+ * "operator directory does not exist: DIR" (malloc'd). */
+char *tc_pypto_op_dir_resolve(const char *op_dir, tc_error *err);
 /* Arrays of strings. */
 tc_json *tc_pj_string_array(char *const *items, size_t n);
 /* Find a string in a JSON array of strings. */
@@ -83,6 +102,19 @@ tc_json *tc_pypto_source_record(const char *path, tc_error *err);
  * malloc'd message in the reference's words ("<label> source sha256
  * mismatch", ...). */
 char *tc_pypto_source_record_error(const tc_json *record, const char *label);
+
+/* ---- the final test run (precision.c) ----------------------------------- */
+
+/* NULL when a final test's output passes (PASS lines with matched_ratio=
+ * and max_abs_error=, at least min_pass of them, no FAIL line, no
+ * Traceback / Error / Exception), else a malloc'd message. */
+char *tc_pypto_precision_error(const char *out, const char *err_text,
+    size_t min_pass);
+/* Run python test_<op>.py now (every case): {argv, runner_sha256,
+ * exit_code, timed_out, stdout_sha256, stdout_tail, stderr_tail, passed,
+ * problem}.  NULL only when it cannot be started. */
+tc_json *tc_pypto_run_final_test(const char *op_dir, const char *interpreter,
+    double timeout_s, size_t min_pass, tc_error *err);
 
 /* The ledger's row rules for an existing row (items.c). */
 int tc_pypto_ledger_check_row(const tc_json *ledger, const tc_json *item,

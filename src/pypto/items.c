@@ -504,8 +504,17 @@ int
 tc_pypto_ledger_source(tc_json *l, const char *kind, long count,
     const char *ref, const char *now, tc_error *err)
 {
+	return tc_pypto_ledger_source_indexed(l, kind, count, ref, NULL, now,
+	    err);
+}
+
+int
+tc_pypto_ledger_source_indexed(tc_json *l, const char *kind, long count,
+    const char *ref, const tc_json *index, const char *now, tc_error *err)
+{
 	tc_json *s;
 	int k = kind_index(kind);
+	int64_t ic;
 
 	(void)now;
 	if (k < 0 || k == 4) {
@@ -513,6 +522,15 @@ tc_pypto_ledger_source(tc_json *l, const char *kind, long count,
 		    "kb_selected, general_method, knowledge_card, template "
 		    "(bottleneck_derived items have no enumerated denominator)");
 		return -1;
+	}
+	if (index != NULL && tc_pj_int(tc_json_get(index, "count"), &ic)) {
+		if (count >= 0 && count != (long)ic) {
+			tc_error_set(err, "--count %ld differs from the %lld active, "
+			    "eligible rows of the index %s", count, (long long)ic,
+			    tc_json_get_string(index, "path"));
+			return -1;
+		}
+		count = (long)ic;
 	}
 	if (count < 0) {
 		tc_error_set(err, "--count must be >= 0");
@@ -533,6 +551,10 @@ tc_pypto_ledger_source(tc_json *l, const char *kind, long count,
 	tc_json_object_set_int(s, "count", count);
 	tc_json_object_set_string(s, "source_ref", ref);
 	tc_json_object_set_int(s, "enumerated_seq", next_seq(l));
+	if (index != NULL)
+		tc_json_object_set(s, "index", tc_json_clone(index));
+	else
+		tc_json_object_remove(s, "index");
 	tc_json_object_set_null(l, "final_sweep");
 	return 0;
 }

@@ -3,7 +3,6 @@
  * chronology recomputed from each item's event history) and applying one
  * operation to the file under its exclusive lock with an atomic write.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,23 +44,6 @@ is_terminal(const char *kind, const char *status)
 	return false;
 }
 
-static void
-error_add(tc_json *errors, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-error_add(tc_json *errors, const char *fmt, ...)
-{
-	va_list ap;
-	tc_error e = TC_ERROR_INIT;
-
-	va_start(ap, fmt);
-	tc_error_vset(&e, fmt, ap);
-	va_end(ap);
-	tc_json_array_push(errors, tc_json_new_string(tc_error_msg(&e)));
-	tc_error_clear(&e);
-}
-
 /* Status of an item just before sequence number t (NULL: not registered). */
 static const char *
 status_at(const tc_json *item, int64_t t)
@@ -90,7 +72,7 @@ check_history(const tc_json *it, int64_t sequence, tc_json *errors)
 	size_t i;
 
 	if (!tc_json_is(h, TC_JSON_ARRAY) || h->u.arr.len == 0) {
-		error_add(errors, "item %s has no event history", id);
+		tc_pj_push_fmt(errors, "item %s has no event history", id);
 		return;
 	}
 	(void)tc_pj_int(tc_json_get(it, "registered_seq"), &reg);
@@ -102,17 +84,17 @@ check_history(const tc_json *it, int64_t sequence, tc_json *errors)
 		if (!tc_pj_int(tc_json_get(e, "seq"), &s) || s <= prev ||
 		    s > sequence || ev == NULL ||
 		    tc_json_get_string(e, "status") == NULL) {
-			error_add(errors, "item %s history[%zu] is malformed or out "
+			tc_pj_push_fmt(errors, "item %s history[%zu] is malformed or out "
 			    "of order", id, i);
 			return;
 		}
 		if ((i == 0) != (strcmp(ev, "add") == 0)) {
-			error_add(errors, "item %s history must start with its "
+			tc_pj_push_fmt(errors, "item %s history must start with its "
 			    "registration", id);
 			return;
 		}
 		if (i == 0 && s != reg) {
-			error_add(errors, "item %s registered_seq does not match its "
+			tc_pj_push_fmt(errors, "item %s registered_seq does not match its "
 			    "history", id);
 			return;
 		}
@@ -120,7 +102,7 @@ check_history(const tc_json *it, int64_t sequence, tc_json *errors)
 	}
 	if (strcmp(tc_json_get_string(h->u.arr.items[h->u.arr.len - 1],
 	    "status"), tc_json_get_string(it, "status")) != 0)
-		error_add(errors, "item %s status differs from its last history "
+		tc_pj_push_fmt(errors, "item %s status differs from its last history "
 		    "event", id);
 }
 
@@ -163,7 +145,7 @@ check_chronology(const tc_json *items, const tc_json *sources, tc_json *errors)
 					bad = st != NULL && !is_terminal(ok, st) &&
 					    strcmp(st, "enabler") != 0;
 				if (bad) {
-					error_add(errors, "item %s was %s while %s item "
+					tc_pj_push_fmt(errors, "item %s was %s while %s item "
 					    "%s was %s (source order)",
 					    tc_json_get_string(it, "item_id"),
 					    reg ? "registered" : "closed", ok,
@@ -182,7 +164,7 @@ check_chronology(const tc_json *items, const tc_json *sources, tc_json *errors)
 					    tc_pypto_source_kinds[p]), "enumerated_seq"),
 					    &es);
 					if (es == 0 || es >= t) {
-						error_add(errors, "item %s was registered "
+						tc_pj_push_fmt(errors, "item %s was registered "
 						    "before the %s source was enumerated",
 						    tc_json_get_string(it, "item_id"),
 						    tc_pypto_source_kinds[p]);
@@ -191,6 +173,30 @@ check_chronology(const tc_json *items, const tc_json *sources, tc_json *errors)
 				}
 			}
 		}
+	}
+}
+
+/* Items of an indexed source are rows of its index. */
+static void
+check_index_coverage(const tc_json *items, const tc_json *sources,
+    tc_json *errors)
+{
+	size_t i;
+
+	for (i = 0; i < items->u.arr.len; i++) {
+		const tc_json *it = items->u.arr.items[i];
+		const char *kind = tc_json_get_string(it, "source_kind");
+		const tc_json *ids = tc_json_get(tc_json_get(tc_json_get(sources,
+		    kind != NULL ? kind : ""), "index"), "ids");
+		char *key;
+
+		if (!tc_json_is(ids, TC_JSON_ARRAY))
+			continue;
+		key = tc_pypto_item_index_id(it);
+		if (!tc_pj_array_has_string(ids, key))
+			tc_pj_push_fmt(errors, "item %s is not an active, eligible row of "
+			    "the %s index", key, kind);
+		free(key);
 	}
 }
 
@@ -216,7 +222,7 @@ tc_pypto_ledger_validate(const tc_json *l, bool require_closed, bool *ok)
 	    !tc_json_is(sources, TC_JSON_OBJECT) ||
 	    (sweep != NULL && sweep->type != TC_JSON_NULL &&
 	    sweep->type != TC_JSON_OBJECT)) {
-		error_add(errors, "not a pypto_optimization_ledger (schema_version "
+		tc_pj_push_fmt(errors, "not a pypto_optimization_ledger (schema_version "
 		    "1, sequence, sources, items, final_sweep)");
 		goto done;
 	}
@@ -234,29 +240,29 @@ tc_pypto_ledger_validate(const tc_json *l, bool require_closed, bool *ok)
 			n += ik != NULL && strcmp(ik, kind) == 0;
 		}
 		if (!tc_json_is(en, TC_JSON_BOOL)) {
-			error_add(errors, "sources.%s is malformed", kind);
+			tc_pj_push_fmt(errors, "sources.%s is malformed", kind);
 			continue;
 		}
 		if (!en->u.b) {
 			enumerated = false;
 			if (n > 0)
-				error_add(errors, "the %s source holds items but was "
+				tc_pj_push_fmt(errors, "the %s source holds items but was "
 				    "never enumerated", kind);
 			continue;
 		}
 		if (!tc_pj_int(tc_json_get(s, "count"), &count) || count < 0 ||
 		    tc_json_get_string(s, "source_ref") == NULL) {
-			error_add(errors, "sources.%s needs count and source_ref",
+			tc_pj_push_fmt(errors, "sources.%s needs count and source_ref",
 			    kind);
 			continue;
 		}
 		if ((int64_t)n > count)
-			error_add(errors, "the %s source was enumerated with %lld "
+			tc_pj_push_fmt(errors, "the %s source was enumerated with %lld "
 			    "items but holds %zu", kind, (long long)count, n);
 		else if ((int64_t)n < count) {
 			presets_closed = false;
 			if (require_closed)
-				error_add(errors, "the %s source lists %lld items but "
+				tc_pj_push_fmt(errors, "the %s source lists %lld items but "
 				    "only %zu are registered", kind, (long long)count,
 				    n);
 		}
@@ -278,7 +284,7 @@ tc_pypto_ledger_validate(const tc_json *l, bool require_closed, bool *ok)
 		tc_json_object_remove(copy, "history");
 		tc_json_object_remove(copy, "reopen_count");
 		if (tc_pypto_ledger_check_row(l, copy, &e) != 0)
-			error_add(errors, "%s", tc_error_msg(&e));
+			tc_pj_push_fmt(errors, "%s", tc_error_msg(&e));
 		tc_json_free(copy);
 		tc_error_clear(&e);
 		if (id == NULL || kind == NULL || st == NULL)
@@ -288,12 +294,12 @@ tc_pypto_ledger_validate(const tc_json *l, bool require_closed, bool *ok)
 
 			if (tc_json_equal(tc_json_get(o, "item_id"),
 			    tc_json_get(it, "item_id")))
-				error_add(errors, "item %s appears twice", id);
+				tc_pj_push_fmt(errors, "item %s appears twice", id);
 			else if (strcmp(kind, "kb_selected") == 0 &&
 			    tc_json_get(it, "kb_key") != NULL &&
 			    tc_json_equal(tc_json_get(o, "kb_key"),
 			    tc_json_get(it, "kb_key")))
-				error_add(errors, "items %s and %s share one kb_key",
+				tc_pj_push_fmt(errors, "items %s and %s share one kb_key",
 				    tc_json_get_string(o, "item_id"), id);
 		}
 		check_history(it, sequence, errors);
@@ -306,7 +312,7 @@ tc_pypto_ledger_validate(const tc_json *l, bool require_closed, bool *ok)
 			if (kind_index(kind) < 4)
 				presets_closed = false;
 			if (require_closed)
-				error_add(errors, "item %s is still %s", id, st);
+				tc_pj_push_fmt(errors, "item %s is still %s", id, st);
 		}
 		{
 			tc_json *c = tc_json_get(counts, kind), *by;
@@ -327,6 +333,8 @@ tc_pypto_ledger_validate(const tc_json *l, bool require_closed, bool *ok)
 		}
 	}
 	check_chronology(items, sources, errors);
+	check_index_coverage(items, sources, errors);
+	tc_pypto_experiments_validate(l, errors);
 	if (tc_json_is(sweep, TC_JSON_OBJECT)) {
 		const tc_json *ni = tc_json_get(sweep, "new_items");
 		int64_t s = 0;
@@ -335,13 +343,13 @@ tc_pypto_ledger_validate(const tc_json *l, bool require_closed, bool *ok)
 		    s < last_seq || !tc_json_is(ni, TC_JSON_ARRAY) ||
 		    ni->u.arr.len != 0 ||
 		    tc_json_get_string(sweep, "scope") == NULL)
-			error_add(errors, "final_sweep is stale or malformed: it "
+			tc_pj_push_fmt(errors, "final_sweep is stale or malformed: it "
 			    "must follow the last item event and list no new item");
 	} else if (require_closed) {
-		error_add(errors, "no final sweep recorded on the final code");
+		tc_pj_push_fmt(errors, "no final sweep recorded on the final code");
 	}
 	if (require_closed && !enumerated)
-		error_add(errors, "not every preset source is enumerated");
+		tc_pj_push_fmt(errors, "not every preset source is enumerated");
 done:
 	tc_json_object_set_bool(r, "valid", errors->u.arr.len == 0);
 	*ok = errors->u.arr.len == 0;
@@ -371,7 +379,7 @@ tc_pypto_ledger_load(const char *path, tc_error *err)
 }
 
 tc_json *
-tc_pypto_ledger_apply_file(const char *path, const tc_pypto_ledger_op *op,
+tc_pypto_ledger_update(const char *path, tc_pypto_ledger_fn fn, void *ctx,
     tc_error *err)
 {
 	tc_lock lock;
@@ -380,15 +388,6 @@ tc_pypto_ledger_apply_file(const char *path, const tc_pypto_ledger_op *op,
 	int rc;
 
 	tc_now_iso(now);
-	if (op->verb == TC_LEDGER_INIT) {
-		l = tc_pypto_ledger_new();
-		if (tc_write_json(path, l, TC_WRITE_EXCLUSIVE | TC_WRITE_MKDIRS,
-		    err) != 0) {
-			tc_json_free(l);
-			return NULL;
-		}
-		return l;
-	}
 	if (tc_lock_acquire(&lock, path, TC_LOCK_DEFAULT_TIMEOUT_S, err) != 0)
 		return NULL;
 	if ((l = tc_pypto_ledger_load(path, err)) == NULL)
@@ -410,10 +409,50 @@ tc_pypto_ledger_apply_file(const char *path, const tc_pypto_ledger_op *op,
 		}
 		tc_json_free(rep);
 	}
+	rc = fn(l, ctx, now, err);
+	if (rc == 0) {
+		bool ok;
+		tc_json *rep = tc_pypto_ledger_validate(l, false, &ok);
+
+		if (!ok) {
+			const tc_json *e = tc_json_get(rep, "errors");
+
+			tc_error_set(err, "the ledger would become invalid: %s",
+			    tc_json_string(e->u.arr.items[0]));
+			rc = -1;
+		}
+		tc_json_free(rep);
+	}
+	if (rc == 0)
+		rc = tc_write_json(path, l, 0, err);
+	if (rc != 0) {
+		tc_json_free(l);
+		l = NULL;
+	}
+out:
+	tc_lock_release(&lock);
+	return l;
+}
+
+static int
+apply_op(tc_json *l, void *ctx, const char *now, tc_error *err)
+{
+	const tc_pypto_ledger_op *op = ctx;
+	int rc;
+
 	switch (op->verb) {
 	case TC_LEDGER_SOURCE:
-		rc = tc_pypto_ledger_source(l, op->kind, op->count, op->ref, now,
-		    err);
+		if (op->index != NULL) {
+			tc_json *idx = tc_pypto_source_index(op->kind != NULL ?
+			    op->kind : "", op->index, err);
+
+			rc = idx == NULL ? -1 : tc_pypto_ledger_source_indexed(l,
+			    op->kind, op->count, op->ref, idx, now, err);
+			tc_json_free(idx);
+		} else {
+			rc = tc_pypto_ledger_source(l, op->kind, op->count, op->ref,
+			    now, err);
+		}
 		break;
 	case TC_LEDGER_ADD:
 		rc = tc_pypto_ledger_add(l, op->item, now, err);
@@ -437,26 +476,23 @@ tc_pypto_ledger_apply_file(const char *path, const tc_pypto_ledger_op *op,
 		rc = -1;
 		break;
 	}
-	if (rc == 0) {
-		bool ok;
-		tc_json *rep = tc_pypto_ledger_validate(l, false, &ok);
+	return rc;
+}
 
-		if (!ok) {
-			const tc_json *e = tc_json_get(rep, "errors");
+tc_json *
+tc_pypto_ledger_apply_file(const char *path, const tc_pypto_ledger_op *op,
+    tc_error *err)
+{
+	tc_json *l;
 
-			tc_error_set(err, "the ledger would become invalid: %s",
-			    tc_json_string(e->u.arr.items[0]));
-			rc = -1;
+	if (op->verb == TC_LEDGER_INIT) {
+		l = tc_pypto_ledger_new();
+		if (tc_write_json(path, l, TC_WRITE_EXCLUSIVE | TC_WRITE_MKDIRS,
+		    err) != 0) {
+			tc_json_free(l);
+			return NULL;
 		}
-		tc_json_free(rep);
+		return l;
 	}
-	if (rc == 0)
-		rc = tc_write_json(path, l, 0, err);
-	if (rc != 0) {
-		tc_json_free(l);
-		l = NULL;
-	}
-out:
-	tc_lock_release(&lock);
-	return l;
+	return tc_pypto_ledger_update(path, apply_op, (void *)op, err);
 }

@@ -314,3 +314,72 @@ tc_pypto_case_dir_name(const char *case_id)
 	free(value);
 	return out;
 }
+
+tc_json *
+tc_pj_clone(const tc_json *v)
+{
+	return v != NULL ? tc_json_clone(v) : tc_json_new_null();
+}
+
+int64_t
+tc_pj_int_or(const tc_json *v, int64_t dflt)
+{
+	int64_t x;
+
+	return tc_pj_int(v, &x) ? x : dflt;
+}
+
+void
+tc_pj_push_vfmt(tc_json *arr, const char *fmt, va_list ap)
+{
+	tc_error e = TC_ERROR_INIT;
+
+	tc_error_vset(&e, fmt, ap);
+	tc_json_array_push(arr, tc_json_new_string(tc_error_msg(&e)));
+	tc_error_clear(&e);
+}
+
+void
+tc_pj_push_fmt(tc_json *arr, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tc_pj_push_vfmt(arr, fmt, ap);
+	va_end(ap);
+}
+
+bool
+tc_pj_next_tagged_line(const char **p, const char *tag, const char **payload,
+    size_t *len)
+{
+	size_t tlen = strlen(tag);
+
+	while (**p != '\0') {
+		const char *line = *p;
+		size_t n = strcspn(line, "\r\n");
+
+		*p += n;
+		if (**p == '\r' && (*p)[1] == '\n')
+			*p += 2;
+		else if (**p != '\0')
+			(*p)++;
+		if (n >= tlen && strncmp(line, tag, tlen) == 0) {
+			*payload = line + tlen;
+			*len = n - tlen;
+			return true;
+		}
+	}
+	return false;
+}
+
+char *
+tc_pypto_op_dir_resolve(const char *op_dir, tc_error *err)
+{
+	if (op_dir == NULL || !tc_is_directory(op_dir)) {
+		tc_error_set(err, "operator directory does not exist: %s",
+		    op_dir != NULL ? op_dir : "(none)");
+		return NULL;
+	}
+	return tc_path_resolve(op_dir, err);
+}

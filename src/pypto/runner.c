@@ -333,57 +333,53 @@ tc_pypto_rows_free(tc_pypto_row *rows, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(rows[i].op_name);
+		free(rows[i].task_type);
+	}
 	free(rows);
 }
 
 int
 tc_pypto_reported_rows(const char *out, tc_pypto_row **rows, size_t *n, tc_error *err)
 {
-	const char *p = out;
-	size_t plen = strlen(TC_PYPTO_TASK_LINE), cap = 0;
+	const char *p = out, *line;
+	size_t len, cap = 0;
 
 	*rows = NULL;
 	*n = 0;
-	while (*p != '\0') {
-		size_t len = strcspn(p, "\r\n");
+	while (tc_pj_next_tagged_line(&p, TC_PYPTO_TASK_LINE, &line, &len)) {
+		tc_json *v = tc_json_parse(line, len, err);
+		const char *name = tc_json_get_string(v, "op_name");
+		double d;
 
-		if (len >= plen && strncmp(p, TC_PYPTO_TASK_LINE, plen) == 0) {
-			tc_json *v = tc_json_parse(p + plen, len - plen, err);
-			const char *name = tc_json_get_string(v, "op_name");
-			double d;
-
-			if (v == NULL || name == NULL ||
-			    !tc_json_number(tc_json_get(v, "duration_us"), &d) ||
-			    tc_json_is(tc_json_get(v, "duration_us"),
-			    TC_JSON_BOOL)) {
-				if (v != NULL)
-					tc_error_set(err, "a PYPTO_PERF_TASK line "
-					    "needs a string op_name and a number "
-					    "duration_us");
-				tc_error_prefix(err, "malformed runner timing "
-				    "line: ");
-				tc_json_free(v);
-				tc_pypto_rows_free(*rows, *n);
-				*rows = NULL;
-				*n = 0;
-				return -1;
-			}
-			if (*n == cap) {
-				cap = cap ? cap * 2 : 4;
-				*rows = tc_xrealloc(*rows, cap * sizeof(**rows));
-			}
-			(*rows)[*n].op_name = tc_xstrdup(name);
-			(*rows)[*n].duration_us = d;
-			(*n)++;
+		if (v == NULL || name == NULL ||
+		    !tc_json_number(tc_json_get(v, "duration_us"), &d) ||
+		    tc_json_is(tc_json_get(v, "duration_us"),
+		    TC_JSON_BOOL)) {
+			if (v != NULL)
+				tc_error_set(err, "a PYPTO_PERF_TASK line "
+				    "needs a string op_name and a number "
+				    "duration_us");
+			tc_error_prefix(err, "malformed runner timing "
+			    "line: ");
 			tc_json_free(v);
+			tc_pypto_rows_free(*rows, *n);
+			*rows = NULL;
+			*n = 0;
+			return -1;
 		}
-		p += len;
-		if (*p == '\r' && p[1] == '\n')
-			p += 2;
-		else if (*p != '\0')
-			p++;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 4;
+			*rows = tc_xrealloc(*rows, cap * sizeof(**rows));
+		}
+		(*rows)[*n].op_name = tc_xstrdup(name);
+		(*rows)[*n].duration_us = d;
+		(*rows)[*n].task_type = tc_json_get_string(v,
+		    "task_type") != NULL ? tc_xstrdup(tc_json_get_string(v,
+		    "task_type")) : NULL;
+		(*n)++;
+		tc_json_free(v);
 	}
 	return 0;
 }
@@ -400,6 +396,7 @@ tc_pypto_timing_rows(const char *source, const tc_pypto_run *r,
 		*rows = tc_xcalloc(1, sizeof(**rows));
 		(*rows)[0].op_name = tc_xstrdup(op_name);
 		(*rows)[0].duration_us = r->wall_s * 1e6;
+		(*rows)[0].task_type = NULL;
 		*n = 1;
 	} else if (tc_pypto_reported_rows(r->out, rows, n, err) != 0) {
 		return -1;

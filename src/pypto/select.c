@@ -379,14 +379,8 @@ tc_pypto_select(const tc_pypto_select_opts *o, tc_error *err)
 	char *op_dir = NULL;
 
 	memset(&m, 0, sizeof(m));
-	if (o->op_dir == NULL || (op_dir = tc_path_resolve(o->op_dir, err)) ==
-	    NULL || !tc_is_directory(op_dir)) {
-		if (tc_error_msg(err)[0] == '\0')
-			tc_error_set(err, "operator directory does not exist: %s",
-			    o->op_dir != NULL ? o->op_dir : "(none)");
-		free(op_dir);
+	if ((op_dir = tc_pypto_op_dir_resolve(o->op_dir, err)) == NULL)
 		return NULL;
-	}
 	if (tc_pypto_contract_load(op_dir, &contract, err) < 0)
 		goto out;
 	sel = tc_json_get(contract, "selection");

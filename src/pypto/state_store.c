@@ -1,10 +1,13 @@
 /*
  * state_store.c - the state tool wrapper around the pure transition:
- * caller permission, the op dir confined strictly inside
- * <project>/custom/, the exclusive lock, reading or synthesising
- * .orchestrator_state.json, tunectl's Stage 5 rollback policy, the lint
- * gate, the SPEC.md freeze, and the atomic write (pypto-orchestration.md
- * §1.4).  Also "show" (state + legal next actions) and "history".
+ * caller permission (never from inside a dispatched worker), the op dir
+ * confined strictly inside <project>/custom/, the exclusive lock, reading
+ * or synthesising .orchestrator_state.json, tunectl's policies (no
+ * rollback once Stage 5 was entered, Stage 5 starts only after the entry
+ * confirmation and closes only on a bound stage5-check PASS), the lint
+ * gate, the SPEC.md freeze, the atomic write (pypto-orchestration.md
+ * §1.4), and the orchestration bookkeeping that goes with an action.
+ * Also "show" (state + legal next actions) and "history".
  */
 #include <errno.h>
 #include <math.h>
@@ -14,10 +17,13 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "orch_internal.h"
+#include "tunectl/attempt.h"
 #include "tunectl/fileio.h"
 #include "tunectl/lock.h"
 #include "tunectl/path.h"
 #include "tunectl/pypto_state.h"
+#include "tunectl/sha256.h"
 
 static const char *const allowed_agents[] = {
 	"build", "pypto-pro-op-orchestrator", NULL
@@ -103,44 +109,152 @@ tc_pypto_resolve_op_dir(const char *project, const char *op_dir,
 	return dir;
 }
 
-static int
-check_agent(const char *agent, tc_error *err)
+static void
+deny(const char *agent, tc_error *err)
 {
-	size_t i;
-
-	if (agent == NULL)
-		return 0;
-	for (i = 0; allowed_agents[i] != NULL; i++)
-		if (strcmp(agent, allowed_agents[i]) == 0)
-			return 0;
 	tc_error_set(err, "permission denied: state_transition is restricted "
 	    "to the PyPTO-Pro primary, but was called by \"%s\". Subagents "
 	    "must not modify .orchestrator_state.json; return stage results "
 	    "to the orchestrator instead.", agent[0] != '\0' ? agent :
 	    "(unknown)");
+}
+
+/* A dispatched worker carries TUNECTL_ATTEMPT (and its agent name): it may
+ * never write the state, whatever --agent it passes. */
+int
+tc_pypto_refuse_worker(tc_error *err)
+{
+	const char *agent = getenv(TC_PYPTO_AGENT_ENV);
+
+	if (!tc_attempt_in_worker())
+		return 0;
+	deny(agent != NULL && *agent != '\0' ? agent :
+	    "a dispatched worker (TUNECTL_ATTEMPT is set)", err);
 	return -1;
 }
 
-/* Read the state file, or synthesise it (exists = false). */
+static int
+check_agent(const char *agent, tc_error *err)
+{
+	size_t i;
+
+	if (tc_pypto_refuse_worker(err) != 0)
+		return -1;
+	if (agent == NULL)
+		return 0;
+	for (i = 0; allowed_agents[i] != NULL; i++)
+		if (strcmp(agent, allowed_agents[i]) == 0)
+			return 0;
+	deny(agent, err);
+	return -1;
+}
+
+void
+tc_pypto_sha_buf(const void *data, size_t len, char hex[65])
+{
+	tc_sha256_hex(data, len, hex);
+}
+
+/* Read the state file, or synthesise it (exists = false); the bytes read
+ * are kept: they are the state's fingerprint and what a worker's write
+ * is restored from. */
 static tc_json *
 read_state(const char *op_dir, const char *state_path, bool *exists,
-    tc_error *err)
+    char **raw, size_t *raw_len, tc_error *err)
 {
 	tc_json *v;
+	char *text;
+	size_t len;
 
+	*raw = NULL;
+	*raw_len = 0;
 	if (!tc_path_exists(state_path)) {
 		*exists = false;
 		return tc_pypto_state_initial(tc_path_basename(op_dir), NULL);
 	}
 	*exists = true;
-	if ((v = tc_json_parse_file(state_path, err)) == NULL)
+	if ((text = tc_json_read_path(state_path, &len, err)) == NULL)
 		return NULL;
+	if ((v = tc_json_parse_text(text, len, err)) == NULL) {
+		free(text);
+		return NULL;
+	}
 	if (v->type != TC_JSON_OBJECT) {
 		tc_json_free(v);
+		free(text);
 		tc_error_set(err, "invalid orchestrator state file content");
 		return NULL;
 	}
+	*raw = text;
+	*raw_len = len;
 	return v;
+}
+
+int
+tc_pypto_store_open(const tc_pypto_state_opts *o, bool lock,
+    double lock_timeout_s, tc_pypto_store *st, tc_error *err)
+{
+	memset(st, 0, sizeof(*st));
+	st->lock.fd = -1;
+	if ((st->op_dir = tc_pypto_resolve_op_dir(o->project, o->op_dir, NULL,
+	    err)) == NULL)
+		return -1;
+	st->project = base_dir(o->project);
+	st->state_path = tc_path_join(st->op_dir, TC_PYPTO_STATE_FILE);
+	if (lock) {
+		if (tc_lock_acquire(&st->lock, st->state_path, lock_timeout_s,
+		    err) != 0)
+			goto fail;
+		st->locked = true;
+	}
+	if ((st->state = read_state(st->op_dir, st->state_path, &st->exists,
+	    &st->raw, &st->raw_len, err)) == NULL)
+		goto fail;
+	if (st->raw != NULL)
+		tc_pypto_sha_buf(st->raw, st->raw_len, st->sha);
+	return 0;
+fail:
+	tc_pypto_store_close(st);
+	return -1;
+}
+
+int
+tc_pypto_store_write(tc_pypto_store *st, const tc_json *next, tc_error *err)
+{
+	size_t len;
+	char *text = tc_json_pretty(next, &len, err);
+
+	if (text == NULL)
+		return -1;
+	if (tc_write_atomic(st->state_path, text, len, 0, err) != 0) {
+		free(text);
+		return -1;
+	}
+	free(st->raw);
+	st->raw = text;
+	st->raw_len = len;
+	tc_pypto_sha_buf(text, len, st->sha);
+	if (next != st->state) {
+		tc_json_free(st->state);
+		st->state = tc_json_clone(next);
+	}
+	st->exists = true;
+	return 0;
+}
+
+void
+tc_pypto_store_close(tc_pypto_store *st)
+{
+	if (st->locked)
+		tc_lock_release(&st->lock);
+	st->locked = false;
+	free(st->op_dir);
+	free(st->project);
+	free(st->state_path);
+	tc_json_free(st->state);
+	free(st->raw);
+	memset(st, 0, sizeof(*st));
+	st->lock.fd = -1;
 }
 
 static tc_json *
@@ -180,24 +294,111 @@ static int
 policy_check(const tc_json *prev, const tc_pypto_input *in, bool allow,
     tc_error *err)
 {
-	if (strcmp(in->action, "rollback_to_stage") != 0 || allow ||
-	    !tc_pypto_stage5_entered(prev))
-		return 0;
-	tc_error_set(err, "rollback_to_stage refused: Stage 5 has been entered; "
-	    "after the Stage 5 entry every repair stays in Stage 5 and the "
-	    "orchestration never rolls back (pass --allow-stage5-rollback to "
-	    "override this policy)");
-	return -1;
+	if (strcmp(in->action, "rollback_to_stage") == 0 && !allow &&
+	    tc_pypto_stage5_entered(prev)) {
+		tc_error_set(err, "rollback_to_stage refused: Stage 5 has been "
+		    "entered; after the Stage 5 entry every repair stays in Stage "
+		    "5 and the orchestration never rolls back (pass "
+		    "--allow-stage5-rollback to override this policy)");
+		return -1;
+	}
+	return 0;
+}
+
+/* The Stage 5 gates, after the pure transition accepted the action (so
+ * its own preconditions and messages come first). */
+static int
+stage5_gates(const tc_pypto_store *st, const tc_json *prev,
+    const tc_pypto_input *in, tc_error *err)
+{
+	double stage = in->stage != NULL ? tc_js_number_of_string(in->stage) :
+	    NAN;
+
+	if (strcmp(in->action, "start_stage") == 0 && floor(stage) == 5 &&
+	    tc_pypto_consent(prev) == NULL) {
+		tc_error_set(err, "start_stage(5) refused: Stage 5 starts only "
+		    "after the entry confirmation (the user asked for "
+		    "optimisation, or agreed when asked, and the target cases "
+		    "are frozen): tunectl pypto state --op-dir DIR consent ...");
+		return -1;
+	}
+	if (strcmp(in->action, "complete_stage") == 0 && floor(stage) == 5 &&
+	    tc_pypto_check_bound(st->op_dir, prev, err) != 0) {
+		tc_error_prefix(err, "complete_stage(5) refused: Stage 5 closes "
+		    "only on a PASS of stage5-check bound in the state: ");
+		return -1;
+	}
+	return 0;
+}
+
+/* What an action does to tunectl's own record: a new pipeline (init)
+ * starts without one; a rollback or any hand-made stage transition drops
+ * the pending sub-step, so the next dispatch starts the stage afresh; a
+ * rollback below Stage 5 also drops the Stage 5 confirmation, which
+ * belonged to the Stage 4 result that is being redone. */
+static void
+orchestration_bookkeeping(tc_json *next, const tc_pypto_input *in)
+{
+	tc_json *orch = tc_json_get(next, "orchestration");
+	double target;
+
+	if (strcmp(in->action, "init") == 0) {
+		tc_json_object_remove(next, "orchestration");
+		return;
+	}
+	if (orch == NULL || strcmp(in->action, "record_artifact_hash") == 0)
+		return;
+	tc_json_object_set_null(orch, "next");
+	if (strcmp(in->action, "rollback_to_stage") == 0) {
+		target = tc_js_number_of_string(in->target_stage);
+		tc_json_object_set_null(orch, "halt");
+		if (target < 5)
+			tc_json_object_remove(orch, "stage5");
+	}
+}
+
+tc_json *
+tc_pypto_store_step(const tc_pypto_store *st, const tc_json *prev,
+    const tc_pypto_input *in, const tc_pypto_state_opts *o,
+    tc_pypto_gate_summary *sum, tc_error *err)
+{
+	tc_json *work = NULL, *next;
+
+	if (!tc_pypto_action_known(in->action)) {
+		tc_error_set(err, "unsupported action: %s",
+		    in->action != NULL ? in->action : "undefined");
+		return NULL;
+	}
+	if (policy_check(prev, in, o->allow_stage5_rollback, err) != 0)
+		return NULL;
+	if (tc_pypto_gate_run(o->lint_argv, o->lint_timeout_s, st->project,
+	    st->op_dir, in, sum, err) != 0)
+		return NULL;
+	if (strcmp(in->action, "complete_stage") == 0 && in->stage != NULL) {
+		work = tc_json_clone(prev);
+		if (tc_pypto_spec_freeze(work, st->op_dir,
+		    tc_js_number_of_string(in->stage), err) != 0) {
+			tc_json_free(work);
+			return NULL;
+		}
+	}
+	next = tc_pypto_state_apply(work != NULL ? work : prev, in, NULL, err);
+	tc_json_free(work);
+	if (next != NULL && stage5_gates(st, prev, in, err) != 0) {
+		tc_json_free(next);
+		return NULL;
+	}
+	if (next != NULL)
+		orchestration_bookkeeping(next, in);
+	return next;
 }
 
 tc_json *
 tc_pypto_state_transition(const tc_pypto_state_opts *o,
     const tc_pypto_input *in, tc_error *err)
 {
-	char *op_dir = NULL, *state_path = NULL, *project = NULL;
-	tc_json *prev = NULL, *next = NULL, *result = NULL;
-	tc_lock lock;
-	bool locked = false, exists;
+	tc_pypto_store st;
+	tc_json *next = NULL, *result = NULL;
 	tc_pypto_gate_summary sum = { 0, 0 };
 
 	if (check_agent(o->agent, err) != 0)
@@ -207,41 +408,28 @@ tc_pypto_state_transition(const tc_pypto_state_opts *o,
 		    in->action != NULL ? in->action : "undefined");
 		return NULL;
 	}
-	if ((op_dir = tc_pypto_resolve_op_dir(o->project, o->op_dir, NULL,
-	    err)) == NULL)
-		return NULL;
-	project = base_dir(o->project);
-	state_path = tc_path_join(op_dir, TC_PYPTO_STATE_FILE);
-	if (strcmp(in->action, "init") == 0 && tc_mkdirs(op_dir, err) != 0)
-		goto out;
-	if (tc_lock_acquire(&lock, state_path, TC_LOCK_DEFAULT_TIMEOUT_S,
+	if (strcmp(in->action, "init") == 0) {
+		char *dir = tc_pypto_resolve_op_dir(o->project, o->op_dir, NULL,
+		    err);
+
+		if (dir == NULL || tc_mkdirs(dir, err) != 0) {
+			free(dir);
+			return NULL;
+		}
+		free(dir);
+	}
+	if (tc_pypto_store_open(o, true, TC_LOCK_DEFAULT_TIMEOUT_S, &st,
 	    err) != 0)
+		return NULL;
+	if ((next = tc_pypto_store_step(&st, st.state, in, o, &sum, err)) ==
+	    NULL)
 		goto out;
-	locked = true;
-	if ((prev = read_state(op_dir, state_path, &exists, err)) == NULL)
+	if (tc_pypto_store_write(&st, next, err) != 0)
 		goto out;
-	if (policy_check(prev, in, o->allow_stage5_rollback, err) != 0)
-		goto out;
-	if (tc_pypto_gate_run(o->lint_argv, o->lint_timeout_s, project, op_dir,
-	    in, &sum, err) != 0)
-		goto out;
-	if (strcmp(in->action, "complete_stage") == 0 && in->stage != NULL &&
-	    tc_pypto_spec_freeze(prev, op_dir,
-	    tc_js_number_of_string(in->stage), err) != 0)
-		goto out;
-	if ((next = tc_pypto_state_apply(prev, in, NULL, err)) == NULL)
-		goto out;
-	if (tc_write_json(state_path, next, 0, err) != 0)
-		goto out;
-	result = result_object(in, next, state_path, &sum);
+	result = result_object(in, next, st.state_path, &sum);
 out:
-	if (locked)
-		tc_lock_release(&lock);
-	tc_json_free(prev);
 	tc_json_free(next);
-	free(state_path);
-	free(op_dir);
-	free(project);
+	tc_pypto_store_close(&st);
 	return result;
 }
 
@@ -397,7 +585,14 @@ load_for_reading(const tc_pypto_state_opts *o, char **op_dir_out,
 	    err)) == NULL)
 		return NULL;
 	state_path = tc_path_join(op_dir, TC_PYPTO_STATE_FILE);
-	state = read_state(op_dir, state_path, exists, err);
+	{
+		char *raw;
+		size_t raw_len;
+
+		state = read_state(op_dir, state_path, exists, &raw, &raw_len,
+		    err);
+		free(raw);
+	}
 	if (state == NULL) {
 		free(op_dir);
 		free(state_path);

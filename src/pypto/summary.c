@@ -233,6 +233,11 @@ tc_pypto_summary(const tc_pypto_summary_in *in)
 	tc_json_object_set_string(s, "default_target_metric",
 	    "golden_per_iteration_e2e_us / pypto_target_kernel_us");
 	tc_json_object_set(s, "default_target_threshold", tc_json_new_float(1.0));
+	if (in->quick) {
+		/* quick screening never decides or discloses a target */
+		valid = false;
+		met = false;
+	}
 	tc_json_object_set_bool(s, "default_target_met", met);
 	tc_json_object_set_string(s, "default_target_status", met ? "met" :
 	    valid ? "not_met" : "unavailable");
@@ -257,10 +262,20 @@ tc_pypto_summary(const tc_pypto_summary_in *in)
 	else
 		tc_json_object_set_null(sel, "name");
 	tc_json_object_set(s, "case_selector", sel);
-	tc_json_object_set_string(s, "timing_method",
-	    tc_pypto_timing_method(in->timing_source));
+	if (in->quick) {
+		char *tm = tc_xasprintf("%s.quick",
+		    tc_pypto_timing_method(in->timing_source));
+
+		tc_json_object_set_string(s, "timing_method", tm);
+		free(tm);
+	} else {
+		tc_json_object_set_string(s, "timing_method",
+		    tc_pypto_timing_method(in->timing_source));
+	}
 	tc_json_object_set_string(s, "timing_source_metric", in->timing_source);
-	tc_json_object_set_string(s, "profiling_mode", "compare");
+	tc_json_object_set_string(s, "profiling_mode", in->quick ? "quick" :
+	    "compare");
+	tc_json_object_set_bool(s, "valid_for_formal_gate", !in->quick);
 	tc_json_object_set_string(s, "collection_id", in->collection_id);
 	tc_json_object_set_string(s, "deep_profile_round", in->round_dir);
 	tc_json_object_set(s, "per_case", rows);

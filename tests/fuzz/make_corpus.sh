@@ -222,7 +222,7 @@ seed fuzz_pypto_state state-file.json <"$W/py/custom/op/.orchestrator_state.json
 printf '%saction=complete_stage\nstage=1\n' "$SEP" | cat "$W/py/custom/op/.orchestrator_state.json" - |
     seed fuzz_pypto_state state-file+action
 
-cp "$SRC/examples/pypto-op/op/PERFORMANCE_CASES.json" "$W/cases.json"
+printf '%s\n' '{"schema_version": 1, "cases": [{"id": "p0_small", "shape": "[64,512]", "dtype": "float64", "test_function": "test_rmsnorm_p0_small"}, {"id": "p0_large", "shape": "[128,1024]", "dtype": "float64", "test_function": "test_rmsnorm_p0_large"}], "optimization_target": {"case_ids": ["p0_small", "p0_large"], "selection_mode": "all_p0_no_questions"}}' >"$W/cases.json"
 seed fuzz_pypto_cases example.json <"$W/cases.json"
 M='{"schema_version": 1, "cases": [{"id": "p0", "shape": "[1,32]", "dtype": "fp16"}]}'
 GOLDEN='{"schema_version": 1, "golden_source": {"path": "@GOLDEN@", "sha256": "@GSHA@", "size_bytes": @GSIZE@}, "case_manifest_source": {"path": "@MANIFEST@", "sha256": "@MSHA@", "size_bytes": @MSIZE@, "schema_version": 1}, "device_id": 0, "iterations": 1, "warmup": 3, "repeats": 3, "seed": 42, "timing_scope": "all_golden_npu_kernels", "aggregation": "median_of_repeat_totals", "cases": [{"id": "p0", "shape": "(1, 32)", "dtype": "torch.float16", "raw_repeat_e2e_us": [9.0, 10.0, 11.0], "median_total_us": 10.0, "per_iteration_e2e_us": 10.0}]}'
@@ -240,10 +240,11 @@ seed fuzz_pypto_items init.json <"$L"
 seed fuzz_pypto_items one-item.json <"$L"
 printf '%s{"item_id": "general-02", "source_kind": "general_method", "source_ref": "methods.md#2", "case_scope": ["p0"], "applicability": {"status": "applicable", "basis": "b"}, "expected_metric": "m"}%sgeneral-01\nrejected\nno stable gain\nno_stable_gain\nkb_selected\nall\nnothing found\n' \
     "$SEP" "$SEP" | cat "$L" - | seed fuzz_pypto_items one-item+mutations
-if [ -d "${PYPTO_WALK:-}" ]; then
-	# a finished walk (examples/pypto-op/walk.sh): a closed ledger, a frozen
-	# contract, a Stage 5 state
-	O=$PYPTO_WALK/project/custom/rmsnorm
+if [ -d "${PYPTO_DEMO:-}" ]; then
+	# a finished pipeline (tunectl demo --pipeline pypto --artifact-root
+	# DIR; PYPTO_DEMO=DIR/latest): a closed ledger, a frozen contract, a
+	# completed Stage 5 state
+	O=$PYPTO_DEMO/project/custom/rmsnorm
 	seed fuzz_pypto_items closed.json <"$O/docs/perf/optimization_ledger.json"
 	seed fuzz_pypto_state stage5.json <"$O/.orchestrator_state.json"
 	parts "$O/PERFORMANCE_CASES.json" /dev/null "$O/docs/perf/frozen_contract.json" \

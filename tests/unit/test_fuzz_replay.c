@@ -78,6 +78,9 @@
 #define LLVMFuzzerTestOneInput fuzz_support_one
 #include "../fuzz/fuzz_support.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_pypto_orch_one
+#include "../fuzz/fuzz_pypto_orch.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*replay_fn)(const uint8_t *data, size_t size);
 
@@ -150,6 +153,7 @@ REPLAY_TEST(fuzz_pypto_cases)
 REPLAY_TEST(fuzz_pypto_items)
 REPLAY_TEST(fuzz_report_html)
 REPLAY_TEST(fuzz_support)
+REPLAY_TEST(fuzz_pypto_orch)
 
 #define T(name) cmocka_unit_test(name##_corpus_replays_without_a_finding)
 
@@ -164,6 +168,7 @@ main(void)
 		T(fuzz_pypto_state), T(fuzz_pypto_cases), T(fuzz_pypto_items),
 		T(fuzz_report_html),
 		T(fuzz_support),
+		T(fuzz_pypto_orch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

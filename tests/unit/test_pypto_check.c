@@ -1,9 +1,12 @@
 /*
- * test_pypto_check.c - stage5-check on a complete, deterministic Stage 5
- * evidence set (shell runner, three formal rounds, closed ledger,
- * candidate table, report evidence block), then one defect at a time:
- * each must fail its gate with the reference's failure category, and the
- * clean set must never be reported as PASS.
+ * test_pypto_check.c - the performance gates P1-P8 of stage5-check on a
+ * complete, deterministic Stage 5 evidence set (shell runner, a discovery
+ * run, three formal rounds, a timeline per case, closed ledger with
+ * indexed sources, candidate table, report evidence block, the
+ * verifier's review), then one defect at a time: each must fail its gate
+ * with the reference's failure category, and missing evidence is named,
+ * never passed.  (The Stage 4 rerun and P5 run Python and are covered by
+ * the pipeline walk.)
  */
 #include <ftw.h>
 #include <setjmp.h>
@@ -19,6 +22,7 @@
 
 #include "tunectl/fileio.h"
 #include "tunectl/pypto.h"
+#include "tunectl/pypto_stage5.h"
 
 static char root[] = "/tmp/tunectl-pypto-check.XXXXXX";
 static char op[128];
@@ -108,6 +112,65 @@ aggregate(int round, const char *id)
 }
 
 static tc_json *evidence;	/* the report block, edited per test */
+static tc_json *review;		/* the verifier's answers, edited per test */
+
+static void
+discover(void)
+{
+	tc_pypto_discover_opts o;
+	tc_error err = TC_ERROR_INIT;
+	char mp[256];
+	tc_json *d;
+
+	snprintf(mp, sizeof(mp), "%s/PERFORMANCE_CASES.json", op);
+	memset(&o, 0, sizeof(o));
+	o.op_dir = op;
+	o.manifest_path = mp;
+	o.case_id = "a";
+	o.kernel = "k";
+	o.case_arg = "--case-id";
+	o.warmup = 0;
+	o.device = -1;
+	o.interpreter = "";
+	if ((d = tc_pypto_discover(&o, &err)) == NULL)
+		fail_msg("discover: %s", tc_error_msg(&err));
+	tc_json_free(d);
+}
+
+static void
+timeline(const char *id)
+{
+	tc_pypto_timeline_opts o;
+	tc_error err = TC_ERROR_INIT;
+	tc_json *t;
+
+	memset(&o, 0, sizeof(o));
+	o.op_dir = op;
+	o.case_id = id;
+	o.interpreter = "";
+	if ((t = tc_pypto_timeline(&o, &err)) == NULL)
+		fail_msg("timeline %s: %s", id, tc_error_msg(&err));
+	tc_json_free(t);
+}
+
+/* Every review item answered "pass". */
+static void
+make_review(void)
+{
+	tc_error err = TC_ERROR_INIT;
+	tc_json *items;
+	size_t i;
+
+	tc_json_free(review);
+	review = tc_pypto_review_template(op, &err);
+	assert_non_null(review);
+	items = tc_json_get(review, "items");
+	for (i = 0; i < items->u.arr.len; i++) {
+		tc_json_object_set_string(items->u.arr.items[i], "verdict", "pass");
+		tc_json_object_set_string(items->u.arr.items[i], "basis",
+		    "reviewed for the test");
+	}
+}
 
 static void
 write_report(void)
@@ -182,6 +245,9 @@ setup(void **st)
 	    "\"optimization_target\": {\"case_ids\": [\"b\", \"a\"], "
 	    "\"selection_mode\": \"all_p0_no_questions\"}}");
 	write_rel("dag.md", "single work item\n");
+	write_rel("DESIGN_BINDINGS.json", "{\"schema_version\": 1, \"bindings\": []}");
+	write_rel("index.md", "| item_id | lifecycle | stage5_eligible |\n| --- | --- | "
+	    "--- |\n| x-01 | draft | no |\n");
 	runner("baseline", 1000, 2000);
 	snprintf(mp, sizeof(mp), "%s/PERFORMANCE_CASES.json", op);
 	memset(&f, 0, sizeof(f));
@@ -196,6 +262,14 @@ setup(void **st)
 	f.stability_kind = "relative";
 	f.stability_value = "0.1";
 	f.promotion_rule = "quick speedup > 1.1";
+	discover();
+	{
+		static char dp[256];
+
+		snprintf(dp, sizeof(dp), "%s/docs/perf/discovery.json", op);
+		f.discovery_path = dp;
+		f.op_name = NULL;
+	}
 	doc = tc_pypto_contract_freeze(&f, &err);
 	if (doc == NULL)
 		fail_msg("freeze: %s", tc_error_msg(&err));
@@ -204,15 +278,22 @@ setup(void **st)
 	runner("fast", 500, 1000);
 	compare("cand");
 	compare("final");
+	timeline("a");
+	timeline("b");
 	/* a closed ledger: every preset enumerated empty, swept */
 	snprintf(lp, sizeof(lp), "%s/ledger.json", op);
 	memset(&lop, 0, sizeof(lop));
 	lop.verb = TC_LEDGER_INIT;
 	tc_json_free(tc_pypto_ledger_apply_file(lp, &lop, &err));
 	for (k = 0; k < 4; k++) {
+		char ip[256];
+
+		snprintf(ip, sizeof(ip), "%s/%s", op, k == 0 ?
+		    "DESIGN_BINDINGS.json" : "index.md");
 		lop.verb = TC_LEDGER_SOURCE;
 		lop.kind = kinds[k];
-		lop.count = 0;
+		lop.count = -1;
+		lop.index = ip;
 		lop.ref = "index: no active row";
 		doc = tc_pypto_ledger_apply_file(lp, &lop, &err);
 		assert_non_null(doc);
@@ -259,6 +340,7 @@ setup(void **st)
 	tc_json_array_push(pcs, case_evidence("b", "[2,8]"));
 	tc_json_object_set(evidence, "per_case", pcs);
 	write_report();
+	make_review();
 	return 0;
 }
 
@@ -268,6 +350,8 @@ teardown(void **st)
 	(void)st;
 	tc_json_free(evidence);
 	evidence = NULL;
+	tc_json_free(review);
+	review = NULL;
 	return nftw(root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -283,6 +367,9 @@ check(void)
 	memset(&o, 0, sizeof(o));
 	o.op_dir = op;
 	o.dispatch_path = dp;
+	o.interpreter = "";
+	o.review = review;
+	o.gates = "P1,P2,P3,P4,P6,P7,P8";
 	r = tc_pypto_check_stage5(&o, &err);
 	if (r == NULL)
 		fail_msg("check: %s", tc_error_msg(&err));
@@ -319,28 +406,163 @@ expect_failure(const char *gate, const char *category)
 }
 
 static void
-clean_evidence_is_not_complete_and_never_pass(void **st)
+clean_evidence_passes_every_performance_gate(void **st)
 {
 	tc_json *r = check();
 	char *text;
+	static const char *const gates[] = { "P1", "P2", "P3", "P4", "P6", "P7",
+	    "P8", NULL };
+	size_t i;
 
 	(void)st;
 	text = tc_pypto_check_render(r);
-	if (strcmp(tc_json_get_string(r, "verdict"), "NOT_COMPLETE") != 0)
-		fail_msg("%s", text);
-	assert_string_equal(gate_status(r, "P1"), "PASS");
-	/* the case-to-test mapping goes through the runner's selector */
-	assert_string_equal(gate_status(r, "P2"), "PARTIAL");
-	assert_string_equal(gate_status(r, "P3"), "PARTIAL");
-	assert_string_equal(gate_status(r, "P4"), "PASS");
-	assert_string_equal(gate_status(r, "P5"), "UNDECIDED");
-	assert_string_equal(gate_status(r, "P6"), "PASS");
-	assert_string_equal(gate_status(r, "P7"), "PARTIAL");
-	assert_string_equal(gate_status(r, "P8"), "PARTIAL");
-	assert_string_equal(gate_status(r, "stage4"), "UNDECIDED");
+	for (i = 0; gates[i] != NULL; i++)
+		if (strcmp(gate_status(r, gates[i]), "PASS") != 0)
+			fail_msg("gate %s is %s:\n%s", gates[i], gate_status(r,
+			    gates[i]), text);
+	/* a check of a gate selection is never a PASS */
+	assert_string_equal(tc_json_get_string(r, "verdict"), "NOT_COMPLETE");
+	assert_true(tc_json_truthy(tc_json_get(r, "partial")));
 	assert_null(strstr(text, "PASSED"));
 	free(text);
 	tc_json_free(r);
+}
+
+static bool
+has_string(const tc_json *arr, const char *s)
+{
+	size_t i;
+
+	for (i = 0; tc_json_is(arr, TC_JSON_ARRAY) && i < arr->u.arr.len; i++)
+		if (tc_json_string(arr->u.arr.items[i]) != NULL &&
+		    strcmp(tc_json_string(arr->u.arr.items[i]), s) == 0)
+			return true;
+	return false;
+}
+
+static const tc_json *
+gate_missing(const tc_json *r, const char *gate)
+{
+	const tc_json *gs = tc_json_get(r, "gates");
+	size_t i;
+
+	for (i = 0; i < gs->u.arr.len; i++)
+		if (strcmp(tc_json_get_string(gs->u.arr.items[i], "gate"), gate) == 0)
+			return tc_json_get(gs->u.arr.items[i], "missing");
+	return NULL;
+}
+
+static void
+missing_timeline_is_named_with_its_command(void **st)
+{
+	char *name = tc_pypto_case_dir_name("b"), p[512];
+	tc_json *r;
+	const tc_json *m;
+
+	(void)st;
+	snprintf(p, sizeof(p), "%s/docs/perf/round_003/%s/instruction_timeline/"
+	    "timeline_evidence.json", op, name);
+	free(name);
+	assert_int_equal(unlink(p), 0);
+	r = check();
+	assert_string_equal(gate_status(r, "P3"), "INCOMPLETE");
+	m = gate_missing(r, "P3");
+	assert_int_equal(m->u.arr.len, 1);
+	assert_string_equal(tc_json_get_string(m->u.arr.items[0], "owner"),
+	    "optimizer");
+	assert_non_null(strstr(tc_json_get_string(m->u.arr.items[0], "what"),
+	    "tunectl pypto timeline --op-dir OP --case-id b"));
+	assert_true(has_string(tc_json_get(r, "missing_owners"),
+	    "optimizer"));
+	tc_json_free(r);
+}
+
+static void
+tampered_timeline_fails_p3(void **st)
+{
+	char *name = tc_pypto_case_dir_name("a"), p[512];
+	tc_error err = TC_ERROR_INIT;
+	tc_json *t;
+
+	(void)st;
+	snprintf(p, sizeof(p), "%s/docs/perf/round_003/%s/instruction_timeline/"
+	    "timeline_evidence.json", op, name);
+	free(name);
+	t = tc_json_parse_file(p, &err);
+	tc_json_object_set_string(t, "collection_id", "cand");
+	assert_int_equal(tc_write_json(p, t, 0, &err), 0);
+	tc_json_free(t);
+	expect_failure("P3", "performance_evidence_invalid");
+}
+
+static void
+unanswered_review_items_are_the_verifiers(void **st)
+{
+	tc_json *r;
+	const tc_json *m;
+
+	(void)st;
+	tc_json_free(review);
+	review = NULL;
+	r = check();
+	assert_string_equal(gate_status(r, "P8"), "INCOMPLETE");
+	m = gate_missing(r, "P8");
+	assert_int_equal(m->u.arr.len, 6);	/* 2 cases x roofline/pipeline/scalar */
+	assert_string_equal(tc_json_get_string(m->u.arr.items[0], "owner"),
+	    "verifier");
+	assert_string_equal(gate_status(r, "P7"), "INCOMPLETE");
+	tc_json_free(r);
+}
+
+static void
+failed_review_item_fails_its_gate(void **st)
+{
+	tc_json *items = tc_json_get(review, "items");
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < items->u.arr.len; i++)
+		if (strcmp(tc_json_get_string(items->u.arr.items[i], "id"),
+		    "P8.b.roofline") == 0) {
+			tc_json_object_set_string(items->u.arr.items[i], "verdict",
+			    "fail");
+			tc_json_object_set_string(items->u.arr.items[i],
+			    "failure_category", "performance_evidence_invalid");
+		}
+	expect_failure("P8", "performance_evidence_invalid");
+}
+
+static void
+stale_review_is_refused(void **st)
+{
+	tc_json *r;
+
+	(void)st;
+	tc_json_object_set_string(review, "runner_sha256", "0000000000000000000000"
+	    "000000000000000000000000000000000000000000");
+	r = check();
+	assert_non_null(strstr(tc_json_get_string(r, "review_error"),
+	    "a review of another version is stale"));
+	assert_string_equal(gate_status(r, "P8"), "INCOMPLETE");
+	tc_json_free(r);
+}
+
+static void
+undiscovered_op_name_fails_p2(void **st)
+{
+	(void)st;
+	/* the frozen discovery record no longer has its digest */
+	write_rel("docs/perf/discovery.json", "{\"kind\": \"edited\"}\n");
+	expect_failure("P2", "performance_evidence_invalid");
+}
+
+static void
+changed_source_index_fails_p7(void **st)
+{
+	(void)st;
+	write_rel("index.md", "| item_id | lifecycle | stage5_eligible |\n| --- | "
+	    "--- | --- |\n| x-01 | active | yes |\n");
+	expect_failure("P7", "performance_item_coverage_invalid");
 }
 
 static void
@@ -505,7 +727,21 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
-		    clean_evidence_is_not_complete_and_never_pass, setup, teardown),
+		    clean_evidence_passes_every_performance_gate, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    missing_timeline_is_named_with_its_command, setup, teardown),
+		cmocka_unit_test_setup_teardown(tampered_timeline_fails_p3, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(
+		    unanswered_review_items_are_the_verifiers, setup, teardown),
+		cmocka_unit_test_setup_teardown(failed_review_item_fails_its_gate,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(stale_review_is_refused, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(undiscovered_op_name_fails_p2, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(changed_source_index_fails_p7, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(invalid_dispatch_runs_no_gate,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_deliverable_fails_p1, setup,

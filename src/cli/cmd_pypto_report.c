@@ -1,0 +1,44 @@
+/*
+ * cmd_pypto_report.c - "tunectl pypto report": PERFORMANCE_REPORT.md
+ * rendered from the archived evidence.
+ */
+#include <string.h>
+
+#include "cli.h"
+#include "pypto_cli.h"
+#include "tunectl/pypto_stage5.h"
+
+static const struct tc_command cmd_preport = { "pypto report", "",
+"usage: tunectl pypto report --op-dir DIR [--terminal FILE]\n"
+"           [--target-unavailable-reason TEXT] [--interpreter PROG] [--timeout S]\n"
+"Needs the final compare of the selected best version and the per-case\n"
+"terminal evidence (default docs/perf/terminal_evidence.json).\n",
+	NULL };
+
+int
+cmd_pypto_report(int argc, char **argv)
+{
+	tc_pypto_report_opts o;
+	tc_error err = TC_ERROR_INIT;
+	tc_json *out;
+	int rc;
+	const struct tc_option opts[] = {
+		{ "--op-dir", TC_OPT_STRING, &o.op_dir, true, NULL },
+		{ "--terminal", TC_OPT_STRING, &o.terminal_path, false, NULL },
+		{ "--target-unavailable-reason", TC_OPT_STRING,
+		  &o.target_unavailable_reason, false, NULL },
+		{ "--interpreter", TC_OPT_STRING, &o.interpreter, false, NULL },
+		{ "--timeout", TC_OPT_DOUBLE, &o.timeout_s, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+
+	memset(&o, 0, sizeof(o));
+	if ((rc = tc_opts_parse(&cmd_preport, argc, argv, opts, NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	if ((out = tc_pypto_render_report(&o, &err)) == NULL) {
+		rc = tc_pypto_cli_fail(&err);
+		tc_error_clear(&err);
+		return rc;
+	}
+	return tc_pypto_cli_print(out);
+}

@@ -1,0 +1,42 @@
+/*
+ * cmd_pypto_timeline.c - "tunectl pypto timeline": the instruction
+ * timeline of one P0 case on the final code.
+ */
+#include <string.h>
+
+#include "cli.h"
+#include "pypto_cli.h"
+#include "tunectl/pypto_stage5.h"
+
+static const struct tc_command cmd_timeline = { "pypto timeline", "",
+"usage: tunectl pypto timeline --op-dir DIR --case-id ID [--interpreter PROG]\n"
+"           [--timeout S]\n"
+"After the final compare: writes instruction_timeline/ into the case's\n"
+"directory of the final round, once.\n",
+	NULL };
+
+int
+cmd_pypto_timeline(int argc, char **argv)
+{
+	tc_pypto_timeline_opts o;
+	tc_error err = TC_ERROR_INIT;
+	tc_json *out;
+	int rc;
+	const struct tc_option opts[] = {
+		{ "--op-dir", TC_OPT_STRING, &o.op_dir, true, NULL },
+		{ "--case-id", TC_OPT_STRING, &o.case_id, true, NULL },
+		{ "--interpreter", TC_OPT_STRING, &o.interpreter, false, NULL },
+		{ "--timeout", TC_OPT_DOUBLE, &o.timeout_s, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+
+	memset(&o, 0, sizeof(o));
+	if ((rc = tc_opts_parse(&cmd_timeline, argc, argv, opts, NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	if ((out = tc_pypto_timeline(&o, &err)) == NULL) {
+		rc = tc_pypto_cli_fail(&err);
+		tc_error_clear(&err);
+		return rc;
+	}
+	return tc_pypto_cli_print(out);
+}

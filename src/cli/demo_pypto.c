@@ -1,0 +1,205 @@
+/*
+ * demo_pypto.c - "tunectl demo --pipeline pypto": the PyPTO-Pro example
+ * operator (examples/pypto-op) driven through all five stages by tunectl
+ * as the orchestrator, one fresh worker per step through the plain-script
+ * agent host.  The demo plays the user once: when Stage 5 waits for its
+ * entry confirmation it records that the user asked for optimisation of
+ * every P0 case without questions, then runs on until stage5-check
+ * passes and Stage 5 is completed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tunectl/fileio.h"
+#include "tunectl/path.h"
+#include "tunectl/pypto.h"
+#include "tunectl/pypto_orch.h"
+
+struct pdemo {
+	bool quiet;
+};
+
+static void
+progress(const tc_attempt_report *r, const tc_json *accepted,
+    const char *error, void *ctx)
+{
+	const struct pdemo *d = ctx;
+
+	if (r->step_id == NULL) {
+		if (error != NULL)
+			fprintf(stderr, "demo: %s\n", error);
+		return;
+	}
+	fprintf(stderr, "demo: %-34s attempt %d  %-9s %7.1fs\n", r->step_id,
+	    r->attempt, r->runner_status != NULL ? r->runner_status : "-",
+	    r->seconds);
+	if (accepted != NULL && !d->quiet)
+		fprintf(stderr, "demo:   %s\n", tc_json_get_string(accepted,
+		    "decision"));
+	if (error != NULL)
+		fprintf(stderr, "demo:   %s\n", error);
+}
+
+static void
+prepend_env(const char *name, const char *dir)
+{
+	const char *old = getenv(name);
+	char *v = old != NULL && *old != '\0' ? tc_xasprintf("%s:%s", dir, old) :
+	    tc_xstrdup(dir);
+
+	setenv(name, v, 1);
+	free(v);
+}
+
+static tc_json *
+run_pipeline(tc_pypto_run_opts *o, struct pdemo *d, const char *want,
+    tc_error *err)
+{
+	tc_json *out = tc_pypto_run_pipeline(o, progress, d, err);
+
+	if (out == NULL)
+		return NULL;
+	if (strcmp(tc_json_get_string(out, "status"), want) != 0) {
+		tc_error_set(err, "the pipeline stopped %s: %s",
+		    tc_json_get_string(out, "status"),
+		    tc_json_get_string(out, "reason"));
+		tc_json_free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static double
+num(const tc_json *v)
+{
+	double d = 0;
+
+	(void)tc_json_number(v, &d);
+	return d;
+}
+
+static void
+summarise(const char *op_dir)
+{
+	char *p = tc_path_join(op_dir, "PERFORMANCE_REPORT.md");
+	char *text = tc_read_file(p, 0, NULL, NULL);
+	tc_json *ev = text != NULL ? tc_pypto_fenced_json(text,
+	    "json stage5-evidence", NULL) : NULL;
+	const tc_json *pcs = tc_json_get(ev, "per_case");
+	size_t i;
+
+	fprintf(stderr, "\ndemo: PyPTO-Pro pipeline completed for %s: Stage 5 "
+	    "closed on a stage5-check PASS bound in the state\n", op_dir);
+	fprintf(stderr, "demo: best version %s\n",
+	    tc_json_get_string(ev, "best_candidate_id") != NULL ?
+	    tc_json_get_string(ev, "best_candidate_id") : "?");
+	for (i = 0; tc_json_is(pcs, TC_JSON_ARRAY) && i < pcs->u.arr.len; i++) {
+		const tc_json *c = pcs->u.arr.items[i];
+
+		fprintf(stderr, "demo:   %-10s baseline %10.1f us  final %10.1f us  "
+		    "speedup %.3fx (CPU timings)\n",
+		    tc_json_get_string(c, "case"),
+		    num(tc_json_get(c, "baseline_us")),
+		    num(tc_json_get(c, "final_us")),
+		    num(tc_json_get(c, "speedup")));
+	}
+	fprintf(stderr, "demo: report      %s\n", p);
+	fprintf(stderr, "demo: state       tunectl pypto state --op-dir %s "
+	    "show\n", op_dir);
+	tc_json_free(ev);
+	free(text);
+	free(p);
+}
+
+int
+tc_demo_pypto(const char *examples, const char *root, bool quiet)
+{
+	char *project = tc_xasprintf("%s/project", root);
+	char *op_dir = tc_xasprintf("%s/custom/rmsnorm", project);
+	char *example = tc_xasprintf("%s/pypto-op", examples);
+	char *shim = tc_xasprintf("%s/shim", example);
+	char *workers = tc_xasprintf("%s/workers", example);
+	char *host = tc_xasprintf("%s/hosts/script/host.sh", examples);
+	char *argv_host[] = { host, NULL };
+	struct pdemo d = { quiet };
+	tc_pypto_run_opts o;
+	tc_pypto_input in = TC_PYPTO_INPUT_INIT;
+	tc_pypto_orch_input oi;
+	tc_error err = TC_ERROR_INIT;
+	tc_json *r = NULL;
+	int rc = TC_EXIT_FAIL;
+
+	setenv("TUNECTL", tc_self_exe(), 1);
+	setenv("TUNECTL_WORKERS", workers, 1);
+	setenv("TUNECTL_PYPTO_EXAMPLE", example, 1);
+	prepend_env("PYTHONPATH", shim);
+	memset(&o, 0, sizeof(o));
+	o.state.project = project;
+	o.state.op_dir = op_dir;
+	o.runner.argv = argv_host;
+	o.runner.argc = 1;
+	o.host.timeout_s = 1800;
+	o.host.grace_s = 10;
+	o.host.seal_program = tc_self_exe();
+	o.max_attempts = 2;
+	o.max_steps = 60;
+
+	if (tc_mkdirs(op_dir, &err) != 0)
+		goto out;
+	in.action = "init";
+	if ((r = tc_pypto_state_transition(&o.state, &in, &err)) == NULL)
+		goto out;
+	tc_json_free(r);
+	memset(&oi, 0, sizeof(oi));
+	oi.action = "configure";
+	oi.collect_golden_perf = oi.run_stage2_verifier = -1;
+	oi.devices = "0";
+	oi.request = "rmsnorm: y = x / sqrt(mean(x^2) + eps) * w over rows, "
+	    "float64, P0 cases 64x512 and 128x1024; tune its performance";
+	if ((r = tc_pypto_orch_action(&o.state, &oi, &err)) == NULL)
+		goto out;
+	tc_json_free(r);
+	fprintf(stderr, "demo: PyPTO-Pro pipeline of the example operator in "
+	    "%s\n", op_dir);
+	if ((r = run_pipeline(&o, &d, "awaiting_consent", &err)) == NULL)
+		goto out;
+	tc_json_free(r);
+	/* The demo's user asked for optimisation up front and not to be
+	 * asked: every P0 case is a target (all_p0_no_questions). */
+	memset(&oi, 0, sizeof(oi));
+	oi.action = "consent";
+	oi.collect_golden_perf = oi.run_stage2_verifier = -1;
+	oi.basis = "user_requested";
+	oi.statement = "demo user: tune the performance of every P0 case; do "
+	    "not ask questions";
+	oi.no_questions = true;
+	if ((r = tc_pypto_orch_action(&o.state, &oi, &err)) == NULL)
+		goto out;
+	{
+		const char *mode = tc_json_get_string(tc_json_get(tc_json_get(
+		    tc_json_get(r, "stage5"), "consent"), "optimization_target"),
+		    "selection_mode");
+
+		fprintf(stderr, "demo: Stage 5 entry confirmed by the user's "
+		    "request (target cases: %s)\n", mode != NULL ? mode : "?");
+	}
+	tc_json_free(r);
+	if ((r = run_pipeline(&o, &d, "completed", &err)) == NULL)
+		goto out;
+	tc_json_free(r);
+	summarise(op_dir);
+	rc = TC_EXIT_OK;
+out:
+	if (rc != TC_EXIT_OK)
+		fprintf(stderr, "demo: %s\n", tc_error_msg(&err));
+	tc_error_clear(&err);
+	free(op_dir);
+	free(project);
+	free(example);
+	free(shim);
+	free(workers);
+	free(host);
+	return rc;
+}
