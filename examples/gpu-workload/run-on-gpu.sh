@@ -127,7 +127,7 @@ s["final"]["baseline_median_ms"] = (fe.get("baseline") or {}).get("median_ms")
 s["final"]["candidate_median_ms"] = (fe.get("candidate") or {}).get("median_ms")
 json.dump(s, open(os.path.join(out, "summary.json"), "w"), indent=2, sort_keys=True)
 with open(os.path.join(out, "summary.txt"), "w") as f:
-    f.write("session %s on %s\n" % (s["session"], s["device"]))
+    f.write("session %s; rank 0 on %s\n" % (s["session"], s["device"]))
     f.write("GPUs %s, driver CUDA %s, clock %s\n" % (s["gpus"], s["cuda_version"], s["timing_clock"]))
     f.write("S0: mean %s ms, spread %s %% (stable %s)\n" % (s["s0"]["mean_ms"], s["s0"]["spread_pct"], s["s0"]["stable"]))
     for n, c in sorted((s.get("stage_a") or {}).get("candidates", {}).items()):

@@ -84,8 +84,8 @@ check "rank 0 ran on GPU 1" grep -q "rank 0 on GPU 1 (Simulated GPU 1" "$R/s0/ru
 check "rank 1 ran on GPU 3" grep -q "rank 1 on GPU 3 (Simulated GPU 3" "$R/s0/runset/run-1/log_1.log"
 expect_eq "$(jq_ "$R/intake/environment.json" "d['gpus']['count'], d['gpus']['cuda_version'], d['gpus']['devices'][1]['name'], d['status']")" \
     "(4, '13.0', 'Simulated GPU 1', 'ready')" "env-check records the GPUs, the driver and the CUDA version"
-expect_eq "$(jq_ "$R/intake/freeze.json" "d['workload_kind'], d['device_ids'], d['timing_clock'], 'CUDA driver 13.0, runtime 13.0' in d['device']")" \
-    "('gpu', [1, 3], 'simulated', True)" "intake freezes the GPUs, the clock and the device the smoke run used"
+expect_eq "$(jq_ "$R/intake/freeze.json" "d['workload_kind'], d['device_ids'], d['timing_clock'], d['device']")" \
+    "('gpu', [1, 3], 'simulated', 'GPU 1 (Simulated GPU 1, sm_90, 139.8 GiB, PCI 00000000:11:00.0); CUDA driver 13.0, runtime 13.0')" "intake freezes the GPUs, the clock and the device the smoke run used"
 expect_eq "$(jq_ "$R/stage-a/screening-matrix.json" "[c['strategy_kind'] for c in d['candidates']]")" \
     "['automatic_aot', 'broad_decode', 'per_block', 'semantic_segment', 'cuda_graph_layer']" \
     "Stage A screens CUDA graph capture beside the four fused scopes"
