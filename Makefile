@@ -1,6 +1,7 @@
 # tunectl - evidence-gated tuning controller.
 #
-#   make                 build build/tunectl and build/libtunectl.a
+#   make                 build build/tunectl, build/libtunectl.a and the demo workloads
+#                        (the GPU one, build/examples/gskw, only where nvcc is found)
 #   make check           build and run every test (unit + CLI); last line "N passed, N failed"
 #   make check SANITIZE=1  the same under ASan+UBSan (build in build/san)
 #   make check VALGRIND=1  CLI tests run the binary under valgrind
@@ -59,12 +60,43 @@ TUNECTL    := $(BUILD)/tunectl
 SKW        := $(BUILD)/examples/skw
 SKW_OBJS   := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard examples/workload/*.c)))
 
+# The GPU demo workload (examples/gpu-workload): its host side is C, built
+# and unit-tested everywhere (linked with a simulated device as
+# build/tests/gskw-sim for the tests); its kernels and CUDA runtime calls
+# are .cu files, and build/examples/gskw is built only where nvcc is found.
+CUDA_HOME  ?= /usr/local/cuda
+NVCC       ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/nvcc))
+# sm_90 code for H100/H200, PTX that the driver compiles for other GPUs.
+NVCC_GENCODE ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
+NVCCFLAGS  ?= -std=c++17 -O2 -g -lineinfo -Werror all-warnings \
+              -Xcompiler -Wall,-Wextra,-Werror $(NVCC_GENCODE)
+CUDA_LIBS  := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
+GSKW_DIR   := examples/gpu-workload
+GSKW       := $(BUILD)/examples/gskw
+GSKW_SIM   := $(BUILD)/tests/gskw-sim
+GSKW_MAIN_OBJ := $(BUILD)/obj/$(GSKW_DIR)/gskw_main.o
+GSKW_HOST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(filter-out \
+              $(GSKW_DIR)/gskw_main.c,$(wildcard $(GSKW_DIR)/*.c))))
+GSKW_CU_OBJS := $(patsubst %.cu,$(BUILD)/obj/%.o,$(sort $(wildcard $(GSKW_DIR)/*.cu)))
+GSKW_SIM_OBJ := $(BUILD)/obj/tests/fixtures/gpu-sim/gskw_sim.o
+ifneq ($(NVCC),)
+GPU_WORKLOAD := $(GSKW)
+else
+GPU_WORKLOAD := gpu-workload-skipped
+endif
+# Unit tests that link more than the library: UNIT_EXTRA_<test name>.
+UNIT_EXTRA_test_gskw := $(GSKW_HOST_OBJS) $(GSKW_SIM_OBJ)
+
 # Keep test objects: they are intermediates of a pattern chain.
 .SECONDARY:
 
-.PHONY: all deps check unit-tests demo fuzz install clean bench check-browser stress
+.PHONY: all deps check unit-tests demo fuzz install clean bench check-browser stress \
+	gpu-workload-skipped
 
-all: deps $(TUNECTL) $(LIBTUNECTL) $(SKW)
+all: deps $(TUNECTL) $(LIBTUNECTL) $(SKW) $(GPU_WORKLOAD)
+
+gpu-workload-skipped:
+	@echo "make: nvcc not found (PATH, $(CUDA_HOME)/bin): skipping the GPU workload ($(GSKW_DIR))"
 
 # Installs missing Debian packages (as root) or says which to install.
 deps:
@@ -73,6 +105,10 @@ deps:
 $(BUILD)/obj/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu | deps
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
 $(LIBTUNECTL): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -86,11 +122,22 @@ $(SKW): $(SKW_OBJS) $(LIBTUNECTL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(SKW_OBJS) $(LIBTUNECTL) $(LIBS) -lpthread
 
+$(GSKW): $(GSKW_MAIN_OBJ) $(GSKW_HOST_OBJS) $(GSKW_CU_OBJS) $(LIBTUNECTL)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(GSKW_MAIN_OBJ) $(GSKW_HOST_OBJS) $(GSKW_CU_OBJS) \
+	    $(LIBTUNECTL) $(LIBS) $(CUDA_LIBS)
+
+$(GSKW_SIM): $(GSKW_MAIN_OBJ) $(GSKW_HOST_OBJS) $(GSKW_SIM_OBJ) $(LIBTUNECTL)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIBTUNECTL)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(UNIT_HELPER_OBJS) $(LIBTUNECTL) $(LIBS) -lcmocka
+	$(CC) $(LDFLAGS) -o $@ $< $(UNIT_EXTRA_$*) $(UNIT_HELPER_OBJS) $(LIBTUNECTL) $(LIBS) -lcmocka
 
-unit-tests: $(UNIT_BINS)
+$(BUILD)/tests/test_gskw: $(UNIT_EXTRA_test_gskw)
+
+unit-tests: $(UNIT_BINS) $(GSKW_SIM)
 
 check: all unit-tests
 	@scripts/deps.sh check
@@ -126,9 +173,10 @@ install: all
 	cp -R share/. $(DESTDIR)$(PREFIX)/share/tunectl/
 	# the demo: its workload binary, workers, hosts and example operator
 	install -m 0755 $(SKW) $(DESTDIR)$(PREFIX)/libexec/tunectl/skw
+	$(if $(filter $(GSKW),$(GPU_WORKLOAD)),install -m 0755 $(GSKW) $(DESTDIR)$(PREFIX)/libexec/tunectl/gskw)
 	cp -R examples $(DESTDIR)$(PREFIX)/share/tunectl/
 
 clean:
 	rm -rf build
 
--include $(SKW_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_SRCS:%.c=$(BUILD)/obj/%.d) $(UNIT_HELPER_OBJS:.o=.d)
+-include $(SKW_OBJS:.o=.d) $(GSKW_MAIN_OBJ:.o=.d) $(GSKW_HOST_OBJS:.o=.d) $(GSKW_CU_OBJS:.o=.d) $(GSKW_SIM_OBJ:.o=.d) $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_SRCS:%.c=$(BUILD)/obj/%.d) $(UNIT_HELPER_OBJS:.o=.d)

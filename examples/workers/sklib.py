@@ -11,16 +11,26 @@ validates and seals.
 
 Every tool a worker runs goes through the phase entrypoint,
     tunectl execute-phase --task T --phase P --tool NAME \\
-        --lease-root L --device-id 0 --manifest-out M -- ARGS...
+        --lease-root L --device-id N [--device-id M ...] --manifest-out M -- ARGS...
 which refuses a stale or misrouted task, allows only the tools the phase's
 manifest lists, and runs the tool under the device lease with a lease
 manifest (M) recording it.  Worker.tool() is that one call.
 
+The workload is the CPU demo workload (examples/workload, one CPU
+"device" 0) or the CUDA one (examples/gpu-workload, one rank per leased
+GPU); WORKLOADS below holds everything the workers do differently for
+them: sizes, the environment check, the Stage A strategies and the
+Stage O options.
+
 Environment (set by `tunectl demo`, or by hand):
     TUNECTL            the tunectl binary
-    SKW                the demo workload binary (examples/workload/skw.c)
+    SKW                the workload binary (build/examples/skw or gskw)
+    SKW_WORKLOAD       "cpu" (default) or "gpu"
+    SKW_SOURCE         the workload's kernel source (BASE maps it)
     SKW_PROFILE        "quick" (tests) or "standard" (default) workload size
-    TUNECTL_LEASE_ROOT lease root of the demo's one CPU "device" (device 0)
+    TUNECTL_DEVICE_IDS the devices to lease, e.g. "0" or "0,1" (default "0");
+                       for the GPU workload, GPU indices, one rank each
+    TUNECTL_LEASE_ROOT lease root of the demo's devices
 """
 import copy
 import hashlib
@@ -31,23 +41,78 @@ import sys
 
 TUNECTL = os.environ.get("TUNECTL", "tunectl")
 SKW = os.environ.get("SKW", "skw")
+WORKLOAD = os.environ.get("SKW_WORKLOAD", "cpu")
 PROFILE = os.environ.get("SKW_PROFILE", "standard")
 RESULT_SCHEMA = "superkernel-auto-tune-phase-result-v1"
 SUPPORT_RESULT_SCHEMA = "tunectl-support-result-v1"
 OPTIONS = "/model_config/custom_params/super_kernel_optimize_options"
+DEVICE_IDS = [int(i) for i in os.environ.get("TUNECTL_DEVICE_IDS", "0").split(",")]
 
 # Workload sizes: "standard" is what make demo runs, "quick" what the tests
-# run.  Each rank is pinned to a core of its own; one core is left to the
-# controller, the workers and the rest of the machine.  A decode step is
+# run.  CPU: each rank is pinned to a core of its own; one core is left to
+# the controller, the workers and the rest of the machine.  A decode step is
 # small (8 layers of a 128-wide model, batch 8), so a kernel launch costs
 # about as much as a kernel, as on an accelerator: that is the cost a super
-# kernel saves by fusing a layer's kernels into fewer launches.
+# kernel saves by fusing a layer's kernels into fewer launches.  GPU: one
+# rank per leased GPU; 16 layers of a 256-wide model at batch 8 make
+# kernels of a few microseconds, about what launching one costs.
 CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 2)
 RANKS = max(1, min(4, CPUS - 1))
-SIZES = {
-    "standard": {"layers": 8, "hidden": 128, "batch": 8, "steps": 400, "ranks": RANKS},
-    "quick": {"layers": 4, "hidden": 96, "batch": 8, "steps": 14, "ranks": 2},
+_GPU_RANKS = len(DEVICE_IDS)
+
+# What the workers do differently per workload.  Stage A screens the four
+# strategies every screening matrix must cover (plus, on the GPU, CUDA
+# graph capture); Stage O tries one option per category of the winner
+# option matrix.
+WORKLOADS = {
+    "cpu": {
+        "name_zh": "CPU 演示负载",
+        "source": "examples/workload/skw.c",
+        "sizes": {
+            "standard": {"layers": 8, "hidden": 128, "batch": 8, "steps": 400, "ranks": RANKS},
+            "quick": {"layers": 4, "hidden": 96, "batch": 8, "steps": 14, "ranks": 2},
+        },
+        "environment_args": ["--require-compiler", "cc"],
+        "strategies": [
+            ("S1", "automatic_aot", "自动 AOT 框定：矩阵乘与偏置、softmax 与残差各合并为一次 launch（每层 4 次）"),
+            ("S2", "broad_decode", "整层框定：每层六个 kernel 合并为一次 launch（每层 1 次）"),
+            ("S3", "per_block", "按块框定：矩阵乘单独，其余五个 kernel 合并（每层 2 次）"),
+            ("S4", "semantic_segment", "语义分段：矩阵乘+偏置、归一化+激活、softmax+残差三段（每层 3 次）"),
+        ],
+        "options": [
+            ("O1", "auto_op_parallel", "loop_order", "ikj", "low"),
+            ("O2", "aggressive", "unroll", 4, "medium"),
+            ("O3", "other_experimental", "tile_size", 64, "medium"),
+        ],
+        "multistream_zh": "双流：batch 两半在同一核上的两个 stream 上运行",
+        "source_range_zh": "源码区间改写：softmax 区间改用快速 exp",
+    },
+    "gpu": {
+        "name_zh": "GPU 演示负载",
+        "source": "examples/gpu-workload/gskw_kernels.cu",
+        "sizes": {
+            "standard": {"layers": 16, "hidden": 256, "batch": 8, "steps": 400, "ranks": _GPU_RANKS},
+            "quick": {"layers": 4, "hidden": 128, "batch": 4, "steps": 14, "ranks": _GPU_RANKS},
+        },
+        "environment_args": ["--require-gpu"],
+        "strategies": [
+            ("S1", "automatic_aot", "自动 AOT 框定：矩阵乘+偏置、softmax+残差各融合为一个 kernel（每层 4 次 launch）"),
+            ("S2", "broad_decode", "整层框定：每层六个 kernel 融合为一个 kernel（每层 1 次 launch）"),
+            ("S3", "per_block", "按块框定：矩阵乘单独，其余五个 kernel 融合（每层 2 次 launch）"),
+            ("S4", "semantic_segment", "语义分段：矩阵乘+偏置、归一化+激活、softmax+残差三个融合 kernel（每层 3 次 launch）"),
+            ("S5", "cuda_graph_layer", "CUDA Graph：每层六个 kernel 捕获为一个图（每层 1 次图启动）"),
+        ],
+        "options": [
+            ("O1", "auto_op_parallel", "block_size", 256, "low"),
+            ("O2", "aggressive", "unroll", 4, "medium"),
+            ("O3", "other_experimental", "tile_size", 128, "medium"),
+        ],
+        "multistream_zh": "双流：batch 两半在两个 CUDA stream 上运行",
+        "source_range_zh": "源码区间改写：softmax 区间改用 __expf",
+    },
 }
+W = WORKLOADS.get(WORKLOAD, WORKLOADS["cpu"])
+SIZES = W["sizes"]
 WARMUP = {"standard": 8, "quick": 4}
 # Discarded warm-up processes before each run set (the tests' quick profile
 # logs simulated times, which no warm-up changes).
@@ -150,7 +215,7 @@ class Worker:
         beside it) lands in phase-executions/<step>/<label>.json (a support
         worker's in its output directory)."""
         manifest = self.free_path("%s/%s" % (self.exec_dir, label))
-        proc = self.entrypoint("--tool", name, "--lease-root", lease_root(), "--device-id", "0",
+        proc = self.entrypoint("--tool", name, "--lease-root", lease_root(), *device_id_args(),
                                "--timeout-seconds", "1800", "--manifest-out", manifest, "--", *args)
         doc = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}
         if doc.get("status") != "passed":
@@ -330,6 +395,11 @@ def tool_output(manifest, which):
         return ""
     with open(path, encoding="utf-8", errors="replace") as f:
         return f.read()
+
+
+def device_id_args():
+    """--device-id for every device the demo leases."""
+    return [a for i in DEVICE_IDS for a in ("--device-id", str(i))]
 
 
 def lease_root():

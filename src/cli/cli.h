@@ -135,6 +135,22 @@ int cmd_support(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 /* demo --pipeline pypto (demo_pypto.c): the example operator under root. */
 int tc_demo_pypto(const char *examples, const char *root, bool quiet);
+
+/* The workload "tunectl demo" tunes and its devices (demo_workload.c). */
+struct demo_workload {
+	const char *kind;	/* "cpu" or "gpu" */
+	char *binary;		/* the workload program */
+	char *source;		/* its kernel source, which BASE maps */
+	char *device_ids;	/* the devices to lease: "0", "0,1", ... */
+	char *devices;		/* what they are, in words */
+};
+/* Find the workload of kind "cpu" or "gpu" and its devices; -1 with the
+ * reason in err when it cannot run here (not built, no GPU visible). */
+int demo_workload_find(struct demo_workload *w, const char *kind,
+    const char *exe_dir, const char *examples, tc_error *err);
+/* Tell the demo's workers (SKW, SKW_SOURCE, SKW_WORKLOAD, TUNECTL_DEVICE_IDS). */
+void demo_workload_export(const struct demo_workload *w);
+void demo_workload_free(struct demo_workload *w);
 int cmd_report(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

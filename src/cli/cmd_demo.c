@@ -1,9 +1,10 @@
 /*
  * cmd_demo.c - "tunectl demo": tunectl's main job end to end.  Tunes the
- * demo workload (examples/workload) through all seven phases with the
- * plain-script workers (examples/workers) and the plain-script agent host,
- * verifies the session and writes the HTML report.  With --pipeline pypto
- * it walks the PyPTO-Pro example operator instead.
+ * demo workload (examples/workload, or with --workload gpu the CUDA one in
+ * examples/gpu-workload; demo_workload.c) through all seven phases with
+ * the plain-script workers (examples/workers) and the plain-script agent
+ * host, verifies the session and writes the HTML report.  With --pipeline
+ * pypto it walks the PyPTO-Pro example operator instead.
  *
  * The demo finds its resources next to the binary: the source tree
  * (build/tunectl -> ./examples) or an installation
@@ -33,10 +34,13 @@
 
 struct demo {
 	char *examples;		/* the examples directory */
-	char *skw;		/* the workload binary */
+	struct demo_workload w;	/* what is tuned, on which devices */
 	const char *profile;
 	bool quiet;
 };
+
+/* The run directory's record of what the demo tunes, for --resume. */
+#define DEMO_RECORD "demo.json"
 
 /* examples/ beside the binary: up to three levels above it (build trees),
  * or <prefix>/share/tunectl/examples. */
@@ -102,11 +106,17 @@ latest_link(const char *parent, const char *root, tc_error *err)
 
 /* What a newcomer can do about each kind of refusal (one line each). */
 static const char *
-advice(enum tc_refusal_kind kind)
+advice(enum tc_refusal_kind kind, bool gpu)
 {
 	switch (kind) {
 	case TC_REFUSAL_NOISE:
 	case TC_REFUSAL_GATE:
+		if (gpu)
+			return "the timings were too noisy to trust, and the gates "
+			    "refuse noisy evidence\nrather than guess.  Other "
+			    "programs on the GPU (see nvidia-smi) or a busy host\n"
+			    "that launches kernels late make device timings "
+			    "noisy: stop them and run\nthe demo again.\n";
 		return "the timings were too noisy to trust, and the gates refuse "
 		    "noisy evidence\n"
 		    "rather than guess.  Programs competing for the CPUs make "
@@ -141,7 +151,8 @@ print_lines(const char *prefix, const char *text)
 /* Print the outcome a newcomer wants to read first; when the session did
  * not end beneficial, which gate refused, its numbers, and what to do. */
 static void
-summarise(const char *root, const char *session_path, const tc_json *session)
+summarise(const char *root, const char *session_path, const tc_json *session,
+    bool gpu)
 {
 	char *ledger = tc_xasprintf("%s/ledger.json", root);
 	tc_json *doc = tc_json_parse_file(ledger, NULL);
@@ -179,7 +190,7 @@ summarise(const char *root, const char *session_path, const tc_json *session)
 			    "refused the evidence:\n");
 			print_lines("demo:   ", why.data);
 			fprintf(stderr, "demo: what you can do:\n");
-			print_lines("demo:   ", advice(kind));
+			print_lines("demo:   ", advice(kind, gpu));
 		}
 		tc_buf_free(&why);
 		tc_session_free(s);
@@ -214,9 +225,8 @@ run_superkernel(struct demo *d, const char *parent, const char *root,
 	char *session = tc_xasprintf("%s/auto-tune-session.json", root);
 	char *host = tc_xasprintf("%s/hosts/script/host.sh", d->examples);
 	char *workers = tc_xasprintf("%s/workers", d->examples);
-	char *source = tc_xasprintf("%s/workload/skw_kernels.c", d->examples);
 	/* One lease root for every demo under the same parent: the CPU is one
-	 * device however many demos share it. */
+	 * device, and a GPU one device each, however many demos share them. */
 	char *leases = tc_xasprintf("%s/leases", parent);
 	char *html = tc_xasprintf("%s/report.html", root);
 	char *argv_host[] = { host, NULL };
@@ -226,8 +236,7 @@ run_superkernel(struct demo *d, const char *parent, const char *root,
 	int rc = TC_EXIT_FAIL;
 
 	setenv("TUNECTL", tc_self_exe(), 1);
-	setenv("SKW", d->skw, 1);
-	setenv("SKW_SOURCE", source, 1);
+	demo_workload_export(&d->w);
 	setenv("SKW_PROFILE", d->profile, 1);
 	setenv("TUNECTL_WORKERS", workers, 1);
 	setenv("TUNECTL_LEASE_ROOT", leases, 1);
@@ -255,6 +264,7 @@ run_superkernel(struct demo *d, const char *parent, const char *root,
 		tc_json_free(verdict);
 		verdict = NULL;
 	}
+	fprintf(stderr, "demo: workload %s on %s\n", d->w.binary, d->w.devices);
 	done = tc_run_session(session, &runner, &ro, 2, progress, d, &err);
 	if (done == NULL)
 		goto out;
@@ -264,7 +274,7 @@ run_superkernel(struct demo *d, const char *parent, const char *root,
 		tc_error_set(&err, "the finished session does not verify");
 		goto out;
 	}
-	summarise(root, session, done);
+	summarise(root, session, done, strcmp(d->w.kind, "gpu") == 0);
 	if (!no_html) {
 		if (tc_report_html_write(session, html, &err) != 0)
 			goto out;
@@ -286,9 +296,88 @@ out:
 	free(session);
 	free(host);
 	free(workers);
-	free(source);
 	free(leases);
 	free(html);
+	return rc;
+}
+
+/* The run directory the latest demo under parent used; NULL if none. */
+static char *
+latest_root(const char *parent)
+{
+	char *latest = tc_xasprintf("%s/latest", parent);
+	char *root = tc_path_resolve(latest, NULL);
+
+	free(latest);
+	if (root != NULL && !tc_is_directory(root)) {
+		free(root);
+		root = NULL;
+	}
+	return root;
+}
+
+/* A fresh run directory <parent>/<pipeline>-<UTC time>, linked as latest. */
+static char *
+new_root(const char *parent, const char *pipeline, tc_error *err)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	char *root = NULL;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	if (tc_mkdirs(parent, err) != 0)
+		return NULL;
+	for (int n = 0; root == NULL && n < 100; n++) {
+		char *cand = n == 0 ?
+		    tc_xasprintf("%s/%s-%s", parent, pipeline, stamp) :
+		    tc_xasprintf("%s/%s-%s.%d", parent, pipeline, stamp, n);
+
+		if (mkdir(cand, 0777) == 0)
+			root = tc_path_resolve(cand, err);
+		free(cand);
+	}
+	if (root == NULL) {
+		tc_error_set(err, "cannot create a run directory under %s", parent);
+		return NULL;
+	}
+	if (latest_link(parent, root, err) != 0) {
+		free(root);
+		return NULL;
+	}
+	return root;
+}
+
+/* The workload a run directory was started with ("cpu" for runs from
+ * before the record existed); malloc'd. */
+static char *
+recorded_workload(const char *root)
+{
+	char *path = tc_xasprintf("%s/%s", root, DEMO_RECORD);
+	tc_json *doc = tc_json_parse_file(path, NULL);
+	const char *kind = tc_json_get_string(doc, "workload");
+	char *out = tc_xstrdup(kind != NULL ? kind : "cpu");
+
+	tc_json_free(doc);
+	free(path);
+	return out;
+}
+
+static int
+record_workload(const char *root, const struct demo *d, tc_error *err)
+{
+	char *path = tc_xasprintf("%s/%s", root, DEMO_RECORD);
+	tc_json *doc = tc_json_new_object();
+	int rc;
+
+	tc_json_object_set_string(doc, "schema_version", "tunectl-demo-run-v1");
+	tc_json_object_set_string(doc, "workload", d->w.kind);
+	tc_json_object_set_string(doc, "device_ids", d->w.device_ids);
+	tc_json_object_set_string(doc, "profile", d->profile);
+	rc = tc_write_json(path, doc, TC_WRITE_EXCLUSIVE, err);
+	tc_json_free(doc);
+	free(path);
 	return rc;
 }
 
@@ -297,23 +386,26 @@ cmd_demo(int argc, char **argv)
 {
 	const struct tc_command *cmd = tc_command_find("demo");
 	const char *root_arg = NULL, *mode = "none", *pipeline = "superkernel";
-	const char *profile = "standard";
+	const char *profile = "standard", *workload = NULL;
 	bool resume = false, quiet = false, no_html = false;
 	const struct tc_option opts[] = {
 		{ "--artifact-root", TC_OPT_STRING, &root_arg, false, NULL },
 		{ "--optional-mode", TC_OPT_STRING, &mode, false, NULL },
 		{ "--pipeline", TC_OPT_STRING, &pipeline, false, NULL },
 		{ "--profile", TC_OPT_STRING, &profile, false, NULL },
+		{ "--workload", TC_OPT_STRING, &workload, false, NULL },
 		{ "--resume", TC_OPT_FLAG, &resume, false, NULL },
 		{ "--no-html", TC_OPT_FLAG, &no_html, false, NULL },
 		{ "--quiet", TC_OPT_FLAG, &quiet, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
-	struct demo d = { NULL, NULL, NULL, false };
+	struct demo d;
 	tc_error err = TC_ERROR_INIT;
-	char *exe_dir, *root = NULL, *parent;
+	char *exe_dir = NULL, *root = NULL, *parent = NULL, *kind = NULL;
+	bool superkernel;
 	int rc;
 
+	memset(&d, 0, sizeof(d));
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (strcmp(pipeline, "superkernel") != 0 && strcmp(pipeline, "pypto") != 0)
@@ -327,77 +419,60 @@ cmd_demo(int argc, char **argv)
 	if (strcmp(profile, "standard") != 0 && strcmp(profile, "quick") != 0)
 		return tc_usage_error(cmd, "argument --profile: invalid choice: "
 		    "'%s' (choose from 'standard', 'quick')", profile);
+	if (workload != NULL && strcmp(workload, "cpu") != 0 &&
+	    strcmp(workload, "gpu") != 0)
+		return tc_usage_error(cmd, "argument --workload: invalid choice: "
+		    "'%s' (choose from 'cpu', 'gpu')", workload);
+	superkernel = strcmp(pipeline, "superkernel") == 0;
+	if (workload != NULL && !superkernel)
+		return tc_usage_error(cmd, "argument --workload: not allowed "
+		    "with --pipeline pypto");
 	d.profile = profile;
 	d.quiet = quiet;
 	exe_dir = tc_path_dirname(tc_self_exe());
 	if ((d.examples = find_examples(exe_dir)) == NULL) {
-		free(exe_dir);
-		return tc_die("demo: cannot find the examples directory next to "
+		rc = tc_die("demo: cannot find the examples directory next to "
 		    "%s", tc_self_exe());
-	}
-	/* The workload: build tree, then an installation's libexec. */
-	d.skw = tc_xasprintf("%s/examples/skw", exe_dir);
-	if (access(d.skw, X_OK) != 0) {
-		free(d.skw);
-		d.skw = tc_xasprintf("%s/../libexec/tunectl/skw", exe_dir);
-	}
-	if (strcmp(pipeline, "superkernel") == 0 && access(d.skw, X_OK) != 0) {
-		rc = tc_die("demo: the workload %s is missing; run 'make' first",
-		    d.skw);
 		goto out;
 	}
-
-	/* Every demo gets a fresh directory unless it resumes the latest. */
 	parent = tc_xstrdup(root_arg != NULL ? root_arg : "tunectl-demo");
-	if (resume) {
-		char *latest = tc_xasprintf("%s/latest", parent);
-
-		root = tc_path_resolve(latest, &err);
-		free(latest);
-		if (root == NULL || !tc_is_directory(root)) {
-			rc = tc_die("demo: nothing to resume under %s", parent);
-			free(parent);
+	if (resume && (root = latest_root(parent)) == NULL) {
+		rc = tc_die("demo: nothing to resume under %s", parent);
+		goto out;
+	}
+	/* What to tune and where, decided before anything is written. */
+	if (superkernel) {
+		kind = resume ? recorded_workload(root) :
+		    tc_xstrdup(workload != NULL ? workload : "cpu");
+		if (workload != NULL && strcmp(workload, kind) != 0) {
+			rc = tc_die("demo: %s tunes the %s workload; --workload %s "
+			    "cannot resume it", root, kind, workload);
 			goto out;
 		}
-	} else {
-		char stamp[32];
-		time_t now = time(NULL);
-		struct tm tm;
-
-		gmtime_r(&now, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-		if (tc_mkdirs(parent, &err) != 0) {
+		if (demo_workload_find(&d.w, kind, exe_dir, d.examples,
+		    &err) != 0) {
 			rc = tc_die("demo: %s", tc_error_msg(&err));
-			free(parent);
-			goto out;
-		}
-		for (int n = 0; root == NULL && n < 100; n++) {
-			char *cand = n == 0 ?
-			    tc_xasprintf("%s/%s-%s", parent, pipeline, stamp) :
-			    tc_xasprintf("%s/%s-%s.%d", parent, pipeline, stamp, n);
-
-			if (mkdir(cand, 0777) == 0)
-				root = tc_path_resolve(cand, &err);
-			free(cand);
-		}
-		if (root == NULL || latest_link(parent, root, &err) != 0) {
-			rc = tc_die("demo: cannot create a run directory under %s: %s",
-			    parent, tc_error_msg(&err));
-			free(parent);
 			goto out;
 		}
 	}
-	if (strcmp(pipeline, "pypto") == 0) {
-		rc = tc_demo_pypto(d.examples, root, quiet);
-	} else {
+	/* Every demo gets a fresh directory unless it resumes the latest. */
+	if (!resume && ((root = new_root(parent, pipeline, &err)) == NULL ||
+	    (superkernel && record_workload(root, &d, &err) != 0))) {
+		rc = tc_die("demo: %s", tc_error_msg(&err));
+		goto out;
+	}
+	if (superkernel) {
 		rc = run_superkernel(&d, parent, root, mode, resume, no_html);
+	} else {
+		rc = tc_demo_pypto(d.examples, root, quiet);
 	}
-	free(parent);
 out:
 	tc_error_clear(&err);
 	free(root);
+	free(parent);
+	free(kind);
 	free(exe_dir);
 	free(d.examples);
-	free(d.skw);
+	demo_workload_free(&d.w);
 	return rc;
 }

@@ -17,7 +17,8 @@ const struct tc_command tc_commands[] = {
 	  "Run 'tunectl bench SUBCOMMAND --help' for details.\n", cmd_bench },
 	{ "demo", "tune the demo workload through all seven phases, end to end",
 	  "usage: tunectl demo [--artifact-root DIR] [--optional-mode {none,multistream,source-range,both}]\n"
-	  "                    [--profile {standard,quick}] [--resume] [--no-html] [--quiet]\n"
+	  "                    [--workload {cpu,gpu}] [--profile {standard,quick}] [--resume] [--no-html]\n"
+	  "                    [--quiet]\n"
 	  "       tunectl demo --pipeline pypto [--artifact-root DIR]\n", cmd_demo },
 	{ "derive-session", "start a derived optional-experiment session from a completed parent's BASE/SMAP evidence", "usage: tunectl derive-session --parent-session PATH --session PATH --artifact-root PATH --session-id ID\n                              --profiling-analysis PATH --ledger PATH [--source-scope-map PATH]\n                              [--approve-imported-evidence] --optional-mode {multistream,source-range,both}\n", cmd_derive_session },
 	{ "dispatch", "write the phase task of the next step",

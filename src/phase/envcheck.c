@@ -360,6 +360,35 @@ first_line(const char *text)
 	return NULL;
 }
 
+/*
+ * The line of "<compiler> --version" that says which version: the first
+ * with a dotted number ("gcc (Debian 12.2.0-14) 12.2.0"; nvcc's is its
+ * fourth, "Cuda compilation tools, release 13.0, V13.0.88"), else the
+ * first line.  NULL when there is no output.
+ */
+static char *
+version_line(const char *text)
+{
+	for (const char *p = text; *p != '\0';) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+
+		for (size_t i = 1; i + 1 < len; i++)
+			if (p[i] == '.' && isdigit((unsigned char)p[i - 1]) &&
+			    isdigit((unsigned char)p[i + 1])) {
+				char *line = tc_xstrndup(p, len);
+				char *out = tc_xstrdup(trim(line));
+
+				free(line);
+				return out;
+			}
+		if (nl == NULL)
+			break;
+		p = nl + 1;
+	}
+	return first_line(text);
+}
+
 static tc_json *
 probe_compiler(struct ctx *c, const char *name, bool required)
 {
@@ -372,7 +401,7 @@ probe_compiler(struct ctx *c, const char *name, bool required)
 		char *argv[3] = { path, (char *)"--version", NULL };
 		int status;
 		char *out = tc_envcheck__capture(argv, c->timeout, &status);
-		char *line = status == 0 ? first_line(out) : NULL;
+		char *line = status == 0 ? version_line(out) : NULL;
 
 		set_str_or_null(o, "version", line);
 		free(line);
@@ -505,6 +534,25 @@ parse_gpus(const char *out, tc_json *stable_devs)
 	return devs;
 }
 
+/*
+ * The newest CUDA version the driver supports, from the header of
+ * "nvidia-smi -q" ("CUDA Version : 13.0"; newer drivers name it "CUDA UMD
+ * Version").  NULL when nvidia-smi does not say.
+ */
+static char *
+cuda_driver_version(struct ctx *c, char *smi)
+{
+	char *argv[3] = { smi, (char *)"-q", NULL };
+	int status;
+	char *out = tc_envcheck__capture(argv, c->timeout, &status);
+	char *v = NULL;
+
+	if (status == 0 && (v = field(out, "CUDA UMD Version")) == NULL)
+		v = field(out, "CUDA Version");
+	free(out);
+	return v;
+}
+
 static tc_json *
 collect_gpus(struct ctx *c, tc_json *stable)
 {
@@ -549,6 +597,14 @@ collect_gpus(struct ctx *c, tc_json *stable)
 	}
 	tc_json_object_set_int(g, "count",
 	    (int64_t)tc_json_get(g, "devices")->u.arr.len);
+	if (tc_json_get(g, "devices")->u.arr.len > 0) {
+		char *v = cuda_driver_version(c, path);
+
+		set_str_or_null(g, "cuda_version", v);
+		free(v);
+	} else {
+		tc_json_object_set_null(g, "cuda_version");
+	}
 	if (tc_json_get(g, "devices")->u.arr.len == 0) {
 		if (c->o->require_gpu)
 			add_issue(c->blockers, "gpu_unavailable", "a GPU is "

@@ -7,6 +7,7 @@
 #   check "name" <cmd...>   run a shell assertion and report it
 #   expect_rc N "name"      assert the last tc exit code
 #   expect_out "text" "name" / expect_err "text" "name"  (substring)
+#   skip "reason"           count a test that cannot run here (TAP SKIP)
 #   open_gate FIFO "what"   write a line to a FIFO a background command
 #                           reads, failing (not hanging) if none does
 #   wait_for SECS "what" PID...  wait for background processes, at most
@@ -14,11 +15,12 @@
 #   finish                  print the plan; exit non-zero on failure
 #
 # Nothing here waits without a bound: a test that would hang fails instead.
+# Each test works in its own $T, removed at exit unless KEEP_T is set.
 set -u
 TUNECTL_BIN=${TUNECTL_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/tunectl}
 TUNECTL_SRC=${TUNECTL_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 T=$(mktemp -d "${TMPDIR:-/tmp}/tunectl-cli.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+trap '[ -n "${KEEP_T:-}" ] || rm -rf "$T"' EXIT
 _n=0
 _failed=0
 out=""
@@ -59,6 +61,7 @@ tc_in() {
 }
 
 ok() { _n=$((_n + 1)); echo "ok $_n - $1"; }
+skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $1"; }
 not_ok() {
 	_n=$((_n + 1)); _failed=$((_failed + 1))
 	echo "not ok $_n - $1"

@@ -37,6 +37,11 @@ expect_err "blocked: compiler 'no-such-cc' is required but was not found in PATH
 # Fake vendor tools.
 cat > "$BIN/nvidia-smi" <<'SH'
 #!/bin/sh
+if [ "$*" = "-q" ]; then
+	printf '\n==============NVSMI LOG==============\n\nTimestamp                                 : Tue Dec  2 04:00:00 2026\n'
+	printf 'Driver Version                            : 550.54.15\nCUDA Version                              : 12.4\n\nAttached GPUs                             : 2\n'
+	exit 0
+fi
 case "$*" in *--query-gpu=*) ;; *) exit 9 ;; esac
 echo "0, GPU-aaaa, NVIDIA H200, 550.54.15, 143771, Enabled, Default, 1980, 345, 31, 0, 1"
 echo "1, GPU-bbbb, NVIDIA H200, 550.54.15, 143771, Enabled, Default, 1980, [N/A], 30, 5, 2"
@@ -53,6 +58,7 @@ tc_path env-check --require-gpu --require-npu
 expect_rc 0 "GPUs and NPUs found: ready"
 printf '%s\n' "$out" > "$T/g.json"
 expect_eq "$(j "$T/g.json" 'd["gpus"]["count"], d["gpus"]["devices"][0]["name"], d["gpus"]["devices"][0]["memory_total"], d["gpus"]["devices"][1]["clocks_sm"]')" "(2, 'NVIDIA H200', 143771, None)" "nvidia-smi's devices are parsed"
+expect_eq "$(j "$T/g.json" 'd["gpus"]["cuda_version"], d["gpus"]["devices"][0]["driver_version"]')" "('12.4', '550.54.15')" "the driver and the CUDA version it supports are recorded"
 expect_eq "$(j "$T/g.json" 'd["npus"]["count"], [x["product_name"] for x in d["npus"]["devices"]], d["npus"]["devices"][1]["npu_id"]')" "(2, ['Ascend910B3', 'Ascend910B3'], 1)" "npu-smi's devices are parsed"
 
 tc_path env-check --require-gpu --require-npu
@@ -62,6 +68,10 @@ sed -i 's/550.54.15/560.00.01/g' "$BIN/nvidia-smi"
 tc_path env-check
 printf '%s\n' "$out" > "$T/g3.json"
 check "a driver change changes the fingerprint" test "$(j "$T/g.json" 'd["fingerprint"]')" != "$(j "$T/g3.json" 'd["fingerprint"]')"
+sed -i 's/^CUDA Version  /CUDA UMD Version/; s/12\.4/13.0/' "$BIN/nvidia-smi"
+tc_path env-check
+printf '%s\n' "$out" > "$T/g4.json"
+expect_eq "$(j "$T/g4.json" 'd["gpus"]["cuda_version"]')" "13.0" "newer drivers' 'CUDA UMD Version' is read too"
 
 printf '#!/bin/sh\necho "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver."\nexit 9\n' > "$BIN/nvidia-smi"
 tc_path env-check --require-gpu
@@ -72,6 +82,8 @@ tc_path env-check --probe-timeout-seconds 0.3 --require-npu
 expect_rc 1 "a hanging npu-smi is bounded by the probe timeout"
 expect_err "an NPU is required but none was found (npu-smi failed)" "the hanging probe becomes the NPU blocker"
 
+expect_eq "$(j "$T/r.json" 'd["gpus"]["cuda_version"]')" "None" "no GPU: no CUDA version"
+
 # Compilers.
 printf '#!/bin/sh\necho "fakecc version 9.9"\n' > "$BIN/fakecc"
 chmod +x "$BIN/fakecc"
@@ -79,6 +91,17 @@ tc_path env-check --require-compiler fakecc
 expect_rc 0 "a present required compiler is fine"
 printf '%s\n' "$out" > "$T/c.json"
 expect_eq "$(j "$T/c.json" '[(c["version"], c["required"]) for c in d["compilers"] if c["name"] == "fakecc"]')" "[('fakecc version 9.9', True)]" "the compiler version is recorded"
+cat > "$BIN/nvcc" <<'SH'
+#!/bin/sh
+printf 'nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2025 NVIDIA Corporation\nBuilt on Wed_Aug_20_01:58:59_PM_PDT_2025\n'
+printf 'Cuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0.r13.0/compiler.36424714_0\n'
+SH
+printf '#!/bin/sh\necho "odd compiler"\necho "no version here"\n' > "$BIN/oddcc"
+chmod +x "$BIN/nvcc" "$BIN/oddcc"
+tc_path env-check --compiler oddcc
+printf '%s\n' "$out" > "$T/n.json"
+expect_eq "$(j "$T/n.json" '[c["version"] for c in d["compilers"] if c["name"] in ("nvcc", "oddcc")]')" "['Cuda compilation tools, release 13.0, V13.0.88', 'odd compiler']" "nvcc's version is its release line; without a version number the first line"
+rm -f "$BIN/nvcc" "$BIN/oddcc"
 
 # CPU governors from a sysroot.
 rm -f "$BIN/nvidia-smi" "$BIN/npu-smi"
