@@ -5,7 +5,8 @@
  * Each decode step runs LAYERS blocks of six kernels over a BATCH x HIDDEN
  * activation matrix (skw_kernels.c).  Every kernel group is one launch,
  * handed to the rank's stream thread (skw_stream.c).  RANKS worker
- * processes, each pinned to a core of its own, run STEPS decode steps
+ * processes, each pinned to a core of its own (the idlest ones when the
+ * run starts), run STEPS decode steps
  * each and log one line per step to <log-dir>/log_<rank>.log:
  *
  *     Timing clock: CLOCK_PROCESS_CPUTIME_ID
@@ -241,28 +242,95 @@ frand(unsigned *state)
 }
 
 /*
- * One core per rank, as ranks own devices: the rank's threads (so every
- * launch hand-off) stay on the rank-th CPU this process may use.  Returns
- * that CPU, or -1 when the rank stays unpinned.
+ * The CPUs this process may use, idlest first: the busy time each one
+ * accumulated over IDLE_PROBE_MS (from /proc/stat), ties in CPU order.
+ * Taken once, before the ranks fork, so every rank of a run sees the same
+ * order.  A rank should own a core as it owns a device: pinned to a core
+ * another program keeps busy, it would wait for that program at every
+ * launch hand-off.
+ */
+#define IDLE_PROBE_MS 50
+
+static int cpu_order[CPU_SETSIZE];
+static int cpu_order_len;
+
+static int
+read_cpu_busy(unsigned long long *busy, int max)
+{
+	FILE *f = fopen("/proc/stat", "r");
+	char line[512];
+	int n = 0;
+
+	if (f == NULL)
+		return -1;
+	for (int i = 0; i < max; i++)
+		busy[i] = 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long long v[8] = { 0 };
+		int cpu;
+
+		if (strncmp(line, "cpu", 3) != 0 || line[3] < '0' || line[3] > '9')
+			continue;
+		if (sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu %llu",
+		    &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+		    &v[7]) < 9 || cpu < 0 || cpu >= max)
+			continue;
+		/* user nice system (idle iowait) irq softirq steal */
+		busy[cpu] = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+		n++;
+	}
+	fclose(f);
+	return n > 0 ? 0 : -1;
+}
+
+static void
+order_cpus_by_idleness(void)
+{
+	static unsigned long long before[CPU_SETSIZE], after[CPU_SETSIZE];
+	struct timespec probe = { 0, IDLE_PROBE_MS * 1000000L };
+	cpu_set_t allowed;
+	int have;
+
+	cpu_order_len = 0;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+		return;
+	have = read_cpu_busy(before, CPU_SETSIZE) == 0;
+	if (have) {
+		nanosleep(&probe, NULL);
+		have = read_cpu_busy(after, CPU_SETSIZE) == 0;
+	}
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		int k;
+
+		if (!CPU_ISSET(cpu, &allowed))
+			continue;
+		/* insertion by busy delta; without /proc/stat, CPU order */
+		for (k = cpu_order_len; k > 0 && have &&
+		    after[cpu] - before[cpu] < after[cpu_order[k - 1]] -
+		    before[cpu_order[k - 1]]; k--)
+			cpu_order[k] = cpu_order[k - 1];
+		cpu_order[k] = cpu;
+		cpu_order_len++;
+	}
+}
+
+/*
+ * One core per rank: the rank's threads (so every launch hand-off) stay on
+ * the rank-th idlest CPU this process may use.  Returns that CPU, or -1
+ * when the rank stays unpinned.
  */
 static int
 pin_rank(const struct skw_config *c, int rank)
 {
-	cpu_set_t allowed, one;
-	int n = 0;
+	cpu_set_t one;
+	int cpu;
 
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+	if (cpu_order_len == 0 || cpu_order_len < c->ranks)
 		return -1;
-	if (CPU_COUNT(&allowed) < c->ranks)
-		return -1;
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, &allowed) || n++ != rank % CPU_COUNT(&allowed))
-			continue;
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		return sched_setaffinity(0, sizeof(one), &one) == 0 ? cpu : -1;
-	}
-	return -1;
+	cpu = cpu_order[rank % cpu_order_len];
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one) == 0 ? cpu : -1;
 }
 
 static int
@@ -336,10 +404,14 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	core = pin_rank(c, rank);
 	fprintf(log, "Timing clock: %s\n", simulated ? "simulated" : GATE_CLOCK);
 	fprintf(log, "# decode: %s; wall: CLOCK_MONOTONIC; rank-thread: "
-	    "CLOCK_THREAD_CPUTIME_ID of the rank thread alone; rank %d %s%d\n",
+	    "CLOCK_THREAD_CPUTIME_ID of the rank thread alone; rank %d ",
 	    simulated ? "a cost model (SKW_SIMULATED_TIMING=1)" :
-	    "CPU time of every thread of the rank process", rank,
-	    core >= 0 ? "pinned to cpu " : "not pinned", core >= 0 ? core : 0);
+	    "CPU time of every thread of the rank process", rank);
+	if (core >= 0)
+		fprintf(log, "pinned to cpu %d (idlest %d of %d over %d ms)\n",
+		    core, rank + 1, cpu_order_len, IDLE_PROBE_MS);
+	else
+		fprintf(log, "not pinned\n");
 	if (skw_stream_start(&streams[0]) != 0 ||
 	    skw_stream_start(&streams[1]) != 0) {
 		fprintf(stderr, "skw: rank %d: cannot start streams\n", rank);
@@ -433,6 +505,7 @@ main(int argc, char **argv)
 	}
 	if (archive && archive_config(config, log_dir) != 0)
 		return 1;
+	order_cpus_by_idleness();
 	/* One process per rank, as a distributed job would run them. */
 	for (int r = 0; r < c.ranks; r++) {
 		pid_t pid = fork();
