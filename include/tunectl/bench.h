@@ -4,7 +4,7 @@
  * screening / final promotion, the option trial, selection and ranking,
  * screening-matrix v2 and winner-option-matrix v1 validation).
  *
- * Everything follows ../shared/reference/superkernel-runtime-tools.md §2;
+ * Everything follows docs/spec/gates.md "The performance analysis";
  * section numbers below refer to it.  The reference distinguishes errors
  * that argparse reports (ValueError: exit 2) from tracebacks (exit 1); the
  * functions here return that exit status directly:
@@ -16,8 +16,8 @@
  *   TC_BENCH_VALUE_ERROR (2)   the reference's ValueError / parser.error,
  *                              with the reference's message in err
  *
- * Run-set layout (§2.4): DIR/run-* directories (sorted by path string),
- * each with rank logs log_<rank>.log holding lines
+ * Run-set layout (docs/spec/gates.md "Run-set layout"): DIR/run-* directories
+ * (sorted by path string), each with rank logs log_<rank>.log holding lines
  * "Inference time (decode|prefill): <ms> ms".  A run set written by
  * `tunectl bench run` additionally has DIR/runset.json (its summary and
  * environment fingerprint); the reader loads it when present but the
@@ -40,7 +40,8 @@ enum {
 	TC_BENCH_VALUE_ERROR = 2
 };
 
-/* Constants of the reference (§2.6, §2.7, §2.2 defaults). */
+/* Constants of the reference (docs/spec/gates.md "S0 baseline stability",
+ * "Candidate evaluation", "Command-line conventions" defaults). */
 #define TC_S0_REQUIRED_RUNS		5
 #define TC_S0_MAX_SPREAD_PCT		5.0
 #define TC_CANDIDATE_MIN_RUNS		3
@@ -51,7 +52,7 @@ enum {
 
 #define TC_RUNSET_SCHEMA	"tunectl-runset-v1"	/* runset.json */
 
-/* ---- run sets (§2.4, §2.5) --------------------------------------------- */
+/* ---- run sets (docs/spec/gates.md "Run-set layout", "Run-set statistics") */
 
 typedef struct tc_rank_summary {
 	long rank;
@@ -117,9 +118,11 @@ int tc_runset_load(const char *dir, const tc_runset_opts *opts,
     tc_runset **out, tc_error *err);
 void tc_runset_free(tc_runset *rs);
 
-/* The reference's RunSet object (§2.13), samples_ms included. */
+/* The reference's RunSet object (docs/spec/gates.md "Report JSON"), samples_ms
+ * included. */
 tc_json *tc_runset_to_json(const tc_runset *rs);
-/* One Stats block with its samples (§2.5 item 2). */
+/* One Stats block with its samples (docs/spec/gates.md "Run-set statistics"
+ * item 2). */
 tc_json *tc_stats_to_json(const tc_stats *s, const double *samples);
 
 /* improvement_pct = (B - C) / B * 100 over worst_rank_mean_ms.  Returns
@@ -127,7 +130,7 @@ tc_json *tc_stats_to_json(const tc_stats *s, const double *samples);
 int tc_improvement_pct(const tc_runset *baseline, const tc_runset *cand,
     double *out, tc_error *err);
 
-/* ---- S0 stability (§2.6) ------------------------------------------------ */
+/* ---- S0 stability (docs/spec/gates.md "S0 baseline stability") ---------- */
 
 typedef struct tc_stability {
 	bool stable;
@@ -148,7 +151,8 @@ void tc_stability_eval_runset(const tc_runset *rs, tc_stability *out);
 void tc_stability_free(tc_stability *s);
 tc_json *tc_stability_to_json(const tc_stability *s);
 
-/* ---- promotion / screening / option trial (§2.7) ----------------------- */
+/* ---- promotion / screening / option trial (docs/spec/gates.md
+ * "Candidate evaluation") */
 
 typedef enum tc_gate_mode {
 	TC_GATE_FINAL_PROMOTION,	/* default */
@@ -183,7 +187,8 @@ void tc_evaluate(const tc_runset *baseline, const tc_runset *cand,
     const tc_gate_policy *policy, tc_gate_mode mode, bool replay_valid,
     tc_evaluation *out);
 
-/* ---- the whole tool (compare_candidates, §2.8) ------------------------- */
+/* ---- the whole tool (compare_candidates,
+ * docs/spec/gates.md "Order of a comparison") */
 
 typedef struct tc_name_path {
 	const char *name;
@@ -214,11 +219,12 @@ void tc_analyze_opts_init(tc_analyze_opts *o);
 
 /*
  * Run the whole analysis.  On success, when report is non-NULL, *report
- * is the reference's report (§2.13) plus, unless reference_output, a
- * "tunectl" object with the statistics extensions and environment
- * warnings (building it is optional because samples_ms makes it large);
- * table (may be NULL) receives the §2.14 stdout table; warnings (may be
- * NULL) receives human lines for stderr.  Returns a TC_BENCH_* status.
+ * is the reference's report (docs/spec/gates.md "Report JSON") plus, unless
+ * reference_output, a "tunectl" object with the statistics extensions and
+ * environment warnings (building it is optional because samples_ms makes it
+ * large); table (may be NULL) receives the docs/spec/gates.md "Stdout table"
+ * stdout table; warnings (may be NULL) receives human lines for stderr.
+ * Returns a TC_BENCH_* status.
  */
 int tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
     tc_buf *warnings, tc_error *err);
@@ -264,12 +270,14 @@ int tc_analyze_recompute(const tc_json *prov, tc_buf *text, tc_error *err);
 
 /* ---- document validators ------------------------------------------------ */
 
-/* Screening matrix v2 (§2.9) against the --candidate names; returns the
- * screening_matrix output object or NULL with the reference message. */
+/* Screening matrix v2 (docs/spec/gates.md "Screening matrix v2") against the
+ * --candidate names; returns the screening_matrix output object or NULL with
+ * the reference message. */
 tc_json *tc_screening_matrix_validate(const tc_json *doc,
     const char *const *names, size_t nnames, tc_error *err);
 
-/* Stage-A option controls (§2.10) of every candidate directory. */
+/* Stage-A option controls (docs/spec/gates.md "Stage-A option controls") of
+ * every candidate directory. */
 tc_json *tc_stage_a_controls(const tc_name_path *cands, size_t n,
     tc_error *err);
 
@@ -278,15 +286,16 @@ tc_json *tc_stage_a_controls(const tc_name_path *cands, size_t n,
  * {path, explicitly_empty: false, error}], all_explicitly_empty}. */
 tc_json *tc_stage_a_configs_check(const char *const *paths, size_t n);
 
-/* Winner option matrix v1 (§2.16, prose only; rules in
- * docs/measurement.md).  Returns the validation object or NULL + err. */
+/* Winner option matrix v1 (docs/spec/gates.md "Winner option matrix v1", prose
+ * only; rules in docs/measurement.md).  Returns the validation object or NULL +
+ * err. */
 tc_json *tc_option_matrix_validate(const tc_json *doc, tc_error *err);
 
-/* Deep-fusion replay evidence (§2.11): the specified early checks, then
- * the external validator (CMD REPORT NAME printing a JSON object with a
- * boolean "valid"), or failure_reason "replay_recomputation_unavailable"
- * without one.  Returns the validation object; NULL only when the
- * validator could not be run (err set). */
+/* Deep-fusion replay evidence (docs/spec/gates.md "Replay evidence"): the
+ * specified early checks, then the external validator (CMD REPORT NAME printing
+ * a JSON object with a boolean "valid"), or failure_reason
+ * "replay_recomputation_unavailable" without one.  Returns the validation
+ * object; NULL only when the validator could not be run (err set). */
 tc_json *tc_replay_validate(const char *path, const char *expected,
     const char *validator, tc_error *err);
 

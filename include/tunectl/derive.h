@@ -1,14 +1,16 @@
 /*
- * derive.h - derived sessions (superkernel-controller.md §11): starting an
- * optional-experiment session from a completed parent's accepted BASE/SMAP
- * evidence (derive-session, source-range-from-smap), the content checks of
- * the imported files (§11.3, §9.5), and two audit views beyond the
- * reference: the lineage of a derived session and a verify that also
- * re-verifies every ancestor.
+ * derive.h - derived sessions (docs/spec/controller.md "Derived sessions"):
+ * starting an optional-experiment session from a completed parent's accepted
+ * BASE/SMAP evidence (derive-session, source-range-from-smap), the content
+ * checks of the imported files (docs/spec/controller.md "Imported file checks",
+ * "Imported ledger checks"), and two audit views beyond the reference: the
+ * lineage of a derived session and a verify that also re-verifies every
+ * ancestor.
  *
  * The re-validation of a derived session's evidence import on every load
- * (§11.4) is tc_evidence_import_validate() in session.h; it uses the
- * content checks declared here.
+ * (docs/spec/controller.md "Evidence-import manifest") is
+ * tc_evidence_import_validate() in session.h; it uses the content checks
+ * declared here.
  */
 #ifndef TUNECTL_DERIVE_H
 #define TUNECTL_DERIVE_H
@@ -42,10 +44,12 @@ struct tc_derive_args {
 };
 
 /*
- * derive_session (§11.2): every precondition in the reference's order with
- * its message; then the child's directories, the evidence-import manifest
- * (§11.4) and the session are written, and the session is loaded back with
- * full validation.  Returns the loaded session (caller frees) or NULL.
+ * derive_session (docs/spec/controller.md "Derivation preconditions"): every
+ * precondition in the reference's order with its message; then the child's
+ * directories, the evidence-import manifest (docs/spec/controller.md
+ * "Evidence-import manifest") and the session are written, and the session is
+ * loaded back with full validation.  Returns the loaded session (caller frees)
+ * or NULL.
  *
  * Nothing is written until every check has passed, and a failure while
  * writing removes what this call created (files and directories), so a
@@ -55,16 +59,17 @@ tc_session *tc_derive_session(const struct tc_derive_args *args,
     tc_error *err);
 
 /*
- * §11.2 step 11 on a loaded parent whose artifact root resolves to
- * parent_root: the last sealed base_profile_source_mapping step with
- * outcome succeeded or no_gain ("parent session has no accepted BASE/SMAP
- * handoff"), refused when an accepted optional-multistream follows it
- * ("accepted multistream requires a later derived BASE/SMAP handoff");
- * its result is read from <parent_root>/<result_path> ("BASE/SMAP phase
- * result cannot be read: ...", "... must be a JSON object") and must
- * match the step's result_sha256 ("BASE/SMAP phase result digest
- * mismatch").  On success *step points into parent, *result (caller
- * frees) is the result and file_sha256 the SHA-256 of its bytes.
+ * docs/spec/controller.md "Derivation preconditions" step 11 on a loaded parent
+ * whose artifact root resolves to parent_root: the last sealed
+ * base_profile_source_mapping step with outcome succeeded or no_gain ("parent
+ * session has no accepted BASE/SMAP handoff"), refused when an accepted
+ * optional-multistream follows it ("accepted multistream requires a later
+ * derived BASE/SMAP handoff"); its result is read from
+ * <parent_root>/<result_path> ("BASE/SMAP phase result cannot be read: ...",
+ * "... must be a JSON object") and must match the step's result_sha256
+ * ("BASE/SMAP phase result digest mismatch").  On success *step points into
+ * parent, *result (caller frees) is the result and file_sha256 the SHA-256 of
+ * its bytes.
  */
 int tc_derive_latest_base(const tc_session *parent, const char *parent_root,
     const tc_json **step, tc_json **result, char file_sha256[65],
@@ -72,28 +77,32 @@ int tc_derive_latest_base(const tc_session *parent, const char *parent_root,
 
 /* ---- imported file content checks (import_checks.c) --------------------- */
 
-/* analysis_content_fingerprint (§3.2): the analysis without that key,
- * sort_keys, compact, ensure_ascii=True, allow_nan=False.  A NaN or
- * infinity fails with "Out of range float values are not JSON compliant". */
+/* analysis_content_fingerprint (docs/spec/controller.md
+ * "Where each digest is used"): the analysis without that key, sort_keys,
+ * compact, ensure_ascii=True, allow_nan=False.  A NaN or infinity fails with
+ * "Out of range float values are not JSON compliant". */
 int tc_import_analysis_fingerprint(const tc_json *analysis, char hex[65],
     tc_error *err);
 
-/* provenance.source_scope_map_content_fingerprint (§3.2): the map with that
- * key removed from an object "provenance", digested as _digest does
- * (ensure_ascii=False, NaN allowed). */
+/* provenance.source_scope_map_content_fingerprint (docs/spec/controller.md
+ * "Where each digest is used"): the map with that key removed from an object
+ * "provenance", digested as _digest does (ensure_ascii=False, NaN allowed). */
 int tc_import_source_map_fingerprint(const tc_json *source_map, char hex[65],
     tc_error *err);
 
-/* §11.3a: "profiling analysis must be a JSON object", "... must use
- * schema_version 1.2", the four identity strings, the content
+/* docs/spec/controller.md "Imported profiling analysis":
+ * "profiling analysis must be a JSON object",
+ * "... must use schema_version 1.2", the four identity strings, the content
  * fingerprint, an exact source_scope_mapping when present. */
 int tc_import_check_analysis(const tc_json *analysis, tc_error *err);
 
-/* §11.3b against an analysis that passed tc_import_check_analysis(). */
+/* docs/spec/controller.md "Imported source scope map" against an analysis that
+ * passed tc_import_check_analysis(). */
 int tc_import_check_source_map(const tc_json *source_map,
     const tc_json *analysis, tc_error *err);
 
-/* §9.5 against an analysis that passed tc_import_check_analysis(). */
+/* docs/spec/controller.md "Imported ledger checks" against an analysis that
+ * passed tc_import_check_analysis(). */
 int tc_import_check_ledger(const tc_json *ledger, const tc_json *analysis,
     tc_error *err);
 

@@ -1,8 +1,8 @@
 /*
  * final.h - the Final step's view of the schema 2 experiment ledger
- * (superkernel-controller.md §9): loading the ledger a Final result names,
- * the final_e2e record, the classification -> Final status mapping, and
- * the optional report_summary with its evidence files.
+ * (docs/spec/controller.md "The Final step's ledger"): loading the ledger a
+ * Final result names, the final_e2e record, the classification -> Final status
+ * mapping, and the optional report_summary with its evidence files.
  *
  * Every check runs in the reference's order and fails with the
  * reference's message, so the first error matches byte for byte.
@@ -16,7 +16,7 @@
 #include "tunectl/error.h"
 #include "tunectl/json.h"
 
-/* ---- §9.1 the ledger ---------------------------------------------------- */
+/* ---- the ledger (docs/spec/controller.md "Loading the Final ledger") ---- */
 
 /*
  * _load_ledger(artifact_root, ledger_path): ledger_path (the Final
@@ -38,15 +38,18 @@ tc_json *tc_final_load_ledger(const char *artifact_root,
 
 /* Python's `ledger.get("schema_version") == 2` (2 and 2.0 pass, true and
  * "2" do not) on an object; false for anything else.  Shared with the
- * imported-ledger checks of derivation (§9.5). */
+ * imported-ledger checks of derivation (docs/spec/controller.md
+ * "Imported ledger checks"). */
 bool tc_final_ledger_is_schema2(const tc_json *ledger);
 
-/* §9.1 steps 3-5 on an already parsed document: schema 2, "experiments"
- * an object, every entry an object with list "rounds"/"blockers" when
- * present.  Messages as in tc_final_load_ledger. */
+/* docs/spec/controller.md "Loading the Final ledger" steps 3-5 on an already
+ * parsed document: schema 2, "experiments" an object, every entry an object
+ * with list "rounds"/"blockers" when present.  Messages as in
+ * tc_final_load_ledger. */
 int tc_final_check_ledger_shape(const tc_json *ledger, tc_error *err);
 
-/* ---- §9.2 final_e2e, §9.3 classification ------------------------------ */
+/* ---- docs/spec/controller.md "Final E2E record" final_e2e,
+ * docs/spec/controller.md "Final status from classification" classification */
 
 /* Validate ledger.final_e2e (NULL = absent key), including the
  * improvement_pct recomputed from the clean medians within
@@ -69,7 +72,7 @@ const char *tc_final_outcome_label_en(const char *status);
 /* true for classifications that carry clean medians (beneficial, no_gain). */
 bool tc_final_is_measured(const tc_json *final_e2e);
 
-/* ---- §9.4 report_summary ---------------------------------------------- */
+/* ---- report_summary (docs/spec/controller.md "Report summary") ---------- */
 
 /* The six summary stages in rendering order, each with the kind a row of
  * that stage must declare and the session step it summarises. */
@@ -92,14 +95,17 @@ extern const struct tc_summary_stage tc_summary_stages[];
 int tc_final_validate_report_summary(const tc_json *summary,
     const tc_json *final_e2e, const char *artifact_root, tc_error *err);
 
-/* ---- §6 step 15: the Final-only checks of a phase result --------------- */
+/* ---- the Final-only checks of a phase result (docs/spec/controller.md
+ * "Phase result validation" step 15) */
 
 /*
  * The checks the controller adds for a final_e2e_report result after the
- * generic result checks (§6 steps 1-14, the session module's): the seven
- * details_zh sections, ledger_path, the whole ledger (§9.1), and status ==
- * map[final_e2e.classification].  On success returns 0 and, when ledger
- * is not NULL, hands the parsed ledger to the caller.
+ * generic result checks (docs/spec/controller.md "Phase result validation"
+ * steps 1-14, the session module's): the seven details_zh sections,
+ * ledger_path, the whole ledger (docs/spec/controller.md
+ * "Loading the Final ledger"), and status == map[final_e2e.classification].  On
+ * success returns 0 and, when ledger is not NULL, hands the parsed ledger to
+ * the caller.
  */
 int tc_final_check_result(const tc_json *result, const char *artifact_root,
     tc_json **ledger, tc_error *err);

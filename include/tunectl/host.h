@@ -1,7 +1,8 @@
 /*
- * host.h - handing phases to workers: run-next (reference §10.3), the
- * run loop on top of it, and the child prompt every agent host gives a
- * fresh worker (§17).
+ * host.h - handing phases to workers: run-next (docs/spec/controller.md
+ * "Run-next and receipts"), the run loop on top of it, and the child prompt
+ * every agent host gives a fresh worker (docs/spec/controller.md
+ * "Host delegation").
  *
  * A worker is started through an agent host: an argv (agent-runner-v1)
  * to which tunectl appends "--task <abs> --result <abs>".  Each attempt
@@ -89,13 +90,13 @@ tc_json *tc_run_session(const char *session_path, const tc_runner *runner,
 
 /*
  * The prompt a fresh phase worker receives.  It carries the five things
- * §17 requires: the task path with the step's agent_id, phase and skill;
- * the instruction to load and follow the skill; the validation command to
- * run first; the exact result path and schema; and the boundary that the
- * worker owns only this phase.  host is "claude", "codex", "opencode" or
- * "generic".  program names tunectl in the commands.  skill_path, when
- * not NULL, is the absolute path of the skill's SKILL.md, named in the
- * prompt so that the worker opens exactly that file.  malloc'd.
+ * docs/spec/controller.md "Host delegation" requires: the task path with the
+ * step's agent_id, phase and skill; the instruction to load and follow the
+ * skill; the validation command to run first; the exact result path and schema;
+ * and the boundary that the worker owns only this phase.  host is "claude",
+ * "codex", "opencode" or "generic".  program names tunectl in the commands.
+ * skill_path, when not NULL, is the absolute path of the skill's SKILL.md,
+ * named in the prompt so that the worker opens exactly that file.  malloc'd.
  */
 char *tc_host_prompt(const tc_json *task, const char *task_path,
     const char *result_path, const char *host, const char *program,

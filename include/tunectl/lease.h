@@ -1,9 +1,9 @@
 /*
- * lease.h - shared device leases (reference §14): one flock'd lock file
- * per device under a lease root, taken in ascending device order under a
- * single deadline, the three parent markers that let a child inherit its
- * parent's lease, and the lease runner that runs one command under a
- * lease and records a "superkernel-shared-device-lease-command-v2"
+ * lease.h - shared device leases (docs/spec/controller.md "Device leases"): one
+ * flock'd lock file per device under a lease root, taken in ascending device
+ * order under a single deadline, the three parent markers that let a child
+ * inherit its parent's lease, and the lease runner that runs one command under
+ * a lease and records a "superkernel-shared-device-lease-command-v2"
  * manifest.
  *
  * Beyond the reference: waiters for one device are served in arrival

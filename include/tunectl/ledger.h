@@ -5,19 +5,20 @@
  * from two measured run sets.
  *
  * The behaviour is the reference tool experiment_ledger.py as described in
- * ../shared/reference/superkernel-runtime-tools.md §3 (section numbers
+ * docs/spec/ledger.md "Experiment ledger" (section numbers
  * below refer to it).  Every message is the reference's, byte for byte,
  * in the reference's order.  Documents are untrusted: every tc_json
  * argument may have any shape.
  *
  * What tunectl cannot do: the reference re-validates and re-analyses each
  * profiling analysis file with an external analyser (recommend_sk_strategy
- * and analyze_fusion_performance, §3.7 [EXT] steps) whose behaviour is not
- * specified.  tunectl runs every artifact check the specification defines
- * (artifact root, analysis file paths, binding of the analysis to the
- * experiment and its rounds, input and profile files) and leaves the
- * analyser steps to an optional hook (tc_ledger_analyzer).  Without a hook
- * a result can be valid but is never "artifact_evidence_validated", so a
+ * and analyze_fusion_performance,
+ * docs/spec/ledger.md "Artifact evidence validation" [EXT] steps) whose
+ * behaviour is not specified.  tunectl runs every artifact check the
+ * specification defines (artifact root, analysis file paths, binding of the
+ * analysis to the experiment and its rounds, input and profile files) and
+ * leaves the analyser steps to an optional hook (tc_ledger_analyzer).  Without
+ * a hook a result can be valid but is never "artifact_evidence_validated", so a
  * merge never adds it to artifact_validated_experiment_ids and none of its
  * decisions is promoted into conditional_performance_evidence.
  */
@@ -32,12 +33,14 @@
 
 #define TC_LEDGER_SCHEMA_VERSION 2
 
-/* The prefix of the single error the §3.8 wrapper reports for any
+/* The prefix of the single error the
+ * docs/spec/ledger.md "The validation wrapper" wrapper reports for any
  * exception (type errors and every artifact-evidence failure). */
 #define TC_LEDGER_EXCEPTION_PREFIX \
 	"experiment result contains invalid JSON value types: "
 
-/* ---- reading (§1.1, §3.11) ---------------------------------------------- */
+/* ---- reading (docs/spec/json.md "Reading JSON",
+ * docs/spec/ledger.md "Ledger CLI behaviour") */
 
 /*
  * Parse ledger / experiment-result JSON the way experiment_ledger.py
@@ -55,18 +58,20 @@ tc_json *tc_ledger_read_file(const char *path, tc_error *err);
  * "[Errno N] ...": FileNotFoundError, IsADirectoryError, ... */
 const char *tc_ledger_os_error_type(const char *msg);
 
-/* ---- predicates (§3.3) -------------------------------------------------- */
+/* ---- predicates (docs/spec/ledger.md "Predicates") ---------------------- */
 
 bool tc_ledger_non_empty_string(const tc_json *v);	/* str with strip() */
 bool tc_ledger_canonical_string(const tc_json *v);	/* ... == strip() */
-bool tc_ledger_relative_artifact(const tc_json *v);	/* §1.5 */
+/* docs/spec/ledger.md "Relative artifact paths" */
+bool tc_ledger_relative_artifact(const tc_json *v);
 bool tc_ledger_contains_chinese(const tc_json *v);	/* U+4E00..U+9FFF */
 bool tc_ledger_rfc6901_pointer(const tc_json *v);	/* absolute pointer */
 /* Decision-level mapping predicates over a decision object. */
 bool tc_ledger_performance_exact(const tc_json *decision);
 bool tc_ledger_source_actionable(const tc_json *decision);
 
-/* The §3.2 enumerations, NULL-terminated, in the reference's order. */
+/* The docs/spec/ledger.md "Ledger enumerations" enumerations, NULL-terminated,
+ * in the reference's order. */
 extern const char *const tc_ledger_round_kinds[];
 extern const char *const tc_ledger_scope_kinds[];
 extern const char *const tc_ledger_classifications[];
@@ -76,7 +81,8 @@ extern const char *const tc_ledger_promotion_modes[];
 extern const char *const tc_ledger_mapping_methods[];
 extern const char *const tc_ledger_mapping_confidences[];
 
-/* ---- the analyser hook (§3.7 [EXT]) ------------------------------------- */
+/* ---- the analyser hook (docs/spec/ledger.md "Artifact evidence validation"
+ * [EXT]) */
 
 /*
  * Called once per profiling round, after the analysis file was located
@@ -116,39 +122,43 @@ typedef struct tc_ledger_opts {
 	const tc_ledger_analyzer *analyzer;	/* NULL: none available */
 } tc_ledger_opts;
 
-/* ---- experiment results (§3.5-§3.8) ------------------------------------- */
+/* ---- experiment results (docs/spec/ledger.md "Experiment ledger") ------- */
 
-/* §3.5 structural validation: a JSON array of error strings (empty when
- * valid).  A Python exception of the reference (unhashable list/dict) is
- * reported as the single §3.8 wrapper error. */
+/* docs/spec/ledger.md "Structural validation" structural validation: a JSON
+ * array of error strings (empty when valid).  A Python exception of the
+ * reference (unhashable list/dict) is reported as the single
+ * docs/spec/ledger.md "The validation wrapper" wrapper error. */
 tc_json *tc_experiment_structural_errors(const tc_json *result);
 
-/* §3.6: relative-path errors of any document ("<loc> must be a relative
- * artifact path"), appended to errors; loc is the location prefix ("" for
- * none). */
+/* docs/spec/ledger.md "Artifact-path scanning": relative-path errors of any
+ * document ("<loc> must be a relative artifact path"), appended to errors; loc
+ * is the location prefix ("" for none). */
 void tc_ledger_relative_path_errors(const tc_json *doc, const char *loc,
     tc_json *errors);
 
-/* §3.6: the role registry of a document, as an object
- * { "<posix path>": ["<role>", ...sorted] }. */
+/* docs/spec/ledger.md "Artifact-path scanning": the role registry of a
+ * document, as an object { "<posix path>": ["<role>", ...sorted] }. */
 tc_json *tc_ledger_paths_by_role(const tc_json *doc);
 
 /*
- * §3.8 validate_experiment_result: the object
- * {"valid", "artifact_evidence_validated", "conditional_evidence_eligible",
+ * docs/spec/ledger.md "The validation wrapper" validate_experiment_result: the
+ * object {"valid", "artifact_evidence_validated",
+ * "conditional_evidence_eligible",
  *  "errors"}.  opts may be NULL (structural only).
  */
 tc_json *tc_experiment_validate(const tc_json *result,
     const tc_ledger_opts *opts);
 
-/* §3.7 alone (the result must be structurally valid).  Returns 1 when the
- * evidence was validated (analyser hook present and every check passed),
- * 0 when every specified check passed but no analyser was available, -1
- * with the reference's ValueError message in err. */
+/* docs/spec/ledger.md "Artifact evidence validation" alone (the result must be
+ * structurally valid).  Returns 1 when the evidence was validated (analyser
+ * hook present and every check passed), 0 when every specified check passed but
+ * no analyser was available, -1 with the reference's ValueError message in err.
+ */
 int tc_experiment_validate_artifacts(const tc_json *result,
     const tc_ledger_opts *opts, tc_error *err);
 
-/* ---- the ledger (§3.9, §3.10, §3.12) ------------------------------------ */
+/* ---- the ledger (docs/spec/ledger.md "Merging into a schema 2 ledger",
+ * "Conditional performance evidence", "Schema 1 migration") */
 
 /*
  * merge_experiment_result: returns the new ledger (ledger and result are
@@ -159,21 +169,26 @@ tc_json *tc_ledger_merge(const tc_json *ledger, const tc_json *result,
     const tc_ledger_opts *opts, tc_error *err);
 
 /*
- * The preparation half of a merge (§3.9 steps 2-9; schema 1 migrates as in
- * §3.12): returns the normalised schema 2 ledger, with schema_version 2
- * and the derived index rebuilt, or NULL + err.  `tunectl ledger migrate`.
+ * The preparation half of a merge (docs/spec/ledger.md
+ * "Merging into a schema 2 ledger" steps 2-9; schema 1 migrates as in
+ * docs/spec/ledger.md "Schema 1 migration"): returns the normalised schema 2
+ * ledger, with schema_version 2 and the derived index rebuilt, or NULL + err.
+ * `tunectl ledger migrate`.
  */
 tc_json *tc_ledger_prepare(const tc_json *ledger, tc_error *err);
 
-/* §3.12 alone: a schema 1 ledger to schema 2 (no other checks). */
+/* docs/spec/ledger.md "Schema 1 migration" alone: a schema 1 ledger to schema 2
+ * (no other checks). */
 tc_json *tc_ledger_migrate_v1(const tc_json *ledger, tc_error *err);
 
-/* §3.10: the conditional index of the experiments (an object) whose ids
- * are in validated (an array of strings); NULL + err on a conflict. */
+/* docs/spec/ledger.md "Conditional performance evidence": the conditional index
+ * of the experiments (an object) whose ids are in validated (an array of
+ * strings); NULL + err on a conflict. */
 tc_json *tc_ledger_conditional_index(const tc_json *experiments,
     const tc_json *validated, tc_error *err);
 
-/* ---- final_e2e from two run sets (controller spec §9.2) ----------------- */
+/* ---- final_e2e from two run sets (docs/spec/controller.md "Final E2E record")
+ */
 
 typedef struct tc_final_e2e_opts {
 	const char *candidate_id;
@@ -201,10 +216,10 @@ void tc_final_e2e_opts_init(tc_final_e2e_opts *o);
  * worst-rank mean, p90_ms/stddev_ms/sample_count over the pooled decode
  * samples, run_count = runs), improvement_pct = (B - C) / B * 100 over
  * the medians, classification "beneficial" when the final promotion gate
- * of analyze_performance passes (§2.7, replay not required) and the
- * improvement is positive, else "no_gain".  *gate (may be NULL) receives
- * the gate checks for the caller to print.  The object passes
- * tc_final_validate_e2e.  Returns NULL + err on failure.
+ * of analyze_performance passes (docs/spec/gates.md "Candidate evaluation",
+ * replay not required) and the improvement is positive, else "no_gain".  *gate
+ * (may be NULL) receives the gate checks for the caller to print.  The object
+ * passes tc_final_validate_e2e.  Returns NULL + err on failure.
  */
 tc_json *tc_final_e2e_build(const tc_final_e2e_opts *o, tc_json **gate,
     tc_error *err);

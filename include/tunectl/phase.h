@@ -1,8 +1,8 @@
 /*
- * phase.h - phase entrypoints (reference §12): the phase manifests
- * ("superkernel-phase-manifest-v1") shipped with tunectl, the tools
- * directory that holds an executable under each reference tool name, and
- * execute-phase: validate a phase task (staleness, routing), print the
+ * phase.h - phase entrypoints (docs/spec/controller.md "Phase entrypoints"):
+ * the phase manifests ("superkernel-phase-manifest-v1") shipped with tunectl,
+ * the tools directory that holds an executable under each reference tool name,
+ * and execute-phase: validate a phase task (staleness, routing), print the
  * phase's tool plan, or run one allowlisted tool under a device lease.
  */
 #ifndef TUNECTL_PHASE_H
@@ -51,12 +51,13 @@ typedef struct tc_phase_manifest {
 } tc_phase_manifest;
 
 /*
- * _load_manifest (§12.2), in order: read and parse (Python's messages),
+ * _load_manifest (docs/spec/controller.md "Phase manifest loading"), in order:
+ * read and parse (Python's messages),
  * "phase manifest schema_version is invalid",
  * "phase manifest is missing required fields",
- * "phase manifest runtime_tools is invalid" (not a non-empty array of
- * bare file names), "phase manifest references missing runtime tools:
- * a, b" (not a file in tools_dir).
+ * "phase manifest runtime_tools is invalid" (not a non-empty array of bare file
+ * names), "phase manifest references missing runtime tools: a, b" (not a file
+ * in tools_dir).
  */
 int tc_phase_manifest_load(const char *path, const char *tools_dir,
     tc_phase_manifest **out, tc_error *err);
@@ -68,16 +69,18 @@ char *tc_phase_manifest_path(const char *self_exe, const char *phase,
     tc_error *err);
 
 /*
- * §12.5 steps 1-2: read the task at task_path, validate it against its
- * own session_path (the session controller's staleness check, §8.2), and
- * require that the current step's phase, agent_id and skill are the
- * manifest's ("dispatch task is assigned to a different phase agent").
- * On success *current is the current task (caller frees).
+ * docs/spec/controller.md "Execute-phase" steps 1-2: read the task at
+ * task_path, validate it against its own session_path (the session controller's
+ * staleness check, docs/spec/controller.md "Task staleness"), and require that
+ * the current step's phase, agent_id and skill are the manifest's ("dispatch
+ * task is assigned to a different phase agent").  On success *current is the
+ * current task (caller frees).
  */
 int tc_phase_check_task(const char *task_path, const tc_phase_manifest *m,
     tc_json **current, tc_error *err);
 
-/* §12.5 step 3: the plan printed without --tool. */
+/* docs/spec/controller.md "Execute-phase" step 3: the plan printed without
+ * --tool. */
 tc_json *tc_phase_plan(const tc_phase_manifest *m, const tc_json *current);
 
 typedef struct tc_phase_tool_run {
@@ -92,10 +95,10 @@ typedef struct tc_phase_tool_run {
 } tc_phase_tool_run;
 
 /*
- * §12.5 step 4: run the tool through the lease runner with cwd the
- * artifact root and command id "<step_id>:<tool>".  Refuses with
- * "--tool requires --lease-root and at least one --device-id".  Returns
- * 0 with the lease manifest and outcome, or -1 (err set).
+ * docs/spec/controller.md "Execute-phase" step 4: run the tool through the
+ * lease runner with cwd the artifact root and command id "<step_id>:<tool>".
+ * Refuses with "--tool requires --lease-root and at least one --device-id".
+ * Returns 0 with the lease manifest and outcome, or -1 (err set).
  */
 int tc_phase_run_tool(const tc_phase_manifest *m, const tc_json *current,
     const tc_phase_tool_run *run, tc_json **lease_manifest,

@@ -5,7 +5,7 @@
  * step may be sealed with and the short-circuit rule.
  *
  * Everything here is data from the reference specification
- * (superkernel-controller.md §2); nothing allocates.
+ * (docs/spec/controller.md "Constants"); nothing allocates.
  */
 #ifndef TUNECTL_PHASES_H
 #define TUNECTL_PHASES_H

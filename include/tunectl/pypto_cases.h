@@ -1,8 +1,8 @@
 /*
  * pypto_cases.h - the Stage 5 case manifest (PERFORMANCE_CASES.json,
- * pypto-orchestration.md §3.2), its source record, the optional Golden
- * contract join (§6.2-§6.3) and tunectl's frozen experiment contract
- * (docs/perf/frozen_contract.json, docs/pypto.md).
+ * docs/spec/pypto.md "Case manifest"), its source record, the optional Golden
+ * contract join (docs/spec/pypto.md "Golden reference") and tunectl's frozen
+ * experiment contract (docs/perf/frozen_contract.json, docs/pypto.md).
  *
  * Messages of the manifest and Golden checks are the reference's
  * (golden_contract.py) byte for byte; the optimization_target rules,
@@ -33,7 +33,8 @@ typedef struct tc_pypto_manifest {
 	tc_pypto_case *cases;
 	size_t n;
 	tc_json *doc;		/* the parsed document */
-	tc_json *source;	/* the source record (§3.2), owned */
+	/* the source record (docs/spec/pypto.md "Case manifest"), owned */
+	tc_json *source;
 	long golden_iterations;	/* 0 when not joined */
 } tc_pypto_manifest;
 

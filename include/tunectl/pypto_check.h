@@ -1,6 +1,6 @@
 /*
  * pypto_check.h - the file-decidable part of the verifier's stage5-check
- * (pypto-orchestration.md §7.3, gates P1-P8).
+ * (docs/spec/pypto.md "Stage 5 check gates", gates P1-P8).
  *
  * Every gate is reported as PASS, FAIL (with the reference's
  * failure_category), PARTIAL (its file-decidable part passed and the rest
@@ -11,7 +11,8 @@
  *
  * The machine-readable facts of PERFORMANCE_REPORT.md live in exactly one
  * fenced block whose info string is "json stage5-evidence" (docs/pypto.md);
- * SPEC.md's facts in its "json machine-contract" block (§10.4).
+ * SPEC.md's facts in its "json machine-contract" block (docs/spec/pypto.md
+ * "SPEC machine contract").
  */
 #ifndef TUNECTL_PYPTO_CHECK_H
 #define TUNECTL_PYPTO_CHECK_H

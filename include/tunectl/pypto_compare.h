@@ -1,10 +1,11 @@
 /*
  * pypto_compare.h - the Stage 5 formal compare (pypto-orchestration.md
- * §3.4), hardware-neutral: the reference's NPU profiler is replaced by a
- * pluggable timing source, everything else (manifest, selector preflight,
- * seed 42, warm-up before every repeat, trimmed mean / median, retries,
- * the runner's executable digest checked start to end, the round archive
- * of §8.5 and the root deliverables of §8.3-§8.4) follows the reference.
+ * docs/spec/pypto.md "Measurement protocol"), hardware-neutral: the reference's
+ * NPU profiler is replaced by a pluggable timing source, everything else
+ * (manifest, selector preflight, seed 42, warm-up before every repeat, trimmed
+ * mean / median, retries, the runner's executable digest checked start to end,
+ * the round archive of docs/spec/pypto.md "Archive layout" and the root
+ * deliverables of docs/spec/pypto.md "Deliverables") follows the reference.
  *
  * Timing sources:
  *   process_timer    wall-clock duration of the measured runner process
@@ -103,8 +104,9 @@ void tc_pypto_round_free(tc_pypto_round *r);
 int tc_pypto_round_verify(const char *op_dir, const char *round,
     tc_pypto_round *out, tc_error *err);
 
-/* The §8.6 re-verification of a compare summary (performance.json)
- * against its round: NULL when consistent, else a malloc'd message. */
+/* The docs/spec/pypto.md "Round re-verification" re-verification of a compare
+ * summary (performance.json) against its round: NULL when consistent, else a
+ * malloc'd message. */
 char *tc_pypto_performance_error(const char *op_dir, const tc_json *perf);
 
 /* ---- rendering (report_render.c) ------------------------------------------ */

@@ -1,8 +1,9 @@
 /*
  * pypto_items.h - the Stage 5 optimisation-item ledger
- * (pypto-orchestration.md §4).  The reference keeps the ledger in
+ * (docs/spec/pypto.md "Item ledger").  The reference keeps the ledger in
  * PERFORMANCE_REPORT.md prose; tunectl gives it a JSON format
- * (docs/pypto.md "The item ledger") with the §4.2 fields and enforces:
+ * (docs/pypto.md "The item ledger") with the
+ * docs/spec/pypto.md "Item ledger row" fields and enforces:
  *
  *   - exactly five source kinds, processed in order: an item is closed
  *     only after every item of an earlier kind is closed (or parked as an

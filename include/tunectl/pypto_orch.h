@@ -31,7 +31,8 @@
 #define TC_PYPTO_RECEIPT_SCHEMA	"tunectl-pypto-dispatch-receipt-v1"
 #define TC_PYPTO_AGENT_ENV	"TUNECTL_PYPTO_AGENT"
 
-/* The six roles, their agents and skills (pypto-orchestration.md §1.1). */
+/* The six roles, their agents and skills (docs/spec/pypto.md
+ * "Actors and skills"). */
 const char *tc_pypto_role_agent(const char *role);
 const char *tc_pypto_role_skill(const char *role);
 bool tc_pypto_role_known(const char *role);

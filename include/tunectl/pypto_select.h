@@ -1,14 +1,14 @@
 /*
  * pypto_select.h - Stage 5 best-version selection (pypto-orchestration.md
- * §5).  Score = (weighted, by default equal-weight) arithmetic mean of
- * case_speedup(c) = frozen_baseline_duration(c) / candidate_duration(c)
- * over the frozen target cases; durations are the per-case formal
- * aggregates of each candidate's compare round.  Among the correct and
- * compliant candidates the anchor A is the raw highest score; S = {A} plus
- * every candidate whose score is within the frozen stability range of A
- * (judged against A only, never pairwise); the member of S with the
- * smallest evaluation_order wins.  All arithmetic is exact (GMP
- * rationals of the binary64 durations), so ties at the boundary of the
+ * docs/spec/pypto.md "Best-version selection").  Score = (weighted, by default
+ * equal-weight) arithmetic mean of case_speedup(c) =
+ * frozen_baseline_duration(c) / candidate_duration(c) over the frozen target
+ * cases; durations are the per-case formal aggregates of each candidate's
+ * compare round.  Among the correct and compliant candidates the anchor A is
+ * the raw highest score; S = {A} plus every candidate whose score is within the
+ * frozen stability range of A (judged against A only, never pairwise); the
+ * member of S with the smallest evaluation_order wins.  All arithmetic is exact
+ * (GMP rationals of the binary64 durations), so ties at the boundary of the
  * range are decided the same way on every machine.
  */
 #ifndef TUNECTL_PYPTO_SELECT_H

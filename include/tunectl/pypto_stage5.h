@@ -17,13 +17,14 @@
 /* ---- required inputs (inputs.c) ------------------------------------------------ */
 
 /*
- * The inputs Stage 5 must read before anything else (§3.1): SPEC.md with
- * its machine contract, both Goldens, EXPLORE_REPORT.md,
- * PRO_MATERIAL_INDEX.md, MEMORY.md, DESIGN.md, DESIGN_BINDINGS.json,
- * module_interfaces.yaml, the final test_<op>.py with a test for every
- * SPEC P0 case, and each class's KB_SELECTION.json and KB_USAGE.json.
- * Returns {status: "PASS"|"stage5_contract_blocked", inputs:[{name, role,
- * status: present|missing|unparseable, detail}], missing:[names]}.
+ * The inputs Stage 5 must read before anything else (docs/spec/pypto.md
+ * "Stage 5 inputs and boundary"): SPEC.md with its machine contract, both
+ * Goldens, EXPLORE_REPORT.md, PRO_MATERIAL_INDEX.md, MEMORY.md, DESIGN.md,
+ * DESIGN_BINDINGS.json, module_interfaces.yaml, the final test_<op>.py with a
+ * test for every SPEC P0 case, and each class's KB_SELECTION.json and
+ * KB_USAGE.json.  Returns {status: "PASS"|"stage5_contract_blocked",
+ * inputs:[{name, role, status: present|missing|unparseable, detail}],
+ * missing:[names]}.
  */
 tc_json *tc_pypto_inputs_check(const char *op_dir);
 

@@ -1,6 +1,7 @@
 /*
  * report.h - the Markdown reports the controller renders
- * (superkernel-controller.md §10.1 PHASE_REPORT.md, §13 FINAL_E2E_REPORT.md).
+ * (docs/spec/reports.md "Phase report" PHASE_REPORT.md,
+ * docs/spec/reports.md "Final E2E report" FINAL_E2E_REPORT.md).
  *
  * The Chinese form is the reference's byte for byte and the default; the
  * English form (TC_REPORT_EN) has the same layout, rows and numbers with
@@ -19,7 +20,7 @@ enum tc_report_lang {
 	TC_REPORT_EN = 1
 };
 
-/* ---- §10.1 PHASE_REPORT.md ---------------------------------------------- */
+/* ---- PHASE_REPORT.md (docs/spec/reports.md "Phase report") -------------- */
 
 /*
  * _phase_report(result, step): the whole file text (ends with "\n"),
@@ -32,7 +33,7 @@ enum tc_report_lang {
 char *tc_report_phase_md(const tc_json *result, const tc_json *step,
     tc_error *err);
 
-/* ---- §13.2 FINAL_E2E_REPORT.md ------------------------------------------ */
+/* ---- FINAL_E2E_REPORT.md (docs/spec/reports.md "Final E2E report") ------ */
 
 /*
  * Everything the final report is rendered from, already read and
@@ -41,7 +42,9 @@ char *tc_report_phase_md(const tc_json *result, const tc_json *step,
 struct tc_final_report_input {
 	const tc_json *session;		/* the loaded session */
 	const tc_json *result;		/* the sealed Final phase result */
-	const tc_json *ledger;		/* the loaded ledger (§9.1) */
+	/* the loaded ledger (docs/spec/controller.md
+	 * "Loading the Final ledger") */
+	const tc_json *ledger;
 	const tc_json *summary;		/* report_summary to render, or NULL
 					 * (legacy ledger: N/A rows) */
 	const tc_json *import_manifest;	/* derived sessions: the evidence
@@ -57,11 +60,12 @@ char *tc_report_final_render(const struct tc_final_report_input *in,
 /*
  * render_final_report without the writing: find the sealed
  * final_e2e_report step ("final phase is not sealed"), read its result
- * (no digest check), load the ledger (§9.1), read the evidence import
- * manifest of a derived session, and pick the summary: summary_override
- * when not NULL (validated against final_e2e with the artifact root;
- * read-only), else ledger.report_summary.  Returns the report text
- * (malloc'd) or NULL with err set.
+ * (no digest check), load the ledger (docs/spec/controller.md
+ * "Loading the Final ledger"), read the evidence import manifest of a derived
+ * session, and pick the summary: summary_override when not NULL (validated
+ * against final_e2e with the artifact root; read-only), else
+ * ledger.report_summary.  Returns the report text (malloc'd) or NULL with err
+ * set.
  */
 char *tc_report_final_md(const tc_json *session,
     const tc_json *summary_override, enum tc_report_lang lang, tc_error *err);
@@ -91,7 +95,8 @@ int tc_report_write_final_at(const tc_json *session, const char *session_path,
  * or "report_summary must be a JSON object".  Not yet validated. */
 tc_json *tc_report_read_summary(const char *path, tc_error *err);
 
-/* ---- §13.1 formatting helpers (exposed for tests and the HTML report) --- */
+/* ---- formatting helpers (exposed for tests and the HTML report)
+ * (docs/spec/reports.md "Formatting helpers") */
 
 /* Python '%.6f' % v / '%+.6f' % v of a JSON number (an int is converted
  * with float(int) first, as Python does). */

@@ -2,7 +2,7 @@
  * round_report.h - rendering SuperKernel round-report JSON (the
  * round-report.child-ge-5.json of a round, or the round_report inside an
  * sk-meta-summary.json) into the reference's Chinese Markdown
- * (render_round_report.py, superkernel-runtime-tools.md §4).
+ * (render_round_report.py, docs/spec/reports.md "Round report").
  *
  * The reference lets malformed values escape as Python exceptions
  * (traceback, exit 1); tunectl reports the same exception as one

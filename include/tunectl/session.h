@@ -1,12 +1,14 @@
 /*
  * session.h - the SuperKernel auto-tune session controller
- * (superkernel-controller.md §4-§8, §10): loading and validating a session,
- * canonical schedules, phase-result validation, dispatch tasks and their
- * staleness, sealing, verification and resumption.
+ * (docs/spec/controller.md,
+ * docs/spec/controller.md "Seal, run-next and verify"): loading and validating
+ * a session, canonical schedules, phase-result validation, dispatch tasks and
+ * their staleness, sealing, verification and resumption.
  *
  * The session document is kept as the tc_json tree that was read, so that
- * unknown keys survive and the fingerprint (§3.2) is the digest of exactly
- * what is on disk.  tc_session adds typed views into that tree.
+ * unknown keys survive and the fingerprint (docs/spec/controller.md
+ * "Where each digest is used") is the digest of exactly what is on disk.
+ * tc_session adds typed views into that tree.
  *
  * Every function that fails leaves one message in the caller's tc_error;
  * messages quoted by the specification are reproduced byte for byte.
@@ -46,16 +48,18 @@ typedef struct tc_session {
 } tc_session;
 
 /*
- * load_session(path): read, parse and validate (§4.2, in order, with the
- * evidence import of a derived session unless TC_SESSION_NO_IMPORT).
- * Read and parse errors read "cannot load session: <error>" (a UTF-8
- * decode error or an over-long integer is reported bare, as the
- * reference does).  Returns 0 and *out (caller frees), or -1.
+ * load_session(path): read, parse and validate (docs/spec/controller.md
+ * "Session validation", in order, with the evidence import of a derived session
+ * unless TC_SESSION_NO_IMPORT).  Read and parse errors read
+ * "cannot load session: <error>" (a UTF-8 decode error or an over-long integer
+ * is reported bare, as the reference does).  Returns 0 and *out (caller frees),
+ * or -1.
  */
 int tc_session_load(const char *path, unsigned flags, tc_session **out,
     tc_error *err);
 
-/* Validate an in-memory document (§4.2). */
+/* Validate an in-memory document (docs/spec/controller.md
+ * "Session validation"). */
 int tc_session_validate(const tc_json *doc, unsigned flags, tc_error *err);
 
 /* Wrap an already validated document (takes ownership of doc). */
@@ -96,8 +100,9 @@ int tc_session_lock(const char *session_path, tc_lock *lock, tc_error *err);
 
 /* ---- the evidence import of a derived session (evidence_import.c) ----- */
 
-/* §4.2 step 8 for a non-full session: the shape of "evidence_import" and
- * the re-validation of the manifest it binds (§11.4). */
+/* docs/spec/controller.md "Session validation" step 8 for a non-full session:
+ * the shape of "evidence_import" and the re-validation of the manifest it binds
+ * (docs/spec/controller.md "Evidence-import manifest"). */
 int tc_evidence_import_validate(const tc_json *doc, tc_error *err);
 
 /* ---- schedules (schedule.c) ------------------------------------------- */
@@ -114,11 +119,12 @@ tc_json *tc_step_new(const char *step_id, tc_phase_id phase,
 tc_json *tc_schedule_build(const char *mode, const char *entrypoint,
     bool multistream_accepted, tc_error *err);
 
-/* _validate_canonical_schedule (§5.3) of a document whose other fields
- * are already validated. */
+/* _validate_canonical_schedule (docs/spec/controller.md "Schedule validation")
+ * of a document whose other fields are already validated. */
 int tc_schedule_check(const tc_json *doc, tc_error *err);
 
-/* §5.4: does sealing step_id with status insert base-profile-derived? */
+/* docs/spec/controller.md "Derived BASE insertion": does sealing step_id with
+ * status insert base-profile-derived? */
 bool tc_schedule_inserts_derived_base(const char *optional_mode,
     const char *step_id, const char *status);
 /* Insert the pending base-profile-derived step after index. */
@@ -134,29 +140,33 @@ enum {
 	TC_RESULT_ALLOW_SYSTEM = 1 << 0
 };
 
-/* _validate_result(result, expected, session) (§6), in order; for the
- * Final step the ledger, final_e2e and report_summary too (final.h). */
+/* _validate_result(result, expected, session) (docs/spec/controller.md
+ * "Phase result validation"), in order; for the Final step the ledger,
+ * final_e2e and report_summary too (final.h). */
 int tc_result_validate(const tc_json *result, const tc_json *expected,
     const tc_session *s, unsigned flags, tc_error *err);
 
 /* ---- init (init.c) ---------------------------------------------------- */
 
-/* initialize_session (§7.1): returns the session written (caller frees). */
+/* initialize_session (docs/spec/controller.md "Initializing a session"):
+ * returns the session written (caller frees). */
 tc_json *tc_session_init(const char *session_path, const char *artifact_root,
     const char *session_id, const char *optional_mode, tc_error *err);
 
 /* ---- dispatch tasks (dispatch.c) -------------------------------------- */
 
 /*
- * create_dispatch_task (§8.1) for a loaded session.  seal_program is the
- * program the task's handoff.seal_command starts with: tunectl's own
- * absolute path, or NULL for the reference's
- * ["python3", "scripts/auto_tune_session.py"].  Returns the task.
+ * create_dispatch_task (docs/spec/controller.md "Creating a dispatch task") for
+ * a loaded session.  seal_program is the program the task's
+ * handoff.seal_command starts with: tunectl's own absolute path, or NULL for
+ * the reference's ["python3", "scripts/auto_tune_session.py"].  Returns the
+ * task.
  */
 tc_json *tc_dispatch_task(const tc_session *s, const char *seal_program,
     tc_error *err);
 
-/* Load the session at session_path and build its task (§8.1 step 1). */
+/* Load the session at session_path and build its task (docs/spec/controller.md
+ * "Creating a dispatch task" step 1). */
 tc_json *tc_dispatch_task_for(const char *session_path,
     const char *seal_program, tc_error *err);
 
@@ -166,8 +176,9 @@ tc_json *tc_dispatch_task_for(const char *session_path,
 tc_json *tc_dispatch_write(const char *session_path, const char *output,
     const char *seal_program, tc_error *err);
 
-/* validate_dispatch_task (§8.2): 0 when task matches the session now;
- * *current (optional) receives the current task. */
+/* validate_dispatch_task (docs/spec/controller.md "Task staleness"): 0 when
+ * task matches the session now; *current (optional) receives the current task.
+ */
 int tc_dispatch_task_check(const tc_json *task, const char *session_path,
     const char *seal_program, tc_json **current, tc_error *err);
 
@@ -179,9 +190,9 @@ enum {
 };
 
 /*
- * seal_handoff (§10.2): validate result against the next pending step,
- * write its phase scene, update the session (derived BASE insertion,
- * short-circuit, completion) and write it; for the Final step render
+ * seal_handoff (docs/spec/controller.md "Sealing"): validate result against the
+ * next pending step, write its phase scene, update the session (derived BASE
+ * insertion, short-circuit, completion) and write it; for the Final step render
  * FINAL_E2E_REPORT.md.  On success *sealed (optional) receives the
  * session as written.
  *
@@ -202,8 +213,8 @@ enum {
 	TC_VERIFY_ALL = 1 << 0	/* list every problem, not the first */
 };
 
-/* verify_session (§10.4): {"valid": true, "session_id", "status"} or
- * {"valid": false, "errors": [...]}. */
+/* verify_session (docs/spec/controller.md "Verify"): {"valid": true,
+ * "session_id", "status"} or {"valid": false, "errors": [...]}. */
 tc_json *tc_verify_session(const char *session_path, unsigned flags);
 /* The checks after loading, on a loaded session; appends messages to
  * errors (an array) and returns how many were added. */
@@ -219,14 +230,14 @@ typedef struct tc_resume_report {
 } tc_resume_report;
 
 /*
- * resume_session (§7.2): {"next_step", "session_id", "status"}, or an
- * error "session cannot be resumed: <errors joined by "; ">".  Before
- * verifying, completes a seal that was interrupted after its phase scene
- * was written -- only when the scene's artifact manifest shows tunectl
- * began it for this very session state -- and re-renders a missing
- * FINAL_E2E_REPORT.md of a completed session; rep (optional) says what
- * it did.  The session lock is taken only when there is something to
- * complete.
+ * resume_session (docs/spec/controller.md "Next and resume"): {"next_step",
+ * "session_id", "status"}, or an error
+ * "session cannot be resumed: <errors joined by "; ">".  Before verifying,
+ * completes a seal that was interrupted after its phase scene was written --
+ * only when the scene's artifact manifest shows tunectl began it for this very
+ * session state -- and re-renders a missing FINAL_E2E_REPORT.md of a completed
+ * session; rep (optional) says what it did.  The session lock is taken only
+ * when there is something to complete.
  */
 tc_json *tc_resume_session(const char *session_path, tc_resume_report *rep,
     tc_error *err);

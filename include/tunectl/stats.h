@@ -27,7 +27,7 @@ double tc_stat_quantile(const double *v, size_t n, double p);
 double tc_stat_min(const double *v, size_t n);
 double tc_stat_max(const double *v, size_t n);
 
-/* The reference's Stats block (§2.5 of superkernel-runtime-tools.md). */
+/* The reference's Stats block (docs/spec/gates.md "Run-set statistics"). */
 typedef struct tc_stats {
 	size_t count;
 	double mean_ms;

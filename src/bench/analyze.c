@@ -1,9 +1,9 @@
 /*
- * analyze.c - compare_candidates (§2.8): the order of the checks, the
- * per-candidate evaluation in each mode, the report object, and the
- * "tunectl" extension block (bootstrap interval, Mann-Whitney U,
- * environment drift, run health).  Selection and the stdout table are in
- * selection.c.
+ * analyze.c - compare_candidates (docs/spec/gates.md "Order of a comparison"):
+ * the order of the checks, the per-candidate evaluation in each mode, the
+ * report object, and the "tunectl" extension block (bootstrap interval,
+ * Mann-Whitney U, environment drift, run health).  Selection and the stdout
+ * table are in selection.c.
  */
 #include <math.h>
 #include <stdio.h>

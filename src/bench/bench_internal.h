@@ -37,8 +37,9 @@ tc_json *tc_bench_load_manifest(const char *dir, char **error);
 /* {"valid": true, "required": false, "status": "not_required",
  *  "failure_reason": null} */
 tc_json *tc_replay_not_required(void);
-/* The Evaluation object of one mode (§2.7 "Mode post-processing");
- * takes ownership of replay (final promotion only; NULL: not required). */
+/* The Evaluation object of one mode (docs/spec/gates.md "Candidate evaluation"
+ * "Mode post-processing"); takes ownership of replay (final promotion only;
+ * NULL: not required). */
 tc_json *tc_evaluation_to_json(const tc_evaluation *e,
     const tc_gate_policy *policy, tc_gate_mode mode,
     const char *promotion_mode, tc_json *replay);
@@ -47,7 +48,8 @@ tc_json *tc_evaluation_to_json(const tc_evaluation *e,
 void tc_bench_py_strip(const char *s, size_t len, size_t *start,
     size_t *out_len);
 
-/* Selection and ranking (§2.12) and the stdout table (§2.14). */
+/* Selection and ranking (docs/spec/gates.md "Selection and ranking") and the
+ * stdout table (docs/spec/gates.md "Stdout table"). */
 typedef struct tc_sel_input {
 	tc_gate_mode mode;
 	size_t ncandidates;

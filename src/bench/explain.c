@@ -2,7 +2,8 @@
  * explain.c - a gate report's negative verdict in plain words, with its
  * numbers: which check of which run set refused, the measured value and
  * the threshold it missed ("spread 6.20 % > 5.0 %").  Reads the reports
- * analyze_performance.py writes (§2.6, §2.7), never recomputes them.
+ * analyze_performance.py writes (docs/spec/gates.md "S0 baseline stability",
+ * "Candidate evaluation"), never recomputes them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -86,7 +87,8 @@ regression(tc_buf *out, const char *sep, const tc_json *ev, const char *key,
 	return "; ";
 }
 
-/* One candidate evaluation (§2.7): the checks it failed, with numbers. */
+/* One candidate evaluation (docs/spec/gates.md "Candidate evaluation"): the
+ * checks it failed, with numbers. */
 static bool
 explain_evaluation(const tc_json *ev, const char *label, const char *name,
     tc_buf *out)

@@ -1,8 +1,9 @@
 /*
  * option_matrix.c - validation of superkernel-winner-option-matrix-v1, the
- * Stage-O option matrix.  The reference defines it only in prose (§2.16 of
- * superkernel-runtime-tools.md); the rules below are tunectl's reading of
- * that prose and are listed in docs/measurement.md:
+ * Stage-O option matrix.  The reference defines it only in prose
+ * (docs/spec/gates.md "Winner option matrix v1" of
+ * superkernel-runtime-tools.md); the rules below are tunectl's reading of that
+ * prose and are listed in docs/measurement.md:
  *
  *   - schema_version "superkernel-winner-option-matrix-v1",
  *     frozen_before_first_trial true, seed_candidate non-empty text

@@ -1,7 +1,7 @@
 /*
- * promotion.c - evaluate_promotion (§2.7): the per-candidate checks of
- * final promotion, Stage-A screening and the winner option trial, and
- * their JSON forms in each mode.
+ * promotion.c - evaluate_promotion (docs/spec/gates.md "Candidate evaluation"):
+ * the per-candidate checks of final promotion, Stage-A screening and the winner
+ * option trial, and their JSON forms in each mode.
  */
 #include <string.h>
 

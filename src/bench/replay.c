@@ -1,8 +1,9 @@
 /*
- * replay.c - deep-fusion replay evidence (§2.11).  The reference hands
- * this to analyze_sk_meta.validate_replay_report, whose recomputation of
- * the replay from SK metadata is not specified.  tunectl implements the
- * specified part (the early failure reasons, in order) and then decides:
+ * replay.c - deep-fusion replay evidence (docs/spec/gates.md
+ * "Replay evidence").  The reference hands this to
+ * analyze_sk_meta.validate_replay_report, whose recomputation of the replay
+ * from SK metadata is not specified.  tunectl implements the specified part
+ * (the early failure reasons, in order) and then decides:
  *
  *   - with --replay-validator CMD, CMD REPORT EXPECTED_NAME is run and its
  *     stdout JSON object (with a bool "valid" and a string-or-null

@@ -1,6 +1,7 @@
 /*
  * report_json.c - the JSON forms of Stats blocks and run-set summaries
- * (§2.13): RunSet, Run, per-rank Stats with mean_exact_ms.
+ * (docs/spec/gates.md "Report JSON"): RunSet, Run, per-rank Stats with
+ * mean_exact_ms.
  */
 #include <stdio.h>
 

@@ -1,8 +1,9 @@
 /*
- * runset.c - the reference's run-set reader (§2.4, §2.5): run-* directories,
- * log_<rank>.log rank logs, the "Inference time (decode|prefill): X ms"
- * lines, warmup slicing, and the per-rank / per-run / per-run-set
- * statistics with the exact Decimal means.
+ * runset.c - the reference's run-set reader (docs/spec/gates.md
+ * "Run-set layout", "Run-set statistics"): run-* directories, log_<rank>.log
+ * rank logs, the "Inference time (decode|prefill): X ms" lines, warmup slicing,
+ * and the per-rank / per-run / per-run-set statistics with the exact Decimal
+ * means.
  *
  * Every post-warmup decode sample of the run set lives in one pool array
  * (runs in order, logs in order); ranks and runs hold views into it, so

@@ -1,6 +1,7 @@
 /*
  * screening.c - validation of the superkernel-screening-matrix-v2
- * document of Stage-A screening (§2.9) and its report object.
+ * document of Stage-A screening (docs/spec/gates.md "Screening matrix v2") and
+ * its report object.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /*
- * selection.c - ranking, ties and the selection object (§2.12), and the
- * stdout table every analysis prints (§2.14).
+ * selection.c - ranking, ties and the selection object (docs/spec/gates.md
+ * "Selection and ranking"), and the stdout table every analysis prints
+ * (docs/spec/gates.md "Stdout table").
  */
 #include <math.h>
 #include <stdlib.h>
@@ -90,7 +91,8 @@ tc_selection_json(const tc_sel_input *in)
 
 	tc_json_object_set_string(o, "stage", stage_name(in->mode));
 	if (in->ncandidates == 0) {
-		/* the early form (§2.8 step 8): no ranked_candidates key */
+		/* the early form (docs/spec/gates.md "Order of a comparison"
+		 * step 8): no ranked_candidates key */
 		tc_json_object_set_null(o, "best_superkernel_candidate");
 		tc_json_object_set_string(o, "recommended", "baseline");
 		tc_json_object_set_null(o, "selected_for_deep_analysis");

@@ -1,7 +1,8 @@
 /*
- * stability.c - the S0 baseline stability gate (§2.6): five runs, spread
- * of the per-run worst-rank means at most 5 % of their mean, computed in
- * Decimal arithmetic so that a spread of exactly 5.0 % passes.
+ * stability.c - the S0 baseline stability gate (docs/spec/gates.md
+ * "S0 baseline stability"): five runs, spread of the per-run worst-rank means
+ * at most 5 % of their mean, computed in Decimal arithmetic so that a spread of
+ * exactly 5.0 % passes.
  */
 #include <math.h>
 #include <stdlib.h>

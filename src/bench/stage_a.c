@@ -1,10 +1,11 @@
 /*
- * stage_a.c - the Stage-A option controls of --selection-only (§2.10):
- * the archived config.yaml of every run directory of every candidate must
- * define model_config.custom_params.super_kernel_optimize_options and
- * super_kernel_debug_options as explicitly empty mappings.  The same
- * check validates candidate configs before they run
- * (tc_stage_a_configs_check, "gate stage-a-options").
+ * stage_a.c - the Stage-A option controls of --selection-only
+ * (docs/spec/gates.md "Stage-A option controls"): the archived config.yaml of
+ * every run directory of every candidate must define
+ * model_config.custom_params.super_kernel_optimize_options and
+ * super_kernel_debug_options as explicitly empty mappings.  The same check
+ * validates candidate configs before they run (tc_stage_a_configs_check,
+ * "gate stage-a-options").
  *
  * YAML is read with libyaml's loader and interpreted the way PyYAML's
  * safe_load would for these checks: duplicate keys keep the last value,

@@ -1,9 +1,9 @@
 /*
  * cmd_derive_session.c - "tunectl derive-session" and "tunectl
- * source-range-from-smap" (§11): start a derived optional-experiment
- * session from a completed parent's BASE/SMAP evidence.  The second is
- * the first with --optional-mode fixed to source-range and
- * --source-scope-map required.  Prints the derived session as loaded back.
+ * source-range-from-smap" (docs/spec/controller.md "Derived sessions"): start a
+ * derived optional-experiment session from a completed parent's BASE/SMAP
+ * evidence.  The second is the first with --optional-mode fixed to source-range
+ * and --source-scope-map required.  Prints the derived session as loaded back.
  */
 #include <stdbool.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /*
  * cmd_dispatch.c - "tunectl dispatch": write the phase task of the next
- * step (§8.1); its seal command names this tunectl binary.
+ * step (docs/spec/controller.md "Creating a dispatch task"); its seal command
+ * names this tunectl binary.
  */
 #include "cli.h"
 #include "tunectl/session.h"

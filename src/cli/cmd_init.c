@@ -1,7 +1,8 @@
 /*
- * cmd_init.c - "tunectl init": create a new full session (§7.1) with its
- * evidence policy (--evidence-policy reference|strict, default reference:
- * the reference's flags give the reference's session).
+ * cmd_init.c - "tunectl init": create a new full session
+ * (docs/spec/controller.md "Initializing a session") with its evidence policy
+ * (--evidence-policy reference|strict, default reference: the reference's flags
+ * give the reference's session).
  */
 #include <string.h>
 

@@ -1,9 +1,10 @@
 /*
  * cmd_ledger.c - "tunectl ledger": the schema 2 experiment ledger tool
  * (experiment_ledger.py).  validate and merge take the reference's
- * arguments and print and exit as it does (§3.11); migrate and final-e2e
- * are tunectl's: the schema 1 -> 2 migration on its own, and the
- * final_e2e record computed from two measured run sets.
+ * arguments and print and exit as it does (docs/spec/ledger.md
+ * "Ledger CLI behaviour"); migrate and final-e2e are tunectl's: the schema 1 ->
+ * 2 migration on its own, and the final_e2e record computed from two measured
+ * run sets.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -62,7 +63,7 @@ static const struct tc_command ledger_cmds[] = {
 	  "          [--min-improvement-pct FLOAT] [--allow-p90-regression-pct FLOAT]\n"
 	  "          [--allow-stddev-regression-pct FLOAT]\n"
 	  "          | --classification not_run|failed|blocked)\n"
-	  "\nWrites final_e2e (controller spec §9.2) into a schema 2 ledger (OUT, default\n"
+	  "\nWrites final_e2e (docs/spec/controller.md) into a schema 2 ledger (OUT, default\n"
 	  "LEDGER in place).  Measured: baseline/candidate median_ms are the medians over\n"
 	  "runs of the per-run worst-rank mean, p90_ms/stddev_ms/sample_count come from the\n"
 	  "pooled decode samples, run_count counts runs; improvement_pct =\n"

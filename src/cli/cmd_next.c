@@ -1,5 +1,6 @@
 /*
- * cmd_next.c - "tunectl next": the only legal next step, or null (§7.2).
+ * cmd_next.c - "tunectl next": the only legal next step, or null
+ * (docs/spec/controller.md "Next and resume").
  */
 #include "cli.h"
 #include "tunectl/session.h"

@@ -1,7 +1,7 @@
 /*
  * cmd_resume.c - "tunectl resume": verify the session after a restart and
- * name the step to continue with (§7.2), completing an interrupted seal
- * first (docs/controller.md).
+ * name the step to continue with (docs/spec/controller.md "Next and resume"),
+ * completing an interrupted seal first (docs/controller.md).
  */
 #include <stdio.h>
 

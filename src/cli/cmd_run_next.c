@@ -1,6 +1,7 @@
 /*
  * cmd_run_next.c - "tunectl run-next": one attempt of the next step
- * through an agent host (§10.3); prints the sealed session.
+ * through an agent host (docs/spec/controller.md "Run-next and receipts");
+ * prints the sealed session.
  */
 #include <stdio.h>
 

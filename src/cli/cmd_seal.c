@@ -1,6 +1,7 @@
 /*
  * cmd_seal.c - "tunectl seal": accept the next step's phase result and
- * advance the session (§10.2); prints the session as written.
+ * advance the session (docs/spec/controller.md "Sealing"); prints the session
+ * as written.
  */
 #include <stdlib.h>
 

@@ -1,10 +1,10 @@
 /*
  * cmd_verify.c - "tunectl verify": integrity of every sealed handoff
- * (§10.4).  Always prints its verdict; exit 0 when valid, 1 otherwise.
- * --all lists every broken step instead of the first problem.
- * --deep also verifies every ancestor of a derived session ("parent").
- * --attestation FILE --pubkey KEY.pub first checks a signed attestation
- * (tunectl attest) against the session: its signature, then every
+ * (docs/spec/controller.md "Verify").  Always prints its verdict; exit 0 when
+ * valid, 1 otherwise.  --all lists every broken step instead of the first
+ * problem.  --deep also verifies every ancestor of a derived session
+ * ("parent").  --attestation FILE --pubkey KEY.pub first checks a signed
+ * attestation (tunectl attest) against the session: its signature, then every
  * subject; its problem comes first in "errors".
  */
 #include <stdbool.h>

@@ -1,5 +1,6 @@
 /*
- * prompt.c - the child prompt of a phase worker (reference §17).
+ * prompt.c - the child prompt of a phase worker (docs/spec/controller.md
+ * "Host delegation").
  *
  * Every prompt carries the five required elements: (1) the exact task
  * path and the step's agent_id, phase and skill; (2) the instruction to

@@ -1,7 +1,7 @@
 /*
- * run_next.c - run-next (reference §10.3): one attempt of the next step
- * through an agent host, its immutable dispatch receipt, and sealing of
- * the host's result on success.
+ * run_next.c - run-next (docs/spec/controller.md "Run-next and receipts"): one
+ * attempt of the next step through an agent host, its immutable dispatch
+ * receipt, and sealing of the host's result on success.
  *
  * Locking: "<session>.run.lock" is held for the whole attempt, so two
  * run-next never race for one step; the session lock proper is held only

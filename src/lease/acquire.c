@@ -1,8 +1,9 @@
 /*
- * acquire.c - device_leases (§14.2): lock one file per device, in
- * ascending device order, under one deadline for the whole acquisition;
- * record who holds each lock in the file (informational only: the kernel
- * releases a flock when its holder exits, so there are no stale leases).
+ * acquire.c - device_leases (docs/spec/controller.md "Lease primitives"): lock
+ * one file per device, in ascending device order, under one deadline for the
+ * whole acquisition; record who holds each lock in the file (informational
+ * only: the kernel releases a flock when its holder exits, so there are no
+ * stale leases).
  */
 #include <errno.h>
 #include <fcntl.h>

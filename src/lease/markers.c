@@ -1,8 +1,9 @@
 /*
- * markers.c - the three parent-lease environment markers (§14.1): does
- * the runner's environment prove a parent already holds exactly this
- * lease, and the child environment that carries the markers on.  Also
- * the small envp helpers the lease runner uses.
+ * markers.c - the three parent-lease environment markers
+ * (docs/spec/controller.md "Lease environment markers"): does the runner's
+ * environment prove a parent already holds exactly this lease, and the child
+ * environment that carries the markers on.  Also the small envp helpers the
+ * lease runner uses.
  */
 #include <stdlib.h>
 #include <string.h>

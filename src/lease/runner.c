@@ -1,8 +1,9 @@
 /*
- * runner.c - device_lease_runner's run_command (§14.3): validate a
- * request, take (or inherit) the device lease, run the command under it
- * and record the "superkernel-shared-device-lease-command-v2" manifest,
- * with the lease accounting tunectl adds.
+ * runner.c - device_lease_runner's run_command (docs/spec/controller.md
+ * "Lease runner"): validate a request, take (or inherit) the device lease, run
+ * the command under it and record the
+ * "superkernel-shared-device-lease-command-v2" manifest, with the lease
+ * accounting tunectl adds.
  */
 #include <errno.h>
 #include <math.h>

@@ -1,8 +1,9 @@
 /*
- * spawn.c - the lease runner's process runner (_run_argv, §14.2): logs
- * created exclusively, the command spawned without a shell in a session
- * of its own with stdin from /dev/null, a timeout that ends the whole
- * process group (SIGTERM, grace, SIGKILL).
+ * spawn.c - the lease runner's process runner (_run_argv,
+ * docs/spec/controller.md "Lease primitives"): logs created exclusively, the
+ * command spawned without a shell in a session of its own with stdin from
+ * /dev/null, a timeout that ends the whole process group (SIGTERM, grace,
+ * SIGKILL).
  *
  * A device lease must outlive every process that may use the device, so
  * this runner goes further than the reference: it makes itself a child

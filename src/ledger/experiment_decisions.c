@@ -1,8 +1,8 @@
 /*
  * experiment_decisions.c - structural validation of an experiment result
- * (§3.5), second half: the decision collections (D0-D25), whole-scope
- * promotion (W1-W6), the derived sets and the per-round semantic checks
- * (K1-K4).
+ * (docs/spec/ledger.md "Structural validation"), second half: the decision
+ * collections (D0-D25), whole-scope promotion (W1-W6), the derived sets and the
+ * per-round semantic checks (K1-K4).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,10 @@
 /*
  * experiment_evidence.c - artifact evidence validation of a structurally
- * valid experiment result (§3.7): the artifact root, each profiling
- * analysis file, the binding of the analysis to the experiment and its
- * declared round, its input and profile files, and (with an analyser
- * hook) the decision coverage against the analyser's decisions.
+ * valid experiment result (docs/spec/ledger.md "Artifact evidence validation"):
+ * the artifact root, each profiling analysis file, the binding of the analysis
+ * to the experiment and its declared round, its input and profile files, and
+ * (with an analyser hook) the decision coverage against the analyser's
+ * decisions.
  *
  * The reference's [EXT] steps (recommend_sk_strategy's load, schema 1.2
  * validation, read-only re-analysis and comparison) are not specified;
@@ -628,7 +629,7 @@ tc_experiment_validate_artifacts(const tc_json *result,
 	return hook ? 1 : 0;
 }
 
-/* ---- §3.8 the wrapper ---------------------------------------------------- */
+/* ---- the wrapper (docs/spec/ledger.md "The validation wrapper") --------- */
 
 static tc_json *
 validation_object(bool valid, bool validated, tc_json *errors)

@@ -1,9 +1,9 @@
 /*
  * experiment_internal.h - the state of one structural validation of an
- * experiment result (§3.5), shared by experiment_validate.c (top level,
- * rounds, profiles, sequence, analysis maps), experiment_decisions.c
- * (decisions, whole-scope, per-round semantics) and experiment_paths.c
- * (artifact paths and roles).
+ * experiment result (docs/spec/ledger.md "Structural validation"), shared by
+ * experiment_validate.c (top level, rounds, profiles, sequence, analysis maps),
+ * experiment_decisions.c (decisions, whole-scope, per-round semantics) and
+ * experiment_paths.c (artifact paths and roles).
  */
 #ifndef TUNECTL_EXPERIMENT_INTERNAL_H
 #define TUNECTL_EXPERIMENT_INTERNAL_H

@@ -1,7 +1,8 @@
 /*
- * experiment_paths.c - artifact-path scanning (§3.6): the relative-path
- * check of every string under a path key, the role registry
- * (paths_by_role), and the artifact checks A1/A2 of §3.5.
+ * experiment_paths.c - artifact-path scanning (docs/spec/ledger.md
+ * "Artifact-path scanning"): the relative-path check of every string under a
+ * path key, the role registry (paths_by_role), and the artifact checks A1/A2 of
+ * docs/spec/ledger.md "Structural validation".
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,9 @@
 /*
- * experiment_predicates.c - the ledger's enumerations (§3.2) and value
- * predicates (§1.5, §3.3): non-empty / canonical strings, relative
- * artifact paths, Chinese text, RFC 6901 pointers, performance-exact and
- * source-actionable mappings.
+ * experiment_predicates.c - the ledger's enumerations (docs/spec/ledger.md
+ * "Ledger enumerations") and value predicates (docs/spec/ledger.md
+ * "Relative artifact paths", "Predicates"): non-empty / canonical strings,
+ * relative artifact paths, Chinese text, RFC 6901 pointers, performance-exact
+ * and source-actionable mappings.
  */
 #include <stdint.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /*
  * experiment_validate.c - structural validation of an experiment result
- * (§3.5), first half: the short-circuit steps, the top-level fields, the
- * rounds and their profiling binding, the profile registries, the
- * optimisation sequence, the analysis maps and the continuation rule.
- * The second half lives in experiment_decisions.c and
+ * (docs/spec/ledger.md "Structural validation"), first half: the short-circuit
+ * steps, the top-level fields, the rounds and their profiling binding, the
+ * profile registries, the optimisation sequence, the analysis maps and the
+ * continuation rule.  The second half lives in experiment_decisions.c and
  * experiment_paths.c.  Errors are collected in the reference's order.
  */
 #include <stdio.h>

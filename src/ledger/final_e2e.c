@@ -1,7 +1,8 @@
 /*
- * final_e2e.c - the ledger's final_e2e record (§9.2): field checks, the
- * clean-median metric sets, the recomputed improvement_pct, and the
- * classification -> Final status -> report label mapping (§9.3).
+ * final_e2e.c - the ledger's final_e2e record (docs/spec/controller.md
+ * "Final E2E record"): field checks, the clean-median metric sets, the
+ * recomputed improvement_pct, and the classification -> Final status -> report
+ * label mapping (docs/spec/controller.md "Final status from classification").
  */
 #include <stdio.h>
 #include <string.h>

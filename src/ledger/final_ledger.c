@@ -1,7 +1,9 @@
 /*
- * final_ledger.c - _load_ledger (§9.1): the schema 2 ledger a Final
- * result names, read under the artifact root and checked in the
- * reference's order; and the Final-only result checks of §6 step 15.
+ * final_ledger.c - _load_ledger (docs/spec/controller.md
+ * "Loading the Final ledger"): the schema 2 ledger a Final result names, read
+ * under the artifact root and checked in the reference's order; and the
+ * Final-only result checks of docs/spec/controller.md "Phase result validation"
+ * step 15.
  */
 #include <stdlib.h>
 #include <string.h>

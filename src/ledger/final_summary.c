@@ -1,9 +1,9 @@
 /*
- * final_summary.c - _validate_report_summary (§9.4): the optional
- * report_summary of a schema 2 ledger (or a render-final-report --summary
- * override), its measurement rows, winner/fallback configurations, and
- * the evidence files they cite, which must be regular files inside the
- * artifact root after following symlinks.
+ * final_summary.c - _validate_report_summary (docs/spec/controller.md
+ * "Report summary"): the optional report_summary of a schema 2 ledger (or a
+ * render-final-report --summary override), its measurement rows,
+ * winner/fallback configurations, and the evidence files they cite, which must
+ * be regular files inside the artifact root after following symlinks.
  */
 #include <stdio.h>
 #include <stdlib.h>

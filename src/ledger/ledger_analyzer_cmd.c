@@ -1,9 +1,10 @@
 /*
  * ledger_analyzer_cmd.c - an external program as the analyser hook of
- * artifact evidence validation (§3.7 [EXT] steps): tunectl does not know
- * how the reference's analyser re-validates and re-analyses an analysis
- * file, so `--analysis-validator CMD` lets an installation plug in a
- * program that does, e.g. a wrapper around recommend_sk_strategy.py.
+ * artifact evidence validation (docs/spec/ledger.md
+ * "Artifact evidence validation" [EXT] steps): tunectl does not know how the
+ * reference's analyser re-validates and re-analyses an analysis file, so
+ * `--analysis-validator CMD` lets an installation plug in a program that does,
+ * e.g. a wrapper around recommend_sk_strategy.py.
  *
  * Protocol: CMD ANALYSIS_PATH ROUND_ID RESULT_PATH (no shell, stdin
  * /dev/null, 600 s limit).  Exit 0 and a JSON object on stdout with the

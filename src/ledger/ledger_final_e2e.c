@@ -1,9 +1,9 @@
 /*
  * ledger_final_e2e.c - the ledger's final_e2e record (controller spec
- * §9.2) computed from two measured run sets, so no worker types a
- * speedup by hand: the clean medians, the improvement percentage and the
- * classification come from the run-set reader and the final promotion
- * gate of the measurement module (bench.h).
+ * docs/spec/controller.md "Final E2E record") computed from two measured run
+ * sets, so no worker types a speedup by hand: the clean medians, the
+ * improvement percentage and the classification come from the run-set reader
+ * and the final promotion gate of the measurement module (bench.h).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /*
  * ledger_index.c - the ledger's derived conditional performance evidence
- * index (§3.10): verified, source-actionable neutral/regressed prunes of
- * artifact-validated experiments, keyed by the compact JSON array of
- * their fingerprints and range id.
+ * index (docs/spec/ledger.md "Conditional performance evidence"): verified,
+ * source-actionable neutral/regressed prunes of artifact-validated experiments,
+ * keyed by the compact JSON array of their fingerprints and range id.
  */
 #include <stdint.h>
 #include <stdlib.h>

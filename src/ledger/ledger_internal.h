@@ -103,8 +103,9 @@ void lx_join_errors(tc_buf *b, const tc_json *errors);
 
 /* ---- shared validation pieces ------------------------------------------- */
 
-/* §3.5 S2 JSON value scan: "{loc} must contain finite JSON numbers" for
- * every non-finite float, pre-order. */
+/* docs/spec/ledger.md "Structural validation" S2 JSON value scan:
+ * "{loc} must contain finite JSON numbers" for every non-finite float,
+ * pre-order. */
 void lx_value_scan(const tc_json *v, const char *loc, tc_json *errors);
 
 /* Canonical JSON for the ledger's comparisons (sort_keys, compact,
@@ -112,16 +113,17 @@ void lx_value_scan(const tc_json *v, const char *loc, tc_json *errors);
 char *lx_canonical(const tc_json *v, size_t *len);
 bool lx_canonical_equal(const tc_json *a, const tc_json *b);
 
-/* Path-scan vocabulary (§3.2). */
+/* Path-scan vocabulary (docs/spec/ledger.md "Ledger enumerations"). */
 bool lx_is_path_key(const char *key, size_t n);
 const char *lx_role_for_key(const char *key, size_t n);
 const char *lx_role_for_name(const char *posix_path);
 
-/* §3.6 role registry of a document: path -> roles. */
+/* docs/spec/ledger.md "Artifact-path scanning" role registry of a document:
+ * path -> roles. */
 void lx_collect_roles(const tc_json *doc, lx_map *path_roles);
 
-/* §3.9 steps 5 and 6 (also run by the schema 1 migration): 0 or -1 with
- * the reference's message. */
+/* docs/spec/ledger.md "Merging into a schema 2 ledger" steps 5 and 6 (also run
+ * by the schema 1 migration): 0 or -1 with the reference's message. */
 int lx_check_legacy(const tc_json *legacy, tc_error *err);
 int lx_check_verified(const tc_json *list, tc_error *err);
 

@@ -1,8 +1,9 @@
 /*
  * ledger_merge.c - merging an experiment result into a schema 2 ledger
- * (§3.9): ledger preparation and re-validation (steps 2-9), immutability
- * of stored experiments (steps 10-11), freshness of analysis and profile
- * evidence against history (steps 12-16) and the store (step 17).
+ * (docs/spec/ledger.md "Merging into a schema 2 ledger"): ledger preparation
+ * and re-validation (steps 2-9), immutability of stored experiments (steps
+ * 10-11), freshness of analysis and profile evidence against history (steps
+ * 12-16) and the store (step 17).
  *
  * Where the reference iterates Python sets (the historical registry,
  * step 9 and 16), tunectl iterates in sorted order so that the first

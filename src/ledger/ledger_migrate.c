@@ -1,6 +1,7 @@
 /*
- * ledger_migrate.c - schema 1 to schema 2 migration (§3.12) and the
- * legacy-evidence checks it shares with the merge (§3.9 steps 5 and 6).
+ * ledger_migrate.c - schema 1 to schema 2 migration (docs/spec/ledger.md
+ * "Schema 1 migration") and the legacy-evidence checks it shares with the merge
+ * (docs/spec/ledger.md "Merging into a schema 2 ledger" steps 5 and 6).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -623,7 +623,8 @@ lx_canonical_equal(const tc_json *a, const tc_json *b)
 	return eq;
 }
 
-/* ---- path keys and roles (§3.2, §3.6) ---------------------------------- */
+/* ---- path keys and roles (docs/spec/ledger.md "Ledger enumerations",
+ * "Artifact-path scanning") */
 
 static const char *const path_keys[] = {
 	"artifact", "artifacts", "baseline_profile", "candidate_profile",

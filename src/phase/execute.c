@@ -1,9 +1,10 @@
 /*
- * execute.c - execute-phase (phase_entrypoint.run, §12.5): a phase task
- * is accepted only when it is current for its session and routed to this
- * phase's agent; then either the tool plan is returned or one tool from
- * the manifest's allowlist runs under a device lease, its manifest and
- * logs kept under <root>/phase-executions/<step_id>/.
+ * execute.c - execute-phase (phase_entrypoint.run,
+ * docs/spec/controller.md "Execute-phase"): a phase task is accepted only when
+ * it is current for its session and routed to this phase's agent; then either
+ * the tool plan is returned or one tool from the manifest's allowlist runs
+ * under a device lease, its manifest and logs kept under
+ * <root>/phase-executions/<step_id>/.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 /*
- * manifest.c - loading a phase manifest (_load_manifest, §12.2): the
- * schema id, the required fields, the runtime tool names, and that every
- * tool exists in the tools directory.
+ * manifest.c - loading a phase manifest (_load_manifest,
+ * docs/spec/controller.md "Phase manifest loading"): the schema id, the
+ * required fields, the runtime tool names, and that every tool exists in the
+ * tools directory.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
  * archive.c - the round archive of a formal compare
- * (<op>/docs/perf/round_NNN/, pypto-orchestration.md §8.5): the round
+ * (<op>/docs/perf/round_NNN/, docs/spec/pypto.md "Archive layout"): the round
  * reservation, the per-repeat evidence (timing CSV, collection.log,
  * evidence_status.json, summary.txt) and measurement.json; plus the
  * strict CSV reader the verifier uses to read the evidence back.

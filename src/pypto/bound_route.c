@@ -1,7 +1,7 @@
 /*
  * bound_route.c - diagnose_bound_route(): the ratio-derived routing hint
- * of one repeat (pypto-orchestration.md §9.1).  It never claims a
- * Roofline terminal state or pipeline overlap.  A hardware-neutral timing
+ * of one repeat (docs/spec/pypto.md "Ratio-derived routing").  It never claims
+ * a Roofline terminal state or pipeline overlap.  A hardware-neutral timing
  * source has no pipe ratio columns, so its rows route to
  * insufficient_evidence, exactly as the reference routes a row without
  * core times.

@@ -1,9 +1,9 @@
 /*
  * boundary.c - the frozen-input guard and the updatable-only boundary of
- * Stage 5 (pypto-orchestration.md §3.1): the operator directory compared
- * with the snapshot taken at the Stage 5 entry.  A frozen input (SPEC.md,
- * both Goldens, KB_SELECTION.json, module_interfaces.yaml) that changed
- * or disappeared, or any change outside the updatable set, breaks the
+ * Stage 5 (docs/spec/pypto.md "Stage 5 inputs and boundary"): the operator
+ * directory compared with the snapshot taken at the Stage 5 entry.  A frozen
+ * input (SPEC.md, both Goldens, KB_SELECTION.json, module_interfaces.yaml) that
+ * changed or disappeared, or any change outside the updatable set, breaks the
  * frozen Stage 5 contract: tunectl kept only digests and cannot restore
  * the bytes, so the category is stage5_contract_blocked (the user
  * restores them and resumes).  As-built records that drop, downgrade or

@@ -1,7 +1,7 @@
 /*
  * check_stage4.c - the 15 stage4-check items that open every stage5-check
- * (pypto-orchestration.md §7.2), rerun on the final code.  The mechanical
- * part of each item is decided here: the Python source is read with
+ * (docs/spec/pypto.md "Stage 4 check gates"), rerun on the final code.  The
+ * mechanical part of each item is decided here: the Python source is read with
  * Python's own ast module (imports, @pl.jit kernels, the wrapper's kernel
  * calls and their loops, test functions, signatures), the final test is
  * run now, and the delivery unit is imported from an empty directory.

@@ -1,8 +1,8 @@
 /*
  * check_stage5.c - stage5-check gates P1-P8 as far as files decide them
- * (pypto-orchestration.md §7.3): deliverables, baseline consistency,
- * independent formal rounds re-verified from raw evidence, per-case
- * speedup and Golden ratio recomputation, ledger closure and ranking
+ * (docs/spec/pypto.md "Stage 5 check gates"): deliverables, baseline
+ * consistency, independent formal rounds re-verified from raw evidence,
+ * per-case speedup and Golden ratio recomputation, ledger closure and ranking
  * recomputation, and the structure of the terminal evidence.  What needs
  * the NPU or a reviewer is listed as undecided, never passed.
  */
@@ -1270,8 +1270,9 @@ dispatch_error(const tc_json *d)
 	return NULL;
 }
 
-/* The dispatch: given, or (§2.5) stage4_path from the state and the
- * target cases from the entry confirmation. */
+/* The dispatch: given, or (docs/spec/pypto.md "Stage 5 check routing")
+ * stage4_path from the state and the target cases from the entry confirmation.
+ */
 static tc_json *
 load_dispatch(const tc_pypto_check_opts *o, const tc_json *state,
     tc_error *err)
@@ -1365,8 +1366,9 @@ gate_json(tc_pypto_gate *g)
 	return j;
 }
 
-/* The primary category of a FAIL (§2.2): a frozen-contract block first,
- * then the upstream-most specific category, then the first failure. */
+/* The primary category of a FAIL (docs/spec/pypto.md "Primary category"): a
+ * frozen-contract block first, then the upstream-most specific category, then
+ * the first failure. */
 static const char *
 primary_category(const tc_pypto_gate *g, size_t n)
 {
@@ -1443,8 +1445,8 @@ run_gates(struct ctx *c, const tc_pypto_check_opts *o, tc_pypto_gate *g)
 		    g[i].id));
 	gate_inputs(c, &g[15]);
 	gate_boundary(c, &g[16]);
-	/* §7.3: any Stage 4 failure fails the check without the performance
-	 * gates. */
+	/* docs/spec/pypto.md "Stage 5 check gates": any Stage 4 failure fails
+	 * the check without the performance gates. */
 	if (s4_failed) {
 		for (i = 17; i < N_GATES; i++) {
 			g[i].skipped = true;

@@ -1,7 +1,7 @@
 /*
  * compare.c - orchestration of one Stage 5 formal compare round
- * (pypto-orchestration.md §3.4): argument and frozen-contract checks,
- * manifest + Golden join, case selector validation and preflight, round
+ * (docs/spec/pypto.md "Measurement protocol"): argument and frozen-contract
+ * checks, manifest + Golden join, case selector validation and preflight, round
  * reservation, per-case attempts (warm-up before every repeat, retries),
  * completeness (all cases valid, manifest unchanged, runner digest
  * unchanged start to end) and the root deliverables.

@@ -51,8 +51,8 @@ void tc_pypto_run_free(tc_pypto_run *r);
 /* "msg: <last 500 chars of stderr>" style tail (malloc'd). */
 char *tc_pypto_tail(const char *s, size_t n);
 
-/* The selector preflight (§3.2): the unknown id must fail, every known id
- * must succeed with exactly one marker line. */
+/* The selector preflight (docs/spec/pypto.md "Case manifest"): the unknown id
+ * must fail, every known id must succeed with exactly one marker line. */
 int tc_pypto_selector_preflight(tc_pypto_runctx *c, char *const *ids,
     size_t n, tc_error *err);
 

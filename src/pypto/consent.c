@@ -1,10 +1,10 @@
 /*
- * consent.c - the Stage 5 entry (pypto-orchestration.md §1.7): the user's
- * confirmation (or refusal) recorded with the frozen optimization_target,
- * the entry snapshot written at that moment (frozen inputs, every file of
- * the operator directory, the selected KB obligations), and the checks
- * that hang off it: no Stage 5 collection before the confirmation, and
- * complete_stage(5) only on a bound stage5-check PASS.
+ * consent.c - the Stage 5 entry (docs/spec/pypto.md
+ * "Stage 5 entry confirmation"): the user's confirmation (or refusal) recorded
+ * with the frozen optimization_target, the entry snapshot written at that
+ * moment (frozen inputs, every file of the operator directory, the selected KB
+ * obligations), and the checks that hang off it: no Stage 5 collection before
+ * the confirmation, and complete_stage(5) only on a bound stage5-check PASS.
  */
 #include <math.h>
 #include <stdio.h>
@@ -310,8 +310,9 @@ awaiting_entry(const tc_json *state, const char *action, tc_error *err)
 	return 0;
 }
 
-/* The frozen target cases (§1.7): the user's subset, the single P0, or
- * (no questions) every P0; any other multi-P0 situation must ask. */
+/* The frozen target cases (docs/spec/pypto.md "Stage 5 entry confirmation"):
+ * the user's subset, the single P0, or (no questions) every P0; any other
+ * multi-P0 situation must ask. */
 static tc_json *
 target_cases(const tc_json *p0, const tc_pypto_orch_input *in,
     tc_error *err)

@@ -5,7 +5,8 @@
  * warm-up, repeats, retry, seed 42, timing source, case selector) and the
  * selection rule (aggregate metric, stability range, tie rule, promotion
  * rule).  The reference freezes these in PERFORMANCE_REPORT.md prose
- * before the first formal collection (§4.3, §5); tunectl records them
+ * before the first formal collection (docs/spec/pypto.md
+ * "Frozen experiment contract", "Best-version selection"); tunectl records them
  * machine-readably, exclusively, and refuses to freeze after a round.
  */
 #include <ctype.h>

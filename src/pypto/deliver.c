@@ -1,6 +1,6 @@
 /*
  * deliver.c - PERFORMANCE_REPORT.md rendered by tunectl from the evidence
- * (pypto-orchestration.md §8.1, §8.2): the frozen contract, the target
+ * (docs/spec/pypto.md "Deliverables"): the frozen contract, the target
  * cases and target definition, the source ledger with its experiments,
  * the baseline, the candidate table recomputed from the rounds, the
  * final compare with per-case baseline / final / speedup / Golden ratio,
@@ -108,7 +108,8 @@ load_terminal(const char *op_dir, const char *path, tc_json **out,
 	return *out != NULL ? 0 : -1;
 }
 
-/* The target definition and its per-case attainment (§3.3, §6.4). */
+/* The target definition and its per-case attainment (docs/spec/pypto.md
+ * "Target resolution", "Golden ratio and target status"). */
 static tc_json *
 target_of(const tc_json *spec, const tc_json *perf, const char *reason)
 {

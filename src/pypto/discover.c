@@ -1,7 +1,7 @@
 /*
- * discover.c - the discovery run of Stage 5 (pypto-orchestration.md §3.4):
- * before the formal baseline, one known case runs once (after the
- * warm-ups) and every launch it reports is listed by exact Op Name
+ * discover.c - the discovery run of Stage 5 (docs/spec/pypto.md
+ * "Measurement protocol"): before the formal baseline, one known case runs once
+ * (after the warm-ups) and every launch it reports is listed by exact Op Name
  * (count, task type, summed duration, sorted by descending duration, the
  * reference's --list-op-names table).  The target is the one name that
  * carries the @pl.jit kernel's name and was launched exactly once; any

@@ -1,6 +1,6 @@
 /*
  * experiment.c - the Stage 5 experiment loop per item
- * (pypto-orchestration.md §4.4), recorded in the item ledger:
+ * (docs/spec/pypto.md "Experiment loop"), recorded in the item ledger:
  *
  *   start        one registered item (or several a single change serves),
  *                one main hypothesis, exactly one change, the metric and

@@ -1,8 +1,8 @@
 /*
  * golden.c - GOLDEN_PERF_REPORT.json, the Stage 5 Golden machine contract:
  * full validation with the reference's messages (parse_golden_contract,
- * pypto-orchestration.md §6.2) and the shape / dtype canonical forms the
- * manifest join compares (§6.3).
+ * docs/spec/pypto.md "Golden contract") and the shape / dtype canonical forms
+ * the manifest join compares (docs/spec/pypto.md "Golden join").
  */
 #include <ctype.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /*
  * handoff.c - the optimizer's handoff to the orchestrator
- * (pypto-orchestration.md §8.7, §1.8) as a document with a schema, its
- * validator and the environment triage.  Exactly three exits:
+ * (docs/spec/pypto.md "Optimizer handoff", "Stage 5 exits") as a document with
+ * a schema, its validator and the environment triage.  Exactly three exits:
  *
  *   closed                   the loop is closed: deliverables, per-case
  *                            baseline/final/speedup and target status, a

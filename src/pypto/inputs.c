@@ -1,8 +1,9 @@
 /*
  * inputs.c - the Stage 5 required-input check (pypto-orchestration.md
- * §3.1): every authoritative input the optimizer must read before
- * anything else exists and parses.  One that does not is a frozen input
- * Stage 5 may not rebuild: the exit is stage5_contract_blocked.
+ * docs/spec/pypto.md "Stage 5 inputs and boundary"): every authoritative input
+ * the optimizer must read before anything else exists and parses.  One that
+ * does not is a frozen input Stage 5 may not rebuild: the exit is
+ * stage5_contract_blocked.
  *
  * The skill's own sources ($CANNBOT_CONFIG_ROOT: performance-constraints,
  * the general methods, card and template indexes) live outside the

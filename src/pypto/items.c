@@ -1,8 +1,9 @@
 /*
  * items.c - the Stage 5 optimisation-item ledger rules (pypto-orchestration.md
- * §4.1-§4.5): row fields, per-kind statuses, the five-source order, the
- * bottleneck_derived gate, reasons for rejected, reopening the original id,
- * the final sweep, and the chronology re-check over the event history.
+ * docs/spec/pypto.md "Item ledger"): row fields, per-kind statuses, the
+ * five-source order, the bottleneck_derived gate, reasons for rejected,
+ * reopening the original id, the final sweep, and the chronology re-check over
+ * the event history.
  */
 #include <stdio.h>
 #include <stdlib.h>

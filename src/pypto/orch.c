@@ -20,8 +20,8 @@ struct role {
 	const char *skill;
 };
 
-/* pypto-orchestration.md §1.1: the executor of each stage and the skill
- * it loads; the verifier is an agent definition of its own. */
+/* docs/spec/pypto.md "Actors and skills": the executor of each stage and the
+ * skill it loads; the verifier is an agent definition of its own. */
 static const struct role roles[] = {
 	{ "planner", "pypto-pro-op-planner", "pypto-pro-op-plan" },
 	{ "mathematician", "pypto-pro-op-mathematician",

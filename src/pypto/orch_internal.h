@@ -100,7 +100,8 @@ int tc_pypto_next_step(const tc_json *state, tc_pypto_step *step,
 
 /* ---- tasks and results (orch_task.c) ----------------------------------------- */
 
-/* One of the verifier's failure categories (pypto-orchestration.md §2.1). */
+/* One of the verifier's failure categories (docs/spec/pypto.md
+ * "Failure categories"). */
 bool tc_pypto_category_known(const char *category);
 /* The same category as a static string ("other" when unknown). */
 const char *tc_pypto_category_static(const char *category);
@@ -128,10 +129,12 @@ void tc_pypto_decision_free(tc_pypto_decision *d);
 
 /*
  * Decide what the return of a step means: the stage 1-4 returns and
- * verdict tables (§1.5, §2.3, §2.4), the Stage 5 table (§2.5), the
- * optimizer's three exits and the environment triage.  verdict/category
- * override the result's own for a stage5-check (tunectl re-derives it).
- * op_dir is read for module_interfaces.yaml after a stage3-check PASS.
+ * verdict tables (docs/spec/pypto.md "Orchestrator protocol",
+ * "Stage 4 check routing", "Module check routing"), the Stage 5 table
+ * (docs/spec/pypto.md "Stage 5 check routing"), the optimizer's three exits and
+ * the environment triage.  verdict/category override the result's own for a
+ * stage5-check (tunectl re-derives it).  op_dir is read for
+ * module_interfaces.yaml after a stage3-check PASS.
  */
 int tc_pypto_route(const tc_json *state, const tc_json *task,
     const tc_json *result, const char *verdict, const char *category,

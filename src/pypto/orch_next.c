@@ -1,7 +1,7 @@
 /*
  * orch_next.c - the one legal next step of the pipeline: which role (or
  * verifier mode) works next, derived from the state machine and the
- * orchestrator's pending sub-step (pypto-orchestration.md §1.5).
+ * orchestrator's pending sub-step (docs/spec/pypto.md "Orchestrator protocol").
  *
  * Each stage starts with its executor (planner, mathematician, architect,
  * coder, optimizer); the router (orch_route.c) then names the sub-step
@@ -51,8 +51,9 @@ status_of(const tc_json *state, int stage)
 	return tc_json_get_string(tc_json_get(state, "stage_status"), key);
 }
 
-/* The L1 module loop (§1.5 Stage 4): staging goldens first, then each
- * module coded and checked in order, then the finalize delivery. */
+/* The L1 module loop (docs/spec/pypto.md "Orchestrator protocol" Stage 4):
+ * staging goldens first, then each module coded and checked in order, then the
+ * finalize delivery. */
 static int
 l1_step(const tc_json *state, const tc_json *orch, tc_pypto_step *s,
     const char **status, tc_json **prepare, tc_error *err)

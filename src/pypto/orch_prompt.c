@@ -3,9 +3,11 @@
  * skill to load, the validation command to run first, the dispatch
  * parameters and the previous return verbatim, what to deliver and the
  * result schema, and the boundaries of its role as the pipeline's
- * orchestration protocol draws them (pypto-orchestration.md §1.1, §1.5,
- * §1.7, §3.1, §7.1, §8.7).  Every host (Claude Code, Codex, OpenCode, a
- * script) gets the same text through "tunectl prompt".
+ * orchestration protocol draws them (docs/spec/pypto.md "Actors and skills",
+ * "Orchestrator protocol", docs/spec/pypto.md "Stage 5 entry confirmation",
+ * "Stage 5 inputs and boundary", "Verifier modes", "Optimizer handoff").  Every
+ * host (Claude Code, Codex, OpenCode, a script) gets the same text through
+ * "tunectl prompt".
  */
 #include <stdio.h>
 #include <stdlib.h>

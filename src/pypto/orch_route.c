@@ -1,9 +1,12 @@
 /*
  * orch_route.c - what the orchestrator does with a worker's return: the
- * stage 1-4 return and verdict tables (pypto-orchestration.md §1.5, §2.3,
- * §2.4), the Stage 5 routing table (§2.5), the optimizer's three exits
- * (§1.8) and the environment triage (§2.6: a hardware fault re-dispatches
- * the step on another device, a software fault stops and reports).
+ * stage 1-4 return and verdict tables (docs/spec/pypto.md
+ * "Orchestrator protocol", "Stage 4 check routing",
+ * docs/spec/pypto.md "Module check routing"), the Stage 5 routing table
+ * (docs/spec/pypto.md "Stage 5 check routing"), the optimizer's three exits
+ * (docs/spec/pypto.md "Stage 5 exits") and the environment triage
+ * (docs/spec/pypto.md "Environment triage": a hardware fault re-dispatches the
+ * step on another device, a software fault stops and reports).
  *
  * A decision is data: the state actions to apply in order, the next
  * sub-step (with the raw evidence the next worker gets verbatim), a halt,
@@ -193,10 +196,11 @@ same_step(struct route *r)
 }
 
 /*
- * §2.6 and §1.5 ①: the environment check decides.  A hardware fault
- * (bad, invisible or hung card) re-dispatches the very step on another
- * device; a software fault (packages, CANN, environment variables) stops
- * the pipeline and reports to the user.  Never a performance conclusion.
+ * docs/spec/pypto.md "Environment triage" and "Orchestrator protocol" ①: the
+ * environment check decides.  A hardware fault (bad, invisible or hung card)
+ * re-dispatches the very step on another device; a software fault (packages,
+ * CANN, environment variables) stops the pipeline and reports to the user.
+ * Never a performance conclusion.
  */
 static void
 triage(struct route *r, const tc_json *t)

@@ -13,7 +13,8 @@
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 
-/* The verifier's failure categories (pypto-orchestration.md §2.1). */
+/* The verifier's failure categories (docs/spec/pypto.md "Failure categories").
+ */
 static const char *const categories[] = {
 	"missing_file", "incomplete_structure", "unsupported", "golden_failure",
 	"design_violation", "import_violation", "cheating", "perf_violation",
@@ -91,8 +92,8 @@ outcomes(const char *role, const char *mode)
 	return out_default;
 }
 
-/* What each executor delivers (§1.1); the verifier and the module modes
- * deliver verdicts and staged files. */
+/* What each executor delivers (docs/spec/pypto.md "Actors and skills"); the
+ * verifier and the module modes deliver verdicts and staged files. */
 static void
 deliverables(tc_json *list, const char *role, const char *mode,
     const char *op)
@@ -160,7 +161,8 @@ optimization_target(const tc_json *state)
 	return tc_json_clone(tc_json_get(c, "optimization_target"));
 }
 
-/* The dispatch parameters of each role and mode (§1.5, §1.7, §7.1). */
+/* The dispatch parameters of each role and mode (docs/spec/pypto.md
+ * "Orchestrator protocol", "Stage 5 entry confirmation", "Verifier modes"). */
 static tc_json *
 inputs_for(const tc_json *state, const tc_pypto_step *s)
 {

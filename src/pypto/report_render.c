@@ -1,7 +1,7 @@
 /*
  * report_render.c - perf_report.md and performance.log of a formal
  * compare, rendered from performance.json with the reference's layout and
- * strings (pypto-orchestration.md §8.4).  Where the reference names the
+ * strings (docs/spec/pypto.md "Deliverables").  Where the reference names the
  * NPU profiler (msprof, op_summary CSVs) the hardware-neutral timing
  * source and its timing.csv are named instead (docs/pypto.md).
  */

@@ -1,7 +1,7 @@
 /*
- * select.c - Stage 5 best-version selection (pypto-orchestration.md §5):
- * the exact ranking with the anchor-based tie rule, and the candidate
- * table built from re-verified formal compare rounds.
+ * select.c - Stage 5 best-version selection (docs/spec/pypto.md
+ * "Best-version selection"): the exact ranking with the anchor-based tie rule,
+ * and the candidate table built from re-verified formal compare rounds.
  */
 #include <ctype.h>
 #include <gmp.h>

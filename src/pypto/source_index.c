@@ -1,6 +1,6 @@
 /*
  * source_index.c - re-enumerating a preset item source from its
- * authoritative index (pypto-orchestration.md §4.1), so the ledger's
+ * authoritative index (docs/spec/pypto.md "Item sources"), so the ledger's
  * denominators can be checked again later from files alone:
  *
  *   kb_selected     DESIGN_BINDINGS.json: every kind=obligation atom, by

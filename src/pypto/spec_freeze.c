@@ -2,8 +2,9 @@
  * spec_freeze.c - the SPEC.md freeze of the state wrapper: complete_stage(1)
  * records the SHA-256 of SPEC.md as artifact_hashes.spec_md, and every
  * complete_stage(N >= 3) refuses when SPEC.md changed or disappeared
- * (pypto-orchestration.md §1.4 step 6).  The digest is of the file read
- * as UTF-8 text, as the reference (Node, readFileSync "utf8") computes it.
+ * (docs/spec/pypto.md "State transition wrapper" step 6).  The digest is of the
+ * file read as UTF-8 text, as the reference (Node, readFileSync "utf8")
+ * computes it.
  */
 #include <errno.h>
 #include <math.h>

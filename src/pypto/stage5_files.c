@@ -58,9 +58,9 @@ has_prefix_dir(const char *rel, const char *dir)
 	return strncmp(rel, dir, n) == 0 && (rel[n] == '/' || rel[n] == '\0');
 }
 
-/* The updatable set of pypto-orchestration.md §3.1.  The compiler's
- * outputs (build/, kernel.cpp) are regenerated from the final code and
- * are evidence, not edits: they are updatable in the sense that a change
+/* The updatable set of docs/spec/pypto.md "Stage 5 inputs and boundary".  The
+ * compiler's outputs (build/, kernel.cpp) are regenerated from the final code
+ * and are evidence, not edits: they are updatable in the sense that a change
  * there is not a boundary violation. */
 bool
 tc_pypto_path_updatable(const char *rel, const char *op_name)

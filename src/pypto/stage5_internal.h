@@ -15,7 +15,8 @@
 /* Paths (relative to the op dir) never compared: .orchestrator/, the
  * state file and its lock, __pycache__/ and *.pyc. */
 bool tc_pypto_path_excluded(const char *rel);
-/* Paths Stage 5 may change (pypto-orchestration.md §3.1). */
+/* Paths Stage 5 may change (docs/spec/pypto.md "Stage 5 inputs and boundary").
+ */
 bool tc_pypto_path_updatable(const char *rel, const char *op_name);
 
 /* Every entry of the op dir except the excluded ones, sorted by path:

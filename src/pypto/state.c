@@ -3,7 +3,7 @@
  * state (schema 2.2): clone, normalise, check preconditions, apply.
  *
  * Every precondition and message follows the reference state machine
- * (pypto-orchestration.md §1.3), including its JavaScript coercions:
+ * (docs/spec/pypto.md "State actions"), including its JavaScript coercions:
  * stage arguments go through Number(), values are interpolated the way a
  * template string prints them, retry counters use "(Number(x) || 0) + 1".
  * No I/O happens here; the wrapper (state_store.c) reads and writes.

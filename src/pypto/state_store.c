@@ -6,8 +6,9 @@
  * rollback once Stage 5 was entered, Stage 5 starts only after the entry
  * confirmation and closes only on a bound stage5-check PASS), the lint
  * gate, the SPEC.md freeze, the atomic write (pypto-orchestration.md
- * §1.4), and the orchestration bookkeeping that goes with an action.
- * Also "show" (state + legal next actions) and "history".
+ * docs/spec/pypto.md "State transition wrapper"), and the orchestration
+ * bookkeeping that goes with an action.  Also "show" (state + legal next
+ * actions) and "history".
  */
 #include <errno.h>
 #include <math.h>

@@ -1,9 +1,10 @@
 /*
  * summary.c - performance.json of a formal compare (pypto-orchestration.md
- * §8.3): per-case rows from the archived measurements, the Golden default
- * target block (§6.4) recomputed from per-case evidence, and the
- * hardware-neutral timing fields.  Fields only an NPU profiler can fill
- * are null, and null_field_reasons says why.
+ * docs/spec/pypto.md "Deliverables"): per-case rows from the archived
+ * measurements, the Golden default target block (docs/spec/pypto.md
+ * "Golden ratio and target status") recomputed from per-case evidence, and the
+ * hardware-neutral timing fields.  Fields only an NPU profiler can fill are
+ * null, and null_field_reasons says why.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * timeline.c - the supplemental instruction timeline of every P0 case on
- * the final code (pypto-orchestration.md §9.3), hardware-neutral.
+ * the final code (docs/spec/pypto.md "Instruction timeline"), hardware-neutral.
  *
  * The reference collects it with msprof's instruction profiling on the
  * NPU.  Here the runner is the profiler: after the frozen warm-ups, one
@@ -393,8 +393,9 @@ tc_pypto_timeline(const tc_pypto_timeline_opts *o, tc_error *err)
 	pp = tc_path_join(op_dir, "performance.json");
 	if ((perf = tc_pj_load_object(pp, "performance.json", err)) == NULL)
 		goto out;
-	/* The preflight of §9.3: a formal compare that re-verifies, run by
-	 * the very runner that is there now. */
+	/* The preflight of docs/spec/pypto.md "Instruction timeline": a formal
+	 * compare that re-verifies, run by the very runner that is there now.
+	 */
 	if ((msg = tc_pypto_performance_error(op_dir, perf)) != NULL) {
 		tc_error_set(err, "the timeline needs a formal compare that "
 		    "re-verifies: %s", msg);

@@ -1,7 +1,7 @@
 /*
  * verify_round.c - machine re-verification of archived compare evidence
- * (pypto-orchestration.md §8.6, batch_evidence_error): a round is
- * re-read from its raw files (collection.json, measurement.json, every
+ * (docs/spec/pypto.md "Round re-verification", batch_evidence_error): a round
+ * is re-read from its raw files (collection.json, measurement.json, every
  * repeat's timing CSV, evidence_status.json and, for runner_reported
  * timing, the runner's own output in collection.log), and a
  * performance.json is checked field by field against its round and the
@@ -568,7 +568,8 @@ fail:
 	return -1;
 }
 
-/* ---- performance.json against its round (§8.6) ------------------------------ */
+/* ---- performance.json against its round (docs/spec/pypto.md
+ * "Round re-verification") */
 
 static char *
 golden_checks(const tc_json *perf, const tc_json *pcs, const tc_json *ids,

@@ -1,11 +1,11 @@
 /*
- * final_report.c - FINAL_E2E_REPORT.md (§13.2), result first: outcome,
- * the key comparison table (frozen S0, one chosen row per stage and
- * metric, the final clean E2E), gates, the recommended or fallback
- * configuration, then the session summary, the seven Final sections, the
- * ledger table and the phase handoffs.  The rendering is a pure function
- * of the loaded documents; reading them (and writing the file, never
- * over sealed evidence) comes at the end.
+ * final_report.c - FINAL_E2E_REPORT.md (docs/spec/reports.md
+ * "Final E2E report"), result first: outcome, the key comparison table (frozen
+ * S0, one chosen row per stage and metric, the final clean E2E), gates, the
+ * recommended or fallback configuration, then the session summary, the seven
+ * Final sections, the ledger table and the phase handoffs.  The rendering is a
+ * pure function of the loaded documents; reading them (and writing the file,
+ * never over sealed evidence) comes at the end.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 /*
- * format.c - the report formatting helpers (§13.1): Python's '%.6f' and
- * '%+.6f', str() of a JSON value, the Markdown table cell escaping of
- * _summary_cell, and json.dumps with its default separators.
+ * format.c - the report formatting helpers (docs/spec/reports.md
+ * "Formatting helpers"): Python's '%.6f' and '%+.6f', str() of a JSON value,
+ * the Markdown table cell escaping of _summary_cell, and json.dumps with its
+ * default separators.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
- * phase_report.c - PHASE_REPORT.md (§10.1), written beside every sealed
- * phase result: identity bullets, the conclusion, the next-step guidance
- * and, when there are any, one JSON line per blocker.
+ * phase_report.c - PHASE_REPORT.md (docs/spec/reports.md "Phase report"),
+ * written beside every sealed phase result: identity bullets, the conclusion,
+ * the next-step guidance and, when there are any, one JSON line per blocker.
  */
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
 /*
  * round_report.c - the round report renderer (render_round_report.py,
- * superkernel-runtime-tools.md §4): loading round-report JSON, the cell
+ * docs/spec/reports.md "Round report"): loading round-report JSON, the cell
  * helpers (esc, portable, histogram, percent, scope/example text, op
  * sequences), the SK row order and the Markdown layout.
  *

@@ -1,8 +1,9 @@
 /*
- * derive.c - derive_session (§11.2): a new optional-experiment session
- * started from a completed, verified parent's latest accepted BASE/SMAP
- * handoff, with the imported evidence bound by digest in an
- * evidence-import manifest (§11.4).
+ * derive.c - derive_session (docs/spec/controller.md
+ * "Derivation preconditions"): a new optional-experiment session started from a
+ * completed, verified parent's latest accepted BASE/SMAP handoff, with the
+ * imported evidence bound by digest in an evidence-import manifest
+ * (docs/spec/controller.md "Evidence-import manifest").
  *
  * Every precondition runs in the reference's order with its message
  * before anything is created.  Then the child's directories, the manifest

@@ -13,7 +13,8 @@
 #include "tunectl/error.h"
 #include "tunectl/json.h"
 
-/* The artifact roles in the reference's order (§11.2 step 14). */
+/* The artifact roles in the reference's order (docs/spec/controller.md
+ * "Derivation preconditions" step 14). */
 enum { DER_ANALYSIS, DER_LEDGER, DER_SOURCE_MAP, DER_ROLE_COUNT };
 extern const char *const der_role_names[DER_ROLE_COUNT];
 /* The label of each role's content checks ("profiling analysis", ...). */

@@ -1,7 +1,8 @@
 /*
- * dispatch.c - phase tasks (§8): the one structured task a controller
- * gives the worker of the next step, and the staleness check that ties a
- * task to the exact session state it was created from.
+ * dispatch.c - phase tasks (docs/spec/controller.md "Dispatch tasks"): the one
+ * structured task a controller gives the worker of the next step, and the
+ * staleness check that ties a task to the exact session state it was created
+ * from.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,13 +1,15 @@
 /*
- * evidence_import.c - §4.2 step 8 for a derived (non-full) session: the
- * shape of its "evidence_import" reference and the re-validation of the
- * manifest it binds (§11.4), run on every load.
+ * evidence_import.c - docs/spec/controller.md "Session validation" step 8 for a
+ * derived (non-full) session: the shape of its "evidence_import" reference and
+ * the re-validation of the manifest it binds (docs/spec/controller.md
+ * "Evidence-import manifest"), run on every load.
  *
- * This file owns the whole of §11.4: the reference's shape checks and
- * the manifest's digest, schema and authorization checks (steps 1-4),
- * then the parent/BASE/artifact re-validation (steps 5-10,
- * check_bound_evidence()).  Beyond the reference, the child's and the
- * parent's artifact roots must still be disjoint.
+ * This file owns the whole of
+ * docs/spec/controller.md "Evidence-import manifest": the reference's shape
+ * checks and the manifest's digest, schema and authorization checks (steps
+ * 1-4), then the parent/BASE/artifact re-validation (steps 5-10,
+ * check_bound_evidence()).  Beyond the reference, the child's and the parent's
+ * artifact roots must still be disjoint.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,8 @@
 #include "tunectl/canon.h"
 #include "tunectl/path.h"
 
-/* §11.4 step 1: an object with exactly the keys {path, sha256}. */
+/* docs/spec/controller.md "Evidence-import manifest" step 1: an object with
+ * exactly the keys {path, sha256}. */
 static int
 check_reference(const tc_json *ref, tc_error *err)
 {
@@ -53,7 +56,7 @@ read_object(const char *path, const char *label, tc_error *err)
 	return v;
 }
 
-/* §11.4 step 4. */
+/* docs/spec/controller.md "Evidence-import manifest" step 4. */
 static int
 check_authorization(const tc_json *manifest, tc_error *err)
 {
@@ -140,7 +143,8 @@ check_disjoint(const struct bound *b, tc_error *err)
 	return 0;
 }
 
-/* §11.4 step 5: the parent session, bound by bytes and fingerprint. */
+/* docs/spec/controller.md "Evidence-import manifest" step 5: the parent
+ * session, bound by bytes and fingerprint. */
 static int
 check_parent(struct bound *b, tc_error *err)
 {
@@ -212,8 +216,8 @@ parent_step_matches(const struct bound *b, const tc_json *base)
 	    sess_field_equal(step, base, "outcome_status");
 }
 
-/* §11.4 step 6: the BASE/SMAP handoff, bound by bytes and semantics,
- * and still the parent's. */
+/* docs/spec/controller.md "Evidence-import manifest" step 6: the BASE/SMAP
+ * handoff, bound by bytes and semantics, and still the parent's. */
 static int
 check_base(struct bound *b, tc_error *err)
 {
@@ -252,7 +256,8 @@ out:
 	return rc;
 }
 
-/* §11.4 step 7: the roles, none unknown, the required ones present. */
+/* docs/spec/controller.md "Evidence-import manifest" step 7: the roles, none
+ * unknown, the required ones present. */
 static int
 check_roles(const struct bound *b, const tc_json *artifacts, tc_error *err)
 {
@@ -274,7 +279,8 @@ check_roles(const struct bound *b, const tc_json *artifacts, tc_error *err)
 	return 0;
 }
 
-/* §11.4 step 8 for one descriptor. */
+/* docs/spec/controller.md "Evidence-import manifest" step 8 for one descriptor.
+ */
 static int
 check_descriptor(struct bound *b, int role, const tc_json *desc,
     tc_error *err)
@@ -319,7 +325,8 @@ check_descriptor(struct bound *b, int role, const tc_json *desc,
 	return 0;
 }
 
-/* §11.4 step 9: the content checks, on the bytes digested in step 8. */
+/* docs/spec/controller.md "Evidence-import manifest" step 9: the content
+ * checks, on the bytes digested in step 8. */
 static int
 check_contents(struct bound *b, tc_error *err)
 {
@@ -339,7 +346,8 @@ check_contents(struct bound *b, tc_error *err)
 	return der_check_contents(b->docs, b->mode, err);
 }
 
-/* §11.4 step 10: the identity the manifest recorded is the analysis's. */
+/* docs/spec/controller.md "Evidence-import manifest" step 10: the identity the
+ * manifest recorded is the analysis's. */
 static int
 check_identity(const struct bound *b, tc_error *err)
 {
@@ -363,11 +371,11 @@ check_identity(const struct bound *b, tc_error *err)
 }
 
 /*
- * §11.4 steps 5-10: the parent session, the BASE/SMAP handoff and the
- * imported artifacts, re-read and digest-checked against the parent
- * artifact root, then the analysis/ledger/source-map content checks and
- * the identity.  Every file is read once; its digest and its content
- * check are of the same bytes.
+ * docs/spec/controller.md "Evidence-import manifest" steps 5-10: the parent
+ * session, the BASE/SMAP handoff and the imported artifacts, re-read and
+ * digest-checked against the parent artifact root, then the
+ * analysis/ledger/source-map content checks and the identity.  Every file is
+ * read once; its digest and its content check are of the same bytes.
  */
 static int
 check_bound_evidence(const tc_json *doc, const tc_json *manifest,

@@ -1,10 +1,11 @@
 /*
  * import_checks.c - the content checks a derived session applies to the
- * evidence it imports from its parent (§11.3, §9.5): the profiling
- * analysis with its ensure_ascii content fingerprint, the source scope map
- * with its own fingerprint, and the few facts the controller requires of
- * an imported schema 2 ledger.  Used by derivation and by the evidence
- * import's re-validation on every load.
+ * evidence it imports from its parent (docs/spec/controller.md
+ * "Imported file checks", "Imported ledger checks"): the profiling analysis
+ * with its ensure_ascii content fingerprint, the source scope map with its own
+ * fingerprint, and the few facts the controller requires of an imported schema
+ * 2 ledger.  Used by derivation and by the evidence import's re-validation on
+ * every load.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,9 @@
 /*
- * init.c - initialize_session (§7.1): a new `full` session with the
- * canonical schedule of its optional mode, and its evidence policy (a
- * strict session records "evidence_policy": "strict"; a reference one is
- * exactly the document the reference writes).
+ * init.c - initialize_session (docs/spec/controller.md
+ * "Initializing a session"): a new `full` session with the canonical schedule
+ * of its optional mode, and its evidence policy (a strict session records
+ * "evidence_policy": "strict"; a reference one is exactly the document the
+ * reference writes).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /*
- * phases.c - the controller's constant tables (§2): phases with their
- * logical agent and skill, statuses, modes, entrypoints, the step-id
- * pattern, the statuses each step may be sealed with, and which outcomes
- * short-circuit the rest of the schedule to the Final step.
+ * phases.c - the controller's constant tables (docs/spec/controller.md
+ * "Constants"): phases with their logical agent and skill, statuses, modes,
+ * entrypoints, the step-id pattern, the statuses each step may be sealed with,
+ * and which outcomes short-circuit the rest of the schedule to the Final step.
  */
 #include <string.h>
 

@@ -1,7 +1,8 @@
 /*
  * result_validate.c - validation of a phase result against the step it
- * claims to hand off (§6), in the reference's order with its messages.
- * The Final step's ledger checks are delegated to final.h.
+ * claims to hand off (docs/spec/controller.md "Phase result validation"), in
+ * the reference's order with its messages.  The Final step's ledger checks are
+ * delegated to final.h.
  */
 #include <stdio.h>
 #include <string.h>

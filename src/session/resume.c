@@ -1,6 +1,6 @@
 /*
- * resume.c - resume_session (§7.2): after a restart, verify the session
- * and name the step to continue with.
+ * resume.c - resume_session (docs/spec/controller.md "Next and resume"): after
+ * a restart, verify the session and name the step to continue with.
  *
  * Beyond the reference, resume first finishes what an interrupted seal
  * left half done (docs/controller.md, "Recovery"):

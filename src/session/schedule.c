@@ -1,6 +1,8 @@
 /*
- * schedule.c - canonical schedules (§5.1), their validation against a
- * session's steps (§5.3) and the derived-BASE insertion of `both` (§5.4).
+ * schedule.c - canonical schedules (docs/spec/controller.md
+ * "Canonical schedules"), their validation against a session's steps
+ * (docs/spec/controller.md "Schedule validation") and the derived-BASE
+ * insertion of `both` (docs/spec/controller.md "Derived BASE insertion").
  */
 #include <stdlib.h>
 #include <string.h>

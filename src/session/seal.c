@@ -1,7 +1,7 @@
 /*
- * seal.c - seal_handoff (§10.2): accept the next step's phase result,
- * leave its scene, advance the schedule (derived BASE insertion,
- * short-circuit, completion) and persist the session.
+ * seal.c - seal_handoff (docs/spec/controller.md "Sealing"): accept the next
+ * step's phase result, leave its scene, advance the schedule (derived BASE
+ * insertion, short-circuit, completion) and persist the session.
  *
  * Write order, chosen so that a crash at any point is repaired by
  * re-running the same seal (or by resume):

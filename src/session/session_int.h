@@ -80,8 +80,9 @@ int sess_scene_write(const tc_session *s, const struct sess_scene *sc,
 void sess_mark_sealed(tc_json *step, const struct sess_scene *sc,
     const struct sess_texts *t, const char *digest, const char *status);
 
-/* _seal_not_run_steps(session, reason_zh) (§5.5); sealed_over is the
- * fingerprint of the session the seal started from. */
+/* _seal_not_run_steps(session, reason_zh) (docs/spec/controller.md
+ * "Short-circuit"); sealed_over is the fingerprint of the session the seal
+ * started from. */
 int sess_short_circuit(tc_session *s, const tc_json *reason_zh,
     const char *sealed_over, tc_error *err);
 

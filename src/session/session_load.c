@@ -1,7 +1,8 @@
 /*
  * session_load.c - reading a session document and validating it in the
- * reference's order with its messages (§4.2); the typed views that the
- * rest of the controller uses on a validated session.
+ * reference's order with its messages (docs/spec/controller.md
+ * "Session validation"); the typed views that the rest of the controller uses
+ * on a validated session.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,9 @@
 /*
- * short_circuit.c - _seal_not_run_steps (§5.5): after a gate step fails,
- * every remaining pending step except the Final one is sealed with a
- * controller-generated not_run / not_requested result, so that Final
- * always runs and every skipped phase still leaves a scene.
+ * short_circuit.c - _seal_not_run_steps (docs/spec/controller.md
+ * "Short-circuit"): after a gate step fails, every remaining pending step
+ * except the Final one is sealed with a controller-generated not_run /
+ * not_requested result, so that Final always runs and every skipped phase still
+ * leaves a scene.
  */
 #include <stdlib.h>
 #include <string.h>

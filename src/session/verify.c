@@ -1,8 +1,8 @@
 /*
- * verify.c - verify_session (§10.4): re-read every sealed result, check
- * its digest, re-validate it against its step, check its outcome, its
- * PHASE_REPORT.md and its dispatch receipt, and that a completed session
- * has its FINAL_E2E_REPORT.md.
+ * verify.c - verify_session (docs/spec/controller.md "Verify"): re-read every
+ * sealed result, check its digest, re-validate it against its step, check its
+ * outcome, its PHASE_REPORT.md and its dispatch receipt, and that a completed
+ * session has its FINAL_E2E_REPORT.md.
  *
  * After the reference's checks of a step, tunectl's own (evidence.h):
  * PHASE_REPORT.md says what the result says, every artifact its manifest

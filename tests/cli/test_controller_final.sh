@@ -2,7 +2,7 @@
 # test_controller_final.sh - sealing the Final step: terminal sections,
 # the ledger and its final_e2e, report_summary refusals that keep the
 # session active, and the rendered FINAL_E2E_REPORT.md (acceptance cases
-# 3, 36, 38, 39, 40, 41, 42 of §20).
+# 3, 36, 38, 39, 40, 41, 42 of docs/spec/controller.md "Acceptance cases").
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/controller_fixtures.sh"
 

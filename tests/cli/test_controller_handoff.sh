@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test_controller_handoff.sh - refused handoffs leave nothing behind, the
 # refusal shape and exit codes, usage errors (acceptance cases 18, 19, 20
-# of §20; every §6 message is pinned in tests/unit/test_session_result.c).
+# of docs/spec/controller.md "Acceptance cases"; every
+# docs/spec/controller.md "Phase result validation" message is pinned in
+# tests/unit/test_session_result.c).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/controller_fixtures.sh"
 

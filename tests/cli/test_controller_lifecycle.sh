@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_controller_lifecycle.sh - init, next, seal, resume over whole
-# schedules (acceptance cases 17, 21, 22, 23, 24, 33, 37 of §20).
+# schedules (acceptance cases 17, 21, 22, 23, 24, 33, 37 of
+# docs/spec/controller.md "Acceptance cases").
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/controller_fixtures.sh"
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_controller_short_circuit.sh - a failed gate seals the remaining
 # steps not_run / not_requested with controller-generated scenes and goes
-# straight to Final (acceptance cases 34 and 35 of §20, §5.5).
+# straight to Final (acceptance cases 34 and 35 of
+# docs/spec/controller.md "Acceptance cases", "Short-circuit").
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/controller_fixtures.sh"
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_controller_status.sh - "tunectl status" summarises a session for a
-# human; dispatch refuses sessions without a dispatchable step (§8.1).
+# human; dispatch refuses sessions without a dispatchable step
+# (docs/spec/controller.md "Creating a dispatch task").
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/controller_fixtures.sh"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_controller_verify.sh - verify re-checks every sealed handoff and
-# reports each §10.4 problem with the reference's message; --all lists
-# every broken step.
+# reports each docs/spec/controller.md "Verify" problem with the reference's
+# message; --all lists every broken step.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/controller_fixtures.sh"
 

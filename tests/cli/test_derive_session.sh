@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# test_derive_session.sh - derive-session and source-range-from-smap (§11):
-# the reference's acceptance cases #10-#16, every precondition of §11.2
-# with its exact message (and nothing written when refused), the
-# imported-file checks of §11.3 and §11.5, and the digest binding checked
-# on every later command.
+# test_derive_session.sh - derive-session and source-range-from-smap
+# (docs/spec/controller.md "Derived sessions"): the reference's acceptance cases
+# #10-#16, every precondition of
+# docs/spec/controller.md "Derivation preconditions" with its exact message (and
+# nothing written when refused), the imported-file checks of
+# docs/spec/controller.md "Imported file checks" and
+# "Files inside the parent root", and the digest binding checked on every later
+# command.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/controller_fixtures.sh"
 
@@ -80,7 +83,7 @@ make_parent "$T/p1" || exit 1
 P1=$P PS1=$PS
 before_p1=$(tree "$P1")
 
-# ---- §20 #10 -------------------------------------------------------------
+# ---- #10 (docs/spec/controller.md "Acceptance cases") -----------------------
 
 derive source-range-from-smap "$T/child-sr" source-range
 expect_rc 0 "source-range-from-smap derives a session"
@@ -124,7 +127,8 @@ expect_rc 0 "completed derived session verifies"
 check "parent root is byte-identical after derivation and the child's run" \
     test "$(tree "$P1")" = "$before_p1"
 
-# ---- §20 #11: approval, and nothing written -------------------------------
+# ---- #11: approval, and nothing written (docs/spec/controller.md
+# "Acceptance cases")
 
 C="$T/child-noapproval"
 tc derive-session --parent-session "$PS1" --session "$C/s.json" --artifact-root "$C" \
@@ -137,7 +141,7 @@ tc source-range-from-smap --parent-session "$T/missing.json" --session "$C/s.jso
 refused "approval is checked before the parent is read" \
     "deriving a session requires explicit approval of imported evidence"
 
-# ---- §20 #15 and #14 ------------------------------------------------------
+# ---- #15 and #14 (docs/spec/controller.md "Acceptance cases") ---------------
 
 derive derive-session "$T/child-ms" multistream
 expect_rc 0 "multistream derivation needs no source scope map"
@@ -165,7 +169,8 @@ tc next --session "$CS"
 check "next step after accepted multistream is base-profile-derived" \
     test "$(python3 -c 'import json,sys; s=json.loads(sys.argv[1]); print(s["step_id"], s["derived_family_rebase"])' "$out")" = "base-profile-derived True"
 
-# ---- §20 #16 and the rest of §11.2, in order -------------------------------
+# ---- docs/spec/controller.md "Acceptance cases" #16 and the rest of
+# docs/spec/controller.md "Derivation preconditions", in order
 
 ctl_init "$T/active-parent" none
 C="$T/child-active"
@@ -268,11 +273,12 @@ check "the manifest records the resolved artifact path" \
     test "$(jpy "$C/imports/evidence-import.json" 'd["artifacts"]["ledger"]["path"]')" = evidence/experiment-ledger.json
 rm "$P1/alias-ledger.json"
 
-# §11.3 content checks, on edited evidence of one parent (each edit is
-# undone afterwards).  The parent is made as the reference seals it, with
-# no artifact manifests: a tunectl-sealed parent binds its BASE evidence,
-# and an edit is refused before derivation looks at the content
-# ("bound artifact changed since base-profile-source-mapping was sealed").
+# docs/spec/controller.md "Imported file checks" content checks, on edited
+# evidence of one parent (each edit is undone afterwards).  The parent is made
+# as the reference seals it, with no artifact manifests: a tunectl-sealed parent
+# binds its BASE evidence, and an edit is refused before derivation looks at the
+# content ("bound artifact changed since base-profile-source-mapping was
+# sealed").
 make_parent "$T/p-content" || exit 1
 PC=$P
 derive derive-session "$T/c15-bound" source-range
@@ -376,7 +382,8 @@ check "usage errors write nothing" test ! -e "$T/c-usage"
 
 check "parent root is still byte-identical after every refusal" test "$(tree "$P1")" = "$before_p1"
 
-# ---- §20 #12: digest-bound on every later command --------------------------
+# ---- #12: digest-bound on every later command (docs/spec/controller.md
+# "Acceptance cases")
 
 make_parent "$T/p-tamper" || exit 1
 derive source-range-from-smap "$T/child-tamper" source-range

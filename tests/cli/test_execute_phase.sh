@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# tunectl execute-phase (reference §12): the shipped phase manifests, the
-# tool plan of every phase, tasks refused when stale or misrouted, one
-# allowlisted tool run under a device lease, every manifest message.
+# tunectl execute-phase (docs/spec/controller.md "Phase entrypoints"): the
+# shipped phase manifests, the tool plan of every phase, tasks refused when
+# stale or misrouted, one allowlisted tool run under a device lease, every
+# manifest message.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/controller_fixtures.sh"
 
@@ -137,7 +138,8 @@ tc execute-phase --task "$T/task.json" --phase intake_preparation --tool check_e
 expect_rc 1 "--tool without a device id is refused"
 expect_out "--tool requires --lease-root and at least one --device-id" "--tool without device: the reference's message"
 
-# ---- manifest loading messages (§12.2) --------------------------------------------------
+# ---- manifest loading messages (docs/spec/controller.md
+# "Phase manifest loading")
 
 manifest() {	# manifest NAME PYTHON-EDIT: a copy of the intake manifest, edited
 	python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); exec(sys.argv[3]); open(sys.argv[2],"w").write(m if isinstance(m,str) else json.dumps(m))' \

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test_gate.sh - "tunectl gate" (analyze_performance.py) on run sets built
 # by real "bench run" calls of the shipped workload: the S0 gate at its
-# exact 5.0 % boundary, promotion, option trials, screening, the §2.3
-# argument errors, exit codes, --json-out, and tunectl's extensions
-# (bootstrap interval, --significance, environment drift).
+# exact 5.0 % boundary, promotion, option trials, screening, the
+# docs/spec/gates.md "Argument pre-validation" argument errors, exit codes,
+# --json-out, and tunectl's extensions (bootstrap interval, --significance,
+# environment drift).
 . "$(dirname "$0")/lib.sh"
 W="$TUNECTL_SRC/tests/fixtures/workloads/timed_workload.sh"
 cd "$T"
@@ -58,7 +59,7 @@ expect_eq "$out" "candidate runs worst-rank-mean-ms p50-ms p90-ms stddev-ms impr
 baseline 5 10.2000 10.2000 10.3600 0.1414 - - True 3.9215686274509802
 S1 3 8.0000 8.0000 8.0000 0.0000 21.57% True - -
 best-superkernel-candidate S1
-recommended S1" "the §2.14 table, byte for byte"
+recommended S1" "the stdout table, byte for byte"
 check "json-out is ASCII with indent 2" grep -q '^  "baseline": {$' out/p.json
 check "promotion recorded" grep -q '"final_promotion_decision": "promoted"' out/p.json
 check "extension block present" grep -q '"bootstrap_ci95_improvement_pct"' out/p.json
@@ -182,7 +183,7 @@ expect_out '"all_explicitly_empty": false' "the verdict covers every config"
 tc gate stage-a-options
 expect_rc 2 "stage-a-options needs a config"
 
-# ---- §2.3 argument errors (exit 2) ------------------------------------------------
+# ---- argument errors (exit 2) (docs/spec/gates.md "Argument pre-validation")
 usage() {	# usage "args" "message" "test name"
 	tc gate analyze $1
 	expect_rc 2 "$3 (exit 2)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# tunectl lease run: the lease runner of reference §14.3 - outcomes, exit
-# codes, the v2 manifest and its fingerprints, every validation message,
-# the parent markers, explicit environments, and tunectl lease status.
+# tunectl lease run: the lease runner of
+# docs/spec/controller.md "Lease runner" - outcomes, exit codes, the v2 manifest
+# and its fingerprints, every validation message, the parent markers, explicit
+# environments, and tunectl lease status.
 . "$(dirname "$0")/lib.sh"
 
 # j FILE EXPR: evaluate a Python expression over the JSON document d.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tunectl ledger: the experiment_ledger.py command line (validate, merge and
-# their exit codes and output shapes, superkernel-runtime-tools.md §3.11)
-# plus tunectl's migrate and final-e2e subcommands.
+# their exit codes and output shapes,
+# docs/spec/ledger.md "Ledger CLI behaviour") plus tunectl's migrate and
+# final-e2e subcommands.
 . "$(dirname "$0")/lib.sh"
 
 # The reference fixture _result(): experiment S3 with BASE / P1 / FINAL.

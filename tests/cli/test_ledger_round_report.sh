@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tunectl render-round-report: the render_round_report.py command line
-# (superkernel-runtime-tools.md §4.1): inputs, --markdown-out, --title,
+# (docs/spec/reports.md "Round report"): inputs, --markdown-out, --title,
 # --top-sk / --top-non-fusion checks, and load errors (exit 1).
 . "$(dirname "$0")/lib.sh"
 

@@ -2,7 +2,8 @@
 # test_render_final_report.sh - "tunectl render-final-report" end to end:
 # a "none" session sealed through Final with the reference's fixtures,
 # then re-rendering (idempotent), the read-only --summary override
-# (§20 #2, #5), --lang en, refusals, and the NaN ledger of §20 #3.
+# (docs/spec/controller.md "Acceptance cases" #2, #5), --lang en, refusals, and
+# the NaN ledger of docs/spec/controller.md "Acceptance cases" #3.
 . "$(dirname "$0")/lib.sh"
 
 if ! "$TUNECTL_BIN" help init >/dev/null 2>&1; then
@@ -110,7 +111,7 @@ sealed_report=$(cat "$ROOT/FINAL_E2E_REPORT.md")
 out=$sealed_report
 expect_out "## 关键数据对比" "the sealed report leads with the comparison table"
 expect_out "| stage_a / S1 | screening / TP worst-rank mean | 10.000000 | 11.000000 | +1.000000 | -10.000000% | 3 |" \
-    "selector rank 1 is shown before the faster rank 2 (§20 #5)"
+    "selector rank 1 is shown before the faster rank 2 (acceptance case #5)"
 expect_out "最终 E2E 结论: 未执行 (\`not_run\`)" "the Final label is 未执行"
 expect_out "- 回退配置：S0" "the fallback is named"
 
@@ -122,7 +123,8 @@ expect_eq "$out" "{
 check "re-rendering reproduces the sealed report byte for byte" \
     test "$(cat "$ROOT/FINAL_E2E_REPORT.md")" == "$sealed_report"
 
-# §20 #2 / #5: the override is read-only and changes only the output.
+# docs/spec/controller.md "Acceptance cases" #2 / #5: the override is read-only
+# and changes only the output.
 before=$(json_digests "$ROOT")
 summary "[$(row S1 1 11.0 false no_gain), $(row S2 2 10.5 true accepted)]" >"$T/override.json"
 tc render-final-report --session "$S" --summary "$T/override.json" \
@@ -178,8 +180,8 @@ tc render-final-report --session "$ROOT2/auto-tune-session.json"
 expect_rc 1 "render before the Final is sealed is refused"
 expect_out "final phase is not sealed" "with the reference's message"
 
-# §20 #3: NaN in the ledger is a report_summary error, not a parse error,
-# and the session stays active.
+# docs/spec/controller.md "Acceptance cases" #3: NaN in the ledger is a
+# report_summary error, not a parse error, and the session stays active.
 printf '{}\n' >"$ROOT2/evidence.json"
 ledger "$(summary "[$(row S1 1 NaN false no_gain)]")" >"$ROOT2/ledger.json"
 seal_final "$ROOT2/auto-tune-session.json"
@@ -190,7 +192,8 @@ tc next --session "$ROOT2/auto-tune-session.json"
 expect_out "\"step_id\": \"final-e2e-report\"" "the Final step is still pending"
 check "no report was written" test ! -e "$ROOT2/FINAL_E2E_REPORT.md"
 
-# §20 #2: a legacy ledger (no report_summary) renders with N/A.
+# docs/spec/controller.md "Acceptance cases" #2: a legacy ledger (no
+# report_summary) renders with N/A.
 ledger "" >"$ROOT2/ledger.json"
 seal_final "$ROOT2/auto-tune-session.json"
 expect_rc 0 "a legacy ledger seals"

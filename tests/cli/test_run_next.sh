@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run-next, run and prompt: one fresh host process per attempt, immutable
-# receipts, and every way a host can misbehave (reference §10.3, §17 and
-# acceptance cases #26-#29).
+# receipts, and every way a host can misbehave (docs/spec/controller.md
+# "Run-next and receipts", "Host delegation" and acceptance cases #26-#29).
 . "$(dirname "$0")/lib.sh"
 
 HOST="$TUNECTL_SRC/tests/fixtures/hosts/fake_host.py"

@@ -1,9 +1,10 @@
 /*
  * fuzz_dispatch_task.c - libFuzzer target for phase tasks: the staleness
- * check of a dispatch task against its session (§8.2,
- * tc_dispatch_task_check) and execute-phase's task check against the
- * shipped phase manifest of the step (tc_phase_check_task, §12.5), on a
- * fixed session whose first step is sealed.
+ * check of a dispatch task against its session (docs/spec/controller.md
+ * "Task staleness", tc_dispatch_task_check) and execute-phase's task check
+ * against the shipped phase manifest of the step (tc_phase_check_task,
+ * docs/spec/controller.md "Execute-phase"), on a fixed session whose first step
+ * is sealed.
  *
  * Input: a task document, checked twice: as it is, and as an RFC 7386
  * merge patch over the session's current task (so small edits of a task

@@ -1,10 +1,11 @@
 /*
  * fuzz_evidence_import.c - libFuzzer target for a derived session's
- * evidence import (§11.3, §11.4, §9.5): the manifest a derived session
- * binds (tc_evidence_import_validate: digest, schema, authorization, the
- * parent session, the BASE handoff and every imported artifact
- * re-validated), and the content checks of the imported profiling
- * analysis, source scope map and ledger.
+ * evidence import (docs/spec/controller.md "Imported file checks",
+ * "Evidence-import manifest", "Imported ledger checks"): the manifest a derived
+ * session binds (tc_evidence_import_validate: digest, schema, authorization,
+ * the parent session, the BASE handoff and every imported artifact
+ * re-validated), and the content checks of the imported profiling analysis,
+ * source scope map and ledger.
  *
  * Fixture: a completed parent with import evidence and a child derived
  * from it (mode both, all three artifacts).  Input parts, each an RFC 7386

@@ -1,9 +1,9 @@
 /*
  * fuzz_final_ledger.c - libFuzzer target for the Final step's view of the
- * ledger (superkernel-controller.md §9, final.h): the ledger file a Final
- * result names (tc_final_load_ledger: read, NaN-tolerant parse, shape,
- * final_e2e, report_summary with evidence files under the root), the
- * final_e2e record and classification mapping, and the Final-only result
+ * ledger (docs/spec/controller.md "The Final step's ledger", final.h): the
+ * ledger file a Final result names (tc_final_load_ledger: read, NaN-tolerant
+ * parse, shape, final_e2e, report_summary with evidence files under the root),
+ * the final_e2e record and classification mapping, and the Final-only result
  * checks (tc_final_check_result), including an untrusted ledger_path.
  *
  * Input: part 0 the bytes of <root>/ledger.json; part 1 (optional) a Final

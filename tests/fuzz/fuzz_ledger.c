@@ -1,7 +1,7 @@
 /*
  * fuzz_ledger.c - libFuzzer target for the schema 2 experiment ledger
- * (superkernel-runtime-tools.md §3): the reader (NaN refused), structural
- * validation of an experiment result, the artifact-evidence checks
+ * (docs/spec/ledger.md "Experiment ledger"): the reader (NaN refused),
+ * structural validation of an experiment result, the artifact-evidence checks
  * against a scratch artifact root holding every file the reference
  * fixture (experiment S3) names, with and without an analyser hook, the
  * relative-path and role registries, migration, preparation, the

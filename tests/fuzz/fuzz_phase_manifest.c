@@ -1,8 +1,9 @@
 /*
  * fuzz_phase_manifest.c - libFuzzer target for phase manifests
- * ("superkernel-phase-manifest-v1", §12.2): the loader against the shipped
- * tools directory (share/tools) and the tool plan execute-phase prints for
- * a current task.
+ * ("superkernel-phase-manifest-v1",
+ * docs/spec/controller.md "Phase manifest loading"): the loader against the
+ * shipped tools directory (share/tools) and the tool plan execute-phase prints
+ * for a current task.
  *
  * Input: the bytes of the manifest file.
  *

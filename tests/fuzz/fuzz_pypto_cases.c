@@ -1,11 +1,11 @@
 /*
  * fuzz_pypto_cases.c - libFuzzer target for the PyPTO-Pro Stage 5 case
- * manifest (PERFORMANCE_CASES.json, pypto-orchestration.md §3.2) and the
+ * manifest (PERFORMANCE_CASES.json, docs/spec/pypto.md "Case manifest") and the
  * documents joined with it: the Golden contract (GOLDEN_PERF_REPORT.json,
- * §6.2-§6.3), the source record's re-validation, the optimization_target
- * rules, the shape/dtype canonical forms, the frozen experiment contract
- * (docs/perf/frozen_contract.json) and the fenced JSON blocks of
- * PERFORMANCE_REPORT.md.
+ * docs/spec/pypto.md "Golden reference"), the source record's re-validation,
+ * the optimization_target rules, the shape/dtype canonical forms, the frozen
+ * experiment contract (docs/perf/frozen_contract.json) and the fenced JSON
+ * blocks of PERFORMANCE_REPORT.md.
  *
  * Input: part 0 the manifest bytes (written to <op>/PERFORMANCE_CASES.json);
  * part 1 (optional) GOLDEN_PERF_REPORT.json, in which the placeholders

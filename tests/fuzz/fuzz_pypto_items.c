@@ -1,6 +1,6 @@
 /*
  * fuzz_pypto_items.c - libFuzzer target for the Stage 5 optimisation-item
- * ledger (pypto-orchestration.md §4, docs/pypto.md "The item ledger"):
+ * ledger (docs/spec/pypto.md "Item ledger", docs/pypto.md "The item ledger"):
  * the file loader, whole-ledger validation (open and --require-closed),
  * the next-work view, and every mutation applied to a copy.
  *

@@ -1,9 +1,9 @@
 /*
- * fuzz_report_summary.c - libFuzzer target for report_summary (§9.4) and
- * the reports rendered from the ledger: summary validation against a
- * final_e2e with evidence files under the artifact root, the
- * FINAL_E2E_REPORT.md renderer (both languages, with a --summary
- * override), and the HTML report of the session.
+ * fuzz_report_summary.c - libFuzzer target for report_summary
+ * (docs/spec/controller.md "Report summary") and the reports rendered from the
+ * ledger: summary validation against a final_e2e with evidence files under the
+ * artifact root, the FINAL_E2E_REPORT.md renderer (both languages, with a
+ * --summary override), and the HTML report of the session.
  *
  * Fixture: a completed session whose Final step names ledger.json.
  * Input: part 0 a report_summary (the --summary override); part 1

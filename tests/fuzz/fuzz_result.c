@@ -1,8 +1,9 @@
 /*
- * fuzz_result.c - libFuzzer target for phase results (§6): validation
- * against a fixed session (tc_result_validate, every step of a "both"
- * schedule, Final with its ledger, final_e2e and report_summary), the
- * PHASE_REPORT.md renderer, and a real seal of the first step.
+ * fuzz_result.c - libFuzzer target for phase results (docs/spec/controller.md
+ * "Phase result validation"): validation against a fixed session
+ * (tc_result_validate, every step of a "both" schedule, Final with its ledger,
+ * final_e2e and report_summary), the PHASE_REPORT.md renderer, and a real seal
+ * of the first step.
  *
  * Input: part 0 the phase result; part 1 (optional) the bytes of
  * <root>/ledger.json, else a valid schema 2 ledger is there.  The step

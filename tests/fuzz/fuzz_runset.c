@@ -1,6 +1,6 @@
 /*
  * fuzz_runset.c - libFuzzer target for measurement run sets
- * (superkernel-runtime-tools.md §2.4-§2.7) and the gate documents: the
+ * (docs/spec/gates.md "The performance analysis") and the gate documents: the
  * rank-log parser and run-set loader (tc_runset_load over a scratch run
  * directory), runset.json, the statistics, S0 stability, the promotion
  * gate of a run set against itself, and the screening-matrix v2 and

@@ -1,10 +1,11 @@
 /*
  * fuzz_session.c - libFuzzer target for the session document: the loader
- * (tc_session_load, file read + parse + §4.2 validation), the in-memory
- * validator (tc_session_validate with and without the evidence import),
- * and everything that runs on a session that loaded: views, fingerprint,
- * next step, the dispatch task, verify (first problem and --all), status,
- * resume and lineage.
+ * (tc_session_load, file read + parse +
+ * docs/spec/controller.md "Session validation" validation), the in-memory
+ * validator (tc_session_validate with and without the evidence import), and
+ * everything that runs on a session that loaded: views, fingerprint, next step,
+ * the dispatch task, verify (first problem and --all), status, resume and
+ * lineage.
  *
  * Input: one session document.  Its "artifact_root", when it is a string,
  * is replaced by this target's scratch root before the file is written,

@@ -1,10 +1,10 @@
 /*
  * test_bench_gates.c - the reference's PerformanceAnalysisTest cases
- * (superkernel-runtime-tools.md §5.1) ported to tunectl, plus the run-set
- * layout rules of §2.4 and the S0 / promotion boundaries.  Run sets are
- * written to a temporary directory the way the reference fixture
- * _write_performance_runs does (8 ranks, config.yaml with both option
- * maps set to {}).
+ * (docs/spec/gates.md "Reference tests") ported to tunectl, plus the run-set
+ * layout rules of docs/spec/gates.md "Run-set layout" and the S0 / promotion
+ * boundaries.  Run sets are written to a temporary directory the way the
+ * reference fixture _write_performance_runs does (8 ranks, config.yaml with
+ * both option maps set to {}).
  */
 #include <ftw.h>
 #include <setjmp.h>
@@ -220,7 +220,7 @@ assert_names(const tc_json *arr, const char *const *names, size_t n)
 		assert_string_equal(tc_json_string(arr->u.arr.items[i]), names[i]);
 }
 
-/* ---- §5.1 ------------------------------------------------------------------ */
+/* ---- docs/spec/gates.md "Reference tests" ------------------------------- */
 
 static void
 stage_a_config_requires_explicit_empty_option_maps(void **state)
@@ -719,7 +719,8 @@ selection_only_matrix_rules_of_the_reference_tests(void **state)
 	tc_error_clear(&err);
 }
 
-/* ---- run-set layout (§2.4, §2.5) ------------------------------------------- */
+/* ---- run-set layout (docs/spec/gates.md "Run-set layout",
+ * "Run-set statistics") */
 
 static void
 runset_reports_missing_runs_and_rank_count(void **state)

@@ -1,8 +1,10 @@
 /*
  * test_bench_matrix.c - every validation message of the screening matrix
- * v2 (§2.9), the Stage-A option controls (§2.10), the replay evidence
- * checks tunectl implements (§2.11) and tunectl's winner option matrix v1
- * rules, each pinned by one document that violates exactly that rule.
+ * v2 (docs/spec/gates.md "Screening matrix v2"), the Stage-A option controls
+ * (docs/spec/gates.md "Stage-A option controls"), the replay evidence checks
+ * tunectl implements (docs/spec/gates.md "Replay evidence") and tunectl's
+ * winner option matrix v1 rules, each pinned by one document that violates
+ * exactly that rule.
  */
 #include <ftw.h>
 #include <setjmp.h>

@@ -1,7 +1,9 @@
 /*
- * test_derive_checks.c - the content checks of imported evidence (§11.3,
- * §9.5) and the two content fingerprints (§3.2), each message triggered
- * by the smallest edit of a valid document.
+ * test_derive_checks.c - the content checks of imported evidence
+ * (docs/spec/controller.md "Imported file checks",
+ * docs/spec/controller.md "Imported ledger checks") and the two content
+ * fingerprints (docs/spec/controller.md "Where each digest is used"), each
+ * message triggered by the smallest edit of a valid document.
  */
 #include <setjmp.h>
 #include <stdarg.h>

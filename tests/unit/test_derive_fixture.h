@@ -1,8 +1,9 @@
 /*
  * test_derive_fixture.h - a completed parent session with import evidence
  * for the derived-session unit tests (the reference tests'
- * completed_parent_with_import_evidence, §20), built through the library:
- * init, then one seal per step.
+ * completed_parent_with_import_evidence,
+ * docs/spec/controller.md "Acceptance cases"), built through the library: init,
+ * then one seal per step.
  *
  * Layout under a temp dir D:
  *   D/parent-artifacts/auto-tune-session.json   id "parent-session"

@@ -1,9 +1,11 @@
 /*
  * test_derive_revalidation.c - a derived session's evidence import is
- * re-validated on every load (§11.4 steps 5-10, §11.5): each check is
- * triggered either by tampering with a file on disk (the next load
- * refuses it) or by editing the manifest and re-binding its digest, so
- * that exactly that check is reached.
+ * re-validated on every load (docs/spec/controller.md
+ * "Evidence-import manifest" steps 5-10,
+ * docs/spec/controller.md "Files inside the parent root"): each check is
+ * triggered either by tampering with a file on disk (the next load refuses it)
+ * or by editing the manifest and re-binding its digest, so that exactly that
+ * check is reached.
  */
 #include <setjmp.h>
 #include <stdarg.h>

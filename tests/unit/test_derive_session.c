@@ -1,8 +1,9 @@
 /*
- * test_derive_session.c - derive_session (§11.2) through the library:
- * what a derivation writes (manifest §11.4 and session), the choice of the
- * latest accepted BASE/SMAP handoff (step 11), the mode check that the
- * CLI's argument parser hides, and that a derivation refused while
+ * test_derive_session.c - derive_session (docs/spec/controller.md
+ * "Derivation preconditions") through the library: what a derivation writes
+ * (manifest docs/spec/controller.md "Evidence-import manifest" and session),
+ * the choice of the latest accepted BASE/SMAP handoff (step 11), the mode check
+ * that the CLI's argument parser hides, and that a derivation refused while
  * creating directories removes the ones it made.
  */
 #include <setjmp.h>

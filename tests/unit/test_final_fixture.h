@@ -2,8 +2,8 @@
  * test_final_fixture.h - shared fixtures of the Final-step and report
  * unit tests (test_final_*.c, test_report_*.c): a throw-away artifact
  * root, files written into it, and the documents of the reference's
- * acceptance fixtures (superkernel-controller.md §20): a "none" session
- * advanced to a sealed Final, the Final result, the schema 2 ledger and
+ * acceptance fixtures (docs/spec/controller.md "Acceptance cases"): a "none"
+ * session advanced to a sealed Final, the Final result, the schema 2 ledger and
  * report_summary().
  *
  * Header-only (static inline) so that each test binary stays one file.

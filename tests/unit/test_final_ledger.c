@@ -1,7 +1,10 @@
 /*
- * test_final_ledger.c - the Final step's ledger (§9.1), final_e2e (§9.2),
- * the classification mapping (§9.3) and the Final-only result checks
- * (§6 step 15): every message, triggered by one edit of a valid ledger.
+ * test_final_ledger.c - the Final step's ledger (docs/spec/controller.md
+ * "Loading the Final ledger"), final_e2e (docs/spec/controller.md
+ * "Final E2E record"), the classification mapping (docs/spec/controller.md
+ * "Final status from classification") and the Final-only result checks
+ * (docs/spec/controller.md "Phase result validation" step 15): every message,
+ * triggered by one edit of a valid ledger.
  */
 #include "test_final_fixture.h"
 
@@ -22,7 +25,7 @@ struct ledger_case {
 };
 
 static const struct ledger_case ledger_cases[] = {
-	/* §9.1 */
+	/* docs/spec/controller.md "Loading the Final ledger" */
 	{ "schema_version 1 is not a schema 2 ledger",
 	  { { "", "schema_version", "1" } },
 	  "ledger_path must reference a schema 2 ledger" },
@@ -70,7 +73,7 @@ static const struct ledger_case ledger_cases[] = {
 	{ "report_summary null is validated and refused",
 	  { { "", "report_summary", "null" } },
 	  "report_summary schema_version is invalid" },
-	/* §9.2 */
+	/* docs/spec/controller.md "Final E2E record" */
 	{ "unknown classification is refused",
 	  { { "fe", "classification", "\"winner\"" } },
 	  "ledger final_e2e classification is invalid" },
@@ -385,8 +388,9 @@ test_symlink_inside_the_root_is_followed(void **state)
 	fx_rmrf(root);
 }
 
-/* §20 #3: a ledger holding the non-standard token NaN parses; the error
- * is the report_summary's, not a decode error. */
+/* docs/spec/controller.md "Acceptance cases" #3: a ledger holding the
+ * non-standard token NaN parses; the error is the report_summary's, not a
+ * decode error. */
 static void
 test_nan_in_ledger_is_a_summary_error_not_a_parse_error(void **state)
 {
@@ -418,7 +422,7 @@ test_nan_in_ledger_is_a_summary_error_not_a_parse_error(void **state)
 	fx_rmrf(root);
 }
 
-/* ---- §9.3 ------------------------------------------------------------------ */
+/* ---- docs/spec/controller.md "Final status from classification" --------- */
 
 static void
 test_classification_maps_to_the_final_status(void **state)
@@ -449,7 +453,7 @@ test_status_labels_match_the_report_vocabulary(void **state)
 	    "failed or blocked");
 }
 
-/* ---- §6 step 15 --------------------------------------------------------- */
+/* ---- step 15 (docs/spec/controller.md "Phase result validation") -------- */
 
 static void
 test_final_result_lists_every_missing_detail_in_order(void **state)
@@ -509,7 +513,8 @@ test_final_result_without_final_e2e_is_refused(void **state)
 	fx_rmrf(root);
 }
 
-/* §20 #42: every terminal class seals with its mapped status only. */
+/* docs/spec/controller.md "Acceptance cases" #42: every terminal class seals
+ * with its mapped status only. */
 static void
 test_final_status_must_equal_the_mapped_classification(void **state)
 {

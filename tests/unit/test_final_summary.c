@@ -1,8 +1,8 @@
 /*
- * test_final_summary.c - report_summary validation (§9.4): every message,
- * each triggered by one edit of the reference's report_summary() fixture
- * (with a winner added when the Final is beneficial), evidence files
- * resolved under the artifact root.
+ * test_final_summary.c - report_summary validation (docs/spec/controller.md
+ * "Report summary"): every message, each triggered by one edit of the
+ * reference's report_summary() fixture (with a winner added when the Final is
+ * beneficial), evidence files resolved under the artifact root.
  */
 #include "test_final_fixture.h"
 

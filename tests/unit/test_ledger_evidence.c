@@ -1,9 +1,10 @@
 /*
  * test_ledger_evidence.c - artifact evidence validation of an experiment
- * result (superkernel-runtime-tools.md §3.7, §3.8): analysis files on
- * disk, their binding to the experiment and its rounds, input and profile
- * files, and the decision coverage checked against an analyser hook (a
- * fake standing in for the reference's external analyser).
+ * result (docs/spec/ledger.md "Artifact evidence validation",
+ * "The validation wrapper"): analysis files on disk, their binding to the
+ * experiment and its rounds, input and profile files, and the decision coverage
+ * checked against an analyser hook (a fake standing in for the reference's
+ * external analyser).
  */
 #include <setjmp.h>
 #include <stdarg.h>

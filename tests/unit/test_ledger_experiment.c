@@ -1,8 +1,9 @@
 /*
  * test_ledger_experiment.c - the reference's ExperimentLedgerTest
  * behaviours of one experiment result (superkernel-runtime-tools.md
- * §5.3): structural validation, mapping predicates, enumerations and the
- * path-role registry.  Merge behaviours are in test_ledger_merge.c.
+ * docs/spec/ledger.md "Reference tests"): structural validation, mapping
+ * predicates, enumerations and the path-role registry.  Merge behaviours are in
+ * test_ledger_merge.c.
  */
 #include <math.h>
 #include <setjmp.h>

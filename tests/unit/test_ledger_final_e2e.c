@@ -1,8 +1,8 @@
 /*
  * test_ledger_final_e2e.c - the ledger's final_e2e record computed from
- * two measured run sets (controller spec §9.2): metrics, improvement and
- * classification come from the logs, and the record always passes the
- * controller's own final_e2e validation.
+ * two measured run sets (docs/spec/controller.md "Final E2E record"): metrics,
+ * improvement and classification come from the logs, and the record always
+ * passes the controller's own final_e2e validation.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /*
  * test_ledger_fixture.h - the experiment-result fixtures of the reference's
- * ExperimentLedgerTest (superkernel-runtime-tools.md §5.3), rebuilt in C,
+ * ExperimentLedgerTest (docs/spec/ledger.md "Reference tests"), rebuilt in C,
  * plus JSON-pointer mutation helpers.  Header-only (static functions) so
  * that it is included by the ledger tests and linked into nothing else.
  */

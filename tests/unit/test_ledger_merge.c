@@ -1,8 +1,8 @@
 /*
  * test_ledger_merge.c - merging experiment results into the schema 2
- * ledger (superkernel-runtime-tools.md §3.9, §3.10, §3.12): the
- * reference's ExperimentLedgerTest merge behaviours and every merge
- * message.
+ * ledger (docs/spec/ledger.md "Merging into a schema 2 ledger",
+ * "Conditional performance evidence", "Schema 1 migration"): the reference's
+ * ExperimentLedgerTest merge behaviours and every merge message.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1091,7 +1091,8 @@ test_each_ledger_defect_reports_its_reference_message(void **state)
 	assert_int_equal(failed, 0);
 }
 
-/* Every schema 1 migration message (§3.12). */
+/* Every schema 1 migration message (docs/spec/ledger.md "Schema 1 migration").
+ */
 static void
 test_each_schema1_defect_reports_its_reference_message(void **state)
 {

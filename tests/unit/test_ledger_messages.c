@@ -1,8 +1,8 @@
 /*
  * test_ledger_messages.c - every structural validation message of an
- * experiment result (superkernel-runtime-tools.md §3.5, §3.6), one table
- * row each: a valid base document, a mutation, the exact message the
- * validation must report.
+ * experiment result (docs/spec/ledger.md "Structural validation",
+ * "Artifact-path scanning"), one table row each: a valid base document, a
+ * mutation, the exact message the validation must report.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -455,7 +455,8 @@ static const struct row rows[] = {
 	  "relative artifact path" },
 	{ S3, { SET("/profiling_analysis_result/S3-P1", "\" S3-P1/a.json\"") },
 	  "profiling_analysis_result.S3-P1 must be a relative artifact path" },
-	/* The reference's TypeError for unhashable values (§3.8). */
+	/* The reference's TypeError for unhashable values (docs/spec/ledger.md
+	 * "The validation wrapper"). */
 	{ S3, { SET(PSD "/0/mapping_method", "[\"source_scope_map\"]") },
 	  "experiment result contains invalid JSON value types: TypeError: "
 	  "unhashable type: 'list'" },

@@ -1,7 +1,8 @@
 /*
- * test_ledger_read.c - the ledger tool's JSON reader (§1.1, §3.11):
- * NaN / Infinity / -Infinity refused where the reference's parse_constant
- * hook would meet them, errors named by their Python exception class.
+ * test_ledger_read.c - the ledger tool's JSON reader (docs/spec/json.md
+ * "Reading JSON", docs/spec/ledger.md "Ledger CLI behaviour"): NaN / Infinity /
+ * -Infinity refused where the reference's parse_constant hook would meet them,
+ * errors named by their Python exception class.
  */
 #include <setjmp.h>
 #include <stdarg.h>

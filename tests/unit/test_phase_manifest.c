@@ -1,7 +1,8 @@
 /*
- * test_phase_manifest.c - phase manifests (§12.2): each loading message
- * in order, the shipped manifests, the share-directory search and its
- * environment override, and the plan built for a current task.
+ * test_phase_manifest.c - phase manifests (docs/spec/controller.md
+ * "Phase manifest loading"): each loading message in order, the shipped
+ * manifests, the share-directory search and its environment override, and the
+ * plan built for a current task.
  */
 #include <setjmp.h>
 #include <stdarg.h>

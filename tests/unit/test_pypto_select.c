@@ -1,8 +1,9 @@
 /*
- * test_pypto_select.c - best-version selection (§5): the anchor-based tie
- * rule, chains that would be non-transitive if judged pairwise, the
- * baseline kept when nothing is stably better, exact boundaries, relative
- * ranges, weights, non-target cases and candidates that are not rankable.
+ * test_pypto_select.c - best-version selection (docs/spec/pypto.md
+ * "Best-version selection"): the anchor-based tie rule, chains that would be
+ * non-transitive if judged pairwise, the baseline kept when nothing is stably
+ * better, exact boundaries, relative ranges, weights, non-target cases and
+ * candidates that are not rankable.
  */
 #include <setjmp.h>
 #include <stdarg.h>

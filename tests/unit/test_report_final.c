@@ -1,10 +1,11 @@
 /*
- * test_report_final.c - FINAL_E2E_REPORT.md (§13): byte-exact golden
- * reports for fixed sessions built here (the expectations are written
- * from the specification's layout, not from the renderer), the row
- * selection and cell rules of the acceptance tests (§20 #1, #2, #4-#9,
- * #29, #36, #38), the read-only --summary override, idempotence and the
- * refusal to overwrite sealed evidence.
+ * test_report_final.c - FINAL_E2E_REPORT.md (docs/spec/reports.md
+ * "Final E2E report"): byte-exact golden reports for fixed sessions built here
+ * (the expectations are written from the specification's layout, not from the
+ * renderer), the row selection and cell rules of the acceptance tests
+ * (docs/spec/controller.md "Acceptance cases" #1, #2, #4-#9, #29, #36, #38),
+ * the read-only --summary override, idempotence and the refusal to overwrite
+ * sealed evidence.
  */
 #include "test_final_fixture.h"
 
@@ -138,7 +139,8 @@ render_error(const tc_json *session, const char *override)
 	"改善率 | 运行数 | 门禁/状态 | 证据 |\n"				\
 	"|---|---|---:|---:|---:|---:|---|---|---|\n"
 
-/* §20 #1: a not_run Final with the reference's report_summary(). */
+/* docs/spec/controller.md "Acceptance cases" #1: a not_run Final with the
+ * reference's report_summary(). */
 static const char *const golden_not_run[] = {
 	"# SuperKernel Auto Tune 最终 E2E 报告\n"
 	"\n"
@@ -225,8 +227,9 @@ static const char *const golden_not_run[] = {
 };
 
 /* A beneficial Final on a legacy ledger (no report_summary): synthetic S0
- * row, run_count never taken from sample_count (§20 #7), the ledger
- * table of the reference's fixture experiment (§20 #38). */
+ * row, run_count never taken from sample_count (docs/spec/controller.md
+ * "Acceptance cases" #7), the ledger table of the reference's fixture
+ * experiment (docs/spec/controller.md "Acceptance cases" #38). */
 static const char *const golden_beneficial_legacy[] = {
 	"# SuperKernel Auto Tune 最终 E2E 报告\n"
 	"\n"
@@ -402,7 +405,7 @@ test_golden_beneficial_report_of_a_legacy_ledger(void **state)
 	fx_done(&f);
 }
 
-/* §20 #1 */
+/* docs/spec/controller.md "Acceptance cases" #1 */
 static void
 test_failure_report_starts_with_comparison_and_keeps_best_attempt(void **state)
 {
@@ -426,7 +429,8 @@ test_failure_report_starts_with_comparison_and_keeps_best_attempt(void **state)
 	fx_done(&f);
 }
 
-/* §20 #2, the rendering half: a legacy ledger renders with N/A. */
+/* docs/spec/controller.md "Acceptance cases" #2, the rendering half: a legacy
+ * ledger renders with N/A. */
 static void
 test_legacy_not_run_ledger_renders_na_rows(void **state)
 {
@@ -445,7 +449,7 @@ test_legacy_not_run_ledger_renders_na_rows(void **state)
 	fx_done(&f);
 }
 
-/* §20 #4 */
+/* docs/spec/controller.md "Acceptance cases" #4 */
 static void
 test_success_summary_binds_winner_to_final_configuration(void **state)
 {
@@ -495,7 +499,7 @@ test_success_summary_binds_winner_to_final_configuration(void **state)
 	" \"reason_zh\": \"r\", \"gates_zh\": \"g\","			\
 	" \"evidence_artifacts\": [\"evidence.json\"]" extra "}"
 
-/* §20 #5 */
+/* docs/spec/controller.md "Acceptance cases" #5 */
 static void
 test_summary_uses_selector_rank_and_accepted_candidate_before_best_attempt(
     void **state)
@@ -577,7 +581,7 @@ test_row_selection_orders_by_time_then_id_per_metric(void **state)
 	fx_done(&f);
 }
 
-/* §20 #6 */
+/* docs/spec/controller.md "Acceptance cases" #6 */
 static void
 test_missing_nested_option_map_is_not_reported_as_effective_options(
     void **state)
@@ -628,7 +632,7 @@ test_nested_optimize_options_and_debug_fallback(void **state)
 	fx_done(&f);
 }
 
-/* §20 #7 */
+/* docs/spec/controller.md "Acceptance cases" #7 */
 static void
 test_final_run_count_does_not_reuse_sample_count(void **state)
 {
@@ -649,7 +653,7 @@ test_final_run_count_does_not_reuse_sample_count(void **state)
 	fx_done(&f);
 }
 
-/* §20 #9 */
+/* docs/spec/controller.md "Acceptance cases" #9 */
 static void
 test_summary_table_escapes_markdown_and_keeps_profile_diagnostic(void **state)
 {
@@ -730,7 +734,8 @@ test_final_gates_and_display_note_are_rendered(void **state)
 	fx_done(&f);
 }
 
-/* §20 #36: every terminal class renders its label and custom summary. */
+/* docs/spec/controller.md "Acceptance cases" #36: every terminal class renders
+ * its label and custom summary. */
 static void
 test_every_terminal_class_renders_its_label(void **state)
 {
@@ -786,7 +791,8 @@ test_every_terminal_class_renders_its_label(void **state)
 	}
 }
 
-/* §20 #10 / #29: derived sessions name their import. */
+/* docs/spec/controller.md "Acceptance cases" #10 / #29: derived sessions name
+ * their import. */
 static void
 test_derived_session_names_its_imported_parent(void **state)
 {
@@ -962,8 +968,8 @@ test_rendering_is_idempotent(void **state)
 	fx_done(&f);
 }
 
-/* §20 #2: the override is read-only -- every existing file keeps its
- * bytes; only the requested output appears. */
+/* docs/spec/controller.md "Acceptance cases" #2: the override is read-only --
+ * every existing file keeps its bytes; only the requested output appears. */
 static void
 test_summary_override_is_read_only(void **state)
 {

@@ -1,8 +1,8 @@
 /*
- * test_report_format.c - the report formatting helpers (§13.1): Python's
- * '%.6f' / '%+.6f' (exact binary values, signed zero, ints converted
- * first), the report's arithmetic, str() of JSON values, _summary_cell
- * escaping and json.dumps with default separators.
+ * test_report_format.c - the report formatting helpers (docs/spec/reports.md
+ * "Formatting helpers"): Python's '%.6f' / '%+.6f' (exact binary values, signed
+ * zero, ints converted first), the report's arithmetic, str() of JSON values,
+ * _summary_cell escaping and json.dumps with default separators.
  */
 #include "test_final_fixture.h"
 

@@ -1,7 +1,7 @@
 /*
- * test_report_phase.c - PHASE_REPORT.md (§10.1), byte for byte: identity
- * bullets, conclusion, next step, and the blockers section only when
- * there are blockers (one json.dumps line each).
+ * test_report_phase.c - PHASE_REPORT.md (docs/spec/reports.md "Phase report"),
+ * byte for byte: identity bullets, conclusion, next step, and the blockers
+ * section only when there are blockers (one json.dumps line each).
  */
 #include "test_final_fixture.h"
 
@@ -98,7 +98,8 @@ test_phase_report_lists_each_blocker_as_json(void **state)
 	free(text);
 }
 
-/* The system-generated short-circuit result of §5.5. */
+/* The system-generated short-circuit result of
+ * docs/spec/controller.md "Short-circuit". */
 static void
 test_phase_report_of_a_short_circuit_scene(void **state)
 {

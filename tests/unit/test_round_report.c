@@ -1,8 +1,8 @@
 /*
  * test_round_report.c - the round report renderer (render_round_report.py,
- * superkernel-runtime-tools.md §4): the reference's RoundReportRenderingTest
- * (§5.2), the exact layout, every cell helper, and the Python errors the
- * reference lets escape.
+ * docs/spec/reports.md "Round report"): the reference's
+ * RoundReportRenderingTest (docs/spec/reports.md "Round report"), the exact
+ * layout, every cell helper, and the Python errors the reference lets escape.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -88,7 +88,8 @@ fx_edit(tc_json *root, const char *path, const char *json_text)
 	return root;
 }
 
-/* Seal step i in the document (no files): the fields §4.2 checks. */
+/* Seal step i in the document (no files): the fields
+ * docs/spec/controller.md "Session validation" checks. */
 static inline void
 fx_mark_sealed(tc_json *doc, size_t i, const char *status)
 {

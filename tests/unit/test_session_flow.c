@@ -1,7 +1,8 @@
 /*
  * test_session_flow.c - the controller's library calls on real files:
- * init refusals, dispatch tasks and their staleness (§8), seal and its
- * refusals (§10.2), verify and resume (§10.4, §7.2).
+ * init refusals, dispatch tasks and their staleness (docs/spec/controller.md
+ * "Dispatch tasks"), seal and its refusals (docs/spec/controller.md "Sealing"),
+ * verify and resume (docs/spec/controller.md "Verify", "Next and resume").
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,7 +1,8 @@
 /*
  * test_session_import.c - the evidence import of a derived session, as
- * §4.2 step 8 checks it on every load: the reference's shape, the
- * manifest's digest binding, schema and explicit approval (§11.4 1-4).
+ * docs/spec/controller.md "Session validation" step 8 checks it on every load:
+ * the reference's shape, the manifest's digest binding, schema and explicit
+ * approval (docs/spec/controller.md "Evidence-import manifest" 1-4).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,9 +22,10 @@
 	"\"approved_at\": \"2026-09-05T01:02:03+00:00\"}, \"parent\": {}, " \
 	"\"base_handoff\": {}, \"artifacts\": {}, \"identity\": {}}"
 
-/* A manifest that passes §11.4 steps 1-4 goes on to the parent checks of
- * step 5 (test_derive_revalidation.c), where this placeholder's empty
- * "parent" is the first thing refused. */
+/* A manifest that passes docs/spec/controller.md "Evidence-import manifest"
+ * steps 1-4 goes on to the parent checks of step 5
+ * (test_derive_revalidation.c), where this placeholder's empty "parent" is the
+ * first thing refused. */
 #define PASSED_STEPS_1_TO_4 \
 	"parent artifact_root must be a non-empty canonical string"
 

@@ -1,7 +1,8 @@
 /*
  * test_session_schedule.c - canonical schedules for every entrypoint and
- * optional mode (§5.1), their refusals, and the derived-BASE insertion
- * of `both` (§5.4).
+ * optional mode (docs/spec/controller.md "Canonical schedules"), their
+ * refusals, and the derived-BASE insertion of `both` (docs/spec/controller.md
+ * "Derived BASE insertion").
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,7 +1,8 @@
 /*
- * test_session_validate.c - session validation (§4.2): every check in the
- * reference's order with its exact message, the canonical-schedule check
- * (§5.3) and what it deliberately ignores.
+ * test_session_validate.c - session validation (docs/spec/controller.md
+ * "Session validation"): every check in the reference's order with its exact
+ * message, the canonical-schedule check (docs/spec/controller.md
+ * "Schedule validation") and what it deliberately ignores.
  */
 #include <setjmp.h>
 #include <stdarg.h>
