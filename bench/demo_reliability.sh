@@ -98,11 +98,19 @@ def load(path):
 
 
 def spread(root, rel):
-    rep = load(os.path.join(root, rel))
-    st = (rep or {}).get("baseline_stability") or {}
-    if st.get("spread_pct") is None:
+    """The stability gate of a series and of every re-measurement of it
+    (rel, rel-2.json, ...: the workers measure a disturbed series again,
+    at most three times); the last one is what the gates went on with."""
+    shown = []
+    for k in range(1, 10):
+        r = rel if k == 1 else "%s-%d.json" % (rel[:-5], k)
+        st = (load(os.path.join(root, r)) or {}).get("baseline_stability") or {}
+        if st.get("spread_pct") is None:
+            break
+        shown.append("%.2f%% (%+.2f)" % (st["spread_pct"], st["max_spread_pct"] - st["spread_pct"]))
+    if not shown:
         return "-"
-    return "%.2f%% (%+.2f)" % (st["spread_pct"], st["max_spread_pct"] - st["spread_pct"])
+    return shown[-1] + ("" if len(shown) == 1 else "  [%d series: %s]" % (len(shown), ", ".join(shown)))
 
 
 def evaluation(root, rel, key, name=None):

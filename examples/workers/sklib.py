@@ -129,6 +129,16 @@ WARMUP_RUNS = {"standard": 1, "quick": 0}
 GATE_POLICY = {"min_improvement_pct": 2.0, "allow_p90_regression_pct": 0.0,
                "allow_stddev_regression_pct": 50.0}
 
+# A series whose own runs disagree by more than the stability limit was
+# disturbed while it ran: on a shared VM the hypervisor takes the vCPU away
+# for whole fractions of a second, which no guest clock can see.  Such a
+# series is measured again, at most SERIES_ATTEMPTS times in all; every
+# attempt keeps its run set (and, for a stability series, its gate report)
+# under its own name, the phase result lists them all, and the gates judge
+# the first undisturbed one exactly as they would have judged the first.
+SERIES_ATTEMPTS = 3
+MAX_SPREAD_PCT = 5.0
+
 
 def log(msg):
     print("[%s] %s" % (os.path.basename(sys.argv[0]), msg), file=sys.stderr, flush=True)
@@ -278,6 +288,50 @@ class Worker:
         self.tool("analyze_performance.py", "gate-" + json_rel.replace("/", "-")[:-5], *args)
         return read_json(self.path(json_rel))
 
+    def attempt_name(self, rel, k, suffix=""):
+        """rel for the first attempt, rel-<k> after it (before a suffix)."""
+        base = rel[:-len(suffix)] if suffix and rel.endswith(suffix) else rel
+        return rel if k == 1 else "%s-%d%s" % (base, k, suffix)
+
+    def stable_series(self, config_path, rel_dir, json_rel, runs=5):
+        """A `runs`-process series and its stability gate, measured again
+        (rel_dir-2, json_rel-2.json, ...) while the gate finds it unstable.
+        Returns (run set path, baseline_stability, gate report rel)."""
+        tried = []
+        for k in range(1, SERIES_ATTEMPTS + 1):
+            rd, jr = self.attempt_name(rel_dir, k), self.attempt_name(json_rel, k, ".json")
+            runset = self.bench(config_path, rd, runs)
+            st = self.gate("stability", runset, [], jr)["baseline_stability"]
+            tried.append({"runset": rd, "stability": jr, "spread_pct": st.get("spread_pct"),
+                          "stable": bool(st["stable"])})
+            if st["stable"]:
+                break
+        self.note_attempts(rel_dir, tried)
+        return runset, st, jr
+
+    def trial_series(self, config_path, rel_dir, runs=3, archive=False):
+        """A `runs`-process series for a comparison, measured again
+        (rel_dir-2, ...) while its own runs spread more than the stability
+        limit.  Returns the run set path."""
+        tried = []
+        for k in range(1, SERIES_ATTEMPTS + 1):
+            rd = self.attempt_name(rel_dir, k)
+            runset = self.bench(config_path, rd, runs, archive=archive)
+            spread = runset_spread_pct(runset)
+            tried.append({"runset": rd, "spread_pct": spread,
+                          "stable": spread is not None and spread <= MAX_SPREAD_PCT})
+            if tried[-1]["stable"]:
+                break
+        self.note_attempts(rel_dir, tried)
+        return runset
+
+    def note_attempts(self, rel_dir, tried):
+        if len(tried) > 1:
+            log("%s: measured %d times (spreads %s)" % (rel_dir, len(tried), ", ".join(
+                "%.2f%%" % t["spread_pct"] if t["spread_pct"] is not None else "N/A" for t in tried)))
+            self.decisions.append({"decision": "series_remeasured", "series": rel_dir,
+                                   "max_spread_pct": MAX_SPREAD_PCT, "attempts": tried})
+
     def gate_policy(self):
         """The policy frozen at intake (the defaults before intake ran)."""
         path = self.path("intake/freeze.json")
@@ -408,6 +462,25 @@ def lease_root():
         root = os.path.join(os.environ.get("TMPDIR", "/tmp"), "tunectl-demo-leases")
     os.makedirs(root, exist_ok=True)
     return root
+
+
+def runset_spread_pct(runset):
+    """(max - min) / mean of a run set's per-run worst-rank means, in %
+    (None when a run failed)."""
+    means = [r.get("worst_rank_mean_ms") for r in read_json(os.path.join(runset, "runset.json"))["runs"]]
+    if not means or any(m is None for m in means):
+        return None
+    mean = sum(means) / len(means)
+    return (max(means) - min(means)) / mean * 100.0 if mean > 0 else None
+
+
+def s0_series(w):
+    """(run set rel, stability report rel) of the S0 series the gates
+    accepted (s0/series.json; the first attempt's names before it existed)."""
+    if os.path.exists(w.path("s0/series.json")):
+        series = read_json(w.consume("s0/series.json"))
+        return series["runset"], series["stability"]
+    return "s0/runset", "s0/stability.json"
 
 
 def timing_clock(runset):

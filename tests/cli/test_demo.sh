@@ -77,6 +77,18 @@ expect_err "demo: what you can do:
 demo:   the timings were too noisy to trust" "the closing lines say what the user can do"
 expect_eq "$(jq_ "$R/ledger.json" "d['final_e2e']['classification']")" "not_run" \
     "the noisy demo's final E2E is not_run"
+# A disturbed series is measured again, at most three times, and every
+# attempt stays in the evidence under its own name.
+expect_eq "$(ls -d "$R"/s0/runset "$R"/s0/runset-2 "$R"/s0/runset-3 "$R"/s0/stability.json \
+    "$R"/s0/stability-2.json "$R"/s0/stability-3.json 2>/dev/null | wc -l)" 6 \
+    "the unstable S0 series was measured three times, each kept under its own name"
+check "no fourth S0 series" test ! -e "$R/s0/runset-4"
+expect_eq "$(jq_ "$R/s0/series.json" "d['runset'], d['stability'], d['stable']")" \
+    "('s0/runset-3', 's0/stability-3.json', False)" "s0/series.json names the last series the gates judged"
+expect_eq "$(jq_ "$R/phases/s0-baseline/phase-result.json" \
+    "[(x['series'], len(x['attempts']), [a['stable'] for a in x['attempts']]) for x in d['decisions'] if x['decision'] == 'series_remeasured']")" \
+    "[('s0/runset', 3, [False, False, False])]" "the S0 result records every attempt"
+expect_err "demo:   stability gate (s0/stability-3.json): spread " "the closing lines name every attempt's gate"
 
 # A second demo starts a fresh session.
 run_demo "$T/d-none" none
