@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tunectl/error.h"
 #include "tunectl/json.h"
@@ -19,15 +20,73 @@ enum {
 	TC_EXIT_USAGE = 2
 };
 
-struct tc_command {
-	const char *name;
-	const char *summary;	/* one line for "tunectl help" */
-	const char *usage;	/* full usage text (may be several lines) */
-	int (*run)(int argc, char **argv);	/* argv[0] is the command name */
+/*
+ * One entry per command and per subcommand, defined in the command's own
+ * file next to its code (tmux's cmd_entry).  commands.c lists the
+ * commands; tc_cli_dispatch() does the rest: "help", "--help", unknown
+ * commands and subcommands, and the usage errors about them.
+ */
+enum tc_refusal {
+	TC_REFUSAL_LINE,	/* {"valid": false, "errors": [msg]}: the
+				 * controller's, on one line */
+	TC_REFUSAL_SORTED	/* indent 2, sorted keys: experiment_ledger.py's */
 };
 
-extern const struct tc_command tc_commands[];
-const struct tc_command *tc_command_find(const char *name);
+enum {
+	TC_CMD_HIDDEN = 1 << 0,		/* dispatched, never listed */
+	TC_CMD_PARENT_USAGE = 1 << 1,	/* a subcommand that speaks as its
+					 * parent: its run gets the parent's
+					 * entry, --help prints the parent's */
+	TC_CMD_HELP_ANYWHERE = 1 << 2	/* -h/--help anywhere before "--"
+					 * wins over every other argument,
+					 * as in argparse */
+};
+
+struct tc_command {
+	const char *name;	/* as typed: "ledger" or "ledger merge" */
+	const char *summary;	/* one line for "tunectl help" */
+	const char *usage;	/* --help, and before every usage error */
+	const char *help;	/* more text --help prints after the usage */
+	/*
+	 * argv[0] is the (sub)command's own word; self is this entry, or the
+	 * parent's with TC_CMD_PARENT_USAGE.  A command with subcommands and
+	 * no run is dispatched by tc_cli_dispatch(); one with both runs first
+	 * and calls tc_cli_dispatch() itself.
+	 */
+	int (*run)(const struct tc_command *self, int argc, char **argv);
+	const struct tc_command *const *subs;	/* NULL-terminated, or NULL */
+	const char *sub_dest;	/* argparse dest of the subcommand word:
+				 * "command" names it in the errors;
+				 * NULL: "a subcommand is required" */
+	enum tc_refusal refusal;	/* the shape tc_refuse() prints */
+	unsigned flags;		/* TC_CMD_* */
+};
+
+/* The commands, sorted by name ("tunectl help" lists them in order). */
+extern const struct tc_command *const tc_commands[];
+
+/* The command or subcommand entry named by word among cmds, or NULL. */
+const struct tc_command *tc_command_find(const struct tc_command *const *cmds,
+    const char *word);
+
+/* Print cmd's usage, then (with full) its help text. */
+void tc_cli_print_help(const struct tc_command *cmd, FILE *fp, bool full);
+
+/* "tunectl help"'s list of commands (cmd_help.c). */
+void tc_cli_overview(FILE *fp);
+/* "tunectl: 'NAME' is not a tunectl command; ..."; returns TC_EXIT_USAGE. */
+int tc_cli_unknown_command(const char *name);
+
+/* Run cmd (argv[0] is its word): its run function, else tc_cli_dispatch. */
+int tc_cli_run(const struct tc_command *cmd, int argc, char **argv);
+
+/*
+ * Run the subcommand of cmd named by argv[1].  "help", "-h" and "--help"
+ * print cmd's usage and help on stdout; no subcommand or an unknown one is
+ * a usage error in argparse's words ("a subcommand is required: ...",
+ * "argument subcommand: invalid choice: ...", or with cmd->sub_dest).
+ */
+int tc_cli_dispatch(const struct tc_command *cmd, int argc, char **argv);
 
 /* ---- option parsing --------------------------------------------------- */
 
@@ -56,7 +115,8 @@ struct tc_option {
  * Parse argv[1..argc-1] (argv[0] is the command name) in argparse style:
  * "--name value" and "--name=value"; "--" ends the options and everything
  * after it goes to positional (with rest_after_dashdash set when given).
- * "-h"/"--help" prints cmd->usage to stdout and returns -1 (exit 0).
+ * "-h"/"--help" prints cmd's usage and help to stdout and returns -1
+ * (exit 0).
  * Unknown options, missing values and missing required options print
  * "usage..." and "tunectl <cmd>: error: <msg>" to stderr and return
  * TC_EXIT_USAGE.  Positional arguments are refused unless positional is
@@ -84,9 +144,13 @@ void tc_parse_result_free(struct tc_parse_result *res);
  * stdout.  Returns TC_EXIT_OK, or TC_EXIT_FAIL if it cannot be encoded. */
 int tc_print_json(const tc_json *v);
 
-/* Print {"errors": [msg], "valid": false} on stdout and return
- * TC_EXIT_FAIL: the reference controller's refusal shape. */
-int tc_print_refusal(const char *msg);
+/*
+ * The one refusal printer: a validation or refusal message as the JSON
+ * object the command's reference prints (cmd->refusal), on stdout.
+ * Returns TC_EXIT_FAIL.
+ */
+int tc_refuse(const struct tc_command *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* "tunectl: <msg>" on stderr; returns TC_EXIT_FAIL. */
 int tc_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -96,43 +160,63 @@ const char *tc_self_exe(void);
 
 /* ---- the commands ------------------------------------------------------- */
 
-int cmd_help(int argc, char **argv);
-int cmd_version(int argc, char **argv);
-int cmd_json(int argc, char **argv);
-int cmd_json_get(int argc, char **argv);	/* "json get", in cmd_json_get.c */
-int cmd_sha256(int argc, char **argv);
-int cmd_env_check(int argc, char **argv);
-int cmd_execute_phase(int argc, char **argv);
-int cmd_lease(int argc, char **argv);	/* + the two helpers below, shared with execute-phase */
+/* One entry per command, each in its src/cli/cmd_<name>.c. */
+extern const struct tc_command cmd_attest_entry;
+extern const struct tc_command cmd_bench_entry;
+extern const struct tc_command cmd_demo_entry;
+extern const struct tc_command cmd_derive_session_entry;
+extern const struct tc_command cmd_dispatch_entry;
+extern const struct tc_command cmd_env_check_entry;
+extern const struct tc_command cmd_execute_phase_entry;
+extern const struct tc_command cmd_gate_entry;
+extern const struct tc_command cmd_help_entry;
+extern const struct tc_command cmd_init_entry;
+extern const struct tc_command cmd_json_entry;
+extern const struct tc_command cmd_keygen_entry;
+extern const struct tc_command cmd_lease_entry;
+extern const struct tc_command cmd_ledger_entry;
+extern const struct tc_command cmd_lineage_entry;
+extern const struct tc_command cmd_next_entry;
+extern const struct tc_command cmd_prompt_entry;
+extern const struct tc_command cmd_pypto_entry;
+extern const struct tc_command cmd_render_final_report_entry;
+extern const struct tc_command cmd_render_round_report_entry;
+extern const struct tc_command cmd_report_entry;
+extern const struct tc_command cmd_resume_entry;
+extern const struct tc_command cmd_run_entry;
+extern const struct tc_command cmd_run_next_entry;
+extern const struct tc_command cmd_seal_entry;
+extern const struct tc_command cmd_sha256_entry;
+extern const struct tc_command cmd_skills_entry;
+extern const struct tc_command cmd_source_range_from_smap_entry;
+extern const struct tc_command cmd_status_entry;
+extern const struct tc_command cmd_support_entry;
+extern const struct tc_command cmd_verify_entry;
+extern const struct tc_command cmd_version_entry;
+
+/* Subcommands in files of their own, named by their parent's table. */
+extern const struct tc_command cmd_json_get_entry;
+extern const struct tc_command cmd_lease_slurm_step_entry;
+
+/* lease run / status --via slurm (cmd_lease_slurm.c). */
+bool tc_cli_lease_via_slurm(int argc, char **argv);
+int tc_cli_lease_slurm_run(const struct tc_command *cmd, int argc,
+    char **argv);
+int tc_cli_lease_slurm_status(const struct tc_command *cmd, int argc,
+    char **argv);
+
+/* Shared between commands. */
+
+/* The REMAINDER-style split of "[--] COMMAND ARGS..." (lease run,
+ * execute-phase) and --device-id values (lease_common.c). */
 int tc_cli_split_remainder(int argc, char **argv, const struct tc_option *opts, int *rest);
 int tc_cli_parse_ids(const struct tc_command *cmd, const struct tc_strlist *in, long **out);
-/* The exit of a lease run (cmd_lease.c); outcome is a tc_lease_outcome. */
+/* The exit of a lease run (lease_common.c); outcome is a tc_lease_outcome. */
 int tc_cli_lease_exit(const struct tc_command *cmd, int rc, const tc_json *manifest,
     int outcome, const tc_error *err);
-int cmd_lease_slurm(int argc, char **argv);	/* argv[0]: run | status | slurm-step (cmd_lease_slurm.c) */
-bool tc_cli_lease_via_slurm(int argc, char **argv);
-int cmd_init(int argc, char **argv);
-int cmd_next(int argc, char **argv);
-int cmd_dispatch(int argc, char **argv);
-int cmd_derive_session(int argc, char **argv);
-int cmd_source_range_from_smap(int argc, char **argv);
-int cmd_lineage(int argc, char **argv);
-int cmd_seal(int argc, char **argv);
-int cmd_verify(int argc, char **argv);
-int cmd_keygen(int argc, char **argv);
-int cmd_attest(int argc, char **argv);
-int cmd_resume(int argc, char **argv);
-int cmd_status(int argc, char **argv);
-int cmd_render_final_report(int argc, char **argv);
-int cmd_run_next(int argc, char **argv);
-int cmd_run(int argc, char **argv);
 /* tc_runner_load + export TUNECTL_RUNNER_COMMAND_JSON (cmd_run.c) */
 struct tc_runner;
 int tc_cli_load_runner(const char *path, struct tc_runner *runner, tc_error *err);
-int cmd_prompt(int argc, char **argv);
-int cmd_skills(int argc, char **argv);
-int cmd_support(int argc, char **argv);
-int cmd_demo(int argc, char **argv);
 /* demo --pipeline pypto (demo_pypto.c): the example operator under root. */
 int tc_demo_pypto(const char *examples, const char *root, bool quiet);
 
@@ -151,11 +235,5 @@ int demo_workload_find(struct demo_workload *w, const char *kind,
 /* Tell the demo's workers (SKW, SKW_SOURCE, SKW_WORKLOAD, TUNECTL_DEVICE_IDS). */
 void demo_workload_export(const struct demo_workload *w);
 void demo_workload_free(struct demo_workload *w);
-int cmd_report(int argc, char **argv);
-int cmd_gate(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_ledger(int argc, char **argv);
-int cmd_render_round_report(int argc, char **argv);
-int cmd_pypto(int argc, char **argv);
 
 #endif

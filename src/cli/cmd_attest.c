@@ -9,10 +9,9 @@
 #include "cli.h"
 #include "tunectl/attest.h"
 
-int
-cmd_attest(int argc, char **argv)
+static int
+cmd_attest(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("attest");
 	const char *session = NULL, *key = NULL, *output = NULL;
 	const struct tc_option opts[] = {
 		{ "--session", TC_OPT_STRING, &session, true, NULL },
@@ -29,7 +28,7 @@ cmd_attest(int argc, char **argv)
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (tc_attest_session(session, key, output, &written, &err) != 0) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
@@ -48,3 +47,10 @@ cmd_attest(int argc, char **argv)
 	free(written);
 	return rc;
 }
+
+const struct tc_command cmd_attest_entry = {
+	.name = "attest",
+	.summary = "sign an in-toto attestation (DSSE, Ed25519) of a verified session",
+	.usage = "usage: tunectl attest --session PATH --key KEY [--output FILE]\n",
+	.run = cmd_attest,
+};

@@ -26,25 +26,6 @@
 	"fingerprint) is written last.  Exit 0 when every run succeeded, 1 otherwise,\n" \
 	"2 for usage errors.  Gate the result with 'tunectl gate analyze'.\n"
 
-static const struct tc_command run_cmd = {
-	"bench run", "N clean runs of a workload",
-	"usage: tunectl bench run --runs N --out RUNSET_DIR [--ranks R] [--warmup-samples W]\n"
-	"                         [--warmup-runs K] [--metric-regex RE] [--timeout-seconds T]\n"
-	"                         -- CMD [ARGS...]\n"
-	"\n  --warmup-runs K       run K discarded processes first (RUNSET/warmup-K,\n"
-	"                        never read by a gate; default 0)" COMMON_HELP, NULL
-};
-
-static const struct tc_command ab_cmd = {
-	"bench ab", "interleaved A/B runs",
-	"usage: tunectl bench ab --runs N --out-a DIR --out-b DIR [--ranks R]\n"
-	"                        [--warmup-samples W] [--metric-regex RE] [--timeout-seconds T]\n"
-	"                        -- A_CMD [ARGS...] --- B_CMD [ARGS...]\n"
-	"\nRuns A1 B1 A2 B2 ... so that slow drift of the machine affects both sides\n"
-	"alike, writing two ordinary run sets (compare them with 'tunectl gate\n"
-	"analyze --baseline A --candidate B=B ...').\n" COMMON_HELP, NULL
-};
-
 static int
 print_manifest(const char *dir)
 {
@@ -88,7 +69,7 @@ finish(const struct tc_command *cmd, int rc, tc_buf *log, tc_error *err,
 }
 
 static int
-bench_run(int argc, char **argv)
+bench_run(const struct tc_command *cmd, int argc, char **argv)
 {
 	long runs = 0, ranks = 1, warmup = -1, warmup_runs = 0;
 	double timeout = 0;
@@ -110,17 +91,17 @@ bench_run(int argc, char **argv)
 	char **cmdv;
 	int rc;
 
-	rc = tc_opts_parse(&run_cmd, argc, argv, opts, &pr);
+	rc = tc_opts_parse(cmd, argc, argv, opts, &pr);
 	if (rc != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (!pr.saw_dashdash || pr.dashdash_index != 0 ||
 	    pr.positional.len == 0) {
 		tc_parse_result_free(&pr);
-		return tc_usage_error(&run_cmd, "give the workload after --");
+		return tc_usage_error(cmd, "give the workload after --");
 	}
 	if (warmup < -1) {
 		tc_parse_result_free(&pr);
-		return tc_usage_error(&run_cmd, "--warmup-samples must be >= 0");
+		return tc_usage_error(cmd, "--warmup-samples must be >= 0");
 	}
 	cmdv = tc_xcalloc(pr.positional.len + 1, sizeof(*cmdv));
 	for (size_t i = 0; i < pr.positional.len; i++)
@@ -135,7 +116,7 @@ bench_run(int argc, char **argv)
 	o.argv = cmdv;
 	o.out_dir = out;
 	rc = tc_bench_run(&o, &log, &err);
-	rc = finish(&run_cmd, rc, &log, &err, rc == TC_BENCH_VALUE_ERROR ?
+	rc = finish(cmd, rc, &log, &err, rc == TC_BENCH_VALUE_ERROR ?
 	    NULL : out, NULL);
 	free(cmdv);
 	tc_parse_result_free(&pr);
@@ -145,7 +126,7 @@ bench_run(int argc, char **argv)
 }
 
 static int
-bench_ab(int argc, char **argv)
+bench_ab(const struct tc_command *cmd, int argc, char **argv)
 {
 	long runs = 0, ranks = 1, warmup = -1;
 	double timeout = 0;
@@ -168,7 +149,7 @@ bench_ab(int argc, char **argv)
 	size_t n, sep, i;
 	int rc;
 
-	rc = tc_opts_parse(&ab_cmd, argc, argv, opts, &pr);
+	rc = tc_opts_parse(cmd, argc, argv, opts, &pr);
 	if (rc != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	n = pr.positional.len;
@@ -178,12 +159,12 @@ bench_ab(int argc, char **argv)
 	if (!pr.saw_dashdash || pr.dashdash_index != 0 || sep == 0 ||
 	    sep >= n - 1) {
 		tc_parse_result_free(&pr);
-		return tc_usage_error(&ab_cmd, "give the workloads as -- A... "
+		return tc_usage_error(cmd, "give the workloads as -- A... "
 		    "--- B...");
 	}
 	if (warmup < -1) {
 		tc_parse_result_free(&pr);
-		return tc_usage_error(&ab_cmd, "--warmup-samples must be >= 0");
+		return tc_usage_error(cmd, "--warmup-samples must be >= 0");
 	}
 	av = tc_xcalloc(sep + 1, sizeof(*av));
 	bv = tc_xcalloc(n - sep, sizeof(*bv));
@@ -203,7 +184,7 @@ bench_ab(int argc, char **argv)
 	b.argv = bv;
 	b.out_dir = out_b;
 	rc = tc_bench_ab(&a, &b, &log, &err);
-	rc = finish(&ab_cmd, rc, &log, &err, rc == TC_BENCH_VALUE_ERROR ?
+	rc = finish(cmd, rc, &log, &err, rc == TC_BENCH_VALUE_ERROR ?
 	    NULL : out_a, rc == TC_BENCH_VALUE_ERROR ? NULL : out_b);
 	free(av);
 	free(bv);
@@ -213,20 +194,39 @@ bench_ab(int argc, char **argv)
 	return rc;
 }
 
-int
-cmd_bench(int argc, char **argv)
-{
-	const struct tc_command *self = tc_command_find("bench");
+static const struct tc_command bench_run_entry = {
+	.name = "bench run",
+	.summary = "N clean runs of a workload",
+	.usage = "usage: tunectl bench run --runs N --out RUNSET_DIR [--ranks R] [--warmup-samples W]\n"
+	    "                         [--warmup-runs K] [--metric-regex RE] [--timeout-seconds T]\n"
+	    "                         -- CMD [ARGS...]\n"
+	    "\n  --warmup-runs K       run K discarded processes first (RUNSET/warmup-K,\n"
+	    "                        never read by a gate; default 0)" COMMON_HELP,
+	.run = bench_run,
+};
 
-	if (argc >= 2 && strcmp(argv[1], "run") == 0)
-		return bench_run(argc - 1, argv + 1);
-	if (argc >= 2 && strcmp(argv[1], "ab") == 0)
-		return bench_ab(argc - 1, argv + 1);
-	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "--help") == 0)) {
-		fputs(self->usage, stdout);
-		return TC_EXIT_OK;
-	}
-	fputs(self->usage, stderr);
-	return TC_EXIT_USAGE;
-}
+static const struct tc_command bench_ab_entry = {
+	.name = "bench ab",
+	.summary = "interleaved A/B runs",
+	.usage = "usage: tunectl bench ab --runs N --out-a DIR --out-b DIR [--ranks R]\n"
+	    "                        [--warmup-samples W] [--metric-regex RE] [--timeout-seconds T]\n"
+	    "                        -- A_CMD [ARGS...] --- B_CMD [ARGS...]\n"
+	    "\nRuns A1 B1 A2 B2 ... so that slow drift of the machine affects both sides\n"
+	    "alike, writing two ordinary run sets (compare them with 'tunectl gate\n"
+	    "analyze --baseline A --candidate B=B ...').\n" COMMON_HELP,
+	.run = bench_ab,
+};
+
+static const struct tc_command *const bench_subs[] = {
+	&bench_run_entry, &bench_ab_entry, NULL
+};
+
+const struct tc_command cmd_bench_entry = {
+	.name = "bench",
+	.summary = "measure a workload: clean repeated runs and interleaved A/B run sets",
+	.usage = "usage: tunectl bench run --runs N --out RUNSET_DIR [--ranks R] [--warmup-samples W]\n"
+	    "                         [--metric-regex RE] [--timeout-seconds T] -- CMD [ARGS...]\n"
+	    "       tunectl bench ab --runs N --out-a DIR --out-b DIR [same options] -- A... --- B...\n"
+	    "Run 'tunectl bench SUBCOMMAND --help' for details.\n",
+	.subs = bench_subs,
+};

@@ -385,10 +385,9 @@ record_workload(const char *root, const struct demo *d, tc_error *err)
 	return rc;
 }
 
-int
-cmd_demo(int argc, char **argv)
+static int
+cmd_demo(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("demo");
 	const char *root_arg = NULL, *mode = "none", *pipeline = "superkernel";
 	const char *profile = "standard", *workload = NULL;
 	bool resume = false, quiet = false, no_html = false;
@@ -480,3 +479,13 @@ out:
 	demo_workload_free(&d.w);
 	return rc;
 }
+
+const struct tc_command cmd_demo_entry = {
+	.name = "demo",
+	.summary = "tune the demo workload through all seven phases, end to end",
+	.usage = "usage: tunectl demo [--artifact-root DIR] [--optional-mode {none,multistream,source-range,both}]\n"
+	    "                    [--workload {cpu,gpu}] [--profile {standard,quick}] [--resume] [--no-html]\n"
+	    "                    [--quiet]\n"
+	    "       tunectl demo --pipeline pypto [--artifact-root DIR]\n",
+	.run = cmd_demo,
+};

@@ -53,7 +53,7 @@ derive(const struct tc_command *cmd, int argc, char **argv, bool fixed_mode)
 		    "choice: '%s' (choose from 'multistream', 'source-range', "
 		    "'both')", a.optional_mode);
 	if ((s = tc_derive_session(&a, &err)) == NULL) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
@@ -62,15 +62,32 @@ derive(const struct tc_command *cmd, int argc, char **argv, bool fixed_mode)
 	return rc;
 }
 
-int
-cmd_derive_session(int argc, char **argv)
+static int
+cmd_derive_session(const struct tc_command *cmd, int argc, char **argv)
 {
-	return derive(tc_command_find("derive-session"), argc, argv, false);
+	return derive(cmd, argc, argv, false);
 }
 
-int
-cmd_source_range_from_smap(int argc, char **argv)
+static int
+cmd_source_range_from_smap(const struct tc_command *cmd, int argc, char **argv)
 {
-	return derive(tc_command_find("source-range-from-smap"), argc, argv,
-	    true);
+	return derive(cmd, argc, argv, true);
 }
+
+const struct tc_command cmd_derive_session_entry = {
+	.name = "derive-session",
+	.summary = "start a derived optional-experiment session from a completed parent's BASE/SMAP evidence",
+	.usage = "usage: tunectl derive-session --parent-session PATH --session PATH --artifact-root PATH --session-id ID\n"
+	    "                              --profiling-analysis PATH --ledger PATH [--source-scope-map PATH]\n"
+	    "                              [--approve-imported-evidence] --optional-mode {multistream,source-range,both}\n",
+	.run = cmd_derive_session,
+};
+
+const struct tc_command cmd_source_range_from_smap_entry = {
+	.name = "source-range-from-smap",
+	.summary = "derive a source-range session from a completed parent's BASE/SMAP evidence",
+	.usage = "usage: tunectl source-range-from-smap --parent-session PATH --session PATH --artifact-root PATH\n"
+	    "                                      --session-id ID --profiling-analysis PATH --ledger PATH\n"
+	    "                                      --source-scope-map PATH [--approve-imported-evidence]\n",
+	.run = cmd_source_range_from_smap,
+};

@@ -6,10 +6,9 @@
 #include "cli.h"
 #include "tunectl/session.h"
 
-int
-cmd_dispatch(int argc, char **argv)
+static int
+cmd_dispatch(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("dispatch");
 	const char *path = NULL, *output = NULL;
 	const struct tc_option opts[] = {
 		{ "--session", TC_OPT_STRING, &path, true, NULL },
@@ -24,7 +23,7 @@ cmd_dispatch(int argc, char **argv)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	task = tc_dispatch_write(path, output, tc_self_exe(), &err);
 	if (task == NULL) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
@@ -32,3 +31,10 @@ cmd_dispatch(int argc, char **argv)
 	tc_json_free(task);
 	return rc;
 }
+
+const struct tc_command cmd_dispatch_entry = {
+	.name = "dispatch",
+	.summary = "write the phase task of the next step",
+	.usage = "usage: tunectl dispatch --session PATH --output PATH\n",
+	.run = cmd_dispatch,
+};

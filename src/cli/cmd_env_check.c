@@ -11,10 +11,9 @@
 #include "tunectl/envcheck.h"
 #include "tunectl/fileio.h"
 
-int
-cmd_env_check(int argc, char **argv)
+static int
+cmd_env_check(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("env-check");
 	bool require_gpu = false, require_npu = false;
 	const char *out = NULL, *governor = NULL, *sysroot = NULL;
 	struct tc_strlist req_cc = { NULL, 0 }, extra_cc = { NULL, 0 };
@@ -81,3 +80,12 @@ out:
 	tc_strlist_free(&extra_cc);
 	return rc;
 }
+
+const struct tc_command cmd_env_check_entry = {
+	.name = "env-check",
+	.summary = "record the machine facts a tuning session freezes; report missing prerequisites",
+	.usage = "usage: tunectl env-check [--require-gpu] [--require-npu] [--require-compiler NAME ...]\n"
+	    "                         [--compiler NAME ...] [--require-governor NAME] [--probe-timeout-seconds T]\n"
+	    "                         [--sysroot DIR] [--out FILE]\n",
+	.run = cmd_env_check,
+};

@@ -26,10 +26,9 @@ bad_tool_choice(const struct tc_command *cmd, const tc_phase_manifest *m,
 	return rc;
 }
 
-int
-cmd_execute_phase(int argc, char **argv)
+static int
+cmd_execute_phase(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("execute-phase");
 	const char *task = NULL, *manifest_arg = NULL, *phase = NULL;
 	const char *tool = NULL, *lease_root = NULL, *manifest_out = NULL;
 	struct tc_strlist ids_arg = { NULL, 0 };
@@ -74,7 +73,7 @@ cmd_execute_phase(int argc, char **argv)
 	if (manifest_path == NULL ||
 	    (tools_dir = tc_share_dir(tc_self_exe(), "tools", &err)) == NULL ||
 	    tc_phase_manifest_load(manifest_path, tools_dir, &m, &err) != 0) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		goto out;
 	}
 	if (tool != NULL) {
@@ -88,7 +87,7 @@ cmd_execute_phase(int argc, char **argv)
 		}
 	}
 	if (tc_phase_check_task(task, m, &current, &err) != 0) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		goto out;
 	}
 	if (tool == NULL) {
@@ -115,7 +114,7 @@ cmd_execute_phase(int argc, char **argv)
 		setenv("TUNECTL", tc_self_exe(), 1);
 		if (tc_phase_run_tool(m, current, &run, &out, &outcome,
 		    &err) != 0) {
-			rc = tc_print_refusal(tc_error_msg(&err));
+			rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 			goto out;
 		}
 		rc = tc_print_json(out);
@@ -134,3 +133,12 @@ out:
 	tc_strlist_free(&ids_arg);
 	return rc;
 }
+
+const struct tc_command cmd_execute_phase_entry = {
+	.name = "execute-phase",
+	.summary = "validate a phase task; print its tool plan or run one tool under a lease",
+	.usage = "usage: tunectl execute-phase --task PATH (--manifest PATH | --phase NAME) [--tool NAME\n"
+	    "                             --lease-root DIR --device-id N [--device-id N ...]\n"
+	    "                             [--timeout-seconds T] [--manifest-out PATH]] [--] [ARGS...]\n",
+	.run = cmd_execute_phase,
+};

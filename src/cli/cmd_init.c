@@ -10,10 +10,9 @@
 #include "tunectl/evidence.h"
 #include "tunectl/session.h"
 
-int
-cmd_init(int argc, char **argv)
+static int
+cmd_init(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("init");
 	const char *session = NULL, *root = NULL, *id = NULL, *mode = NULL;
 	const char *policy_name = "reference";
 	const struct tc_option opts[] = {
@@ -44,7 +43,7 @@ cmd_init(int argc, char **argv)
 		    policy_name);
 	if ((doc = tc_session_init_policy(session, root, id, mode, policy,
 	    &err)) == NULL) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
@@ -52,3 +51,11 @@ cmd_init(int argc, char **argv)
 	tc_json_free(doc);
 	return rc;
 }
+
+const struct tc_command cmd_init_entry = {
+	.name = "init",
+	.summary = "create a new auto-tune session",
+	.usage = "usage: tunectl init --session PATH --artifact-root PATH --session-id ID --optional-mode {both,multistream,none,source-range}\n"
+	    "                    [--evidence-policy {reference,strict}]\n",
+	.run = cmd_init,
+};

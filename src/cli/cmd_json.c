@@ -100,10 +100,9 @@ run_lines(const char *text, size_t len, enum mode mode, unsigned flags,
 	return rc != TC_EXIT_OK ? rc : failed ? TC_EXIT_FAIL : TC_EXIT_OK;
 }
 
-int
-cmd_json(int argc, char **argv)
+static int
+json_render(const struct tc_command *cmd, enum mode mode, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("json");
 	bool ascii = false, no_nan = false, lines = false, tree = false;
 	const struct tc_option opts[] = {
 		{ "--ascii", TC_OPT_FLAG, &ascii, false, NULL },
@@ -116,31 +115,12 @@ cmd_json(int argc, char **argv)
 	tc_error err = TC_ERROR_INIT;
 	tc_buf out = TC_BUF_INIT;
 	const char *file = "-", *label;
-	enum mode mode;
 	unsigned flags;
 	char *text;
 	size_t len;
 	int rc;
 
-	if (argc < 2)
-		return tc_usage_error(cmd, "a subcommand is required "
-		    "(canonical, digest or pretty)");
-	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		fputs(cmd->usage, stdout);
-		return TC_EXIT_OK;
-	}
-	if (strcmp(argv[1], "get") == 0)
-		return cmd_json_get(argc - 1, argv + 1);
-	if (strcmp(argv[1], "canonical") == 0)
-		mode = MODE_CANONICAL;
-	else if (strcmp(argv[1], "digest") == 0)
-		mode = MODE_DIGEST;
-	else if (strcmp(argv[1], "pretty") == 0)
-		mode = MODE_PRETTY;
-	else
-		return tc_usage_error(cmd, "invalid choice: '%s' (choose from "
-		    "'canonical', 'digest', 'pretty')", argv[1]);
-	rc = tc_opts_parse(cmd, argc - 1, argv + 1, opts, &res);
+	rc = tc_opts_parse(cmd, argc, argv, opts, &res);
 	if (rc < 0)
 		return TC_EXIT_OK;
 	if (rc != 0)
@@ -187,3 +167,57 @@ cmd_json(int argc, char **argv)
 	tc_error_clear(&err);
 	return rc;
 }
+
+static int
+json_canonical(const struct tc_command *cmd, int argc, char **argv)
+{
+	return json_render(cmd, MODE_CANONICAL, argc, argv);
+}
+
+static int
+json_digest(const struct tc_command *cmd, int argc, char **argv)
+{
+	return json_render(cmd, MODE_DIGEST, argc, argv);
+}
+
+static int
+json_pretty(const struct tc_command *cmd, int argc, char **argv)
+{
+	return json_render(cmd, MODE_PRETTY, argc, argv);
+}
+
+static const struct tc_command json_canonical_entry = {
+	.name = "json canonical",
+	.summary = "the canonical form",
+	.run = json_canonical,
+	.flags = TC_CMD_PARENT_USAGE,
+};
+
+static const struct tc_command json_digest_entry = {
+	.name = "json digest",
+	.summary = "the SHA-256 of the canonical form",
+	.run = json_digest,
+	.flags = TC_CMD_PARENT_USAGE,
+};
+
+static const struct tc_command json_pretty_entry = {
+	.name = "json pretty",
+	.summary = "indent 2",
+	.run = json_pretty,
+	.flags = TC_CMD_PARENT_USAGE,
+};
+
+static const struct tc_command *const json_subs[] = {
+	&json_canonical_entry, &json_digest_entry, &json_pretty_entry,
+	&cmd_json_get_entry, NULL
+};
+
+const struct tc_command cmd_json_entry = {
+	.name = "json",
+	.summary = "canonical JSON, digests and pretty printing",
+	.usage = "usage: tunectl json canonical [--ascii] [--no-nan] [FILE|-]\n"
+	    "       tunectl json digest [--ascii] [--no-nan] [FILE|-]\n"
+	    "       tunectl json pretty [FILE|-]\n"
+	    "       tunectl json get FILE POINTER\n",
+	.subs = json_subs,
+};

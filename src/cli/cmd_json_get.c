@@ -8,10 +8,9 @@
 
 #include "cli.h"
 
-int
-cmd_json_get(int argc, char **argv)
+static int
+json_get(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("json");
 	struct tc_parse_result res;
 	tc_error err = TC_ERROR_INIT;
 	const tc_json *v;
@@ -56,3 +55,10 @@ cmd_json_get(int argc, char **argv)
 	tc_json_free(doc);
 	return rc;
 }
+
+const struct tc_command cmd_json_get_entry = {
+	.name = "json get",
+	.summary = "one value of a document",
+	.run = json_get,
+	.flags = TC_CMD_PARENT_USAGE,
+};

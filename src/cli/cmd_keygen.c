@@ -7,10 +7,9 @@
 #include "cli.h"
 #include "tunectl/attest.h"
 
-int
-cmd_keygen(int argc, char **argv)
+static int
+cmd_keygen(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("keygen");
 	const char *out = NULL;
 	const struct tc_option opts[] = {
 		{ "--out", TC_OPT_STRING, &out, true, NULL },
@@ -25,7 +24,7 @@ cmd_keygen(int argc, char **argv)
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (tc_keygen(out, keyid, &err) != 0) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
@@ -39,3 +38,10 @@ cmd_keygen(int argc, char **argv)
 	free(pub);
 	return rc;
 }
+
+const struct tc_command cmd_keygen_entry = {
+	.name = "keygen",
+	.summary = "write an Ed25519 key pair for signing attestations (KEY, KEY.pub)",
+	.usage = "usage: tunectl keygen --out KEY\n",
+	.run = cmd_keygen,
+};

@@ -1,9 +1,8 @@
 /*
  * cmd_lease.c - "tunectl lease run" (the reference's device_lease_runner.py)
- * and "tunectl lease status".  Also the REMAINDER-style split of
- * "[--] COMMAND ARGS..." that execute-phase shares.
+ * and "tunectl lease status"; with --via slurm both go to
+ * cmd_lease_slurm.c.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,96 +11,9 @@
 #include "tunectl/buf.h"
 #include "tunectl/lease.h"
 
-static const struct tc_command *
-self(void)
-{
-	return tc_command_find("lease");
-}
-
-/* Does option name (up to '=') take a value? */
-static bool
-takes_value(const struct tc_option *opts, const char *arg)
-{
-	size_t len = strcspn(arg, "=");
-
-	for (; opts->name != NULL; opts++)
-		if (strlen(opts->name) == len &&
-		    strncmp(opts->name, arg, len) == 0)
-			return opts->kind != TC_OPT_FLAG && arg[len] != '=';
-	return false;
-}
-
-int
-tc_cli_split_remainder(int argc, char **argv, const struct tc_option *opts,
-    int *rest)
-{
-	int i = 1;
-
-	while (i < argc) {
-		const char *a = argv[i];
-
-		if (strcmp(a, "--") == 0) {
-			*rest = i + 1;
-			return i;
-		}
-		if (a[0] != '-' || a[1] == '\0')
-			break;
-		i += takes_value(opts, a) ? 2 : 1;
-	}
-	if (i > argc)
-		i = argc;
-	*rest = i;
-	return i;
-}
-
-int
-tc_cli_parse_ids(const struct tc_command *cmd, const struct tc_strlist *in,
-    long **out)
-{
-	size_t i;
-
-	*out = tc_xcalloc(in->len + 1, sizeof(**out));
-	for (i = 0; i < in->len; i++) {
-		const char *s = in->items[i];
-		char *end;
-
-		errno = 0;
-		(*out)[i] = strtol(s, &end, 10);
-		if (errno != 0 || end == s || *end != '\0' ||
-		    !(s[0] == '-' || s[0] == '+' || (s[0] >= '0' && s[0] <= '9'))) {
-			free(*out);
-			*out = NULL;
-			return tc_usage_error(cmd, "argument --device-id: invalid "
-			    "int value: '%s'", s);
-		}
-	}
-	return 0;
-}
-
-/*
- * How a lease run ends on the command line, for the local and the Slurm
- * runner alike: input errors are usage errors, other failures one line,
- * else the manifest on stdout and the reference's exit code (0 passed,
- * 1 failed, 2 blocked).
- */
-int
-tc_cli_lease_exit(const struct tc_command *cmd, int rc, const tc_json *manifest,
-    int outcome, const tc_error *err)
-{
-	if (rc == TC_LEASE_EINPUT)
-		return tc_usage_error(cmd, "%s", tc_error_msg(err));
-	if (rc != 0)
-		return tc_die("%s", tc_error_msg(err));
-	rc = tc_print_json(manifest);
-	if (rc != TC_EXIT_OK)
-		return rc;
-	return outcome == TC_LEASE_PASSED ? 0 : outcome == TC_LEASE_BLOCKED ? 2 : 1;
-}
-
 static int
-lease_run(int argc, char **argv)
+lease_run(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = self();
 	const char *lease_root = NULL, *cwd = NULL, *manifest_out = NULL;
 	const char *env_json = NULL, *command_id = NULL, *via = NULL;
 	struct tc_strlist ids_arg = { NULL, 0 };
@@ -128,6 +40,8 @@ lease_run(int argc, char **argv)
 	char **command;
 	int split, rest, rc, ncmd, i;
 
+	if (tc_cli_lease_via_slurm(argc, argv))
+		return tc_cli_lease_slurm_run(cmd, argc, argv);
 	split = tc_cli_split_remainder(argc, argv, opts, &rest);
 	if ((rc = tc_opts_parse(cmd, split, argv, opts, NULL)) != 0) {
 		tc_strlist_free(&ids_arg);
@@ -176,9 +90,8 @@ out:
 }
 
 static int
-lease_status(int argc, char **argv)
+lease_status(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = self();
 	const char *lease_root = NULL, *via = NULL;
 	const struct tc_option opts[] = {
 		{ "--lease-root", TC_OPT_STRING, &lease_root, true, NULL },
@@ -189,6 +102,8 @@ lease_status(int argc, char **argv)
 	tc_json *status;
 	int rc;
 
+	if (tc_cli_lease_via_slurm(argc, argv))
+		return tc_cli_lease_slurm_status(cmd, argc, argv);
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (via != NULL && strcmp(via, "local") != 0)
@@ -204,26 +119,33 @@ lease_status(int argc, char **argv)
 	return rc;
 }
 
-int
-cmd_lease(int argc, char **argv)
-{
-	const struct tc_command *cmd = self();
+static const struct tc_command lease_run_entry = {
+	.name = "lease run",
+	.summary = "run a command under device leases",
+	.run = lease_run,
+	.flags = TC_CMD_PARENT_USAGE,
+};
 
-	if (argc < 2)
-		return tc_usage_error(cmd, "a subcommand is required: run, "
-		    "status");
-	if (strcmp(argv[1], "slurm-step") == 0 ||
-	    ((strcmp(argv[1], "run") == 0 || strcmp(argv[1], "status") == 0) &&
-	    tc_cli_lease_via_slurm(argc - 1, argv + 1)))
-		return cmd_lease_slurm(argc - 1, argv + 1);
-	if (strcmp(argv[1], "run") == 0)
-		return lease_run(argc - 1, argv + 1);
-	if (strcmp(argv[1], "status") == 0)
-		return lease_status(argc - 1, argv + 1);
-	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		fputs(cmd->usage, stdout);
-		return TC_EXIT_OK;
-	}
-	return tc_usage_error(cmd, "argument subcommand: invalid choice: '%s' "
-	    "(choose from 'run', 'status')", argv[1]);
-}
+static const struct tc_command lease_status_entry = {
+	.name = "lease status",
+	.summary = "who holds the leases",
+	.run = lease_status,
+	.flags = TC_CMD_PARENT_USAGE,
+};
+
+static const struct tc_command *const lease_subs[] = {
+	&lease_run_entry, &lease_status_entry, &cmd_lease_slurm_step_entry, NULL
+};
+
+const struct tc_command cmd_lease_entry = {
+	.name = "lease",
+	.summary = "run a command under shared device leases; show who holds them",
+	.usage = "usage: tunectl lease run --lease-root DIR --device-id N [--device-id N ...] --timeout-seconds T\n"
+	    "                         [--lease-timeout-seconds L] --cwd DIR --manifest-out PATH\n"
+	    "                         [--environment-json FILE] [--command-id ID] [--] COMMAND [ARGS...]\n"
+	    "       tunectl lease status --lease-root DIR\n"
+	    "       tunectl lease run --via slurm [--partition P] [--gres NAME:COUNT] [--slurm-arg=ARG ...]\n"
+	    "                         --lease-root DIR --timeout-seconds T ... [--] COMMAND [ARGS...]\n"
+	    "       tunectl lease status --via slurm [--partition P]\n",
+	.subs = lease_subs,
+};

@@ -1,8 +1,8 @@
 /*
  * cmd_lease_slurm.c - the Slurm side of "tunectl lease": "lease run --via
  * slurm", "lease status --via slurm" and the in-job "lease slurm-step"
- * that srun starts.  cmd_lease.c hands these over; the library does the
- * work (include/tunectl/slurm.h).
+ * that srun starts.  cmd_lease.c hands the first two over and lists the
+ * third; the library does the work (include/tunectl/slurm.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +11,6 @@
 #include "cli.h"
 #include "tunectl/buf.h"
 #include "tunectl/slurm.h"
-
-static const struct tc_command *
-self(void)
-{
-	return tc_command_find("lease");
-}
 
 /* The option names of "lease run" (both backends), for finding where
  * the command starts; destinations are unused. */
@@ -60,10 +54,9 @@ step_program(void)
 	return p != NULL && *p != '\0' ? p : tc_self_exe();
 }
 
-static int
-slurm_run(int argc, char **argv)
+int
+tc_cli_lease_slurm_run(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = self();
 	const char *lease_root = NULL, *cwd = NULL, *manifest_out = NULL;
 	const char *env_json = NULL, *command_id = NULL, *via = NULL;
 	const char *partition = NULL, *gres = NULL;
@@ -144,10 +137,9 @@ out:
 	return rc;
 }
 
-static int
-slurm_status(int argc, char **argv)
+int
+tc_cli_lease_slurm_status(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = self();
 	const char *via = NULL, *partition = NULL;
 	const struct tc_option opts[] = {
 		{ "--via", TC_OPT_STRING, &via, false, NULL },
@@ -171,9 +163,8 @@ slurm_status(int argc, char **argv)
 }
 
 static int
-slurm_step(int argc, char **argv)
+slurm_step(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = self();
 	const char *spec = NULL;
 	const struct tc_option opts[] = {
 		{ "--spec", TC_OPT_STRING, &spec, true, NULL },
@@ -192,12 +183,10 @@ slurm_step(int argc, char **argv)
 	return rc;
 }
 
-int
-cmd_lease_slurm(int argc, char **argv)
-{
-	if (strcmp(argv[0], "run") == 0)
-		return slurm_run(argc, argv);
-	if (strcmp(argv[0], "status") == 0)
-		return slurm_status(argc, argv);
-	return slurm_step(argc, argv);
-}
+/* Started by srun inside the job; never offered to a user. */
+const struct tc_command cmd_lease_slurm_step_entry = {
+	.name = "lease slurm-step",
+	.summary = "the in-job half of lease run --via slurm",
+	.run = slurm_step,
+	.flags = TC_CMD_HIDDEN | TC_CMD_PARENT_USAGE,
+};

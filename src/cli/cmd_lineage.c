@@ -7,10 +7,9 @@
 #include "cli.h"
 #include "tunectl/derive.h"
 
-int
-cmd_lineage(int argc, char **argv)
+static int
+cmd_lineage(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("lineage");
 	const char *path = NULL;
 	const struct tc_option opts[] = {
 		{ "--session", TC_OPT_STRING, &path, true, NULL },
@@ -30,3 +29,10 @@ cmd_lineage(int argc, char **argv)
 	tc_json_free(out);
 	return rc;
 }
+
+const struct tc_command cmd_lineage_entry = {
+	.name = "lineage",
+	.summary = "print the chain of sessions a derived session imports from (JSON)",
+	.usage = "usage: tunectl lineage --session PATH\n",
+	.run = cmd_lineage,
+};

@@ -5,10 +5,9 @@
 #include "cli.h"
 #include "tunectl/session.h"
 
-int
-cmd_next(int argc, char **argv)
+static int
+cmd_next(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("next");
 	const char *path = NULL;
 	const struct tc_option opts[] = {
 		{ "--session", TC_OPT_STRING, &path, true, NULL },
@@ -22,7 +21,7 @@ cmd_next(int argc, char **argv)
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (tc_session_load(path, 0, &s, &err) != 0) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
@@ -36,3 +35,10 @@ cmd_next(int argc, char **argv)
 	tc_session_free(s);
 	return rc;
 }
+
+const struct tc_command cmd_next_entry = {
+	.name = "next",
+	.summary = "print the only legal next step (or null)",
+	.usage = "usage: tunectl next --session PATH\n",
+	.run = cmd_next,
+};

@@ -43,10 +43,9 @@ skill_path(const char *skill, tc_error *err)
 }
 #include "tunectl/pypto_orch.h"
 
-int
-cmd_prompt(int argc, char **argv)
+static int
+cmd_prompt(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("prompt");
 	const char *task_path = NULL, *result = NULL, *host = "generic";
 	const struct tc_option opts[] = {
 		{ "--task", TC_OPT_STRING, &task_path, true, NULL },
@@ -104,3 +103,10 @@ out:
 	tc_json_free(task);
 	return rc;
 }
+
+const struct tc_command cmd_prompt_entry = {
+	.name = "prompt",
+	.summary = "print the prompt a fresh phase worker is given",
+	.usage = "usage: tunectl prompt --task PATH [--result PATH] [--host {claude,codex,opencode,generic}]\n",
+	.run = cmd_prompt,
+};

@@ -1,9 +1,9 @@
 /*
  * cmd_pypto.c - "tunectl pypto": the subcommand table of the PyPTO-Pro
- * pipeline commands (one cmd_pypto_<name>.c per subcommand) and the
- * helpers they share.  Each subcommand parses its options, calls
- * src/pypto/, and prints JSON on stdout; errors go to stderr with exit 1
- * (usage errors exit 2).
+ * pipeline commands (one cmd_pypto_<name>.c per subcommand, or two where
+ * they share their code) and the helpers they share.  Each subcommand
+ * parses its options, calls src/pypto/, and prints JSON on stdout; errors
+ * go to stderr with exit 1 (usage errors exit 2).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,53 +12,6 @@
 
 #include "cli.h"
 #include "pypto_cli.h"
-
-struct pypto_sub {
-	const char *name;
-	const char *usage;	/* its line in "tunectl pypto help" */
-	int (*run)(int argc, char **argv);
-};
-
-static const struct pypto_sub subs[] = {
-	{ "state", "state --op-dir DIR ACTION [options]   (ACTION: init, start_stage,\n"
-	  "                       complete_stage, fail_stage, record_artifact_hash, rollback_to_stage,\n"
-	  "                       plan_stage4, start_module, submit_for_verify, complete_module,\n"
-	  "                       fail_module, show, history)", cmd_pypto_state },
-	{ "cases", "cases validate|freeze --manifest FILE [options]", cmd_pypto_cases },
-	{ "compare", "compare --op-dir DIR --case-manifest FILE [options]", cmd_pypto_compare },
-	{ "items", "items init|source|add|close|park|reopen|sweep|next|validate --ledger FILE",
-	  cmd_pypto_items },
-	{ "select", "select --op-dir DIR --candidates FILE [options]", cmd_pypto_select },
-	{ "check", "check stage5|task [options]", cmd_pypto_check },
-	{ "dispatch", "dispatch --op-dir DIR [--output FILE]", cmd_pypto_dispatch },
-	{ "accept", "accept --op-dir DIR --task FILE --result FILE", cmd_pypto_accept },
-	{ "run-next", "run-next --op-dir DIR --runner-command-json FILE [options]",
-	  cmd_pypto_run_next },
-	{ "run", "run --op-dir DIR --runner-command-json FILE [options]", cmd_pypto_run },
-	{ "inputs", "inputs --op-dir DIR [--handoff-out FILE]", cmd_pypto_inputs },
-	{ "boundary", "boundary --op-dir DIR", cmd_pypto_boundary },
-	{ "handoff", "handoff validate --op-dir DIR --handoff FILE", cmd_pypto_handoff },
-	{ "discover", "discover --op-dir DIR --case-manifest FILE --case-id ID --kernel NAME",
-	  cmd_pypto_discover },
-	{ "experiment", "experiment start|correctness|quick|formal|accept|restore|reject|baseline",
-	  cmd_pypto_experiment },
-	{ "timeline", "timeline --op-dir DIR --case-id ID", cmd_pypto_timeline },
-	{ "review", "review template --op-dir DIR [--output FILE]", cmd_pypto_review },
-	{ "report", "report --op-dir DIR [--terminal FILE]", cmd_pypto_report },
-	{ NULL, NULL, NULL }
-};
-
-static void
-print_usage(FILE *fp)
-{
-	size_t i;
-
-	for (i = 0; subs[i].name != NULL; i++)
-		fprintf(fp, "%s tunectl pypto %s\n", i == 0 ? "usage:" : "      ",
-		    subs[i].usage);
-	fputs("Run 'tunectl pypto SUBCOMMAND --help' for its options; "
-	    "docs/pypto.md describes the formats.\n", fp);
-}
 
 static char **
 split_words(const char *s)
@@ -148,26 +101,58 @@ valid_utf8(const unsigned char *p)
 	return true;
 }
 
-int
-cmd_pypto(int argc, char **argv)
+/* Arguments end up in JSON state files: refuse invalid UTF-8 before any
+ * subcommand sees them. */
+static int
+pypto_run(const struct tc_command *self, int argc, char **argv)
 {
-	const char *sub = argc > 1 ? argv[1] : NULL;
 	int i;
 
 	for (i = 1; i < argc; i++)
 		if (!valid_utf8((const unsigned char *)argv[i]))
-			return tc_usage_error(tc_command_find("pypto"),
-			    "argument %d is not valid UTF-8", i + 1);
-
-	if (sub == NULL || strcmp(sub, "help") == 0 || strcmp(sub, "--help") == 0
-	    || strcmp(sub, "-h") == 0) {
-		print_usage(sub == NULL ? stderr : stdout);
-		return sub == NULL ? TC_EXIT_USAGE : TC_EXIT_OK;
-	}
-	for (i = 0; subs[i].name != NULL; i++)
-		if (strcmp(sub, subs[i].name) == 0)
-			return subs[i].run(argc - 1, argv + 1);
-	print_usage(stderr);
-	fprintf(stderr, "tunectl pypto: error: unknown subcommand '%s'\n", sub);
-	return TC_EXIT_USAGE;
+			return tc_usage_error(self, "argument %d is not valid "
+			    "UTF-8", i + 1);
+	return tc_cli_dispatch(self, argc, argv);
 }
+
+static const struct tc_command *const pypto_subs[] = {
+	&cmd_pypto_state_entry, &cmd_pypto_cases_entry,
+	&cmd_pypto_compare_entry, &cmd_pypto_items_entry,
+	&cmd_pypto_select_entry, &cmd_pypto_check_entry,
+	&cmd_pypto_dispatch_entry, &cmd_pypto_accept_entry,
+	&cmd_pypto_run_next_entry, &cmd_pypto_run_entry,
+	&cmd_pypto_inputs_entry, &cmd_pypto_boundary_entry,
+	&cmd_pypto_handoff_entry, &cmd_pypto_discover_entry,
+	&cmd_pypto_experiment_entry, &cmd_pypto_timeline_entry,
+	&cmd_pypto_review_entry, &cmd_pypto_report_entry, NULL
+};
+
+const struct tc_command cmd_pypto_entry = {
+	.name = "pypto",
+	.summary = "PyPTO-Pro five-stage pipeline: dispatch to workers, state "
+	    "machine, Stage 5 contract",
+	.usage = "usage: tunectl pypto state --op-dir DIR ACTION [options]   (ACTION: init, start_stage,\n"
+	    "                       complete_stage, fail_stage, record_artifact_hash, rollback_to_stage,\n"
+	    "                       plan_stage4, start_module, submit_for_verify, complete_module,\n"
+	    "                       fail_module, show, history)\n"
+	    "       tunectl pypto cases validate|freeze --manifest FILE [options]\n"
+	    "       tunectl pypto compare --op-dir DIR --case-manifest FILE [options]\n"
+	    "       tunectl pypto items init|source|add|close|park|reopen|sweep|next|validate --ledger FILE\n"
+	    "       tunectl pypto select --op-dir DIR --candidates FILE [options]\n"
+	    "       tunectl pypto check stage5|task [options]\n"
+	    "       tunectl pypto dispatch --op-dir DIR [--output FILE]\n"
+	    "       tunectl pypto accept --op-dir DIR --task FILE --result FILE\n"
+	    "       tunectl pypto run-next --op-dir DIR --runner-command-json FILE [options]\n"
+	    "       tunectl pypto run --op-dir DIR --runner-command-json FILE [options]\n"
+	    "       tunectl pypto inputs --op-dir DIR [--handoff-out FILE]\n"
+	    "       tunectl pypto boundary --op-dir DIR\n"
+	    "       tunectl pypto handoff validate --op-dir DIR --handoff FILE\n"
+	    "       tunectl pypto discover --op-dir DIR --case-manifest FILE --case-id ID --kernel NAME\n"
+	    "       tunectl pypto experiment start|correctness|quick|formal|accept|restore|reject|baseline\n"
+	    "       tunectl pypto timeline --op-dir DIR --case-id ID\n"
+	    "       tunectl pypto review template --op-dir DIR [--output FILE]\n"
+	    "       tunectl pypto report --op-dir DIR [--terminal FILE]\n"
+	    "Run 'tunectl pypto SUBCOMMAND --help' for its options; docs/pypto.md describes the formats.\n",
+	.run = pypto_run,
+	.subs = pypto_subs,
+};

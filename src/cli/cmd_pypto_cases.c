@@ -11,18 +11,8 @@
 #include "pypto_cli.h"
 #include "tunectl/pypto.h"
 
-static const struct tc_command cmd_cases = { "pypto cases", "",
-"usage: tunectl pypto cases validate --manifest FILE [--op-dir DIR] [--stage5]\n"
-"       tunectl pypto cases freeze --op-dir DIR --manifest FILE --op-name NAME\n"
-"           --stability-range DECIMAL --stability-kind absolute|relative\n"
-"           --promotion-rule TEXT [--warmup N] [--repeats N] [--retry N]\n"
-"           [--timing-source process_timer|runner_reported]\n"
-"           [--case-arg FLAG | --case-env VAR] [--dispatch FILE] [--weights FILE]\n"
-"           [--discovery docs/perf/discovery.json]   (--op-name then comes from it)\n",
-	NULL };
-
-int
-cmd_pypto_cases(int argc, char **argv)
+static int
+cmd_pypto_cases(const struct tc_command *self, int argc, char **argv)
 {
 	const char *manifest = NULL, *op_dir = NULL, *op_name = NULL;
 	const char *stab = NULL, *kind = NULL, *rule = NULL, *source = NULL;
@@ -53,14 +43,14 @@ cmd_pypto_cases(int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 
-	rc = tc_opts_parse(&cmd_cases, argc, argv, opts, &res);
+	rc = tc_opts_parse(self, argc, argv, opts, &res);
 	if (rc != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (res.positional.len != 1 ||
 	    (strcmp(res.positional.items[0], "validate") != 0 &&
 	    strcmp(res.positional.items[0], "freeze") != 0)) {
 		tc_parse_result_free(&res);
-		return tc_usage_error(&cmd_cases, "expected validate or freeze");
+		return tc_usage_error(self, "expected validate or freeze");
 	}
 	if (strcmp(res.positional.items[0], "validate") == 0) {
 		tc_pypto_manifest m;
@@ -83,7 +73,7 @@ cmd_pypto_cases(int argc, char **argv)
 			if (loaded)
 				tc_pypto_manifest_free(&m);
 			tc_parse_result_free(&res);
-			rc = tc_print_refusal(tc_error_msg(&err));
+			rc = tc_refuse(self, "%s", tc_error_msg(&err));
 			tc_error_clear(&err);
 			return rc;
 		}
@@ -128,3 +118,16 @@ cmd_pypto_cases(int argc, char **argv)
 		return rc;
 	}
 }
+
+const struct tc_command cmd_pypto_cases_entry = {
+	.name = "pypto cases",
+	.summary = "validate the performance cases; freeze the Stage 5 contract",
+	.usage = "usage: tunectl pypto cases validate --manifest FILE [--op-dir DIR] [--stage5]\n"
+	    "       tunectl pypto cases freeze --op-dir DIR --manifest FILE --op-name NAME\n"
+	    "           --stability-range DECIMAL --stability-kind absolute|relative\n"
+	    "           --promotion-rule TEXT [--warmup N] [--repeats N] [--retry N]\n"
+	    "           [--timing-source process_timer|runner_reported]\n"
+	    "           [--case-arg FLAG | --case-env VAR] [--dispatch FILE] [--weights FILE]\n"
+	    "           [--discovery docs/perf/discovery.json]   (--op-name then comes from it)\n",
+	.run = cmd_pypto_cases,
+};

@@ -15,18 +15,8 @@
 #include "tunectl/pypto.h"
 #include "tunectl/pypto_orch.h"
 
-static const struct tc_command cmd_check = { "pypto check", "",
-"usage: tunectl pypto check stage5 --op-dir DIR [--project DIR] [--dispatch FILE]\n"
-"           [--report FILE] [--review FILE] [--interpreter PROG] [--timeout S]\n"
-"           [--gates S4.1,P3,...] [--output FILE] [--record]\n"
-"       tunectl pypto check task --task FILE\n"
-"stage5: PASS, FAILED (exit 1) or NOT_COMPLETE (evidence missing, exit 1).\n"
-"Without --dispatch the dispatch comes from the state (stage4_path and the\n"
-"target cases of the Stage 5 entry confirmation).\n",
-	NULL };
-
 static int
-check_task(const char *path)
+check_task(const struct tc_command *cmd, const char *path)
 {
 	tc_error err = TC_ERROR_INIT;
 	tc_json *task = tc_json_parse_file(path, &err), *ok;
@@ -34,7 +24,7 @@ check_task(const char *path)
 
 	if (task == NULL || tc_pypto_task_check(task, &err) != 0) {
 		tc_json_free(task);
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
@@ -45,8 +35,8 @@ check_task(const char *path)
 	return tc_pypto_cli_print(ok);
 }
 
-int
-cmd_pypto_check(int argc, char **argv)
+static int
+cmd_pypto_check(const struct tc_command *self, int argc, char **argv)
 {
 	tc_pypto_check_opts o;
 	tc_pypto_state_opts so;
@@ -73,20 +63,20 @@ cmd_pypto_check(int argc, char **argv)
 	};
 
 	memset(&o, 0, sizeof(o));
-	rc = tc_opts_parse(&cmd_check, argc, argv, opts, &res);
+	rc = tc_opts_parse(self, argc, argv, opts, &res);
 	if (rc != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (res.positional.len == 1 &&
 	    strcmp(res.positional.items[0], "task") == 0) {
 		tc_parse_result_free(&res);
 		if (task == NULL)
-			return tc_usage_error(&cmd_check, "check task needs --task");
-		return check_task(task);
+			return tc_usage_error(self, "check task needs --task");
+		return check_task(self, task);
 	}
 	if (res.positional.len != 1 ||
 	    strcmp(res.positional.items[0], "stage5") != 0 || o.op_dir == NULL) {
 		tc_parse_result_free(&res);
-		return tc_usage_error(&cmd_check, "expected: check stage5 --op-dir "
+		return tc_usage_error(self, "expected: check stage5 --op-dir "
 		    "DIR, or check task --task FILE");
 	}
 	tc_parse_result_free(&res);
@@ -114,3 +104,16 @@ cmd_pypto_check(int argc, char **argv)
 		rc = TC_EXIT_FAIL;
 	return rc;
 }
+
+const struct tc_command cmd_pypto_check_entry = {
+	.name = "pypto check",
+	.summary = "stage5-check, or a dispatched task",
+	.usage = "usage: tunectl pypto check stage5 --op-dir DIR [--project DIR] [--dispatch FILE]\n"
+	    "           [--report FILE] [--review FILE] [--interpreter PROG] [--timeout S]\n"
+	    "           [--gates S4.1,P3,...] [--output FILE] [--record]\n"
+	    "       tunectl pypto check task --task FILE\n"
+	    "stage5: PASS, FAILED (exit 1) or NOT_COMPLETE (evidence missing, exit 1).\n"
+	    "Without --dispatch the dispatch comes from the state (stage4_path and the\n"
+	    "target cases of the Stage 5 entry confirmation).\n",
+	.run = cmd_pypto_check,
+};

@@ -10,18 +10,8 @@
 #include "pypto_cli.h"
 #include "tunectl/pypto.h"
 
-static const struct tc_command cmd_compare = { "pypto compare", "",
-"usage: tunectl pypto compare --op-dir DIR --case-manifest FILE [--op-name NAME]\n"
-"           [--case-arg FLAG | --case-env VAR] [--warmup N] [--repeats N] [--retry N]\n"
-"           [--seed 42] [--device N] [--timing-source process_timer|runner_reported]\n"
-"           [--collection-id ID] [--interpreter PROG] [--timeout S] [--quick]\n"
-"--quick screens a candidate: archived under docs/perf/quick/, written to\n"
-"quick_performance.*, never accepted by a formal gate.\n"
-"Values omitted come from docs/perf/frozen_contract.json when it exists.\n",
-	NULL };
-
-int
-cmd_pypto_compare(int argc, char **argv)
+static int
+cmd_pypto_compare(const struct tc_command *self, int argc, char **argv)
 {
 	tc_pypto_compare_opts o;
 	bool sw = false, sr = false, st = false, ss = false, sd = false;
@@ -51,7 +41,7 @@ cmd_pypto_compare(int argc, char **argv)
 	};
 
 	tc_pypto_compare_opts_init(&o);
-	rc = tc_opts_parse(&cmd_compare, argc, argv, opts, NULL);
+	rc = tc_opts_parse(self, argc, argv, opts, NULL);
 	if (rc != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (sw) {
@@ -102,3 +92,16 @@ cmd_pypto_compare(int argc, char **argv)
 	tc_error_clear(&err);
 	return rc;
 }
+
+const struct tc_command cmd_pypto_compare_entry = {
+	.name = "pypto compare",
+	.summary = "one formal compare round",
+	.usage = "usage: tunectl pypto compare --op-dir DIR --case-manifest FILE [--op-name NAME]\n"
+	    "           [--case-arg FLAG | --case-env VAR] [--warmup N] [--repeats N] [--retry N]\n"
+	    "           [--seed 42] [--device N] [--timing-source process_timer|runner_reported]\n"
+	    "           [--collection-id ID] [--interpreter PROG] [--timeout S] [--quick]\n"
+	    "--quick screens a candidate: archived under docs/perf/quick/, written to\n"
+	    "quick_performance.*, never accepted by a formal gate.\n"
+	    "Values omitted come from docs/perf/frozen_contract.json when it exists.\n",
+	.run = cmd_pypto_compare,
+};

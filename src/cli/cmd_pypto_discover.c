@@ -8,15 +8,8 @@
 #include "pypto_cli.h"
 #include "tunectl/pypto_stage5.h"
 
-static const struct tc_command cmd_discover = { "pypto discover", "",
-"usage: tunectl pypto discover --op-dir DIR --case-manifest FILE --case-id ID\n"
-"           --kernel NAME [--case-arg FLAG | --case-env VAR] [--warmup N]\n"
-"           [--device N] [--interpreter PROG] [--timeout S]\n"
-"Writes docs/perf/discovery.json once; freeze it with cases freeze --discovery.\n",
-	NULL };
-
-int
-cmd_pypto_discover(int argc, char **argv)
+static int
+cmd_pypto_discover(const struct tc_command *self, int argc, char **argv)
 {
 	tc_pypto_discover_opts o;
 	tc_error err = TC_ERROR_INIT;
@@ -39,7 +32,7 @@ cmd_pypto_discover(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.warmup = -1;
 	o.device = -1;
-	if ((rc = tc_opts_parse(&cmd_discover, argc, argv, opts, NULL)) != 0)
+	if ((rc = tc_opts_parse(self, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if ((out = tc_pypto_discover(&o, &err)) == NULL) {
 		rc = tc_pypto_cli_fail(&err);
@@ -48,3 +41,13 @@ cmd_pypto_discover(int argc, char **argv)
 	}
 	return tc_pypto_cli_print(out);
 }
+
+const struct tc_command cmd_pypto_discover_entry = {
+	.name = "pypto discover",
+	.summary = "the discovery run that finds the lowered Op Name",
+	.usage = "usage: tunectl pypto discover --op-dir DIR --case-manifest FILE --case-id ID\n"
+	    "           --kernel NAME [--case-arg FLAG | --case-env VAR] [--warmup N]\n"
+	    "           [--device N] [--interpreter PROG] [--timeout S]\n"
+	    "Writes docs/perf/discovery.json once; freeze it with cases freeze --discovery.\n",
+	.run = cmd_pypto_discover,
+};

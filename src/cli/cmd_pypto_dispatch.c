@@ -12,20 +12,8 @@
 #include "tunectl/fileio.h"
 #include "tunectl/pypto_orch.h"
 
-static const struct tc_command cmd_pdispatch = { "pypto dispatch", "",
-"usage: tunectl pypto dispatch --op-dir DIR [--project DIR] [--output FILE]\n"
-"Print (and with --output write) the task of the one legal next step.\n",
-	NULL };
-
-static const struct tc_command cmd_paccept = { "pypto accept", "",
-"usage: tunectl pypto accept --op-dir DIR [--project DIR] --task FILE\n"
-"           --result FILE [--interpreter PROG] [--lint-gate PROG\n"
-"           [--lint-gate-arg ARG]...]\n"
-"Accept a worker's result for a dispatched task: a stale task is refused.\n",
-	NULL };
-
-int
-cmd_pypto_dispatch(int argc, char **argv)
+static int
+cmd_pypto_dispatch(const struct tc_command *self, int argc, char **argv)
 {
 	tc_pypto_state_opts o;
 	const char *output = NULL;
@@ -40,7 +28,7 @@ cmd_pypto_dispatch(int argc, char **argv)
 	};
 
 	memset(&o, 0, sizeof(o));
-	if ((rc = tc_opts_parse(&cmd_pdispatch, argc, argv, opts, NULL)) != 0)
+	if ((rc = tc_opts_parse(self, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if ((task = tc_pypto_dispatch(&o, &err)) == NULL ||
 	    (output != NULL && tc_write_json(output, task,
@@ -53,8 +41,8 @@ cmd_pypto_dispatch(int argc, char **argv)
 	return tc_pypto_cli_print(task);
 }
 
-int
-cmd_pypto_accept(int argc, char **argv)
+static int
+cmd_pypto_accept(const struct tc_command *self, int argc, char **argv)
 {
 	tc_pypto_state_opts o;
 	const char *task_path = NULL, *result_path = NULL, *lint = NULL;
@@ -74,7 +62,7 @@ cmd_pypto_accept(int argc, char **argv)
 	};
 
 	memset(&o, 0, sizeof(o));
-	if ((rc = tc_opts_parse(&cmd_paccept, argc, argv, opts, NULL)) != 0) {
+	if ((rc = tc_opts_parse(self, argc, argv, opts, NULL)) != 0) {
 		tc_strlist_free(&lint_args);
 		return rc < 0 ? TC_EXIT_OK : rc;
 	}
@@ -93,3 +81,21 @@ cmd_pypto_accept(int argc, char **argv)
 	tc_strlist_free(&lint_args);
 	return rc;
 }
+
+const struct tc_command cmd_pypto_dispatch_entry = {
+	.name = "pypto dispatch",
+	.summary = "the task of the one legal next step",
+	.usage = "usage: tunectl pypto dispatch --op-dir DIR [--project DIR] [--output FILE]\n"
+	    "Print (and with --output write) the task of the one legal next step.\n",
+	.run = cmd_pypto_dispatch,
+};
+
+const struct tc_command cmd_pypto_accept_entry = {
+	.name = "pypto accept",
+	.summary = "seal a worker's result into the state",
+	.usage = "usage: tunectl pypto accept --op-dir DIR [--project DIR] --task FILE\n"
+	    "           --result FILE [--interpreter PROG] [--lint-gate PROG\n"
+	    "           [--lint-gate-arg ARG]...]\n"
+	    "Accept a worker's result for a dispatched task: a stale task is refused.\n",
+	.run = cmd_pypto_accept,
+};

@@ -10,22 +10,8 @@
 #include "pypto_cli.h"
 #include "tunectl/pypto_stage5.h"
 
-static const struct tc_command cmd_experiment = { "pypto experiment", "",
-"usage: tunectl pypto experiment start --op-dir DIR --item ID [--item ID]...\n"
-"           --hypothesis TEXT --change TEXT [--metric TEXT] [--risk TEXT]\n"
-"       tunectl pypto experiment correctness|quick|accept|restore --op-dir DIR\n"
-"       tunectl pypto experiment formal --op-dir DIR [--compliance-evidence TEXT]\n"
-"           [--not-compliant]\n"
-"       tunectl pypto experiment reject --op-dir DIR --reason TEXT\n"
-"           [--reason-code quick_not_promoted|control_faster|no_stable_gain]\n"
-"       tunectl pypto experiment baseline --op-dir DIR --round docs/perf/round_NNN\n"
-"           [--correctness-evidence TEXT] [--compliance-evidence TEXT]\n"
-"Common: [--ledger FILE] [--candidates FILE] [--interpreter PROG] [--timeout S]\n"
-"An experiment carries exactly one change; a rejected one is restored first.\n",
-	NULL };
-
-int
-cmd_pypto_experiment(int argc, char **argv)
+static int
+cmd_pypto_experiment(const struct tc_command *self, int argc, char **argv)
 {
 	tc_pypto_experiment_opts o;
 	struct tc_parse_result res;
@@ -60,7 +46,7 @@ cmd_pypto_experiment(int argc, char **argv)
 	size_t i;
 
 	memset(&o, 0, sizeof(o));
-	rc = tc_opts_parse(&cmd_experiment, argc, argv, opts, &res);
+	rc = tc_opts_parse(self, argc, argv, opts, &res);
 	if (rc != 0)
 		goto done;
 	for (i = 0; res.positional.len == 1 && verbs[i] != NULL; i++)
@@ -68,7 +54,7 @@ cmd_pypto_experiment(int argc, char **argv)
 			break;
 	if (res.positional.len != 1 || verbs[i] == NULL) {
 		tc_parse_result_free(&res);
-		rc = tc_usage_error(&cmd_experiment, "expected one of start, "
+		rc = tc_usage_error(self, "expected one of start, "
 		    "correctness, quick, formal, accept, restore, reject, "
 		    "baseline");
 		goto done;
@@ -96,3 +82,20 @@ done:
 	tc_strlist_free(&changes);
 	return rc < 0 ? TC_EXIT_OK : rc;
 }
+
+const struct tc_command cmd_pypto_experiment_entry = {
+	.name = "pypto experiment",
+	.summary = "the per-item experiment loop of Stage 5",
+	.usage = "usage: tunectl pypto experiment start --op-dir DIR --item ID [--item ID]...\n"
+	    "           --hypothesis TEXT --change TEXT [--metric TEXT] [--risk TEXT]\n"
+	    "       tunectl pypto experiment correctness|quick|accept|restore --op-dir DIR\n"
+	    "       tunectl pypto experiment formal --op-dir DIR [--compliance-evidence TEXT]\n"
+	    "           [--not-compliant]\n"
+	    "       tunectl pypto experiment reject --op-dir DIR --reason TEXT\n"
+	    "           [--reason-code quick_not_promoted|control_faster|no_stable_gain]\n"
+	    "       tunectl pypto experiment baseline --op-dir DIR --round docs/perf/round_NNN\n"
+	    "           [--correctness-evidence TEXT] [--compliance-evidence TEXT]\n"
+	    "Common: [--ledger FILE] [--candidates FILE] [--interpreter PROG] [--timeout S]\n"
+	    "An experiment carries exactly one change; a rejected one is restored first.\n",
+	.run = cmd_pypto_experiment,
+};

@@ -13,13 +13,8 @@
 #include "tunectl/pypto_stage5.h"
 #include "tunectl/pypto_state.h"
 
-static const struct tc_command cmd_handoff = { "pypto handoff", "",
-"usage: tunectl pypto handoff validate --op-dir DIR --handoff FILE\n"
-"Exit 1 when the handoff is invalid (every problem is listed).\n",
-	NULL };
-
-int
-cmd_pypto_handoff(int argc, char **argv)
+static int
+cmd_pypto_handoff(const struct tc_command *self, int argc, char **argv)
 {
 	const char *op_dir = NULL, *path = NULL;
 	struct tc_parse_result res;
@@ -33,13 +28,13 @@ cmd_pypto_handoff(int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 
-	rc = tc_opts_parse(&cmd_handoff, argc, argv, opts, &res);
+	rc = tc_opts_parse(self, argc, argv, opts, &res);
 	if (rc != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (res.positional.len != 1 ||
 	    strcmp(res.positional.items[0], "validate") != 0) {
 		tc_parse_result_free(&res);
-		return tc_usage_error(&cmd_handoff, "expected: handoff validate");
+		return tc_usage_error(self, "expected: handoff validate");
 	}
 	tc_parse_result_free(&res);
 	if ((abs = tc_path_resolve(op_dir, &err)) == NULL ||
@@ -61,3 +56,11 @@ out:
 	free(abs);
 	return rc;
 }
+
+const struct tc_command cmd_pypto_handoff_entry = {
+	.name = "pypto handoff",
+	.summary = "validate the optimizer's handoff",
+	.usage = "usage: tunectl pypto handoff validate --op-dir DIR --handoff FILE\n"
+	    "Exit 1 when the handoff is invalid (every problem is listed).\n",
+	.run = cmd_pypto_handoff,
+};

@@ -17,20 +17,8 @@
 #include "tunectl/pypto_stage5.h"
 #include "tunectl/pypto_state.h"
 
-static const struct tc_command cmd_inputs = { "pypto inputs", "",
-"usage: tunectl pypto inputs --op-dir DIR [--handoff-out FILE [--target FILE]]\n"
-"--handoff-out writes the blocked handoff; its optimization_target comes from\n"
-"--target (the dispatch) or else the state's Stage 5 entry confirmation.\n"
-"Exit 1 when a required input is missing or unparseable (stage5_contract_blocked).\n",
-	NULL };
-
-static const struct tc_command cmd_boundary = { "pypto boundary", "",
-"usage: tunectl pypto boundary --op-dir DIR\n"
-"Exit 1 when a frozen input changed or a file outside the updatable set did.\n",
-	NULL };
-
-int
-cmd_pypto_inputs(int argc, char **argv)
+static int
+cmd_pypto_inputs(const struct tc_command *self, int argc, char **argv)
 {
 	const char *op_dir = NULL, *handoff = NULL, *target = NULL;
 	tc_error err = TC_ERROR_INIT;
@@ -43,7 +31,7 @@ cmd_pypto_inputs(int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 
-	if ((rc = tc_opts_parse(&cmd_inputs, argc, argv, opts, NULL)) != 0)
+	if ((rc = tc_opts_parse(self, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (!tc_is_directory(op_dir))
 		return tc_die("operator directory does not exist: %s", op_dir);
@@ -90,8 +78,8 @@ cmd_pypto_inputs(int argc, char **argv)
 	return rc;
 }
 
-int
-cmd_pypto_boundary(int argc, char **argv)
+static int
+cmd_pypto_boundary(const struct tc_command *self, int argc, char **argv)
 {
 	const char *op_dir = NULL;
 	tc_error err = TC_ERROR_INIT;
@@ -102,7 +90,7 @@ cmd_pypto_boundary(int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 
-	if ((rc = tc_opts_parse(&cmd_boundary, argc, argv, opts, NULL)) != 0)
+	if ((rc = tc_opts_parse(self, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if ((r = tc_pypto_boundary_now(op_dir, &err)) == NULL) {
 		rc = tc_pypto_cli_fail(&err);
@@ -115,3 +103,21 @@ cmd_pypto_boundary(int argc, char **argv)
 		rc = TC_EXIT_FAIL;
 	return rc;
 }
+
+const struct tc_command cmd_pypto_inputs_entry = {
+	.name = "pypto inputs",
+	.summary = "the Stage 5 required-input check",
+	.usage = "usage: tunectl pypto inputs --op-dir DIR [--handoff-out FILE [--target FILE]]\n"
+	    "--handoff-out writes the blocked handoff; its optimization_target comes from\n"
+	    "--target (the dispatch) or else the state's Stage 5 entry confirmation.\n"
+	    "Exit 1 when a required input is missing or unparseable (stage5_contract_blocked).\n",
+	.run = cmd_pypto_inputs,
+};
+
+const struct tc_command cmd_pypto_boundary_entry = {
+	.name = "pypto boundary",
+	.summary = "the Stage 5 boundary of an op dir",
+	.usage = "usage: tunectl pypto boundary --op-dir DIR\n"
+	    "Exit 1 when a frozen input changed or a file outside the updatable set did.\n",
+	.run = cmd_pypto_boundary,
+};

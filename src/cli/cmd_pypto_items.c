@@ -10,20 +10,6 @@
 #include "pypto_cli.h"
 #include "tunectl/pypto.h"
 
-static const struct tc_command cmd_items = { "pypto items", "",
-"usage: tunectl pypto items init --ledger FILE\n"
-"       tunectl pypto items source --ledger FILE --kind KIND (--count N | --index FILE)\n"
-"           --ref TEXT   (--index: the authoritative index the count is read from)\n"
-"       tunectl pypto items add --ledger FILE (--item JSON | --item-file FILE)\n"
-"       tunectl pypto items close --ledger FILE --item ID --status S [--reason TEXT]\n"
-"           [--reason-code C] [--evidence JSON]\n"
-"       tunectl pypto items park --ledger FILE --item ID --status S --reason TEXT\n"
-"       tunectl pypto items reopen --ledger FILE --item ID --reason TEXT\n"
-"       tunectl pypto items sweep --ledger FILE --scope TEXT --findings TEXT\n"
-"       tunectl pypto items next --ledger FILE\n"
-"       tunectl pypto items validate --ledger FILE [--require-closed]\n",
-	NULL };
-
 static tc_json *
 json_arg(const char *text, const char *file, const char *what, tc_error *err)
 {
@@ -44,8 +30,61 @@ json_arg(const char *text, const char *file, const char *what, tc_error *err)
 	return v;
 }
 
-int
-cmd_pypto_items(int argc, char **argv)
+/* items validate (the ledger's verdict) and items next (the next item). */
+static int
+items_read(const struct tc_command *self, const char *ledger, bool validate,
+    bool require_closed)
+{
+	tc_error err = TC_ERROR_INIT;
+	tc_json *l = tc_pypto_ledger_load(ledger, &err);
+	int rc;
+
+	if (l == NULL) {
+		rc = validate ? tc_refuse(self, "%s", tc_error_msg(&err)) :
+		    tc_pypto_cli_fail(&err);
+		tc_error_clear(&err);
+		return rc;
+	}
+	if (validate) {
+		bool ok;
+
+		rc = tc_pypto_cli_print(tc_pypto_ledger_validate(l,
+		    require_closed, &ok));
+		if (rc == TC_EXIT_OK && !ok)
+			rc = TC_EXIT_FAIL;
+	} else {
+		rc = tc_pypto_cli_print(tc_pypto_ledger_next(l));
+	}
+	tc_json_free(l);
+	return rc;
+}
+
+/* The verbs that change the ledger. */
+static bool
+find_verb(const char *name, tc_pypto_ledger_verb *verb)
+{
+	static const struct {
+		const char *name;
+		tc_pypto_ledger_verb verb;
+	} verbs[] = {
+		{ "init", TC_LEDGER_INIT }, { "source", TC_LEDGER_SOURCE },
+		{ "add", TC_LEDGER_ADD }, { "close", TC_LEDGER_CLOSE },
+		{ "park", TC_LEDGER_PARK }, { "reopen", TC_LEDGER_REOPEN },
+		{ "sweep", TC_LEDGER_SWEEP }
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		if (strcmp(name, verbs[i].name) == 0) {
+			*verb = verbs[i].verb;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int
+cmd_pypto_items(const struct tc_command *self, int argc, char **argv)
 {
 	const char *ledger = NULL, *kind = NULL, *ref = NULL, *item = NULL;
 	const char *item_file = NULL, *item_id = NULL, *status = NULL;
@@ -77,51 +116,23 @@ cmd_pypto_items(int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 
-	rc = tc_opts_parse(&cmd_items, argc, argv, opts, &res);
+	rc = tc_opts_parse(self, argc, argv, opts, &res);
 	if (rc != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (res.positional.len != 1) {
 		tc_parse_result_free(&res);
-		return tc_usage_error(&cmd_items, "expected one of init, source, "
+		return tc_usage_error(self, "expected one of init, source, "
 		    "add, close, park, reopen, sweep, next, validate");
 	}
 	verb = res.positional.items[0];
 	memset(&op, 0, sizeof(op));
 	if (strcmp(verb, "validate") == 0 || strcmp(verb, "next") == 0) {
-		tc_json *l = tc_pypto_ledger_load(ledger, &err);
-
-		if (l == NULL) {
-			rc = strcmp(verb, "validate") == 0 ?
-			    tc_print_refusal(tc_error_msg(&err)) : tc_pypto_cli_fail(&err);
-		} else if (strcmp(verb, "next") == 0) {
-			rc = tc_pypto_cli_print(tc_pypto_ledger_next(l));
-		} else {
-			bool ok;
-
-			out = tc_pypto_ledger_validate(l, require_closed, &ok);
-			rc = tc_pypto_cli_print(out);
-			if (rc == TC_EXIT_OK && !ok)
-				rc = TC_EXIT_FAIL;
-		}
-		tc_json_free(l);
+		rc = items_read(self, ledger, strcmp(verb, "validate") == 0,
+		    require_closed);
 		goto done;
 	}
-	if (strcmp(verb, "init") == 0)
-		op.verb = TC_LEDGER_INIT;
-	else if (strcmp(verb, "source") == 0)
-		op.verb = TC_LEDGER_SOURCE;
-	else if (strcmp(verb, "add") == 0)
-		op.verb = TC_LEDGER_ADD;
-	else if (strcmp(verb, "close") == 0)
-		op.verb = TC_LEDGER_CLOSE;
-	else if (strcmp(verb, "park") == 0)
-		op.verb = TC_LEDGER_PARK;
-	else if (strcmp(verb, "reopen") == 0)
-		op.verb = TC_LEDGER_REOPEN;
-	else if (strcmp(verb, "sweep") == 0)
-		op.verb = TC_LEDGER_SWEEP;
-	else {
-		rc = tc_usage_error(&cmd_items, "unknown items verb '%s'", verb);
+	if (!find_verb(verb, &op.verb)) {
+		rc = tc_usage_error(self, "unknown items verb '%s'", verb);
 		goto done;
 	}
 	if (op.verb == TC_LEDGER_ADD) {
@@ -139,7 +150,7 @@ cmd_pypto_items(int argc, char **argv)
 		goto done;
 	}
 	if (op.verb == TC_LEDGER_SOURCE && count < 0 && index == NULL) {
-		rc = tc_usage_error(&cmd_items, "items source needs --count N or "
+		rc = tc_usage_error(self, "items source needs --count N or "
 		    "--index FILE");
 		goto done;
 	}
@@ -174,3 +185,20 @@ done:
 	tc_parse_result_free(&res);
 	return rc;
 }
+
+const struct tc_command cmd_pypto_items_entry = {
+	.name = "pypto items",
+	.summary = "the optimisation-item ledger",
+	.usage = "usage: tunectl pypto items init --ledger FILE\n"
+	    "       tunectl pypto items source --ledger FILE --kind KIND (--count N | --index FILE)\n"
+	    "           --ref TEXT   (--index: the authoritative index the count is read from)\n"
+	    "       tunectl pypto items add --ledger FILE (--item JSON | --item-file FILE)\n"
+	    "       tunectl pypto items close --ledger FILE --item ID --status S [--reason TEXT]\n"
+	    "           [--reason-code C] [--evidence JSON]\n"
+	    "       tunectl pypto items park --ledger FILE --item ID --status S --reason TEXT\n"
+	    "       tunectl pypto items reopen --ledger FILE --item ID --reason TEXT\n"
+	    "       tunectl pypto items sweep --ledger FILE --scope TEXT --findings TEXT\n"
+	    "       tunectl pypto items next --ledger FILE\n"
+	    "       tunectl pypto items validate --ledger FILE [--require-closed]\n",
+	.run = cmd_pypto_items,
+};

@@ -8,15 +8,8 @@
 #include "pypto_cli.h"
 #include "tunectl/pypto_stage5.h"
 
-static const struct tc_command cmd_preport = { "pypto report", "",
-"usage: tunectl pypto report --op-dir DIR [--terminal FILE]\n"
-"           [--target-unavailable-reason TEXT] [--interpreter PROG] [--timeout S]\n"
-"Needs the final compare of the selected best version and the per-case\n"
-"terminal evidence (default docs/perf/terminal_evidence.json).\n",
-	NULL };
-
-int
-cmd_pypto_report(int argc, char **argv)
+static int
+cmd_pypto_report(const struct tc_command *self, int argc, char **argv)
 {
 	tc_pypto_report_opts o;
 	tc_error err = TC_ERROR_INIT;
@@ -33,7 +26,7 @@ cmd_pypto_report(int argc, char **argv)
 	};
 
 	memset(&o, 0, sizeof(o));
-	if ((rc = tc_opts_parse(&cmd_preport, argc, argv, opts, NULL)) != 0)
+	if ((rc = tc_opts_parse(self, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if ((out = tc_pypto_render_report(&o, &err)) == NULL) {
 		rc = tc_pypto_cli_fail(&err);
@@ -42,3 +35,13 @@ cmd_pypto_report(int argc, char **argv)
 	}
 	return tc_pypto_cli_print(out);
 }
+
+const struct tc_command cmd_pypto_report_entry = {
+	.name = "pypto report",
+	.summary = "PERFORMANCE_REPORT.md from the archived evidence",
+	.usage = "usage: tunectl pypto report --op-dir DIR [--terminal FILE]\n"
+	    "           [--target-unavailable-reason TEXT] [--interpreter PROG] [--timeout S]\n"
+	    "Needs the final compare of the selected best version and the per-case\n"
+	    "terminal evidence (default docs/perf/terminal_evidence.json).\n",
+	.run = cmd_pypto_report,
+};

@@ -9,12 +9,8 @@
 #include "tunectl/fileio.h"
 #include "tunectl/pypto_stage5.h"
 
-static const struct tc_command cmd_review = { "pypto review", "",
-"usage: tunectl pypto review template --op-dir DIR [--output FILE]\n",
-	NULL };
-
-int
-cmd_pypto_review(int argc, char **argv)
+static int
+cmd_pypto_review(const struct tc_command *self, int argc, char **argv)
 {
 	const char *op_dir = NULL, *output = NULL;
 	struct tc_parse_result res;
@@ -27,13 +23,13 @@ cmd_pypto_review(int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 
-	rc = tc_opts_parse(&cmd_review, argc, argv, opts, &res);
+	rc = tc_opts_parse(self, argc, argv, opts, &res);
 	if (rc != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (res.positional.len != 1 ||
 	    strcmp(res.positional.items[0], "template") != 0) {
 		tc_parse_result_free(&res);
-		return tc_usage_error(&cmd_review, "expected: review template");
+		return tc_usage_error(self, "expected: review template");
 	}
 	tc_parse_result_free(&res);
 	if ((t = tc_pypto_review_template(op_dir, &err)) == NULL ||
@@ -46,3 +42,10 @@ cmd_pypto_review(int argc, char **argv)
 	}
 	return tc_pypto_cli_print(t);
 }
+
+const struct tc_command cmd_pypto_review_entry = {
+	.name = "pypto review",
+	.summary = "the review template of the final test",
+	.usage = "usage: tunectl pypto review template --op-dir DIR [--output FILE]\n",
+	.run = cmd_pypto_review,
+};

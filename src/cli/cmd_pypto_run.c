@@ -11,21 +11,6 @@
 #include "pypto_cli.h"
 #include "tunectl/pypto_orch.h"
 
-static const struct tc_command cmd_prun_next = { "pypto run-next", "",
-"usage: tunectl pypto run-next --op-dir DIR [--project DIR]\n"
-"           --runner-command-json FILE [--timeout-seconds T] [--grace-seconds G]\n"
-"           [--interpreter PROG] [--lint-gate PROG [--lint-gate-arg ARG]...]\n",
-	NULL };
-
-static const struct tc_command cmd_prun = { "pypto run", "",
-"usage: tunectl pypto run --op-dir DIR [--project DIR] --runner-command-json FILE\n"
-"           [--timeout-seconds T] [--grace-seconds G] [--max-attempts N]\n"
-"           [--max-steps N] [--interpreter PROG] [--lint-gate PROG\n"
-"           [--lint-gate-arg ARG]...] [--quiet]\n"
-"Stops when the pipeline completes (exit 0), waits for the Stage 5 entry\n"
-"confirmation or was declined (exit 0), or halts (exit 1).\n",
-	NULL };
-
 static void
 progress(const tc_attempt_report *r, const tc_json *accepted,
     const char *error, void *ctx)
@@ -48,7 +33,7 @@ progress(const tc_attempt_report *r, const tc_json *accepted,
 }
 
 static int
-run(bool loop, int argc, char **argv)
+run(const struct tc_command *cmd, bool loop, int argc, char **argv)
 {
 	tc_pypto_run_opts o;
 	const char *runner_path = NULL, *lint = NULL;
@@ -80,15 +65,14 @@ run(bool loop, int argc, char **argv)
 	};
 
 	memset(&o, 0, sizeof(o));
-	rc = tc_opts_parse(loop ? &cmd_prun : &cmd_prun_next, argc, argv, opts,
-	    NULL);
+	rc = tc_opts_parse(cmd, argc, argv, opts, NULL);
 	if (rc != 0) {
 		tc_strlist_free(&lint_args);
 		return rc < 0 ? TC_EXIT_OK : rc;
 	}
 	if (max_attempts < 1 || max_steps < 1) {
 		tc_strlist_free(&lint_args);
-		return tc_usage_error(&cmd_prun, "--max-attempts and --max-steps "
+		return tc_usage_error(cmd, "--max-attempts and --max-steps "
 		    "must be at least 1");
 	}
 	if (tc_runner_load(runner_path, &o.runner, &err) != 0) {
@@ -128,14 +112,35 @@ run(bool loop, int argc, char **argv)
 	return rc;
 }
 
-int
-cmd_pypto_run_next(int argc, char **argv)
+static int
+cmd_pypto_run_next(const struct tc_command *self, int argc, char **argv)
 {
-	return run(false, argc, argv);
+	return run(self, false, argc, argv);
 }
 
-int
-cmd_pypto_run(int argc, char **argv)
+static int
+cmd_pypto_run(const struct tc_command *self, int argc, char **argv)
 {
-	return run(true, argc, argv);
+	return run(self, true, argc, argv);
 }
+
+const struct tc_command cmd_pypto_run_next_entry = {
+	.name = "pypto run-next",
+	.summary = "one attempt of the next step through an agent host",
+	.usage = "usage: tunectl pypto run-next --op-dir DIR [--project DIR]\n"
+	    "           --runner-command-json FILE [--timeout-seconds T] [--grace-seconds G]\n"
+	    "           [--interpreter PROG] [--lint-gate PROG [--lint-gate-arg ARG]...]\n",
+	.run = cmd_pypto_run_next,
+};
+
+const struct tc_command cmd_pypto_run_entry = {
+	.name = "pypto run",
+	.summary = "run-next until the pipeline completes or halts",
+	.usage = "usage: tunectl pypto run --op-dir DIR [--project DIR] --runner-command-json FILE\n"
+	    "           [--timeout-seconds T] [--grace-seconds G] [--max-attempts N]\n"
+	    "           [--max-steps N] [--interpreter PROG] [--lint-gate PROG\n"
+	    "           [--lint-gate-arg ARG]...] [--quiet]\n"
+	    "Stops when the pipeline completes (exit 0), waits for the Stage 5 entry\n"
+	    "confirmation or was declined (exit 0), or halts (exit 1).\n",
+	.run = cmd_pypto_run,
+};

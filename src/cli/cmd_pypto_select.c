@@ -11,14 +11,8 @@
 #include "tunectl/fileio.h"
 #include "tunectl/pypto.h"
 
-static const struct tc_command cmd_select = { "pypto select", "",
-"usage: tunectl pypto select --op-dir DIR --candidates FILE [--output FILE]\n"
-"           [--markdown] [--stability-range DECIMAL --stability-kind KIND\n"
-"            --case-manifest FILE]   (the last three only without a frozen contract)\n",
-	NULL };
-
-int
-cmd_pypto_select(int argc, char **argv)
+static int
+cmd_pypto_select(const struct tc_command *self, int argc, char **argv)
 {
 	tc_pypto_select_opts o;
 	const char *output = NULL;
@@ -40,7 +34,7 @@ cmd_pypto_select(int argc, char **argv)
 	};
 
 	memset(&o, 0, sizeof(o));
-	rc = tc_opts_parse(&cmd_select, argc, argv, opts, NULL);
+	rc = tc_opts_parse(self, argc, argv, opts, NULL);
 	if (rc != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if ((out = tc_pypto_select(&o, &err)) == NULL) {
@@ -65,3 +59,12 @@ cmd_pypto_select(int argc, char **argv)
 	}
 	return tc_pypto_cli_print(out);
 }
+
+const struct tc_command cmd_pypto_select_entry = {
+	.name = "pypto select",
+	.summary = "best-version selection",
+	.usage = "usage: tunectl pypto select --op-dir DIR --candidates FILE [--output FILE]\n"
+	    "           [--markdown] [--stability-range DECIMAL --stability-kind KIND\n"
+	    "            --case-manifest FILE]   (the last three only without a frozen contract)\n",
+	.run = cmd_pypto_select,
+};

@@ -13,27 +13,6 @@
 #include "tunectl/pypto.h"
 #include "tunectl/pypto_orch.h"
 
-static const struct tc_command cmd_state = { "pypto state", "",
-"usage: tunectl pypto state --op-dir DIR [--project DIR] [--agent NAME]\n"
-"           [--lint-gate PROG [--lint-gate-arg ARG]...] [--lint-timeout S]\n"
-"           [--allow-stage5-rollback] ACTION [--stage N] [--reason TEXT]\n"
-"           [--name NAME] [--hash HASH] [--target-stage N] [--failure-category C]\n"
-"           [--module-count N] [--is-fusion true|false] [--module K]\n"
-"           [--failing-module-boundary B] [--last-error TEXT]\n"
-"       tunectl pypto state --op-dir DIR consent --basis user_requested|user_confirmed\n"
-"           --statement TEXT [--case-ids A,B | --no-questions]\n"
-"       tunectl pypto state --op-dir DIR decline --reason TEXT\n"
-"       tunectl pypto state --op-dir DIR configure [--devices 0,1] [--request TEXT]\n"
-"           [--collect-golden-perf true|false] [--run-stage2-verifier true|false]\n"
-"           [--docs-cache DIR] [--resource-root DIR]\n"
-"       tunectl pypto state --op-dir DIR resume --reason TEXT\n"
-"ACTION is one of the 11 state actions, tunectl's consent, decline, configure or\n"
-"resume, or show (state and legal next actions) or history (the rollback history).\n"
-"The op dir must lie inside <project>/custom/.  The lint gate command may also\n"
-"come from TUNECTL_PYPTO_LINT_GATE (split on spaces).  Nothing here runs inside a\n"
-"dispatched worker (TUNECTL_ATTEMPT set): only the orchestrator writes the state.\n",
-	NULL };
-
 static int
 parse_bool(const char *opt, const char *v, int *out)
 {
@@ -44,13 +23,13 @@ parse_bool(const char *opt, const char *v, int *out)
 	else if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0)
 		*out = 0;
 	else
-		return tc_usage_error(&cmd_state, "argument %s: expected true or "
-		    "false, got '%s'", opt, v);
+		return tc_usage_error(&cmd_pypto_state_entry, "argument %s: "
+		    "expected true or false, got '%s'", opt, v);
 	return 0;
 }
 
-int
-cmd_pypto_state(int argc, char **argv)
+static int
+cmd_pypto_state(const struct tc_command *self, int argc, char **argv)
 {
 	tc_pypto_state_opts o;
 	tc_pypto_input in = TC_PYPTO_INPUT_INIT;
@@ -101,13 +80,13 @@ cmd_pypto_state(int argc, char **argv)
 
 	memset(&oi, 0, sizeof(oi));
 	oi.collect_golden_perf = oi.run_stage2_verifier = -1;
-	rc = tc_opts_parse(&cmd_state, argc, argv, opts, &res);
+	rc = tc_opts_parse(self, argc, argv, opts, &res);
 	if (rc != 0) {
 		tc_strlist_free(&lint_args);
 		return rc < 0 ? TC_EXIT_OK : rc;
 	}
 	if (res.positional.len != 1) {
-		rc = tc_usage_error(&cmd_state, "expected exactly one ACTION");
+		rc = tc_usage_error(self, "expected exactly one ACTION");
 		goto out;
 	}
 	in.action = res.positional.items[0];
@@ -149,3 +128,27 @@ out:
 	tc_parse_result_free(&res);
 	return rc;
 }
+
+const struct tc_command cmd_pypto_state_entry = {
+	.name = "pypto state",
+	.summary = "one action on the orchestrator state",
+	.usage = "usage: tunectl pypto state --op-dir DIR [--project DIR] [--agent NAME]\n"
+	    "           [--lint-gate PROG [--lint-gate-arg ARG]...] [--lint-timeout S]\n"
+	    "           [--allow-stage5-rollback] ACTION [--stage N] [--reason TEXT]\n"
+	    "           [--name NAME] [--hash HASH] [--target-stage N] [--failure-category C]\n"
+	    "           [--module-count N] [--is-fusion true|false] [--module K]\n"
+	    "           [--failing-module-boundary B] [--last-error TEXT]\n"
+	    "       tunectl pypto state --op-dir DIR consent --basis user_requested|user_confirmed\n"
+	    "           --statement TEXT [--case-ids A,B | --no-questions]\n"
+	    "       tunectl pypto state --op-dir DIR decline --reason TEXT\n"
+	    "       tunectl pypto state --op-dir DIR configure [--devices 0,1] [--request TEXT]\n"
+	    "           [--collect-golden-perf true|false] [--run-stage2-verifier true|false]\n"
+	    "           [--docs-cache DIR] [--resource-root DIR]\n"
+	    "       tunectl pypto state --op-dir DIR resume --reason TEXT\n"
+	    "ACTION is one of the 11 state actions, tunectl's consent, decline, configure or\n"
+	    "resume, or show (state and legal next actions) or history (the rollback history).\n"
+	    "The op dir must lie inside <project>/custom/.  The lint gate command may also\n"
+	    "come from TUNECTL_PYPTO_LINT_GATE (split on spaces).  Nothing here runs inside a\n"
+	    "dispatched worker (TUNECTL_ATTEMPT set): only the orchestrator writes the state.\n",
+	.run = cmd_pypto_state,
+};

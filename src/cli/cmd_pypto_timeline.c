@@ -8,15 +8,8 @@
 #include "pypto_cli.h"
 #include "tunectl/pypto_stage5.h"
 
-static const struct tc_command cmd_timeline = { "pypto timeline", "",
-"usage: tunectl pypto timeline --op-dir DIR --case-id ID [--interpreter PROG]\n"
-"           [--timeout S]\n"
-"After the final compare: writes instruction_timeline/ into the case's\n"
-"directory of the final round, once.\n",
-	NULL };
-
-int
-cmd_pypto_timeline(int argc, char **argv)
+static int
+cmd_pypto_timeline(const struct tc_command *self, int argc, char **argv)
 {
 	tc_pypto_timeline_opts o;
 	tc_error err = TC_ERROR_INIT;
@@ -31,7 +24,7 @@ cmd_pypto_timeline(int argc, char **argv)
 	};
 
 	memset(&o, 0, sizeof(o));
-	if ((rc = tc_opts_parse(&cmd_timeline, argc, argv, opts, NULL)) != 0)
+	if ((rc = tc_opts_parse(self, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if ((out = tc_pypto_timeline(&o, &err)) == NULL) {
 		rc = tc_pypto_cli_fail(&err);
@@ -40,3 +33,13 @@ cmd_pypto_timeline(int argc, char **argv)
 	}
 	return tc_pypto_cli_print(out);
 }
+
+const struct tc_command cmd_pypto_timeline_entry = {
+	.name = "pypto timeline",
+	.summary = "the instruction timeline of one P0 case",
+	.usage = "usage: tunectl pypto timeline --op-dir DIR --case-id ID [--interpreter PROG]\n"
+	    "           [--timeout S]\n"
+	    "After the final compare: writes instruction_timeline/ into the case's\n"
+	    "directory of the final round, once.\n",
+	.run = cmd_pypto_timeline,
+};

@@ -14,10 +14,9 @@
 #include "tunectl/report.h"
 #include "tunectl/session.h"
 
-int
-cmd_render_final_report(int argc, char **argv)
+static int
+cmd_render_final_report(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("render-final-report");
 	const char *session_path = NULL, *output = NULL, *summary_path = NULL,
 	    *lang_name = "zh";
 	const struct tc_option opts[] = {
@@ -62,9 +61,16 @@ cmd_render_final_report(int argc, char **argv)
 	tc_session_free(s);
 	return rc;
 refuse:
-	rc = tc_print_refusal(tc_error_msg(&err));
+	rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 	tc_error_clear(&err);
 	tc_json_free(summary);
 	tc_session_free(s);
 	return rc;
 }
+
+const struct tc_command cmd_render_final_report_entry = {
+	.name = "render-final-report",
+	.summary = "re-render FINAL_E2E_REPORT.md of a completed Final step",
+	.usage = "usage: tunectl render-final-report --session PATH [--output PATH] [--summary PATH] [--lang {zh,en}]\n",
+	.run = cmd_render_final_report,
+};

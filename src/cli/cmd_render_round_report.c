@@ -12,10 +12,9 @@
 #include "tunectl/fileio.h"
 #include "tunectl/round_report.h"
 
-int
-cmd_render_round_report(int argc, char **argv)
+static int
+cmd_render_round_report(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("render-round-report");
 	const char *out_path = NULL, *title = TC_ROUND_REPORT_TITLE;
 	long top_sk = TC_ROUND_REPORT_TOP_DEFAULT;
 	long top_nf = TC_ROUND_REPORT_TOP_DEFAULT;
@@ -82,3 +81,17 @@ out:
 	tc_parse_result_free(&pr);
 	return rc;
 }
+
+const struct tc_command cmd_render_round_report_entry = {
+	.name = "render-round-report",
+	.summary = "render round-report JSON into Chinese Markdown (render_round_report.py)",
+	.usage = "usage: tunectl render-round-report JSON [JSON ...] [--markdown-out FILE] [--title TEXT] [--top-sk INT] [--top-non-fusion INT]\n"
+	    "\n"
+	    "Render SuperKernel round-report JSON into Chinese Markdown.\n"
+	    "  JSON                  round-report.child-ge-5.json or sk-meta-summary.json\n"
+	    "  --markdown-out FILE   write Markdown to this path\n"
+	    "  --title TEXT          (default: SuperKernel 单轮融合报告)\n"
+	    "  --top-sk INT          (default: 20)\n"
+	    "  --top-non-fusion INT  (default: 20)\n",
+	.run = cmd_render_round_report,
+};

@@ -4,17 +4,15 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "tunectl/html.h"
 #include "tunectl/path.h"
 #include "tunectl/session.h"
 
-int
-cmd_report(int argc, char **argv)
+static int
+report_html(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("report");
 	const char *session = NULL, *output = NULL;
 	const struct tc_option opts[] = {
 		{ "--session", TC_OPT_STRING, &session, true, NULL },
@@ -26,21 +24,13 @@ cmd_report(int argc, char **argv)
 	tc_json *doc;
 	int rc;
 
-	if (argc < 2 || strcmp(argv[1], "html") != 0) {
-		if (argc >= 2 && (strcmp(argv[1], "--help") == 0 ||
-		    strcmp(argv[1], "-h") == 0)) {
-			fputs(cmd->usage, stdout);
-			return TC_EXIT_OK;
-		}
-		return tc_usage_error(cmd, "a subcommand is required (html)");
-	}
-	if ((rc = tc_opts_parse(cmd, argc - 1, argv + 1, opts, NULL)) != 0)
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (output == NULL) {
 		tc_session *s;
 
 		if (tc_session_load(session, 0, &s, &err) != 0) {
-			rc = tc_print_refusal(tc_error_msg(&err));
+			rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 			tc_error_clear(&err);
 			return rc;
 		}
@@ -49,7 +39,7 @@ cmd_report(int argc, char **argv)
 		output = path;
 	}
 	if (tc_report_html_write(session, output, &err) != 0) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		free(path);
 		return rc;
@@ -61,3 +51,21 @@ cmd_report(int argc, char **argv)
 	free(path);
 	return rc;
 }
+
+static const struct tc_command report_html_entry = {
+	.name = "report html",
+	.summary = "the HTML report of a session",
+	.run = report_html,
+	.flags = TC_CMD_PARENT_USAGE,
+};
+
+static const struct tc_command *const report_subs[] = {
+	&report_html_entry, NULL
+};
+
+const struct tc_command cmd_report_entry = {
+	.name = "report",
+	.summary = "write the self-contained HTML report of a session",
+	.usage = "usage: tunectl report html --session PATH [--output PATH]\n",
+	.subs = report_subs,
+};

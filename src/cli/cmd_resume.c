@@ -8,10 +8,9 @@
 #include "cli.h"
 #include "tunectl/session.h"
 
-int
-cmd_resume(int argc, char **argv)
+static int
+cmd_resume(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("resume");
 	const char *path = NULL;
 	const struct tc_option opts[] = {
 		{ "--session", TC_OPT_STRING, &path, true, NULL },
@@ -30,7 +29,7 @@ cmd_resume(int argc, char **argv)
 		    "session state; it is left alone (seal it with tunectl seal "
 		    "--result if it is yours, or move it aside)\n", rep.unadopted);
 	if (out == NULL) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		tc_resume_report_free(&rep);
 		return rc;
@@ -43,3 +42,10 @@ cmd_resume(int argc, char **argv)
 	tc_json_free(out);
 	return rc;
 }
+
+const struct tc_command cmd_resume_entry = {
+	.name = "resume",
+	.summary = "verify a session and name the step to continue with",
+	.usage = "usage: tunectl resume --session PATH\n",
+	.run = cmd_resume,
+};

@@ -51,10 +51,9 @@ print_progress(const tc_attempt_report *r, bool sealed, const char *error,
 		fprintf(stderr, "tunectl run: %s\n", error);
 }
 
-int
-cmd_run(int argc, char **argv)
+static int
+cmd_run(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("run");
 	const char *session = NULL, *runner_path = NULL;
 	double timeout_s = TC_RUN_NEXT_DEFAULT_TIMEOUT_S;
 	double grace_s = TC_RUN_NEXT_DEFAULT_GRACE_S;
@@ -81,7 +80,7 @@ cmd_run(int argc, char **argv)
 		return tc_usage_error(cmd, "argument --max-attempts: must be at "
 		    "least 1");
 	if (tc_cli_load_runner(runner_path, &runner, &err) != 0) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
@@ -92,7 +91,7 @@ cmd_run(int argc, char **argv)
 	    print_progress, &quiet, &err);
 	tc_runner_free(&runner);
 	if (done == NULL) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
@@ -102,3 +101,11 @@ cmd_run(int argc, char **argv)
 	tc_json_free(done);
 	return rc;
 }
+
+const struct tc_command cmd_run_entry = {
+	.name = "run",
+	.summary = "run every remaining step through an agent host until the session completes",
+	.usage = "usage: tunectl run --session PATH --runner-command-json PATH [--timeout-seconds T]\n"
+	    "                   [--grace-seconds G] [--max-attempts N] [--quiet]\n",
+	.run = cmd_run,
+};

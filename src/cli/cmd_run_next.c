@@ -8,10 +8,9 @@
 #include "cli.h"
 #include "tunectl/host.h"
 
-int
-cmd_run_next(int argc, char **argv)
+static int
+cmd_run_next(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("run-next");
 	const char *session = NULL, *runner_path = NULL;
 	double timeout_s = TC_RUN_NEXT_DEFAULT_TIMEOUT_S;
 	double grace_s = TC_RUN_NEXT_DEFAULT_GRACE_S;
@@ -32,7 +31,7 @@ cmd_run_next(int argc, char **argv)
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (tc_cli_load_runner(runner_path, &runner, &err) != 0) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
@@ -45,7 +44,7 @@ cmd_run_next(int argc, char **argv)
 		fprintf(stderr, "tunectl: completed the receipt of a step sealed "
 		    "by an interrupted run-next\n");
 	if (sealed == NULL) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		tc_attempt_report_free(&report);
 		return rc;
@@ -55,3 +54,11 @@ cmd_run_next(int argc, char **argv)
 	tc_attempt_report_free(&report);
 	return rc;
 }
+
+const struct tc_command cmd_run_next_entry = {
+	.name = "run-next",
+	.summary = "dispatch the next step to a fresh agent host and seal its result",
+	.usage = "usage: tunectl run-next --session PATH --runner-command-json PATH [--timeout-seconds T]\n"
+	    "                        [--grace-seconds G]\n",
+	.run = cmd_run_next,
+};

@@ -9,10 +9,9 @@
 #include "tunectl/path.h"
 #include "tunectl/session.h"
 
-int
-cmd_seal(int argc, char **argv)
+static int
+cmd_seal(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("seal");
 	const char *path = NULL, *result_path = NULL;
 	const struct tc_option opts[] = {
 		{ "--session", TC_OPT_STRING, &path, true, NULL },
@@ -33,7 +32,7 @@ cmd_seal(int argc, char **argv)
 	free(norm);
 	if (result == NULL ||
 	    tc_seal_handoff(path, result, 0, &sealed, &err) != 0) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		tc_json_free(result);
 		return rc;
@@ -43,3 +42,10 @@ cmd_seal(int argc, char **argv)
 	tc_json_free(result);
 	return rc;
 }
+
+const struct tc_command cmd_seal_entry = {
+	.name = "seal",
+	.summary = "seal the next step's phase result into the session",
+	.usage = "usage: tunectl seal --session PATH --result PATH\n",
+	.run = cmd_seal,
+};

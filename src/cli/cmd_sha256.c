@@ -33,10 +33,9 @@ print_line(const char *hex, const char *name)
 	putchar('\n');
 }
 
-int
-cmd_sha256(int argc, char **argv)
+static int
+cmd_sha256(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("sha256");
 	bool tree = false;
 	const struct tc_option opts[] = {
 		{ "--tree", TC_OPT_FLAG, &tree, false, NULL },
@@ -80,3 +79,11 @@ cmd_sha256(int argc, char **argv)
 		return tc_die("sha256: cannot write to stdout");
 	return status;
 }
+
+const struct tc_command cmd_sha256_entry = {
+	.name = "sha256",
+	.summary = "SHA-256 of files, like sha256sum",
+	.usage = "usage: tunectl sha256 FILE...\n"
+	    "       tunectl sha256 --tree DIR...\n",
+	.run = cmd_sha256,
+};

@@ -11,12 +11,6 @@
 #include "tunectl/fileio.h"
 #include "tunectl/skills.h"
 
-static const struct tc_command *
-self(void)
-{
-	return tc_command_find("skills");
-}
-
 /* The skills directory, or a printed error (*rc set). */
 static char *
 skills_dir(int *rc)
@@ -32,7 +26,7 @@ skills_dir(int *rc)
 }
 
 static int
-skills_list(int argc, char **argv)
+skills_list(const struct tc_command *cmd, int argc, char **argv)
 {
 	const struct tc_option opts[] = { { NULL, 0, NULL, false, NULL } };
 	tc_error err = TC_ERROR_INIT;
@@ -40,7 +34,7 @@ skills_list(int argc, char **argv)
 	char *dir;
 	int rc;
 
-	if ((rc = tc_opts_parse(self(), argc, argv, opts, NULL)) != 0)
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if ((dir = skills_dir(&rc)) == NULL)
 		return rc;
@@ -62,7 +56,7 @@ skills_list(int argc, char **argv)
 }
 
 static int
-skills_show(int argc, char **argv)
+skills_show(const struct tc_command *cmd, int argc, char **argv)
 {
 	bool path_only = false;
 	const struct tc_option opts[] = {
@@ -77,11 +71,11 @@ skills_show(int argc, char **argv)
 	int rc;
 
 	memset(&res, 0, sizeof(res));
-	if ((rc = tc_opts_parse(self(), argc, argv, opts, &res)) != 0)
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, &res)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (res.positional.len != 1) {
 		tc_parse_result_free(&res);
-		return tc_usage_error(self(), "skills show needs exactly one "
+		return tc_usage_error(cmd, "skills show needs exactly one "
 		    "skill NAME");
 	}
 	if ((dir = skills_dir(&rc)) == NULL) {
@@ -113,7 +107,7 @@ skills_show(int argc, char **argv)
 }
 
 static int
-skills_install(int argc, char **argv)
+skills_install(const struct tc_command *cmd, int argc, char **argv)
 {
 	const char *host = NULL, *dest = NULL;
 	struct tc_strlist names = { NULL, 0 };
@@ -128,13 +122,13 @@ skills_install(int argc, char **argv)
 	char *dir;
 	int rc;
 
-	if ((rc = tc_opts_parse(self(), argc, argv, opts, NULL)) != 0) {
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0) {
 		tc_strlist_free(&names);
 		return rc < 0 ? TC_EXIT_OK : rc;
 	}
 	if (tc_skills_host_subdir(host) == NULL) {
 		tc_strlist_free(&names);
-		return tc_usage_error(self(), "argument --host: invalid choice: "
+		return tc_usage_error(cmd, "argument --host: invalid choice: "
 		    "'%s' (choose from 'claude', 'codex', 'opencode')", host);
 	}
 	if ((dir = skills_dir(&rc)) == NULL) {
@@ -155,24 +149,36 @@ skills_install(int argc, char **argv)
 	return rc;
 }
 
-int
-cmd_skills(int argc, char **argv)
-{
-	const struct tc_command *cmd = self();
+static const struct tc_command skills_list_entry = {
+	.name = "skills list",
+	.summary = "the skills shipped",
+	.run = skills_list,
+	.flags = TC_CMD_PARENT_USAGE,
+};
 
-	if (argc < 2)
-		return tc_usage_error(cmd, "a subcommand is required: list, "
-		    "show, install");
-	if (strcmp(argv[1], "list") == 0)
-		return skills_list(argc - 1, argv + 1);
-	if (strcmp(argv[1], "show") == 0)
-		return skills_show(argc - 1, argv + 1);
-	if (strcmp(argv[1], "install") == 0)
-		return skills_install(argc - 1, argv + 1);
-	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		fputs(cmd->usage, stdout);
-		return TC_EXIT_OK;
-	}
-	return tc_usage_error(cmd, "argument subcommand: invalid choice: '%s' "
-	    "(choose from 'list', 'show', 'install')", argv[1]);
-}
+static const struct tc_command skills_show_entry = {
+	.name = "skills show",
+	.summary = "one skill",
+	.run = skills_show,
+	.flags = TC_CMD_PARENT_USAGE,
+};
+
+static const struct tc_command skills_install_entry = {
+	.name = "skills install",
+	.summary = "install for an agent host",
+	.run = skills_install,
+	.flags = TC_CMD_PARENT_USAGE,
+};
+
+static const struct tc_command *const skills_subs[] = {
+	&skills_list_entry, &skills_show_entry, &skills_install_entry, NULL
+};
+
+const struct tc_command cmd_skills_entry = {
+	.name = "skills",
+	.summary = "the skills tunectl ships for its workers: list, show, install for an agent host",
+	.usage = "usage: tunectl skills list\n"
+	    "       tunectl skills show NAME [--path]\n"
+	    "       tunectl skills install --host {claude,codex,opencode} --dir DIR [--skill NAME ...]\n",
+	.subs = skills_subs,
+};

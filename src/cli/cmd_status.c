@@ -7,10 +7,9 @@
 #include "cli.h"
 #include "tunectl/session.h"
 
-int
-cmd_status(int argc, char **argv)
+static int
+cmd_status(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("status");
 	const char *path = NULL;
 	const struct tc_option opts[] = {
 		{ "--session", TC_OPT_STRING, &path, true, NULL },
@@ -31,3 +30,10 @@ cmd_status(int argc, char **argv)
 	tc_buf_free(&out);
 	return fflush(stdout) == 0 ? TC_EXIT_OK : TC_EXIT_FAIL;
 }
+
+const struct tc_command cmd_status_entry = {
+	.name = "status",
+	.summary = "human summary of a session and what to run next",
+	.usage = "usage: tunectl status --session PATH\n",
+	.run = cmd_status,
+};

@@ -11,14 +11,8 @@
 #include "tunectl/buf.h"
 #include "tunectl/support.h"
 
-static const struct tc_command *
-self(void)
-{
-	return tc_command_find("support");
-}
-
 static int
-bad_role(const char *role)
+bad_role(const struct tc_command *cmd, const char *role)
 {
 	tc_buf choices = TC_BUF_INIT;
 	size_t i;
@@ -27,14 +21,14 @@ bad_role(const char *role)
 	for (i = 0; i < TC_SUPPORT_ROLE_COUNT; i++)
 		tc_buf_printf(&choices, "%s'%s'", i > 0 ? ", " : "",
 		    tc_support_roles[i].agent_id);
-	rc = tc_usage_error(self(), "argument --role: invalid choice: '%s' "
+	rc = tc_usage_error(cmd, "argument --role: invalid choice: '%s' "
 	    "(choose from %s)", role, tc_buf_cstr(&choices));
 	tc_buf_free(&choices);
 	return rc;
 }
 
 static int
-support_dispatch(int argc, char **argv)
+support_dispatch(const struct tc_command *cmd, int argc, char **argv)
 {
 	const char *session = NULL, *role = NULL, *output = NULL, *request = NULL;
 	const struct tc_option opts[] = {
@@ -48,13 +42,13 @@ support_dispatch(int argc, char **argv)
 	tc_json *task;
 	int rc;
 
-	if ((rc = tc_opts_parse(self(), argc, argv, opts, NULL)) != 0)
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (tc_support_role_find(role) == NULL)
-		return bad_role(role);
+		return bad_role(cmd, role);
 	if ((task = tc_support_dispatch(session, role, request, output,
 	    &err)) == NULL) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
@@ -64,7 +58,7 @@ support_dispatch(int argc, char **argv)
 }
 
 static int
-support_run(int argc, char **argv)
+support_run(const struct tc_command *cmd, int argc, char **argv)
 {
 	const char *session = NULL, *role = NULL, *runner_path = NULL;
 	const char *request = NULL;
@@ -86,18 +80,18 @@ support_run(int argc, char **argv)
 	tc_json *receipt = NULL;
 	int rc;
 
-	if ((rc = tc_opts_parse(self(), argc, argv, opts, NULL)) != 0)
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (tc_support_role_find(role) == NULL)
-		return bad_role(role);
+		return bad_role(cmd, role);
 	if (runner_path == NULL)
 		runner_path = getenv(TC_RUNNER_ENV);
 	if (runner_path == NULL || runner_path[0] == '\0')
-		return tc_usage_error(self(), "the argument "
+		return tc_usage_error(cmd, "the argument "
 		    "--runner-command-json is required (or set %s)",
 		    TC_RUNNER_ENV);
 	if (tc_cli_load_runner(runner_path, &runner, &err) != 0) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
@@ -115,21 +109,21 @@ support_run(int argc, char **argv)
 			return prc;
 		rc = tc_die("%s", tc_error_msg(&err));
 	} else if (rc != 0) {
-		rc = tc_print_refusal(tc_error_msg(&err));
+		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
 	}
 	tc_error_clear(&err);
 	return rc;
 }
 
 static int
-support_roles(int argc, char **argv)
+support_roles(const struct tc_command *cmd, int argc, char **argv)
 {
 	const struct tc_option opts[] = { { NULL, 0, NULL, false, NULL } };
 	tc_json *list = tc_json_new_array();
 	size_t i;
 	int rc;
 
-	if ((rc = tc_opts_parse(self(), argc, argv, opts, NULL)) != 0) {
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0) {
 		tc_json_free(list);
 		return rc < 0 ? TC_EXIT_OK : rc;
 	}
@@ -154,24 +148,37 @@ support_roles(int argc, char **argv)
 	return rc;
 }
 
-int
-cmd_support(int argc, char **argv)
-{
-	const struct tc_command *cmd = self();
+static const struct tc_command support_dispatch_entry = {
+	.name = "support dispatch",
+	.summary = "write a support task",
+	.run = support_dispatch,
+	.flags = TC_CMD_PARENT_USAGE,
+};
 
-	if (argc < 2)
-		return tc_usage_error(cmd, "a subcommand is required: dispatch, "
-		    "run, roles");
-	if (strcmp(argv[1], "dispatch") == 0)
-		return support_dispatch(argc - 1, argv + 1);
-	if (strcmp(argv[1], "run") == 0)
-		return support_run(argc - 1, argv + 1);
-	if (strcmp(argv[1], "roles") == 0)
-		return support_roles(argc - 1, argv + 1);
-	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		fputs(cmd->usage, stdout);
-		return TC_EXIT_OK;
-	}
-	return tc_usage_error(cmd, "argument subcommand: invalid choice: '%s' "
-	    "(choose from 'dispatch', 'run', 'roles')", argv[1]);
-}
+static const struct tc_command support_run_entry = {
+	.name = "support run",
+	.summary = "run a support role",
+	.run = support_run,
+	.flags = TC_CMD_PARENT_USAGE,
+};
+
+static const struct tc_command support_roles_entry = {
+	.name = "support roles",
+	.summary = "the support roles",
+	.run = support_roles,
+	.flags = TC_CMD_PARENT_USAGE,
+};
+
+static const struct tc_command *const support_subs[] = {
+	&support_dispatch_entry, &support_run_entry, &support_roles_entry, NULL
+};
+
+const struct tc_command cmd_support_entry = {
+	.name = "support",
+	.summary = "hand a support role (analyst or executor) to a fresh worker for the current phase",
+	.usage = "usage: tunectl support dispatch --session PATH --role ROLE --output PATH [--request PATH]\n"
+	    "       tunectl support run --session PATH --role ROLE [--runner-command-json PATH]\n"
+	    "                           [--request PATH] [--timeout-seconds T] [--grace-seconds G]\n"
+	    "       tunectl support roles\n",
+	.subs = support_subs,
+};

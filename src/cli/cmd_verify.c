@@ -48,10 +48,9 @@ add_attestation(tc_json *out, const char *session, const char *file,
 	tc_error_clear(&err);
 }
 
-int
-cmd_verify(int argc, char **argv)
+static int
+cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 {
-	const struct tc_command *cmd = tc_command_find("verify");
 	const char *path = NULL, *attestation = NULL, *pubkey = NULL;
 	bool all = false, deep = false;
 	const struct tc_option opts[] = {
@@ -81,3 +80,10 @@ cmd_verify(int argc, char **argv)
 	tc_json_free(out);
 	return rc;
 }
+
+const struct tc_command cmd_verify_entry = {
+	.name = "verify",
+	.summary = "check every sealed handoff of a session",
+	.usage = "usage: tunectl verify --session PATH [--all] [--deep] [--attestation FILE --pubkey KEY.pub]\n",
+	.run = cmd_verify,
+};

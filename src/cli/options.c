@@ -11,16 +11,10 @@
 #include "cli.h"
 #include "tunectl/buf.h"
 
-static void
-print_usage_head(FILE *fp, const struct tc_command *cmd)
-{
-	fputs(cmd->usage, fp);
-}
-
 static int
 vusage_error(const struct tc_command *cmd, const char *fmt, va_list ap)
 {
-	print_usage_head(stderr, cmd);
+	tc_cli_print_help(cmd, stderr, false);
 	fprintf(stderr, "tunectl %s: error: ", cmd->name);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -140,7 +134,7 @@ tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
 			break;
 		}
 		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-			print_usage_head(stdout, cmd);
+			tc_cli_print_help(cmd, stdout, true);
 			if (res != NULL)
 				tc_parse_result_free(res);
 			return -1;

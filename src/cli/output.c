@@ -28,10 +28,11 @@ tc_print_json(const tc_json *v)
 	return fflush(stdout) == 0 ? TC_EXIT_OK : TC_EXIT_FAIL;
 }
 
-/* Python's print(json.dumps({"valid": False, "errors": [msg]},
- * ensure_ascii=False)): one line, default separators, keys in that order. */
-int
-tc_print_refusal(const char *msg)
+/* The controller's refusal: Python's print(json.dumps({"valid": False,
+ * "errors": [msg]}, ensure_ascii=False)): one line, default separators,
+ * keys in that order. */
+static void
+print_line_refusal(const char *msg)
 {
 	tc_json *s = tc_json_new_string(msg);
 	tc_buf b = TC_BUF_INIT;
@@ -48,6 +49,43 @@ tc_print_refusal(const char *msg)
 	fflush(stdout);
 	tc_buf_free(&b);
 	tc_json_free(s);
+}
+
+/* The ledger tool's refusal: {"errors": [msg], "valid": false} printed
+ * like every ledger output (indent 2, sorted keys, non-ASCII raw). */
+static void
+print_sorted_refusal(const char *msg)
+{
+	tc_json *doc = tc_json_new_object(), *errors = tc_json_new_array();
+
+	tc_json_array_push(errors, tc_json_new_string(msg));
+	tc_json_object_set(doc, "errors", errors);
+	tc_json_object_set_bool(doc, "valid", false);
+	(void)tc_print_json(doc);
+	tc_json_free(doc);
+}
+
+int
+tc_refuse(const struct tc_command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	msg = tc_xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	msg[0] = '\0';
+	va_start(ap, fmt);
+	if (n > 0)
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	if (cmd->refusal == TC_REFUSAL_SORTED)
+		print_sorted_refusal(msg);
+	else
+		print_line_refusal(msg);
+	free(msg);
 	return TC_EXIT_FAIL;
 }
 

@@ -1,33 +1,33 @@
 /*
- * pypto_cli.h - the "tunectl pypto" subcommands, one cmd_pypto_<name>.c
- * each (argv[0] is the subcommand name), and the output helpers they
- * share.  cmd_pypto.c holds the subcommand table.
+ * pypto_cli.h - the "tunectl pypto" subcommands, one entry each in its
+ * cmd_pypto_<name>.c, and the output helpers they share.  cmd_pypto.c
+ * holds the subcommand table.
  */
 #ifndef TUNECTL_PYPTO_CLI_H
 #define TUNECTL_PYPTO_CLI_H
 
+#include "cli.h"
 #include "tunectl/error.h"
 #include "tunectl/json.h"
 
-int cmd_pypto_state(int argc, char **argv);
-int cmd_pypto_cases(int argc, char **argv);
-int cmd_pypto_compare(int argc, char **argv);
-int cmd_pypto_items(int argc, char **argv);
-int cmd_pypto_select(int argc, char **argv);
-int cmd_pypto_check(int argc, char **argv);
-
-int cmd_pypto_dispatch(int argc, char **argv);
-int cmd_pypto_accept(int argc, char **argv);
-int cmd_pypto_run_next(int argc, char **argv);
-int cmd_pypto_run(int argc, char **argv);
-int cmd_pypto_inputs(int argc, char **argv);
-int cmd_pypto_boundary(int argc, char **argv);
-int cmd_pypto_handoff(int argc, char **argv);
-int cmd_pypto_discover(int argc, char **argv);
-int cmd_pypto_experiment(int argc, char **argv);
-int cmd_pypto_timeline(int argc, char **argv);
-int cmd_pypto_review(int argc, char **argv);
-int cmd_pypto_report(int argc, char **argv);
+extern const struct tc_command cmd_pypto_state_entry;
+extern const struct tc_command cmd_pypto_cases_entry;
+extern const struct tc_command cmd_pypto_compare_entry;
+extern const struct tc_command cmd_pypto_items_entry;
+extern const struct tc_command cmd_pypto_select_entry;
+extern const struct tc_command cmd_pypto_check_entry;
+extern const struct tc_command cmd_pypto_dispatch_entry;
+extern const struct tc_command cmd_pypto_accept_entry;
+extern const struct tc_command cmd_pypto_run_next_entry;
+extern const struct tc_command cmd_pypto_run_entry;
+extern const struct tc_command cmd_pypto_inputs_entry;
+extern const struct tc_command cmd_pypto_boundary_entry;
+extern const struct tc_command cmd_pypto_handoff_entry;
+extern const struct tc_command cmd_pypto_discover_entry;
+extern const struct tc_command cmd_pypto_experiment_entry;
+extern const struct tc_command cmd_pypto_timeline_entry;
+extern const struct tc_command cmd_pypto_review_entry;
+extern const struct tc_command cmd_pypto_report_entry;
 
 struct tc_strlist;
 

@@ -66,6 +66,7 @@ expect_eq "$(missing_commands "$T/partial.1")" "gate run" \
 # "tunectl help COMMAND" ("tunectl gate promote|screen|option-trial ..."),
 # alternatives split on "|"; placeholders (FILE, [..], --opt) are skipped.
 missing_subs=""
+unknown_subs=""
 nsubs=0
 for c in $commands; do
 	tc help "$c"
@@ -75,10 +76,14 @@ for c in $commands; do
 	for s in $subs; do
 		nsubs=$((nsubs + 1))
 		has_section "$PAGE" "$c $s" || missing_subs="$missing_subs $c:$s"
+		tc help "$c" "$s"
+		[ "$rc" = 0 ] || unknown_subs="$unknown_subs $c:$s"
 	done
 done
 check "the usage texts name subcommands (at least 20)" test "$nsubs" -ge 20
 expect_eq "${missing_subs# }" "" \
     "every subcommand in a command's usage has a .SS \"tunectl <command> <subcommand>\" section"
+expect_eq "${unknown_subs# }" "" \
+    "every subcommand in a command's usage is one the dispatcher knows ('tunectl help <command> <subcommand>')"
 
 finish
