@@ -16,6 +16,7 @@
 # Nothing here waits without a bound: a test that would hang fails instead.
 set -u
 TUNECTL_BIN=${TUNECTL_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/tunectl}
+TUNECTL_TEST_BIN=${TUNECTL_TEST_BIN:-${TUNECTL_BIN%/*}/tunectl-test}
 TUNECTL_SRC=${TUNECTL_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 T=$(mktemp -d "${TMPDIR:-/tmp}/tunectl-cli.XXXXXX")
 trap 'rm -rf "$T"' EXIT
