@@ -10,7 +10,8 @@
 #   make fuzz            run the libFuzzer targets for FUZZ_SECONDS each (clang;
 #                        FUZZ_TARGETS=fuzz_report_html runs only those named)
 #   make stress          the long hardening suite (crash, races, faults, fuzz)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (DESTDIR= honoured): the binary, the
+#                        library, its headers and tunectl.pc for pkg-config
 #
 # Sources are discovered: every src/<module>/*.c is part of the library
 # except src/cli/, which is the command-line program on top of it.  Every
@@ -33,13 +34,14 @@ SANFLAGS :=
 endif
 
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+VERSION_PARTS := $(subst ., ,$(VERSION))
 
 WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wformat=2 -Wvla -Wpointer-arith \
             -Wundef -Wcast-align -Wwrite-strings -Wnull-dereference \
             -Wimplicit-fallthrough -Werror
 OPT      ?= -O2 -g
-CPPFLAGS += -Iinclude -D_GNU_SOURCE -DTUNECTL_VERSION='"$(VERSION)"'
+CPPFLAGS += -Iinclude -I$(BUILD)/include -D_GNU_SOURCE -DTUNECTL_VERSION='"$(VERSION)"'
 CFLAGS   += -std=c17 $(OPT) $(WARN) $(SANFLAGS) -MMD -MP
 LDFLAGS  += $(SANFLAGS)
 LIBS     := -lcrypto -lyaml -lgmp -lm
@@ -56,6 +58,18 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 LIBTUNECTL := $(BUILD)/libtunectl.a
 TUNECTL    := $(BUILD)/tunectl
+# <tunectl/version.h>, made from VERSION; <tunectl/tunectl.h> includes it.
+VERSION_H  := $(BUILD)/include/tunectl/version.h
+
+# Test hooks (fault points, the PyPTO clock override) exist only in test
+# builds.  The few files that have them (#ifdef TUNECTL_TEST_HOOKS) are
+# compiled a second time with the hooks into a test copy of the library;
+# the unit tests link it, and so does tunectl-test, the binary the crash
+# tests drive.  The production library and binary have none.
+HOOK_SRCS  := $(shell grep -l 'ifdef TUNECTL_TEST_HOOKS' $(LIB_SRCS))
+HOOK_OBJS  := $(HOOK_SRCS:%.c=$(BUILD)/obj-hooks/%.o)
+TEST_LIBTUNECTL := $(BUILD)/libtunectl-test.a
+TEST_TUNECTL    := $(BUILD)/tunectl-test
 # The demo workload (examples/workload): a real CPU program tuned by the demo.
 SKW        := $(BUILD)/examples/skw
 SKW_OBJS   := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard examples/workload/*.c)))
@@ -90,10 +104,10 @@ UNIT_EXTRA_test_gskw := $(GSKW_HOST_OBJS) $(GSKW_SIM_OBJ)
 # Keep test objects: they are intermediates of a pattern chain.
 .SECONDARY:
 
-.PHONY: all deps check unit-tests demo fuzz install clean bench check-browser stress \
+.PHONY: all deps check unit-tests test-hooks demo fuzz install clean bench check-browser stress \
 	gpu-workload-skipped
 
-all: deps $(TUNECTL) $(LIBTUNECTL) $(SKW) $(GPU_WORKLOAD)
+all: deps $(TUNECTL) $(LIBTUNECTL) $(SKW) $(GPU_WORKLOAD) $(VERSION_H)
 
 gpu-workload-skipped:
 	@echo "make: nvcc not found (PATH, $(CUDA_HOME)/bin): skipping the GPU workload ($(GSKW_DIR))"
@@ -102,7 +116,7 @@ gpu-workload-skipped:
 deps:
 	@scripts/deps.sh $(if $(filter check,$(MAKECMDGOALS)),check,build)
 
-$(BUILD)/obj/%.o: %.c | deps
+$(BUILD)/obj/%.o: %.c | deps $(VERSION_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -110,13 +124,36 @@ $(BUILD)/obj/%.o: %.cu | deps
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
+$(BUILD)/obj-hooks/%.o: %.c | deps $(VERSION_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DTUNECTL_TEST_HOOKS $(CFLAGS) -c $< -o $@
+
+$(VERSION_H): VERSION
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '/* version.h - made by the Makefile from VERSION; do not edit. */' \
+	    '#ifndef TUNECTL_VERSION_H' '#define TUNECTL_VERSION_H' '' \
+	    '#define TUNECTL_VERSION_MAJOR $(word 1,$(VERSION_PARTS))' \
+	    '#define TUNECTL_VERSION_MINOR $(word 2,$(VERSION_PARTS))' \
+	    '#define TUNECTL_VERSION_PATCH $(word 3,$(VERSION_PARTS))' \
+	    '#define TUNECTL_VERSION_STRING "$(VERSION)"' '' '#endif' > $@
+
 $(LIBTUNECTL): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(TEST_LIBTUNECTL): $(filter-out $(HOOK_SRCS:%.c=$(BUILD)/obj/%.o),$(LIB_OBJS)) $(HOOK_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
 
 $(TUNECTL): $(CLI_OBJS) $(LIBTUNECTL)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIBTUNECTL) $(LIBS)
+
+$(TEST_TUNECTL): $(CLI_OBJS) $(TEST_LIBTUNECTL)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(TEST_LIBTUNECTL) $(LIBS)
+
+test-hooks: $(TEST_TUNECTL) $(TEST_LIBTUNECTL)
 
 $(SKW): $(SKW_OBJS) $(LIBTUNECTL)
 	@mkdir -p $(dir $@)
@@ -131,15 +168,15 @@ $(GSKW_SIM): $(GSKW_MAIN_OBJ) $(GSKW_HOST_OBJS) $(GSKW_SIM_OBJ) $(LIBTUNECTL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIBTUNECTL)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(TEST_LIBTUNECTL)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(UNIT_EXTRA_$*) $(UNIT_HELPER_OBJS) $(LIBTUNECTL) $(LIBS) -lcmocka
+	$(CC) $(LDFLAGS) -o $@ $< $(UNIT_EXTRA_$*) $(UNIT_HELPER_OBJS) $(TEST_LIBTUNECTL) $(LIBS) -lcmocka
 
 $(BUILD)/tests/test_gskw: $(UNIT_EXTRA_test_gskw)
 
 unit-tests: $(UNIT_BINS) $(GSKW_SIM)
 
-check: all unit-tests
+check: all unit-tests test-hooks
 	@scripts/deps.sh check
 	@BUILD=$(BUILD) VALGRIND=$(VALGRIND) SANITIZE=$(SANITIZE) tests/run.sh
 
@@ -159,16 +196,26 @@ fuzz:
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_TARGETS)
 
 # The long hardening suite: every kill point, long races, fuzzing.
-stress: all unit-tests
+stress: all unit-tests test-hooks
 	@BUILD=$(BUILD) scripts/stress.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include/tunectl $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/share/tunectl $(DESTDIR)$(PREFIX)/libexec/tunectl
 	install -m 0755 $(TUNECTL) $(DESTDIR)$(PREFIX)/bin/tunectl
 	install -m 0644 $(LIBTUNECTL) $(DESTDIR)$(PREFIX)/lib/libtunectl.a
-	install -m 0644 include/tunectl/*.h $(DESTDIR)$(PREFIX)/include/tunectl/
+	install -m 0644 include/tunectl/*.h $(VERSION_H) $(DESTDIR)$(PREFIX)/include/tunectl/
+	@# tunectl.pc names the library's own dependencies in Libs: only the
+	@# static library is installed, so a plain "pkg-config --libs" must do.
+	@# The headers use POSIX and GNU declarations (struct sigaction, pid_t),
+	@# so Cflags asks for them as the library's own build does.
+	printf '%s\n' 'prefix=$(PREFIX)' 'exec_prefix=$${prefix}' \
+	    'libdir=$${exec_prefix}/lib' 'includedir=$${prefix}/include' '' \
+	    'Name: tunectl' 'Description: evidence-gated tuning controller library' \
+	    'Version: $(VERSION)' 'Libs: -L$${libdir} -ltunectl $(LIBS)' \
+	    'Cflags: -I$${includedir} -D_GNU_SOURCE' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tunectl.pc
 	install -m 0644 docs/tunectl.1 $(DESTDIR)$(PREFIX)/share/man/man1/tunectl.1
 	cp -R share/. $(DESTDIR)$(PREFIX)/share/tunectl/
 	# the demo: its workload binary, workers, hosts and example operator
@@ -179,4 +226,4 @@ install: all
 clean:
 	rm -rf build
 
--include $(SKW_OBJS:.o=.d) $(GSKW_MAIN_OBJ:.o=.d) $(GSKW_HOST_OBJS:.o=.d) $(GSKW_CU_OBJS:.o=.d) $(GSKW_SIM_OBJ:.o=.d) $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_SRCS:%.c=$(BUILD)/obj/%.d) $(UNIT_HELPER_OBJS:.o=.d)
+-include $(SKW_OBJS:.o=.d) $(GSKW_MAIN_OBJ:.o=.d) $(GSKW_HOST_OBJS:.o=.d) $(GSKW_CU_OBJS:.o=.d) $(GSKW_SIM_OBJ:.o=.d) $(LIB_OBJS:.o=.d) $(HOOK_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_SRCS:%.c=$(BUILD)/obj/%.d) $(UNIT_HELPER_OBJS:.o=.d)

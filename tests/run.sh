@@ -23,6 +23,8 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 export BUILD
 export TUNECTL_BIN="$PWD/$BUILD/tunectl"
+# the same program built with the test hooks (fault points): crash_lib.sh
+export TUNECTL_TEST_BIN="$PWD/$BUILD/tunectl-test"
 export TUNECTL_SRC="$PWD"
 export CMOCKA_MESSAGE_OUTPUT=TAP
 

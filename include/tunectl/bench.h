@@ -187,6 +187,11 @@ void tc_evaluate(const tc_runset *baseline, const tc_runset *cand,
     const tc_gate_policy *policy, tc_gate_mode mode, bool replay_valid,
     tc_evaluation *out);
 
+/* Set the evaluation's measured figures in o: mean_improvement_pct,
+ * median_run_improvement_pct, p90_regression_pct and
+ * stddev_regression_pct (null when not measured). */
+void tc_evaluation_set_figures(tc_json *o, const tc_evaluation *e);
+
 /* ---- the whole tool (compare_candidates,
  * docs/spec/gates.md "Order of a comparison") */
 

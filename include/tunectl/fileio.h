@@ -94,14 +94,19 @@ char *tc_read_fd(int fd, const char *path, size_t max_bytes, size_t *len,
  * 'PATH'" naming the prefix that failed. */
 int tc_mkdirs(const char *path, tc_error *err);
 
+/* A fresh private directory "$TMPDIR/<prefix>.XXXXXX" ($TMPDIR or /tmp);
+ * malloc'd, or NULL with the OS error in err.  The caller removes it. */
+char *tc_make_temp_dir(const char *prefix, tc_error *err);
+
 /* Store Python's OSError text for errno errnum and path in err:
  * "[Errno 2] No such file or directory: 'path'". */
 void tc_error_os(tc_error *err, int errnum, const char *path);
 
 /*
- * Crash-consistency fault injection for tests.  Always compiled in; a
- * no-op unless the environment variable TUNECTL_FAULT_POINT is set (read
- * once per process and cached, so the cost is one getenv).  When it names
+ * Crash-consistency fault injection for tests.  A no-op in the production
+ * library; in test builds (TUNECTL_TEST_HOOKS: the library the unit tests
+ * link, and build/tunectl-test) it reads the environment variable
+ * TUNECTL_FAULT_POINT once per process.  When it names
  * a boundary and TUNECTL_FAULT_COUNT=N (default 1), the Nth crossing of
  * that boundary in this process raises SIGKILL.  tc_write_atomic crosses,
  * once per call and in this order:

@@ -172,6 +172,9 @@ void tc_json_object_set_string(tc_json *obj, const char *key, const char *s);
 void tc_json_object_set_int(tc_json *obj, const char *key, int64_t i);
 void tc_json_object_set_bool(tc_json *obj, const char *key, bool b);
 void tc_json_object_set_null(tc_json *obj, const char *key);
+/* s as a string, or null when s is NULL. */
+void tc_json_object_set_string_or_null(tc_json *obj, const char *key,
+    const char *s);
 /* Remove and return a member (NULL if absent); caller owns the result. */
 tc_json *tc_json_object_take(tc_json *obj, const char *key);
 /* Remove and free a member; returns true if it existed. */
@@ -193,6 +196,9 @@ tc_json *tc_json_getn(const tc_json *obj, const char *key, size_t key_len);
 
 /* Typed member lookups: NULL / false when absent or of another type. */
 const char *tc_json_get_string(const tc_json *obj, const char *key);
+/* The member's string, or dflt when it is absent or not a string. */
+const char *tc_json_get_string_or(const tc_json *obj, const char *key,
+    const char *dflt);
 tc_json *tc_json_get_object(const tc_json *obj, const char *key);
 tc_json *tc_json_get_array(const tc_json *obj, const char *key);
 

@@ -421,219 +421,258 @@ pre_checks(const tc_analyze_opts *o, tc_error *err)
 	return TC_BENCH_OK;
 }
 
+/* Selection-only screening: the validated matrix and the Stage A option
+ * controls of the candidates. */
+static int
+load_screening(const tc_analyze_opts *o, tc_json **matrix,
+    tc_json **controls, tc_error *err)
+{
+	const char **names = tc_xcalloc(o->ncandidates + 1, sizeof(char *));
+	size_t i;
+
+	for (i = 0; i < o->ncandidates; i++)
+		names[i] = o->candidates[i].name;
+	*matrix = tc_screening_matrix_validate(o->screening_matrix, names,
+	    o->ncandidates, err);
+	free(names);
+	if (*matrix == NULL) {
+		/* an unencodable matrix cannot be fingerprinted: the
+		 * reference raises UnicodeEncodeError (a traceback) */
+		return strstr(tc_error_msg(err), "codec") != NULL ?
+		    TC_BENCH_FAIL : TC_BENCH_VALUE_ERROR;
+	}
+	*controls = tc_stage_a_controls(o->candidates, o->ncandidates, err);
+	return *controls == NULL ? TC_BENCH_VALUE_ERROR : TC_BENCH_OK;
+}
+
+/* Load candidate i into c and judge it against the baseline: the
+ * reference gate (with its replay in range_optimized mode), the bootstrap
+ * interval and the Mann-Whitney test, and whether its environment and
+ * clock match the baseline's. */
+static int
+evaluate_candidate(const tc_analyze_opts *o, tc_gate_mode mode, size_t i,
+    const tc_runset *base, tc_json **replays, cand_state *c,
+    tc_json *warn_list, tc_buf *warnings, tc_error *err)
+{
+	bool replay_valid = true;
+	char *problem;
+	int rc;
+
+	if ((rc = tc_runset_load(o->candidates[i].value, &o->runset, &c->rs,
+	    err)) != 0)
+		return rc;
+	if ((rc = tc_improvement_pct(base, c->rs, &c->improvement, err)) != 0)
+		return rc;
+	if (strcmp(c->mode, "range_optimized") == 0) {
+		for (size_t k = 0; k < o->nreplays; k++)
+			if (strcmp(o->replays[k].name, c->name) == 0)
+				c->replay = tc_json_clone(replays[k]);
+		replay_valid = c->replay != NULL &&
+		    tc_json_get(c->replay, "valid")->u.b;
+	}
+	tc_evaluate(base, c->rs, &o->policy, mode, replay_valid, &c->eval);
+	c->reference_passed = c->eval.passed;
+	c->ci_ok = tc_bootstrap_improvement_ci(base->run_worst_rank_means_ms,
+	    base->run_count, c->rs->run_worst_rank_means_ms, c->rs->run_count,
+	    o->bootstrap_resamples ? o->bootstrap_resamples :
+	    TC_BOOTSTRAP_RESAMPLES, o->bootstrap_seed_set ? o->bootstrap_seed :
+	    TC_BOOTSTRAP_SEED, &c->ci_lo, &c->ci_hi);
+	tc_mann_whitney(base->run_worst_rank_means_ms, base->run_count,
+	    c->rs->run_worst_rank_means_ms, c->rs->run_count, &c->mwu);
+	if (o->significance)
+		c->eval.passed = c->eval.passed && c->ci_ok && c->ci_lo > 0;
+	health_warnings(c->name, c->rs, warn_list, warnings);
+	problem = env_problem(c->name, base, c->rs, o->strict_environment);
+	if (problem == NULL)
+		problem = clock_problem(c->name, base, c->rs);
+	if (problem == NULL)
+		return TC_BENCH_OK;
+	if (o->strict_environment) {
+		tc_error_set(err, "%s (--strict-environment)", problem);
+		free(problem);
+		return TC_BENCH_VALUE_ERROR;
+	}
+	tc_json_array_push(warn_list, tc_json_new_string(problem));
+	if (warnings != NULL)
+		tc_buf_printf(warnings, "warning: %s\n", problem);
+	free(problem);
+	return TC_BENCH_OK;
+}
+
+/* The report's entry for one candidate: its run set, improvement and
+ * the evaluation under the name its gate mode uses. */
+static tc_json *
+candidate_json(const tc_analyze_opts *o, tc_gate_mode mode,
+    const cand_state *cs)
+{
+	tc_json *c = tc_runset_to_json(cs->rs);
+	tc_json *ev;
+
+	tc_json_object_set(c, "improvement_pct",
+	    tc_json_new_float(cs->improvement));
+	ev = tc_evaluation_to_json(&cs->eval, &o->policy, mode, cs->mode,
+	    cs->replay != NULL ? tc_json_clone(cs->replay) : NULL);
+	if (o->significance)
+		tc_json_object_set_bool(tc_json_get_object(ev, "checks"),
+		    "bootstrap_ci_lower_bound_positive",
+		    cs->ci_ok && cs->ci_lo > 0);
+	if (mode == TC_GATE_SELECTION_ONLY) {
+		tc_json_object_set(c, "screening_eligibility", ev);
+	} else if (mode == TC_GATE_OPTION_TRIAL) {
+		tc_json_object_set(c, "option_trial_evaluation", ev);
+	} else {
+		tc_json_object_set(c, "deep_fusion_replay", cs->replay != NULL ?
+		    tc_json_clone(cs->replay) : tc_replay_not_required());
+		tc_json_object_set_string(c, "promotion_mode", cs->mode);
+		tc_json_object_set(c, "promotion", ev);
+	}
+	return c;
+}
+
+static void
+write_table(const tc_runset *base, const tc_stability *st,
+    const tc_sel_input *in, const cand_state *cs, size_t n, tc_buf *table)
+{
+	tc_sel_table_input t;
+	size_t i;
+
+	memset(&t, 0, sizeof(t));
+	t.baseline = base;
+	t.stability = st;
+	t.sel = in;
+	t.runsets = tc_xcalloc(n + 1, sizeof(*t.runsets));
+	t.improvement = tc_xcalloc(n + 1, sizeof(double));
+	for (i = 0; i < n; i++) {
+		t.runsets[i] = cs[i].rs;
+		t.improvement[i] = cs[i].improvement;
+	}
+	tc_selection_table(&t, table);
+	free(t.runsets);
+	free(t.improvement);
+}
+
+/* What was analysed, for the outputs. */
+struct analysis {
+	tc_gate_mode mode;
+	tc_runset *base;
+	tc_stability st;
+	cand_state *cs;
+	size_t n;
+	tc_json *matrix, *controls, *warn_list;	/* taken by the report */
+};
+
+/* The selection among the candidates, as a table and as the report. */
+static void
+write_outputs(const tc_analyze_opts *o, struct analysis *a,
+    tc_json **report, tc_buf *table)
+{
+	tc_sel_input in;
+	tc_json *r, *cands;
+	size_t i;
+
+	memset(&in, 0, sizeof(in));
+	in.mode = a->mode;
+	in.ncandidates = a->n;
+	in.names = tc_xcalloc(a->n + 1, sizeof(char *));
+	in.metric = tc_xcalloc(a->n + 1, sizeof(double));
+	in.passed = tc_xcalloc(a->n + 1, sizeof(bool));
+	for (i = 0; i < a->n; i++) {
+		in.names[i] = a->cs[i].name;
+		in.metric[i] = a->cs[i].rs->worst_rank_mean_ms;
+		in.passed[i] = a->cs[i].eval.passed;
+	}
+	if (table != NULL)
+		write_table(a->base, &a->st, &in, a->cs, a->n, table);
+	if (report != NULL) {
+		r = tc_json_new_object();
+		cands = tc_json_new_object();
+		tc_json_object_set(r, "baseline", tc_runset_to_json(a->base));
+		tc_json_object_set(r, "baseline_stability",
+		    tc_stability_to_json(&a->st));
+		for (i = 0; i < a->n; i++)
+			tc_json_object_set(cands, a->cs[i].name,
+			    candidate_json(o, a->mode, &a->cs[i]));
+		tc_json_object_set(r, "candidates", cands);
+		tc_json_object_set(r, "selection", tc_selection_json(&in));
+		if (a->matrix != NULL) {
+			tc_json_object_set(r, "screening_matrix", a->matrix);
+			tc_json_object_set(r, "stage_a_option_controls",
+			    a->controls);
+			a->matrix = a->controls = NULL;
+		}
+		if (!o->reference_output) {
+			tc_json_object_set(r, "tunectl", extension_block(o,
+			    a->base, a->cs, a->n, a->warn_list));
+			a->warn_list = NULL;
+		}
+		*report = r;
+	}
+	free(in.names);
+	free(in.metric);
+	free(in.passed);
+}
+
 int
 tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
     tc_buf *warnings, tc_error *err)
 {
-	tc_gate_mode mode = o->selection_only ? TC_GATE_SELECTION_ONLY :
-	    o->option_trial ? TC_GATE_OPTION_TRIAL : TC_GATE_FINAL_PROMOTION;
-	tc_json *matrix = NULL, *controls = NULL, *warn_list = NULL;
+	struct analysis a;
 	tc_json **replays = NULL;
 	const char **modes = NULL;
-	cand_state *cs = NULL;
-	tc_runset *base = NULL;
-	tc_stability st;
-	size_t n = o->ncandidates, i;
+	size_t i;
 	int rc;
 
-	memset(&st, 0, sizeof(st));
+	memset(&a, 0, sizeof(a));
+	a.mode = o->selection_only ? TC_GATE_SELECTION_ONLY :
+	    o->option_trial ? TC_GATE_OPTION_TRIAL : TC_GATE_FINAL_PROMOTION;
+	a.n = o->ncandidates;
 	if (report != NULL)
 		*report = NULL;
 	if ((rc = pre_checks(o, err)) != 0)
 		return rc;
-	if (o->selection_only) {
-		const char **names = tc_xcalloc(n + 1, sizeof(char *));
-
-		for (i = 0; i < n; i++)
-			names[i] = o->candidates[i].name;
-		matrix = tc_screening_matrix_validate(o->screening_matrix,
-		    names, n, err);
-		free(names);
-		if (matrix == NULL) {
-			/* an unencodable matrix cannot be fingerprinted: the
-			 * reference raises UnicodeEncodeError (a traceback) */
-			return strstr(tc_error_msg(err), "codec") != NULL ?
-			    TC_BENCH_FAIL : TC_BENCH_VALUE_ERROR;
-		}
-		controls = tc_stage_a_controls(o->candidates, n, err);
-		if (controls == NULL) {
-			rc = TC_BENCH_VALUE_ERROR;
-			goto out;
-		}
-	}
-	if ((rc = tc_runset_load(o->baseline, &o->runset, &base, err)) != 0)
+	if (o->selection_only && (rc = load_screening(o, &a.matrix,
+	    &a.controls, err)) != 0) {
+		if (a.matrix == NULL)
+			return rc;
 		goto out;
-	tc_stability_eval_runset(base, &st);
-	warn_list = tc_json_new_array();
-	health_warnings("baseline", base, warn_list, warnings);
-	cs = tc_xcalloc(n + 1, sizeof(*cs));
-	modes = tc_xcalloc(n + 1, sizeof(*modes));
+	}
+	if ((rc = tc_runset_load(o->baseline, &o->runset, &a.base, err)) != 0)
+		goto out;
+	tc_stability_eval_runset(a.base, &a.st);
+	a.warn_list = tc_json_new_array();
+	health_warnings("baseline", a.base, a.warn_list, warnings);
+	a.cs = tc_xcalloc(a.n + 1, sizeof(*a.cs));
+	modes = tc_xcalloc(a.n + 1, sizeof(*modes));
 	replays = tc_xcalloc(o->nreplays + 1, sizeof(*replays));
-	if (n > 0) {
+	if (a.n > 0) {
 		if ((rc = check_mappings(o, modes, err)) != 0)
 			goto out;
 		if ((rc = validate_replays(o, replays, err)) != 0)
 			goto out;
 	}
-	for (i = 0; i < n; i++) {
-		cand_state *c = &cs[i];
-		bool replay_valid = true;
-		char *problem;
-
-		c->name = o->candidates[i].name;
-		c->mode = modes[i];
-		if ((rc = tc_runset_load(o->candidates[i].value, &o->runset,
-		    &c->rs, err)) != 0)
+	for (i = 0; i < a.n; i++) {
+		a.cs[i].name = o->candidates[i].name;
+		a.cs[i].mode = modes[i];
+		if ((rc = evaluate_candidate(o, a.mode, i, a.base, replays,
+		    &a.cs[i], a.warn_list, warnings, err)) != 0)
 			goto out;
-		if ((rc = tc_improvement_pct(base, c->rs, &c->improvement,
-		    err)) != 0)
-			goto out;
-		if (strcmp(c->mode, "range_optimized") == 0) {
-			for (size_t k = 0; k < o->nreplays; k++)
-				if (strcmp(o->replays[k].name, c->name) == 0)
-					c->replay = tc_json_clone(replays[k]);
-			replay_valid = c->replay != NULL &&
-			    tc_json_get(c->replay, "valid")->u.b;
-		}
-		tc_evaluate(base, c->rs, &o->policy, mode, replay_valid,
-		    &c->eval);
-		c->reference_passed = c->eval.passed;
-		c->ci_ok = tc_bootstrap_improvement_ci(
-		    base->run_worst_rank_means_ms, base->run_count,
-		    c->rs->run_worst_rank_means_ms, c->rs->run_count,
-		    o->bootstrap_resamples ? o->bootstrap_resamples :
-		    TC_BOOTSTRAP_RESAMPLES, o->bootstrap_seed_set ?
-		    o->bootstrap_seed : TC_BOOTSTRAP_SEED, &c->ci_lo, &c->ci_hi);
-		tc_mann_whitney(base->run_worst_rank_means_ms, base->run_count,
-		    c->rs->run_worst_rank_means_ms, c->rs->run_count, &c->mwu);
-		if (o->significance)
-			c->eval.passed = c->eval.passed && c->ci_ok &&
-			    c->ci_lo > 0;
-		health_warnings(c->name, c->rs, warn_list, warnings);
-		problem = env_problem(c->name, base, c->rs,
-		    o->strict_environment);
-		if (problem == NULL)
-			problem = clock_problem(c->name, base, c->rs);
-		if (problem != NULL) {
-			if (o->strict_environment) {
-				tc_error_set(err, "%s (--strict-environment)",
-				    problem);
-				free(problem);
-				rc = TC_BENCH_VALUE_ERROR;
-				goto out;
-			}
-			tc_json_array_push(warn_list, tc_json_new_string(problem));
-			if (warnings != NULL)
-				tc_buf_printf(warnings, "warning: %s\n", problem);
-			free(problem);
-		}
 	}
-	{
-		tc_sel_input in;
-
-		memset(&in, 0, sizeof(in));
-		in.mode = mode;
-		in.ncandidates = n;
-		in.names = tc_xcalloc(n + 1, sizeof(char *));
-		in.metric = tc_xcalloc(n + 1, sizeof(double));
-		in.passed = tc_xcalloc(n + 1, sizeof(bool));
-		for (i = 0; i < n; i++) {
-			in.names[i] = cs[i].name;
-			in.metric[i] = cs[i].rs->worst_rank_mean_ms;
-			in.passed[i] = cs[i].eval.passed;
-		}
-		if (table != NULL) {
-			tc_sel_table_input t;
-
-			memset(&t, 0, sizeof(t));
-			t.baseline = base;
-			t.stability = &st;
-			t.sel = &in;
-			t.runsets = tc_xcalloc(n + 1, sizeof(*t.runsets));
-			t.improvement = tc_xcalloc(n + 1, sizeof(double));
-			for (i = 0; i < n; i++) {
-				t.runsets[i] = cs[i].rs;
-				t.improvement[i] = cs[i].improvement;
-			}
-			tc_selection_table(&t, table);
-			free(t.runsets);
-			free(t.improvement);
-		}
-		if (report != NULL) {
-			tc_json *r = tc_json_new_object();
-			tc_json *cands = tc_json_new_object();
-
-			tc_json_object_set(r, "baseline", tc_runset_to_json(base));
-			tc_json_object_set(r, "baseline_stability",
-			    tc_stability_to_json(&st));
-			for (i = 0; i < n; i++) {
-				tc_json *c = tc_runset_to_json(cs[i].rs);
-				tc_json *ev;
-
-				tc_json_object_set(c, "improvement_pct",
-				    tc_json_new_float(cs[i].improvement));
-				ev = tc_evaluation_to_json(&cs[i].eval, &o->policy,
-				    mode, cs[i].mode, cs[i].replay != NULL ?
-				    tc_json_clone(cs[i].replay) : NULL);
-				if (o->significance) {
-					tc_json *ch = tc_json_get_object(ev,
-					    "checks");
-
-					tc_json_object_set_bool(ch,
-					    "bootstrap_ci_lower_bound_positive",
-					    cs[i].ci_ok && cs[i].ci_lo > 0);
-				}
-				if (mode == TC_GATE_SELECTION_ONLY) {
-					tc_json_object_set(c,
-					    "screening_eligibility", ev);
-				} else if (mode == TC_GATE_OPTION_TRIAL) {
-					tc_json_object_set(c,
-					    "option_trial_evaluation", ev);
-				} else {
-					tc_json_object_set(c, "deep_fusion_replay",
-					    cs[i].replay != NULL ?
-					    tc_json_clone(cs[i].replay) :
-					    tc_replay_not_required());
-					tc_json_object_set_string(c,
-					    "promotion_mode", cs[i].mode);
-					tc_json_object_set(c, "promotion", ev);
-				}
-				tc_json_object_set(cands, cs[i].name, c);
-			}
-			tc_json_object_set(r, "candidates", cands);
-			tc_json_object_set(r, "selection", tc_selection_json(&in));
-			if (matrix != NULL) {
-				tc_json_object_set(r, "screening_matrix", matrix);
-				tc_json_object_set(r, "stage_a_option_controls",
-				    controls);
-				matrix = controls = NULL;
-			}
-			if (!o->reference_output) {
-				tc_json_object_set(r, "tunectl", extension_block(o,
-				    base, cs, n, warn_list));
-				warn_list = NULL;
-			}
-			*report = r;
-		}
-		free(in.names);
-		free(in.metric);
-		free(in.passed);
-	}
+	write_outputs(o, &a, report, table);
 	rc = TC_BENCH_OK;
 out:
-	for (i = 0; i < n && cs != NULL; i++) {
-		tc_runset_free(cs[i].rs);
-		tc_json_free(cs[i].replay);
+	for (i = 0; i < a.n && a.cs != NULL; i++) {
+		tc_runset_free(a.cs[i].rs);
+		tc_json_free(a.cs[i].replay);
 	}
 	for (i = 0; i < o->nreplays && replays != NULL; i++)
 		tc_json_free(replays[i]);
 	free(replays);
-	free(cs);
+	free(a.cs);
 	free(modes);
-	tc_json_free(warn_list);
-	tc_json_free(matrix);
-	tc_json_free(controls);
-	tc_stability_free(&st);
-	tc_runset_free(base);
+	tc_json_free(a.warn_list);
+	tc_json_free(a.matrix);
+	tc_json_free(a.controls);
+	tc_stability_free(&a.st);
+	tc_runset_free(a.base);
 	return rc;
 }

@@ -76,6 +76,19 @@ num_or_null(bool has, double v)
 	return has ? tc_json_new_float(v) : tc_json_new_null();
 }
 
+void
+tc_evaluation_set_figures(tc_json *o, const tc_evaluation *e)
+{
+	tc_json_object_set(o, "mean_improvement_pct",
+	    num_or_null(e->has_mean, e->mean_improvement_pct));
+	tc_json_object_set(o, "median_run_improvement_pct",
+	    num_or_null(e->has_median, e->median_run_improvement_pct));
+	tc_json_object_set(o, "p90_regression_pct",
+	    num_or_null(e->has_p90, e->p90_regression_pct));
+	tc_json_object_set(o, "stddev_regression_pct",
+	    num_or_null(e->has_stddev, e->stddev_regression_pct));
+}
+
 tc_json *
 tc_replay_not_required(void)
 {
@@ -122,14 +135,7 @@ tc_evaluation_to_json(const tc_evaluation *e, const tc_gate_policy *policy,
 	    tc_json_new_float(policy->allow_p90_regression_pct));
 	tc_json_object_set(o, "allow_stddev_regression_pct",
 	    tc_json_new_float(policy->allow_stddev_regression_pct));
-	tc_json_object_set(o, "mean_improvement_pct",
-	    num_or_null(e->has_mean, e->mean_improvement_pct));
-	tc_json_object_set(o, "median_run_improvement_pct",
-	    num_or_null(e->has_median, e->median_run_improvement_pct));
-	tc_json_object_set(o, "p90_regression_pct",
-	    num_or_null(e->has_p90, e->p90_regression_pct));
-	tc_json_object_set(o, "stddev_regression_pct",
-	    num_or_null(e->has_stddev, e->stddev_regression_pct));
+	tc_evaluation_set_figures(o, e);
 	if (mode == TC_GATE_FINAL_PROMOTION) {
 		tc_json_object_set_string(o, "promotion_mode", promotion_mode);
 		tc_json_object_set(o, "deep_fusion_replay", replay != NULL ?

@@ -107,15 +107,67 @@ out:
 	return rc;
 }
 
+/* The replay document's own fields, each passing one entry of checks:
+ * candidate name, round id, source revision and artifacts (beside the
+ * document).  Returns the failure reason, or NULL. */
+static const char *
+check_replay_doc(const tc_json *doc, const char *resolved,
+    const char *expected, tc_json *checks)
+{
+	const tc_json *v = tc_json_get(doc, "candidate_name"), *mc;
+	const char *name, *round_id;
+	size_t a, n;
+	int64_t m;
+	char *dir;
+	bool ok = true;
+
+	if (!nonblank(v, &name))
+		return "replay_candidate_name_invalid";
+	tc_bench_py_strip(v->u.str.ptr, v->u.str.len, &a, &n);
+	if (n != strlen(expected) || memcmp(v->u.str.ptr + a, expected, n) != 0)
+		return "replay_candidate_name_mismatch";
+	tc_json_object_set_bool(checks, "candidate_name", true);
+	tc_json_object_set_bool(checks, "candidate_name_matches", true);
+	v = tc_json_get(doc, "round_id");
+	if (!tc_is_canonical_string(v) || (round_id = v->u.str.ptr,
+	    strncmp(round_id, expected, strlen(expected)) != 0 ||
+	    round_id[strlen(expected)] != '-'))
+		return "replay_round_id_invalid";
+	tc_json_object_set_bool(checks, "round_id", true);
+	if (!tc_is_canonical_string(tc_json_get(doc, "source_revision")))
+		return "replay_source_revision_invalid";
+	tc_json_object_set_bool(checks, "source_revision", true);
+	for (const char *const *k = artifact_keys; *k != NULL; k++)
+		if (!nonblank(tc_json_get(doc, *k), NULL))
+			return "replay_artifact_path_invalid";
+	dir = tc_path_dirname(resolved);
+	for (int i = 0; ok && artifact_keys[i] != NULL; i++) {
+		char *p = tc_path_join(dir, tc_json_get_string(doc,
+		    artifact_keys[i]));
+
+		ok = i < 2 ? tc_is_directory(p) : tc_is_regular_file(p);
+		free(p);
+	}
+	free(dir);
+	if (!ok)
+		return "replay_artifacts_invalid";
+	tc_json_object_set_bool(checks, "artifact_paths_valid", true);
+	mc = tc_json_get(doc, "replay_min_child_nodes");
+	if (!tc_json_is(mc, TC_JSON_INT) || !tc_json_int64(mc, &m) || m < 1)
+		return "replay_report_stale_or_tampered";
+	return NULL;
+}
+
 tc_json *
 tc_replay_validate(const char *path, const char *expected,
     const char *validator, tc_error *err)
 {
 	tc_json *o = tc_json_new_object(), *checks = tc_json_new_object();
-	tc_json *doc = NULL, *v;
-	const char *name, *round_id;
-	char *resolved, *dir;
+	tc_json *doc = NULL, *verdict = NULL;
+	const char *reason;
+	char *resolved;
 	tc_error perr = TC_ERROR_INIT;
+	size_t a, n, i;
 
 	for (const char *const *k = check_keys; *k != NULL; k++)
 		tc_json_object_set_bool(checks, *k, false);
@@ -127,13 +179,9 @@ tc_replay_validate(const char *path, const char *expected,
 		return fail(o, "replay_evidence_missing");
 	}
 	tc_json_object_set_string(o, "path", path);
-	{
-		size_t a, n;
-
-		tc_bench_py_strip(path, strlen(path), &a, &n);
-		if (n == 0)
-			return fail(o, "replay_evidence_path_invalid");
-	}
+	tc_bench_py_strip(path, strlen(path), &a, &n);
+	if (n == 0)
+		return fail(o, "replay_evidence_path_invalid");
 	if ((resolved = tc_path_resolve(path, &perr)) == NULL) {
 		tc_error_clear(&perr);
 		return fail(o, "replay_evidence_path_invalid");
@@ -150,89 +198,28 @@ tc_replay_validate(const char *path, const char *expected,
 		tc_json_free(doc);
 		return fail(o, "replay_evidence_not_object");
 	}
-	v = tc_json_get(doc, "candidate_name");
-	if (!nonblank(v, &name)) {
-		o = fail(o, "replay_candidate_name_invalid");
+	if ((reason = check_replay_doc(doc, resolved, expected,
+	    checks)) != NULL) {
+		o = fail(o, reason);
 		goto done;
-	}
-	{
-		size_t a, n;
-
-		tc_bench_py_strip(v->u.str.ptr, v->u.str.len, &a, &n);
-		if (n != strlen(expected) ||
-		    memcmp(v->u.str.ptr + a, expected, n) != 0) {
-			o = fail(o, "replay_candidate_name_mismatch");
-			goto done;
-		}
-	}
-	tc_json_object_set_bool(checks, "candidate_name", true);
-	tc_json_object_set_bool(checks, "candidate_name_matches", true);
-	v = tc_json_get(doc, "round_id");
-	if (!tc_is_canonical_string(v) || (round_id = v->u.str.ptr,
-	    strncmp(round_id, expected, strlen(expected)) != 0 ||
-	    round_id[strlen(expected)] != '-')) {
-		o = fail(o, "replay_round_id_invalid");
-		goto done;
-	}
-	tc_json_object_set_bool(checks, "round_id", true);
-	if (!tc_is_canonical_string(tc_json_get(doc, "source_revision"))) {
-		o = fail(o, "replay_source_revision_invalid");
-		goto done;
-	}
-	tc_json_object_set_bool(checks, "source_revision", true);
-	for (const char *const *k = artifact_keys; *k != NULL; k++)
-		if (!nonblank(tc_json_get(doc, *k), NULL)) {
-			o = fail(o, "replay_artifact_path_invalid");
-			goto done;
-		}
-	dir = tc_path_dirname(resolved);
-	for (int i = 0; artifact_keys[i] != NULL; i++) {
-		char *p = tc_path_join(dir, tc_json_get_string(doc,
-		    artifact_keys[i]));
-		bool ok = i < 2 ? tc_is_directory(p) : tc_is_regular_file(p);
-
-		free(p);
-		if (!ok) {
-			free(dir);
-			o = fail(o, "replay_artifacts_invalid");
-			goto done;
-		}
-	}
-	free(dir);
-	tc_json_object_set_bool(checks, "artifact_paths_valid", true);
-	{
-		int64_t m;
-		tc_json *mc = tc_json_get(doc, "replay_min_child_nodes");
-
-		if (!tc_json_is(mc, TC_JSON_INT) || !tc_json_int64(mc, &m) ||
-		    m < 1) {
-			o = fail(o, "replay_report_stale_or_tampered");
-			goto done;
-		}
 	}
 	if (validator == NULL) {
 		o = fail(o, "replay_recomputation_unavailable");
 		goto done;
 	}
-	{
-		tc_json *verdict = NULL;
-		size_t i;
-
-		if (run_validator(validator, resolved, expected, &verdict,
-		    err) != 0) {
-			tc_json_free(o);
-			o = NULL;
-			goto done;
-		}
-		for (i = 0; i < verdict->u.obj.len; i++)
-			tc_json_object_set(o, verdict->u.obj.members[i].key,
-			    tc_json_clone(verdict->u.obj.members[i].value));
-		tc_json_free(verdict);
-		if (!tc_json_is(tc_json_get(o, "failure_reason"),
-		    TC_JSON_STRING) && !tc_json_get(o, "valid")->u.b)
-			tc_json_object_set_string(o, "failure_reason",
-			    "replay_report_stale_or_tampered");
+	if (run_validator(validator, resolved, expected, &verdict, err) != 0) {
+		tc_json_free(o);
+		o = NULL;
+		goto done;
 	}
+	for (i = 0; i < verdict->u.obj.len; i++)
+		tc_json_object_set(o, verdict->u.obj.members[i].key,
+		    tc_json_clone(verdict->u.obj.members[i].value));
+	tc_json_free(verdict);
+	if (!tc_json_is(tc_json_get(o, "failure_reason"), TC_JSON_STRING) &&
+	    !tc_json_get(o, "valid")->u.b)
+		tc_json_object_set_string(o, "failure_reason",
+		    "replay_report_stale_or_tampered");
 done:
 	free(resolved);
 	tc_json_free(doc);

@@ -20,14 +20,6 @@
 #include "tunectl/support.h"
 
 static const char *
-str_or(const tc_json *obj, const char *key, const char *fallback)
-{
-	const char *s = tc_json_get_string(obj, key);
-
-	return s != NULL ? s : fallback;
-}
-
-static const char *
 skill_hint(const char *host)
 {
 	if (strcmp(host, "claude") == 0)
@@ -55,9 +47,9 @@ list_handoffs(tc_buf *b, const tc_json *handoffs)
 		const tc_json *h = handoffs->u.arr.items[i];
 
 		tc_buf_printf(b, "  - %s: %s (status %s, sha256 %s)\n",
-		    str_or(h, "step_id", "?"), str_or(h, "result_path", "?"),
-		    str_or(h, "outcome_status", "?"),
-		    str_or(h, "result_sha256", "?"));
+		    tc_json_get_string_or(h, "step_id", "?"), tc_json_get_string_or(h, "result_path", "?"),
+		    tc_json_get_string_or(h, "outcome_status", "?"),
+		    tc_json_get_string_or(h, "result_sha256", "?"));
 	}
 }
 
@@ -94,7 +86,7 @@ tc_host_prompt(const tc_json *task, const char *task_path,
 	tc_buf_printf(&b,
 	    "You are %s, a fresh worker for exactly one phase of a tunectl "
 	    "auto-tune session (session %s).\n\n",
-	    agent_id, str_or(task, "session_id", "?"));
+	    agent_id, tc_json_get_string_or(task, "session_id", "?"));
 	tc_buf_printf(&b,
 	    "1. Your task\n"
 	    "   Phase task file: %s\n"
@@ -104,7 +96,7 @@ tc_host_prompt(const tc_json *task, const char *task_path,
 	    "   skill:    %s\n"
 	    "   Artifact root: %s\n\n",
 	    task_path, step_id, phase, agent_id, skill,
-	    str_or(task, "artifact_root", "?"));
+	    tc_json_get_string_or(task, "artifact_root", "?"));
 	tc_buf_printf(&b,
 	    "2. Load and follow the skill `%s` for this phase. %s\n",
 	    skill, skill_hint(host));
@@ -136,7 +128,7 @@ tc_host_prompt(const tc_json *task, const char *task_path,
 	    "sets it reads; a strict session refuses a status claim without "
 	    "it. Do not seal the result: the controller validates and seals "
 	    "it after you exit.\n\n",
-	    result_path, TC_RESULT_SCHEMA, str_or(task, "session_id", "?"),
+	    result_path, TC_RESULT_SCHEMA, tc_json_get_string_or(task, "session_id", "?"),
 	    step_id, phase, agent_id, program);
 	if (tc_json_get_string(step, "reentry_candidate") != NULL)
 		tc_buf_printf(&b,
@@ -149,7 +141,7 @@ tc_host_prompt(const tc_json *task, const char *task_path,
 	    "dispatches/, or receipts; do not start, seal or impersonate any "
 	    "other phase. If you cannot complete the phase, write a result "
 	    "with status blocked or failed and the blocker, and exit.\n\n",
-	    str_or(task, "session_path", "?"));
+	    tc_json_get_string_or(task, "session_path", "?"));
 	tc_buf_puts(&b, "Handoffs this phase consumes (sealed, digest-bound):\n");
 	list_handoffs(&b, tc_json_get(task, "consumed_handoffs"));
 	if (tc_json_is(import, TC_JSON_OBJECT))
@@ -158,7 +150,7 @@ tc_host_prompt(const tc_json *task, const char *task_path,
 		    "manifest %s (sha256 %s) under the artifact root; use only the "
 		    "parent evidence it binds, and never ask for fresh "
 		    "Intake/S0/A/O/BASE handoffs or accept unbound paths.\n",
-		    str_or(import, "path", "?"), str_or(import, "sha256", "?"));
+		    tc_json_get_string_or(import, "path", "?"), tc_json_get_string_or(import, "sha256", "?"));
 	return tc_buf_detach(&b, NULL);
 }
 
@@ -176,7 +168,7 @@ tc_support_prompt(const tc_json *task, const char *task_path,
 	const tc_json *step = tc_json_get(task, "requested_for");
 	const tc_json *attempt = tc_json_get(task, "attempt");
 	const tc_json *request = tc_json_get(task, "request");
-	const char *root = str_or(task, "artifact_root", "?");
+	const char *root = tc_json_get_string_or(task, "artifact_root", "?");
 	const char *agent_id = tc_json_get_string(role, "agent_id");
 	const char *skill = tc_json_get_string(role, "skill");
 	bool read_only = tc_json_truthy(tc_json_get(role, "read_only"));
@@ -194,8 +186,8 @@ tc_support_prompt(const tc_json *task, const char *task_path,
 	    "You are %s, a fresh support worker for step %s (phase %s) of a "
 	    "tunectl auto-tune session (session %s). You serve that phase; "
 	    "you do not own it.\n\n",
-	    agent_id, str_or(step, "step_id", "?"), str_or(step, "phase", "?"),
-	    str_or(task, "session_id", "?"));
+	    agent_id, tc_json_get_string_or(step, "step_id", "?"), tc_json_get_string_or(step, "phase", "?"),
+	    tc_json_get_string_or(task, "session_id", "?"));
 	tc_buf_printf(&b,
 	    "1. Your task\n"
 	    "   Support task file: %s\n"
@@ -207,12 +199,12 @@ tc_support_prompt(const tc_json *task, const char *task_path,
 		tc_buf_printf(&b,
 		    "   Output directory (yours alone): %s/%s\n"
 		    "   Phase task of the step you serve: %s/%s\n",
-		    root, str_or(attempt, "output_dir", "?"), root,
-		    str_or(attempt, "phase_task", "?"));
+		    root, tc_json_get_string_or(attempt, "output_dir", "?"), root,
+		    tc_json_get_string_or(attempt, "phase_task", "?"));
 	if (tc_json_is(request, TC_JSON_OBJECT))
 		tc_buf_printf(&b, "   Request from the phase: %s/%s (sha256 %s)\n",
-		    root, str_or(request, "path", "?"),
-		    str_or(request, "sha256", "?"));
+		    root, tc_json_get_string_or(request, "path", "?"),
+		    tc_json_get_string_or(request, "sha256", "?"));
 	tc_buf_printf(&b,
 	    "\n2. Load and follow the skill `%s`. Its instructions are in:\n"
 	    "     %s\n\n", skill, skill_path != NULL ? skill_path :
@@ -227,7 +219,7 @@ tc_support_prompt(const tc_json *task, const char *task_path,
 	    "one inside your output directory), findings and blockers. Every "
 	    "number must come from a file you list.\n\n",
 	    result_path, TC_SUPPORT_RESULT_SCHEMA,
-	    str_or(task, "session_id", "?"), agent_id);
+	    tc_json_get_string_or(task, "session_id", "?"), agent_id);
 	if (read_only)
 		tc_buf_printf(&b,
 		    "4. Boundary: you are read-only. Write only inside your "
@@ -245,6 +237,6 @@ tc_support_prompt(const tc_json *task, const char *task_path,
 		    "`%s execute-phase --task <phase task above> --phase %s "
 		    "--tool NAME ...` with --manifest-out inside your output "
 		    "directory.\n", program, program,
-		    str_or(step, "phase", "?"));
+		    tc_json_get_string_or(step, "phase", "?"));
 	return tc_buf_detach(&b, NULL);
 }

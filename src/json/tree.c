@@ -69,10 +69,7 @@ on_null(void *ctx)
 static void
 on_bool(void *ctx, bool b)
 {
-	tc_json *v = tc_json__new_node(TC_JSON_BOOL);
-
-	v->u.b = b;
-	add(ctx, v);
+	add(ctx, tc_json_new_bool(b));
 }
 
 static void
@@ -84,10 +81,7 @@ on_int(void *ctx, const char *s, size_t len)
 static void
 on_float(void *ctx, double d)
 {
-	tc_json *v = tc_json__new_node(TC_JSON_FLOAT);
-
-	v->u.f = d;
-	add(ctx, v);
+	add(ctx, tc_json_new_float(d));
 }
 
 static void

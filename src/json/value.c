@@ -317,6 +317,14 @@ tc_json_object_set_null(tc_json *obj, const char *key)
 	tc_json_object_set(obj, key, tc_json_new_null());
 }
 
+void
+tc_json_object_set_string_or_null(tc_json *obj, const char *key,
+    const char *s)
+{
+	tc_json_object_set(obj, key, s != NULL ? tc_json_new_string(s) :
+	    tc_json_new_null());
+}
+
 tc_json *
 tc_json_object_take(tc_json *obj, const char *key)
 {
@@ -374,6 +382,14 @@ const char *
 tc_json_get_string(const tc_json *obj, const char *key)
 {
 	return tc_json_string(tc_json_get(obj, key));
+}
+
+const char *
+tc_json_get_string_or(const tc_json *obj, const char *key, const char *dflt)
+{
+	const char *s = tc_json_string(tc_json_get(obj, key));
+
+	return s != NULL ? s : dflt;
 }
 
 tc_json *

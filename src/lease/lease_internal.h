@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "tunectl/error.h"
+#include "tunectl/lease.h"
 
 /* ---- wait.c ----------------------------------------------------------------- */
 
@@ -115,6 +116,26 @@ typedef struct tc_lease_ran {
  */
 int tc_lease__run_argv(const tc_lease_spawn *spec, tc_lease_ran *ran,
     tc_error *err);
+
+/* ---- requests (runner.c, slurm_submit.c) ------------------------------------- */
+
+/* "<dir>/<prefix><stem><suffix>" beside the manifest <dir>/<stem>.<ext>
+ * (pathlib's with_suffix("")); malloc'd. */
+char *tc_lease__beside(const char *manifest, const char *prefix,
+    const char *suffix);
+
+/* argv is a non-empty list of non-empty strings ("command argv must be a
+ * non-empty string array"). */
+int tc_lease__check_argv(char *const *argv, tc_error *err);
+
+/* argv[0] is an existing, executable, absolute regular file. */
+int tc_lease__check_executable(const char *exe, tc_error *err);
+
+/* The request's cwd is a directory, its lease and command timeouts are
+ * positive and finite (*lease_timeout_s: the one that applies), and it
+ * names a manifest path. */
+int tc_lease__check_run_limits(const tc_lease_request *req,
+    double *lease_timeout_s, tc_error *err);
 
 /* ---- timestamps ------------------------------------------------------------- */
 

@@ -6,9 +6,10 @@
  * queue directory "<root>/npu-device-<id>.queue/" holding one ticket file
  * per waiter, named by a zero-padded sequence number one above the
  * highest ticket present.  Tickets are created, and flock'd LOCK_EX by
- * their owner, while the directory itself is flock'd; every scan of the
- * directory happens under that lock too, so a ticket a scan can see is
- * held by a live waiter or was left by a dead one.
+ * their owner before they appear under their ticket name, while the
+ * directory itself is flock'd; every scan of the directory happens under
+ * that lock too, so a ticket a scan (or "lease status") can see is held
+ * by a live waiter or was left by a dead one.
  *
  * A waiter blocks on a shared flock of its predecessor's ticket (the
  * highest sequence number below its own).  That returns when the
@@ -153,7 +154,24 @@ open_queue(tc_lease_ticket *t, const char *path, tc_error *err)
 	return 0;
 }
 
-/* Under the directory lock: create and lock our ticket. */
+/*
+ * The name a ticket is prepared under.  It is not ticket-shaped, so scans
+ * and "tunectl lease status" pass over it; one can be left behind only by
+ * a waiter that died between creating and publishing its ticket, and the
+ * next waiter (under the same directory lock) removes it.
+ */
+#define TICKET_DRAFT ".ticket-draft"
+
+/*
+ * Under the directory lock: create our ticket, already locked.  The file
+ * is made, flock'd and filled under the draft name and only then linked
+ * under its ticket name, so no ticket is ever visible unlocked.  A ticket
+ * created in place would be: "lease status" (which takes no directory
+ * lock) probes each ticket with a non-blocking shared flock, and a probe
+ * landing between the ticket's creation and its owner's flock made that
+ * flock fail, so the waiter gave up with a lock error, no manifest and
+ * its command never run.
+ */
 static int
 create_ticket(tc_lease_ticket *t, const char *path, const char *command_id,
     tc_error *err)
@@ -171,20 +189,11 @@ create_ticket(tc_lease_ticket *t, const char *path, const char *command_id,
 	}
 	t->seq = top + 1;
 	snprintf(t->name, sizeof(t->name), "%020llu", t->seq);
-	t->fd = openat(t->dirfd, t->name,
+	unlinkat(t->dirfd, TICKET_DRAFT, 0);
+	t->fd = openat(t->dirfd, TICKET_DRAFT,
 	    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (t->fd < 0 || flock(t->fd, LOCK_EX | LOCK_NB) != 0) {
-		char *p = tc_xasprintf("%s/%s", path, t->name);
-
-		tc_error_os(err, errno, p);
-		free(p);
-		if (t->fd >= 0) {
-			unlinkat(t->dirfd, t->name, 0);
-			close(t->fd);
-			t->fd = -1;
-		}
-		return -1;
-	}
+	if (t->fd < 0 || flock(t->fd, LOCK_EX | LOCK_NB) != 0)
+		goto fail;
 	/* Informational, for "tunectl lease status"; the ticket works
 	 * without it, so a failed write is not an error. */
 	tc_lease_timestamp(ts);
@@ -200,7 +209,24 @@ create_ticket(tc_lease_ticket *t, const char *path, const char *command_id,
 		free(info);
 	}
 	tc_json_free(doc);
+	if (linkat(t->dirfd, TICKET_DRAFT, t->dirfd, t->name, 0) != 0)
+		goto fail;
+	unlinkat(t->dirfd, TICKET_DRAFT, 0);
 	return 0;
+fail:
+	{
+		int saved = errno;
+		char *p = tc_xasprintf("%s/%s", path, t->name);
+
+		tc_error_os(err, saved, p);
+		free(p);
+	}
+	if (t->fd >= 0) {
+		unlinkat(t->dirfd, TICKET_DRAFT, 0);
+		close(t->fd);
+		t->fd = -1;
+	}
+	return -1;
 }
 
 void

@@ -92,9 +92,8 @@ utf8_valid(const char *s)
 	return true;
 }
 
-/* "<dir>/<stem><suffix>" beside the manifest (pathlib's with_suffix("")). */
-static char *
-log_path(const char *manifest, const char *suffix)
+char *
+tc_lease__beside(const char *manifest, const char *prefix, const char *suffix)
 {
 	char *dir = tc_path_dirname(manifest);
 	const char *name = tc_path_basename(manifest);
@@ -104,10 +103,72 @@ log_path(const char *manifest, const char *suffix)
 
 	if (dot != NULL && dot != name && dot[1] != '\0')
 		stem_len = (size_t)(dot - name);
-	out = tc_xasprintf("%s/%.*s%s", strcmp(dir, "/") == 0 ? "" : dir,
-	    (int)stem_len, name, suffix);
+	out = tc_xasprintf("%s/%s%.*s%s", strcmp(dir, "/") == 0 ? "" : dir,
+	    prefix, (int)stem_len, name, suffix);
 	free(dir);
 	return out;
+}
+
+int
+tc_lease__check_argv(char *const *argv, tc_error *err)
+{
+	char *const *a;
+
+	if (argv == NULL || argv[0] == NULL)
+		goto bad;
+	for (a = argv; *a != NULL; a++)
+		if ((*a)[0] == '\0')
+			goto bad;
+	return 0;
+bad:
+	tc_error_set(err, "command argv must be a non-empty string array");
+	return -1;
+}
+
+int
+tc_lease__check_executable(const char *exe, tc_error *err)
+{
+	struct stat st;
+	tc_buf q = TC_BUF_INIT;
+
+	if (exe[0] != '/' || stat(exe, &st) != 0 || !S_ISREG(st.st_mode)) {
+		tc_error_set(err, "command executable must be an existing "
+		    "absolute file");
+		return -1;
+	}
+	if (access(exe, X_OK) != 0) {
+		tc_path_repr(&q, exe);
+		tc_error_set(err, "command executable is not executable: %s",
+		    tc_buf_cstr(&q));
+		tc_buf_free(&q);
+		return -1;
+	}
+	return 0;
+}
+
+int
+tc_lease__check_run_limits(const tc_lease_request *req,
+    double *lease_timeout_s, tc_error *err)
+{
+	if (req->cwd == NULL || !tc_is_directory(req->cwd)) {
+		tc_error_set(err, "command cwd must be an existing directory");
+		return -1;
+	}
+	*lease_timeout_s = req->has_lease_timeout ? req->lease_timeout_s :
+	    req->timeout_s;
+	if (!(*lease_timeout_s > 0) || !isfinite(*lease_timeout_s)) {
+		tc_error_set(err, "lease_timeout_seconds must be positive");
+		return -1;
+	}
+	if (!(req->timeout_s > 0) || !isfinite(req->timeout_s)) {
+		tc_error_set(err, "timeout_seconds must be positive");
+		return -1;
+	}
+	if (req->manifest_out == NULL || req->manifest_out[0] == '\0') {
+		tc_error_set(err, "lease command manifest path is empty");
+		return -1;
+	}
+	return 0;
 }
 
 /* Everything the request resolves to once it is validated. */
@@ -155,54 +216,21 @@ validate(const tc_lease_request *req, struct plan *p, tc_error *err)
 {
 	char *const *a;
 	char hex[65];
-	struct stat st;
 
 	memset(p, 0, sizeof(*p));
-	if (req->argv == NULL || req->argv[0] == NULL)
-		goto bad_argv;
-	for (a = req->argv; *a != NULL; a++)
-		if ((*a)[0] == '\0')
-			goto bad_argv;
+	if (tc_lease__check_argv(req->argv, err) != 0)
+		return -1;
 	for (a = req->argv; *a != NULL; a++)
 		if (!utf8_valid(*a))
 			return refuse_path("command argv", *a, err);
-	if (req->argv[0][0] != '/' || stat(req->argv[0], &st) != 0 ||
-	    !S_ISREG(st.st_mode)) {
-		tc_error_set(err, "command executable must be an existing "
-		    "absolute file");
+	if (tc_lease__check_executable(req->argv[0], err) != 0)
 		return -1;
-	}
-	if (access(req->argv[0], X_OK) != 0) {
-		tc_buf q = TC_BUF_INIT;
-
-		tc_path_repr(&q, req->argv[0]);
-		tc_error_set(err, "command executable is not executable: %s",
-		    tc_buf_cstr(&q));
-		tc_buf_free(&q);
-		return -1;
-	}
 	if (tc_lease_ids_canonical(req->device_ids, req->ndevices, &p->ids,
 	    err) != 0)
 		return -1;
 	p->nids = req->ndevices;
-	if (req->cwd == NULL || !tc_is_directory(req->cwd)) {
-		tc_error_set(err, "command cwd must be an existing directory");
+	if (tc_lease__check_run_limits(req, &p->lease_timeout_s, err) != 0)
 		return -1;
-	}
-	p->lease_timeout_s = req->has_lease_timeout ? req->lease_timeout_s :
-	    req->timeout_s;
-	if (!(p->lease_timeout_s > 0) || !isfinite(p->lease_timeout_s)) {
-		tc_error_set(err, "lease_timeout_seconds must be positive");
-		return -1;
-	}
-	if (!(req->timeout_s > 0) || !isfinite(req->timeout_s)) {
-		tc_error_set(err, "timeout_seconds must be positive");
-		return -1;
-	}
-	if (req->manifest_out == NULL || req->manifest_out[0] == '\0') {
-		tc_error_set(err, "lease command manifest path is empty");
-		return -1;
-	}
 	if (!utf8_valid(req->manifest_out))
 		return refuse_path("manifest path", req->manifest_out, err);
 	if ((p->manifest = tc_path_resolve(req->manifest_out, err)) == NULL)
@@ -212,8 +240,8 @@ validate(const tc_lease_request *req, struct plan *p, tc_error *err)
 		    p->manifest);
 		return -1;
 	}
-	p->stdout_log = log_path(p->manifest, ".stdout.log");
-	p->stderr_log = log_path(p->manifest, ".stderr.log");
+	p->stdout_log = tc_lease__beside(p->manifest, "", ".stdout.log");
+	p->stderr_log = tc_lease__beside(p->manifest, "", ".stderr.log");
 	if (tc_path_exists(p->stdout_log) || tc_path_exists(p->stderr_log)) {
 		tc_error_set(err, "lease command log output already exists");
 		return -1;
@@ -250,9 +278,6 @@ validate(const tc_lease_request *req, struct plan *p, tc_error *err)
 	memcpy(p->fingerprint, "sha256:", 7);
 	memcpy(p->fingerprint + 7, hex, 65);
 	return 0;
-bad_argv:
-	tc_error_set(err, "command argv must be a non-empty string array");
-	return -1;
 }
 
 /* What happened, for the manifest. */

@@ -40,15 +40,6 @@ move_log(const char *stage, const char *name, const char *final)
 	free(from);
 }
 
-static void
-set_str_or_null(tc_json *o, const char *key, const char *v)
-{
-	if (v != NULL)
-		tc_json_object_set_string(o, key, v);
-	else
-		tc_json_object_set_null(o, key);
-}
-
 static const char *
 cancel_name(enum tc_slurm__cancel c)
 {
@@ -94,7 +85,7 @@ slurm_json(const struct tc_slurm__plan *p, const struct tc_slurm__watch *w)
 	tc_json_object_set_string(s, "job_name", p->job_name);
 	tc_json_object_set_string(s, "comment", p->comment);
 	tc_json_object_set_string(s, "gres", p->gres);
-	set_str_or_null(s, "partition", partition);
+	tc_json_object_set_string_or_null(s, "partition", partition);
 	tc_json_object_set_int(s, "time_limit_minutes", p->time_limit_min);
 	if (w->job != NULL) {
 		const tc_json *v;
@@ -109,7 +100,7 @@ slurm_json(const struct tc_slurm__plan *p, const struct tc_slurm__watch *w)
 		tc_json_int64(tc_json_get(w->job, "started_unix_ns"),
 		    &started_ns);
 	} else {
-		set_str_or_null(s, "node", nodes != NULL &&
+		tc_json_object_set_string_or_null(s, "node", nodes != NULL &&
 		    strcmp(nodes, "(null)") != 0 ? nodes : NULL);
 		tc_json_object_set(s, "device_ids", tc_json_new_array());
 		tc_json_object_set(s, "visible_devices", tc_json_new_object());
@@ -131,9 +122,9 @@ slurm_json(const struct tc_slurm__plan *p, const struct tc_slurm__watch *w)
 	}
 	tc_slurm__format_ns(w->finished_ns, ts);
 	tc_json_object_set_string(s, "finished_at", ts);
-	set_str_or_null(s, "job_state", state);
-	set_str_or_null(s, "job_reason", reason);
-	set_str_or_null(s, "job_exit_code", exit_code);
+	tc_json_object_set_string_or_null(s, "job_state", state);
+	tc_json_object_set_string_or_null(s, "job_reason", reason);
+	tc_json_object_set_string_or_null(s, "job_exit_code", exit_code);
 	if (w->cancel != TC_SLURM_NOT_CANCELLED) {
 		tc_json *c = tc_json_new_object();
 
@@ -156,9 +147,9 @@ slurm_json(const struct tc_slurm__plan *p, const struct tc_slurm__watch *w)
 	else
 		tc_json_object_set_int(srun, "return_code", w->srun_status);
 	tc_json_object_set_string(srun, "log", p->slurm_log);
-	set_str_or_null(srun, "error", w->srun_error);
+	tc_json_object_set_string_or_null(srun, "error", w->srun_error);
 	tc_json_object_set(s, "srun", srun);
-	set_str_or_null(s, "step_error", w->step_error);
+	tc_json_object_set_string_or_null(s, "step_error", w->step_error);
 	free(state);
 	free(reason);
 	free(exit_code);

@@ -34,6 +34,22 @@ query(const char *const *argv, tc_error *err)
 	return out;
 }
 
+/* The end of the GRES entry at p: the next comma outside parentheses,
+ * or the end of the string. */
+static const char *
+entry_end(const char *p)
+{
+	int depth = 0;
+
+	for (; *p != '\0' && !(*p == ',' && depth == 0); p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+	}
+	return p;
+}
+
 /* Call fn for each "name[:type]:count[(...)]" entry of a GRES string. */
 static void
 each_gres(const char *s, void (*fn)(void *, const char *, size_t, long),
@@ -45,14 +61,8 @@ each_gres(const char *s, void (*fn)(void *, const char *, size_t, long),
 		return;
 	while (*p != '\0') {
 		const char *start = p, *end, *colon, *num;
-		int depth = 0;
 
-		for (; *p != '\0' && !(*p == ',' && depth == 0); p++) {
-			if (*p == '(')
-				depth++;
-			else if (*p == ')')
-				depth--;
-		}
+		p = entry_end(p);
 		end = memchr(start, '(', (size_t)(p - start));
 		if (end == NULL)
 			end = p;
@@ -201,19 +211,9 @@ devices_json(const char *alloc)
 			free(ids);
 		}
 		free(name);
-		/* next top-level entry */
-		{
-			int depth = 0;
-
-			for (; *p != '\0' && !(*p == ',' && depth == 0); p++) {
-				if (*p == '(')
-					depth++;
-				else if (*p == ')')
-					depth--;
-			}
-			if (*p == ',')
-				p++;
-		}
+		p = entry_end(p);		/* next top-level entry */
+		if (*p == ',')
+			p++;
 	}
 	return d;
 }

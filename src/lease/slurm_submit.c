@@ -63,24 +63,6 @@ watch_free(struct tc_slurm__watch *w)
 	free(w->scontrol);
 }
 
-/* "<dir>/<stem><suffix>" beside the manifest (the local runner's rule). */
-static char *
-beside(const char *manifest, const char *prefix, const char *suffix)
-{
-	char *dir = tc_path_dirname(manifest);
-	const char *name = tc_path_basename(manifest);
-	const char *dot = strrchr(name, '.');
-	size_t stem_len = strlen(name);
-	char *out;
-
-	if (dot != NULL && dot != name && dot[1] != '\0')
-		stem_len = (size_t)(dot - name);
-	out = tc_xasprintf("%s/%s%.*s%s", strcmp(dir, "/") == 0 ? "" : dir,
-	    prefix, (int)stem_len, name, suffix);
-	free(dir);
-	return out;
-}
-
 static bool
 in_path(const char *prog)
 {
@@ -128,86 +110,13 @@ spec_json(const tc_slurm_request *req, const struct tc_slurm__plan *p)
 	return s;
 }
 
+/* The Slurm side: partition, extra arguments, the tunectl the step runs
+ * and srun itself. */
 static int
-validate(const tc_slurm_request *req, struct tc_slurm__plan *p, tc_error *err)
+check_slurm_side(const tc_slurm_request *req, tc_error *err)
 {
-	const tc_lease_request *lr = &req->lease;
 	char *const *a;
-	char **env = NULL, hex[65];
-	struct stat st;
-	tc_json *spec;
-	double lease_timeout;
 
-	memset(p, 0, sizeof(*p));
-	if (lr->argv == NULL || lr->argv[0] == NULL)
-		goto bad_argv;
-	for (a = lr->argv; *a != NULL; a++)
-		if ((*a)[0] == '\0')
-			goto bad_argv;
-	if (lr->argv[0][0] != '/' || stat(lr->argv[0], &st) != 0 ||
-	    !S_ISREG(st.st_mode)) {
-		tc_error_set(err, "command executable must be an existing "
-		    "absolute file");
-		return -1;
-	}
-	if (access(lr->argv[0], X_OK) != 0) {
-		tc_buf q = TC_BUF_INIT;
-
-		tc_path_repr(&q, lr->argv[0]);
-		tc_error_set(err, "command executable is not executable: %s",
-		    tc_buf_cstr(&q));
-		tc_buf_free(&q);
-		return -1;
-	}
-	p->gres = req->gres != NULL ? req->gres : TC_SLURM_DEFAULT_GRES;
-	if (tc_slurm_gres_parse(p->gres, &p->gres_name, &p->gres_type,
-	    &p->gres_count, err) != 0)
-		return -1;
-	if (lr->cwd == NULL || !tc_is_directory(lr->cwd)) {
-		tc_error_set(err, "command cwd must be an existing directory");
-		return -1;
-	}
-	lease_timeout = lr->has_lease_timeout ? lr->lease_timeout_s :
-	    lr->timeout_s;
-	if (!(lease_timeout > 0) || !isfinite(lease_timeout)) {
-		tc_error_set(err, "lease_timeout_seconds must be positive");
-		return -1;
-	}
-	if (!(lr->timeout_s > 0) || !isfinite(lr->timeout_s)) {
-		tc_error_set(err, "timeout_seconds must be positive");
-		return -1;
-	}
-	if (lr->manifest_out == NULL || lr->manifest_out[0] == '\0') {
-		tc_error_set(err, "lease command manifest path is empty");
-		return -1;
-	}
-	if ((p->manifest = tc_path_resolve(lr->manifest_out, err)) == NULL)
-		return -1;
-	if (tc_path_exists(p->manifest)) {
-		tc_error_set(err, "lease command manifest already exists: %s",
-		    p->manifest);
-		return -1;
-	}
-	p->stdout_log = beside(p->manifest, "", ".stdout.log");
-	p->stderr_log = beside(p->manifest, "", ".stderr.log");
-	p->slurm_log = beside(p->manifest, "", ".slurm.log");
-	if (tc_path_exists(p->stdout_log) || tc_path_exists(p->stderr_log) ||
-	    tc_path_exists(p->slurm_log)) {
-		tc_error_set(err, "lease command log output already exists");
-		return -1;
-	}
-	if (lr->environment != NULL) {
-		if ((env = tc_lease_env_from_json(lr->environment, err)) == NULL)
-			return -1;
-		tc_envp_free(env);
-		p->explicit_env = true;
-	}
-	p->command_id = lr->command_id != NULL ? lr->command_id :
-	    TC_LEASE_DEFAULT_COMMAND_ID;
-	if (lr->lease_root == NULL || lr->lease_root[0] == '\0') {
-		tc_error_set(err, "lease root path is empty");
-		return -1;
-	}
 	if (req->partition != NULL && req->partition[0] == '\0') {
 		tc_error_set(err, "Slurm partition name is empty");
 		return -1;
@@ -229,6 +138,56 @@ validate(const tc_slurm_request *req, struct tc_slurm__plan *p, tc_error *err)
 		    "Slurm's client programs");
 		return -1;
 	}
+	return 0;
+}
+
+static int
+validate(const tc_slurm_request *req, struct tc_slurm__plan *p, tc_error *err)
+{
+	const tc_lease_request *lr = &req->lease;
+	char **env = NULL, hex[65];
+	tc_json *spec;
+	double lease_timeout;
+
+	memset(p, 0, sizeof(*p));
+	if (tc_lease__check_argv(lr->argv, err) != 0 ||
+	    tc_lease__check_executable(lr->argv[0], err) != 0)
+		return -1;
+	p->gres = req->gres != NULL ? req->gres : TC_SLURM_DEFAULT_GRES;
+	if (tc_slurm_gres_parse(p->gres, &p->gres_name, &p->gres_type,
+	    &p->gres_count, err) != 0)
+		return -1;
+	if (tc_lease__check_run_limits(lr, &lease_timeout, err) != 0)
+		return -1;
+	if ((p->manifest = tc_path_resolve(lr->manifest_out, err)) == NULL)
+		return -1;
+	if (tc_path_exists(p->manifest)) {
+		tc_error_set(err, "lease command manifest already exists: %s",
+		    p->manifest);
+		return -1;
+	}
+	p->stdout_log = tc_lease__beside(p->manifest, "", ".stdout.log");
+	p->stderr_log = tc_lease__beside(p->manifest, "", ".stderr.log");
+	p->slurm_log = tc_lease__beside(p->manifest, "", ".slurm.log");
+	if (tc_path_exists(p->stdout_log) || tc_path_exists(p->stderr_log) ||
+	    tc_path_exists(p->slurm_log)) {
+		tc_error_set(err, "lease command log output already exists");
+		return -1;
+	}
+	if (lr->environment != NULL) {
+		if ((env = tc_lease_env_from_json(lr->environment, err)) == NULL)
+			return -1;
+		tc_envp_free(env);
+		p->explicit_env = true;
+	}
+	p->command_id = lr->command_id != NULL ? lr->command_id :
+	    TC_LEASE_DEFAULT_COMMAND_ID;
+	if (lr->lease_root == NULL || lr->lease_root[0] == '\0') {
+		tc_error_set(err, "lease root path is empty");
+		return -1;
+	}
+	if (check_slurm_side(req, err) != 0)
+		return -1;
 	if ((p->lease_root = tc_path_resolve(lr->lease_root, err)) == NULL ||
 	    (p->cwd = tc_path_resolve(lr->cwd, err)) == NULL ||
 	    (p->exe = tc_path_resolve(lr->argv[0], err)) == NULL)
@@ -252,9 +211,6 @@ validate(const tc_slurm_request *req, struct tc_slurm__plan *p, tc_error *err)
 	if (p->spec_text == NULL)
 		return -1;
 	return 0;
-bad_argv:
-	tc_error_set(err, "command argv must be a non-empty string array");
-	return -1;
 }
 
 /* Create the stage directory and write the spec with its path in it. */
@@ -270,7 +226,7 @@ stage(struct tc_slurm__plan *p, tc_error *err)
 		return -1;
 	}
 	free(dir);
-	tmpl = beside(p->manifest, ".", ".slurm.XXXXXX");
+	tmpl = tc_lease__beside(p->manifest, ".", ".slurm.XXXXXX");
 	if (mkdtemp(tmpl) == NULL) {
 		tc_error_os(err, errno, tmpl);
 		free(tmpl);

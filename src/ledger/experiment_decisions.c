@@ -68,7 +68,7 @@ tuple_in(const tc_json *d, const struct tuple *t)
 	const tc_json *s = tc_json_get(d, "status");
 
 	for (; t->c != NULL; t++)
-		if (lx_is(c, t->c) && lx_is(a, t->a) && lx_is(s, t->s))
+		if (tc_ledger__is(c, t->c) && tc_ledger__is(a, t->a) && tc_ledger__is(s, t->s))
 			return true;
 	return false;
 }
@@ -104,9 +104,9 @@ effective_prune(const tc_json *d)
 	const tc_json *c = tc_json_get(d, "classification");
 	const tc_json *s = tc_json_get(d, "status");
 
-	return (lx_is(c, "neutral") || lx_is(c, "regressed")) &&
-	    lx_is(tc_json_get(d, "action"), "prune") &&
-	    (lx_is(s, "applied") || lx_is(s, "verified")) &&
+	return (tc_ledger__is(c, "neutral") || tc_ledger__is(c, "regressed")) &&
+	    tc_ledger__is(tc_json_get(d, "action"), "prune") &&
+	    (tc_ledger__is(s, "applied") || tc_ledger__is(s, "verified")) &&
 	    tc_ledger_source_actionable(d);
 }
 
@@ -120,7 +120,7 @@ static bool
 in_passed(const struct xv *x, const tc_json *id)
 {
 	return tc_json_is(id, TC_JSON_STRING) &&
-	    lx_set_has(&x->passed, id->u.str.ptr, id->u.str.len);
+	    tc_ledger__set_has(&x->passed, id->u.str.ptr, id->u.str.len);
 }
 
 /* mapping.get(key) for a string key, else NULL (None). */
@@ -144,211 +144,289 @@ pair_key(tc_buf *b, const tc_json *rid, const tc_json *range)
 
 /* ---- one decision (D1-D24) ---------------------------------------------- */
 
+/* D2: the identifying strings. */
 static void
-check_decision(struct xv *x, const tc_json *d, const char *field,
-    const char *loc)
+check_ids(struct xv *x, const tc_json *d, const char *loc)
 {
 	static const char *const ids[] = {
 		"round_id", "range_id", "sk_id", "source_scope", NULL
 	};
-	const bool scope = strcmp(field, SCOPE) == 0;
-	const tc_json *v, *rid, *method, *conf, *bnd, *src = NULL, *act, *st;
-	const tc_json *cls;
-	bool perf_exact, actionable;
-	long src_idx = -1;
+	const tc_json *v;
 	size_t k;
 
-	for (k = 0; ids[k] != NULL; k++) {			/* D2 */
+	for (k = 0; ids[k] != NULL; k++) {
 		v = tc_json_get(d, ids[k]);
 		if (!tc_ledger_non_empty_string(v))
-			lx_err(x->errors, "%s.%s must be a non-empty string",
+			tc_ledger__err(x->errors, "%s.%s must be a non-empty string",
 			    loc, ids[k]);
-		else if (lx_has_surrounding_ws(v))
-			lx_err(x->errors, "%s.%s must not contain surrounding "
+		else if (tc_ledger__has_surrounding_ws(v))
+			tc_ledger__err(x->errors, "%s.%s must not contain surrounding "
 			    "whitespace", loc, ids[k]);
 	}
-	method = tc_json_get(d, "mapping_method");		/* D3 */
-	if (lx_unhashable(method)) {
-		xv_raise_unhashable(x, method);
-		return;
-	}
-	if (!lx_in(method, tc_ledger_mapping_methods))
-		lx_err(x->errors, "%s.mapping_method must preserve a producer "
-		    "mapping method", loc);
-	conf = tc_json_get(d, "mapping_confidence");		/* D4 */
-	if (lx_unhashable(conf)) {
-		xv_raise_unhashable(x, conf);
-		return;
-	}
-	if (!lx_in(conf, tc_ledger_mapping_confidences))
-		lx_err(x->errors, "%s.mapping_confidence is invalid", loc);
-	{							/* D5 */
-		static const char *const pairs[][2] = {
-			{ "source_scope_map", "exact" },
-			{ "kernel_projection_structural", "exact_projected_trace" },
-			{ "source_scope_map", "diagnostic_only" },
-			{ "kernel_projection_structural", "diagnostic_only" },
-			{ "kernel_projection_structural", "ambiguous" },
-			{ "kernel_projection_structural", "unmapped" },
-			{ "sk_meta_node_ids", "diagnostic_only" },
-		};
-		bool ok = false;
+}
 
-		for (k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++)
-			if (lx_is(method, pairs[k][0]) && lx_is(conf, pairs[k][1]))
-				ok = true;
-		if (!ok)
-			lx_err(x->errors, "%s mapping method/confidence pair is "
-			    "unsupported", loc);
+/* D3-D7: the mapping method and confidence, and the boundary.  Returns
+ * false when an unhashable value ended the validation. */
+static bool
+check_mapping(struct xv *x, const tc_json *d, const char *loc)
+{
+	static const char *const pairs[][2] = {
+		{ "source_scope_map", "exact" },
+		{ "kernel_projection_structural", "exact_projected_trace" },
+		{ "source_scope_map", "diagnostic_only" },
+		{ "kernel_projection_structural", "diagnostic_only" },
+		{ "kernel_projection_structural", "ambiguous" },
+		{ "kernel_projection_structural", "unmapped" },
+		{ "sk_meta_node_ids", "diagnostic_only" },
+	};
+	const tc_json *method = tc_json_get(d, "mapping_method");
+	const tc_json *conf = tc_json_get(d, "mapping_confidence");
+	const tc_json *bnd = tc_json_get(d, "boundary");
+	bool ok = false;
+	size_t k;
+
+	if (tc_ledger__unhashable(method)) {			/* D3 */
+		tc_experiment__raise_unhashable(x, method);
+		return false;
 	}
+	if (!tc_ledger__in(method, tc_ledger_mapping_methods))
+		tc_ledger__err(x->errors, "%s.mapping_method must preserve a producer "
+		    "mapping method", loc);
+	if (tc_ledger__unhashable(conf)) {			/* D4 */
+		tc_experiment__raise_unhashable(x, conf);
+		return false;
+	}
+	if (!tc_ledger__in(conf, tc_ledger_mapping_confidences))
+		tc_ledger__err(x->errors, "%s.mapping_confidence is invalid", loc);
+	for (k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++)	/* D5 */
+		if (tc_ledger__is(method, pairs[k][0]) && tc_ledger__is(conf, pairs[k][1]))
+			ok = true;
+	if (!ok)
+		tc_ledger__err(x->errors, "%s mapping method/confidence pair is "
+		    "unsupported", loc);
 	if (tc_json_get(d, "mapping_reliable") != NULL)		/* D6 */
-		lx_err(x->errors, "%s.mapping_reliable is consumer-reported and "
+		tc_ledger__err(x->errors, "%s.mapping_reliable is consumer-reported and "
 		    "must be omitted", loc);
-	bnd = tc_json_get(d, "boundary");			/* D7 */
-	if (!tc_json_is(bnd, TC_JSON_OBJECT)) {
-		lx_err(x->errors, "%s.boundary must be an object", loc);
+	if (!tc_json_is(bnd, TC_JSON_OBJECT)) {			/* D7 */
+		tc_ledger__err(x->errors, "%s.boundary must be an object", loc);
 	} else {
 		if (!tc_ledger_non_empty_string(tc_json_get(bnd, "start_op")))
-			lx_err(x->errors, "%s.boundary.start_op must be a "
+			tc_ledger__err(x->errors, "%s.boundary.start_op must be a "
 			    "non-empty string", loc);
 		if (!tc_ledger_non_empty_string(tc_json_get(bnd, "end_op")))
-			lx_err(x->errors, "%s.boundary.end_op must be a "
+			tc_ledger__err(x->errors, "%s.boundary.end_op must be a "
 			    "non-empty string", loc);
 	}
-	cls = tc_json_get(d, "classification");			/* D8 */
-	act = tc_json_get(d, "action");
-	st = tc_json_get(d, "status");
-	if (!lx_in(cls, tc_ledger_classifications))
-		lx_err(x->errors, "%s.classification is invalid", loc);
-	if (!lx_in(act, tc_ledger_actions))
-		lx_err(x->errors, "%s.action is invalid", loc);
-	if (!lx_in(st, tc_ledger_decision_statuses))
-		lx_err(x->errors, "%s.status is invalid", loc);
+	return true;
+}
+
+/* D8-D11: classification, action and status, alone and together. */
+static void
+check_tuple(struct xv *x, const tc_json *d, const char *field, bool scope,
+    const char *loc)
+{
+	const tc_json *cls = tc_json_get(d, "classification");
+	const tc_json *act = tc_json_get(d, "action");
+	const tc_json *st = tc_json_get(d, "status");
+	bool perf_exact;
+
+	if (!tc_ledger__in(cls, tc_ledger_classifications))	/* D8 */
+		tc_ledger__err(x->errors, "%s.classification is invalid", loc);
+	if (!tc_ledger__in(act, tc_ledger_actions))
+		tc_ledger__err(x->errors, "%s.action is invalid", loc);
+	if (!tc_ledger__in(st, tc_ledger_decision_statuses))
+		tc_ledger__err(x->errors, "%s.status is invalid", loc);
 	if (!tuple_in(d, scope ? scope_tuples : unresolved_tuples)) {	/* D9 */
 		tc_buf m = TC_BUF_INIT;
 
 		tc_buf_printf(&m, "%s classification/action/status tuple ", loc);
 		tuple_repr(&m, d);
 		tc_buf_printf(&m, " is invalid for %s", field);
-		lx_err_buf(x->errors, &m);
+		tc_ledger__err_buf(x->errors, &m);
 		tc_buf_free(&m);
 	}
 	perf_exact = tc_ledger_performance_exact(d);
-	actionable = tc_ledger_source_actionable(d);
-	if (scope && lx_is(st, "proposed") && !perf_exact)	/* D10 */
-		lx_err(x->errors, "%s proposed measured classification requires "
+	if (scope && tc_ledger__is(st, "proposed") && !perf_exact)	/* D10 */
+		tc_ledger__err(x->errors, "%s proposed measured classification requires "
 		    "performance-exact mapping evidence", loc);
-	if (!perf_exact && !lx_is(cls, "insufficient_evidence"))	/* D11 */
-		lx_err(x->errors, "%s non-exact mapping must remain "
+	if (!perf_exact && !tc_ledger__is(cls, "insufficient_evidence"))	/* D11 */
+		tc_ledger__err(x->errors, "%s non-exact mapping must remain "
 		    "insufficient_evidence", loc);
-	rid = tc_json_get(d, "round_id");			/* D12 */
-	if (tc_ledger_non_empty_string(rid)) {
-		src_idx = xv_round_index(x, rid);
-		src = round_obj(x, src_idx);
+}
+
+/* D12-D18: the source round, its fingerprint, bindings and profiling
+ * analysis.  Returns the round (NULL when undeclared), its index in
+ * *src_idx. */
+static const tc_json *
+check_source_round(struct xv *x, const tc_json *d, const char *loc,
+    long *src_idx)
+{
+	const tc_json *rid = tc_json_get(d, "round_id"), *src = NULL, *v;
+	size_t k;
+
+	if (tc_ledger_non_empty_string(rid)) {			/* D12 */
+		*src_idx = tc_experiment__round_index(x, rid);
+		src = round_obj(x, *src_idx);
 	}
 	if (src == NULL)
-		lx_err(x->errors, "%s.round_id must reference a declared round",
+		tc_ledger__err(x->errors, "%s.round_id must reference a declared round",
 		    loc);
 	for (k = 0; fingerprint_fields[k] != NULL; k++) {	/* D13 */
 		v = tc_json_get(d, fingerprint_fields[k]);
 		if (!tc_ledger_non_empty_string(v))
-			lx_err(x->errors, "%s.%s must be a non-empty string",
+			tc_ledger__err(x->errors, "%s.%s must be a non-empty string",
 			    loc, fingerprint_fields[k]);
 		else if (src != NULL &&
-		    !lx_eq(v, tc_json_get(src, fingerprint_fields[k])))
-			lx_err(x->errors, "%s.%s must match its declared round",
+		    !tc_ledger__eq(v, tc_json_get(src, fingerprint_fields[k])))
+			tc_ledger__err(x->errors, "%s.%s must match its declared round",
 			    loc, fingerprint_fields[k]);
 	}
-	xv_binding_checks(x, d, loc, src);			/* D14 */
+	tc_experiment__binding_checks(x, d, loc, src);			/* D14 */
 	if (!in_passed(x, rid))					/* D15 */
-		lx_err(x->errors, "%s source round must have profiling passed",
+		tc_ledger__err(x->errors, "%s source round must have profiling passed",
 		    loc);
 	if (!tc_ledger_non_empty_string(map_get(x->agents, rid)))	/* D16 */
-		lx_err(x->errors, "%s source round must have a profiling "
+		tc_ledger__err(x->errors, "%s source round must have a profiling "
 		    "analysis Agent", loc);
 	if (!tc_ledger_relative_artifact(map_get(x->results, rid)))	/* D17 */
-		lx_err(x->errors, "%s source round must have a profiling "
+		tc_ledger__err(x->errors, "%s source round must have a profiling "
 		    "analysis result", loc);
-	if (!lx_eq(tc_json_get(d, "source_profiling_analysis_result"),
+	if (!tc_ledger__eq(tc_json_get(d, "source_profiling_analysis_result"),
 	    map_get(x->results, rid)))				/* D18 */
-		lx_err(x->errors, "%s.source_profiling_analysis_result must "
+		tc_ledger__err(x->errors, "%s.source_profiling_analysis_result must "
 		    "match its source round", loc);
-	if (lx_is(act, "prune") && (lx_is(st, "applied") ||
-	    lx_is(st, "verified")) && !((lx_is(cls, "neutral") ||
-	    lx_is(cls, "regressed")) && actionable))		/* D19 */
-		lx_err(x->errors, "%s effective prune requires source-actionable "
+	return src;
+}
+
+/* D19-D20: an applied or verified prune or keep needs a source-actionable
+ * mapping of the matching classification. */
+static void
+check_effect(struct xv *x, const tc_json *d, const char *loc)
+{
+	const tc_json *cls = tc_json_get(d, "classification");
+	const tc_json *act = tc_json_get(d, "action");
+	const tc_json *st = tc_json_get(d, "status");
+	bool actionable = tc_ledger_source_actionable(d);
+	bool effective = tc_ledger__is(st, "applied") ||
+	    tc_ledger__is(st, "verified");
+
+	if (tc_ledger__is(act, "prune") && effective &&
+	    !((tc_ledger__is(cls, "neutral") ||
+	    tc_ledger__is(cls, "regressed")) && actionable))	/* D19 */
+		tc_ledger__err(x->errors, "%s effective prune requires source-actionable "
 		    "neutral/regressed mapping", loc);
-	if (lx_is(act, "keep") && (lx_is(st, "applied") ||
-	    lx_is(st, "verified")) && !(lx_is(cls, "beneficial") &&
-	    actionable))					/* D20 */
-		lx_err(x->errors, "%s effective keep requires source-actionable "
+	if (tc_ledger__is(act, "keep") && effective &&
+	    !(tc_ledger__is(cls, "beneficial") && actionable))	/* D20 */
+		tc_ledger__err(x->errors, "%s effective keep requires source-actionable "
 		    "beneficial mapping", loc);
-	if (src != NULL && x->rounds[src_idx].kind == XK_AOT) {	/* D21 */
-		bool ok;
+}
 
-		if (lx_unhashable(cls) || lx_unhashable(act) ||
-		    lx_unhashable(st)) {
-			xv_raise_unhashable(x, lx_unhashable(cls) ? cls :
-			    lx_unhashable(act) ? act : st);
-			return;
-		}
-		if (scope)
-			ok = tuple_in(d, aot_proposed) ||
-			    (actionable && tuple_in(d, aot_actionable));
-		else
-			ok = tuple_in(d, unresolved_tuples);
-		if (!ok)
-			lx_err(x->errors, "%s automatic_aot may only retain "
-			    "proposed carry-forward, source-actionable "
-			    "later-verified, or blocked unresolved evidence", loc);
+/* D21: what a decision sourced from an automatic_aot round may be.
+ * Returns false when an unhashable value ended the validation. */
+static bool
+check_aot(struct xv *x, const tc_json *d, bool scope, const char *loc)
+{
+	const tc_json *cls = tc_json_get(d, "classification");
+	const tc_json *act = tc_json_get(d, "action");
+	const tc_json *st = tc_json_get(d, "status");
+	bool ok;
+
+	if (tc_ledger__unhashable(cls) || tc_ledger__unhashable(act) ||
+	    tc_ledger__unhashable(st)) {
+		tc_experiment__raise_unhashable(x, tc_ledger__unhashable(cls) ? cls :
+		    tc_ledger__unhashable(act) ? act : st);
+		return false;
 	}
-	if (lx_is(st, "verified")) {				/* D22 */
-		const tc_json *vr = tc_json_get(d, "verified_in_round_id");
-		long vr_idx = -1;
+	if (scope)
+		ok = tuple_in(d, aot_proposed) ||
+		    (tc_ledger_source_actionable(d) && tuple_in(d, aot_actionable));
+	else
+		ok = tuple_in(d, unresolved_tuples);
+	if (!ok)
+		tc_ledger__err(x->errors, "%s automatic_aot may only retain "
+		    "proposed carry-forward, source-actionable "
+		    "later-verified, or blocked unresolved evidence", loc);
+	return true;
+}
 
-		if (!tc_ledger_non_empty_string(vr) || !in_passed(x, vr))
-			lx_err(x->errors, "%s.verified_in_round_id must reference "
-			    "a profiling-passed round", loc);
-		if (!lx_eq(tc_json_get(d, "profiling_analysis_result"),
-		    map_get(x->results, vr)))
-			lx_err(x->errors, "%s.profiling_analysis_result must "
-			    "reference fresh verification profiling", loc);
-		if (tc_ledger_non_empty_string(vr))
-			vr_idx = xv_round_index(x, vr);
-		if (src_idx >= 0 && vr_idx >= 0 && vr_idx <= src_idx)
-			lx_err(x->errors, "%s.verified_in_round_id must be "
-			    "strictly later than its source round", loc);
-		if (lx_is(act, "prune")) {			/* D23 */
-			const tc_json *vround = round_obj(x, vr_idx);
-			const tc_json *range = tc_json_get(d, "range_id");
-			const tc_json *refs;
-			bool found = false;
+/* D23: a verified prune is verified by a later performance_prune round
+ * that references its range. */
+static void
+check_verified_prune(struct xv *x, const tc_json *d, long vr_idx,
+    const char *loc)
+{
+	const tc_json *vround = round_obj(x, vr_idx);
+	const tc_json *range = tc_json_get(d, "range_id");
+	const tc_json *refs;
+	bool found = false;
+	size_t k;
 
-			if (vround == NULL || x->rounds[vr_idx].kind != XK_PRUNE) {
-				lx_err(x->errors, "%s.verified_in_round_id must "
-				    "reference a later performance_prune round",
-				    loc);
-			} else {
-				refs = tc_json_get(vround,
-				    "performance_decision_range_ids");
-				if (tc_ledger_canonical_string(range) &&
-				    tc_json_is(refs, TC_JSON_ARRAY))
-					for (k = 0; k < refs->u.arr.len; k++)
-						if (lx_eq(refs->u.arr.items[k],
-						    range))
-							found = true;
-				if (!found)
-					lx_err(x->errors, "%s verified prune range "
-					    "must be referenced by its "
-					    "performance_prune verification round",
-					    loc);
-			}
-		}
+	if (vround == NULL || x->rounds[vr_idx].kind != XK_PRUNE) {
+		tc_ledger__err(x->errors, "%s.verified_in_round_id must "
+		    "reference a later performance_prune round", loc);
+		return;
 	}
+	refs = tc_json_get(vround, "performance_decision_range_ids");
+	if (tc_ledger_canonical_string(range) && tc_json_is(refs, TC_JSON_ARRAY))
+		for (k = 0; k < refs->u.arr.len; k++)
+			if (tc_ledger__eq(refs->u.arr.items[k], range))
+				found = true;
+	if (!found)
+		tc_ledger__err(x->errors, "%s verified prune range must be "
+		    "referenced by its performance_prune verification round",
+		    loc);
+}
+
+/* D22-D23: a verified decision names a later, profiling-passed round
+ * with fresh profiling. */
+static void
+check_verified(struct xv *x, const tc_json *d, long src_idx, const char *loc)
+{
+	const tc_json *vr = tc_json_get(d, "verified_in_round_id");
+	long vr_idx = -1;
+
+	if (!tc_ledger__is(tc_json_get(d, "status"), "verified"))
+		return;
+	if (!tc_ledger_non_empty_string(vr) || !in_passed(x, vr))
+		tc_ledger__err(x->errors, "%s.verified_in_round_id must reference "
+		    "a profiling-passed round", loc);
+	if (!tc_ledger__eq(tc_json_get(d, "profiling_analysis_result"),
+	    map_get(x->results, vr)))
+		tc_ledger__err(x->errors, "%s.profiling_analysis_result must "
+		    "reference fresh verification profiling", loc);
+	if (tc_ledger_non_empty_string(vr))
+		vr_idx = tc_experiment__round_index(x, vr);
+	if (src_idx >= 0 && vr_idx >= 0 && vr_idx <= src_idx)
+		tc_ledger__err(x->errors, "%s.verified_in_round_id must be "
+		    "strictly later than its source round", loc);
+	if (tc_ledger__is(tc_json_get(d, "action"), "prune"))
+		check_verified_prune(x, d, vr_idx, loc);
+}
+
+/* One decision, D2-D23, in the reference's order (its first unhashable
+ * value ends the validation, as the reference's exception does). */
+static void
+check_decision(struct xv *x, const tc_json *d, const char *field,
+    const char *loc)
+{
+	const bool scope = strcmp(field, SCOPE) == 0;
+	const tc_json *src;
+	long src_idx = -1;
+
+	check_ids(x, d, loc);
+	if (!check_mapping(x, d, loc))
+		return;
+	check_tuple(x, d, field, scope, loc);
+	src = check_source_round(x, d, loc, &src_idx);
+	check_effect(x, d, loc);
+	if (src != NULL && x->rounds[src_idx].kind == XK_AOT &&
+	    !check_aot(x, d, scope, loc))
+		return;
+	check_verified(x, d, src_idx, loc);
 }
 
 void
-xv_check_decisions(struct xv *x)
+tc_experiment__check_decisions(struct xv *x)
 {
 	const char *fields[2] = { SCOPE, UNRESOLVED };
 	lx_set seen[2] = { LX_SET_INIT, LX_SET_INIT };
@@ -359,7 +437,7 @@ xv_check_decisions(struct xv *x)
 		const tc_json *list = tc_json_get(x->r, fields[f]);
 
 		if (!tc_json_is(list, TC_JSON_ARRAY)) {		/* D0 */
-			lx_err(x->errors, "%s must be a list", fields[f]);
+			tc_ledger__err(x->errors, "%s must be a list", fields[f]);
 			list = x->empty_list;
 		}
 		if (f == 0)
@@ -377,7 +455,7 @@ xv_check_decisions(struct xv *x)
 
 			snprintf(loc, sizeof(loc), "%s[%zu]", fields[f], i);
 			if (!tc_json_is(d, TC_JSON_OBJECT)) {	/* D1 */
-				lx_err(x->errors, "%s must be an object", loc);
+				tc_ledger__err(x->errors, "%s must be an object", loc);
 				continue;
 			}
 			check_decision(x, d, fields[f], loc);
@@ -389,19 +467,19 @@ xv_check_decisions(struct xv *x)
 			    !tc_ledger_non_empty_string(range))
 				continue;
 			pair_key(&key, rid, range);
-			if (lx_set_has(&seen[f], key.data, key.len))
-				lx_err(x->errors, "%s contains duplicate "
+			if (tc_ledger__set_has(&seen[f], key.data, key.len))
+				tc_ledger__err(x->errors, "%s contains duplicate "
 				    "round/range identity", fields[f]);
-			else if (lx_set_has(&seen[1 - f], key.data, key.len))
-				lx_err(x->errors, "%s contains a conflicting "
+			else if (tc_ledger__set_has(&seen[1 - f], key.data, key.len))
+				tc_ledger__err(x->errors, "%s contains a conflicting "
 				    "round/range identity already recorded in %s",
 				    fields[f], fields[1 - f]);
-			lx_set_add(&seen[f], key.data, key.len);
+			tc_ledger__set_add(&seen[f], key.data, key.len);
 		}
 	}
 	tc_buf_free(&key);
-	lx_set_free(&seen[0]);
-	lx_set_free(&seen[1]);
+	tc_ledger__set_free(&seen[0]);
+	tc_ledger__set_free(&seen[1]);
 }
 
 /* ---- whole-scope promotion (W1-W6) --------------------------------------- */
@@ -418,12 +496,12 @@ add_range_ids(const tc_json *list, lx_set *out)
 
 		if (tc_json_is(d, TC_JSON_OBJECT) &&
 		    tc_ledger_non_empty_string(range))
-			lx_set_add(out, range->u.str.ptr, range->u.str.len);
+			tc_ledger__set_add(out, range->u.str.ptr, range->u.str.len);
 	}
 }
 
 void
-xv_check_whole_scope(struct xv *x)
+tc_experiment__check_whole_scope(struct xv *x)
 {
 	const tc_json *lists[2] = { x->decisions, x->unresolved };
 	const tc_json *first = x->nrounds > 0 ? x->rounds[0].obj : NULL;
@@ -433,23 +511,23 @@ xv_check_whole_scope(struct xv *x)
 	if (!x->whole_scope)
 		return;
 	if (x->nrounds == 1 && first != NULL &&
-	    lx_unhashable(tc_json_get(first, "round_kind"))) {
-		xv_raise_unhashable(x, tc_json_get(first, "round_kind"));
+	    tc_ledger__unhashable(tc_json_get(first, "round_kind"))) {
+		tc_experiment__raise_unhashable(x, tc_json_get(first, "round_kind"));
 		return;
 	}
 	if (x->nrounds != 1 || first == NULL ||			/* W1 */
 	    (x->rounds[0].kind != XK_BASE && x->rounds[0].kind != XK_AOT)) {
-		lx_err(x->errors, "whole_scope promotion requires exactly one "
+		tc_ledger__err(x->errors, "whole_scope promotion requires exactly one "
 		    "unchanged base or automatic_aot round");
 	} else {
 		const tc_json *id = tc_json_get(first, "round_id");	/* W2 */
 
-		if (lx_unhashable(id)) {
-			xv_raise_unhashable(x, id);
+		if (tc_ledger__unhashable(id)) {
+			tc_experiment__raise_unhashable(x, id);
 			return;
 		}
 		if (!in_passed(x, id))
-			lx_err(x->errors, "whole_scope promotion requires "
+			tc_ledger__err(x->errors, "whole_scope promotion requires "
 			    "correctness-passed fresh profiling");
 	}
 	for (f = 0; f < 2; f++) {
@@ -459,7 +537,7 @@ xv_check_whole_scope(struct xv *x)
 			if (!tc_json_is(d, TC_JSON_OBJECT))
 				continue;
 			nrecords++;
-			if (lx_is(tc_json_get(d, "classification"),
+			if (tc_ledger__is(tc_json_get(d, "classification"),
 			    "insufficient_evidence"))
 				insufficient = true;
 			if (!tc_ledger_performance_exact(d))
@@ -467,26 +545,26 @@ xv_check_whole_scope(struct xv *x)
 		}
 	}
 	if (nrecords == 0)					/* W3 */
-		lx_err(x->errors, "whole_scope promotion requires complete "
+		tc_ledger__err(x->errors, "whole_scope promotion requires complete "
 		    "per-SK decisions");
 	if (insufficient)					/* W4 */
-		lx_err(x->errors, "whole_scope promotion must not contain "
+		tc_ledger__err(x->errors, "whole_scope promotion must not contain "
 		    "insufficient_evidence");
 	if (inexact)						/* W5 */
-		lx_err(x->errors, "whole_scope promotion requires "
+		tc_ledger__err(x->errors, "whole_scope promotion requires "
 		    "performance-exact mapping for every SK");
 	if (first != NULL) {					/* W6 */
 		lx_set recs = LX_SET_INIT, refs = LX_SET_INIT;
 
 		add_range_ids(x->decisions, &recs);
 		add_range_ids(x->unresolved, &recs);
-		xv_string_set(tc_json_get(first, "performance_decision_range_ids"),
+		tc_experiment__string_set(tc_json_get(first, "performance_decision_range_ids"),
 		    &refs);
-		if (!lx_set_equal(&recs, &refs))
-			lx_err(x->errors, "whole_scope promotion decisions must "
+		if (!tc_ledger__set_equal(&recs, &refs))
+			tc_ledger__err(x->errors, "whole_scope promotion decisions must "
 			    "cover the full profiled inventory");
-		lx_set_free(&recs);
-		lx_set_free(&refs);
+		tc_ledger__set_free(&recs);
+		tc_ledger__set_free(&refs);
 	}
 }
 
@@ -497,9 +575,9 @@ applied_keep(const tc_json *d, bool verified_too)
 {
 	const tc_json *s = tc_json_get(d, "status");
 
-	return lx_is(tc_json_get(d, "classification"), "beneficial") &&
-	    lx_is(tc_json_get(d, "action"), "keep") &&
-	    (lx_is(s, "applied") || (verified_too && lx_is(s, "verified")));
+	return tc_ledger__is(tc_json_get(d, "classification"), "beneficial") &&
+	    tc_ledger__is(tc_json_get(d, "action"), "keep") &&
+	    (tc_ledger__is(s, "applied") || (verified_too && tc_ledger__is(s, "verified")));
 }
 
 static void
@@ -517,10 +595,10 @@ retained_range_ids(const struct xv *x, lx_set *out)
 		    !tc_ledger_non_empty_string(range))
 			continue;
 		if (tc_ledger_non_empty_string(rid))
-			idx = xv_round_index(x, rid);
+			idx = tc_experiment__round_index(x, rid);
 		if (idx >= 0 && x->rounds[idx].kind == XK_FINAL)
 			continue;
-		lx_set_add(out, range->u.str.ptr, range->u.str.len);
+		tc_ledger__set_add(out, range->u.str.ptr, range->u.str.len);
 	}
 }
 
@@ -562,7 +640,7 @@ check_option_pointers(struct xv *x, const tc_json *o, const char *loc)
 				hit = true;
 		}
 		if (hit) {
-			lx_err(x->errors, "%s.declared_change_set."
+			tc_ledger__err(x->errors, "%s.declared_change_set."
 			    "allowed_json_pointers must not target options "
 			    "after Sbest-BASE", loc);
 			return;
@@ -647,13 +725,13 @@ sem_init(struct xv *x, struct xsem *m)
 		    !tc_json_is(range, TC_JSON_STRING))
 			continue;
 		if (tc_ledger_non_empty_string(rid))
-			pos = xv_round_index(x, rid);
+			pos = tc_experiment__round_index(x, rid);
 		if (pos < 0)
 			pos = (long)x->nrounds;
-		k = lx_set_index(&m->prune_ranges, range->u.str.ptr,
+		k = tc_ledger__set_index(&m->prune_ranges, range->u.str.ptr,
 		    range->u.str.len);
 		if (k < 0) {
-			lx_set_add(&m->prune_ranges, range->u.str.ptr,
+			tc_ledger__set_add(&m->prune_ranges, range->u.str.ptr,
 			    range->u.str.len);
 			m->prune_pos[m->prune_ranges.len - 1] = (size_t)pos;
 		} else if ((size_t)pos < m->prune_pos[k]) {
@@ -669,8 +747,8 @@ sem_free(struct xsem *m)
 	free(m->recs);
 	free(m->odd);
 	free(m->prune_pos);
-	lx_set_free(&m->prune_ranges);
-	lx_set_free(&m->retained);
+	tc_ledger__set_free(&m->prune_ranges);
+	tc_ledger__set_free(&m->retained);
 }
 
 /* The records whose round_id equals id (Python ==), decisions first, in
@@ -685,7 +763,7 @@ records_of(const struct xsem *m, const tc_json *id, size_t *n)
 	if (!tc_json_is(id, TC_JSON_STRING)) {
 		out = tc_xmalloc((m->nodd ? m->nodd : 1) * sizeof(*out));
 		for (i = 0; i < m->nodd; i++)
-			if (lx_eq(tc_json_get(m->odd[i].d, "round_id"), id))
+			if (tc_ledger__eq(tc_json_get(m->odd[i].d, "round_id"), id))
 				out[(*n)++] = &m->odd[i];
 		return out;
 	}
@@ -723,7 +801,7 @@ record_ranges(const struct xsem *m, const tc_json *id, bool nes_only,
 
 		if (nes_only ? tc_ledger_non_empty_string(range) :
 		    tc_json_is(range, TC_JSON_STRING))
-			lx_set_add(out, range->u.str.ptr, range->u.str.len);
+			tc_ledger__set_add(out, range->u.str.ptr, range->u.str.len);
 	}
 	free(recs);
 }
@@ -739,33 +817,33 @@ check_prune_round(struct xv *x, const struct xsem *m, size_t i,
 	bool covered = refs->len > 0;
 	size_t r;
 
-	if (earlier_fp != NULL && lx_eq(earlier_fp,
+	if (earlier_fp != NULL && tc_ledger__eq(earlier_fp,
 	    tc_json_get(o, "candidate_config_fingerprint")))
-		lx_err(x->errors, "%s performance_prune candidate fingerprint must "
+		tc_ledger__err(x->errors, "%s performance_prune candidate fingerprint must "
 		    "change", loc);
 	for (r = 0; r < refs->len && covered; r++) {
-		long k = lx_set_index(&m->prune_ranges, refs->items[r].p,
+		long k = tc_ledger__set_index(&m->prune_ranges, refs->items[r].p,
 		    refs->items[r].n);
 
 		if (k < 0 || m->prune_pos[k] >= i)
 			covered = false;
 	}
 	if (!covered)
-		lx_err(x->errors, "%s performance_prune must reference exact "
+		tc_ledger__err(x->errors, "%s performance_prune must reference exact "
 		    "reliable neutral/regressed decisions", loc);
 	record_ranges(m, tc_json_get(o, "round_id"), false, &same);
-	lx_set_intersect(refs, &same, &both);
+	tc_ledger__set_intersect(refs, &same, &both);
 	if (both.len > 0) {
 		tc_buf b = TC_BUF_INIT;
 
 		tc_buf_printf(&b, "%s performance_prune removed range must not "
 		    "have same-round performance evidence: ", loc);
-		lx_set_join(&b, &both);
-		lx_err_buf(x->errors, &b);
+		tc_ledger__set_join(&b, &both);
+		tc_ledger__err_buf(x->errors, &b);
 		tc_buf_free(&b);
 	}
-	lx_set_free(&same);
-	lx_set_free(&both);
+	tc_ledger__set_free(&same);
+	tc_ledger__set_free(&both);
 }
 
 static void
@@ -779,25 +857,25 @@ check_final_round(struct xv *x, const struct xsem *m, const tc_json *o,
 	char name[96];
 
 	snprintf(name, sizeof(name), "%s.retained_range_ids", loc);
-	xv_string_list_check(x, tc_json_get(o, "retained_range_ids"), name);
-	xv_string_set(tc_json_get(o, "retained_range_ids"), &finals);
-	lx_set_sort(&finals);
-	if (!lx_set_equal(&finals, &m->retained))
-		lx_err(x->errors, "%s final must reference all retained ranges",
+	tc_experiment__string_list_check(x, tc_json_get(o, "retained_range_ids"), name);
+	tc_experiment__string_set(tc_json_get(o, "retained_range_ids"), &finals);
+	tc_ledger__set_sort(&finals);
+	if (!tc_ledger__set_equal(&finals, &m->retained))
+		tc_ledger__err(x->errors, "%s final must reference all retained ranges",
 		    loc);
-	if (!lx_set_equal(refs, &finals))
-		lx_err(x->errors, "%s final decision references must match final "
+	if (!tc_ledger__set_equal(refs, &finals))
+		tc_ledger__err(x->errors, "%s final decision references must match final "
 		    "ranges", loc);
-	if (lx_unhashable(id)) {
-		xv_raise_unhashable(x, id);
+	if (tc_ledger__unhashable(id)) {
+		tc_experiment__raise_unhashable(x, id);
 		goto out;
 	}
 	if (!in_passed(x, id))
-		lx_err(x->errors, "%s final requires fresh profiling analysis",
+		tc_ledger__err(x->errors, "%s final requires fresh profiling analysis",
 		    loc);
 	record_ranges(m, id, true, &recs);
-	if (!lx_set_equal(&recs, &finals))
-		lx_err(x->errors, "%s final decisions must match final ranges",
+	if (!tc_ledger__set_equal(&recs, &finals))
+		tc_ledger__err(x->errors, "%s final decisions must match final ranges",
 		    loc);
 	keeps = tc_xcalloc(finals.len ? finals.len : 1, sizeof(*keeps));
 	others = tc_xcalloc(finals.len ? finals.len : 1, sizeof(*others));
@@ -808,7 +886,7 @@ check_final_round(struct xv *x, const struct xsem *m, const tc_json *o,
 		long f;
 
 		if (!tc_json_is(range, TC_JSON_STRING) ||
-		    (f = lx_set_index(&finals, range->u.str.ptr,
+		    (f = tc_ledger__set_index(&finals, range->u.str.ptr,
 		    range->u.str.len)) < 0)
 			continue;
 		if (rs[k]->coll == 0 && applied_keep(d, false) &&
@@ -825,7 +903,7 @@ check_final_round(struct xv *x, const struct xsem *m, const tc_json *o,
 			tc_buf_add(&b, finals.items[r].p, finals.items[r].n);
 			tc_buf_puts(&b, " requires exactly one fresh applied keep "
 			    "decision");
-			lx_err_buf(x->errors, &b);
+			tc_ledger__err_buf(x->errors, &b);
 			tc_buf_reset(&b);
 		}
 		if (others[r] > 0) {
@@ -833,7 +911,7 @@ check_final_round(struct xv *x, const struct xsem *m, const tc_json *o,
 			tc_buf_add(&b, finals.items[r].p, finals.items[r].n);
 			tc_buf_puts(&b, " must not contain unresolved, regressed, "
 			    "or blocked outcomes");
-			lx_err_buf(x->errors, &b);
+			tc_ledger__err_buf(x->errors, &b);
 		}
 		tc_buf_free(&b);
 	}
@@ -841,12 +919,12 @@ out:
 	free(rs);
 	free(keeps);
 	free(others);
-	lx_set_free(&finals);
-	lx_set_free(&recs);
+	tc_ledger__set_free(&finals);
+	tc_ledger__set_free(&recs);
 }
 
 void
-xv_check_round_semantics(struct xv *x)
+tc_experiment__check_round_semantics(struct xv *x)
 {
 	const tc_json *earlier_fp = NULL;
 	struct xsem m;
@@ -863,18 +941,18 @@ xv_check_round_semantics(struct xv *x)
 			continue;
 		snprintf(loc, sizeof(loc), "rounds[%zu]", i);
 		kind = tc_json_get(o, "round_kind");
-		if (lx_unhashable(kind)) {			/* K1 */
-			xv_raise_unhashable(x, kind);
+		if (tc_ledger__unhashable(kind)) {			/* K1 */
+			tc_experiment__raise_unhashable(x, kind);
 			break;
 		}
-		xv_string_set(tc_json_get(o, "performance_decision_range_ids"),
+		tc_experiment__string_set(tc_json_get(o, "performance_decision_range_ids"),
 		    &refs);
 		if (x->rounds[i].kind == XK_PRUNE ||
 		    x->rounds[i].kind == XK_FINAL) {
 			changes = tc_json_get(o, "declared_option_changes");
 			if (!tc_json_is(changes, TC_JSON_ARRAY) ||
 			    changes->u.arr.len != 0)
-				lx_err(x->errors, "%s %s forbids option changes "
+				tc_ledger__err(x->errors, "%s %s forbids option changes "
 				    "after Sbest-BASE; declared_option_changes "
 				    "must be empty", loc, x->rounds[i].kind ==
 				    XK_PRUNE ? "performance_prune" : "final");
@@ -884,10 +962,10 @@ xv_check_round_semantics(struct xv *x)
 			lx_set recs = LX_SET_INIT;
 
 			record_ranges(&m, tc_json_get(o, "round_id"), true, &recs);
-			if (!lx_set_equal(&refs, &recs))
-				lx_err(x->errors, "%s base references must match "
+			if (!tc_ledger__set_equal(&refs, &recs))
+				tc_ledger__err(x->errors, "%s base references must match "
 				    "its decisions", loc);
-			lx_set_free(&recs);
+			tc_ledger__set_free(&recs);
 		} else if (x->rounds[i].kind == XK_PRUNE) {	/* K3 */
 			check_prune_round(x, &m, i, o, loc, &refs, earlier_fp);
 		} else if (x->rounds[i].kind == XK_FINAL) {	/* K4 */
@@ -896,7 +974,7 @@ xv_check_round_semantics(struct xv *x)
 		fp = tc_json_get(o, "candidate_config_fingerprint");
 		if (tc_ledger_non_empty_string(fp))
 			earlier_fp = fp;
-		lx_set_free(&refs);
+		tc_ledger__set_free(&refs);
 	}
 	sem_free(&m);
 }

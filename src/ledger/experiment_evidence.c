@@ -158,12 +158,12 @@ check_binding(struct ev *e, const char *L, const tc_json *a,
 	int rc = 0;
 
 	for (i = 0; i < sizeof(exp) / sizeof(exp[0]) && rc == 0; i++)
-		if (!lx_eq(tc_json_get(a, exp[i].field), exp[i].expected))
+		if (!tc_ledger__eq(tc_json_get(a, exp[i].field), exp[i].expected))
 			rc = fail(e, "%s %s does not match experiment result", L,
 			    exp[i].field);
 	tc_json_free(rid);
 	for (i = 0; round_fields[i] != NULL && rc == 0; i++)
-		if (!lx_eq(tc_json_get(a, round_fields[i]),
+		if (!tc_ledger__eq(tc_json_get(a, round_fields[i]),
 		    tc_json_get(round, round_fields[i])))
 			rc = fail(e, "%s %s does not match declared round", L,
 			    round_fields[i]);
@@ -171,13 +171,13 @@ check_binding(struct ev *e, const char *L, const tc_json *a,
 		char key[64];
 
 		snprintf(key, sizeof(key), "%s_workload_fingerprint", sides[i]);
-		if (!lx_eq(tc_json_get(a, key),
+		if (!tc_ledger__eq(tc_json_get(a, key),
 		    tc_json_get(round, "workload_fingerprint"))) {
 			rc = fail(e, "%s %s does not match declared round", L, key);
 			break;
 		}
 		snprintf(key, sizeof(key), "%s_control_fingerprint", sides[i]);
-		if (!lx_eq(tc_json_get(a, key),
+		if (!tc_ledger__eq(tc_json_get(a, key),
 		    tc_json_get(round, "control_fingerprint")))
 			rc = fail(e, "%s %s does not match declared round", L, key);
 	}
@@ -298,7 +298,7 @@ find_range(const tc_json *list, const tc_json *range)
 	size_t i;
 
 	for (i = 0; tc_json_is(list, TC_JSON_ARRAY) && i < list->u.arr.len; i++)
-		if (lx_eq(tc_json_get(list->u.arr.items[i], "range_id"), range))
+		if (tc_ledger__eq(tc_json_get(list->u.arr.items[i], "range_id"), range))
 			return list->u.arr.items[i];
 	return NULL;
 }
@@ -315,8 +315,8 @@ dup_ranges(struct ev *e, const char *A, const tc_json *list, lx_set *ids,
 		tc_buf s = TC_BUF_INIT;
 		bool is_new;
 
-		lx_pystr(&s, range);
-		is_new = lx_set_add(ids, s.data != NULL ? s.data : "", s.len);
+		tc_ledger__pystr(&s, range);
+		is_new = tc_ledger__set_add(ids, s.data != NULL ? s.data : "", s.len);
 		if (!is_new) {
 			int rc = fail(e, "%s %sduplicates range_id=%s", A, what,
 			    tc_buf_cstr(&s));
@@ -343,29 +343,29 @@ check_round_coverage(struct ev *e, const struct produced *p)
 	rc = dup_ranges(e, A, p->decisions, &prod, "");
 	if (rc == 0)
 		rc = dup_ranges(e, A, p->actions, &acts, "scope_actions ");
-	if (rc == 0 && !lx_set_equal(&prod, &acts)) {
+	if (rc == 0 && !tc_ledger__set_equal(&prod, &acts)) {
 		tc_buf mi = TC_BUF_INIT, ex = TC_BUF_INIT;
 
 		for (i = 0; i < prod.len; i++)
-			if (!lx_set_has(&acts, prod.items[i].p, prod.items[i].n))
-				lx_set_add(&missing, prod.items[i].p,
+			if (!tc_ledger__set_has(&acts, prod.items[i].p, prod.items[i].n))
+				tc_ledger__set_add(&missing, prod.items[i].p,
 				    prod.items[i].n);
 		for (i = 0; i < acts.len; i++)
-			if (!lx_set_has(&prod, acts.items[i].p, acts.items[i].n))
-				lx_set_add(&extra, acts.items[i].p,
+			if (!tc_ledger__set_has(&prod, acts.items[i].p, acts.items[i].n))
+				tc_ledger__set_add(&extra, acts.items[i].p,
 				    acts.items[i].n);
-		lx_set_repr(&mi, &missing);
-		lx_set_repr(&ex, &extra);
+		tc_ledger__set_repr(&mi, &missing);
+		tc_ledger__set_repr(&ex, &extra);
 		rc = fail(e, "%s scope_actions must provide complete analyzer "
 		    "coverage; missing=%s, extra=%s", A, tc_buf_cstr(&mi),
 		    tc_buf_cstr(&ex));
 		tc_buf_free(&mi);
 		tc_buf_free(&ex);
 	}
-	lx_set_free(&prod);
-	lx_set_free(&acts);
-	lx_set_free(&missing);
-	lx_set_free(&extra);
+	tc_ledger__set_free(&prod);
+	tc_ledger__set_free(&acts);
+	tc_ledger__set_free(&missing);
+	tc_ledger__set_free(&extra);
 	return rc;
 }
 
@@ -412,18 +412,18 @@ check_item_coverage(struct ev *e, const tc_json *d, const char *loc,
 		return fail(e, "%s has no exact analyzer decision for "
 		    "round/range", loc);
 	for (k = 0; decision_fields[k] != NULL; k++)
-		if (!lx_eq(tc_json_get(d, decision_fields[k]),
+		if (!tc_ledger__eq(tc_json_get(d, decision_fields[k]),
 		    tc_json_get(pd, decision_fields[k])))
 			return fail(e, "%s.%s does not match analyzer "
 			    "per_sk_decisions", loc, decision_fields[k]);
 	for (k = 0; proof_fields[k] != NULL; k++)
 		if (tc_json_get(pd, proof_fields[k]) != NULL &&
-		    !lx_eq(tc_json_get(d, proof_fields[k]),
+		    !tc_ledger__eq(tc_json_get(d, proof_fields[k]),
 		    tc_json_get(pd, proof_fields[k])))
 			return fail(e, "%s.%s does not match analyzer structural "
 			    "proof", loc, proof_fields[k]);
 	for (k = 0; action_fields[k] != NULL; k++)
-		if (!lx_eq(tc_json_get(d, action_fields[k]),
+		if (!tc_ledger__eq(tc_json_get(d, action_fields[k]),
 		    tc_json_get(pa, action_fields[k])))
 			return fail(e, "%s.%s does not match analyzer "
 			    "scope_actions", loc, action_fields[k]);
@@ -445,9 +445,9 @@ check_exactly_once(struct ev *e, const struct produced *p)
 	    i < p->decisions->u.arr.len; i++) {
 		tc_buf s = TC_BUF_INIT;
 
-		lx_pystr(&s, tc_json_get(p->decisions->u.arr.items[i],
+		tc_ledger__pystr(&s, tc_json_get(p->decisions->u.arr.items[i],
 		    "range_id"));
-		lx_set_add(&prod, tc_buf_cstr(&s), s.len);
+		tc_ledger__set_add(&prod, tc_buf_cstr(&s), s.len);
 		tc_buf_free(&s);
 	}
 	for (f = 0; f < 2; f++) {
@@ -462,24 +462,24 @@ check_exactly_once(struct ev *e, const struct produced *p)
 			    rid->u.str.len != p->rid_len ||
 			    memcmp(rid->u.str.ptr, p->rid, p->rid_len) != 0)
 				continue;
-			lx_pystr(&s, tc_json_get(d, "range_id"));
-			if (!lx_set_add(&sub, tc_buf_cstr(&s), s.len))
-				lx_set_add(&dups, tc_buf_cstr(&s), s.len);
+			tc_ledger__pystr(&s, tc_json_get(d, "range_id"));
+			if (!tc_ledger__set_add(&sub, tc_buf_cstr(&s), s.len))
+				tc_ledger__set_add(&dups, tc_buf_cstr(&s), s.len);
 			tc_buf_free(&s);
 		}
 	}
 	for (i = 0; i < prod.len; i++)
-		if (!lx_set_has(&sub, prod.items[i].p, prod.items[i].n))
-			lx_set_add(&missing, prod.items[i].p, prod.items[i].n);
+		if (!tc_ledger__set_has(&sub, prod.items[i].p, prod.items[i].n))
+			tc_ledger__set_add(&missing, prod.items[i].p, prod.items[i].n);
 	for (i = 0; i < sub.len; i++)
-		if (!lx_set_has(&prod, sub.items[i].p, sub.items[i].n))
-			lx_set_add(&extra, sub.items[i].p, sub.items[i].n);
+		if (!tc_ledger__set_has(&prod, sub.items[i].p, sub.items[i].n))
+			tc_ledger__set_add(&extra, sub.items[i].p, sub.items[i].n);
 	if (missing.len > 0 || extra.len > 0 || dups.len > 0) {
 		tc_buf mi = TC_BUF_INIT, ex = TC_BUF_INIT, du = TC_BUF_INIT;
 
-		lx_set_repr(&mi, &missing);
-		lx_set_repr(&ex, &extra);
-		lx_set_repr(&du, &dups);
+		tc_ledger__set_repr(&mi, &missing);
+		tc_ledger__set_repr(&ex, &extra);
+		tc_ledger__set_repr(&du, &dups);
 		rc = fail(e, "profiling_analysis_result.%.*s handoff collections "
 		    "must provide complete analyzer coverage exactly once; "
 		    "missing=%s, extra=%s, duplicates=%s", (int)p->rid_len,
@@ -488,11 +488,11 @@ check_exactly_once(struct ev *e, const struct produced *p)
 		tc_buf_free(&ex);
 		tc_buf_free(&du);
 	}
-	lx_set_free(&prod);
-	lx_set_free(&sub);
-	lx_set_free(&dups);
-	lx_set_free(&missing);
-	lx_set_free(&extra);
+	tc_ledger__set_free(&prod);
+	tc_ledger__set_free(&sub);
+	tc_ledger__set_free(&dups);
+	tc_ledger__set_free(&missing);
+	tc_ledger__set_free(&extra);
 	return rc;
 }
 
@@ -658,7 +658,7 @@ tc_experiment_validate(const tc_json *result, const tc_ledger_opts *opts)
 
 		tc_buf_puts(&m, TC_LEDGER_EXCEPTION_PREFIX);
 		tc_buf_puts(&m, tc_error_msg(&err));
-		lx_err_buf(errors, &m);
+		tc_ledger__err_buf(errors, &m);
 		tc_buf_free(&m);
 		tc_error_clear(&err);
 		return validation_object(false, false, errors);

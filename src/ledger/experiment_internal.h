@@ -58,27 +58,27 @@ struct xv {
 };
 
 /* The registered round with this round_id (Python ==), or -1. */
-long xv_round_index(const struct xv *x, const tc_json *round_id);
+long tc_experiment__round_index(const struct xv *x, const tc_json *round_id);
 
 /* Profiling binding checks B1-B4 with prefix P; source may be NULL. */
-void xv_binding_checks(struct xv *x, const tc_json *obj, const char *P,
+void tc_experiment__binding_checks(struct xv *x, const tc_json *obj, const char *P,
     const tc_json *source);
 
 /* "<prefix> must be a list" / "... must contain non-empty strings" /
  * "... must not contain duplicate range IDs" (R10, K4). */
-void xv_string_list_check(struct xv *x, const tc_json *v,
+void tc_experiment__string_list_check(struct xv *x, const tc_json *v,
     const char *prefix);
 
 /* {x for x in v if isinstance(x, str)} when v is a list, else empty. */
-void xv_string_set(const tc_json *v, lx_set *out);
+void tc_experiment__string_set(const tc_json *v, lx_set *out);
 
 /* Record the reference's TypeError for an unhashable value. */
-void xv_raise_unhashable(struct xv *x, const tc_json *v);
+void tc_experiment__raise_unhashable(struct xv *x, const tc_json *v);
 
 /* The phases of experiment_decisions.c and experiment_paths.c. */
-void xv_check_decisions(struct xv *x);
-void xv_check_whole_scope(struct xv *x);
-void xv_check_round_semantics(struct xv *x);
-void xv_check_artifact_paths(struct xv *x);
+void tc_experiment__check_decisions(struct xv *x);
+void tc_experiment__check_whole_scope(struct xv *x);
+void tc_experiment__check_round_semantics(struct xv *x);
+void tc_experiment__check_artifact_paths(struct xv *x);
 
 #endif

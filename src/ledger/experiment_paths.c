@@ -30,7 +30,7 @@ rel_walk(const tc_json *v, tc_buf *loc, bool under, tc_json *errors)
 				tc_buf_putc(loc, '.');
 			tc_buf_add(loc, m->key, m->key_len);
 			rel_walk(m->value, loc, under ||
-			    lx_is_path_key(m->key, m->key_len), errors);
+			    tc_ledger__is_path_key(m->key, m->key_len), errors);
 			loc->len = mark;
 			loc->data[mark] = '\0';
 		}
@@ -46,7 +46,7 @@ rel_walk(const tc_json *v, tc_buf *loc, bool under, tc_json *errors)
 	case TC_JSON_STRING:
 		if (under && !tc_ledger_relative_artifact(v)) {
 			tc_buf_puts(loc, " must be a relative artifact path");
-			lx_err_buf(errors, loc);
+			tc_ledger__err_buf(errors, loc);
 			loc->len = mark;
 			loc->data[mark] = '\0';
 		}
@@ -76,10 +76,10 @@ register_path(const tc_json *v, const char *role, lx_map *out)
 
 	if (!tc_ledger_relative_artifact(v))
 		return;
-	p = lx_posix(v);
+	p = tc_ledger__posix(v);
 	if (strcmp(role, "artifact") == 0)
-		role = lx_role_for_name(p);
-	lx_map_add(out, p, strlen(p), role, strlen(role));
+		role = tc_ledger__role_for_name(p);
+	tc_ledger__map_add(out, p, strlen(p), role, strlen(role));
 	free(p);
 }
 
@@ -101,11 +101,11 @@ role_walk(const tc_json *v, const char *role, bool locked, lx_map *out)
 			}
 			if (m->key_len == 9 && memcmp(m->key, "lifecycle", 9) == 0)
 				continue;
-			if (!lx_is_path_key(m->key, m->key_len)) {
+			if (!tc_ledger__is_path_key(m->key, m->key_len)) {
 				role_walk(m->value, role, false, out);
 				continue;
 			}
-			r = lx_role_for_key(m->key, m->key_len);
+			r = tc_ledger__role_for_key(m->key, m->key_len);
 			if (strcmp(r, "artifact") == 0 && role != NULL)
 				r = role;
 			role_walk(m->value, r, strcmp(r, "artifact") != 0, out);
@@ -125,7 +125,7 @@ role_walk(const tc_json *v, const char *role, bool locked, lx_map *out)
 }
 
 void
-lx_collect_roles(const tc_json *doc, lx_map *path_roles)
+tc_ledger__collect_roles(const tc_json *doc, lx_map *path_roles)
 {
 	role_walk(doc, NULL, false, path_roles);
 }
@@ -137,8 +137,8 @@ tc_ledger_paths_by_role(const tc_json *doc)
 	tc_json *out = tc_json_new_object();
 	size_t i, k;
 
-	lx_collect_roles(doc, &m);
-	lx_map_sort(&m);
+	tc_ledger__collect_roles(doc, &m);
+	tc_ledger__map_sort(&m);
 	for (i = 0; i < m.len; i++) {
 		tc_json *roles = tc_json_new_array();
 
@@ -147,22 +147,22 @@ tc_ledger_paths_by_role(const tc_json *doc)
 			    m.vals[i].items[k].p, m.vals[i].items[k].n));
 		tc_json_object_setn(out, m.keys[i].p, m.keys[i].n, roles);
 	}
-	lx_map_free(&m);
+	tc_ledger__map_free(&m);
 	return out;
 }
 
 /* ---- A1, A2 ------------------------------------------------------------- */
 
 void
-xv_check_artifact_paths(struct xv *x)
+tc_experiment__check_artifact_paths(struct xv *x)
 {
 	lx_map roles = LX_MAP_INIT;
 	lx_set seen = LX_SET_INIT;
 	bool dup = false;
 	size_t i;
 
-	lx_collect_roles(x->r, &roles);
-	lx_map_sort(&roles);
+	tc_ledger__collect_roles(x->r, &roles);
+	tc_ledger__map_sort(&roles);
 	for (i = 0; i < roles.len; i++) {
 		tc_buf m = TC_BUF_INIT;
 
@@ -171,8 +171,8 @@ xv_check_artifact_paths(struct xv *x)
 		tc_buf_puts(&m, "artifact path ");
 		tc_buf_add(&m, roles.keys[i].p, roles.keys[i].n);
 		tc_buf_puts(&m, " has conflicting roles: ");
-		lx_set_join(&m, &roles.vals[i]);
-		lx_err_buf(x->errors, &m);
+		tc_ledger__set_join(&m, &roles.vals[i]);
+		tc_ledger__err_buf(x->errors, &m);
 		tc_buf_free(&m);
 	}
 	for (i = 0; i < x->nrounds; i++) {
@@ -190,16 +190,16 @@ xv_check_artifact_paths(struct xv *x)
 
 			if (!tc_ledger_relative_artifact(v))
 				continue;
-			p = lx_posix(v);
-			if (!lx_set_addz(&seen, p))
+			p = tc_ledger__posix(v);
+			if (!tc_ledger__set_addz(&seen, p))
 				dup = true;
 			free(p);
 		}
 	}
 	if (dup)
-		lx_err(x->errors, "round report/evidence artifact paths must be "
+		tc_ledger__err(x->errors, "round report/evidence artifact paths must be "
 		    "unique across rounds and roles");
-	lx_map_free(&roles);
-	lx_set_free(&seen);
+	tc_ledger__map_free(&roles);
+	tc_ledger__set_free(&seen);
 	tc_ledger_relative_path_errors(x->r, "", x->errors);
 }

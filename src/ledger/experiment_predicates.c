@@ -44,16 +44,16 @@ tc_ledger_non_empty_string(const tc_json *v)
 	const char *s;
 	size_t n, a, b;
 
-	if (!lx_string(v, &s, &n))
+	if (!tc_ledger__string(v, &s, &n))
 		return false;
-	lx_strip_range(s, n, &a, &b);
+	tc_ledger__strip_range(s, n, &a, &b);
 	return a < b;
 }
 
 bool
 tc_ledger_canonical_string(const tc_json *v)
 {
-	return tc_ledger_non_empty_string(v) && !lx_has_surrounding_ws(v);
+	return tc_ledger_non_empty_string(v) && !tc_ledger__has_surrounding_ws(v);
 }
 
 /* A ".." component of a POSIX path (PurePosixPath(...).parts). */
@@ -82,7 +82,7 @@ tc_ledger_relative_artifact(const tc_json *v)
 
 	if (!tc_ledger_canonical_string(v))
 		return false;
-	(void)lx_string(v, &s, &n);
+	(void)tc_ledger__string(v, &s, &n);
 	return s[0] != '/' && !has_dotdot(s, n);
 }
 
@@ -115,8 +115,8 @@ tc_ledger_rfc6901_pointer(const tc_json *v)
 	const char *s;
 	size_t n, i;
 
-	if (!lx_string(v, &s, &n) || n == 0 || s[0] != '/' ||
-	    lx_has_surrounding_ws(v))
+	if (!tc_ledger__string(v, &s, &n) || n == 0 || s[0] != '/' ||
+	    tc_ledger__has_surrounding_ws(v))
 		return false;
 	for (i = 1; i < n; i++)
 		if (s[i] == '~' && (i + 1 >= n || (s[i + 1] != '0' &&
@@ -131,7 +131,7 @@ is_hex64(const tc_json *v)
 	const char *s;
 	size_t n, i;
 
-	if (!lx_string(v, &s, &n) || n != 64)
+	if (!tc_ledger__string(v, &s, &n) || n != 64)
 		return false;
 	for (i = 0; i < n; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
@@ -142,8 +142,8 @@ is_hex64(const tc_json *v)
 static bool
 pair_is(const tc_json *d, const char *method, const char *confidence)
 {
-	return lx_is(tc_json_get(d, "mapping_method"), method) &&
-	    lx_is(tc_json_get(d, "mapping_confidence"), confidence);
+	return tc_ledger__is(tc_json_get(d, "mapping_method"), method) &&
+	    tc_ledger__is(tc_json_get(d, "mapping_confidence"), confidence);
 }
 
 bool
@@ -156,7 +156,7 @@ tc_ledger_performance_exact(const tc_json *d)
 	if (!pair_is(d, "kernel_projection_structural", "exact_projected_trace"))
 		return false;
 	blockers = tc_json_get(d, "mapping_blockers");
-	return lx_is(tc_json_get(d, "candidate_binding_status"), "bound") &&
+	return tc_ledger__is(tc_json_get(d, "candidate_binding_status"), "bound") &&
 	    is_hex64(tc_json_get(d, "graph_occurrence_fingerprint")) &&
 	    tc_json_is(blockers, TC_JSON_ARRAY) && blockers->u.arr.len == 0;
 }
@@ -202,7 +202,7 @@ tc_ledger_source_actionable(const tc_json *d)
 	end = tc_json_get(b, "end_offset");
 	if (!tc_ledger_non_empty_string(file))
 		return false;
-	(void)lx_string(file, &s, &n);
+	(void)tc_ledger__string(file, &s, &n);
 	if (s[0] == '/' || has_dotdot(s, n))
 		return false;
 	if (!tc_json_is(start, TC_JSON_INT) || !tc_json_is(end, TC_JSON_INT))

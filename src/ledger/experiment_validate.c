@@ -38,26 +38,26 @@ static const char *const binding_fields[] = {
 /* ---- shared helpers ------------------------------------------------------ */
 
 long
-xv_round_index(const struct xv *x, const tc_json *round_id)
+tc_experiment__round_index(const struct xv *x, const tc_json *round_id)
 {
 	long i;
 
 	if (!tc_json_is(round_id, TC_JSON_STRING))
 		return -1;
-	i = lx_set_index(&x->round_ids, round_id->u.str.ptr,
+	i = tc_ledger__set_index(&x->round_ids, round_id->u.str.ptr,
 	    round_id->u.str.len);
 	return i < 0 ? -1 : (long)x->round_pos[i];
 }
 
 void
-xv_raise_unhashable(struct xv *x, const tc_json *v)
+tc_experiment__raise_unhashable(struct xv *x, const tc_json *v)
 {
 	if (x->exc == NULL)
-		x->exc = lx_unhashable_message(v);
+		x->exc = tc_ledger__unhashable_message(v);
 }
 
 void
-xv_string_set(const tc_json *v, lx_set *out)
+tc_experiment__string_set(const tc_json *v, lx_set *out)
 {
 	size_t i;
 
@@ -67,39 +67,39 @@ xv_string_set(const tc_json *v, lx_set *out)
 		const tc_json *it = v->u.arr.items[i];
 
 		if (tc_json_is(it, TC_JSON_STRING))
-			lx_set_add(out, it->u.str.ptr, it->u.str.len);
+			tc_ledger__set_add(out, it->u.str.ptr, it->u.str.len);
 	}
 }
 
 void
-xv_string_list_check(struct xv *x, const tc_json *v, const char *prefix)
+tc_experiment__string_list_check(struct xv *x, const tc_json *v, const char *prefix)
 {
 	lx_set seen = LX_SET_INIT;
 	bool dup = false;
 	size_t i;
 
 	if (!tc_json_is(v, TC_JSON_ARRAY)) {
-		lx_err(x->errors, "%s must be a list", prefix);
+		tc_ledger__err(x->errors, "%s must be a list", prefix);
 		return;
 	}
 	for (i = 0; i < v->u.arr.len; i++) {
 		if (!tc_ledger_non_empty_string(v->u.arr.items[i])) {
-			lx_err(x->errors, "%s must contain non-empty strings",
+			tc_ledger__err(x->errors, "%s must contain non-empty strings",
 			    prefix);
-			lx_set_free(&seen);
+			tc_ledger__set_free(&seen);
 			return;
 		}
 	}
 	for (i = 0; i < v->u.arr.len; i++) {
 		const tc_json *it = v->u.arr.items[i];
 
-		if (!lx_set_add(&seen, it->u.str.ptr, it->u.str.len))
+		if (!tc_ledger__set_add(&seen, it->u.str.ptr, it->u.str.len))
 			dup = true;
 	}
 	if (dup)
-		lx_err(x->errors, "%s must not contain duplicate range IDs",
+		tc_ledger__err(x->errors, "%s must not contain duplicate range IDs",
 		    prefix);
-	lx_set_free(&seen);
+	tc_ledger__set_free(&seen);
 }
 
 /* "{name} must be a non-empty string" / "... surrounding whitespace". */
@@ -107,14 +107,14 @@ static void
 canonical_check(struct xv *x, const tc_json *v, const char *name)
 {
 	if (!tc_ledger_non_empty_string(v))
-		lx_err(x->errors, "%s must be a non-empty string", name);
-	else if (lx_has_surrounding_ws(v))
-		lx_err(x->errors, "%s must not contain surrounding whitespace",
+		tc_ledger__err(x->errors, "%s must be a non-empty string", name);
+	else if (tc_ledger__has_surrounding_ws(v))
+		tc_ledger__err(x->errors, "%s must not contain surrounding whitespace",
 		    name);
 }
 
 void
-xv_binding_checks(struct xv *x, const tc_json *obj, const char *P,
+tc_experiment__binding_checks(struct xv *x, const tc_json *obj, const char *P,
     const tc_json *source)
 {
 	static const char *const profiles[] = {
@@ -129,20 +129,20 @@ xv_binding_checks(struct xv *x, const tc_json *obj, const char *P,
 
 	for (i = 0; profiles[i] != NULL; i++)			/* B1 */
 		if (!tc_ledger_relative_artifact(tc_json_get(obj, profiles[i])))
-			lx_err(x->errors, "%s.%s must be a relative artifact "
+			tc_ledger__err(x->errors, "%s.%s must be a relative artifact "
 			    "path", P, profiles[i]);
 	for (i = 0; fps[i] != NULL; i++)			/* B2 */
 		if (!tc_ledger_canonical_string(tc_json_get(obj, fps[i])))
-			lx_err(x->errors, "%s.%s must be a non-empty canonical "
+			tc_ledger__err(x->errors, "%s.%s must be a non-empty canonical "
 			    "string", P, fps[i]);
 	dcs = tc_json_get(obj, "declared_change_set");		/* B3 */
 	if (!tc_json_is(dcs, TC_JSON_OBJECT) || dcs->u.obj.len == 0) {
-		lx_err(x->errors, "%s.declared_change_set must be a non-empty "
+		tc_ledger__err(x->errors, "%s.declared_change_set must be a non-empty "
 		    "object", P);
 	} else {
 		ptrs = tc_json_get(dcs, "allowed_json_pointers");
 		if (!tc_json_is(ptrs, TC_JSON_ARRAY)) {
-			lx_err(x->errors, "%s.declared_change_set."
+			tc_ledger__err(x->errors, "%s.declared_change_set."
 			    "allowed_json_pointers must be a list", P);
 		} else {
 			bool bad = false, dup = false;
@@ -152,35 +152,35 @@ xv_binding_checks(struct xv *x, const tc_json *obj, const char *P,
 				if (!tc_ledger_rfc6901_pointer(ptrs->u.arr.items[i]))
 					bad = true;
 			if (bad) {
-				lx_err(x->errors, "%s.declared_change_set."
+				tc_ledger__err(x->errors, "%s.declared_change_set."
 				    "allowed_json_pointers must contain "
 				    "absolute RFC6901 pointers", P);
 			} else {
 				for (i = 0; i < ptrs->u.arr.len; i++) {
 					const tc_json *p = ptrs->u.arr.items[i];
 
-					if (!lx_set_add(&seen, p->u.str.ptr,
+					if (!tc_ledger__set_add(&seen, p->u.str.ptr,
 					    p->u.str.len))
 						dup = true;
 				}
 				if (dup)
-					lx_err(x->errors, "%s.declared_change_set"
+					tc_ledger__err(x->errors, "%s.declared_change_set"
 					    ".allowed_json_pointers must not "
 					    "contain duplicates", P);
 			}
-			lx_set_free(&seen);
+			tc_ledger__set_free(&seen);
 		}
 		if (!tc_ledger_contains_chinese(tc_json_get(dcs,
 		    "only_change_zh")))
-			lx_err(x->errors, "%s.declared_change_set.only_change_zh "
+			tc_ledger__err(x->errors, "%s.declared_change_set.only_change_zh "
 			    "must contain non-empty Chinese text", P);
 	}
 	if (source == NULL)					/* B4 */
 		return;
 	for (i = 0; binding_fields[i] != NULL; i++)
-		if (!lx_eq(tc_json_get(obj, binding_fields[i]),
+		if (!tc_ledger__eq(tc_json_get(obj, binding_fields[i]),
 		    tc_json_get(source, binding_fields[i])))
-			lx_err(x->errors, "%s.%s must match its source round",
+			tc_ledger__err(x->errors, "%s.%s must match its source round",
 			    P, binding_fields[i]);
 }
 
@@ -209,44 +209,44 @@ check_top_level(struct xv *x)
 		tc_buf_puts(&missing, required_fields[i]);
 	}
 	if (missing.len > 0)
-		lx_err(x->errors, "missing fields: %s", missing.data);
+		tc_ledger__err(x->errors, "missing fields: %s", missing.data);
 	tc_buf_free(&missing);
 
 	canonical_check(x, tc_json_get(r, "experiment_id"), "experiment_id");
 	canonical_check(x, tc_json_get(r, "child_agent_id"), "child_agent_id");
 	parent = tc_json_get(r, "parent_experiment_id");
-	if (lx_has_surrounding_ws(parent))			/* S6 */
-		lx_err(x->errors, "parent_experiment_id must not contain "
+	if (tc_ledger__has_surrounding_ws(parent))			/* S6 */
+		tc_ledger__err(x->errors, "parent_experiment_id must not contain "
 		    "surrounding whitespace");
-	if (!lx_eq(parent, tc_json_get(r, "experiment_id")))	/* S7 */
-		lx_err(x->errors, "parent_experiment_id must equal "
+	if (!tc_ledger__eq(parent, tc_json_get(r, "experiment_id")))	/* S7 */
+		tc_ledger__err(x->errors, "parent_experiment_id must equal "
 		    "experiment_id");
 	if (!tc_ledger_contains_chinese(tc_json_get(r, "next_agent_guidance_zh")))
-		lx_err(x->errors, "next_agent_guidance_zh must contain Chinese "
+		tc_ledger__err(x->errors, "next_agent_guidance_zh must contain Chinese "
 		    "guidance");
 	for (i = 0; top_strings[i] != NULL; i++)		/* S9 */
 		if (!tc_ledger_non_empty_string(tc_json_get(r, top_strings[i])))
-			lx_err(x->errors, "%s must be a non-empty string",
+			tc_ledger__err(x->errors, "%s must be a non-empty string",
 			    top_strings[i]);
 	for (i = 0; lists[i] != NULL; i++) {			/* S10 */
 		v = tc_json_get(r, lists[i]);
 		if (v != NULL && !tc_json_is(v, TC_JSON_ARRAY))
-			lx_err(x->errors, "%s must be a list", lists[i]);
+			tc_ledger__err(x->errors, "%s must be a list", lists[i]);
 	}
 	v = tc_json_get(r, "single_child_exclusions");		/* S11 */
 	if (v != NULL && !tc_json_is(v, TC_JSON_ARRAY))
-		lx_err(x->errors, "single_child_exclusions legacy evidence must "
+		tc_ledger__err(x->errors, "single_child_exclusions legacy evidence must "
 		    "be a list");
 	if (!tc_json_is(tc_json_get(r, "lifecycle"), TC_JSON_OBJECT))
-		lx_err(x->errors, "lifecycle must be an object");	/* S12 */
+		tc_ledger__err(x->errors, "lifecycle must be an object");	/* S12 */
 	x->promotion_mode = tc_json_get(r, "promotion_mode");	/* S13 */
 	if (x->promotion_mode != NULL &&
-	    !lx_in(x->promotion_mode, tc_ledger_promotion_modes))
-		lx_err(x->errors, "promotion_mode is invalid");
-	x->whole_scope = lx_is(x->promotion_mode, "whole_scope");
+	    !tc_ledger__in(x->promotion_mode, tc_ledger_promotion_modes))
+		tc_ledger__err(x->errors, "promotion_mode is invalid");
+	x->whole_scope = tc_ledger__is(x->promotion_mode, "whole_scope");
 	v = tc_json_get(r, "rounds");				/* S14 */
 	if (!tc_json_is(v, TC_JSON_ARRAY) || v->u.arr.len == 0) {
-		lx_err(x->errors, "rounds must be a non-empty list");
+		tc_ledger__err(x->errors, "rounds must be a non-empty list");
 		x->nrounds = 0;
 	} else {
 		x->nrounds = v->u.arr.len;
@@ -266,13 +266,13 @@ check_top_level(struct xv *x)
 static enum xkind
 kind_of(const tc_json *v)
 {
-	if (lx_is(v, "base"))
+	if (tc_ledger__is(v, "base"))
 		return XK_BASE;
-	if (lx_is(v, "performance_prune"))
+	if (tc_ledger__is(v, "performance_prune"))
 		return XK_PRUNE;
-	if (lx_is(v, "final"))
+	if (tc_ledger__is(v, "final"))
 		return XK_FINAL;
-	if (lx_is(v, "automatic_aot"))
+	if (tc_ledger__is(v, "automatic_aot"))
 		return XK_AOT;
 	return XK_NONE;
 }
@@ -291,89 +291,89 @@ check_round(struct xv *x, size_t i)
 
 	snprintf(loc, sizeof(loc), "rounds[%zu]", i);
 	if (o == NULL) {					/* R1 */
-		lx_err(x->errors, "%s must be an object", loc);
+		tc_ledger__err(x->errors, "%s must be an object", loc);
 		return;
 	}
 	id = tc_json_get(o, "round_id");			/* R2 */
 	if (!tc_ledger_non_empty_string(id)) {
-		lx_err(x->errors, "%s.round_id must be a non-empty string", loc);
-	} else if (lx_has_surrounding_ws(id)) {
-		lx_err(x->errors, "%s.round_id must not contain surrounding "
+		tc_ledger__err(x->errors, "%s.round_id must be a non-empty string", loc);
+	} else if (tc_ledger__has_surrounding_ws(id)) {
+		tc_ledger__err(x->errors, "%s.round_id must not contain surrounding "
 		    "whitespace", loc);
-	} else if (lx_set_has(&x->round_ids, id->u.str.ptr, id->u.str.len)) {
+	} else if (tc_ledger__set_has(&x->round_ids, id->u.str.ptr, id->u.str.len)) {
 		tc_buf m = TC_BUF_INIT;
 
 		tc_buf_puts(&m, "duplicate round_id: ");
 		tc_buf_add(&m, id->u.str.ptr, id->u.str.len);
-		lx_err_buf(x->errors, &m);
+		tc_ledger__err_buf(x->errors, &m);
 		tc_buf_free(&m);
 	} else {
 		xr->registered = true;
-		lx_set_add(&x->round_ids, id->u.str.ptr, id->u.str.len);
+		tc_ledger__set_add(&x->round_ids, id->u.str.ptr, id->u.str.len);
 		x->round_pos[x->round_ids.len - 1] = i;
 	}
 	child = tc_json_get(o, "child_agent_id");		/* R3 */
-	if (!lx_eq(child, tc_json_get(x->r, "child_agent_id")))
-		lx_err(x->errors, "%s.child_agent_id must match parent "
+	if (!tc_ledger__eq(child, tc_json_get(x->r, "child_agent_id")))
+		tc_ledger__err(x->errors, "%s.child_agent_id must match parent "
 		    "child_agent_id", loc);
-	if (lx_has_surrounding_ws(child))
-		lx_err(x->errors, "%s.child_agent_id must not contain "
+	if (tc_ledger__has_surrounding_ws(child))
+		tc_ledger__err(x->errors, "%s.child_agent_id must not contain "
 		    "surrounding whitespace", loc);
 	xr->kind = kind_of(tc_json_get(o, "round_kind"));	/* R4 */
 	if (xr->kind == XK_NONE)
-		lx_err(x->errors, "%s.round_kind is invalid", loc);
+		tc_ledger__err(x->errors, "%s.round_kind is invalid", loc);
 	v = tc_json_get(o, "scope_kind");
-	if (!lx_in(v, tc_ledger_scope_kinds))
-		lx_err(x->errors, "%s.scope_kind is invalid", loc);
-	if (xr->kind == XK_AOT && !lx_is(v, "automatic_aot"))	/* R5 */
-		lx_err(x->errors, "%s automatic_aot round requires automatic_aot "
+	if (!tc_ledger__in(v, tc_ledger_scope_kinds))
+		tc_ledger__err(x->errors, "%s.scope_kind is invalid", loc);
+	if (xr->kind == XK_AOT && !tc_ledger__is(v, "automatic_aot"))	/* R5 */
+		tc_ledger__err(x->errors, "%s automatic_aot round requires automatic_aot "
 		    "scope_kind", loc);
-	if (xr->kind == XK_BASE && !lx_is(v, "manual"))
-		lx_err(x->errors, "%s base round requires manual scope_kind",
+	if (xr->kind == XK_BASE && !tc_ledger__is(v, "manual"))
+		tc_ledger__err(x->errors, "%s base round requires manual scope_kind",
 		    loc);
 	if (xr->kind != XK_NONE)				/* R6 */
 		x->seq[x->nseq++] = i;
 	life = tc_json_get(o, "lifecycle");			/* R7 */
 	if (!tc_json_is(life, TC_JSON_OBJECT)) {
-		lx_err(x->errors, "%s.lifecycle must be an object", loc);
-	} else if (lx_is(tc_json_get(life, "profiling"), "passed") &&
+		tc_ledger__err(x->errors, "%s.lifecycle must be an object", loc);
+	} else if (tc_ledger__is(tc_json_get(life, "profiling"), "passed") &&
 	    tc_ledger_canonical_string(id)) {
 		xr->passed = true;
-		lx_set_add(&x->passed, id->u.str.ptr, id->u.str.len);
-		if (!lx_is(tc_json_get(life, "correctness"), "passed"))
-			lx_err(x->errors, "%s.lifecycle.correctness must be "
+		tc_ledger__set_add(&x->passed, id->u.str.ptr, id->u.str.len);
+		if (!tc_ledger__is(tc_json_get(life, "correctness"), "passed"))
+			tc_ledger__err(x->errors, "%s.lifecycle.correctness must be "
 			    "passed before profiling", loc);
-		xv_binding_checks(x, o, loc, NULL);
+		tc_experiment__binding_checks(x, o, loc, NULL);
 	}
 	for (k = 0; fingerprint_fields[k] != NULL; k++)		/* R8 */
 		if (!tc_ledger_non_empty_string(tc_json_get(o,
 		    fingerprint_fields[k])))
-			lx_err(x->errors, "%s.%s must be a non-empty string",
+			tc_ledger__err(x->errors, "%s.%s must be a non-empty string",
 			    loc, fingerprint_fields[k]);
 	for (k = 0; must_match[k] != NULL; k++) {		/* R9 */
 		v = tc_json_get(o, must_match[k]);
 		if (tc_ledger_non_empty_string(v) &&
-		    !lx_eq(v, tc_json_get(x->r, must_match[k])))
-			lx_err(x->errors, "%s.%s must match the experiment",
+		    !tc_ledger__eq(v, tc_json_get(x->r, must_match[k])))
+			tc_ledger__err(x->errors, "%s.%s must match the experiment",
 			    loc, must_match[k]);
 	}
 	v = tc_json_get(o, "performance_decision_range_ids");	/* R10 */
 	if (!(xr->kind == XK_AOT && v == NULL)) {
 		snprintf(name, sizeof(name), "%s.performance_decision_range_ids",
 		    loc);
-		xv_string_list_check(x, v, name);
+		tc_experiment__string_list_check(x, v, name);
 	}
 	arts = tc_json_get(o, "artifacts");			/* R11 */
 	if (!tc_json_is(arts, TC_JSON_OBJECT)) {
-		lx_err(x->errors, "%s.artifacts must be an object", loc);
+		tc_ledger__err(x->errors, "%s.artifacts must be an object", loc);
 	} else {
 		if (!tc_ledger_relative_artifact(tc_json_get(arts,
 		    "round_evidence")))
-			lx_err(x->errors, "%s.artifacts.round_evidence must be a "
+			tc_ledger__err(x->errors, "%s.artifacts.round_evidence must be a "
 			    "relative path", loc);
 		if (!tc_ledger_relative_artifact(tc_json_get(arts,
 		    "round_report")))
-			lx_err(x->errors, "%s.artifacts.round_report must be a "
+			tc_ledger__err(x->errors, "%s.artifacts.round_report must be a "
 			    "relative path", loc);
 	}
 }
@@ -388,7 +388,7 @@ stripped(const tc_json *v, size_t *n)
 
 	if (!tc_ledger_non_empty_string(v))
 		return NULL;
-	lx_strip_range(v->u.str.ptr, v->u.str.len, &a, &b);
+	tc_ledger__strip_range(v->u.str.ptr, v->u.str.len, &a, &b);
 	*n = b - a;
 	return tc_xstrndup(v->u.str.ptr + a, b - a);
 }
@@ -399,16 +399,16 @@ disjoint_error(struct xv *x, const lx_set *a, const lx_set *b,
 {
 	lx_set both = LX_SET_INIT;
 
-	lx_set_intersect(a, b, &both);
+	tc_ledger__set_intersect(a, b, &both);
 	if (both.len > 0) {
 		tc_buf m = TC_BUF_INIT;
 
 		tc_buf_printf(&m, "%s must be disjoint: ", what);
-		lx_set_join(&m, &both);
-		lx_err_buf(x->errors, &m);
+		tc_ledger__set_join(&m, &both);
+		tc_ledger__err_buf(x->errors, &m);
 		tc_buf_free(&m);
 	}
-	lx_set_free(&both);
+	tc_ledger__set_free(&both);
 }
 
 static bool
@@ -439,28 +439,28 @@ check_profile_registries(struct xv *x)
 		if (o == NULL)
 			continue;
 		if (tc_ledger_relative_artifact(tc_json_get(o, "baseline_profile"))) {
-			bp = lx_posix(tc_json_get(o, "baseline_profile"));
-			lx_set_addz(&x->all_baseline_paths, bp);
+			bp = tc_ledger__posix(tc_json_get(o, "baseline_profile"));
+			tc_ledger__set_addz(&x->all_baseline_paths, bp);
 		}
 		if ((bf = stripped(tc_json_get(o,
 		    "baseline_profile_fingerprint"), &bfn)) != NULL)
-			lx_set_add(&base_fps, bf, bfn);
+			tc_ledger__set_add(&base_fps, bf, bfn);
 		if (bp != NULL && bf != NULL) {
-			lx_map_add(&path_fps, bp, strlen(bp), bf, bfn);
-			lx_map_add(&fp_paths, bf, bfn, bp, strlen(bp));
+			tc_ledger__map_add(&path_fps, bp, strlen(bp), bf, bfn);
+			tc_ledger__map_add(&fp_paths, bf, bfn, bp, strlen(bp));
 		}
 		if (tc_ledger_relative_artifact(tc_json_get(o,
 		    "candidate_profile"))) {
-			cp = lx_posix(tc_json_get(o, "candidate_profile"));
-			lx_set_addz(&x->all_candidate_paths, cp);
+			cp = tc_ledger__posix(tc_json_get(o, "candidate_profile"));
+			tc_ledger__set_addz(&x->all_candidate_paths, cp);
 		}
 		if ((cf = stripped(tc_json_get(o,
 		    "candidate_profile_fingerprint"), &cfn)) != NULL)
-			lx_set_add(&cand_fps, cf, cfn);
+			tc_ledger__set_add(&cand_fps, cf, cfn);
 		if (x->rounds[i].passed) {
-			if (cp != NULL && !lx_set_addz(&pass_paths, cp))
+			if (cp != NULL && !tc_ledger__set_addz(&pass_paths, cp))
 				dup_path = true;
-			if (cf != NULL && !lx_set_add(&pass_fps, cf, cfn))
+			if (cf != NULL && !tc_ledger__set_add(&pass_fps, cf, cfn))
 				dup_fp = true;
 		}
 		free(bp);
@@ -469,27 +469,27 @@ check_profile_registries(struct xv *x)
 		free(cf);
 	}
 	if (dup_path)
-		lx_err(x->errors, "candidate_profile must be unique across "
+		tc_ledger__err(x->errors, "candidate_profile must be unique across "
 		    "profiling rounds");
 	if (dup_fp)
-		lx_err(x->errors, "candidate_profile_fingerprint must be unique "
+		tc_ledger__err(x->errors, "candidate_profile_fingerprint must be unique "
 		    "across profiling rounds");
 	if (map_has_multi(&path_fps))
-		lx_err(x->errors, "baseline profile path must map to exactly one "
+		tc_ledger__err(x->errors, "baseline profile path must map to exactly one "
 		    "content fingerprint");
 	if (map_has_multi(&fp_paths))
-		lx_err(x->errors, "baseline profile fingerprint must map to "
+		tc_ledger__err(x->errors, "baseline profile fingerprint must map to "
 		    "exactly one artifact path");
 	disjoint_error(x, &x->all_baseline_paths, &x->all_candidate_paths,
 	    "baseline and candidate profile paths");
 	disjoint_error(x, &base_fps, &cand_fps,
 	    "baseline and candidate profile fingerprints");
-	lx_set_free(&base_fps);
-	lx_set_free(&cand_fps);
-	lx_set_free(&pass_paths);
-	lx_set_free(&pass_fps);
-	lx_map_free(&path_fps);
-	lx_map_free(&fp_paths);
+	tc_ledger__set_free(&base_fps);
+	tc_ledger__set_free(&cand_fps);
+	tc_ledger__set_free(&pass_paths);
+	tc_ledger__set_free(&pass_fps);
+	tc_ledger__map_free(&path_fps);
+	tc_ledger__map_free(&fp_paths);
 }
 
 /* ---- optimisation sequence (O1-O6) -------------------------------------- */
@@ -507,8 +507,8 @@ terminal_incomplete(const tc_json *round)
 	const tc_json *life = tc_json_get(round, "lifecycle");
 
 	return tc_json_is(life, TC_JSON_OBJECT) &&
-	    (lx_in(tc_json_get(life, "correctness"), bad) ||
-	    lx_in(tc_json_get(life, "profiling"), bad));
+	    (tc_ledger__in(tc_json_get(life, "correctness"), bad) ||
+	    tc_ledger__in(tc_json_get(life, "profiling"), bad));
 }
 
 static bool
@@ -544,28 +544,28 @@ check_sequence(struct xv *x)
 			finals++;
 	}
 	if ((first != XK_BASE && first != XK_AOT) || starters != 1)	/* O1 */
-		lx_err(x->errors, "optimization rounds must start with exactly "
+		tc_ledger__err(x->errors, "optimization rounds must start with exactly "
 		    "one base or automatic_aot round");
 	expected = first == XK_AOT ? "automatic_aot" : "manual";	/* O2 */
 	for (i = 0; i < x->nseq; i++)
-		if (!lx_is(tc_json_get(x->rounds[x->seq[i]].obj, "scope_kind"),
+		if (!tc_ledger__is(tc_json_get(x->rounds[x->seq[i]].obj, "scope_kind"),
 		    expected))
 			scope_bad = true;
 	if (scope_bad)
-		lx_err(x->errors, "optimization descendants must preserve the "
+		tc_ledger__err(x->errors, "optimization descendants must preserve the "
 		    "starter scope_kind");
 	for (i = 1; i < x->nseq; i++)					/* O3 */
 		if (phase_of(x->rounds[x->seq[i]].kind) <
 		    phase_of(x->rounds[x->seq[i - 1]].kind))
 			order_bad = true;
 	if (order_bad)
-		lx_err(x->errors, "optimization round transition order must be "
+		tc_ledger__err(x->errors, "optimization round transition order must be "
 		    "base/automatic_aot -> prune -> final");
 	if (finals > 1)							/* O4 */
-		lx_err(x->errors, "optimization rounds may contain at most one "
+		tc_ledger__err(x->errors, "optimization rounds may contain at most one "
 		    "final round");
 	if (finals > 0 && x->rounds[x->seq[x->nseq - 1]].kind != XK_FINAL)
-		lx_err(x->errors, "final must be the last optimization round");
+		tc_ledger__err(x->errors, "final must be the last optimization round");
 	need_final = first == XK_BASE;					/* O6 */
 	for (i = 1; i < x->nseq; i++) {
 		enum xkind k = x->rounds[x->seq[i]].kind;
@@ -576,7 +576,7 @@ check_sequence(struct xv *x)
 	if (need_final && finals == 0 && !x->whole_scope &&
 	    !(explicit_blockers(tc_json_get(x->r, "blockers")) &&
 	    terminal_incomplete(x->rounds[x->seq[x->nseq - 1]].obj)))
-		lx_err(x->errors, "successful manual experiment requires a fresh "
+		tc_ledger__err(x->errors, "successful manual experiment requires a fresh "
 		    "final round; automatic-optimized experiment has the same "
 		    "requirement; missing final is only allowed for a terminal "
 		    "incomplete round with explicit non-empty blockers");
@@ -591,34 +591,34 @@ mapping_keys_check(struct xv *x, const tc_json *map, const char *name)
 	size_t i;
 
 	for (i = 0; i < map->u.obj.len; i++)
-		lx_set_add(&keys, map->u.obj.members[i].key,
+		tc_ledger__set_add(&keys, map->u.obj.members[i].key,
 		    map->u.obj.members[i].key_len);
 	for (i = 0; i < x->passed.len; i++)
-		if (!lx_set_has(&keys, x->passed.items[i].p, x->passed.items[i].n))
-			lx_set_add(&missing, x->passed.items[i].p,
+		if (!tc_ledger__set_has(&keys, x->passed.items[i].p, x->passed.items[i].n))
+			tc_ledger__set_add(&missing, x->passed.items[i].p,
 			    x->passed.items[i].n);
 	for (i = 0; i < keys.len; i++)
-		if (!lx_set_has(&x->passed, keys.items[i].p, keys.items[i].n))
-			lx_set_add(&extra, keys.items[i].p, keys.items[i].n);
+		if (!tc_ledger__set_has(&x->passed, keys.items[i].p, keys.items[i].n))
+			tc_ledger__set_add(&extra, keys.items[i].p, keys.items[i].n);
 	if (missing.len > 0) {
 		tc_buf m = TC_BUF_INIT;
 
 		tc_buf_printf(&m, "%s missing profiling rounds: ", name);
-		lx_set_join(&m, &missing);
-		lx_err_buf(x->errors, &m);
+		tc_ledger__set_join(&m, &missing);
+		tc_ledger__err_buf(x->errors, &m);
 		tc_buf_free(&m);
 	}
 	if (extra.len > 0) {
 		tc_buf m = TC_BUF_INIT;
 
 		tc_buf_printf(&m, "%s has unknown rounds: ", name);
-		lx_set_join(&m, &extra);
-		lx_err_buf(x->errors, &m);
+		tc_ledger__set_join(&m, &extra);
+		tc_ledger__err_buf(x->errors, &m);
 		tc_buf_free(&m);
 	}
-	lx_set_free(&keys);
-	lx_set_free(&missing);
-	lx_set_free(&extra);
+	tc_ledger__set_free(&keys);
+	tc_ledger__set_free(&missing);
+	tc_ledger__set_free(&extra);
 }
 
 static void
@@ -645,12 +645,12 @@ check_analysis_maps(struct xv *x)
 	tc_buf m = TC_BUF_INIT;
 
 	if (!tc_json_is(agents, TC_JSON_OBJECT)) {		/* M1 */
-		lx_err(x->errors, "profiling_analysis_agent_ids must be an "
+		tc_ledger__err(x->errors, "profiling_analysis_agent_ids must be an "
 		    "object");
 		agents = x->empty;
 	}
 	if (!tc_json_is(results, TC_JSON_OBJECT)) {
-		lx_err(x->errors, "profiling_analysis_result must be an object");
+		tc_ledger__err(x->errors, "profiling_analysis_result must be an object");
 		results = x->empty;
 	}
 	x->agents = agents;
@@ -661,7 +661,7 @@ check_analysis_maps(struct xv *x)
 	if (tc_json_is(child, TC_JSON_STRING)) {
 		size_t a, b;
 
-		lx_strip_range(child->u.str.ptr, child->u.str.len, &a, &b);
+		tc_ledger__strip_range(child->u.str.ptr, child->u.str.len, &a, &b);
 		child_s = child->u.str.ptr + a;
 		child_n = b - a;
 	}
@@ -673,26 +673,26 @@ check_analysis_maps(struct xv *x)
 		if (!tc_ledger_non_empty_string(v)) {
 			member_loc(&m, "profiling_analysis_agent_ids", mem,
 			    " must be a non-empty string");
-			lx_err_buf(x->errors, &m);
+			tc_ledger__err_buf(x->errors, &m);
 			continue;
 		}
-		lx_strip_range(v->u.str.ptr, v->u.str.len, &a, &b);
+		tc_ledger__strip_range(v->u.str.ptr, v->u.str.len, &a, &b);
 		if (a != 0 || b != v->u.str.len) {
 			member_loc(&m, "profiling_analysis_agent_ids", mem,
 			    " must not contain surrounding whitespace");
-			lx_err_buf(x->errors, &m);
+			tc_ledger__err_buf(x->errors, &m);
 		}
 		if (child_s != NULL && child_n == b - a &&
 		    memcmp(child_s, v->u.str.ptr + a, b - a) == 0) {
 			member_loc(&m, "profiling_analysis_agent_ids", mem,
 			    " must differ from child_agent_id");
-			lx_err_buf(x->errors, &m);
+			tc_ledger__err_buf(x->errors, &m);
 		}
-		if (!lx_set_add(&ids, v->u.str.ptr + a, b - a))
+		if (!tc_ledger__set_add(&ids, v->u.str.ptr + a, b - a))
 			dup_ids = true;
 	}
 	if (dup_ids)						/* M4 */
-		lx_err(x->errors, "profiling analysis Agent IDs must be unique "
+		tc_ledger__err(x->errors, "profiling analysis Agent IDs must be unique "
 		    "across rounds");
 	for (i = 0; i < results->u.obj.len; i++) {		/* M5 */
 		const tc_json_member *mem = &results->u.obj.members[i];
@@ -701,32 +701,32 @@ check_analysis_maps(struct xv *x)
 		if (!tc_ledger_relative_artifact(mem->value)) {
 			member_loc(&m, "profiling_analysis_result", mem,
 			    " must be a relative artifact path");
-			lx_err_buf(x->errors, &m);
+			tc_ledger__err_buf(x->errors, &m);
 			continue;
 		}
-		p = lx_posix(mem->value);
-		if (!lx_set_addz(&paths, p))
+		p = tc_ledger__posix(mem->value);
+		if (!tc_ledger__set_addz(&paths, p))
 			dup_paths = true;
 		free(p);
 	}
 	if (dup_paths)						/* M6 */
-		lx_err(x->errors, "profiling analysis result paths must be "
+		tc_ledger__err(x->errors, "profiling analysis result paths must be "
 		    "unique across rounds");
-	lx_set_union_into(&profiles, &x->all_baseline_paths);	/* M7 */
-	lx_set_union_into(&profiles, &x->all_candidate_paths);
-	lx_set_intersect(&paths, &profiles, &overlap);
+	tc_ledger__set_union_into(&profiles, &x->all_baseline_paths);	/* M7 */
+	tc_ledger__set_union_into(&profiles, &x->all_candidate_paths);
+	tc_ledger__set_intersect(&paths, &profiles, &overlap);
 	if (overlap.len > 0) {
 		tc_buf_reset(&m);
 		tc_buf_puts(&m, "profiling analysis result and profile paths "
 		    "must be disjoint: ");
-		lx_set_join(&m, &overlap);
-		lx_err_buf(x->errors, &m);
+		tc_ledger__set_join(&m, &overlap);
+		tc_ledger__err_buf(x->errors, &m);
 	}
 	tc_buf_free(&m);
-	lx_set_free(&ids);
-	lx_set_free(&paths);
-	lx_set_free(&profiles);
-	lx_set_free(&overlap);
+	tc_ledger__set_free(&ids);
+	tc_ledger__set_free(&paths);
+	tc_ledger__set_free(&profiles);
+	tc_ledger__set_free(&overlap);
 }
 
 /* ---- continuation (C1) -------------------------------------------------- */
@@ -741,15 +741,15 @@ check_continuation(struct xv *x)
 		const tc_json *life = tc_json_get(o, "lifecycle");
 		tc_buf m = TC_BUF_INIT;
 
-		if (lx_is(tc_json_get(life, "correctness"), "passed") &&
-		    lx_is(tc_json_get(life, "profiling"), "passed"))
+		if (tc_ledger__is(tc_json_get(life, "correctness"), "passed") &&
+		    tc_ledger__is(tc_json_get(life, "profiling"), "passed"))
 			continue;
 		tc_buf_printf(&m, "rounds[%zu] optimization round cannot be "
 		    "followed by ", x->seq[i]);
-		lx_pystr(&m, tc_json_get(x->rounds[x->seq[i + 1]].obj,
+		tc_ledger__pystr(&m, tc_json_get(x->rounds[x->seq[i + 1]].obj,
 		    "round_id"));
 		tc_buf_puts(&m, " unless correctness and profiling passed");
-		lx_err_buf(x->errors, &m);
+		tc_ledger__err_buf(x->errors, &m);
 		tc_buf_free(&m);
 	}
 }
@@ -764,10 +764,10 @@ tc_experiment_structural_errors(const tc_json *result)
 	size_t i;
 
 	if (!tc_json_is(result, TC_JSON_OBJECT)) {		/* S1 */
-		lx_err(errors, "experiment result must be an object");
+		tc_ledger__err(errors, "experiment result must be an object");
 		return errors;
 	}
-	lx_value_scan(result, "experiment result", errors);	/* S2 */
+	tc_ledger__value_scan(result, "experiment result", errors);	/* S2 */
 	if (errors->u.arr.len > 0)
 		return errors;
 
@@ -786,13 +786,13 @@ tc_experiment_structural_errors(const tc_json *result)
 	check_analysis_maps(&x);
 	check_continuation(&x);
 	x.empty_list = tc_json_new_array();
-	xv_check_decisions(&x);
+	tc_experiment__check_decisions(&x);
 	if (x.exc == NULL)
-		xv_check_whole_scope(&x);
+		tc_experiment__check_whole_scope(&x);
 	if (x.exc == NULL)
-		xv_check_round_semantics(&x);
+		tc_experiment__check_round_semantics(&x);
 	if (x.exc == NULL)
-		xv_check_artifact_paths(&x);
+		tc_experiment__check_artifact_paths(&x);
 
 	if (x.exc != NULL) {
 		tc_json_free(errors);
@@ -803,10 +803,10 @@ tc_experiment_structural_errors(const tc_json *result)
 	free(x.rounds);
 	free(x.seq);
 	free(x.round_pos);
-	lx_set_free(&x.round_ids);
-	lx_set_free(&x.passed);
-	lx_set_free(&x.all_baseline_paths);
-	lx_set_free(&x.all_candidate_paths);
+	tc_ledger__set_free(&x.round_ids);
+	tc_ledger__set_free(&x.passed);
+	tc_ledger__set_free(&x.all_baseline_paths);
+	tc_ledger__set_free(&x.all_candidate_paths);
 	tc_json_free(x.empty);
 	tc_json_free(x.empty_list);
 	return errors;

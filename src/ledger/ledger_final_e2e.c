@@ -39,12 +39,6 @@ metrics(const tc_runset *rs)
 }
 
 static tc_json *
-num_or_null(bool has, double v)
-{
-	return has ? tc_json_new_float(v) : tc_json_new_null();
-}
-
-static tc_json *
 gate_json(const tc_evaluation *ev)
 {
 	tc_json *g = tc_json_new_object(), *c = tc_json_new_object();
@@ -63,14 +57,7 @@ gate_json(const tc_evaluation *ev)
 	tc_json_object_set_bool(g, "promoted", ev->passed);
 	tc_json_object_set(g, "min_improvement_pct",
 	    tc_json_new_float(ev->min_improvement_pct));
-	tc_json_object_set(g, "mean_improvement_pct",
-	    num_or_null(ev->has_mean, ev->mean_improvement_pct));
-	tc_json_object_set(g, "median_run_improvement_pct",
-	    num_or_null(ev->has_median, ev->median_run_improvement_pct));
-	tc_json_object_set(g, "p90_regression_pct",
-	    num_or_null(ev->has_p90, ev->p90_regression_pct));
-	tc_json_object_set(g, "stddev_regression_pct",
-	    num_or_null(ev->has_stddev, ev->stddev_regression_pct));
+	tc_evaluation_set_figures(g, ev);
 	return g;
 }
 

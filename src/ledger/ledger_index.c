@@ -23,9 +23,9 @@ promoted(const tc_json *d)
 	const tc_json *c = tc_json_get(d, "classification");
 
 	return tc_json_is(d, TC_JSON_OBJECT) &&
-	    lx_is(tc_json_get(d, "status"), "verified") &&
-	    lx_is(tc_json_get(d, "action"), "prune") &&
-	    (lx_is(c, "neutral") || lx_is(c, "regressed")) &&
+	    tc_ledger__is(tc_json_get(d, "status"), "verified") &&
+	    tc_ledger__is(tc_json_get(d, "action"), "prune") &&
+	    (tc_ledger__is(c, "neutral") || tc_ledger__is(c, "regressed")) &&
 	    tc_ledger_source_actionable(d);
 }
 
@@ -45,7 +45,7 @@ composite_key(const tc_json *d, size_t *len)
 	for (i = 0; key_fields[i] != NULL; i++)
 		tc_json_array_push(arr, clone_or_null(tc_json_get(d,
 		    key_fields[i])));
-	key = lx_canonical(arr, len);
+	key = tc_ledger__canonical(arr, len);
 	tc_json_free(arr);
 	return key;
 }
@@ -100,14 +100,14 @@ tc_ledger_conditional_index(const tc_json *experiments,
 		const tc_json *id = validated->u.arr.items[i];
 
 		if (tc_json_is(id, TC_JSON_STRING))
-			lx_set_add(&ids, id->u.str.ptr, id->u.str.len);
+			tc_ledger__set_add(&ids, id->u.str.ptr, id->u.str.len);
 	}
 	for (i = 0; tc_json_is(experiments, TC_JSON_OBJECT) &&
 	    i < experiments->u.obj.len; i++) {
 		const tc_json_member *m = &experiments->u.obj.members[i];
 		const tc_json *list;
 
-		if (!lx_set_has(&ids, m->key, m->key_len))
+		if (!tc_ledger__set_has(&ids, m->key, m->key_len))
 			continue;
 		list = tc_json_get(m->value, "performance_scope_decisions");
 		for (k = 0; tc_json_is(list, TC_JSON_ARRAY) &&
@@ -130,7 +130,7 @@ tc_ledger_conditional_index(const tc_json *experiments,
 			tc_json_object_set(x->value, "child_agent_id", clone_or_null(
 			    tc_json_get(m->value, "child_agent_id")));
 			x->key = composite_key(d, &x->klen);
-			x->canon = lx_canonical(x->value, &x->clen);
+			x->canon = tc_ledger__canonical(x->value, &x->clen);
 			n++;
 		}
 	}
@@ -166,6 +166,6 @@ tc_ledger_conditional_index(const tc_json *experiments,
 		tc_json_free(e[i].value);
 	}
 	free(e);
-	lx_set_free(&ids);
+	tc_ledger__set_free(&ids);
 	return index;
 }

@@ -31,7 +31,7 @@ member_key_canonical(const char *k, size_t n)
 static bool
 lifecycle_passed(const tc_json *round)
 {
-	return lx_is(tc_json_get(tc_json_get(round, "lifecycle"), "profiling"),
+	return tc_ledger__is(tc_json_get(tc_json_get(round, "lifecycle"), "profiling"),
 	    "passed");
 }
 
@@ -42,8 +42,8 @@ add_stripped(lx_set *s, const tc_json *v)
 
 	if (!tc_ledger_non_empty_string(v))
 		return false;
-	lx_strip_range(v->u.str.ptr, v->u.str.len, &a, &b);
-	lx_set_add(s, v->u.str.ptr + a, b - a);
+	tc_ledger__strip_range(v->u.str.ptr, v->u.str.len, &a, &b);
+	tc_ledger__set_add(s, v->u.str.ptr + a, b - a);
 	return true;
 }
 
@@ -54,8 +54,8 @@ add_posix(lx_set *s, const tc_json *v)
 
 	if (!tc_ledger_relative_artifact(v))
 		return false;
-	p = lx_posix(v);
-	lx_set_addz(s, p);
+	p = tc_ledger__posix(v);
+	tc_ledger__set_addz(s, p);
 	free(p);
 	return true;
 }
@@ -83,23 +83,23 @@ registry_add(struct registry *reg, const tc_json *doc, const char *owner,
 	tc_buf key = TC_BUF_INIT;
 	size_t i, k;
 
-	lx_collect_roles(doc, &m);
+	tc_ledger__collect_roles(doc, &m);
 	for (i = 0; i < m.len; i++) {
 		for (k = 0; k < m.vals[i].len; k++) {
 			const lx_str *role = &m.vals[i].items[k];
 
-			lx_map_add(&reg->roles, m.keys[i].p, m.keys[i].n,
+			tc_ledger__map_add(&reg->roles, m.keys[i].p, m.keys[i].n,
 			    role->p, role->n);
 			tc_buf_reset(&key);
 			tc_buf_add(&key, role->p, role->n);
 			tc_buf_putc(&key, '\n');
 			tc_buf_add(&key, m.keys[i].p, m.keys[i].n);
-			lx_map_add(&reg->owners, key.data, key.len, owner,
+			tc_ledger__map_add(&reg->owners, key.data, key.len, owner,
 			    owner_len);
 		}
 	}
 	tc_buf_free(&key);
-	lx_map_free(&m);
+	tc_ledger__map_free(&m);
 }
 
 static void
@@ -132,15 +132,15 @@ registry_build(struct registry *reg, const tc_json *ledger)
 			registry_add(reg, x, label, strlen(label));
 		}
 	}
-	lx_map_sort(&reg->roles);
-	lx_map_sort(&reg->owners);
+	tc_ledger__map_sort(&reg->roles);
+	tc_ledger__map_sort(&reg->owners);
 }
 
 static void
 registry_free(struct registry *reg)
 {
-	lx_map_free(&reg->roles);
-	lx_map_free(&reg->owners);
+	tc_ledger__map_free(&reg->roles);
+	tc_ledger__map_free(&reg->owners);
 }
 
 static int
@@ -156,7 +156,7 @@ registry_check(const struct registry *reg, tc_error *err)
 		tc_buf_puts(&m, "ledger artifact path ");
 		tc_buf_add(&m, reg->roles.keys[i].p, reg->roles.keys[i].n);
 		tc_buf_puts(&m, " has conflicting roles: ");
-		lx_set_join(&m, &reg->roles.vals[i]);
+		tc_ledger__set_join(&m, &reg->roles.vals[i]);
 		tc_error_set(err, "%s", tc_buf_cstr(&m));
 		tc_buf_free(&m);
 		return -1;
@@ -223,7 +223,7 @@ check_experiments(const tc_json *exps, tc_error *err)
 		if (!tc_json_is(m->value, TC_JSON_OBJECT))
 			return E("ledger experiment %s must be an object", m->key);
 		key = tc_json_new_stringn(m->key, m->key_len);
-		same = lx_eq(tc_json_get(m->value, "experiment_id"), key);
+		same = tc_ledger__eq(tc_json_get(m->value, "experiment_id"), key);
 		tc_json_free(key);
 		if (!same)
 			return E("ledger experiment %s identity mismatch", m->key);
@@ -231,7 +231,7 @@ check_experiments(const tc_json *exps, tc_error *err)
 		if (errors->u.arr.len > 0) {
 			tc_buf b = TC_BUF_INIT;
 
-			lx_join_errors(&b, errors);
+			tc_ledger__join_errors(&b, errors);
 			tc_error_set(err, "ledger experiment %s is invalid: %s",
 			    m->key, tc_buf_cstr(&b));
 			tc_buf_free(&b);
@@ -260,23 +260,23 @@ check_validated_ids(const tc_json *ids, const tc_json *exps, tc_error *err)
 	for (i = 0; i < ids->u.arr.len; i++) {
 		const tc_json *id = ids->u.arr.items[i];
 
-		if (!lx_set_add(&seen, id->u.str.ptr, id->u.str.len))
+		if (!tc_ledger__set_add(&seen, id->u.str.ptr, id->u.str.len))
 			dup = true;
 		if (tc_json_getn(exps, id->u.str.ptr, id->u.str.len) == NULL)
-			lx_set_add(&unknown, id->u.str.ptr, id->u.str.len);
+			tc_ledger__set_add(&unknown, id->u.str.ptr, id->u.str.len);
 	}
 	if (dup) {
 		rc = E("ledger artifact_validated_experiment_ids must be unique");
 	} else if (unknown.len > 0) {
 		tc_buf b = TC_BUF_INIT;
 
-		lx_set_join(&b, &unknown);
+		tc_ledger__set_join(&b, &unknown);
 		rc = E("ledger artifact_validated_experiment_ids references "
 		    "unknown experiments: %s", tc_buf_cstr(&b));
 		tc_buf_free(&b);
 	}
-	lx_set_free(&seen);
-	lx_set_free(&unknown);
+	tc_ledger__set_free(&seen);
+	tc_ledger__set_free(&unknown);
 	return rc;
 }
 
@@ -290,17 +290,17 @@ check_disjoint_ids(const tc_json *exps, const tc_json *legacy, tc_error *err)
 	for (i = 0; i < exps->u.obj.len; i++)
 		if (tc_json_getn(legacy, exps->u.obj.members[i].key,
 		    exps->u.obj.members[i].key_len) != NULL)
-			lx_set_add(&both, exps->u.obj.members[i].key,
+			tc_ledger__set_add(&both, exps->u.obj.members[i].key,
 			    exps->u.obj.members[i].key_len);
 	if (both.len > 0) {
 		tc_buf b = TC_BUF_INIT;
 
-		lx_set_join(&b, &both);
+		tc_ledger__set_join(&b, &both);
 		rc = E("ledger active and legacy experiment IDs must be disjoint: "
 		    "%s", tc_buf_cstr(&b));
 		tc_buf_free(&b);
 	}
-	lx_set_free(&both);
+	tc_ledger__set_free(&both);
 	return rc;
 }
 
@@ -318,7 +318,7 @@ refresh_index(tc_json *l, bool verify, tc_error *err)
 	    tc_json_get(l, "artifact_validated_experiment_ids"), err);
 	if (index == NULL)
 		return -1;
-	if (verify && !lx_canonical_equal(stored, index)) {
+	if (verify && !tc_ledger__canonical_equal(stored, index)) {
 		tc_json_free(index);
 		return E("ledger conditional_performance_evidence does not match "
 		    "its derived index");
@@ -340,11 +340,11 @@ prepare(const tc_json *in, tc_error *err)
 		return NULL;
 	}
 	errors = tc_json_new_array();
-	lx_value_scan(in, "ledger", errors);
+	tc_ledger__value_scan(in, "ledger", errors);
 	if (errors->u.arr.len > 0) {
 		tc_buf b = TC_BUF_INIT;
 
-		lx_join_errors(&b, errors);
+		tc_ledger__join_errors(&b, errors);
 		tc_error_set(err, "%s", tc_buf_cstr(&b));
 		tc_buf_free(&b);
 		tc_json_free(errors);
@@ -377,9 +377,9 @@ prepare(const tc_json *in, tc_error *err)
 	    exps, err) != 0)
 		goto fail;
 	legacy = get_or_create(l, "legacy_experiments", tc_json_new_object());
-	if (lx_check_legacy(legacy, err) != 0)
+	if (tc_ledger__check_legacy(legacy, err) != 0)
 		goto fail;
-	if (lx_check_verified(get_or_create(l, "legacy_verified_exclusions",
+	if (tc_ledger__check_verified(get_or_create(l, "legacy_verified_exclusions",
 	    tc_json_new_array()), err) != 0)
 		goto fail;
 	if (check_disjoint_ids(exps, legacy, err) != 0)
@@ -424,17 +424,17 @@ struct profiles {
 static void
 profiles_free(struct profiles *p)
 {
-	lx_set_free(&p->agents);
-	lx_set_free(&p->analysis);
-	lx_set_free(&p->cand_paths);
-	lx_set_free(&p->cand_fps);
-	lx_set_free(&p->base_paths);
-	lx_set_free(&p->base_fps);
-	lx_set_free(&p->profile_paths);
-	lx_map_free(&p->path_keys);
-	lx_map_free(&p->fp_keys);
-	lx_map_free(&p->path_fps);
-	lx_map_free(&p->fp_paths);
+	tc_ledger__set_free(&p->agents);
+	tc_ledger__set_free(&p->analysis);
+	tc_ledger__set_free(&p->cand_paths);
+	tc_ledger__set_free(&p->cand_fps);
+	tc_ledger__set_free(&p->base_paths);
+	tc_ledger__set_free(&p->base_fps);
+	tc_ledger__set_free(&p->profile_paths);
+	tc_ledger__map_free(&p->path_keys);
+	tc_ledger__map_free(&p->fp_keys);
+	tc_ledger__map_free(&p->path_fps);
+	tc_ledger__map_free(&p->fp_paths);
 }
 
 /* The frozen-baseline reuse key: canonical JSON of the four raw values. */
@@ -455,7 +455,7 @@ reuse_key(const tc_json *exp, size_t *len)
 		tc_json_array_push(arr, v != NULL ? tc_json_clone(v) :
 		    tc_json_new_null());
 	}
-	key = lx_canonical(arr, len);
+	key = tc_ledger__canonical(arr, len);
 	tc_json_free(arr);
 	return key;
 }
@@ -468,7 +468,7 @@ stripped_dup(const tc_json *v, size_t *n)
 
 	if (!tc_ledger_non_empty_string(v))
 		return NULL;
-	lx_strip_range(v->u.str.ptr, v->u.str.len, &a, &b);
+	tc_ledger__strip_range(v->u.str.ptr, v->u.str.len, &a, &b);
 	*n = b - a;
 	return tc_xstrndup(v->u.str.ptr + a, b - a);
 }
@@ -516,13 +516,13 @@ profiles_add(struct profiles *p, const tc_json *exp, const char *id,
 		if (!tc_ledger_relative_artifact(bp) ||
 		    (fp = stripped_dup(bf, &fpn)) == NULL)
 			continue;
-		path = lx_posix(bp);
-		lx_set_addz(&p->base_paths, path);
-		lx_set_add(&p->base_fps, fp, fpn);
-		lx_map_add(&p->path_keys, path, strlen(path), key, klen);
-		lx_map_add(&p->fp_keys, fp, fpn, key, klen);
-		lx_map_add(&p->path_fps, path, strlen(path), fp, fpn);
-		lx_map_add(&p->fp_paths, fp, fpn, path, strlen(path));
+		path = tc_ledger__posix(bp);
+		tc_ledger__set_addz(&p->base_paths, path);
+		tc_ledger__set_add(&p->base_fps, fp, fpn);
+		tc_ledger__map_add(&p->path_keys, path, strlen(path), key, klen);
+		tc_ledger__map_add(&p->fp_keys, fp, fpn, key, klen);
+		tc_ledger__map_add(&p->path_fps, path, strlen(path), fp, fpn);
+		tc_ledger__map_add(&p->fp_paths, fp, fpn, path, strlen(path));
 		free(path);
 		free(fp);
 	}
@@ -573,17 +573,17 @@ overlap(const lx_set *a, const lx_set *b, const char *what, tc_error *err)
 	lx_set both = LX_SET_INIT;
 	int rc = 0;
 
-	lx_set_intersect(a, b, &both);
+	tc_ledger__set_intersect(a, b, &both);
 	if (both.len > 0) {
 		tc_buf m = TC_BUF_INIT;
 
 		tc_buf_printf(&m, "%s: ", what);
-		lx_set_join(&m, &both);
+		tc_ledger__set_join(&m, &both);
 		tc_error_set(err, "%s", tc_buf_cstr(&m));
 		tc_buf_free(&m);
 		rc = -1;
 	}
-	lx_set_free(&both);
+	tc_ledger__set_free(&both);
 	return rc;
 }
 
@@ -593,7 +593,7 @@ intersects(const lx_set *a, const lx_set *b)
 	size_t i;
 
 	for (i = 0; i < a->len; i++)
-		if (lx_set_has(b, a->items[i].p, a->items[i].n))
+		if (tc_ledger__set_has(b, a->items[i].p, a->items[i].n))
 			return true;
 	return false;
 }
@@ -607,6 +607,117 @@ map_multi(const lx_map *m)
 		if (m->vals[i].len != 1)
 			return true;
 	return false;
+}
+
+/* Every key in s is key (n bytes). */
+static bool
+only_key(const lx_set *s, const char *key, size_t n)
+{
+	size_t k;
+
+	for (k = 0; s != NULL && k < s->len; k++)
+		if (s->items[k].n != n || memcmp(s->items[k].p, key, n) != 0)
+			return false;
+	return true;
+}
+
+/* 15: a baseline profile of the result reused from history keeps its
+ * path, its fingerprint and its frozen baseline (rkey). */
+static int
+check_baseline_pair(const struct profiles *h, const tc_json *o,
+    const char *rkey, size_t rklen, tc_error *err)
+{
+	const tc_json *bp = tc_json_get(o, "baseline_profile");
+	const lx_set *s;
+	char *path, *fp;
+	size_t fpn;
+	int rc = -1;
+
+	if (!tc_json_is(o, TC_JSON_OBJECT) ||
+	    !tc_ledger_relative_artifact(bp) ||
+	    (fp = stripped_dup(tc_json_get(o, "baseline_profile_fingerprint"),
+	    &fpn)) == NULL)
+		return 0;
+	path = tc_ledger__posix(bp);
+	s = tc_ledger__map_get(&h->path_fps, path, strlen(path));
+	if (s != NULL && s->len > 0 && !(s->len == 1 &&
+	    tc_ledger__set_has(s, fp, fpn))) {
+		tc_error_set(err, "baseline profile path must retain its "
+		    "content fingerprint: %s", path);
+		goto out;
+	}
+	s = tc_ledger__map_get(&h->fp_paths, fp, fpn);
+	if (s != NULL && s->len > 0 && !(s->len == 1 &&
+	    tc_ledger__set_hasz(s, path))) {
+		tc_error_set(err, "baseline profile fingerprint must retain "
+		    "its artifact path: %s", fp);
+		goto out;
+	}
+	if (!only_key(tc_ledger__map_get(&h->path_keys, path, strlen(path)),
+	    rkey, rklen)) {
+		tc_error_set(err, "baseline profile path may only be reused "
+		    "with the same frozen baseline: %s", path);
+		goto out;
+	}
+	if (!only_key(tc_ledger__map_get(&h->fp_keys, fp, fpn), rkey, rklen)) {
+		tc_error_set(err, "baseline profile fingerprint may only be "
+		    "reused with the same frozen baseline: %s", fp);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(path);
+	free(fp);
+	return rc;
+}
+
+/* 13-14: profile roles stay disjoint in history and between the result
+ * and history. */
+static int
+check_profile_roles(struct profiles *h, struct profiles *r,
+    const tc_json *exps, const tc_json *result, tc_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < exps->u.obj.len; i++)			/* 13 */
+		if (profiles_add(h, exps->u.obj.members[i].value,
+		    exps->u.obj.members[i].key, true, err) != 0)
+			return -1;
+	if (map_multi(&h->path_fps) || map_multi(&h->fp_paths)) {
+		tc_error_set(err, "ledger contains a non-immutable baseline "
+		    "profile registry");
+		return -1;
+	}
+	if (intersects(&h->base_paths, &h->cand_paths) ||
+	    intersects(&h->base_fps, &h->cand_fps)) {
+		tc_error_set(err, "ledger baseline and candidate profile roles "
+		    "must be disjoint");
+		return -1;
+	}
+	(void)profiles_add(r, result, "", false, err);		/* 14 */
+	if (intersects(&h->analysis, &h->profile_paths)) {
+		tc_error_set(err, "ledger analysis result and profile path roles "
+		    "must be disjoint");
+		return -1;
+	}
+	if (overlap(&r->analysis, &h->profile_paths, "profiling analysis result "
+	    "path cannot reuse a historical profile path", err) != 0 ||
+	    overlap(&r->profile_paths, &h->analysis, "profile path cannot reuse "
+	    "a historical profiling analysis result path", err) != 0 ||
+	    overlap(&r->cand_paths, &h->base_paths, "candidate profile path "
+	    "cannot reuse a historical baseline", err) != 0 ||
+	    overlap(&r->cand_fps, &h->base_fps, "candidate profile fingerprint "
+	    "cannot reuse a historical baseline", err) != 0 ||
+	    overlap(&r->base_paths, &h->cand_paths, "baseline profile path "
+	    "cannot reuse a historical candidate", err) != 0 ||
+	    overlap(&r->base_fps, &h->cand_fps, "baseline profile fingerprint "
+	    "cannot reuse a historical candidate", err) != 0 ||
+	    overlap(&r->cand_paths, &h->cand_paths, "new experiment requires "
+	    "fresh candidate profile paths", err) != 0 ||
+	    overlap(&r->cand_fps, &h->cand_fps, "new experiment requires fresh "
+	    "candidate profile fingerprints", err) != 0)
+		return -1;
+	return 0;
 }
 
 static int
@@ -633,102 +744,14 @@ check_history(const tc_json *exps, const tc_json *result, tc_error *err)
 	    overlap(&r.analysis, &h.analysis, "new experiment requires fresh "
 	    "profiling analysis result paths", err) != 0)
 		goto out;
-	for (i = 0; i < exps->u.obj.len; i++)			/* 13 */
-		if (profiles_add(&h, exps->u.obj.members[i].value,
-		    exps->u.obj.members[i].key, true, err) != 0)
-			goto out;
-	if (map_multi(&h.path_fps) || map_multi(&h.fp_paths)) {
-		tc_error_set(err, "ledger contains a non-immutable baseline "
-		    "profile registry");
-		goto out;
-	}
-	if (intersects(&h.base_paths, &h.cand_paths) ||
-	    intersects(&h.base_fps, &h.cand_fps)) {
-		tc_error_set(err, "ledger baseline and candidate profile roles "
-		    "must be disjoint");
-		goto out;
-	}
-	(void)profiles_add(&r, result, "", false, err);		/* 14 */
-	if (intersects(&h.analysis, &h.profile_paths)) {
-		tc_error_set(err, "ledger analysis result and profile path roles "
-		    "must be disjoint");
-		goto out;
-	}
-	if (overlap(&r.analysis, &h.profile_paths, "profiling analysis result "
-	    "path cannot reuse a historical profile path", err) != 0 ||
-	    overlap(&r.profile_paths, &h.analysis, "profile path cannot reuse "
-	    "a historical profiling analysis result path", err) != 0 ||
-	    overlap(&r.cand_paths, &h.base_paths, "candidate profile path "
-	    "cannot reuse a historical baseline", err) != 0 ||
-	    overlap(&r.cand_fps, &h.base_fps, "candidate profile fingerprint "
-	    "cannot reuse a historical baseline", err) != 0 ||
-	    overlap(&r.base_paths, &h.cand_paths, "baseline profile path "
-	    "cannot reuse a historical candidate", err) != 0 ||
-	    overlap(&r.base_fps, &h.cand_fps, "baseline profile fingerprint "
-	    "cannot reuse a historical candidate", err) != 0 ||
-	    overlap(&r.cand_paths, &h.cand_paths, "new experiment requires "
-	    "fresh candidate profile paths", err) != 0 ||
-	    overlap(&r.cand_fps, &h.cand_fps, "new experiment requires fresh "
-	    "candidate profile fingerprints", err) != 0)
+	if (check_profile_roles(&h, &r, exps, result, err) != 0)
 		goto out;
 	rkey = reuse_key(result, &rklen);			/* 15 */
 	rounds = rounds_of(result);
-	for (i = 0; rounds != NULL && i < rounds->u.arr.len; i++) {
-		const tc_json *o = rounds->u.arr.items[i];
-		const tc_json *bp = tc_json_get(o, "baseline_profile");
-		const lx_set *s;
-		char *path, *fp;
-		size_t fpn, k;
-		bool bad;
-
-		if (!tc_json_is(o, TC_JSON_OBJECT) ||
-		    !tc_ledger_relative_artifact(bp) ||
-		    (fp = stripped_dup(tc_json_get(o,
-		    "baseline_profile_fingerprint"), &fpn)) == NULL)
-			continue;
-		path = lx_posix(bp);
-		s = lx_map_get(&h.path_fps, path, strlen(path));
-		if (s != NULL && s->len > 0 && !(s->len == 1 &&
-		    lx_set_has(s, fp, fpn))) {
-			tc_error_set(err, "baseline profile path must retain its "
-			    "content fingerprint: %s", path);
-			goto pair_fail;
-		}
-		s = lx_map_get(&h.fp_paths, fp, fpn);
-		if (s != NULL && s->len > 0 && !(s->len == 1 &&
-		    lx_set_hasz(s, path))) {
-			tc_error_set(err, "baseline profile fingerprint must retain "
-			    "its artifact path: %s", fp);
-			goto pair_fail;
-		}
-		s = lx_map_get(&h.path_keys, path, strlen(path));
-		for (bad = false, k = 0; s != NULL && k < s->len; k++)
-			if (s->items[k].n != rklen ||
-			    memcmp(s->items[k].p, rkey, rklen) != 0)
-				bad = true;
-		if (bad) {
-			tc_error_set(err, "baseline profile path may only be reused "
-			    "with the same frozen baseline: %s", path);
-			goto pair_fail;
-		}
-		s = lx_map_get(&h.fp_keys, fp, fpn);
-		for (bad = false, k = 0; s != NULL && k < s->len; k++)
-			if (s->items[k].n != rklen ||
-			    memcmp(s->items[k].p, rkey, rklen) != 0)
-				bad = true;
-		if (bad) {
-			tc_error_set(err, "baseline profile fingerprint may only be "
-			    "reused with the same frozen baseline: %s", fp);
-			goto pair_fail;
-		}
-		free(path);
-		free(fp);
-		continue;
-pair_fail:
-		free(path);
-		free(fp);
-		goto out;
-	}
+	for (i = 0; rounds != NULL && i < rounds->u.arr.len; i++)
+		if (check_baseline_pair(&h, rounds->u.arr.items[i], rkey, rklen,
+		    err) != 0)
+			goto out;
 	rc = 0;
 out:
 	free(rkey);
@@ -752,24 +775,24 @@ check_roles_against_history(const tc_json *ledger, const tc_json *result,
 		registry_free(&hist);
 		return -1;
 	}
-	lx_collect_roles(result, &mine);
-	lx_map_sort(&mine);
+	tc_ledger__collect_roles(result, &mine);
+	tc_ledger__map_sort(&mine);
 	for (i = 0; i < mine.len && rc == 0; i++) {
-		const lx_set *h = lx_map_get(&hist.roles, mine.keys[i].p,
+		const lx_set *h = tc_ledger__map_get(&hist.roles, mine.keys[i].p,
 		    mine.keys[i].n);
 
 		if (h == NULL || h->len == 0)
 			continue;
-		lx_set_sort(&mine.vals[i]);
+		tc_ledger__set_sort(&mine.vals[i]);
 		for (k = 0; k < mine.vals[i].len && rc == 0; k++) {
 			const lx_str *role = &mine.vals[i].items[k];
 			tc_buf m = TC_BUF_INIT;
 
-			if (!(h->len == 1 && lx_set_has(h, role->p, role->n))) {
+			if (!(h->len == 1 && tc_ledger__set_has(h, role->p, role->n))) {
 				tc_buf_puts(&m, "artifact role conflict for ");
 				tc_buf_add(&m, mine.keys[i].p, mine.keys[i].n);
 				tc_buf_puts(&m, ": historical ");
-				lx_set_join(&m, h);
+				tc_ledger__set_join(&m, h);
 				tc_buf_puts(&m, ", new ");
 				tc_buf_add(&m, role->p, role->n);
 				tc_error_set(err, "%s", tc_buf_cstr(&m));
@@ -785,7 +808,7 @@ check_roles_against_history(const tc_json *ledger, const tc_json *result,
 			tc_buf_free(&m);
 		}
 	}
-	lx_map_free(&mine);
+	tc_ledger__map_free(&mine);
 	registry_free(&hist);
 	return rc;
 }
@@ -802,15 +825,15 @@ store_validated(tc_json *l, const tc_json *id, bool add, tc_error *err)
 	size_t i;
 
 	for (i = 0; i < ids->u.arr.len; i++)
-		lx_set_add(&s, ids->u.arr.items[i]->u.str.ptr,
+		tc_ledger__set_add(&s, ids->u.arr.items[i]->u.str.ptr,
 		    ids->u.arr.items[i]->u.str.len);
 	if (add)
-		lx_set_add(&s, id->u.str.ptr, id->u.str.len);
-	lx_set_sort(&s);
+		tc_ledger__set_add(&s, id->u.str.ptr, id->u.str.len);
+	tc_ledger__set_sort(&s);
 	for (i = 0; i < s.len; i++)
 		tc_json_array_push(arr, tc_json_new_stringn(s.items[i].p,
 		    s.items[i].n));
-	lx_set_free(&s);
+	tc_ledger__set_free(&s);
 	tc_json_object_set(l, "artifact_validated_experiment_ids", arr);
 	return refresh_index(l, false, err);
 }
@@ -827,7 +850,7 @@ tc_ledger_merge(const tc_json *ledger, const tc_json *result,
 	    !tc_json_get(v, "valid")->u.b) {
 		tc_buf b = TC_BUF_INIT;
 
-		lx_join_errors(&b, tc_json_get(v, "errors"));
+		tc_ledger__join_errors(&b, tc_json_get(v, "errors"));
 		tc_error_set(err, "%s", tc_buf_cstr(&b));
 		tc_buf_free(&b);
 		tc_json_free(v);
@@ -847,7 +870,7 @@ tc_ledger_merge(const tc_json *ledger, const tc_json *result,
 	}
 	stored = tc_json_getn(exps, id->u.str.ptr, id->u.str.len);
 	if (stored != NULL) {					/* 11 */
-		if (!lx_canonical_equal(stored, result)) {
+		if (!tc_ledger__canonical_equal(stored, result)) {
 			tc_error_set(err, "experiment %s is immutable and cannot "
 			    "be overwritten", id->u.str.ptr);
 			goto fail;

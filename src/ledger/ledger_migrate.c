@@ -24,7 +24,7 @@ static bool
 identity_matches(const tc_json_member *m)
 {
 	tc_json *k = tc_json_new_stringn(m->key, m->key_len);
-	bool ok = lx_eq(tc_json_get(m->value, "experiment_id"), k);
+	bool ok = tc_ledger__eq(tc_json_get(m->value, "experiment_id"), k);
 
 	tc_json_free(k);
 	return ok;
@@ -40,7 +40,7 @@ fail_joined(tc_json *errors, tc_error *err)
 		tc_json_free(errors);
 		return 0;
 	}
-	lx_join_errors(&b, errors);
+	tc_ledger__join_errors(&b, errors);
 	tc_error_set(err, "%s", tc_buf_cstr(&b));
 	tc_buf_free(&b);
 	tc_json_free(errors);
@@ -48,7 +48,7 @@ fail_joined(tc_json *errors, tc_error *err)
 }
 
 int
-lx_check_legacy(const tc_json *legacy, tc_error *err)
+tc_ledger__check_legacy(const tc_json *legacy, tc_error *err)
 {
 	size_t i;
 
@@ -87,7 +87,7 @@ lx_check_legacy(const tc_json *legacy, tc_error *err)
 }
 
 int
-lx_check_verified(const tc_json *list, tc_error *err)
+tc_ledger__check_verified(const tc_json *list, tc_error *err)
 {
 	size_t i;
 
@@ -193,7 +193,7 @@ tc_ledger_migrate_v1(const tc_json *ledger, tc_error *err)
 			if (errors->u.arr.len > 0) {
 				tc_buf b = TC_BUF_INIT;
 
-				lx_join_errors(&b, errors);
+				tc_ledger__join_errors(&b, errors);
 				tc_error_set(err, "schema 1 performance experiment "
 				    "%s is invalid: %s", m->key, tc_buf_cstr(&b));
 				tc_buf_free(&b);
@@ -222,9 +222,9 @@ tc_ledger_migrate_v1(const tc_json *ledger, tc_error *err)
 		tc_error_set(err, "schema 1 verified_exclusions must be a list");
 		goto fail;
 	}
-	if (lx_check_legacy(new_legacy, err) != 0)
+	if (tc_ledger__check_legacy(new_legacy, err) != 0)
 		goto fail;
-	if (verified != NULL && lx_check_verified(verified, err) != 0)
+	if (verified != NULL && tc_ledger__check_verified(verified, err) != 0)
 		goto fail;
 	out = tc_json_new_object();
 	tc_json_object_set_int(out, "schema_version", TC_LEDGER_SCHEMA_VERSION);

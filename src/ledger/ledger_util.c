@@ -17,7 +17,7 @@
 /* ---- strings ------------------------------------------------------------ */
 
 bool
-lx_string(const tc_json *v, const char **s, size_t *n)
+tc_ledger__string(const tc_json *v, const char **s, size_t *n)
 {
 	if (!tc_json_is(v, TC_JSON_STRING))
 		return false;
@@ -27,7 +27,7 @@ lx_string(const tc_json *v, const char **s, size_t *n)
 }
 
 bool
-lx_is(const tc_json *v, const char *s)
+tc_ledger__is(const tc_json *v, const char *s)
 {
 	size_t n = strlen(s);
 
@@ -36,16 +36,16 @@ lx_is(const tc_json *v, const char *s)
 }
 
 bool
-lx_in(const tc_json *v, const char *const *list)
+tc_ledger__in(const tc_json *v, const char *const *list)
 {
 	for (; *list != NULL; list++)
-		if (lx_is(v, *list))
+		if (tc_ledger__is(v, *list))
 			return true;
 	return false;
 }
 
 bool
-lx_eq(const tc_json *a, const tc_json *b)
+tc_ledger__eq(const tc_json *a, const tc_json *b)
 {
 	if (a == NULL || b == NULL) {
 		const tc_json *o = a == NULL ? b : a;
@@ -106,7 +106,7 @@ py_isspace(uint32_t c)
 }
 
 void
-lx_strip_range(const char *s, size_t n, size_t *start, size_t *end)
+tc_ledger__strip_range(const char *s, size_t n, size_t *start, size_t *end)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, last_end = 0, first = n;
@@ -131,25 +131,25 @@ lx_strip_range(const char *s, size_t n, size_t *start, size_t *end)
 }
 
 bool
-lx_has_surrounding_ws(const tc_json *v)
+tc_ledger__has_surrounding_ws(const tc_json *v)
 {
 	const char *s;
 	size_t n, a, b;
 
-	if (!lx_string(v, &s, &n))
+	if (!tc_ledger__string(v, &s, &n))
 		return false;
-	lx_strip_range(s, n, &a, &b);
+	tc_ledger__strip_range(s, n, &a, &b);
 	return a != 0 || b != n;
 }
 
 bool
-lx_unhashable(const tc_json *v)
+tc_ledger__unhashable(const tc_json *v)
 {
 	return tc_json_is(v, TC_JSON_ARRAY) || tc_json_is(v, TC_JSON_OBJECT);
 }
 
 void
-lx_pystr(tc_buf *b, const tc_json *v)
+tc_ledger__pystr(tc_buf *b, const tc_json *v)
 {
 	if (v == NULL) {
 		tc_buf_puts(b, "None");
@@ -163,13 +163,13 @@ lx_pystr(tc_buf *b, const tc_json *v)
 }
 
 char *
-lx_posix(const tc_json *v)
+tc_ledger__posix(const tc_json *v)
 {
 	const char *s;
 	size_t n;
 	char *tmp, *out;
 
-	if (!lx_string(v, &s, &n))
+	if (!tc_ledger__string(v, &s, &n))
 		return NULL;
 	tmp = tc_xstrndup(s, n);
 	out = tc_path_normalize(tmp);
@@ -178,7 +178,7 @@ lx_posix(const tc_json *v)
 }
 
 char *
-lx_unhashable_message(const tc_json *v)
+tc_ledger__unhashable_message(const tc_json *v)
 {
 	return tc_xasprintf(TC_LEDGER_EXCEPTION_PREFIX
 	    "TypeError: unhashable type: '%s'",
@@ -261,7 +261,7 @@ str_dup(const char *p, size_t n)
 }
 
 bool
-lx_set_add(lx_set *s, const char *p, size_t n)
+tc_ledger__set_add(lx_set *s, const char *p, size_t n)
 {
 	size_t slot;
 
@@ -283,13 +283,13 @@ lx_set_add(lx_set *s, const char *p, size_t n)
 }
 
 bool
-lx_set_addz(lx_set *s, const char *p)
+tc_ledger__set_addz(lx_set *s, const char *p)
 {
-	return lx_set_add(s, p, strlen(p));
+	return tc_ledger__set_add(s, p, strlen(p));
 }
 
 bool
-lx_set_has(const lx_set *s, const char *p, size_t n)
+tc_ledger__set_has(const lx_set *s, const char *p, size_t n)
 {
 	if (s->len == 0)
 		return false;
@@ -297,7 +297,7 @@ lx_set_has(const lx_set *s, const char *p, size_t n)
 }
 
 long
-lx_set_index(const lx_set *s, const char *p, size_t n)
+tc_ledger__set_index(const lx_set *s, const char *p, size_t n)
 {
 	size_t k;
 
@@ -308,9 +308,9 @@ lx_set_index(const lx_set *s, const char *p, size_t n)
 }
 
 bool
-lx_set_hasz(const lx_set *s, const char *p)
+tc_ledger__set_hasz(const lx_set *s, const char *p)
 {
-	return lx_set_has(s, p, strlen(p));
+	return tc_ledger__set_has(s, p, strlen(p));
 }
 
 static int
@@ -322,7 +322,7 @@ lx_str_qcmp(const void *a, const void *b)
 }
 
 void
-lx_set_sort(lx_set *s)
+tc_ledger__set_sort(lx_set *s)
 {
 	if (!s->unsorted)
 		return;
@@ -332,35 +332,35 @@ lx_set_sort(lx_set *s)
 }
 
 bool
-lx_set_equal(const lx_set *a, const lx_set *b)
+tc_ledger__set_equal(const lx_set *a, const lx_set *b)
 {
 	size_t i;
 
 	if (a->len != b->len)
 		return false;
 	for (i = 0; i < a->len; i++)
-		if (!lx_set_has(b, a->items[i].p, a->items[i].n))
+		if (!tc_ledger__set_has(b, a->items[i].p, a->items[i].n))
 			return false;
 	return true;
 }
 
 void
-lx_set_intersect(const lx_set *a, const lx_set *b, lx_set *out)
+tc_ledger__set_intersect(const lx_set *a, const lx_set *b, lx_set *out)
 {
 	size_t i;
 
 	for (i = 0; i < a->len; i++)
-		if (lx_set_has(b, a->items[i].p, a->items[i].n))
-			lx_set_add(out, a->items[i].p, a->items[i].n);
+		if (tc_ledger__set_has(b, a->items[i].p, a->items[i].n))
+			tc_ledger__set_add(out, a->items[i].p, a->items[i].n);
 }
 
 void
-lx_set_union_into(lx_set *dst, const lx_set *src)
+tc_ledger__set_union_into(lx_set *dst, const lx_set *src)
 {
 	size_t i;
 
 	for (i = 0; i < src->len; i++)
-		lx_set_add(dst, src->items[i].p, src->items[i].n);
+		tc_ledger__set_add(dst, src->items[i].p, src->items[i].n);
 }
 
 /* Sorting is a cache operation: the set's contents do not change. */
@@ -369,12 +369,12 @@ sorted(const lx_set *s)
 {
 	lx_set *m = (lx_set *)(uintptr_t)s;
 
-	lx_set_sort(m);
+	tc_ledger__set_sort(m);
 	return m;
 }
 
 void
-lx_set_join(tc_buf *b, const lx_set *set)
+tc_ledger__set_join(tc_buf *b, const lx_set *set)
 {
 	const lx_set *s = sorted(set);
 	size_t i;
@@ -387,7 +387,7 @@ lx_set_join(tc_buf *b, const lx_set *set)
 }
 
 void
-lx_set_repr(tc_buf *b, const lx_set *set)
+tc_ledger__set_repr(tc_buf *b, const lx_set *set)
 {
 	const lx_set *s = sorted(set);
 	size_t i;
@@ -402,7 +402,7 @@ lx_set_repr(tc_buf *b, const lx_set *set)
 }
 
 void
-lx_set_free(lx_set *s)
+tc_ledger__set_free(lx_set *s)
 {
 	size_t i;
 
@@ -416,7 +416,7 @@ lx_set_free(lx_set *s)
 /* ---- maps --------------------------------------------------------------- */
 
 void
-lx_map_add(lx_map *m, const char *k, size_t kn, const char *v, size_t vn)
+tc_ledger__map_add(lx_map *m, const char *k, size_t kn, const char *v, size_t vn)
 {
 	size_t slot, i;
 
@@ -438,11 +438,11 @@ lx_map_add(lx_map *m, const char *k, size_t kn, const char *v, size_t vn)
 		m->slots[slot] = m->len;
 	}
 	i = m->slots[slot] - 1;
-	lx_set_add(&m->vals[i], v, vn);
+	tc_ledger__set_add(&m->vals[i], v, vn);
 }
 
 const lx_set *
-lx_map_get(const lx_map *m, const char *k, size_t kn)
+tc_ledger__map_get(const lx_map *m, const char *k, size_t kn)
 {
 	size_t slot;
 
@@ -466,7 +466,7 @@ entry_cmp(const void *a, const void *b)
 }
 
 void
-lx_map_sort(lx_map *m)
+tc_ledger__map_sort(lx_map *m)
 {
 	struct map_entry *e;
 	size_t i;
@@ -489,13 +489,13 @@ lx_map_sort(lx_map *m)
 }
 
 void
-lx_map_free(lx_map *m)
+tc_ledger__map_free(lx_map *m)
 {
 	size_t i;
 
 	for (i = 0; i < m->len; i++) {
 		free(m->keys[i].p);
-		lx_set_free(&m->vals[i]);
+		tc_ledger__set_free(&m->vals[i]);
 	}
 	free(m->keys);
 	free(m->vals);
@@ -506,7 +506,7 @@ lx_map_free(lx_map *m)
 /* ---- errors ------------------------------------------------------------- */
 
 void
-lx_err(tc_json *errors, const char *fmt, ...)
+tc_ledger__err(tc_json *errors, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -524,14 +524,14 @@ lx_err(tc_json *errors, const char *fmt, ...)
 }
 
 void
-lx_err_buf(tc_json *errors, const tc_buf *msg)
+tc_ledger__err_buf(tc_json *errors, const tc_buf *msg)
 {
 	tc_json_array_push(errors, tc_json_new_stringn(tc_buf_cstr(msg),
 	    msg->len));
 }
 
 void
-lx_join_errors(tc_buf *b, const tc_json *errors)
+tc_ledger__join_errors(tc_buf *b, const tc_json *errors)
 {
 	size_t i;
 
@@ -540,7 +540,7 @@ lx_join_errors(tc_buf *b, const tc_json *errors)
 
 		if (i > 0)
 			tc_buf_puts(b, "; ");
-		lx_pystr(b, e);
+		tc_ledger__pystr(b, e);
 	}
 }
 
@@ -555,7 +555,7 @@ scan(const tc_json *v, tc_buf *loc, tc_json *errors)
 	case TC_JSON_FLOAT:
 		if (!isfinite(v->u.f)) {
 			tc_buf_puts(loc, " must contain finite JSON numbers");
-			lx_err_buf(errors, loc);
+			tc_ledger__err_buf(errors, loc);
 		}
 		break;
 	case TC_JSON_ARRAY:
@@ -586,7 +586,7 @@ scan(const tc_json *v, tc_buf *loc, tc_json *errors)
 }
 
 void
-lx_value_scan(const tc_json *v, const char *loc, tc_json *errors)
+tc_ledger__value_scan(const tc_json *v, const char *loc, tc_json *errors)
 {
 	tc_buf b = TC_BUF_INIT;
 
@@ -596,7 +596,7 @@ lx_value_scan(const tc_json *v, const char *loc, tc_json *errors)
 }
 
 char *
-lx_canonical(const tc_json *v, size_t *len)
+tc_ledger__canonical(const tc_json *v, size_t *len)
 {
 	tc_buf b = TC_BUF_INIT;
 	tc_error err = TC_ERROR_INIT;
@@ -612,10 +612,10 @@ lx_canonical(const tc_json *v, size_t *len)
 }
 
 bool
-lx_canonical_equal(const tc_json *a, const tc_json *b)
+tc_ledger__canonical_equal(const tc_json *a, const tc_json *b)
 {
 	size_t an, bn;
-	char *x = lx_canonical(a, &an), *y = lx_canonical(b, &bn);
+	char *x = tc_ledger__canonical(a, &an), *y = tc_ledger__canonical(b, &bn);
 	bool eq = an == bn && memcmp(x, y, an) == 0;
 
 	free(x);
@@ -641,7 +641,7 @@ key_is(const char *key, size_t n, const char *s)
 }
 
 bool
-lx_is_path_key(const char *key, size_t n)
+tc_ledger__is_path_key(const char *key, size_t n)
 {
 	size_t i;
 
@@ -652,7 +652,7 @@ lx_is_path_key(const char *key, size_t n)
 }
 
 const char *
-lx_role_for_key(const char *key, size_t n)
+tc_ledger__role_for_key(const char *key, size_t n)
 {
 	size_t i;
 
@@ -670,7 +670,7 @@ lx_role_for_key(const char *key, size_t n)
 }
 
 const char *
-lx_role_for_name(const char *posix_path)
+tc_ledger__role_for_name(const char *posix_path)
 {
 	static const struct {
 		const char *needle, *role;

@@ -109,15 +109,6 @@ field(const char *text, const char *key)
 	return NULL;
 }
 
-static void
-set_str_or_null(tc_json *o, const char *key, const char *v)
-{
-	if (v != NULL)
-		tc_json_object_set_string(o, key, v);
-	else
-		tc_json_object_set_null(o, key);
-}
-
 static tc_json *
 collect_host(const struct ctx *c)
 {
@@ -147,7 +138,7 @@ collect_host(const struct ctx *c)
 			pretty = tc_xstrdup(v);
 		}
 	}
-	set_str_or_null(h, "os", pretty);
+	tc_json_object_set_string_or_null(h, "os", pretty);
 	free(pretty);
 	free(osr);
 	return h;
@@ -197,15 +188,15 @@ collect_cpu(struct ctx *c, tc_json *stable)
 	for (p = info; p != NULL && (p = strstr(p, "processor")) != NULL; p++)
 		if (p == info || p[-1] == '\n')
 			logical++;
-	set_str_or_null(cpu, "model", model);
+	tc_json_object_set_string_or_null(cpu, "model", model);
 	tc_json_object_set_int(cpu, "logical_cpus", logical);
 	if (online != NULL)
 		tc_json_object_set_int(cpu, "online_cpus",
 		    count_cpu_list(online));
 	else
 		tc_json_object_set_null(cpu, "online_cpus");
-	set_str_or_null(cpu, "smt", smt);
-	set_str_or_null(cpu, "frequency_driver", driver);
+	tc_json_object_set_string_or_null(cpu, "smt", smt);
+	tc_json_object_set_string_or_null(cpu, "frequency_driver", driver);
 	if (fmin != NULL && fmax != NULL) {
 		tc_json *f = tc_json_new_object();
 
@@ -396,14 +387,14 @@ probe_compiler(struct ctx *c, const char *name, bool required)
 	char *path = tc_envcheck__which(name);
 
 	tc_json_object_set_string(o, "name", name);
-	set_str_or_null(o, "path", path);
+	tc_json_object_set_string_or_null(o, "path", path);
 	if (path != NULL) {
 		char *argv[3] = { path, (char *)"--version", NULL };
 		int status;
 		char *out = tc_envcheck__capture(argv, c->timeout, &status);
 		char *line = status == 0 ? version_line(out) : NULL;
 
-		set_str_or_null(o, "version", line);
+		tc_json_object_set_string_or_null(o, "version", line);
 		free(line);
 		free(out);
 	} else {
@@ -562,7 +553,7 @@ collect_gpus(struct ctx *c, tc_json *stable)
 	size_t i;
 
 	tc_json_object_set_string(g, "probe", "nvidia-smi");
-	set_str_or_null(g, "path", path);
+	tc_json_object_set_string_or_null(g, "path", path);
 	if (path == NULL) {
 		tc_json_object_set(g, "devices", tc_json_new_array());
 		tc_json_object_set_string(g, "error", "nvidia-smi not found in "
@@ -600,7 +591,7 @@ collect_gpus(struct ctx *c, tc_json *stable)
 	if (tc_json_get(g, "devices")->u.arr.len > 0) {
 		char *v = cuda_driver_version(c, path);
 
-		set_str_or_null(g, "cuda_version", v);
+		tc_json_object_set_string_or_null(g, "cuda_version", v);
 		free(v);
 	} else {
 		tc_json_object_set_null(g, "cuda_version");
@@ -666,7 +657,7 @@ collect_npus(struct ctx *c, tc_json *stable)
 	char *path = tc_envcheck__which("npu-smi");
 
 	tc_json_object_set_string(n, "probe", "npu-smi");
-	set_str_or_null(n, "path", path);
+	tc_json_object_set_string_or_null(n, "path", path);
 	if (path == NULL) {
 		tc_json_object_set(n, "devices", tc_json_new_array());
 		tc_json_object_set_string(n, "error", "npu-smi not found in "

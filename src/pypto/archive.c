@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "compare_internal.h"
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/pypto_compare.h"

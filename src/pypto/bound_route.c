@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/pypto_compare.h"
 
 #define HIGH_THRESHOLD 0.80

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/pypto_cases.h"
@@ -220,42 +220,32 @@ sorted_id_list(tc_buf *out, char **ids, size_t n)
 	tc_json_free(arr);
 }
 
+/* The manifest and the Golden contract list the same case ids. */
 static int
-join_golden(const char *op_dir, tc_pypto_manifest *m, tc_error *err)
+golden_same_ids(const tc_pypto_manifest *m, const tc_pypto_golden *g,
+    tc_error *err)
 {
-	tc_pypto_golden g;
-	int have = tc_pypto_golden_load(op_dir, &g, err);
-	char **missing, **extra;
+	char **missing = tc_xcalloc(m->n + 1, sizeof(*missing));
+	char **extra = tc_xcalloc(g->n + 1, sizeof(*extra));
+	tc_buf a = TC_BUF_INIT, b = TC_BUF_INIT;
 	size_t nm = 0, ne = 0, i, j;
-	tc_json *want, *contract, *protocol, *gd;
-	char *contract_path;
-	static const char *const protocol_keys[] = {
-		"schema_version", "device_id", "iterations", "warmup",
-		"repeats", "seed", "timing_scope", "aggregation", NULL
-	};
-	int rc = -1;
+	int rc = 0;
 
-	if (have <= 0)
-		return have;
-	missing = tc_xcalloc(m->n + 1, sizeof(*missing));
-	extra = tc_xcalloc(g.n + 1, sizeof(*extra));
 	for (i = 0; i < m->n; i++) {
-		for (j = 0; j < g.n; j++)
-			if (strcmp(m->cases[i].id, g.cases[j].id) == 0)
+		for (j = 0; j < g->n; j++)
+			if (strcmp(m->cases[i].id, g->cases[j].id) == 0)
 				break;
-		if (j == g.n)
+		if (j == g->n)
 			missing[nm++] = m->cases[i].id;
 	}
-	for (j = 0; j < g.n; j++) {
+	for (j = 0; j < g->n; j++) {
 		for (i = 0; i < m->n; i++)
-			if (strcmp(m->cases[i].id, g.cases[j].id) == 0)
+			if (strcmp(m->cases[i].id, g->cases[j].id) == 0)
 				break;
 		if (i == m->n)
-			extra[ne++] = g.cases[j].id;
+			extra[ne++] = g->cases[j].id;
 	}
 	if (nm > 0 || ne > 0) {
-		tc_buf a = TC_BUF_INIT, b = TC_BUF_INIT;
-
 		sorted_id_list(&a, missing, nm);
 		sorted_id_list(&b, extra, ne);
 		tc_error_set(err, "case id mismatch between --case-manifest and "
@@ -263,18 +253,31 @@ join_golden(const char *op_dir, tc_pypto_manifest *m, tc_error *err)
 		    "extra_in_golden=%s", tc_buf_cstr(&a), tc_buf_cstr(&b));
 		tc_buf_free(&a);
 		tc_buf_free(&b);
-		goto out;
+		rc = -1;
 	}
+	free(missing);
+	free(extra);
+	return rc;
+}
+
+/* Each case has the Golden case's shape and dtype; it takes the Golden
+ * per-iteration time. */
+static int
+golden_join_cases(tc_pypto_manifest *m, const tc_pypto_golden *g,
+    tc_error *err)
+{
+	size_t i, j;
+
 	for (i = 0; i < m->n; i++) {
 		tc_pypto_case *c = &m->cases[i];
-		tc_pypto_golden_case *gc = NULL;
+		const tc_pypto_golden_case *gc = NULL;
 		tc_json *ms, *gs, *mdt, *gdt;
 		bool shape_ok, dtype_ok;
 		char *r;
 
-		for (j = 0; j < g.n; j++)
-			if (strcmp(c->id, g.cases[j].id) == 0)
-				gc = &g.cases[j];
+		for (j = 0; j < g->n; j++)
+			if (strcmp(c->id, g->cases[j].id) == 0)
+				gc = &g->cases[j];
 		if (gc == NULL)
 			continue;
 		ms = tc_pypto_canonical_shape(c->shape);
@@ -293,32 +296,61 @@ join_golden(const char *op_dir, tc_pypto_manifest *m, tc_error *err)
 			    "and Golden contract", r, !shape_ok ? "shape" :
 			    "dtype");
 			free(r);
-			goto out;
+			return -1;
 		}
 		c->has_golden = true;
 		c->golden_us = gc->per_iteration_us;
 	}
-	want = tc_json_new_object();
-	for (i = 0; i < 4; i++) {
-		static const char *const keys[] = {
-			"path", "sha256", "size_bytes", "schema_version"
-		};
+	return 0;
+}
+
+/* The Golden contract was collected from this very manifest file. */
+static bool
+golden_from_manifest(const tc_pypto_manifest *m, const tc_pypto_golden *g)
+{
+	static const char *const keys[] = {
+		"path", "sha256", "size_bytes", "schema_version", NULL
+	};
+	const tc_json *cms = tc_json_get(g->metadata, "case_manifest_source");
+	tc_json *want = tc_json_new_object();
+	bool same;
+	size_t i;
+
+	for (i = 0; keys[i] != NULL; i++) {
 		const tc_json *v = tc_json_get(m->source, keys[i]);
 
 		tc_json_object_set(want, keys[i], v != NULL ? tc_json_clone(v) :
 		    tc_json_new_null());
 	}
-	{
-		const tc_json *cms = tc_json_get(g.metadata,
-		    "case_manifest_source");
-		bool same = cms != NULL && tc_json_equal(cms, want);
+	same = cms != NULL && tc_json_equal(cms, want);
+	tc_json_free(want);
+	return same;
+}
 
-		tc_json_free(want);
-		if (!same) {
-			tc_error_set(err, "Golden contract was not collected from "
-			    "this exact case manifest");
-			goto out;
-		}
+static int
+join_golden(const char *op_dir, tc_pypto_manifest *m, tc_error *err)
+{
+	static const char *const protocol_keys[] = {
+		"schema_version", "device_id", "iterations", "warmup",
+		"repeats", "seed", "timing_scope", "aggregation", NULL
+	};
+	tc_pypto_golden g;
+	int have = tc_pypto_golden_load(op_dir, &g, err);
+	tc_json *contract, *protocol, *gd;
+	char *contract_path;
+	int64_t it = 1;
+	size_t i;
+	int rc = -1;
+
+	if (have <= 0)
+		return have;
+	if (golden_same_ids(m, &g, err) != 0 ||
+	    golden_join_cases(m, &g, err) != 0)
+		goto out;
+	if (!golden_from_manifest(m, &g)) {
+		tc_error_set(err, "Golden contract was not collected from "
+		    "this exact case manifest");
+		goto out;
 	}
 	gd = tc_json_new_object();
 	tc_json_object_set_string(gd, "status", "joined");
@@ -336,16 +368,10 @@ join_golden(const char *op_dir, tc_pypto_manifest *m, tc_error *err)
 		    tc_json_get(g.metadata, protocol_keys[i])));
 	tc_json_object_set(contract, "protocol", protocol);
 	tc_json_object_set(m->source, "golden_contract", contract);
-	{
-		int64_t it = 1;
-
-		(void)tc_pj_int(tc_json_get(g.metadata, "iterations"), &it);
-		m->golden_iterations = (long)it;
-	}
+	(void)tc_pj_int(tc_json_get(g.metadata, "iterations"), &it);
+	m->golden_iterations = (long)it;
 	rc = 0;
 out:
-	free(missing);
-	free(extra);
 	tc_pypto_golden_free(&g);
 	return rc;
 }

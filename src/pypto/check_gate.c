@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check_internal.h"
-#include "internal.h"
+#include "pypto_internal.h"
 #include "orch_internal.h"
 
 void

@@ -17,7 +17,7 @@
 
 #include "check_internal.h"
 #include "compare_internal.h"
-#include "internal.h"
+#include "pypto_internal.h"
 #include "stage5_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
@@ -156,20 +156,15 @@ static int
 run_python(const char *interp, char *const *args, double timeout,
     char **out, char **errt, int *code, tc_error *err)
 {
-	const char *tmp = getenv("TMPDIR");
-	char *dir = tc_xasprintf("%s/tunectl-s4.XXXXXX", tmp != NULL &&
-	    *tmp != '\0' ? tmp : "/tmp");
+	char *dir = tc_make_temp_dir("tunectl-s4", err);
 	char *so, *se, **argv;
 	tc_proc_spec spec;
 	tc_proc_result res;
 	size_t n = 0, i;
 	int rc;
 
-	if (mkdtemp(dir) == NULL) {
-		tc_error_os(err, errno, dir);
-		free(dir);
+	if (dir == NULL)
 		return -1;
-	}
 	while (args[n] != NULL)
 		n++;
 	argv = tc_xcalloc(n + 2, sizeof(*argv));
@@ -449,17 +444,15 @@ rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 static void
 gate_delivery(struct s4 *s, tc_pypto_gate *g)
 {
-	const char *tmp = getenv("TMPDIR");
-	char *dir = tc_xasprintf("%s/tunectl-delivery.XXXXXX", tmp != NULL &&
-	    *tmp != '\0' ? tmp : "/tmp");
+	tc_error err = TC_ERROR_INIT;
+	char *dir = tc_make_temp_dir("tunectl-delivery", &err);
 	char *files[2], *out = NULL, *errt = NULL, *dst;
 	int code = 0, k;
-	tc_error err = TC_ERROR_INIT;
 
-	if (mkdtemp(dir) == NULL) {
+	if (dir == NULL) {
+		tc_error_clear(&err);
 		tc_pypto_gate_fail(g, "delivery_import_unsafe", "cannot make a "
 		    "temporary directory");
-		free(dir);
 		return;
 	}
 	files[0] = tc_xasprintf("test_%s.py", s->op);

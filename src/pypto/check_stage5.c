@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check_internal.h"
-#include "internal.h"
+#include "pypto_internal.h"
 #include "orch_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
@@ -531,12 +531,124 @@ load_rounds(struct ctx *c, tc_pypto_gate *g)
 	tc_error_clear(&err);
 }
 
+/* P2: the manifest cases are exactly the SPEC's performance P0 cases. */
+static void
+p2_spec_cases(struct ctx *c, tc_pypto_gate *g)
+{
+	const tc_json *p0 = tc_json_get(c->spec, "p0_cases");
+	tc_json *names = tc_json_new_array(), *ids = tc_json_new_array();
+	size_t i;
+
+	for (i = 0; tc_json_is(p0, TC_JSON_ARRAY) && i < p0->u.arr.len; i++)
+		if (tc_json_get_string(p0->u.arr.items[i], "name") != NULL)
+			tc_json_array_push(names, tc_json_new_string(
+			    tc_json_get_string(p0->u.arr.items[i], "name")));
+	for (i = 0; i < c->m.n; i++)
+		tc_json_array_push(ids, tc_json_new_string(c->m.cases[i].id));
+	if (!same_set(names, ids))
+		tc_pypto_gate_fail(g, PEI, "the manifest cases do not cover exactly the SPEC "
+		    "performance P0 cases (SPEC p0_cases names vs "
+		    "cases[].id)");
+	else
+		tc_pypto_gate_note(g, "manifest covers the %zu SPEC P0 cases",
+		    c->m.n);
+	tc_json_free(names);
+	tc_json_free(ids);
+}
+
+/* P2: each case maps to its own Stage 4 test function, or (through the
+ * runner's own selector) the verifier reviews the mapping. */
+static void
+p2_case_mapping(struct ctx *c, tc_pypto_gate *g)
+{
+	tc_error err = TC_ERROR_INIT;
+	size_t i, j, with = 0;
+
+	for (i = 0; i < c->m.n; i++)
+		with += c->m.cases[i].test_function != NULL;
+	if (with != c->m.n || !c->runner_ok) {
+		tc_pypto_gate_review(g, c->answers, "P2.mapping");
+		return;
+	}
+	if (tc_pypto_manifest_check_functions(&c->m, c->runner, &err) != 0)
+		tc_pypto_gate_fail(g, PEI, "%s", tc_error_msg(&err));
+	for (i = 0; i < c->m.n; i++)
+		for (j = 0; j < i; j++)
+			if (strcmp(c->m.cases[i].test_function,
+			    c->m.cases[j].test_function) == 0)
+				tc_pypto_gate_fail(g, PEI, "cases %s and %s map to one "
+				    "Stage 4 test %s", c->m.cases[j].id,
+				    c->m.cases[i].id, c->m.cases[i].test_function);
+	tc_error_clear(&err);
+}
+
+/* P2: the report lists exactly the manifest cases, with their shapes. */
+static void
+p2_report_cases(struct ctx *c, tc_pypto_gate *g)
+{
+	const tc_json *pcs = tc_json_get(c->ev, "per_case");
+	size_t i;
+
+	for (i = 0; i < c->m.n; i++) {
+		const tc_json *e = ev_case(c, c->m.cases[i].id);
+
+		if (e == NULL) {
+			tc_pypto_gate_fail(g, PEI, "the report has no per-case record for %s",
+			    c->m.cases[i].id);
+			continue;
+		}
+		if (tc_json_get_string(e, "shape") == NULL ||
+		    strcmp(tc_json_get_string(e, "shape"), c->m.cases[i].shape) ||
+		    tc_json_get_string(e, "dtype") == NULL ||
+		    strcmp(tc_json_get_string(e, "dtype"), c->m.cases[i].dtype))
+			tc_pypto_gate_fail(g, PEI, "case %s: report shape/dtype differ from the "
+			    "frozen manifest", c->m.cases[i].id);
+	}
+	if (!tc_json_is(pcs, TC_JSON_ARRAY) || pcs->u.arr.len != c->m.n)
+		tc_pypto_gate_fail(g, PEI, "the report's per_case does not list exactly "
+		    "the manifest cases");
+}
+
+/* P2: baseline and final compares ran under one protocol, the report's. */
+static void
+p2_same_protocol(struct ctx *c, tc_pypto_gate *g)
+{
+	static const char *const keys[] = {
+		"device_id", "warmup", "repeats", "target_op_name",
+		"timing_source", "seed", NULL
+	};
+	const tc_json *bc = c->base.collection, *fc = c->fin.collection;
+	const tc_json *proto = tc_json_get(c->ev, "protocol");
+	size_t i;
+
+	for (i = 0; keys[i] != NULL; i++) {
+		if (!tc_json_equal(tc_json_get(bc, keys[i]),
+		    tc_json_get(fc, keys[i])))
+			tc_pypto_gate_fail(g, PEI, "baseline and final compares differ in %s",
+			    keys[i]);
+		if (tc_json_get(proto, keys[i]) != NULL &&
+		    !tc_json_equal(tc_json_get(proto, keys[i]),
+		    tc_json_get(fc, keys[i])))
+			tc_pypto_gate_fail(g, PEI, "the report's protocol.%s differs from "
+			    "the final compare", keys[i]);
+	}
+	if (!tc_json_equal(tc_json_get(tc_json_get(bc, "performance_cases"),
+	    "sha256"), tc_json_get(tc_json_get(fc, "performance_cases"),
+	    "sha256")) || !tc_json_equal(tc_json_get(tc_json_get(fc,
+	    "performance_cases"), "sha256"), tc_json_get(c->m.source,
+	    "sha256")))
+		tc_pypto_gate_fail(g, PEI, "baseline and final compares did not use the "
+		    "same raw bytes of the frozen manifest");
+	if (!g->failed)
+		tc_pypto_gate_note(g, "baseline and final share device, warm-up, "
+		    "repeats, Op Name, timing source and manifest sha256");
+}
+
 static void
 gate_p2(struct ctx *c, tc_pypto_gate *g)
 {
 	const tc_json *dt = tc_json_get(c->dispatch, "optimization_target");
 	const tc_json *mt;
-	size_t i;
 	tc_error err = TC_ERROR_INIT;
 
 	if (!c->manifest_ok) {
@@ -555,112 +667,19 @@ gate_p2(struct ctx *c, tc_pypto_gate *g)
 	    tc_json_get(dt, "selection_mode")))
 		tc_pypto_gate_fail(g, PEI, "optimization_target.selection_mode differs from the "
 		    "dispatch");
-	if (c->spec == NULL) {
+	if (c->spec == NULL)
 		tc_pypto_gate_fail(g, BLOCKED, "frozen %s", c->spec_error);
-	} else {
-		const tc_json *p0 = tc_json_get(c->spec, "p0_cases");
-		tc_json *names = tc_json_new_array(), *ids = tc_json_new_array();
-
-		for (i = 0; tc_json_is(p0, TC_JSON_ARRAY) && i < p0->u.arr.len; i++)
-			if (tc_json_get_string(p0->u.arr.items[i], "name") != NULL)
-				tc_json_array_push(names, tc_json_new_string(
-				    tc_json_get_string(p0->u.arr.items[i], "name")));
-		for (i = 0; i < c->m.n; i++)
-			tc_json_array_push(ids, tc_json_new_string(c->m.cases[i].id));
-		if (!same_set(names, ids))
-			tc_pypto_gate_fail(g, PEI, "the manifest cases do not cover exactly the SPEC "
-			    "performance P0 cases (SPEC p0_cases names vs "
-			    "cases[].id)");
-		else
-			tc_pypto_gate_note(g, "manifest covers the %zu SPEC P0 cases",
-			    c->m.n);
-		tc_json_free(names);
-		tc_json_free(ids);
-	}
-	{
-		size_t with = 0;
-
-		for (i = 0; i < c->m.n; i++)
-			with += c->m.cases[i].test_function != NULL;
-		if (with == c->m.n && c->runner_ok) {
-			if (tc_pypto_manifest_check_functions(&c->m, c->runner,
-			    &err) != 0)
-				tc_pypto_gate_fail(g, PEI, "%s", tc_error_msg(&err));
-			for (i = 0; i < c->m.n; i++) {
-				size_t j;
-
-				for (j = 0; j < i; j++)
-					if (strcmp(c->m.cases[i].test_function,
-					    c->m.cases[j].test_function) == 0)
-						tc_pypto_gate_fail(g, PEI, "cases %s and %s map to one "
-						    "Stage 4 test %s", c->m.cases[j].id,
-						    c->m.cases[i].id,
-						    c->m.cases[i].test_function);
-			}
-			tc_error_clear(&err);
-		} else {
-			/* the mapping goes through the runner's own selector: the
-			 * verifier reviews it */
-			tc_pypto_gate_review(g, c->answers, "P2.mapping");
-		}
-	}
+	else
+		p2_spec_cases(c, g);
+	p2_case_mapping(c, g);
 	check_discovery(c, g);
 	if (c->ev == NULL) {
 		tc_pypto_gate_fail(g, PEI, "%s", c->ev_error);
 		return;
 	}
-	for (i = 0; i < c->m.n; i++) {
-		const tc_json *e = ev_case(c, c->m.cases[i].id);
-
-		if (e == NULL) {
-			tc_pypto_gate_fail(g, PEI, "the report has no per-case record for %s",
-			    c->m.cases[i].id);
-			continue;
-		}
-		if (tc_json_get_string(e, "shape") == NULL ||
-		    strcmp(tc_json_get_string(e, "shape"), c->m.cases[i].shape) ||
-		    tc_json_get_string(e, "dtype") == NULL ||
-		    strcmp(tc_json_get_string(e, "dtype"), c->m.cases[i].dtype))
-			tc_pypto_gate_fail(g, PEI, "case %s: report shape/dtype differ from the "
-			    "frozen manifest", c->m.cases[i].id);
-	}
-	{
-		const tc_json *pcs = tc_json_get(c->ev, "per_case");
-
-		if (!tc_json_is(pcs, TC_JSON_ARRAY) || pcs->u.arr.len != c->m.n)
-			tc_pypto_gate_fail(g, PEI, "the report's per_case does not list exactly "
-			    "the manifest cases");
-	}
-	if (c->base_ok && c->fin_ok) {
-		static const char *const keys[] = {
-			"device_id", "warmup", "repeats", "target_op_name",
-			"timing_source", "seed", NULL
-		};
-		const tc_json *bc = c->base.collection, *fc = c->fin.collection;
-		const tc_json *proto = tc_json_get(c->ev, "protocol");
-
-		for (i = 0; keys[i] != NULL; i++) {
-			if (!tc_json_equal(tc_json_get(bc, keys[i]),
-			    tc_json_get(fc, keys[i])))
-				tc_pypto_gate_fail(g, PEI, "baseline and final compares differ in %s",
-				    keys[i]);
-			if (tc_json_get(proto, keys[i]) != NULL &&
-			    !tc_json_equal(tc_json_get(proto, keys[i]),
-			    tc_json_get(fc, keys[i])))
-				tc_pypto_gate_fail(g, PEI, "the report's protocol.%s differs from "
-				    "the final compare", keys[i]);
-		}
-		if (!tc_json_equal(tc_json_get(tc_json_get(bc, "performance_cases"),
-		    "sha256"), tc_json_get(tc_json_get(fc, "performance_cases"),
-		    "sha256")) || !tc_json_equal(tc_json_get(tc_json_get(fc,
-		    "performance_cases"), "sha256"), tc_json_get(c->m.source,
-		    "sha256")))
-			tc_pypto_gate_fail(g, PEI, "baseline and final compares did not use the "
-			    "same raw bytes of the frozen manifest");
-		if (!g->failed)
-			tc_pypto_gate_note(g, "baseline and final share device, warm-up, "
-			    "repeats, Op Name, timing source and manifest sha256");
-	}
+	p2_report_cases(c, g);
+	if (c->base_ok && c->fin_ok)
+		p2_same_protocol(c, g);
 }
 
 static void
@@ -977,40 +996,166 @@ p7_missing_rounds(struct ctx *c, tc_pypto_gate *g, const tc_json *sel)
 	}
 }
 
+/* P7: the item ledger is closed. */
+static void
+p7_ledger(struct ctx *c, tc_pypto_gate *g)
+{
+	tc_error err = TC_ERROR_INIT;
+	const tc_json *errs;
+	tc_json *ledger, *rep;
+	char *lp;
+	size_t i;
+	bool ok;
+
+	if ((lp = ev_path(c, g, "ledger")) == NULL)
+		return;
+	if ((ledger = tc_pypto_ledger_load(lp, &err)) == NULL) {
+		tc_pypto_gate_fail(g, PICI, "%s", tc_error_msg(&err));
+	} else {
+		rep = tc_pypto_ledger_validate(ledger, true, &ok);
+		errs = tc_json_get(rep, "errors");
+		for (i = 0; i < errs->u.arr.len && i < 5; i++)
+			tc_pypto_gate_fail(g, PICI, "ledger: %s",
+			    tc_json_string(errs->u.arr.items[i]));
+		if (ok)
+			tc_pypto_gate_note(g, "ledger closed: every source "
+			    "enumerated and closed, final sweep recorded");
+		tc_json_free(rep);
+		c->ledger = ledger;
+	}
+	tc_error_clear(&err);
+	free(lp);
+}
+
+/* P7: the best version's independent final compare (c->fin) agrees with
+ * its ranking round sr within the frozen stability range. */
+static void
+p7_final_agrees(struct ctx *c, tc_pypto_gate *g, const tc_pypto_round *sr)
+{
+	const tc_json *stab = tc_json_get(tc_json_get(c->contract,
+	    "selection"), "stability_range");
+	const tc_json *tids = tc_json_get(tc_json_get(c->contract,
+	    "optimization_target"), "case_ids");
+	size_t n = c->base.n, i;
+	double *bd = tc_xcalloc(n + 1, sizeof(double));
+	double *sd = tc_xcalloc(n + 1, sizeof(double));
+	double *fd = tc_xcalloc(n + 1, sizeof(double));
+	bool *tm = tc_xcalloc(n + 1, sizeof(bool));
+	const char **ids = tc_xcalloc(n + 1, sizeof(char *));
+	tc_error err = TC_ERROR_INIT;
+	tc_pypto_score_in in[2];
+	tc_pypto_selection_rule rule;
+	bool complete = true;
+	tc_json *r;
+
+	for (i = 0; i < n; i++) {
+		const tc_pypto_round_case *a = round_case(sr, c->base.cases[i].id);
+		const tc_pypto_round_case *z = round_case(&c->fin,
+		    c->base.cases[i].id);
+
+		ids[i] = c->base.cases[i].id;
+		bd[i] = c->base.cases[i].aggregate_us;
+		tm[i] = tc_pj_array_has_string(tids, ids[i]);
+		if (a == NULL || z == NULL) {
+			complete = false;
+			break;
+		}
+		sd[i] = a->aggregate_us;
+		fd[i] = z->aggregate_us;
+	}
+	memset(&rule, 0, sizeof(rule));
+	rule.n_cases = n;
+	rule.case_ids = ids;
+	rule.baseline = bd;
+	rule.target = tm;
+	rule.relative = tc_json_get_string(stab, "kind") != NULL &&
+	    strcmp(tc_json_get_string(stab, "kind"), "relative") == 0;
+	rule.stability_value = tc_json_get_string(stab, "value");
+	in[0].id = "ranking";
+	in[0].evaluation_order = 0;
+	in[0].rankable = true;
+	in[0].durations = sd;
+	in[1].id = "final";
+	in[1].evaluation_order = 1;
+	in[1].rankable = true;
+	in[1].durations = fd;
+	r = complete ? tc_pypto_rank(&rule, in, 2, &err) : NULL;
+	if (r == NULL)
+		tc_pypto_gate_fail(g, PEI, "final vs ranking data cannot be "
+		    "compared: %s", complete ? tc_error_msg(&err) :
+		    "case sets differ");
+	else if (tc_json_get(r, "tie_set")->u.arr.len != 2)
+		tc_pypto_gate_fail(g, PICI, "the independent final compare "
+		    "differs from the ranking data by more than the frozen "
+		    "stability range; re-measure the affected candidates with the "
+		    "same protocol and re-select");
+	else
+		tc_pypto_gate_note(g, "independent final compare agrees with the "
+		    "ranking data within the frozen stability range");
+	tc_json_free(r);
+	tc_error_clear(&err);
+	free(bd);
+	free(sd);
+	free(fd);
+	free(tm);
+	free(ids);
+}
+
+/* P7: the recomputed selection is the report's best version, the final
+ * code, and was compared again independently. */
+static void
+p7_selected(struct ctx *c, tc_pypto_gate *g, const tc_json *sel)
+{
+	const tc_json *s = tc_json_get(sel, "selected");
+	const char *sid = tc_json_get_string(s, "candidate_id");
+	const char *best = ev_str(c, "best_candidate_id");
+	const char *ssha = tc_json_get_string(s, "executable_sha256");
+	const char *fsha = c->fin_ok ? tc_json_get_string(c->fin.collection,
+	    "executable_sha256") : NULL;
+	tc_error err = TC_ERROR_INIT;
+	tc_pypto_round sr;
+
+	if (best == NULL || strcmp(best, sid) != 0)
+		tc_pypto_gate_fail(g, PICI, "the recomputed best version is %s, the report "
+		    "claims %s", sid, best ? best : "(none)");
+	else
+		tc_pypto_gate_note(g, "ranking recomputed: %s selected (anchor %s)",
+		    sid, tc_json_get_string(sel, "anchor"));
+	if (fsha != NULL && (ssha == NULL || strcmp(ssha, fsha) != 0))
+		tc_pypto_gate_fail(g, PICI, "the final code (executable_sha256 %s) is not the "
+		    "selected best version (%s)", fsha, ssha ? ssha : "?");
+	if (!c->fin_ok)
+		return;
+	if (tc_pypto_round_verify(c->op_dir, tc_json_get_string(s, "round"),
+	    &sr, &err) == 0) {
+		if (sr.index == c->fin.index)
+			tc_pypto_gate_fail(g, PICI, "the best version has no independent "
+			    "final formal compare (final round is its ranking "
+			    "round)");
+		else
+			p7_final_agrees(c, g, &sr);
+		tc_pypto_round_free(&sr);
+	} else {
+		tc_pypto_gate_fail(g, PEI, "the selected candidate's round: %s",
+		    tc_error_msg(&err));
+	}
+	tc_error_clear(&err);
+	p7_missing_rounds(c, g, sel);
+}
+
 static void
 gate_p7(struct ctx *c, tc_pypto_gate *g)
 {
-	char *lp, *cp;
-	tc_json *ledger, *sel, *rep;
 	tc_error err = TC_ERROR_INIT;
 	tc_pypto_select_opts so;
-	bool ok;
+	tc_json *sel;
+	char *cp;
 
 	if (c->ev == NULL) {
 		tc_pypto_gate_fail(g, PICI, "%s", c->ev_error);
 		return;
 	}
-	if ((lp = ev_path(c, g, "ledger")) != NULL) {
-		if ((ledger = tc_pypto_ledger_load(lp, &err)) == NULL) {
-			tc_pypto_gate_fail(g, PICI, "%s", tc_error_msg(&err));
-		} else {
-			size_t i;
-			const tc_json *errs;
-
-			rep = tc_pypto_ledger_validate(ledger, true, &ok);
-			errs = tc_json_get(rep, "errors");
-			for (i = 0; i < errs->u.arr.len && i < 5; i++)
-				tc_pypto_gate_fail(g, PICI, "ledger: %s",
-				    tc_json_string(errs->u.arr.items[i]));
-			if (ok)
-				tc_pypto_gate_note(g, "ledger closed: every source "
-				    "enumerated and closed, final sweep recorded");
-			tc_json_free(rep);
-			c->ledger = ledger;
-		}
-		tc_error_clear(&err);
-		free(lp);
-	}
+	p7_ledger(c, g);
 	check_source_indexes(c, g);
 	tc_pypto_gate_review(g, c->answers, "P7.promotion");
 	if (c->contract == NULL) {
@@ -1031,116 +1176,7 @@ gate_p7(struct ctx *c, tc_pypto_gate *g)
 		tc_error_clear(&err);
 		return;
 	}
-	{
-		const tc_json *s = tc_json_get(sel, "selected");
-		const char *sid = tc_json_get_string(s, "candidate_id");
-		const char *best = ev_str(c, "best_candidate_id");
-		const char *ssha = tc_json_get_string(s, "executable_sha256");
-		const char *fsha = c->fin_ok ? tc_json_get_string(c->fin.collection,
-		    "executable_sha256") : NULL;
-
-		if (best == NULL || strcmp(best, sid) != 0)
-			tc_pypto_gate_fail(g, PICI, "the recomputed best version is %s, the report "
-			    "claims %s", sid, best ? best : "(none)");
-		else
-			tc_pypto_gate_note(g, "ranking recomputed: %s selected (anchor %s)",
-			    sid, tc_json_get_string(sel, "anchor"));
-		if (fsha != NULL && (ssha == NULL || strcmp(ssha, fsha) != 0))
-			tc_pypto_gate_fail(g, PICI, "the final code (executable_sha256 %s) is not the "
-			    "selected best version (%s)", fsha, ssha ? ssha : "?");
-		if (c->fin_ok) {
-			tc_pypto_round sr;
-			const char *srel = tc_json_get_string(s, "round");
-
-			if (tc_pypto_round_verify(c->op_dir, srel, &sr, &err) == 0) {
-				if (sr.index == c->fin.index)
-					tc_pypto_gate_fail(g, PICI, "the best version has no independent "
-					    "final formal compare (final round is its "
-					    "ranking round)");
-				else {
-					/* final vs ranking data within the range? */
-					tc_pypto_score_in in[2];
-					tc_pypto_selection_rule rule;
-					const tc_json *stab = tc_json_get(tc_json_get(
-					    c->contract, "selection"), "stability_range");
-					const tc_json *tids = tc_json_get(tc_json_get(
-					    c->contract, "optimization_target"), "case_ids");
-					size_t n = c->base.n, i;
-					double *bd = tc_xcalloc(n + 1, sizeof(double));
-					double *sd = tc_xcalloc(n + 1, sizeof(double));
-					double *fd = tc_xcalloc(n + 1, sizeof(double));
-					bool *tm = tc_xcalloc(n + 1, sizeof(bool));
-					const char **ids = tc_xcalloc(n + 1, sizeof(char *));
-					tc_json *r;
-					bool complete = true;
-
-					for (i = 0; i < n; i++) {
-						const tc_pypto_round_case *a =
-						    round_case(&sr, c->base.cases[i].id);
-						const tc_pypto_round_case *z =
-						    round_case(&c->fin, c->base.cases[i].id);
-
-						ids[i] = c->base.cases[i].id;
-						bd[i] = c->base.cases[i].aggregate_us;
-						tm[i] = tc_pj_array_has_string(tids, ids[i]);
-						if (a == NULL || z == NULL) {
-							complete = false;
-							break;
-						}
-						sd[i] = a->aggregate_us;
-						fd[i] = z->aggregate_us;
-					}
-					memset(&rule, 0, sizeof(rule));
-					rule.n_cases = n;
-					rule.case_ids = ids;
-					rule.baseline = bd;
-					rule.target = tm;
-					rule.relative = tc_json_get_string(stab, "kind") !=
-					    NULL && strcmp(tc_json_get_string(stab, "kind"),
-					    "relative") == 0;
-					rule.stability_value = tc_json_get_string(stab,
-					    "value");
-					in[0].id = "ranking";
-					in[0].evaluation_order = 0;
-					in[0].rankable = true;
-					in[0].durations = sd;
-					in[1].id = "final";
-					in[1].evaluation_order = 1;
-					in[1].rankable = true;
-					in[1].durations = fd;
-					r = complete ? tc_pypto_rank(&rule, in, 2, &err) :
-					    NULL;
-					if (r == NULL)
-						tc_pypto_gate_fail(g, PEI, "final vs ranking data cannot be "
-						    "compared: %s", complete ?
-						    tc_error_msg(&err) : "case sets differ");
-					else if (tc_json_get(r, "tie_set")->u.arr.len != 2)
-						tc_pypto_gate_fail(g, PICI, "the independent final compare "
-						    "differs from the ranking data by more than "
-						    "the frozen stability range; re-measure the "
-						    "affected candidates with the same protocol "
-						    "and re-select");
-					else
-						tc_pypto_gate_note(g, "independent final compare "
-						    "agrees with the ranking data within the "
-						    "frozen stability range");
-					tc_json_free(r);
-					tc_error_clear(&err);
-					free(bd);
-					free(sd);
-					free(fd);
-					free(tm);
-					free(ids);
-				}
-				tc_pypto_round_free(&sr);
-			} else {
-				tc_pypto_gate_fail(g, PEI, "the selected candidate's round: %s",
-				    tc_error_msg(&err));
-			}
-			tc_error_clear(&err);
-			p7_missing_rounds(c, g, sel);
-		}
-	}
+	p7_selected(c, g, sel);
 	tc_json_free(sel);
 }
 

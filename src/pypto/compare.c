@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "compare_internal.h"
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/pypto_cases.h"
@@ -93,18 +93,6 @@ tc_pypto_find_runner(const char *op_dir, tc_error *err)
 	return found;
 }
 
-static bool
-valid_env_name(const char *s)
-{
-	size_t i;
-
-	if (!(isalpha((unsigned char)s[0]) || s[0] == '_'))
-		return false;
-	for (i = 1; s[i] != '\0'; i++)
-		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
-			return false;
-	return true;
-}
 
 /* The effective protocol: CLI values, else the frozen contract, else the
  * reference tool's defaults (warm-up 3, repeats 1, retry 2). */
@@ -490,7 +478,7 @@ prepare(const tc_pypto_compare_opts *o, struct run_state *s, tc_error *err)
 		    "--case-id");
 		return -1;
 	}
-	if (s->p.case_env != NULL && !valid_env_name(s->p.case_env)) {
+	if (s->p.case_env != NULL && !tc_pj_env_name_ok(s->p.case_env)) {
 		tc_error_set(err, "--case-env must be a valid environment variable "
 		    "name");
 		return -1;
@@ -566,45 +554,178 @@ collection_record(struct run_state *s, long seed, bool quick)
 	return c;
 }
 
+/* Open the runner context, and check once that the runner's case
+ * selector reaches every case. */
+static int
+open_runner(const tc_pypto_compare_opts *o, struct run_state *s,
+    tc_pypto_runctx *rc, bool *rc_open, tc_error *err)
+{
+	char **ids;
+	size_t i;
+	int r = 0;
+
+	rc->runner = s->runner;
+	rc->interpreter = o->interpreter != NULL ? o->interpreter : "python3";
+	rc->manifest = s->m.path;
+	rc->case_arg = s->p.case_arg;
+	rc->case_env = s->p.case_env;
+	rc->adapter = uses_adapter(&s->m, &s->p);
+	rc->device = s->device;
+	rc->timeout_s = o->timeout_s > 0 ? o->timeout_s : 600;
+	if (tc_pypto_runctx_open(rc, err) != 0)
+		return -1;
+	*rc_open = true;
+	ids = tc_xcalloc(s->m.n + 1, sizeof(*ids));
+	for (i = 0; i < s->m.n; i++)
+		ids[i] = s->m.cases[i].id;
+	if ((s->p.case_arg != NULL || s->p.case_env != NULL || rc->adapter) &&
+	    tc_pypto_selector_preflight(rc, ids, s->m.n, err) != 0)
+		r = -1;
+	free(ids);
+	return r;
+}
+
+/* Measure every case (each with up to retry more attempts) into
+ * s->measurements; the cases that failed are named in the collection
+ * record.  Returns how many were measured. */
+static size_t
+measure_cases(struct run_state *s, tc_pypto_runctx *rc, double pause)
+{
+	tc_pypto_repeat *reps = tc_xcalloc((size_t)s->p.repeats, sizeof(*reps));
+	tc_json *case_errors = tc_json_new_object();
+	bool select = s->p.case_arg != NULL || s->p.case_env != NULL ||
+	    rc->adapter;
+	size_t i, valid = 0;
+
+	s->measurements = tc_xcalloc(s->m.n + 1, sizeof(*s->measurements));
+	for (i = 0; i < s->m.n; i++) {
+		const char *id = s->m.cases[i].id;
+		tc_error aerr = TC_ERROR_INIT;
+		long attempt;
+
+		for (attempt = 0; attempt <= s->p.retry; attempt++) {
+			tc_error_clear(&aerr);
+			if (attempt_case(rc, &s->p, select ? id : NULL, reps,
+			    &aerr) == 0) {
+				s->measurements[i] = tc_pypto_archive_case(s->round,
+				    s->collection_id, s->p.op_name,
+				    s->p.timing_source, id, reps,
+				    (size_t)s->p.repeats, &aerr);
+				free_repeats(reps, (size_t)s->p.repeats);
+				break;
+			}
+			free_repeats(reps, (size_t)s->p.repeats);
+			pause_s(pause);
+		}
+		if (s->measurements[i] != NULL)
+			valid++;
+		else
+			tc_json_object_set_string(case_errors, id,
+			    tc_error_msg(&aerr));
+		tc_error_clear(&aerr);
+	}
+	if (case_errors->u.obj.len > 0)
+		tc_json_object_set(s->collection, "case_errors", case_errors);
+	else
+		tc_json_free(case_errors);
+	free(reps);
+	return valid;
+}
+
+/* The collection counts only when every case was measured, the case
+ * source still holds and the runner did not change meanwhile;
+ * otherwise it is recorded as failed. */
+static int
+check_collection(struct run_state *s, size_t valid, tc_error *err)
+{
+	char sha_end[TC_SHA256_HEX_LEN + 1], *m2;
+	const tc_json *ce;
+	uint64_t size;
+
+	if (valid != s->m.n) {
+		m2 = tc_xasprintf("only %zu/%zu cases produced valid "
+		    "performance evidence", valid, s->m.n);
+		fail_collection(s, m2, err);
+		free(m2);
+		/* The caller also learns why (collection.json keeps the
+		 * reference's message and every case error). */
+		ce = tc_json_get(s->collection, "case_errors");
+		if (tc_json_is(ce, TC_JSON_OBJECT) && ce->u.obj.len > 0)
+			tc_error_set(err, "only %zu/%zu cases produced valid "
+			    "performance evidence; case %s: %s", valid, s->m.n,
+			    ce->u.obj.members[0].key,
+			    tc_json_string(ce->u.obj.members[0].value));
+		return -1;
+	}
+	if ((m2 = tc_pypto_case_source_error(s->m.source)) != NULL) {
+		fail_collection(s, m2, err);
+		free(m2);
+		return -1;
+	}
+	if (tc_sha256_file(s->runner, sha_end, &size, err) != 0 ||
+	    strcmp(sha_end, s->sha_start) != 0) {
+		m2 = tc_xasprintf("the runner %s changed during the "
+		    "collection: executable_sha256 %s at the start, %s at the end",
+		    s->runner, s->sha_start, tc_error_msg(err)[0] != '\0' ?
+		    tc_error_msg(err) : sha_end);
+		fail_collection(s, m2, err);
+		free(m2);
+		return -1;
+	}
+	return 0;
+}
+
+static tc_json *
+summarize(const tc_pypto_compare_opts *o, struct run_state *s)
+{
+	tc_pypto_summary_in in;
+	tc_json *summary;
+	bool fn = has_case_functions(&s->m);
+
+	memset(&in, 0, sizeof(in));
+	in.op_dir = s->op_dir;
+	in.m = &s->m;
+	in.measurements = s->measurements;
+	in.warmup = s->p.warmup;
+	in.repeats = s->p.repeats;
+	in.seed = o->seed > 0 ? o->seed : -1;
+	in.device = s->device;
+	in.device_source = s->device_source;
+	in.op_name = s->p.op_name;
+	in.case_selector_kind = s->p.case_arg != NULL ? "cli" :
+	    s->p.case_env != NULL ? "env" : fn ? "function_adapter" :
+	    "single_case";
+	in.case_selector_name = s->p.case_arg != NULL ? s->p.case_arg :
+	    s->p.case_env != NULL ? s->p.case_env :
+	    fn ? "PERFORMANCE_CASES.test_function" : NULL;
+	in.timing_source = s->p.timing_source;
+	in.collection_id = s->collection_id;
+	in.round_dir = s->round;
+	in.executable_sha256 = s->sha_start;
+	in.quick = o->quick;
+	summary = tc_pypto_summary(&in);
+	tc_json_object_set(s->collection, "case_selector",
+	    tc_json_clone(tc_json_get(summary, "case_selector")));
+	return summary;
+}
+
 tc_json *
 tc_pypto_compare(const tc_pypto_compare_opts *o, char **round_dir,
     tc_error *err)
 {
 	struct run_state s;
 	tc_pypto_runctx rc;
-	tc_json *summary = NULL, *case_errors;
-	tc_pypto_repeat *reps = NULL;
-	size_t i, valid = 0;
+	tc_json *summary = NULL;
+	size_t valid;
 	double pause = o->retry_pause_s >= 0 ? o->retry_pause_s : 0.5;
-	char sha_end[TC_SHA256_HEX_LEN + 1];
-	char **ids = NULL;
-	uint64_t size;
-	char *msg;
 	bool rc_open = false;
 
 	memset(&s, 0, sizeof(s));
 	memset(&rc, 0, sizeof(rc));
 	*round_dir = NULL;
-	if (prepare(o, &s, err) != 0)
+	if (prepare(o, &s, err) != 0 ||
+	    open_runner(o, &s, &rc, &rc_open, err) != 0)
 		goto out;
-	rc.runner = s.runner;
-	rc.interpreter = o->interpreter != NULL ? o->interpreter : "python3";
-	rc.manifest = s.m.path;
-	rc.case_arg = s.p.case_arg;
-	rc.case_env = s.p.case_env;
-	rc.adapter = uses_adapter(&s.m, &s.p);
-	rc.device = s.device;
-	rc.timeout_s = o->timeout_s > 0 ? o->timeout_s : 600;
-	if (tc_pypto_runctx_open(&rc, err) != 0)
-		goto out;
-	rc_open = true;
-	ids = tc_xcalloc(s.m.n + 1, sizeof(*ids));
-	for (i = 0; i < s.m.n; i++)
-		ids[i] = s.m.cases[i].id;
-	if ((s.p.case_arg != NULL || s.p.case_env != NULL || rc.adapter) &&
-	    tc_pypto_selector_preflight(&rc, ids, s.m.n, err) != 0)
-		goto out;
-
 	s.collection_id = default_collection_id(o->collection_id, o->quick);
 	if ((s.round = o->quick ? tc_pypto_reserve_dir(s.op_dir,
 	    "docs/perf/quick", "quick", err) : tc_pypto_reserve_round(s.op_dir,
@@ -615,108 +736,10 @@ tc_pypto_compare(const tc_pypto_compare_opts *o, char **round_dir,
 	s.collection = collection_record(&s, o->seed, o->quick);
 	if (tc_write_json(s.collection_path, s.collection, 0, err) != 0)
 		goto out;
-
-	s.measurements = tc_xcalloc(s.m.n + 1, sizeof(*s.measurements));
-	reps = tc_xcalloc((size_t)s.p.repeats, sizeof(*reps));
-	case_errors = tc_json_new_object();
-	for (i = 0; i < s.m.n; i++) {
-		const char *id = s.m.cases[i].id;
-		const char *sel_id = (s.p.case_arg != NULL || s.p.case_env != NULL ||
-		    rc.adapter) ? id : NULL;
-		tc_error aerr = TC_ERROR_INIT;
-		long attempt;
-
-		for (attempt = 0; attempt <= s.p.retry; attempt++) {
-			tc_error_clear(&aerr);
-			if (attempt_case(&rc, &s.p, sel_id, reps, &aerr) == 0) {
-				s.measurements[i] = tc_pypto_archive_case(s.round,
-				    s.collection_id, s.p.op_name,
-				    s.p.timing_source, id, reps,
-				    (size_t)s.p.repeats, &aerr);
-				free_repeats(reps, (size_t)s.p.repeats);
-				break;
-			}
-			free_repeats(reps, (size_t)s.p.repeats);
-			pause_s(pause);
-		}
-		if (s.measurements[i] != NULL)
-			valid++;
-		else
-			tc_json_object_set_string(case_errors, id,
-			    tc_error_msg(&aerr));
-		tc_error_clear(&aerr);
-	}
-	if (case_errors->u.obj.len > 0)
-		tc_json_object_set(s.collection, "case_errors", case_errors);
-	else
-		tc_json_free(case_errors);
-	if (valid != s.m.n) {
-		char *m2 = tc_xasprintf("only %zu/%zu cases produced valid "
-		    "performance evidence", valid, s.m.n);
-
-		fail_collection(&s, m2, err);
-		free(m2);
-		/* The caller also learns why (collection.json keeps the
-		 * reference's message and every case error). */
-		{
-			const tc_json *ce = tc_json_get(s.collection,
-			    "case_errors");
-
-			if (tc_json_is(ce, TC_JSON_OBJECT) && ce->u.obj.len > 0)
-				tc_error_set(err, "only %zu/%zu cases produced valid "
-				    "performance evidence; case %s: %s", valid,
-				    s.m.n, ce->u.obj.members[0].key,
-				    tc_json_string(ce->u.obj.members[0].value));
-		}
+	valid = measure_cases(&s, &rc, pause);
+	if (check_collection(&s, valid, err) != 0)
 		goto out;
-	}
-	if ((msg = tc_pypto_case_source_error(s.m.source)) != NULL) {
-		fail_collection(&s, msg, err);
-		free(msg);
-		goto out;
-	}
-	if (tc_sha256_file(s.runner, sha_end, &size, err) != 0 ||
-	    strcmp(sha_end, s.sha_start) != 0) {
-		char *m2 = tc_xasprintf("the runner %s changed during the "
-		    "collection: executable_sha256 %s at the start, %s at the end",
-		    s.runner, s.sha_start, tc_error_msg(err)[0] != '\0' ?
-		    tc_error_msg(err) : sha_end);
-
-		fail_collection(&s, m2, err);
-		free(m2);
-		goto out;
-	}
-	{
-		tc_pypto_summary_in in;
-		const tc_json *sel;
-
-		memset(&in, 0, sizeof(in));
-		in.op_dir = s.op_dir;
-		in.m = &s.m;
-		in.measurements = s.measurements;
-		in.warmup = s.p.warmup;
-		in.repeats = s.p.repeats;
-		in.seed = o->seed > 0 ? o->seed : -1;
-		in.device = s.device;
-		in.device_source = s.device_source;
-		in.op_name = s.p.op_name;
-		in.case_selector_kind = s.p.case_arg != NULL ? "cli" :
-		    s.p.case_env != NULL ? "env" : has_case_functions(&s.m) ?
-		    "function_adapter" : "single_case";
-		in.case_selector_name = s.p.case_arg != NULL ? s.p.case_arg :
-		    s.p.case_env != NULL ? s.p.case_env :
-		    has_case_functions(&s.m) ? "PERFORMANCE_CASES.test_function" :
-		    NULL;
-		in.timing_source = s.p.timing_source;
-		in.collection_id = s.collection_id;
-		in.round_dir = s.round;
-		in.executable_sha256 = s.sha_start;
-		in.quick = o->quick;
-		summary = tc_pypto_summary(&in);
-		sel = tc_json_get(summary, "case_selector");
-		tc_json_object_set(s.collection, "case_selector",
-		    tc_json_clone(sel));
-	}
+	summary = summarize(o, &s);
 	if (write_root(s.op_dir, summary, o->quick, err) != 0) {
 		char *m2 = tc_xstrdup(tc_error_msg(err));
 
@@ -735,8 +758,6 @@ tc_pypto_compare(const tc_pypto_compare_opts *o, char **round_dir,
 out:
 	if (rc_open)
 		tc_pypto_runctx_close(&rc);
-	free(reps);
-	free(ids);
 	free(s.round);
 	state_free(&s);
 	return summary;

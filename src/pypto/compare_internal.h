@@ -48,6 +48,11 @@ void tc_pypto_runctx_close(tc_pypto_runctx *c);
 int tc_pypto_run_once(tc_pypto_runctx *c, const char *case_id,
     tc_pypto_run *r, tc_error *err);
 void tc_pypto_run_free(tc_pypto_run *r);
+/* warmup warm-up runs, then the run kept in *r; a run that exits non-zero
+ * is "<what> warm-up failed (exit N): <stderr tail>" ("<what> run ..."
+ * for the last).  Returns 0 or -1. */
+int tc_pypto_run_warmed(tc_pypto_runctx *c, const char *case_id,
+    long warmup, const char *what, tc_pypto_run *r, tc_error *err);
 /* "msg: <last 500 chars of stderr>" style tail (malloc'd). */
 char *tc_pypto_tail(const char *s, size_t n);
 

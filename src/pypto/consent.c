@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "orch_internal.h"
 #include "stage5_internal.h"
 #include "tunectl/fileio.h"

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/pypto_cases.h"
@@ -42,18 +42,6 @@ decimal_text_ok(const char *s)
 	return digits > 0 && s[i] == '\0';
 }
 
-static bool
-valid_env_name(const char *s)
-{
-	size_t i;
-
-	if (!(isalpha((unsigned char)s[0]) || s[0] == '_'))
-		return false;
-	for (i = 1; s[i] != '\0'; i++)
-		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
-			return false;
-	return true;
-}
 
 static int
 check_no_rounds(const char *op_dir, tc_error *err)
@@ -198,13 +186,190 @@ bad:
 	return NULL;
 }
 
+/* The measurement options: counts, timing source, case selector, the
+ * stability range and the promotion rule. */
+static int
+check_protocol_opts(const tc_pypto_freeze_opts *o, const char *src,
+    tc_error *err)
+{
+	if (o->warmup < 0 || o->repeats < 1 || o->retry < 0) {
+		if (o->warmup < 0)
+			tc_error_set(err, "--warmup must be >= 0");
+		else if (o->repeats < 1)
+			tc_error_set(err, "--repeats must be >= 1");
+		else
+			tc_error_set(err, "--retry must be >= 0");
+		return -1;
+	}
+	if (strcmp(src, "process_timer") != 0 &&
+	    strcmp(src, "runner_reported") != 0) {
+		tc_error_set(err, "--timing-source must be process_timer or "
+		    "runner_reported");
+		return -1;
+	}
+	if (o->case_arg != NULL && o->case_env != NULL) {
+		tc_error_set(err, "--case-arg and --case-env are mutually "
+		    "exclusive");
+		return -1;
+	}
+	if (o->case_arg != NULL && (o->case_arg[0] != '-' ||
+	    strcmp(o->case_arg, "--") == 0)) {
+		tc_error_set(err, "--case-arg must be a CLI option such as "
+		    "--case-id");
+		return -1;
+	}
+	if (o->case_env != NULL && !tc_pj_env_name_ok(o->case_env)) {
+		tc_error_set(err, "--case-env must be a valid environment "
+		    "variable name");
+		return -1;
+	}
+	if (o->stability_kind == NULL || (strcmp(o->stability_kind,
+	    "absolute") != 0 && strcmp(o->stability_kind, "relative") != 0)) {
+		tc_error_set(err, "--stability-kind must be absolute or relative");
+		return -1;
+	}
+	if (!decimal_text_ok(o->stability_value)) {
+		tc_error_set(err, "--stability-range must be a non-negative "
+		    "decimal number such as 0.02 (no numeric default exists; "
+		    "the optimizer must declare it)");
+		return -1;
+	}
+	if (o->promotion_rule == NULL || tc_js_is_blank(o->promotion_rule)) {
+		tc_error_set(err, "--promotion-rule must state the frozen quick "
+		    "to formal promotion rule");
+		return -1;
+	}
+	return 0;
+}
+
+/* How the runner is told which case to run: an option, a variable, the
+ * cases' test functions, or nothing for a single case. */
+static tc_json *
+case_selector_json(const tc_pypto_freeze_opts *o, const tc_pypto_manifest *m,
+    tc_error *err)
+{
+	tc_json *sel = tc_json_new_object();
+	size_t i, with = 0;
+
+	if (o->case_arg != NULL) {
+		tc_json_object_set_string(sel, "kind", "cli");
+		tc_json_object_set_string(sel, "name", o->case_arg);
+		return sel;
+	}
+	if (o->case_env != NULL) {
+		tc_json_object_set_string(sel, "kind", "env");
+		tc_json_object_set_string(sel, "name", o->case_env);
+		return sel;
+	}
+	for (i = 0; i < m->n; i++)
+		with += m->cases[i].test_function != NULL;
+	if (with == m->n) {
+		tc_json_object_set_string(sel, "kind", "function_adapter");
+		tc_json_object_set_string(sel, "name",
+		    "PERFORMANCE_CASES.test_function");
+	} else if (m->n == 1) {
+		tc_json_object_set_string(sel, "kind", "single_case");
+		tc_json_object_set_null(sel, "name");
+	} else {
+		tc_json_free(sel);
+		tc_error_set(err, "the selected performance case source "
+		    "contains %zu cases, but test_<op>.py needs an "
+		    "explicit per-case selector. Refusing to reuse one "
+		    "aggregate msprof duration for every case; rerun with "
+		    "--case-arg/--case-env, or add a validated "
+		    "test_function to every manifest case for the Stage 5 "
+		    "adapter.", m->n);
+		return NULL;
+	}
+	return sel;
+}
+
+static tc_json *
+discovery_json(const tc_json *discovery)
+{
+	static const char *const copied[] = { "case_id", "selected_op_name",
+	    NULL };
+	tc_json *rec;
+	size_t i;
+
+	if (discovery == NULL)
+		return tc_json_new_null();
+	rec = tc_json_new_object();
+	tc_json_object_set(rec, "path", tc_json_clone(tc_json_get(discovery,
+	    "_path")));
+	tc_json_object_set(rec, "sha256", tc_json_clone(tc_json_get(discovery,
+	    "_sha256")));
+	for (i = 0; copied[i] != NULL; i++)
+		tc_json_object_set(rec, copied[i], tc_json_clone(tc_json_get(
+		    discovery, copied[i])));
+	return rec;
+}
+
+/* The selection rule; takes weights (NULL: equal weights). */
+static tc_json *
+selection_json(const tc_pypto_freeze_opts *o, tc_json *weights)
+{
+	tc_json *selection = tc_json_new_object(), *stab = tc_json_new_object();
+
+	tc_json_object_set_string(selection, "aggregate_metric", weights != NULL ?
+	    "weighted_mean_case_speedup" : "equal_weight_mean_case_speedup");
+	tc_json_object_set(selection, "weights", weights != NULL ? weights :
+	    tc_json_new_null());
+	tc_json_object_set_string(stab, "kind", o->stability_kind);
+	tc_json_object_set_string(stab, "value", o->stability_value);
+	tc_json_object_set(selection, "stability_range", stab);
+	tc_json_object_set_string(selection, "tie_rule",
+	    "anchor_smallest_evaluation_order");
+	tc_json_object_set_string(selection, "promotion_rule", o->promotion_rule);
+	return selection;
+}
+
+/* The measurement protocol; takes the case selector. */
+static tc_json *
+protocol_json(const tc_pypto_freeze_opts *o, const char *op_name,
+    const char *src, tc_json *sel)
+{
+	tc_json *protocol = tc_json_new_object();
+
+	tc_json_object_set_string(protocol, "target_op_name", op_name);
+	tc_json_object_set_int(protocol, "warmup", o->warmup);
+	tc_json_object_set_int(protocol, "repeats", o->repeats);
+	tc_json_object_set_int(protocol, "retry", o->retry);
+	tc_json_object_set_int(protocol, "seed", 42);
+	tc_json_object_set_string(protocol, "timing_source", src);
+	tc_json_object_set(protocol, "case_selector", sel);
+	return protocol;
+}
+
+/* The exact Op Name: the one discovery found (an --op-name must agree),
+ * else --op-name. */
+static int
+pick_op_name(const tc_pypto_freeze_opts *o, const tc_json *discovery,
+    const char **op_name, tc_error *err)
+{
+	const char *found;
+
+	*op_name = o->op_name;
+	if (discovery == NULL)
+		return 0;
+	found = tc_json_get_string(discovery, "selected_op_name");
+	if (o->op_name != NULL && o->op_name[0] != '\0' &&
+	    strcmp(o->op_name, found) != 0) {
+		tc_error_set(err, "--op-name %s is not the Op Name the "
+		    "discovery run found (%s)", o->op_name, found);
+		return -1;
+	}
+	*op_name = found;
+	return 0;
+}
+
 tc_json *
 tc_pypto_contract_freeze(const tc_pypto_freeze_opts *o, tc_error *err)
 {
 	tc_pypto_manifest m;
 	char *runner = NULL, *path = NULL, stamp[TC_TIMESTAMP_LEN + 1];
-	tc_json *doc = NULL, *runner_rec = NULL, *protocol, *selection, *sel;
-	tc_json *stab, *weights = NULL, *target, *discovery = NULL;
+	tc_json *doc = NULL, *runner_rec = NULL, *sel;
+	tc_json *weights = NULL, *target, *discovery = NULL;
 	const char *op_name = o->op_name;
 	char *op_dir;
 	const char *src = o->timing_source != NULL ? o->timing_source :
@@ -232,18 +397,8 @@ tc_pypto_contract_freeze(const tc_pypto_freeze_opts *o, tc_error *err)
 	if (o->discovery_path != NULL && (discovery = load_discovery(op_dir,
 	    o->discovery_path, &m, err)) == NULL)
 		goto fail;
-	if (discovery != NULL) {
-		const char *found = tc_json_get_string(discovery,
-		    "selected_op_name");
-
-		if (o->op_name != NULL && o->op_name[0] != '\0' &&
-		    strcmp(o->op_name, found) != 0) {
-			tc_error_set(err, "--op-name %s is not the Op Name the "
-			    "discovery run found (%s)", o->op_name, found);
-			goto fail;
-		}
-		op_name = found;
-	}
+	if (pick_op_name(o, discovery, &op_name, err) != 0)
+		goto fail;
 	if ((runner = tc_pypto_find_runner(op_dir, err)) == NULL ||
 	    tc_pypto_manifest_check_functions(&m, runner, err) != 0)
 		goto fail;
@@ -253,53 +408,8 @@ tc_pypto_contract_freeze(const tc_pypto_freeze_opts *o, tc_error *err)
 		    "Core row");
 		goto fail;
 	}
-	if (o->warmup < 0 || o->repeats < 1 || o->retry < 0) {
-		if (o->warmup < 0)
-			tc_error_set(err, "--warmup must be >= 0");
-		else if (o->repeats < 1)
-			tc_error_set(err, "--repeats must be >= 1");
-		else
-			tc_error_set(err, "--retry must be >= 0");
+	if (check_protocol_opts(o, src, err) != 0)
 		goto fail;
-	}
-	if (strcmp(src, "process_timer") != 0 &&
-	    strcmp(src, "runner_reported") != 0) {
-		tc_error_set(err, "--timing-source must be process_timer or "
-		    "runner_reported");
-		goto fail;
-	}
-	if (o->case_arg != NULL && o->case_env != NULL) {
-		tc_error_set(err, "--case-arg and --case-env are mutually "
-		    "exclusive");
-		goto fail;
-	}
-	if (o->case_arg != NULL && (o->case_arg[0] != '-' ||
-	    strcmp(o->case_arg, "--") == 0)) {
-		tc_error_set(err, "--case-arg must be a CLI option such as "
-		    "--case-id");
-		goto fail;
-	}
-	if (o->case_env != NULL && !valid_env_name(o->case_env)) {
-		tc_error_set(err, "--case-env must be a valid environment "
-		    "variable name");
-		goto fail;
-	}
-	if (o->stability_kind == NULL || (strcmp(o->stability_kind,
-	    "absolute") != 0 && strcmp(o->stability_kind, "relative") != 0)) {
-		tc_error_set(err, "--stability-kind must be absolute or relative");
-		goto fail;
-	}
-	if (!decimal_text_ok(o->stability_value)) {
-		tc_error_set(err, "--stability-range must be a non-negative "
-		    "decimal number such as 0.02 (no numeric default exists; "
-		    "the optimizer must declare it)");
-		goto fail;
-	}
-	if (o->promotion_rule == NULL || tc_js_is_blank(o->promotion_rule)) {
-		tc_error_set(err, "--promotion-rule must state the frozen quick "
-		    "to formal promotion rule");
-		goto fail;
-	}
 	if (o->weights_path != NULL) {
 		if (strcmp(tc_json_get_string(target, "selection_mode"),
 		    "all_p0_no_questions") == 0) {
@@ -315,6 +425,8 @@ tc_pypto_contract_freeze(const tc_pypto_freeze_opts *o, tc_error *err)
 		goto fail;
 	if ((runner_rec = tc_pypto_source_record(runner, err)) == NULL)
 		goto fail;
+	if ((sel = case_selector_json(o, &m, err)) == NULL)
+		goto fail;
 
 	doc = tc_json_new_object();
 	tc_json_object_set_int(doc, "schema_version", 1);
@@ -326,75 +438,10 @@ tc_pypto_contract_freeze(const tc_pypto_freeze_opts *o, tc_error *err)
 	runner_rec = NULL;
 	tc_json_object_set(doc, "performance_cases", tc_json_clone(m.source));
 	tc_json_object_set(doc, "optimization_target", tc_json_clone(target));
-	protocol = tc_json_new_object();
-	tc_json_object_set_string(protocol, "target_op_name", op_name);
-	tc_json_object_set_int(protocol, "warmup", o->warmup);
-	tc_json_object_set_int(protocol, "repeats", o->repeats);
-	tc_json_object_set_int(protocol, "retry", o->retry);
-	tc_json_object_set_int(protocol, "seed", 42);
-	tc_json_object_set_string(protocol, "timing_source", src);
-	sel = tc_json_new_object();
-	if (o->case_arg != NULL) {
-		tc_json_object_set_string(sel, "kind", "cli");
-		tc_json_object_set_string(sel, "name", o->case_arg);
-	} else if (o->case_env != NULL) {
-		tc_json_object_set_string(sel, "kind", "env");
-		tc_json_object_set_string(sel, "name", o->case_env);
-	} else {
-		size_t i, with = 0;
-
-		for (i = 0; i < m.n; i++)
-			with += m.cases[i].test_function != NULL;
-		if (with == m.n) {
-			tc_json_object_set_string(sel, "kind", "function_adapter");
-			tc_json_object_set_string(sel, "name",
-			    "PERFORMANCE_CASES.test_function");
-		} else if (m.n == 1) {
-			tc_json_object_set_string(sel, "kind", "single_case");
-			tc_json_object_set_null(sel, "name");
-		} else {
-			tc_json_free(sel);
-			tc_error_set(err, "the selected performance case source "
-			    "contains %zu cases, but test_<op>.py needs an "
-			    "explicit per-case selector. Refusing to reuse one "
-			    "aggregate msprof duration for every case; rerun with "
-			    "--case-arg/--case-env, or add a validated "
-			    "test_function to every manifest case for the Stage 5 "
-			    "adapter.", m.n);
-			goto fail;
-		}
-	}
-	tc_json_object_set(protocol, "case_selector", sel);
-	tc_json_object_set(doc, "protocol", protocol);
-	if (discovery != NULL) {
-		tc_json *rec = tc_json_new_object();
-
-		tc_json_object_set(rec, "path", tc_json_clone(tc_json_get(discovery,
-		    "_path")));
-		tc_json_object_set(rec, "sha256", tc_json_clone(tc_json_get(
-		    discovery, "_sha256")));
-		tc_json_object_set(rec, "case_id", tc_json_clone(tc_json_get(
-		    discovery, "case_id")));
-		tc_json_object_set(rec, "selected_op_name", tc_json_clone(
-		    tc_json_get(discovery, "selected_op_name")));
-		tc_json_object_set(doc, "discovery", rec);
-	} else {
-		tc_json_object_set_null(doc, "discovery");
-	}
-	selection = tc_json_new_object();
-	tc_json_object_set_string(selection, "aggregate_metric", weights != NULL ?
-	    "weighted_mean_case_speedup" : "equal_weight_mean_case_speedup");
-	tc_json_object_set(selection, "weights", weights != NULL ? weights :
-	    tc_json_new_null());
+	tc_json_object_set(doc, "protocol", protocol_json(o, op_name, src, sel));
+	tc_json_object_set(doc, "discovery", discovery_json(discovery));
+	tc_json_object_set(doc, "selection", selection_json(o, weights));
 	weights = NULL;
-	stab = tc_json_new_object();
-	tc_json_object_set_string(stab, "kind", o->stability_kind);
-	tc_json_object_set_string(stab, "value", o->stability_value);
-	tc_json_object_set(selection, "stability_range", stab);
-	tc_json_object_set_string(selection, "tie_rule",
-	    "anchor_smallest_evaluation_order");
-	tc_json_object_set_string(selection, "promotion_rule", o->promotion_rule);
-	tc_json_object_set(doc, "selection", selection);
 
 	path = tc_path_join(op_dir, TC_PYPTO_FROZEN_CONTRACT);
 	if (tc_write_json(path, doc, TC_WRITE_EXCLUSIVE | TC_WRITE_MKDIRS,

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "compare_internal.h"
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/pypto_compare.h"
@@ -63,6 +63,123 @@ argv_json(char *const *argv)
 	return a;
 }
 
+/* The launched Op Names of the run, with their counts and total time,
+ * longest first. */
+static struct name_row *
+group_names(const tc_pypto_row *rows, size_t nrows, size_t *nnames)
+{
+	struct name_row *names = NULL;
+	size_t i, k;
+
+	*nnames = 0;
+	for (i = 0; i < nrows; i++) {
+		for (k = 0; k < *nnames; k++)
+			if (strcmp(names[k].name, rows[i].op_name) == 0)
+				break;
+		if (k == *nnames) {
+			names = tc_xrealloc(names, (*nnames + 1) * sizeof(*names));
+			names[k].name = tc_xstrdup(rows[i].op_name);
+			names[k].task_type = tc_xstrdup(rows[i].task_type != NULL ?
+			    rows[i].task_type : "-");
+			names[k].count = 0;
+			names[k].total_us = 0;
+			(*nnames)++;
+		}
+		names[k].count++;
+		names[k].total_us += rows[i].duration_us;
+	}
+	if (*nnames > 0)
+		qsort(names, *nnames, sizeof(*names), cmp_rows);
+	return names;
+}
+
+static void
+free_names(struct name_row *names, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		free(names[k].name);
+		free(names[k].task_type);
+	}
+	free(names);
+}
+
+/* The names as JSON rows and as a TSV table; the one carrying the kernel
+ * name must be unique and launched once.  Returns it, or NULL with err
+ * set. */
+static const char *
+select_name(const struct name_row *names, size_t nnames, const char *kernel,
+    tc_json *list, tc_buf *tsv, tc_error *err)
+{
+	const char *selected = NULL;
+	size_t k, hits = 0;
+	long count = 0;
+
+	tc_buf_puts(tsv, "count\ttask_type\ttotal_duration_us\texact_op_name\n");
+	for (k = 0; k < nnames; k++) {
+		tc_json *r = tc_json_new_object();
+
+		tc_json_object_set_int(r, "count", names[k].count);
+		tc_json_object_set_string(r, "task_type", names[k].task_type);
+		tc_json_object_set(r, "total_duration_us",
+		    tc_json_new_float(names[k].total_us));
+		tc_json_object_set_string(r, "exact_op_name", names[k].name);
+		tc_json_array_push(list, r);
+		tc_buf_printf(tsv, "%ld\t%s\t%.3f\t%s\n", names[k].count,
+		    names[k].task_type, names[k].total_us, names[k].name);
+		if (strstr(names[k].name, kernel) != NULL) {
+			hits++;
+			selected = names[k].name;
+			count = names[k].count;
+		}
+	}
+	if (hits != 1) {
+		tc_error_set(err, "discovery found %zu launched Op Names carrying "
+		    "the kernel name %s (one is required); fix the entry point so "
+		    "that one known case launches the target kernel once (never "
+		    "choose the longest Task Duration):\n%s", hits, kernel,
+		    tc_buf_cstr(tsv));
+		return NULL;
+	}
+	if (count != 1) {
+		tc_error_set(err, "the target %s was launched %ld times in one "
+		    "known case; discovery needs exactly one launch of the "
+		    "target kernel", selected, count);
+		return NULL;
+	}
+	return selected;
+}
+
+/* The discovery cannot be recorded twice, and names one case of the
+ * manifest (loaded into m) and a kernel. */
+static const tc_pypto_case *
+discovery_case(const tc_pypto_discover_opts *o, const char *path,
+    tc_pypto_manifest *m, bool *m_ok, tc_error *err)
+{
+	const tc_pypto_case *c;
+
+	if (o->kernel == NULL || *o->kernel == '\0') {
+		tc_error_set(err, "discovery needs the @pl.jit kernel name "
+		    "(--kernel) to recognise the target launch");
+		return NULL;
+	}
+	if (tc_path_exists(path)) {
+		tc_error_set(err, "a discovery is recorded once and frozen with "
+		    "the protocol: %s exists", path);
+		return NULL;
+	}
+	if (tc_pypto_manifest_load(o->manifest_path, m, err) != 0)
+		return NULL;
+	*m_ok = true;
+	if (o->case_id == NULL || (c = find_case(m, o->case_id)) == NULL) {
+		tc_error_set(err, "discovery runs one known case: %s is not in "
+		    "the manifest", o->case_id != NULL ? o->case_id : "(none)");
+		return NULL;
+	}
+	return c;
+}
+
 tc_json *
 tc_pypto_discover(const tc_pypto_discover_opts *o, tc_error *err)
 {
@@ -71,14 +188,14 @@ tc_pypto_discover(const tc_pypto_discover_opts *o, tc_error *err)
 	tc_pypto_run run;
 	tc_pypto_row *rows = NULL;
 	struct name_row *names = NULL;
-	size_t nrows = 0, nnames = 0, i, k, hits = 0;
+	size_t nrows = 0, nnames = 0;
 	char *op_dir = NULL, *runner = NULL, *path = NULL;
 	char sha[TC_SHA256_HEX_LEN + 1], stamp[TC_TIMESTAMP_LEN + 1];
-	tc_json *doc = NULL, *list;
+	tc_json *doc = NULL, *list, *r;
 	const tc_pypto_case *c;
-	const char *selected = NULL;
+	const char *selected;
 	bool m_ok = false, rc_open = false;
-	long w, warmup = o->warmup >= 0 ? o->warmup : 3;
+	long warmup = o->warmup >= 0 ? o->warmup : 3;
 	tc_buf tsv = TC_BUF_INIT;
 
 	memset(&rc, 0, sizeof(rc));
@@ -87,25 +204,9 @@ tc_pypto_discover(const tc_pypto_discover_opts *o, tc_error *err)
 		return NULL;
 	if (tc_pypto_require_consent(op_dir, "discovery", err) != 0)
 		goto out;
-	if (o->kernel == NULL || *o->kernel == '\0') {
-		tc_error_set(err, "discovery needs the @pl.jit kernel name "
-		    "(--kernel) to recognise the target launch");
-		goto out;
-	}
 	path = tc_path_join(op_dir, TC_PYPTO_DISCOVERY);
-	if (tc_path_exists(path)) {
-		tc_error_set(err, "a discovery is recorded once and frozen with "
-		    "the protocol: %s exists", path);
+	if ((c = discovery_case(o, path, &m, &m_ok, err)) == NULL)
 		goto out;
-	}
-	if (tc_pypto_manifest_load(o->manifest_path, &m, err) != 0)
-		goto out;
-	m_ok = true;
-	if (o->case_id == NULL || (c = find_case(&m, o->case_id)) == NULL) {
-		tc_error_set(err, "discovery runs one known case: %s is not in "
-		    "the manifest", o->case_id != NULL ? o->case_id : "(none)");
-		goto out;
-	}
 	if ((runner = tc_pypto_find_runner(op_dir, err)) == NULL ||
 	    tc_sha256_file(runner, sha, NULL, err) != 0)
 		goto out;
@@ -121,91 +222,30 @@ tc_pypto_discover(const tc_pypto_discover_opts *o, tc_error *err)
 	if (tc_pypto_runctx_open(&rc, err) != 0)
 		goto out;
 	rc_open = true;
-	for (w = 0; w <= warmup; w++) {
-		const char *sel = rc.adapter || o->case_arg != NULL ||
-		    o->case_env != NULL ? o->case_id : NULL;
-
-		tc_pypto_run_free(&run);
-		if (tc_pypto_run_once(&rc, sel, &run, err) != 0)
-			goto out;
-		if (run.exit_code != 0) {
-			char *t = tc_pypto_tail(run.err, 500);
-
-			tc_error_set(err, "discovery %s failed (exit %d): %s",
-			    w < warmup ? "warm-up" : "run", run.exit_code, t);
-			free(t);
-			goto out;
-		}
-	}
+	if (tc_pypto_run_warmed(&rc, rc.adapter || o->case_arg != NULL ||
+	    o->case_env != NULL ? o->case_id : NULL, warmup, "discovery", &run,
+	    err) != 0)
+		goto out;
 	if (tc_pypto_reported_rows(run.out, &rows, &nrows, err) != 0)
 		goto out;
-	for (i = 0; i < nrows; i++) {
-		for (k = 0; k < nnames; k++)
-			if (strcmp(names[k].name, rows[i].op_name) == 0)
-				break;
-		if (k == nnames) {
-			names = tc_xrealloc(names, (nnames + 1) * sizeof(*names));
-			names[k].name = tc_xstrdup(rows[i].op_name);
-			names[k].task_type = rows[i].task_type != NULL ?
-			    tc_xstrdup(rows[i].task_type) : tc_xstrdup("-");
-			names[k].count = 0;
-			names[k].total_us = 0;
-			nnames++;
-		}
-		names[k].count++;
-		names[k].total_us += rows[i].duration_us;
-	}
-	if (nnames > 0)
-		qsort(names, nnames, sizeof(*names), cmp_rows);
+	names = group_names(rows, nrows, &nnames);
 	list = tc_json_new_array();
-	tc_buf_puts(&tsv, "count\ttask_type\ttotal_duration_us\texact_op_name\n");
-	for (k = 0; k < nnames; k++) {
-		tc_json *r = tc_json_new_object();
-
-		tc_json_object_set_int(r, "count", names[k].count);
-		tc_json_object_set_string(r, "task_type", names[k].task_type);
-		tc_json_object_set(r, "total_duration_us",
-		    tc_json_new_float(names[k].total_us));
-		tc_json_object_set_string(r, "exact_op_name", names[k].name);
-		tc_json_array_push(list, r);
-		tc_buf_printf(&tsv, "%ld\t%s\t%.3f\t%s\n", names[k].count,
-		    names[k].task_type, names[k].total_us, names[k].name);
-		if (strstr(names[k].name, o->kernel) != NULL) {
-			hits++;
-			selected = names[k].name;
-		}
-	}
 	doc = tc_json_new_object();
 	tc_json_object_set(doc, "op_names", list);
+	selected = select_name(names, nnames, o->kernel, list, &tsv, err);
 	tc_json_object_set_string(doc, "list_op_names_tsv", tc_buf_cstr(&tsv));
-	if (hits != 1) {
-		tc_error_set(err, "discovery found %zu launched Op Names carrying "
-		    "the kernel name %s (one is required); fix the entry point so "
-		    "that one known case launches the target kernel once (never "
-		    "choose the longest Task Duration):\n%s", hits, o->kernel,
-		    tc_buf_cstr(&tsv));
+	if (selected == NULL)
 		goto fail;
-	}
-	for (k = 0; k < nnames; k++)
-		if (names[k].name == selected && names[k].count != 1) {
-			tc_error_set(err, "the target %s was launched %ld times in one "
-			    "known case; discovery needs exactly one launch of the "
-			    "target kernel", selected, names[k].count);
-			goto fail;
-		}
 	tc_json_object_set_int(doc, "schema_version", 1);
 	tc_json_object_set_string(doc, "kind", "pypto_discovery");
 	tc_json_object_set_string(doc, "case_id", o->case_id);
 	tc_json_object_set_string(doc, "kernel", o->kernel);
 	tc_json_object_set_string(doc, "selected_op_name", selected);
 	tc_json_object_set_int(doc, "warmup", warmup);
-	{
-		tc_json *r = tc_json_new_object();
-
-		tc_json_object_set_string(r, "path", runner);
-		tc_json_object_set_string(r, "sha256", sha);
-		tc_json_object_set(doc, "runner", r);
-	}
+	r = tc_json_new_object();
+	tc_json_object_set_string(r, "path", runner);
+	tc_json_object_set_string(r, "sha256", sha);
+	tc_json_object_set(doc, "runner", r);
 	tc_json_object_set(doc, "performance_cases", tc_pj_clone(m.source));
 	tc_json_object_set(doc, "argv", argv_json(run.argv));
 	tc_now_iso(stamp);
@@ -218,11 +258,7 @@ fail:
 	tc_json_free(doc);
 	doc = NULL;
 out:
-	for (k = 0; k < nnames; k++) {
-		free(names[k].name);
-		free(names[k].task_type);
-	}
-	free(names);
+	free_names(names, nnames);
 	tc_pypto_rows_free(rows, nrows);
 	tc_pypto_run_free(&run);
 	if (rc_open)

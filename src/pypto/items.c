@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/pypto_items.h"
 
 const char *const tc_pypto_source_kinds[] = {
@@ -64,8 +64,8 @@ join_list(tc_buf *b, const char *const *list)
 	}
 }
 
-static int
-kind_index(const char *kind)
+int
+tc_pypto_item_kind_index(const char *kind)
 {
 	int i;
 
@@ -75,8 +75,8 @@ kind_index(const char *kind)
 	return -1;
 }
 
-static bool
-is_terminal(const char *kind, const char *status)
+bool
+tc_pypto_item_terminal(const char *kind, const char *status)
 {
 	if (kind != NULL && strcmp(kind, "kb_selected") == 0)
 		return in_list(terminal_kb, status);
@@ -175,6 +175,18 @@ add_event(tc_json *item, int64_t seq, const char *event, const char *status,
 
 /* ---- row checks --------------------------------------------------------------- */
 
+/* The first of keys whose value in o is not a non-empty string, or NULL. */
+static const char *
+missing_string(const tc_json *o, const char *const *keys)
+{
+	size_t i;
+
+	for (i = 0; keys[i] != NULL; i++)
+		if (!nonempty_string(tc_json_get(o, keys[i])))
+			return keys[i];
+	return NULL;
+}
+
 static int
 check_kb_key(const tc_json *item, tc_error *err)
 {
@@ -182,7 +194,7 @@ check_kb_key(const tc_json *item, tc_error *err)
 		"class_id", "selection_field", "reference", "req_id", NULL
 	};
 	const tc_json *k = tc_json_get(item, "kb_key");
-	size_t i;
+	const char *missing, *f;
 
 	if (!tc_json_is(k, TC_JSON_OBJECT)) {
 		tc_error_set(err, "a kb_selected item needs kb_key {class_id, "
@@ -190,21 +202,16 @@ check_kb_key(const tc_json *item, tc_error *err)
 		    "req_id alone is not unique");
 		return -1;
 	}
-	for (i = 0; keys[i] != NULL; i++)
-		if (!nonempty_string(tc_json_get(k, keys[i]))) {
-			tc_error_set(err, "kb_key.%s must be a non-empty string",
-			    keys[i]);
-			return -1;
-		}
-	{
-		const char *f = tc_json_get_string(k, "selection_field");
-
-		if (strcmp(f, "optional_patterns") != 0 &&
-		    strcmp(f, "required_constraints") != 0) {
-			tc_error_set(err, "kb_key.selection_field must be "
-			    "optional_patterns or required_constraints");
-			return -1;
-		}
+	if ((missing = missing_string(k, keys)) != NULL) {
+		tc_error_set(err, "kb_key.%s must be a non-empty string", missing);
+		return -1;
+	}
+	f = tc_json_get_string(k, "selection_field");
+	if (strcmp(f, "optional_patterns") != 0 &&
+	    strcmp(f, "required_constraints") != 0) {
+		tc_error_set(err, "kb_key.selection_field must be "
+		    "optional_patterns or required_constraints");
+		return -1;
 	}
 	return 0;
 }
@@ -216,7 +223,7 @@ check_bottleneck(const tc_json *item, tc_error *err)
 		"mechanism", "minimal_change", "risk", "stop_condition", NULL
 	};
 	const tc_json *b = tc_json_get(item, "bottleneck");
-	size_t i;
+	const char *missing;
 
 	if (!tc_json_is(b, TC_JSON_OBJECT)) {
 		tc_error_set(err, "a bottleneck_derived item needs bottleneck "
@@ -225,12 +232,11 @@ check_bottleneck(const tc_json *item, tc_error *err)
 		    "before editing code");
 		return -1;
 	}
-	for (i = 0; keys[i] != NULL; i++)
-		if (!nonempty_string(tc_json_get(b, keys[i]))) {
-			tc_error_set(err, "bottleneck.%s must be a non-empty string",
-			    keys[i]);
-			return -1;
-		}
+	if ((missing = missing_string(b, keys)) != NULL) {
+		tc_error_set(err, "bottleneck.%s must be a non-empty string",
+		    missing);
+		return -1;
+	}
 	if (!tc_pj_is_sha256_hex(tc_json_get_string(b, "analysis_code_sha256"))) {
 		tc_error_set(err, "bottleneck.analysis_code_sha256 must be the "
 		    "64-hex SHA-256 of the code the fresh bottleneck analysis "
@@ -240,41 +246,14 @@ check_bottleneck(const tc_json *item, tc_error *err)
 	return 0;
 }
 
+/* case_scope, applicability and expected_metric. */
 static int
-check_row(const tc_json *l, const tc_json *item, bool is_new, tc_error *err)
+check_scope(const tc_json *item, const char *id, tc_error *err)
 {
-	const char *id = tc_json_get_string(item, "item_id");
-	const char *kind = tc_json_get_string(item, "source_kind");
-	const char *status = tc_json_get_string(item, "status");
 	const tc_json *scope = tc_json_get(item, "case_scope");
 	const tc_json *app = tc_json_get(item, "applicability");
-	const tc_json *rel = tc_json_get(item, "relations");
-	const tc_json *ev = tc_json_get(item, "evidence");
 	size_t i, j;
 
-	if (!tc_json_is(item, TC_JSON_OBJECT)) {
-		tc_error_set(err, "an item must be a JSON object");
-		return -1;
-	}
-	if (id == NULL || tc_js_is_blank(id)) {
-		tc_error_set(err, "item_id must be a non-empty string");
-		return -1;
-	}
-	if (kind_index(kind) < 0) {
-		tc_buf b = TC_BUF_INIT;
-
-		join_list(&b, tc_pypto_source_kinds);
-		tc_error_set(err, "item %s: source_kind must be one of %s", id,
-		    tc_buf_cstr(&b));
-		tc_buf_free(&b);
-		return -1;
-	}
-	if (!nonempty_string(tc_json_get(item, "source_ref"))) {
-		tc_error_set(err, "item %s: source_ref must name the authoritative "
-		    "source (file, anchor, content identity; for "
-		    "bottleneck_derived the bottleneck evidence)", id);
-		return -1;
-	}
 	if (!tc_json_is(scope, TC_JSON_ARRAY) || scope->u.arr.len == 0) {
 		tc_error_set(err, "item %s: case_scope must be a non-empty list of "
 		    "P0 case ids", id);
@@ -308,42 +287,46 @@ check_row(const tc_json *l, const tc_json *item, bool is_new, tc_error *err)
 		    "fixed overhead", id);
 		return -1;
 	}
-	if (!in_list(nonterminal, status) && !is_terminal(kind, status)) {
-		tc_buf b = TC_BUF_INIT;
+	return 0;
+}
 
-		join_list(&b, nonterminal);
-		tc_buf_puts(&b, ", ");
-		join_list(&b, terminal_list(kind));
-		tc_error_set(err, "item %s: status %s is not valid for a %s item "
-		    "(allowed: %s)", id, status != NULL ? status : "(missing)",
-		    kind, tc_buf_cstr(&b));
-		tc_buf_free(&b);
+/* Each relation names another registered item (l NULL: any item). */
+static int
+check_relations(const tc_json *l, const tc_json *item, const char *id,
+    tc_error *err)
+{
+	const tc_json *rel = tc_json_get(item, "relations");
+	size_t i;
+
+	if (rel == NULL)
+		return 0;
+	if (!tc_json_is(rel, TC_JSON_ARRAY)) {
+		tc_error_set(err, "item %s: relations must be a list", id);
 		return -1;
 	}
-	if (ev != NULL && !tc_json_is(ev, TC_JSON_OBJECT)) {
-		tc_error_set(err, "item %s: evidence must be an object", id);
-		return -1;
-	}
-	if (rel != NULL) {
-		if (!tc_json_is(rel, TC_JSON_ARRAY)) {
-			tc_error_set(err, "item %s: relations must be a list", id);
+	for (i = 0; i < rel->u.arr.len; i++) {
+		const tc_json *r = rel->u.arr.items[i];
+		const char *t = tc_json_get_string(r, "target");
+
+		if (!in_list(relation_types, tc_json_get_string(r, "type")) ||
+		    t == NULL || strcmp(t, id) == 0 ||
+		    (l != NULL && find_item(l, t) == NULL)) {
+			tc_error_set(err, "item %s: relations[%zu] must be "
+			    "{type: overlap|require|enable|conflict|cover|"
+			    "reopen, target: <another registered item_id>}",
+			    id, i);
 			return -1;
 		}
-		for (i = 0; i < rel->u.arr.len; i++) {
-			const tc_json *r = rel->u.arr.items[i];
-			const char *t = tc_json_get_string(r, "target");
-
-			if (!in_list(relation_types, tc_json_get_string(r, "type")) ||
-			    t == NULL || strcmp(t, id) == 0 ||
-			    (l != NULL && find_item(l, t) == NULL)) {
-				tc_error_set(err, "item %s: relations[%zu] must be "
-				    "{type: overlap|require|enable|conflict|cover|"
-				    "reopen, target: <another registered item_id>}",
-				    id, i);
-				return -1;
-			}
-		}
 	}
+	return 0;
+}
+
+/* kb_key belongs to kb_selected items, bottleneck to bottleneck_derived
+ * ones, each checked there. */
+static int
+check_kind_fields(const tc_json *item, const char *id, const char *kind,
+    tc_error *err)
+{
 	if (strcmp(kind, "kb_selected") == 0) {
 		if (check_kb_key(item, err) != 0)
 			return -1;
@@ -360,39 +343,107 @@ check_row(const tc_json *l, const tc_json *item, bool is_new, tc_error *err)
 		    "bottleneck_derived items only", id);
 		return -1;
 	}
-	if (status != NULL && strcmp(status, "rejected") == 0) {
-		const char *code = tc_json_get_string(item, "reason_code");
+	return 0;
+}
 
-		if (!nonempty_string(tc_json_get(item, "reason"))) {
-			tc_error_set(err, "item %s: rejected needs a concrete reason",
-			    id);
-			return -1;
-		}
-		if (tc_json_get(item, "reason_code") != NULL &&
-		    tc_json_get(item, "reason_code")->type != TC_JSON_NULL &&
-		    !in_list(reason_codes, code)) {
-			tc_error_set(err, "item %s: reason_code must be one of "
-			    "quick_not_promoted, control_faster, no_stable_gain",
-			    id);
-			return -1;
-		}
+/* The status is valid for the kind; a rejection gives its reason. */
+static int
+check_status(const tc_json *item, const char *id, const char *kind,
+    const char *status, tc_error *err)
+{
+	const tc_json *code = tc_json_get(item, "reason_code");
+	tc_buf b = TC_BUF_INIT;
+
+	if (!in_list(nonterminal, status) && !tc_pypto_item_terminal(kind, status)) {
+		join_list(&b, nonterminal);
+		tc_buf_puts(&b, ", ");
+		join_list(&b, terminal_list(kind));
+		tc_error_set(err, "item %s: status %s is not valid for a %s item "
+		    "(allowed: %s)", id, status != NULL ? status : "(missing)",
+		    kind, tc_buf_cstr(&b));
+		tc_buf_free(&b);
+		return -1;
 	}
-	if (is_new) {
-		for (i = 0; managed_fields[i] != NULL; i++)
-			if (tc_json_get(item, managed_fields[i]) != NULL) {
-				tc_error_set(err, "item %s: %s is managed by tunectl",
-				    id, managed_fields[i]);
-				return -1;
-			}
-		if (!in_list(nonterminal, status) ||
-		    strcmp(status, "enabler") == 0) {
-			tc_error_set(err, "item %s: a new item is registered as "
-			    "pending or unknown and closed later with its evidence",
-			    id);
-			return -1;
-		}
+	if (status == NULL || strcmp(status, "rejected") != 0)
+		return 0;
+	if (!nonempty_string(tc_json_get(item, "reason"))) {
+		tc_error_set(err, "item %s: rejected needs a concrete reason", id);
+		return -1;
+	}
+	if (code != NULL && code->type != TC_JSON_NULL &&
+	    !in_list(reason_codes, tc_json_string(code))) {
+		tc_error_set(err, "item %s: reason_code must be one of "
+		    "quick_not_promoted, control_faster, no_stable_gain", id);
+		return -1;
 	}
 	return 0;
+}
+
+/* A new item carries no managed field and starts pending or unknown. */
+static int
+check_new(const tc_json *item, const char *id, const char *status,
+    tc_error *err)
+{
+	size_t i;
+
+	for (i = 0; managed_fields[i] != NULL; i++)
+		if (tc_json_get(item, managed_fields[i]) != NULL) {
+			tc_error_set(err, "item %s: %s is managed by tunectl", id,
+			    managed_fields[i]);
+			return -1;
+		}
+	if (!in_list(nonterminal, status) || strcmp(status, "enabler") == 0) {
+		tc_error_set(err, "item %s: a new item is registered as pending or "
+		    "unknown and closed later with its evidence", id);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_row(const tc_json *l, const tc_json *item, bool is_new, tc_error *err)
+{
+	const char *id = tc_json_get_string(item, "item_id");
+	const char *kind = tc_json_get_string(item, "source_kind");
+	const char *status = tc_json_get_string(item, "status");
+	const tc_json *ev = tc_json_get(item, "evidence");
+
+	if (!tc_json_is(item, TC_JSON_OBJECT)) {
+		tc_error_set(err, "an item must be a JSON object");
+		return -1;
+	}
+	if (id == NULL || tc_js_is_blank(id)) {
+		tc_error_set(err, "item_id must be a non-empty string");
+		return -1;
+	}
+	if (tc_pypto_item_kind_index(kind) < 0) {
+		tc_buf b = TC_BUF_INIT;
+
+		join_list(&b, tc_pypto_source_kinds);
+		tc_error_set(err, "item %s: source_kind must be one of %s", id,
+		    tc_buf_cstr(&b));
+		tc_buf_free(&b);
+		return -1;
+	}
+	if (!nonempty_string(tc_json_get(item, "source_ref"))) {
+		tc_error_set(err, "item %s: source_ref must name the authoritative "
+		    "source (file, anchor, content identity; for "
+		    "bottleneck_derived the bottleneck evidence)", id);
+		return -1;
+	}
+	if (check_scope(item, id, err) != 0)
+		return -1;
+	if (!in_list(nonterminal, status) && !tc_pypto_item_terminal(kind, status))
+		return check_status(item, id, kind, status, err);
+	if (ev != NULL && !tc_json_is(ev, TC_JSON_OBJECT)) {
+		tc_error_set(err, "item %s: evidence must be an object", id);
+		return -1;
+	}
+	if (check_relations(l, item, id, err) != 0 ||
+	    check_kind_fields(item, id, kind, err) != 0 ||
+	    check_status(item, id, kind, status, err) != 0)
+		return -1;
+	return is_new ? check_new(item, id, status, err) : 0;
 }
 
 int
@@ -454,7 +505,7 @@ presets_closed(const tc_json *l, tc_error *err)
 		const char *kind = tc_json_get_string(it, "source_kind");
 		const char *st = tc_json_get_string(it, "status");
 
-		if (kind_index(kind) < 4 && !is_terminal(kind, st)) {
+		if (tc_pypto_item_kind_index(kind) < 4 && !tc_pypto_item_terminal(kind, st)) {
 			tc_error_set(err, "%s item %s is %s", kind,
 			    tc_json_get_string(it, "item_id"), st);
 			return -1;
@@ -468,7 +519,7 @@ static int
 order_allows_close(const tc_json *l, const char *kind, tc_error *err)
 {
 	const tc_json *items = items_of(l);
-	int k = kind_index(kind);
+	int k = tc_pypto_item_kind_index(kind);
 	size_t i;
 
 	if (k == 4) {
@@ -488,7 +539,7 @@ order_allows_close(const tc_json *l, const char *kind, tc_error *err)
 		const char *ik = tc_json_get_string(it, "source_kind");
 		const char *st = tc_json_get_string(it, "status");
 
-		if (kind_index(ik) < k && !is_terminal(ik, st) &&
+		if (tc_pypto_item_kind_index(ik) < k && !tc_pypto_item_terminal(ik, st) &&
 		    strcmp(st, "enabler") != 0) {
 			tc_error_set(err, "source order: %s items are closed after "
 			    "every earlier source; %s item %s is still %s", kind, ik,
@@ -514,7 +565,7 @@ tc_pypto_ledger_source_indexed(tc_json *l, const char *kind, long count,
     const char *ref, const tc_json *index, const char *now, tc_error *err)
 {
 	tc_json *s;
-	int k = kind_index(kind);
+	int k = tc_pypto_item_kind_index(kind);
 	int64_t ic;
 
 	(void)now;
@@ -590,7 +641,7 @@ tc_pypto_ledger_add(tc_json *l, const tc_json *item, const char *now,
 		goto fail;
 	id = tc_json_get_string(copy, "item_id");
 	kind = tc_json_get_string(copy, "source_kind");
-	k = kind_index(kind);
+	k = tc_pypto_item_kind_index(kind);
 	if (find_item(l, id) != NULL) {
 		tc_error_set(err, "item %s already exists; invalidated evidence "
 		    "reopens the original id (items reopen), never a new row", id);
@@ -687,12 +738,12 @@ tc_pypto_ledger_close(tc_json *l, const char *id, const char *status,
 		return -1;
 	kind = tc_json_get_string(it, "source_kind");
 	cur = tc_json_get_string(it, "status");
-	if (is_terminal(kind, cur)) {
+	if (tc_pypto_item_terminal(kind, cur)) {
 		tc_error_set(err, "item %s is already closed (%s); invalidated "
 		    "evidence reopens the original id (items reopen)", id, cur);
 		return -1;
 	}
-	if (!is_terminal(kind, status)) {
+	if (!tc_pypto_item_terminal(kind, status)) {
 		tc_buf b = TC_BUF_INIT;
 
 		join_list(&b, terminal_list(kind));
@@ -751,7 +802,7 @@ tc_pypto_ledger_park(tc_json *l, const char *id, const char *status,
 		return -1;
 	kind = tc_json_get_string(it, "source_kind");
 	cur = tc_json_get_string(it, "status");
-	if (is_terminal(kind, cur)) {
+	if (tc_pypto_item_terminal(kind, cur)) {
 		tc_error_set(err, "item %s is already closed (%s); invalidated "
 		    "evidence reopens the original id (items reopen)", id, cur);
 		return -1;
@@ -784,7 +835,7 @@ tc_pypto_ledger_reopen(tc_json *l, const char *id, const char *reason,
 		return -1;
 	kind = tc_json_get_string(it, "source_kind");
 	cur = tc_json_get_string(it, "status");
-	if (!is_terminal(kind, cur) && strcmp(cur, "enabler") != 0) {
+	if (!tc_pypto_item_terminal(kind, cur) && strcmp(cur, "enabler") != 0) {
 		tc_error_set(err, "item %s is open (%s); only a closed item is "
 		    "reopened", id, cur);
 		return -1;
@@ -819,7 +870,7 @@ tc_pypto_ledger_sweep(tc_json *l, const char *scope, const char *findings,
 	for (i = 0; i < items->u.arr.len; i++) {
 		const tc_json *it = items->u.arr.items[i];
 
-		if (!is_terminal(tc_json_get_string(it, "source_kind"),
+		if (!tc_pypto_item_terminal(tc_json_get_string(it, "source_kind"),
 		    tc_json_get_string(it, "status"))) {
 			tc_error_set(err, "the final sweep needs every source closed: "
 			    "item %s is %s", tc_json_get_string(it, "item_id"),
@@ -881,7 +932,7 @@ tc_pypto_ledger_next(const tc_json *l)
 			if (ik == NULL || st == NULL ||
 			    tc_json_get_string(it, "item_id") == NULL)
 				continue;
-			if (kind_index(ik) != k || is_terminal(ik, st))
+			if (tc_pypto_item_kind_index(ik) != k || tc_pypto_item_terminal(ik, st))
 				continue;
 			tc_json_array_push(open, tc_json_new_string(
 			    tc_json_get_string(it, "item_id")));
@@ -897,7 +948,7 @@ tc_pypto_ledger_next(const tc_json *l)
 	if (phase == NULL) {
 		if (next != NULL) {
 			const char *nk = tc_json_get_string(next, "source_kind");
-			char *p = tc_xasprintf("%s:%s", kind_index(nk) < 4 ?
+			char *p = tc_xasprintf("%s:%s", tc_pypto_item_kind_index(nk) < 4 ?
 			    "preset" : "autonomous", nk);
 
 			tc_json_object_set_string(r, "phase", p);

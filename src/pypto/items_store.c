@@ -7,42 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/lock.h"
 #include "tunectl/pypto_items.h"
 #include "tunectl/timeutil.h"
 
-static const char *const terminal_kb[] = {
-	"already_implemented", "not_triggered", "implemented", NULL
-};
-static const char *const terminal_other[] = {
-	"accepted", "rejected", "not_applicable", "unsupported", NULL
-};
-
-static int
-kind_index(const char *kind)
-{
-	int i;
-
-	for (i = 0; kind != NULL && tc_pypto_source_kinds[i] != NULL; i++)
-		if (strcmp(tc_pypto_source_kinds[i], kind) == 0)
-			return i;
-	return -1;
-}
-
-static bool
-is_terminal(const char *kind, const char *status)
-{
-	const char *const *l = kind != NULL && strcmp(kind, "kb_selected") == 0 ?
-	    terminal_kb : terminal_other;
-	size_t i;
-
-	for (i = 0; status != NULL && l[i] != NULL; i++)
-		if (strcmp(l[i], status) == 0)
-			return true;
-	return false;
-}
 
 /* Status of an item just before sequence number t (NULL: not registered). */
 static const char *
@@ -118,7 +88,7 @@ check_chronology(const tc_json *items, const tc_json *sources, tc_json *errors)
 		const tc_json *it = items->u.arr.items[i];
 		const char *kind = tc_json_get_string(it, "source_kind");
 		const tc_json *h = tc_json_get(it, "history");
-		int k = kind_index(kind);
+		int k = tc_pypto_item_kind_index(kind);
 
 		for (e = 0; tc_json_is(h, TC_JSON_ARRAY) && e < h->u.arr.len; e++) {
 			const tc_json *ev = h->u.arr.items[e];
@@ -134,15 +104,15 @@ check_chronology(const tc_json *items, const tc_json *sources, tc_json *errors)
 				const tc_json *o = items->u.arr.items[j];
 				const char *ok = tc_json_get_string(o, "source_kind");
 				const char *st = status_at(o, t);
-				int ko = kind_index(ok);
+				int ko = tc_pypto_item_kind_index(ok);
 				bool bad;
 
 				if (ko >= (k == 4 ? 4 : k) || ko < 0 || o == it)
 					continue;
 				if (k == 4)
-					bad = st == NULL || !is_terminal(ok, st);
+					bad = st == NULL || !tc_pypto_item_terminal(ok, st);
 				else
-					bad = st != NULL && !is_terminal(ok, st) &&
+					bad = st != NULL && !tc_pypto_item_terminal(ok, st) &&
 					    strcmp(st, "enabler") != 0;
 				if (bad) {
 					tc_pj_push_fmt(errors, "item %s was %s while %s item "
@@ -200,32 +170,20 @@ check_index_coverage(const tc_json *items, const tc_json *sources,
 	}
 }
 
-tc_json *
-tc_pypto_ledger_validate(const tc_json *l, bool require_closed, bool *ok)
+/* What the ledger's closure is made of. */
+struct closure {
+	bool enumerated, presets_closed, all_closed;
+	int64_t last_seq;	/* of the latest item event */
+};
+
+/* Each preset source: enumerated, with a count its items match. */
+static void
+check_sources(const tc_json *items, const tc_json *sources,
+    bool require_closed, tc_json *errors, struct closure *c)
 {
-	tc_json *r = tc_json_new_object(), *errors = tc_json_new_array();
-	tc_json *counts = tc_json_new_object(), *closure = tc_json_new_object();
-	const tc_json *items = tc_json_get(l, "items");
-	const tc_json *sources = tc_json_get(l, "sources");
-	const tc_json *sweep = tc_json_get(l, "final_sweep");
-	int64_t sequence = -1, last_seq = 0;
-	bool enumerated = true, presets_closed = true, all_closed = true;
-	size_t i, j;
+	size_t i;
 	int k;
 
-	if (!tc_json_is(l, TC_JSON_OBJECT) ||
-	    tc_json_get_string(l, "kind") == NULL ||
-	    strcmp(tc_json_get_string(l, "kind"), "pypto_optimization_ledger") ||
-	    !tc_pj_int(tc_json_get(l, "schema_version"), &sequence) ||
-	    sequence != 1 || !tc_pj_int(tc_json_get(l, "sequence"), &sequence) ||
-	    sequence < 0 || !tc_json_is(items, TC_JSON_ARRAY) ||
-	    !tc_json_is(sources, TC_JSON_OBJECT) ||
-	    (sweep != NULL && sweep->type != TC_JSON_NULL &&
-	    sweep->type != TC_JSON_OBJECT)) {
-		tc_pj_push_fmt(errors, "not a pypto_optimization_ledger (schema_version "
-		    "1, sequence, sources, items, final_sweep)");
-		goto done;
-	}
 	for (k = 0; k < 4; k++) {
 		const char *kind = tc_pypto_source_kinds[k];
 		const tc_json *s = tc_json_get(sources, kind);
@@ -244,7 +202,7 @@ tc_pypto_ledger_validate(const tc_json *l, bool require_closed, bool *ok)
 			continue;
 		}
 		if (!en->u.b) {
-			enumerated = false;
+			c->enumerated = false;
 			if (n > 0)
 				tc_pj_push_fmt(errors, "the %s source holds items but was "
 				    "never enumerated", kind);
@@ -260,110 +218,161 @@ tc_pypto_ledger_validate(const tc_json *l, bool require_closed, bool *ok)
 			tc_pj_push_fmt(errors, "the %s source was enumerated with %lld "
 			    "items but holds %zu", kind, (long long)count, n);
 		else if ((int64_t)n < count) {
-			presets_closed = false;
+			c->presets_closed = false;
 			if (require_closed)
 				tc_pj_push_fmt(errors, "the %s source lists %lld items but "
 				    "only %zu are registered", kind, (long long)count,
 				    n);
 		}
 	}
-	for (i = 0; i < items->u.arr.len; i++) {
-		const tc_json *it = items->u.arr.items[i];
-		tc_error e = TC_ERROR_INIT;
-		const char *id = tc_json_get_string(it, "item_id");
-		const char *kind = tc_json_get_string(it, "source_kind");
-		const char *st = tc_json_get_string(it, "status");
-		const tc_json *h = tc_json_get(it, "history");
-		tc_json *copy;
-		int64_t s;
+}
 
-		/* Row rules: re-run the registration check on a copy without
-		 * the managed fields, against the ledger for relations. */
-		copy = tc_json_clone(it);
-		tc_json_object_remove(copy, "registered_seq");
-		tc_json_object_remove(copy, "history");
-		tc_json_object_remove(copy, "reopen_count");
-		if (tc_pypto_ledger_check_row(l, copy, &e) != 0)
-			tc_pj_push_fmt(errors, "%s", tc_error_msg(&e));
-		tc_json_free(copy);
-		tc_error_clear(&e);
-		if (id == NULL || kind == NULL || st == NULL)
-			continue;
-		for (j = 0; j < i; j++) {
-			const tc_json *o = items->u.arr.items[j];
+/* counts.<kind>.total and counts.<kind>.by_status.<status>, one more. */
+static void
+count_item(tc_json *counts, const char *kind, const char *st)
+{
+	tc_json *c = tc_json_get(counts, kind), *by;
+	int64_t n = 0;
 
-			if (tc_json_equal(tc_json_get(o, "item_id"),
-			    tc_json_get(it, "item_id")))
-				tc_pj_push_fmt(errors, "item %s appears twice", id);
-			else if (strcmp(kind, "kb_selected") == 0 &&
-			    tc_json_get(it, "kb_key") != NULL &&
-			    tc_json_equal(tc_json_get(o, "kb_key"),
-			    tc_json_get(it, "kb_key")))
-				tc_pj_push_fmt(errors, "items %s and %s share one kb_key",
-				    tc_json_get_string(o, "item_id"), id);
-		}
-		check_history(it, sequence, errors);
-		if (tc_json_is(h, TC_JSON_ARRAY) && h->u.arr.len > 0 &&
-		    tc_pj_int(tc_json_get(h->u.arr.items[h->u.arr.len - 1], "seq"),
-		    &s) && s > last_seq)
-			last_seq = s;
-		if (!is_terminal(kind, st)) {
-			all_closed = false;
-			if (kind_index(kind) < 4)
-				presets_closed = false;
-			if (require_closed)
-				tc_pj_push_fmt(errors, "item %s is still %s", id, st);
-		}
-		{
-			tc_json *c = tc_json_get(counts, kind), *by;
-			int64_t n = 0;
-
-			if (c == NULL) {
-				c = tc_json_new_object();
-				tc_json_object_set_int(c, "total", 0);
-				tc_json_object_set(c, "by_status", tc_json_new_object());
-				tc_json_object_set(counts, kind, c);
-			}
-			(void)tc_pj_int(tc_json_get(c, "total"), &n);
-			tc_json_object_set_int(c, "total", n + 1);
-			by = tc_json_get(c, "by_status");
-			n = 0;
-			(void)tc_pj_int(tc_json_get(by, st), &n);
-			tc_json_object_set_int(by, st, n + 1);
-		}
+	if (c == NULL) {
+		c = tc_json_new_object();
+		tc_json_object_set_int(c, "total", 0);
+		tc_json_object_set(c, "by_status", tc_json_new_object());
+		tc_json_object_set(counts, kind, c);
 	}
+	(void)tc_pj_int(tc_json_get(c, "total"), &n);
+	tc_json_object_set_int(c, "total", n + 1);
+	by = tc_json_get(c, "by_status");
+	n = 0;
+	(void)tc_pj_int(tc_json_get(by, st), &n);
+	tc_json_object_set_int(by, st, n + 1);
+}
+
+/* Item i: its row rules, uniqueness, history and status. */
+static void
+check_item(const tc_json *l, size_t i, int64_t sequence, bool require_closed,
+    tc_json *counts, tc_json *errors, struct closure *c)
+{
+	const tc_json *items = tc_json_get(l, "items");
+	const tc_json *it = items->u.arr.items[i];
+	tc_error e = TC_ERROR_INIT;
+	const char *id = tc_json_get_string(it, "item_id");
+	const char *kind = tc_json_get_string(it, "source_kind");
+	const char *st = tc_json_get_string(it, "status");
+	const tc_json *h = tc_json_get(it, "history");
+	tc_json *copy;
+	int64_t s;
+	size_t j;
+
+	/* Row rules: re-run the registration check on a copy without the
+	 * managed fields, against the ledger for relations. */
+	copy = tc_json_clone(it);
+	tc_json_object_remove(copy, "registered_seq");
+	tc_json_object_remove(copy, "history");
+	tc_json_object_remove(copy, "reopen_count");
+	if (tc_pypto_ledger_check_row(l, copy, &e) != 0)
+		tc_pj_push_fmt(errors, "%s", tc_error_msg(&e));
+	tc_json_free(copy);
+	tc_error_clear(&e);
+	if (id == NULL || kind == NULL || st == NULL)
+		return;
+	for (j = 0; j < i; j++) {
+		const tc_json *o = items->u.arr.items[j];
+
+		if (tc_json_equal(tc_json_get(o, "item_id"),
+		    tc_json_get(it, "item_id")))
+			tc_pj_push_fmt(errors, "item %s appears twice", id);
+		else if (strcmp(kind, "kb_selected") == 0 &&
+		    tc_json_get(it, "kb_key") != NULL &&
+		    tc_json_equal(tc_json_get(o, "kb_key"),
+		    tc_json_get(it, "kb_key")))
+			tc_pj_push_fmt(errors, "items %s and %s share one kb_key",
+			    tc_json_get_string(o, "item_id"), id);
+	}
+	check_history(it, sequence, errors);
+	if (tc_json_is(h, TC_JSON_ARRAY) && h->u.arr.len > 0 &&
+	    tc_pj_int(tc_json_get(h->u.arr.items[h->u.arr.len - 1], "seq"),
+	    &s) && s > c->last_seq)
+		c->last_seq = s;
+	if (!tc_pypto_item_terminal(kind, st)) {
+		c->all_closed = false;
+		if (tc_pypto_item_kind_index(kind) < 4)
+			c->presets_closed = false;
+		if (require_closed)
+			tc_pj_push_fmt(errors, "item %s is still %s", id, st);
+	}
+	count_item(counts, kind, st);
+}
+
+/* The final sweep follows the last item event and found nothing new. */
+static void
+check_sweep(const tc_json *sweep, bool require_closed, int64_t last_seq,
+    tc_json *errors)
+{
+	const tc_json *ni = tc_json_get(sweep, "new_items");
+	int64_t s = 0;
+
+	if (!tc_json_is(sweep, TC_JSON_OBJECT)) {
+		if (require_closed)
+			tc_pj_push_fmt(errors, "no final sweep recorded on the final "
+			    "code");
+		return;
+	}
+	if (!tc_pj_int(tc_json_get(sweep, "recorded_seq"), &s) ||
+	    s < last_seq || !tc_json_is(ni, TC_JSON_ARRAY) ||
+	    ni->u.arr.len != 0 || tc_json_get_string(sweep, "scope") == NULL)
+		tc_pj_push_fmt(errors, "final_sweep is stale or malformed: it "
+		    "must follow the last item event and list no new item");
+}
+
+tc_json *
+tc_pypto_ledger_validate(const tc_json *l, bool require_closed, bool *ok)
+{
+	tc_json *r = tc_json_new_object(), *errors = tc_json_new_array();
+	tc_json *counts = tc_json_new_object(), *closure = tc_json_new_object();
+	const tc_json *items = tc_json_get(l, "items");
+	const tc_json *sources = tc_json_get(l, "sources");
+	const tc_json *sweep = tc_json_get(l, "final_sweep");
+	struct closure c = { true, true, true, 0 };
+	int64_t sequence = -1;
+	size_t i;
+
+	if (!tc_json_is(l, TC_JSON_OBJECT) ||
+	    tc_json_get_string(l, "kind") == NULL ||
+	    strcmp(tc_json_get_string(l, "kind"), "pypto_optimization_ledger") ||
+	    !tc_pj_int(tc_json_get(l, "schema_version"), &sequence) ||
+	    sequence != 1 || !tc_pj_int(tc_json_get(l, "sequence"), &sequence) ||
+	    sequence < 0 || !tc_json_is(items, TC_JSON_ARRAY) ||
+	    !tc_json_is(sources, TC_JSON_OBJECT) ||
+	    (sweep != NULL && sweep->type != TC_JSON_NULL &&
+	    sweep->type != TC_JSON_OBJECT)) {
+		tc_pj_push_fmt(errors, "not a pypto_optimization_ledger (schema_version "
+		    "1, sequence, sources, items, final_sweep)");
+		goto done;
+	}
+	check_sources(items, sources, require_closed, errors, &c);
+	for (i = 0; i < items->u.arr.len; i++)
+		check_item(l, i, sequence, require_closed, counts, errors, &c);
 	check_chronology(items, sources, errors);
 	check_index_coverage(items, sources, errors);
 	tc_pypto_experiments_validate(l, errors);
-	if (tc_json_is(sweep, TC_JSON_OBJECT)) {
-		const tc_json *ni = tc_json_get(sweep, "new_items");
-		int64_t s = 0;
-
-		if (!tc_pj_int(tc_json_get(sweep, "recorded_seq"), &s) ||
-		    s < last_seq || !tc_json_is(ni, TC_JSON_ARRAY) ||
-		    ni->u.arr.len != 0 ||
-		    tc_json_get_string(sweep, "scope") == NULL)
-			tc_pj_push_fmt(errors, "final_sweep is stale or malformed: it "
-			    "must follow the last item event and list no new item");
-	} else if (require_closed) {
-		tc_pj_push_fmt(errors, "no final sweep recorded on the final code");
-	}
-	if (require_closed && !enumerated)
+	check_sweep(sweep, require_closed, c.last_seq, errors);
+	if (require_closed && !c.enumerated)
 		tc_pj_push_fmt(errors, "not every preset source is enumerated");
 done:
 	tc_json_object_set_bool(r, "valid", errors->u.arr.len == 0);
 	*ok = errors->u.arr.len == 0;
 	tc_json_object_set(r, "errors", errors);
 	tc_json_object_set(r, "counts", counts);
-	tc_json_object_set_bool(closure, "presets_enumerated", enumerated);
-	tc_json_object_set_bool(closure, "presets_closed", enumerated &&
-	    presets_closed);
-	tc_json_object_set_bool(closure, "all_items_closed", all_closed);
+	tc_json_object_set_bool(closure, "presets_enumerated", c.enumerated);
+	tc_json_object_set_bool(closure, "presets_closed", c.enumerated &&
+	    c.presets_closed);
+	tc_json_object_set_bool(closure, "all_items_closed", c.all_closed);
 	tc_json_object_set_bool(closure, "final_sweep_recorded",
 	    tc_json_is(sweep, TC_JSON_OBJECT));
-	tc_json_object_set_bool(closure, "complete", enumerated && presets_closed &&
-	    all_closed && tc_json_is(sweep, TC_JSON_OBJECT) &&
-	    errors->u.arr.len == 0);
+	tc_json_object_set_bool(closure, "complete", c.enumerated &&
+	    c.presets_closed && c.all_closed &&
+	    tc_json_is(sweep, TC_JSON_OBJECT) && errors->u.arr.len == 0);
 	tc_json_object_set(r, "closure", closure);
 	return r;
 }

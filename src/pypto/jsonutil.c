@@ -4,12 +4,13 @@
  * (isinstance(v, int) and not bool), str.strip(), math.isclose(), Python
  * number printing, file identity records and per-case directory names.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/pypto_compare.h"
@@ -178,6 +179,19 @@ tc_pj_is_sha256_hex(const char *s)
 	for (i = 0; i < 64; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') ||
 		    (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+bool
+tc_pj_env_name_ok(const char *s)
+{
+	size_t i;
+
+	if (!(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return false;
+	for (i = 1; s[i] != '\0'; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
 			return false;
 	return true;
 }

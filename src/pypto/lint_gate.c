@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/proc.h"
 #include "tunectl/pypto_state.h"
@@ -188,19 +188,14 @@ static int
 run_capture(char *const *argv, double timeout_s, const char *cwd,
     char **out, int *exit_code, tc_error *err)
 {
-	const char *tmp = getenv("TMPDIR");
-	char *dir = tc_xasprintf("%s/tunectl-lint.XXXXXX",
-	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
+	char *dir = tc_make_temp_dir("tunectl-lint", err);
 	char *so = NULL, *se = NULL;
 	tc_proc_spec spec;
 	tc_proc_result res;
 	int rc = -1;
 
-	if (mkdtemp(dir) == NULL) {
-		tc_error_os(err, errno, dir);
-		free(dir);
+	if (dir == NULL)
 		return -1;
-	}
 	so = tc_xasprintf("%s/stdout", dir);
 	se = tc_xasprintf("%s/stderr", dir);
 	memset(&spec, 0, sizeof(spec));

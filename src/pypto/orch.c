@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "orch_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "orch_internal.h"
 
 static const char *const common_rules[] = {
@@ -105,14 +105,6 @@ static const struct role_rules role_rules[] = {
 static const char *const stage_names[] = { "", "plan", "golden", "design",
     "develop", "performance" };
 
-static const char *
-s_or(const tc_json *o, const char *k, const char *d)
-{
-	const char *s = tc_json_get_string(o, k);
-
-	return s != NULL ? s : d;
-}
-
 static void
 pretty_block(tc_buf *b, const tc_json *v)
 {
@@ -182,20 +174,20 @@ tc_pypto_prompt(const tc_json *task, const char *task_path,
 		result_path = "<the --result path your host was given>";
 	tc_buf_printf(&b, "You are %s, a fresh worker for exactly one step of "
 	    "the PyPTO-Pro pipeline of operator %s. tunectl is the "
-	    "orchestrator.\n\n", s_or(step, "agent_id", "?"),
-	    s_or(task, "operator", "?"));
+	    "orchestrator.\n\n", tc_json_get_string_or(step, "agent_id", "?"),
+	    tc_json_get_string_or(task, "operator", "?"));
 	tc_buf_printf(&b, "1. Your step\n   Task file:  %s\n   step_id:    %s\n"
 	    "   stage:      %lld (%s)\n   role:       %s%s%s%s%s\n"
 	    "   skill:      %s\n   Operator directory: %s\n"
 	    "   Device:     TILE_FWK_DEVICE_ID=%lld (already set for you)\n\n",
-	    task_path, s_or(step, "step_id", "?"), (long long)stage,
+	    task_path, tc_json_get_string_or(step, "step_id", "?"), (long long)stage,
 	    stage_names[stage], role, mode != NULL ? ", mode " : "",
 	    mode != NULL ? mode : "", module != NULL ? ", module " : "",
-	    module != NULL ? module : "", s_or(step, "skill", "?"),
-	    s_or(task, "op_dir", "?"),
+	    module != NULL ? module : "", tc_json_get_string_or(step, "skill", "?"),
+	    tc_json_get_string_or(task, "op_dir", "?"),
 	    (long long)tc_pj_int_or(tc_json_get(task, "device_id"), -1));
 	tc_buf_printf(&b, "2. Load and follow `%s`%s%s. %s\n\n",
-	    s_or(step, "skill", "?"), mode != NULL ? " in mode " : "",
+	    tc_json_get_string_or(step, "skill", "?"), mode != NULL ? " in mode " : "",
 	    mode != NULL ? mode : "", skill_hint(host));
 	tc_buf_printf(&b, "3. Before anything else, check that the task is "
 	    "current:\n     %s pypto check task --task %s\n   It must exit 0. "
@@ -220,10 +212,10 @@ tc_pypto_prompt(const tc_json *task, const char *task_path,
 	    "module %s%s%s, state_sha256 \"%s\", outcome (one of:",
 	    tc_json_is(del, TC_JSON_ARRAY) && del->u.arr.len > 0 ? "" :
 	    ": your verdict", result_path, TC_PYPTO_RESULT_SCHEMA,
-	    s_or(step, "step_id", "?"), role, mode != NULL ? "\"" : "",
+	    tc_json_get_string_or(step, "step_id", "?"), role, mode != NULL ? "\"" : "",
 	    mode != NULL ? mode : "null", mode != NULL ? "\"" : "",
 	    module != NULL ? "\"" : "", module != NULL ? module : "null",
-	    module != NULL ? "\"" : "", s_or(task, "state_sha256", "?"));
+	    module != NULL ? "\"" : "", tc_json_get_string_or(task, "state_sha256", "?"));
 	for (i = 0; tc_json_is(outs, TC_JSON_ARRAY) && i < outs->u.arr.len; i++)
 		tc_buf_printf(&b, " %s", tc_json_string(outs->u.arr.items[i]));
 	tc_buf_puts(&b, "), summary, evidence (the raw output behind anything "

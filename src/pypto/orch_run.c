@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "orch_internal.h"
 #include "stage5_internal.h"
 #include "tunectl/attempt.h"
@@ -318,155 +318,199 @@ rederived(const tc_json *task, const tc_json *result)
 	    (cat == NULL || strcmp(cat, "env_error") != 0);
 }
 
-static tc_json *
-accept_locked(tc_pypto_store *st, const tc_pypto_state_opts *o,
-    const tc_json *task, const tc_json *result, const tc_attempt *a,
-    tc_json *receipt, tc_error *err)
+/* The routing decision for a result: an optimizer's handoff must be
+ * valid; a stage5-check is re-derived (into v, binding its report in
+ * work) and routed by the re-derived verdict; anything else by its own
+ * outcome. */
+static int
+decide(tc_pypto_store *st, const tc_pypto_state_opts *o,
+    const tc_json *task, const tc_json *result, tc_json *work,
+    struct verdict *v, tc_pypto_decision *d, tc_error *err)
 {
-	const tc_json *step = tc_json_get(task, "step");
-	const char *role = tc_json_get_string(step, "role");
-	struct verdict v = { NULL, NULL, NULL, NULL };
-	tc_pypto_decision d;
-	tc_json *work = NULL, *out = NULL, *applied, *ev, *orch;
-	char hex[TC_SHA256_HEX_LEN + 1];
-	bool decided = false;
-	size_t i;
-	int64_t seq = 0;
+	const char *role = tc_json_get_string(tc_json_get(task, "step"), "role");
+	tc_json *rep = NULL, *r2;
+	int rc;
 
-	memset(&d, 0, sizeof(d));
-	if (task_current(st, task, err) != 0 ||
-	    tc_pypto_result_check(task, result, st->op_dir, err) != 0)
-		return NULL;
 	if (strcmp(role, "optimizer") == 0) {
-		tc_json *rep = NULL;
-
-		if (tc_pypto_handoff_validate(st->op_dir, tc_json_get(result,
-		    "handoff"), st->state, &rep, err) != 0) {
-			tc_json_free(rep);
-			tc_error_prefix(err, "the optimizer handoff is invalid: ");
-			return NULL;
-		}
+		rc = tc_pypto_handoff_validate(st->op_dir, tc_json_get(result,
+		    "handoff"), st->state, &rep, err);
 		tc_json_free(rep);
+		if (rc != 0) {
+			tc_error_prefix(err, "the optimizer handoff is invalid: ");
+			return -1;
+		}
 	}
-	work = tc_json_clone(st->state);
 	if (rederived(task, result)) {
-		if (rederive_stage5(st, work, result, o, &v, err) != 0)
-			goto out;
-		if (v.report != NULL) {
-			tc_json *owners = tc_json_clone(tc_json_get(v.report,
+		if (rederive_stage5(st, work, result, o, v, err) != 0)
+			return -1;
+		if (v->report != NULL) {
+			tc_json *owners = tc_json_clone(tc_json_get(v->report,
 			    "missing_owners"));
-			tc_json *r2 = tc_json_clone(result);
 
+			r2 = tc_json_clone(result);
 			tc_json_object_set(r2, "missing_owners", owners != NULL ?
 			    owners : tc_json_new_array());
-			decided = tc_pypto_route(st->state, task, r2, v.verdict,
-			    v.category, v.evidence, st->op_dir, &d, err) == 0;
+			rc = tc_pypto_route(st->state, task, r2, v->verdict,
+			    v->category, v->evidence, st->op_dir, d, err);
 			tc_json_free(r2);
-			if (!decided)
-				goto out;
+			return rc == 0 ? 0 : -1;
 		}
 	}
-	if (!decided && tc_pypto_route(st->state, task, result, NULL, NULL,
-	    NULL, st->op_dir, &d, err) != 0)
-		goto out;
+	return tc_pypto_route(st->state, task, result, NULL, NULL, NULL,
+	    st->op_dir, d, err) == 0 ? 0 : -1;
+}
 
-	orch = tc_pypto_orch(work);
-	(void)tc_json_int64(tc_json_get(orch, "sequence"), &seq);
-	applied = tc_json_new_array();
-	for (i = 0; i < d.actions->u.arr.len; i++) {
-		tc_json *trial = tc_json_clone(work);
+/* Apply the decision's actions to *work in order.  When one is refused,
+ * none is applied (the stage stays with its executor, the re-derived
+ * check still bound).  Returns the actions applied, or NULL with err
+ * set. */
+static tc_json *
+apply_actions(tc_pypto_store *st, const tc_pypto_state_opts *o,
+    const tc_json *task, const struct verdict *v, tc_pypto_decision *d,
+    tc_json **work, tc_error *err)
+{
+	tc_json *applied = tc_json_new_array();
+	size_t i;
+
+	for (i = 0; i < d->actions->u.arr.len; i++) {
+		tc_json *trial = tc_json_clone(*work);
 		tc_error aerr = TC_ERROR_INIT;
+		char *msg;
 
-		if (apply_action(st, &trial, d.actions->u.arr.items[i], o,
-		    &aerr) != 0) {
-			char *msg = tc_xstrdup(tc_error_msg(&aerr));
-
-			tc_json_free(trial);
-			tc_error_clear(&aerr);
-			/* start again from the state before any action */
-			tc_json_free(work);
-			work = tc_json_clone(st->state);
-			if (v.report != NULL && tc_pypto_check_bind(st->op_dir,
-			    work, v.report, err) != 0) {
-				free(msg);
-				tc_json_free(applied);
-				goto out;
-			}
-			tc_json_free(applied);
-			applied = tc_json_new_array();
-			refused_transition(&d, task, msg);
-			free(msg);
-			break;
+		if (apply_action(st, &trial, d->actions->u.arr.items[i], o,
+		    &aerr) == 0) {
+			tc_json_free(*work);
+			*work = trial;
+			tc_json_array_push(applied, tc_pj_clone(
+			    d->actions->u.arr.items[i]));
+			continue;
 		}
-		tc_json_free(work);
-		work = trial;
-		tc_json_array_push(applied, tc_pj_clone(
-		    d.actions->u.arr.items[i]));
+		msg = tc_xstrdup(tc_error_msg(&aerr));
+		tc_json_free(trial);
+		tc_error_clear(&aerr);
+		tc_json_free(applied);
+		/* start again from the state before any action */
+		tc_json_free(*work);
+		*work = tc_json_clone(st->state);
+		if (v->report != NULL && tc_pypto_check_bind(st->op_dir, *work,
+		    v->report, err) != 0) {
+			free(msg);
+			return NULL;
+		}
+		refused_transition(d, task, msg);
+		free(msg);
+		return tc_json_new_array();
 	}
-	orch = tc_pypto_orch(work);
-	tc_json_object_set_int(orch, "sequence", seq + 1);
-	tc_json_object_set(orch, "next", d.next != NULL ? tc_json_clone(d.next) :
-	    tc_json_new_null());
-	if (d.halt != NULL)
-		tc_json_object_set(orch, "halt", tc_pj_clone(d.halt));
-	if (d.exclude_device >= 0) {
-		tc_json *ex = tc_json_get(orch, "excluded_devices"), *e;
+	return applied;
+}
 
+/* The orchestrator's next sequence number, next step, halt and excluded
+ * devices. */
+static void
+record_decision(tc_json *orch, const tc_pypto_decision *d,
+    const tc_json *step, int64_t seq)
+{
+	tc_json *ex, *e;
+
+	tc_json_object_set_int(orch, "sequence", seq + 1);
+	tc_json_object_set(orch, "next", d->next != NULL ?
+	    tc_json_clone(d->next) : tc_json_new_null());
+	if (d->halt != NULL)
+		tc_json_object_set(orch, "halt", tc_pj_clone(d->halt));
+	if (d->exclude_device >= 0) {
+		ex = tc_json_get(orch, "excluded_devices");
 		if (!tc_json_is(ex, TC_JSON_ARRAY)) {
 			ex = tc_json_new_array();
 			tc_json_object_set(orch, "excluded_devices", ex);
 		}
 		e = tc_json_new_object();
-		tc_json_object_set_int(e, "device_id", d.exclude_device);
+		tc_json_object_set_int(e, "device_id", d->exclude_device);
 		tc_json_object_set(e, "step_id", tc_pj_clone(tc_json_get(step,
 		    "step_id")));
 		tc_json_array_push(ex, e);
 	}
-	merge_members(orch, d.orch_set);
+	merge_members(orch, d->orch_set);
+}
 
-	/* The receipt is written before the state that binds it. */
+/* step_id, role, mode and outcome: what the event and the output share. */
+static tc_json *
+step_json(const tc_json *step, const tc_json *result)
+{
+	static const char *const keys[] = { "step_id", "role", "mode", NULL };
+	tc_json *j = tc_json_new_object();
+	size_t i;
+
+	for (i = 0; keys[i] != NULL; i++)
+		tc_json_object_set(j, keys[i], tc_pj_clone(tc_json_get(step,
+		    keys[i])));
+	tc_json_object_set(j, "outcome", tc_pj_clone(tc_json_get(result,
+	    "outcome")));
+	return j;
+}
+
+/* Write the receipt (before the state that binds it) and append the step
+ * event, which names the receipt, to work. */
+static int
+record_step(const tc_pypto_store *st, const tc_json *step,
+    const tc_json *result, const tc_attempt *a, tc_json *receipt,
+    const struct verdict *v, const tc_pypto_decision *d,
+    const tc_json *applied, tc_json *work, tc_error *err)
+{
+	char hex[TC_SHA256_HEX_LEN + 1], *rel, *full;
+	tc_json *ev;
+
 	tc_json_object_set_string(receipt, "runner_status", "passed");
 	if (tc_attempt_sha256(a, TC_ATTEMPT_RESULT, hex, err) != 0)
-		goto out_applied;
+		return -1;
 	tc_json_object_set_string(receipt, "result_sha256", hex);
 	tc_json_object_set_string(receipt, "state_sha256_before", st->sha);
 	tc_receipt_set_now(receipt, "finished_at");
 	if (tc_attempt_write_json(a, TC_ATTEMPT_RECEIPT, receipt,
 	    TC_WRITE_EXCLUSIVE, err) != 0 ||
 	    tc_attempt_sha256(a, TC_ATTEMPT_RECEIPT, hex, err) != 0)
-		goto out_applied;
-
-	ev = tc_json_new_object();
-	tc_json_object_set(ev, "step_id", tc_pj_clone(tc_json_get(step,
-	    "step_id")));
-	tc_json_object_set(ev, "role", tc_pj_clone(tc_json_get(step, "role")));
-	tc_json_object_set(ev, "mode", tc_pj_clone(tc_json_get(step, "mode")));
-	tc_json_object_set(ev, "outcome", tc_pj_clone(tc_json_get(result,
-	    "outcome")));
-	if (v.verdict != NULL)
-		tc_json_object_set_string(ev, "rederived_verdict", v.verdict);
-	tc_json_object_set_string(ev, "decision", d.summary);
+		return -1;
+	ev = step_json(step, result);
+	if (v->verdict != NULL)
+		tc_json_object_set_string(ev, "rederived_verdict", v->verdict);
+	tc_json_object_set_string(ev, "decision", d->summary);
 	tc_json_object_set(ev, "actions", tc_pj_clone(applied));
-	{
-		char *rel = tc_attempt_rel(a, TC_ATTEMPT_RECEIPT);
-		char *full = tc_xasprintf("%s/%s", TC_PYPTO_ORCH_DIR, rel);
-
-		tc_json_object_set_string(ev, "receipt", full);
-		free(full);
-		free(rel);
-	}
+	rel = tc_attempt_rel(a, TC_ATTEMPT_RECEIPT);
+	full = tc_xasprintf("%s/%s", TC_PYPTO_ORCH_DIR, rel);
+	tc_json_object_set_string(ev, "receipt", full);
+	free(full);
+	free(rel);
 	tc_json_object_set_string(ev, "receipt_sha256", hex);
 	tc_pypto_orch_event(work, "step", ev);
-	if (tc_pypto_store_write(st, work, err) != 0)
-		goto out_applied;
+	return 0;
+}
 
-	out = tc_json_new_object();
-	tc_json_object_set(out, "step_id", tc_pj_clone(tc_json_get(step,
-	    "step_id")));
-	tc_json_object_set(out, "role", tc_pj_clone(tc_json_get(step, "role")));
-	tc_json_object_set(out, "mode", tc_pj_clone(tc_json_get(step, "mode")));
-	tc_json_object_set(out, "outcome", tc_pj_clone(tc_json_get(result,
-	    "outcome")));
+static tc_json *
+accept_locked(tc_pypto_store *st, const tc_pypto_state_opts *o,
+    const tc_json *task, const tc_json *result, const tc_attempt *a,
+    tc_json *receipt, tc_error *err)
+{
+	const tc_json *step = tc_json_get(task, "step");
+	struct verdict v = { NULL, NULL, NULL, NULL };
+	tc_pypto_decision d;
+	tc_json *work = NULL, *out = NULL, *applied = NULL;
+	int64_t seq = 0;
+
+	memset(&d, 0, sizeof(d));
+	if (task_current(st, task, err) != 0 ||
+	    tc_pypto_result_check(task, result, st->op_dir, err) != 0)
+		return NULL;
+	work = tc_json_clone(st->state);
+	if (decide(st, o, task, result, work, &v, &d, err) != 0)
+		goto out;
+	(void)tc_json_int64(tc_json_get(tc_pypto_orch(work), "sequence"), &seq);
+	if ((applied = apply_actions(st, o, task, &v, &d, &work, err)) == NULL)
+		goto out;
+	record_decision(tc_pypto_orch(work), &d, step, seq);
+	if (record_step(st, step, result, a, receipt, &v, &d, applied, work,
+	    err) != 0 || tc_pypto_store_write(st, work, err) != 0)
+		goto out;
+
+	out = step_json(step, result);
 	if (v.verdict != NULL) {
 		tc_json_object_set_string(out, "verdict", v.verdict);
 		tc_json_object_set(out, "check", tc_pj_clone(tc_json_get(
@@ -483,9 +527,8 @@ accept_locked(tc_pypto_store *st, const tc_pypto_state_opts *o,
 	    "current_stage")));
 	tc_json_object_set(out, "stage_status", tc_pj_clone(tc_json_get(work,
 	    "stage_status")));
-out_applied:
-	tc_json_free(applied);
 out:
+	tc_json_free(applied);
 	tc_pypto_decision_free(&d);
 	tc_json_free(work);
 	tc_json_free(v.report);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "compare_internal.h"
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/pypto_compare.h"
 #include "tunectl/sha256.h"
 

@@ -9,16 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/pypto_compare.h"
-
-static const char *
-str_or(const tc_json *obj, const char *key, const char *dflt)
-{
-	const char *s = tc_json_get_string(obj, key);
-
-	return s != NULL ? s : dflt;
-}
 
 static bool
 get_num(const tc_json *obj, const char *key, double *out)
@@ -114,12 +106,12 @@ route_of(const tc_json *diags, struct route *r)
 		const tc_json *st = tc_json_get(d, "scalar_route_triggered");
 
 		tc_json_array_push(r->routes, tc_json_new_string(
-		    str_or(d, "routing_label", "unknown")));
+		    tc_json_get_string_or(d, "routing_label", "unknown")));
 		if (tc_json_is(st, TC_JSON_BOOL) && st->u.b)
 			r->scalar = true;
-		sorted_insert(r->terminals, str_or(d, "roofline_terminal_status",
+		sorted_insert(r->terminals, tc_json_get_string_or(d, "roofline_terminal_status",
 		    "insufficient_evidence"));
-		sorted_insert(r->overlaps, str_or(d, "pipeline_overlap_status",
+		sorted_insert(r->overlaps, tc_json_get_string_or(d, "pipeline_overlap_status",
 		    "unverified"));
 	}
 }
@@ -162,10 +154,10 @@ md_header(tc_buf *b, const tc_json *r)
 
 	(void)get_num(r, "default_target_threshold", &thr);
 	tc_buf_puts(b, "# 性能评估结果\n\n");
-	tc_buf_printf(b, "- **Operator**: %s\n", str_or(r, "task", ""));
+	tc_buf_printf(b, "- **Operator**: %s\n", tc_json_get_string_or(r, "task", ""));
 	tc_buf_puts(b, "- **Device**: npu:");
 	put_value(b, tc_json_get(r, "device_id"));
-	tc_buf_printf(b, " (source=%s)\n", str_or(r, "device_select_source", ""));
+	tc_buf_printf(b, " (source=%s)\n", tc_json_get_string_or(r, "device_select_source", ""));
 	tc_buf_puts(b, "- **Warmup**: ");
 	put_value(b, tc_json_get(r, "warmup"));
 	tc_buf_puts(b, "\n- **Repeats**: ");
@@ -173,34 +165,34 @@ md_header(tc_buf *b, const tc_json *r)
 	tc_buf_puts(b, "\n- **Seed**: ");
 	put_value(b, tc_json_get(r, "seed"));
 	tc_buf_printf(b, "\n- **Timing method**: %s\n",
-	    str_or(r, "timing_method", ""));
+	    tc_json_get_string_or(r, "timing_method", ""));
 	tc_buf_printf(b, "- **Timing source**: %s\n",
-	    str_or(r, "timing_source_metric", "unknown"));
+	    tc_json_get_string_or(r, "timing_source_metric", "unknown"));
 	tc_buf_printf(b, "- **Target Op Name**: `%s`\n",
-	    str_or(r, "target_op_name", "unknown"));
+	    tc_json_get_string_or(r, "target_op_name", "unknown"));
 	tc_buf_printf(b, "- **Case selector**: `%s:%s`\n",
-	    str_or(sel, "kind", "unknown"), sn != NULL && *sn ? sn : "-");
+	    tc_json_get_string_or(sel, "kind", "unknown"), sn != NULL && *sn ? sn : "-");
 	tc_buf_printf(b, "- **Profiling mode**: %s\n",
-	    str_or(r, "profiling_mode", ""));
+	    tc_json_get_string_or(r, "profiling_mode", ""));
 	tc_buf_printf(b, "- **Collection ID**: %s\n",
-	    str_or(r, "collection_id", ""));
+	    tc_json_get_string_or(r, "collection_id", ""));
 	tc_buf_printf(b, "- **Performance cases**: `%s`; source=`%s`; "
-	    "sha256=`%s`\n", str_or(pc, "type", "unknown"),
-	    str_or(pc, "path", "unknown"), str_or(pc, "sha256", "unknown"));
+	    "sha256=`%s`\n", tc_json_get_string_or(pc, "type", "unknown"),
+	    tc_json_get_string_or(pc, "path", "unknown"), tc_json_get_string_or(pc, "sha256", "unknown"));
 	tc_buf_printf(b, "- **Golden target source status**: `%s`\n",
-	    str_or(gd, "status", "not_provided"));
+	    tc_json_get_string_or(gd, "status", "not_provided"));
 	tc_buf_printf(b, "- **Default target**: `%s >= ",
-	    str_or(r, "default_target_metric", ""));
+	    tc_json_get_string_or(r, "default_target_metric", ""));
 	tc_pj_fixed(b, thr, 1);
 	tc_buf_puts(b, "` for every P0 case\n");
 	tc_buf_printf(b, "- **Default target status**: `%s` "
-	    "(valid_for_target_met=%s)\n", str_or(r, "default_target_status", ""),
+	    "(valid_for_target_met=%s)\n", tc_json_get_string_or(r, "default_target_status", ""),
 	    tc_json_is(vt, TC_JSON_BOOL) && vt->u.b ? "true" : "false");
 	if (get_num(r, "n_default_target_cases", &n) && n > 0) {
 		tc_buf_printf(b, "- **Comparison scope**: `%s`\n",
-		    str_or(r, "comparison_scope", ""));
+		    tc_json_get_string_or(r, "comparison_scope", ""));
 		tc_buf_printf(b, "- **Golden source**: `%s` (iterations=",
-		    str_or(r, "golden_timing_method", "None"));
+		    tc_json_get_string_or(r, "golden_timing_method", "None"));
 		put_value(b, tc_json_get(r, "golden_iterations"));
 		tc_buf_puts(b, ", normalized per iteration)\n");
 		tc_buf_puts(b, "- **Ratio semantics**: this ratio is valid for the "
@@ -237,8 +229,8 @@ md_cases(tc_buf *b, const tc_json *r)
 	for (i = 0; i < pcs->u.arr.len; i++) {
 		const tc_json *c = pcs->u.arr.items[i];
 
-		tc_buf_printf(b, "| %s | %s | %s | ", str_or(c, "case", ""),
-		    str_or(c, "shape", "?"), str_or(c, "dtype", "?"));
+		tc_buf_printf(b, "| %s | %s | %s | ", tc_json_get_string_or(c, "case", ""),
+		    tc_json_get_string_or(c, "shape", "?"), tc_json_get_string_or(c, "dtype", "?"));
 		num_cell(b, c, "asc_us", 2);
 		tc_buf_puts(b, " | ");
 		num_cell(b, c, "ref_us", 2);
@@ -250,7 +242,7 @@ md_cases(tc_buf *b, const tc_json *r)
 	for (i = 0; i < pcs->u.arr.len; i++) {
 		const tc_json *c = pcs->u.arr.items[i];
 
-		tc_buf_printf(b, "- `%s`: samples_us=", str_or(c, "case", ""));
+		tc_buf_printf(b, "- `%s`: samples_us=", tc_json_get_string_or(c, "case", ""));
 		repr_list(b, tc_json_get(c, "duration_samples_us"));
 		tc_buf_puts(b, "; selected_op_names=");
 		repr_list(b, tc_json_get(c, "selected_op_names"));
@@ -282,7 +274,7 @@ md_routing(tc_buf *b, const tc_json *r)
 		if (!has_diagnoses(c))
 			continue;
 		route_of(tc_json_get(c, "repeat_bound_diagnoses"), &rt);
-		tc_buf_printf(b, "| %s | ", str_or(c, "case", ""));
+		tc_buf_printf(b, "| %s | ", tc_json_get_string_or(c, "case", ""));
 		tc_json_repr(b, rt.routes);
 		tc_buf_printf(b, " | %s | ", rt.scalar ? "true" : "false");
 		tc_json_repr(b, rt.terminals);
@@ -337,7 +329,7 @@ md_summary(tc_buf *b, const tc_json *r)
 	tc_buf_puts(b, " |\n| Default target threshold | ");
 	tc_pj_fixed(b, thr, 1);
 	tc_buf_printf(b, " |\n| Default target status | %s |\n",
-	    str_or(r, "default_target_status", ""));
+	    tc_json_get_string_or(r, "default_target_status", ""));
 	if (!get_num(stats, "geomean", &v)) {
 		tc_buf_puts(b, "\n");
 		return;
@@ -363,7 +355,7 @@ md_summary(tc_buf *b, const tc_json *r)
 	dtypes = tc_xcalloc(pcs->u.arr.len + 1, sizeof(*dtypes));
 	for (i = 0; i < pcs->u.arr.len; i++) {
 		const tc_json *c = pcs->u.arr.items[i];
-		const char *dt = str_or(c, "dtype", "?");
+		const char *dt = tc_json_get_string_or(c, "dtype", "?");
 		size_t k;
 
 		if (!get_num(c, "golden_reference_ratio", &v))
@@ -386,7 +378,7 @@ md_summary(tc_buf *b, const tc_json *r)
 			for (k = 0; k < pcs->u.arr.len; k++) {
 				const tc_json *c = pcs->u.arr.items[k];
 
-				if (strcmp(str_or(c, "dtype", "?"), dtypes[i]) != 0 ||
+				if (strcmp(tc_json_get_string_or(c, "dtype", "?"), dtypes[i]) != 0 ||
 				    !get_num(c, "golden_reference_ratio", &v))
 					continue;
 				vals[n++] = v;
@@ -436,7 +428,7 @@ md_analysis(tc_buf *b, const tc_json *r)
 
 			if (d != NULL && d[0] != '\0')
 				tc_buf_printf(b, "- `%s`：`%s/summary.txt` 及逐 repeat 的 "
-				    "`timing.csv`\n", str_or(c, "case", ""), d);
+				    "`timing.csv`\n", tc_json_get_string_or(c, "case", ""), d);
 		}
 	} else {
 		tc_buf_puts(b, "- quick 模式仅用于筛选，没有深度归档；最终证据必须用同配置 "
@@ -483,32 +475,32 @@ log_header(tc_buf *b, const tc_json *r)
 	(void)get_num(r, "default_target_threshold", &thr);
 	rule(b, '=');
 	tc_buf_printf(b, "PyPTO Performance Collection (%s): %s  (warmup=",
-	    str_or(r, "timing_source_metric", "unknown"), str_or(r, "task", ""));
+	    tc_json_get_string_or(r, "timing_source_metric", "unknown"), tc_json_get_string_or(r, "task", ""));
 	put_value(b, tc_json_get(r, "warmup"));
 	tc_buf_puts(b, ", repeats=");
 	put_value(b, tc_json_get(r, "repeats"));
 	tc_buf_puts(b, ", seed=");
 	put_value(b, tc_json_get(r, "seed"));
-	tc_buf_printf(b, ")\nCollection ID: %s\n", str_or(r, "collection_id", ""));
+	tc_buf_printf(b, ")\nCollection ID: %s\n", tc_json_get_string_or(r, "collection_id", ""));
 	tc_buf_printf(b, "Performance cases: %s sha256=%s path=%s\n",
-	    str_or(pc, "type", "unknown"), str_or(pc, "sha256", "unknown"),
-	    str_or(pc, "path", "unknown"));
+	    tc_json_get_string_or(pc, "type", "unknown"), tc_json_get_string_or(pc, "sha256", "unknown"),
+	    tc_json_get_string_or(pc, "path", "unknown"));
 	tc_buf_printf(b, "Golden target source status: %s\n",
-	    str_or(gd, "status", "not_provided"));
+	    tc_json_get_string_or(gd, "status", "not_provided"));
 	tc_buf_printf(b, "Default target: %s >= ",
-	    str_or(r, "default_target_metric", ""));
+	    tc_json_get_string_or(r, "default_target_metric", ""));
 	tc_pj_fixed(b, thr, 1);
 	tc_buf_printf(b, " for every P0 case | status=%s | valid=%s\n",
-	    str_or(r, "default_target_status", ""),
+	    tc_json_get_string_or(r, "default_target_status", ""),
 	    tc_json_is(vt, TC_JSON_BOOL) && vt->u.b ? "True" : "False");
 	if (get_num(r, "n_default_target_cases", &n) && n > 0)
 		tc_buf_puts(b, "Comparison scope: golden_e2e_to_pypto_target_kernel "
 		    "(valid for the default target; NOT baseline-to-final "
 		    "optimization speedup)\n");
 	tc_buf_printf(b, "Target Op Name: %s | Timing source: %s\n",
-	    str_or(r, "target_op_name", "unknown"),
-	    str_or(r, "timing_source_metric", "unknown"));
-	tc_buf_printf(b, "Case selector: %s:%s\n", str_or(sel, "kind", "unknown"),
+	    tc_json_get_string_or(r, "target_op_name", "unknown"),
+	    tc_json_get_string_or(r, "timing_source_metric", "unknown"));
+	tc_buf_printf(b, "Case selector: %s:%s\n", tc_json_get_string_or(sel, "kind", "unknown"),
 	    sn != NULL && *sn ? sn : "-");
 	rule(b, '=');
 	pad(b, "Case", 5, false);
@@ -533,11 +525,11 @@ log_case(tc_buf *b, const tc_json *c)
 	bool hr = get_num(c, "ref_us", &ref), ha = get_num(c, "asc_us", &asc);
 	bool hq = get_num(c, "golden_reference_ratio", &ratio);
 
-	pad(b, str_or(c, "case", ""), 5, false);
+	pad(b, tc_json_get_string_or(c, "case", ""), 5, false);
 	tc_buf_putc(b, ' ');
-	pad(b, str_or(c, "shape", "?"), 35, false);
+	pad(b, tc_json_get_string_or(c, "shape", "?"), 35, false);
 	tc_buf_putc(b, ' ');
-	pad(b, str_or(c, "dtype", "?"), 10, false);
+	pad(b, tc_json_get_string_or(c, "dtype", "?"), 10, false);
 	tc_buf_putc(b, ' ');
 	if (hr && ha && hq) {
 		padf(b, ref, 2, 12, " ");

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "compare_internal.h"
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/proc.h"
@@ -60,18 +60,10 @@ static const char adapter_source[] =
 int
 tc_pypto_runctx_open(tc_pypto_runctx *c, tc_error *err)
 {
-	const char *tmp = getenv("TMPDIR");
-
-	c->session = tc_xasprintf("%s/tunectl-pypto.XXXXXX",
-	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
 	c->adapter_path = NULL;
 	c->serial = 0;
-	if (mkdtemp(c->session) == NULL) {
-		tc_error_os(err, errno, c->session);
-		free(c->session);
-		c->session = NULL;
+	if ((c->session = tc_make_temp_dir("tunectl-pypto", err)) == NULL)
 		return -1;
-	}
 	if (c->adapter) {
 		c->adapter_path = tc_path_join(c->session,
 		    "pypto_case_adapter.py");
@@ -237,6 +229,28 @@ tc_pypto_tail(const char *s, size_t n)
 	size_t len = strlen(s);
 
 	return tc_xstrdup(len > n ? s + len - n : s);
+}
+
+int
+tc_pypto_run_warmed(tc_pypto_runctx *c, const char *case_id, long warmup,
+    const char *what, tc_pypto_run *r, tc_error *err)
+{
+	long w;
+
+	for (w = 0; w <= warmup; w++) {
+		tc_pypto_run_free(r);
+		if (tc_pypto_run_once(c, case_id, r, err) != 0)
+			return -1;
+		if (r->exit_code != 0) {
+			char *tail = tc_pypto_tail(r->err, 500);
+
+			tc_error_set(err, "%s %s failed (exit %d): %s", what,
+			    w < warmup ? "warm-up" : "run", r->exit_code, tail);
+			free(tail);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* Python str.splitlines() marker extraction over stdout + "\n" + stderr. */

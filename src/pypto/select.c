@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/decimal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
@@ -82,26 +82,25 @@ decimal_to_q(mpq_t out, const char *s)
 	return true;
 }
 
-tc_json *
-tc_pypto_rank(const tc_pypto_selection_rule *rule,
+/* Every baseline and candidate duration is a finite positive number, and
+ * at least one case is a target. */
+static int
+check_durations(const tc_pypto_selection_rule *rule,
     const tc_pypto_score_in *cands, size_t n, tc_error *err)
 {
-	mpq_t *scores, delta, thr, diff, sp, b, d, w, sum, wsum, tmp;
-	tc_json *out = NULL, *list, *ties;
-	size_t i, c, anchor = (size_t)-1, selected = (size_t)-1, ntarget = 0;
-	bool *in_s;
+	size_t i, c, ntarget = 0;
 
 	for (c = 0; c < rule->n_cases; c++) {
 		if (!(isfinite(rule->baseline[c]) && rule->baseline[c] > 0)) {
 			tc_error_set(err, "the frozen baseline duration of case %s is "
 			    "not a finite positive number", rule->case_ids[c]);
-			return NULL;
+			return -1;
 		}
 		ntarget += rule->target[c];
 	}
 	if (ntarget == 0) {
 		tc_error_set(err, "no frozen target case to score");
-		return NULL;
+		return -1;
 	}
 	for (i = 0; i < n; i++)
 		for (c = 0; c < rule->n_cases; c++)
@@ -110,63 +109,119 @@ tc_pypto_rank(const tc_pypto_selection_rule *rule,
 				tc_error_set(err, "candidate %s: duration of case %s is "
 				    "not a finite positive number", cands[i].id,
 				    rule->case_ids[c]);
-				return NULL;
+				return -1;
 			}
-	mpq_inits(delta, thr, diff, sp, b, d, w, sum, wsum, tmp, NULL);
+	return 0;
+}
+
+/* A candidate's row: its per-case speedups and its score, the weighted
+ * mean speedup over the target cases (exactly, into score). */
+static tc_json *
+score_row(const tc_pypto_selection_rule *rule, const tc_pypto_score_in *cand,
+    mpq_t score)
+{
+	tc_json *row = tc_json_new_object(), *pc = tc_json_new_array();
+	mpq_t sp, b, d, w, sum, wsum, tmp;
+	char *txt;
+	size_t c;
+
+	mpq_inits(sp, b, d, w, sum, wsum, tmp, NULL);
+	for (c = 0; c < rule->n_cases; c++) {
+		tc_json *e = tc_json_new_object();
+
+		mpq_set_d(b, rule->baseline[c]);
+		mpq_set_d(d, cand->durations[c]);
+		mpq_div(sp, b, d);
+		tc_json_object_set_string(e, "case", rule->case_ids[c]);
+		tc_json_object_set_bool(e, "target", rule->target[c]);
+		tc_json_object_set(e, "baseline_us",
+		    tc_json_new_float(rule->baseline[c]));
+		tc_json_object_set(e, "duration_us",
+		    tc_json_new_float(cand->durations[c]));
+		tc_json_object_set(e, "speedup",
+		    tc_json_new_float(q_to_double(sp)));
+		tc_json_array_push(pc, e);
+		if (!rule->target[c])
+			continue;
+		if (rule->weights != NULL)
+			mpq_set_d(w, rule->weights[c]);
+		else
+			mpq_set_ui(w, 1, 1);
+		mpq_mul(tmp, sp, w);
+		mpq_add(sum, sum, tmp);
+		mpq_add(wsum, wsum, w);
+	}
+	mpq_div(score, sum, wsum);
+	tc_json_object_set_string(row, "candidate_id", cand->id);
+	tc_json_object_set_int(row, "evaluation_order", cand->evaluation_order);
+	tc_json_object_set_bool(row, "rankable", cand->rankable);
+	tc_json_object_set(row, "per_case", pc);
+	tc_json_object_set(row, "score", tc_json_new_float(q_to_double(score)));
+	txt = q_text(score);
+	tc_json_object_set_string(row, "score_exact", txt);
+	free(txt);
+	mpq_clears(sp, b, d, w, sum, wsum, tmp, NULL);
+	return row;
+}
+
+/* Mark every row with its distance from the anchor and whether it is in
+ * the tie set (rankable and within thr of the anchor); return the tie
+ * set, and in *selected its member evaluated first. */
+static tc_json *
+mark_ties(const tc_pypto_score_in *cands, size_t n, mpq_t *scores,
+    size_t anchor, const mpq_t thr, tc_json *list, size_t *selected)
+{
+	tc_json *ties = tc_json_new_array();
+	mpq_t diff;
+	size_t i;
+
+	mpq_init(diff);
+	for (i = 0; i < n; i++) {
+		tc_json *row = list->u.arr.items[i];
+		bool within, in_s;
+
+		mpq_sub(diff, scores[anchor], scores[i]);
+		tc_json_object_set(row, "difference_from_anchor",
+		    tc_json_new_float(q_to_double(diff)));
+		mpq_abs(diff, diff);
+		within = mpq_cmp(diff, thr) <= 0;
+		tc_json_object_set_bool(row, "within_stability_range", within);
+		in_s = cands[i].rankable && (i == anchor || within);
+		tc_json_object_set_bool(row, "in_tie_set", in_s);
+		if (in_s) {
+			tc_json_array_push(ties, tc_json_new_string(cands[i].id));
+			if (*selected == (size_t)-1 || cands[i].evaluation_order <
+			    cands[*selected].evaluation_order)
+				*selected = i;
+		}
+	}
+	mpq_clear(diff);
+	return ties;
+}
+
+tc_json *
+tc_pypto_rank(const tc_pypto_selection_rule *rule,
+    const tc_pypto_score_in *cands, size_t n, tc_error *err)
+{
+	mpq_t *scores, delta, thr, tmp;
+	tc_json *out = NULL, *list, *s;
+	size_t i, anchor = (size_t)-1, selected = (size_t)-1;
+
+	if (check_durations(rule, cands, n, err) != 0)
+		return NULL;
+	mpq_inits(delta, thr, tmp, NULL);
 	if (!decimal_to_q(delta, rule->stability_value)) {
 		tc_error_set(err, "the stability range must be a non-negative "
 		    "decimal number, got %s", rule->stability_value != NULL ?
 		    rule->stability_value : "(none)");
-		mpq_clears(delta, thr, diff, sp, b, d, w, sum, wsum, tmp, NULL);
+		mpq_clears(delta, thr, tmp, NULL);
 		return NULL;
 	}
 	scores = tc_xcalloc(n + 1, sizeof(*scores));
-	in_s = tc_xcalloc(n + 1, sizeof(*in_s));
 	list = tc_json_new_array();
 	for (i = 0; i < n; i++) {
-		tc_json *row = tc_json_new_object(), *pc = tc_json_new_array();
-		char *txt;
-
 		mpq_init(scores[i]);
-		mpq_set_ui(sum, 0, 1);
-		mpq_set_ui(wsum, 0, 1);
-		for (c = 0; c < rule->n_cases; c++) {
-			tc_json *e = tc_json_new_object();
-
-			mpq_set_d(b, rule->baseline[c]);
-			mpq_set_d(d, cands[i].durations[c]);
-			mpq_div(sp, b, d);
-			tc_json_object_set_string(e, "case", rule->case_ids[c]);
-			tc_json_object_set_bool(e, "target", rule->target[c]);
-			tc_json_object_set(e, "baseline_us",
-			    tc_json_new_float(rule->baseline[c]));
-			tc_json_object_set(e, "duration_us",
-			    tc_json_new_float(cands[i].durations[c]));
-			tc_json_object_set(e, "speedup",
-			    tc_json_new_float(q_to_double(sp)));
-			tc_json_array_push(pc, e);
-			if (!rule->target[c])
-				continue;
-			if (rule->weights != NULL)
-				mpq_set_d(w, rule->weights[c]);
-			else
-				mpq_set_ui(w, 1, 1);
-			mpq_mul(tmp, sp, w);
-			mpq_add(sum, sum, tmp);
-			mpq_add(wsum, wsum, w);
-		}
-		mpq_div(scores[i], sum, wsum);
-		tc_json_object_set_string(row, "candidate_id", cands[i].id);
-		tc_json_object_set_int(row, "evaluation_order",
-		    cands[i].evaluation_order);
-		tc_json_object_set_bool(row, "rankable", cands[i].rankable);
-		tc_json_object_set(row, "per_case", pc);
-		tc_json_object_set(row, "score",
-		    tc_json_new_float(q_to_double(scores[i])));
-		txt = q_text(scores[i]);
-		tc_json_object_set_string(row, "score_exact", txt);
-		free(txt);
-		tc_json_array_push(list, row);
+		tc_json_array_push(list, score_row(rule, &cands[i], scores[i]));
 		if (cands[i].rankable && (anchor == (size_t)-1 ||
 		    mpq_cmp(scores[i], scores[anchor]) > 0 ||
 		    (mpq_cmp(scores[i], scores[anchor]) == 0 &&
@@ -184,48 +239,25 @@ tc_pypto_rank(const tc_pypto_selection_rule *rule,
 		mpq_abs(tmp, scores[anchor]);
 		mpq_mul(thr, delta, tmp);
 	}
-	ties = tc_json_new_array();
-	for (i = 0; i < n; i++) {
-		tc_json *row = list->u.arr.items[i];
-		bool within;
-
-		mpq_sub(diff, scores[anchor], scores[i]);
-		tc_json_object_set(row, "difference_from_anchor",
-		    tc_json_new_float(q_to_double(diff)));
-		mpq_abs(diff, diff);
-		within = mpq_cmp(diff, thr) <= 0;
-		tc_json_object_set_bool(row, "within_stability_range", within);
-		in_s[i] = cands[i].rankable && (i == anchor || within);
-		tc_json_object_set_bool(row, "in_tie_set", in_s[i]);
-		if (in_s[i]) {
-			tc_json_array_push(ties, tc_json_new_string(cands[i].id));
-			if (selected == (size_t)-1 || cands[i].evaluation_order <
-			    cands[selected].evaluation_order)
-				selected = i;
-		}
-	}
 	out = tc_json_new_object();
+	tc_json_object_set(out, "tie_set", mark_ties(cands, n, scores, anchor,
+	    thr, list, &selected));
 	tc_json_object_set(out, "candidates", list);
 	tc_json_object_set_string(out, "anchor", cands[anchor].id);
-	tc_json_object_set(out, "tie_set", ties);
-	{
-		tc_json *s = tc_json_new_object();
-
-		tc_json_object_set_string(s, "candidate_id", cands[selected].id);
-		tc_json_object_set_int(s, "evaluation_order",
-		    cands[selected].evaluation_order);
-		tc_json_object_set(s, "score",
-		    tc_json_new_float(q_to_double(scores[selected])));
-		tc_json_object_set(out, "selected", s);
-	}
+	s = tc_json_new_object();
+	tc_json_object_set_string(s, "candidate_id", cands[selected].id);
+	tc_json_object_set_int(s, "evaluation_order",
+	    cands[selected].evaluation_order);
+	tc_json_object_set(s, "score",
+	    tc_json_new_float(q_to_double(scores[selected])));
+	tc_json_object_set(out, "selected", s);
 	tc_json_object_set_bool(out, "baseline_kept",
 	    cands[selected].evaluation_order == 0);
 out:
 	for (i = 0; i < n; i++)
 		mpq_clear(scores[i]);
 	free(scores);
-	free(in_s);
-	mpq_clears(delta, thr, diff, sp, b, d, w, sum, wsum, tmp, NULL);
+	mpq_clears(delta, thr, tmp, NULL);
 	return out;
 }
 
@@ -362,31 +394,30 @@ free_cands(struct cand *c, size_t n)
 	free(c);
 }
 
-tc_json *
-tc_pypto_select(const tc_pypto_select_opts *o, tc_error *err)
-{
-	tc_json *contract = NULL, *doc = NULL, *out = NULL, *stab;
-	tc_pypto_manifest m;
-	struct cand *cands = NULL;
-	size_t n = 0, i, j, base = (size_t)-1;
-	const tc_json *target, *sel, *weights;
+/* What a selection is computed from, and the arrays its rule points into. */
+struct selection {
+	struct cand *cands;
+	size_t n, base;
+	const tc_json *target, *weights;
 	const char *kind, *value;
 	tc_pypto_selection_rule rule;
-	tc_pypto_score_in *in = NULL;
-	bool *tmask = NULL;
-	double *w = NULL;
-	char **ids = NULL;
-	char *op_dir = NULL;
+	tc_pypto_score_in *in;
+	bool *tmask;
+	double *w;
+	char **ids;
+};
 
-	memset(&m, 0, sizeof(m));
-	if ((op_dir = tc_pypto_op_dir_resolve(o->op_dir, err)) == NULL)
-		return NULL;
-	if (tc_pypto_contract_load(op_dir, &contract, err) < 0)
-		goto out;
-	sel = tc_json_get(contract, "selection");
-	stab = tc_json_get(sel, "stability_range");
-	kind = tc_json_get_string(stab, "kind");
-	value = tc_json_get_string(stab, "value");
+/* The stability range: the frozen one (options may only repeat it) or,
+ * without a frozen contract, the one the options declare. */
+static int
+stability_range(const tc_pypto_select_opts *o, const tc_json *contract,
+    const char **kind, const char **value, tc_error *err)
+{
+	const tc_json *stab = tc_json_get(tc_json_get(contract, "selection"),
+	    "stability_range");
+
+	*kind = tc_json_get_string(stab, "kind");
+	*value = tc_json_get_string(stab, "value");
 	if (contract == NULL) {
 		if (o->stability_kind == NULL || o->stability_value == NULL ||
 		    o->manifest_path == NULL) {
@@ -394,60 +425,63 @@ tc_pypto_select(const tc_pypto_select_opts *o, tc_error *err)
 			    "--stability-kind and --stability-range (no numeric "
 			    "default exists; the range is declared before results "
 			    "are seen)", TC_PYPTO_FROZEN_CONTRACT);
-			goto out;
+			return -1;
 		}
-		kind = o->stability_kind;
-		value = o->stability_value;
-	} else if ((o->stability_value != NULL && (value == NULL ||
-	    strcmp(o->stability_value, value) != 0)) ||
-	    (o->stability_kind != NULL && (kind == NULL ||
-	    strcmp(o->stability_kind, kind) != 0))) {
+		*kind = o->stability_kind;
+		*value = o->stability_value;
+	} else if ((o->stability_value != NULL && (*value == NULL ||
+	    strcmp(o->stability_value, *value) != 0)) ||
+	    (o->stability_kind != NULL && (*kind == NULL ||
+	    strcmp(o->stability_kind, *kind) != 0))) {
 		tc_error_set(err, "the stability range is frozen in %s (%s %s); it "
 		    "may not be changed after seeing results",
-		    TC_PYPTO_FROZEN_CONTRACT, kind != NULL ? kind : "?",
-		    value != NULL ? value : "?");
-		goto out;
+		    TC_PYPTO_FROZEN_CONTRACT, *kind != NULL ? *kind : "?",
+		    *value != NULL ? *value : "?");
+		return -1;
 	}
-	if (kind == NULL || (strcmp(kind, "absolute") != 0 &&
-	    strcmp(kind, "relative") != 0)) {
+	if (*kind == NULL || (strcmp(*kind, "absolute") != 0 &&
+	    strcmp(*kind, "relative") != 0)) {
 		tc_error_set(err, "--stability-kind must be absolute or relative");
-		goto out;
+		return -1;
 	}
-	if (contract != NULL) {
-		target = tc_json_get(contract, "optimization_target");
-	} else {
-		if (tc_pypto_manifest_load(o->manifest_path, &m, err) != 0 ||
-		    tc_pypto_manifest_check_target(&m, err) != 0)
-			goto out;
-		target = tc_json_get(m.doc, "optimization_target");
-	}
-	weights = tc_json_get(sel, "weights");
-	if (load_candidates(o->candidates_path, &cands, &n, &doc, err) != 0)
-		goto out;
+	return 0;
+}
+
+/* evaluation_order numbers the candidates 0..n-1, 0 being the frozen
+ * baseline; each candidate's round verifies, was collected under the
+ * frozen protocol and is later than the rounds of earlier candidates. */
+static int
+check_candidates(const char *op_dir, const tc_json *contract,
+    struct selection *s, tc_error *err)
+{
+	struct cand *cands = s->cands;
+	size_t i, j, n = s->n;
+
+	s->base = (size_t)-1;
 	for (i = 0; i < n; i++) {
 		if (cands[i].order == 0)
-			base = i;
+			s->base = i;
 		if (cands[i].order >= (long)n) {
 			tc_error_set(err, "evaluation_order must number the %zu "
 			    "candidates 0..%zu without gaps (candidate %s has %ld)",
 			    n, n - 1, cands[i].id, cands[i].order);
-			goto out;
+			return -1;
 		}
 	}
-	if (base == (size_t)-1) {
+	if (s->base == (size_t)-1) {
 		tc_error_set(err, "the frozen baseline (evaluation_order 0) is "
 		    "missing from the candidate table");
-		goto out;
+		return -1;
 	}
 	for (i = 0; i < n; i++) {
 		if (tc_pypto_round_verify(op_dir, tc_json_get_string(cands[i].doc,
 		    "round"), &cands[i].round, err) != 0) {
 			tc_error_prefix(err, "candidate %s: ", cands[i].id);
-			goto out;
+			return -1;
 		}
 		if (check_round_protocol(&cands[i].round, contract, cands[i].id,
 		    err) != 0)
-			goto out;
+			return -1;
 	}
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
@@ -459,131 +493,176 @@ tc_pypto_select(const tc_pypto_select_opts *o, tc_error *err)
 				    "%ld, round_%03d)", cands[i].id, cands[i].order,
 				    cands[i].round.index, cands[j].id, cands[j].order,
 				    cands[j].round.index);
-				goto out;
+				return -1;
 			}
-	/* Cases: those of the baseline round, in its order. */
-	{
-		const tc_pypto_round *br = &cands[base].round;
-		const tc_json *tids = tc_json_get(target, "case_ids");
-		size_t nt = 0;
+	return 0;
+}
 
-		ids = tc_xcalloc(br->n + 1, sizeof(*ids));
-		tmask = tc_xcalloc(br->n + 1, sizeof(*tmask));
-		w = tc_xcalloc(br->n + 1, sizeof(*w));
-		for (i = 0; i < br->n; i++) {
-			ids[i] = br->cases[i].id;
-			tmask[i] = tc_pj_array_has_string(tids, ids[i]);
-			nt += tmask[i];
-			if (tc_json_is(weights, TC_JSON_OBJECT))
-				(void)tc_json_number(tc_json_get(weights, ids[i]),
-				    &w[i]);
-		}
-		if (!tc_json_is(tids, TC_JSON_ARRAY) || nt != tids->u.arr.len) {
-			tc_error_set(err, "the baseline round does not measure every "
-			    "frozen target case");
-			goto out;
-		}
-		in = tc_xcalloc(n, sizeof(*in));
-		for (i = 0; i < n; i++) {
-			cands[i].durations = tc_xcalloc(br->n + 1, sizeof(double));
-			if (cands[i].round.n != br->n) {
-				tc_error_set(err, "candidate %s: round %s measures %zu "
-				    "cases, the baseline %zu", cands[i].id,
-				    cands[i].round.path, cands[i].round.n, br->n);
-				goto out;
-			}
-			for (j = 0; j < br->n; j++) {
-				size_t k;
+/* A candidate's duration of each baseline case, from its own round. */
+static int
+candidate_durations(struct cand *c, const tc_pypto_round *br, char **ids,
+    tc_error *err)
+{
+	size_t j, k;
 
-				for (k = 0; k < cands[i].round.n; k++)
-					if (strcmp(cands[i].round.cases[k].id, ids[j]) == 0)
-						break;
-				if (k == cands[i].round.n) {
-					tc_error_set(err, "candidate %s: round %s lacks "
-					    "case %s", cands[i].id, cands[i].round.path,
-					    ids[j]);
-					goto out;
-				}
-				cands[i].durations[j] =
-				    cands[i].round.cases[k].aggregate_us;
-			}
-			in[i].id = cands[i].id;
-			in[i].evaluation_order = cands[i].order;
-			in[i].rankable = cands[i].rankable;
-			in[i].durations = cands[i].durations;
-		}
-		memset(&rule, 0, sizeof(rule));
-		rule.n_cases = br->n;
-		rule.case_ids = (const char *const *)ids;
-		rule.baseline = cands[base].durations;
-		rule.target = tmask;
-		rule.weights = tc_json_is(weights, TC_JSON_OBJECT) ? w : NULL;
-		rule.relative = strcmp(kind, "relative") == 0;
-		rule.stability_value = value;
+	c->durations = tc_xcalloc(br->n + 1, sizeof(double));
+	if (c->round.n != br->n) {
+		tc_error_set(err, "candidate %s: round %s measures %zu cases, the "
+		    "baseline %zu", c->id, c->round.path, c->round.n, br->n);
+		return -1;
 	}
-	if ((out = tc_pypto_rank(&rule, in, n, err)) == NULL)
-		goto out;
-	{
-		tc_json *rows = tc_json_get(out, "candidates"), *sr;
+	for (j = 0; j < br->n; j++) {
+		for (k = 0; k < c->round.n; k++)
+			if (strcmp(c->round.cases[k].id, ids[j]) == 0)
+				break;
+		if (k == c->round.n) {
+			tc_error_set(err, "candidate %s: round %s lacks case %s",
+			    c->id, c->round.path, ids[j]);
+			return -1;
+		}
+		c->durations[j] = c->round.cases[k].aggregate_us;
+	}
+	return 0;
+}
 
-		for (i = 0; i < n; i++) {
-			tc_json *row = rows->u.arr.items[i];
-			static const char *const copied[] = {
-				"source_items", "correct", "compliant",
-				"correctness_evidence", "compliance_evidence",
-				"round", "note", NULL
-			};
-			size_t k;
+/* The ranking rule: the cases of the baseline round, in its order, the
+ * frozen target cases and weights among them, every candidate's
+ * durations. */
+static int
+build_rule(struct selection *s, tc_error *err)
+{
+	const tc_pypto_round *br = &s->cands[s->base].round;
+	const tc_json *tids = tc_json_get(s->target, "case_ids");
+	bool weighted = tc_json_is(s->weights, TC_JSON_OBJECT);
+	size_t i, nt = 0;
 
-			for (k = 0; copied[k] != NULL; k++)
-				if (tc_json_get(cands[i].doc, copied[k]) != NULL)
-					tc_json_object_set(row, copied[k],
-					    tc_json_clone(tc_json_get(cands[i].doc,
-					    copied[k])));
-			tc_json_object_set(row, "collection_id", tc_json_clone(
-			    tc_json_get(cands[i].round.collection,
-			    "collection_id")));
-			tc_json_object_set(row, "executable_sha256", tc_json_clone(
+	s->ids = tc_xcalloc(br->n + 1, sizeof(*s->ids));
+	s->tmask = tc_xcalloc(br->n + 1, sizeof(*s->tmask));
+	s->w = tc_xcalloc(br->n + 1, sizeof(*s->w));
+	for (i = 0; i < br->n; i++) {
+		s->ids[i] = br->cases[i].id;
+		s->tmask[i] = tc_pj_array_has_string(tids, s->ids[i]);
+		nt += s->tmask[i];
+		if (weighted)
+			(void)tc_json_number(tc_json_get(s->weights, s->ids[i]),
+			    &s->w[i]);
+	}
+	if (!tc_json_is(tids, TC_JSON_ARRAY) || nt != tids->u.arr.len) {
+		tc_error_set(err, "the baseline round does not measure every "
+		    "frozen target case");
+		return -1;
+	}
+	s->in = tc_xcalloc(s->n, sizeof(*s->in));
+	for (i = 0; i < s->n; i++) {
+		if (candidate_durations(&s->cands[i], br, s->ids, err) != 0)
+			return -1;
+		s->in[i].id = s->cands[i].id;
+		s->in[i].evaluation_order = s->cands[i].order;
+		s->in[i].rankable = s->cands[i].rankable;
+		s->in[i].durations = s->cands[i].durations;
+	}
+	memset(&s->rule, 0, sizeof(s->rule));
+	s->rule.n_cases = br->n;
+	s->rule.case_ids = (const char *const *)s->ids;
+	s->rule.baseline = s->cands[s->base].durations;
+	s->rule.target = s->tmask;
+	s->rule.weights = weighted ? s->w : NULL;
+	s->rule.relative = strcmp(s->kind, "relative") == 0;
+	s->rule.stability_value = s->value;
+	return 0;
+}
+
+/* What the ranking does not know: each row's evidence and round, the
+ * selected version's round and executable, the rule it was chosen by. */
+static void
+annotate(tc_json *out, const struct selection *s, const tc_json *contract)
+{
+	static const char *const copied[] = { "source_items", "correct",
+	    "compliant", "correctness_evidence", "compliance_evidence",
+	    "round", "note", NULL };
+	tc_json *rows = tc_json_get(out, "candidates"), *sr, *stab;
+	const struct cand *cands = s->cands;
+	size_t i, k;
+
+	for (i = 0; i < s->n; i++) {
+		tc_json *row = rows->u.arr.items[i];
+
+		for (k = 0; copied[k] != NULL; k++)
+			if (tc_json_get(cands[i].doc, copied[k]) != NULL)
+				tc_json_object_set(row, copied[k], tc_json_clone(
+				    tc_json_get(cands[i].doc, copied[k])));
+		tc_json_object_set(row, "collection_id", tc_json_clone(
+		    tc_json_get(cands[i].round.collection, "collection_id")));
+		tc_json_object_set(row, "executable_sha256", tc_json_clone(
+		    tc_json_get(cands[i].round.collection, "executable_sha256")));
+		tc_json_object_set_string(row, "round_path", cands[i].round.path);
+		if (!cands[i].rankable)
+			tc_json_object_set_string(row, "not_rankable_reason",
+			    "not correct and compliant: recorded, never ranked");
+	}
+	for (i = 0; i < s->n; i++)
+		if (strcmp(cands[i].id, tc_json_get_string(tc_json_get(out,
+		    "selected"), "candidate_id")) == 0) {
+			sr = tc_json_get(out, "selected");
+			tc_json_object_set(sr, "round", tc_json_clone(
+			    tc_json_get(cands[i].doc, "round")));
+			tc_json_object_set(sr, "executable_sha256", tc_json_clone(
 			    tc_json_get(cands[i].round.collection,
 			    "executable_sha256")));
-			tc_json_object_set_string(row, "round_path",
-			    cands[i].round.path);
-			if (!cands[i].rankable)
-				tc_json_object_set_string(row, "not_rankable_reason",
-				    "not correct and compliant: recorded, never ranked");
 		}
-		for (i = 0; i < n; i++)
-			if (strcmp(cands[i].id, tc_json_get_string(tc_json_get(out,
-			    "selected"), "candidate_id")) == 0) {
-				sr = tc_json_get(out, "selected");
-				tc_json_object_set(sr, "round", tc_json_clone(
-				    tc_json_get(cands[i].doc, "round")));
-				tc_json_object_set(sr, "executable_sha256",
-				    tc_json_clone(tc_json_get(
-				    cands[i].round.collection, "executable_sha256")));
-			}
-		tc_json_object_set(out, "optimization_target", tc_json_clone(target));
-		tc_json_object_set_string(out, "aggregate_metric",
-		    tc_json_is(weights, TC_JSON_OBJECT) ?
-		    "weighted_mean_case_speedup" :
-		    "equal_weight_mean_case_speedup");
-		stab = tc_json_new_object();
-		tc_json_object_set_string(stab, "kind", kind);
-		tc_json_object_set_string(stab, "value", value);
-		tc_json_object_set(out, "stability_range", stab);
-		tc_json_object_set_string(out, "tie_rule", "anchor A = raw highest "
-		    "score; S = {A} + candidates within the stability range of A "
-		    "(judged against A only); select the smallest "
-		    "evaluation_order in S");
-		tc_json_object_set_string(out, "baseline_candidate", cands[base].id);
-		tc_json_object_set_bool(out, "frozen_contract", contract != NULL);
+	tc_json_object_set(out, "optimization_target", tc_json_clone(s->target));
+	tc_json_object_set_string(out, "aggregate_metric",
+	    tc_json_is(s->weights, TC_JSON_OBJECT) ?
+	    "weighted_mean_case_speedup" : "equal_weight_mean_case_speedup");
+	stab = tc_json_new_object();
+	tc_json_object_set_string(stab, "kind", s->kind);
+	tc_json_object_set_string(stab, "value", s->value);
+	tc_json_object_set(out, "stability_range", stab);
+	tc_json_object_set_string(out, "tie_rule", "anchor A = raw highest "
+	    "score; S = {A} + candidates within the stability range of A "
+	    "(judged against A only); select the smallest "
+	    "evaluation_order in S");
+	tc_json_object_set_string(out, "baseline_candidate", cands[s->base].id);
+	tc_json_object_set_bool(out, "frozen_contract", contract != NULL);
+}
+
+tc_json *
+tc_pypto_select(const tc_pypto_select_opts *o, tc_error *err)
+{
+	tc_json *contract = NULL, *doc = NULL, *out = NULL;
+	tc_pypto_manifest m;
+	struct selection s;
+	char *op_dir;
+
+	memset(&m, 0, sizeof(m));
+	memset(&s, 0, sizeof(s));
+	if ((op_dir = tc_pypto_op_dir_resolve(o->op_dir, err)) == NULL)
+		return NULL;
+	if (tc_pypto_contract_load(op_dir, &contract, err) < 0 ||
+	    stability_range(o, contract, &s.kind, &s.value, err) != 0)
+		goto out;
+	if (contract != NULL) {
+		s.target = tc_json_get(contract, "optimization_target");
+	} else {
+		if (tc_pypto_manifest_load(o->manifest_path, &m, err) != 0 ||
+		    tc_pypto_manifest_check_target(&m, err) != 0)
+			goto out;
+		s.target = tc_json_get(m.doc, "optimization_target");
 	}
+	s.weights = tc_json_get(tc_json_get(contract, "selection"), "weights");
+	if (load_candidates(o->candidates_path, &s.cands, &s.n, &doc,
+	    err) != 0 || check_candidates(op_dir, contract, &s, err) != 0 ||
+	    build_rule(&s, err) != 0)
+		goto out;
+	if ((out = tc_pypto_rank(&s.rule, s.in, s.n, err)) == NULL)
+		goto out;
+	annotate(out, &s, contract);
 out:
-	free(in);
-	free(tmask);
-	free(w);
-	free(ids);
-	free_cands(cands, n);
+	free(s.in);
+	free(s.tmask);
+	free(s.w);
+	free(s.ids);
+	free_cands(s.cands, s.n);
 	tc_json_free(doc);
 	tc_json_free(contract);
 	tc_pypto_manifest_free(&m);

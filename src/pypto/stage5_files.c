@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "stage5_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"

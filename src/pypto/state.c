@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/pypto_state.h"
 
 #define MODULE_COUNT_LIMIT 1000	/* tunectl's bound; see docs/pypto.md */

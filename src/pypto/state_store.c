@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "pypto_internal.h"
 #include "orch_internal.h"
 #include "tunectl/attempt.h"
 #include "tunectl/fileio.h"

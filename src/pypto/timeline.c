@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "compare_internal.h"
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/pypto_compare.h"
@@ -367,110 +367,75 @@ limitations(void)
 	return a;
 }
 
-tc_json *
-tc_pypto_timeline(const tc_pypto_timeline_opts *o, tc_error *err)
+/* The preflight of docs/spec/pypto.md "Instruction timeline": a formal compare
+ * that re-verifies, run by the very runner that is there now (its sha256 into
+ * sha). */
+static int
+check_final_compare(const char *op_dir, const tc_json *perf, char **runner,
+    char sha[TC_SHA256_HEX_LEN + 1], tc_error *err)
 {
-	char *op_dir = NULL, *pp = NULL, *runner = NULL, *case_dir = NULL;
-	char *target = NULL, *tmp = NULL, *file = NULL, *msg;
-	char sha[TC_SHA256_HEX_LEN + 1];
-	tc_json *perf = NULL, *doc = NULL, *block, *t;
-	const tc_json *sel, *row;
-	tc_pypto_runctx rc;
-	tc_pypto_run run;
-	tc_pypto_row *rows = NULL;
-	size_t nrows = 0, i;
-	double window = 0;
-	int64_t warmup = 0, w;
-	bool rc_open = false;
-	const char *kind, *name, *op_name;
+	const char *compared = tc_json_get_string(perf, "executable_sha256");
+	char *msg;
 
-	memset(&rc, 0, sizeof(rc));
-	memset(&run, 0, sizeof(run));
-	if ((op_dir = tc_pypto_op_dir_resolve(o->op_dir, err)) == NULL)
-		goto out;
-	if (tc_pypto_require_consent(op_dir, "timeline collection", err) != 0)
-		goto out;
-	pp = tc_path_join(op_dir, "performance.json");
-	if ((perf = tc_pj_load_object(pp, "performance.json", err)) == NULL)
-		goto out;
-	/* The preflight of docs/spec/pypto.md "Instruction timeline": a formal
-	 * compare that re-verifies, run by the very runner that is there now.
-	 */
 	if ((msg = tc_pypto_performance_error(op_dir, perf)) != NULL) {
 		tc_error_set(err, "the timeline needs a formal compare that "
 		    "re-verifies: %s", msg);
 		free(msg);
-		goto out;
+		return -1;
 	}
-	if ((runner = tc_pypto_find_runner(op_dir, err)) == NULL ||
-	    tc_sha256_file(runner, sha, NULL, err) != 0)
-		goto out;
-	if (tc_json_get_string(perf, "executable_sha256") == NULL ||
-	    strcmp(tc_json_get_string(perf, "executable_sha256"), sha) != 0) {
+	if ((*runner = tc_pypto_find_runner(op_dir, err)) == NULL ||
+	    tc_sha256_file(*runner, sha, NULL, err) != 0)
+		return -1;
+	if (compared == NULL || strcmp(compared, sha) != 0) {
 		tc_error_set(err, "the runner changed since the final compare "
 		    "(sha256 %s, compared %s): the timeline belongs to the final "
-		    "code", sha, tc_json_get_string(perf, "executable_sha256") ?
-		    tc_json_get_string(perf, "executable_sha256") : "?");
-		goto out;
+		    "code", sha, compared != NULL ? compared : "?");
+		return -1;
 	}
-	if ((row = perf_case(perf, o->case_id != NULL ? o->case_id : "")) ==
-	    NULL) {
-		tc_error_set(err, "case %s is not in the final compare",
-		    o->case_id != NULL ? o->case_id : "(none)");
-		goto out;
-	}
-	case_dir = case_dir_of(tc_json_get_string(perf, "deep_profile_round"),
-	    o->case_id);
-	target = tc_path_join(case_dir, TIMELINE_DIR);
-	if (tc_path_exists(target)) {
-		tc_error_set(err, "%s already exists: a case's timeline is "
-		    "collected once per final compare", target);
-		goto out;
-	}
-	sel = tc_json_get(perf, "case_selector");
-	kind = tc_json_get_string(sel, "kind");
-	name = tc_json_get_string(sel, "name");
-	op_name = tc_json_get_string(perf, "target_op_name");
-	(void)tc_pj_int(tc_json_get(perf, "warmup"), &warmup);
-	rc.runner = runner;
-	rc.interpreter = o->interpreter != NULL ? o->interpreter : "python3";
-	rc.manifest = tc_json_get_string(tc_json_get(perf, "performance_cases"),
-	    "path");
-	rc.case_arg = kind != NULL && strcmp(kind, "cli") == 0 ? name : NULL;
-	rc.case_env = kind != NULL && strcmp(kind, "env") == 0 ? name : NULL;
-	rc.adapter = kind != NULL && strcmp(kind, "function_adapter") == 0;
-	rc.device = (long)tc_pj_int_or(tc_json_get(perf, "device_id"), 0);
-	rc.timeout_s = o->timeout_s > 0 ? o->timeout_s : 600;
-	if (tc_pypto_runctx_open(&rc, err) != 0)
-		goto out;
-	rc_open = true;
-	for (w = 0; w <= warmup; w++) {
-		tc_pypto_run_free(&run);
-		if (tc_pypto_run_once(&rc, kind != NULL && strcmp(kind,
-		    "single_case") == 0 ? NULL : o->case_id, &run, err) != 0)
-			goto out;
-		if (run.exit_code != 0) {
-			char *tail = tc_pypto_tail(run.err, 500);
+	return 0;
+}
 
-			tc_error_set(err, "timeline %s failed (exit %d): %s",
-			    w < warmup ? "warm-up" : "run", run.exit_code, tail);
-			free(tail);
-			goto out;
-		}
-	}
-	if (tc_pypto_timing_rows("runner_reported", &run, op_name, &rows, &nrows,
-	    &window, err) != 0) {
-		tc_error_prefix(err, "no unique target window: ");
-		goto out;
-	}
-	if ((block = tc_pypto_timeline_window(run.out, window, err)) == NULL)
-		goto out;
-	doc = tc_json_new_object();
+/* Run the case as the final compare did (its selector, device and
+ * warm-up runs); the last run is the one the timeline reads. */
+static int
+run_case(const tc_pypto_timeline_opts *o, const tc_json *perf,
+    tc_pypto_runctx *rc, bool *rc_open, tc_pypto_run *run, int64_t warmup,
+    tc_error *err)
+{
+	const tc_json *sel = tc_json_get(perf, "case_selector");
+	const char *kind = tc_json_get_string(sel, "kind");
+	const char *name = tc_json_get_string(sel, "name");
+	rc->interpreter = o->interpreter != NULL ? o->interpreter : "python3";
+	rc->manifest = tc_json_get_string(tc_json_get(perf,
+	    "performance_cases"), "path");
+	rc->case_arg = kind != NULL && strcmp(kind, "cli") == 0 ? name : NULL;
+	rc->case_env = kind != NULL && strcmp(kind, "env") == 0 ? name : NULL;
+	rc->adapter = kind != NULL && strcmp(kind, "function_adapter") == 0;
+	rc->device = (long)tc_pj_int_or(tc_json_get(perf, "device_id"), 0);
+	rc->timeout_s = o->timeout_s > 0 ? o->timeout_s : 600;
+	if (tc_pypto_runctx_open(rc, err) != 0)
+		return -1;
+	*rc_open = true;
+	return tc_pypto_run_warmed(rc, kind != NULL && strcmp(kind,
+	    "single_case") == 0 ? NULL : o->case_id, (long)warmup, "timeline",
+	    run, err);
+}
+
+/* The evidence document: the target window's lanes (taken from block)
+ * and what they were measured on. */
+static tc_json *
+timeline_doc(const tc_pypto_timeline_opts *o, const tc_json *perf,
+    const tc_json *row, double window, tc_json *block, const char *sha,
+    int64_t warmup)
+{
+	tc_json *doc = tc_json_new_object(), *t = tc_json_new_object();
+	size_t i;
+
 	tc_json_object_set_int(doc, "schema_version", 1);
-	tc_json_object_set_string(doc, "target_op_name", op_name);
+	tc_json_object_set_string(doc, "target_op_name",
+	    tc_json_get_string(perf, "target_op_name"));
 	tc_json_object_set_string(doc, "attribution_status",
 	    "unique_exact_target_window");
-	t = tc_json_new_object();
 	tc_json_object_set_string(t, "lane", "runner");
 	tc_json_object_set(t, "start_us", tc_json_new_float(0));
 	tc_json_object_set(t, "duration_us", tc_json_new_float(window));
@@ -503,62 +468,135 @@ tc_pypto_timeline(const tc_pypto_timeline_opts *o, tc_error *err)
 	tc_json_object_set_string(doc, "canonical_timing_source",
 	    "separate_formal_compare");
 	tc_json_object_set_string(doc, "timeline_source", "runner_reported");
-	/* Publish the directory at once: written aside, then renamed into
-	 * place without replacing anything. */
-	tmp = tc_xasprintf("%s/.%s.%ld.tmp", case_dir, TIMELINE_DIR,
+	return doc;
+}
+
+/* The run's argv, exit status and output, as collection.log. */
+static int
+write_collection_log(const char *dir, const tc_pypto_run *run, tc_error *err)
+{
+	tc_json *log = tc_json_new_object(), *argv = tc_json_new_array();
+	char *lp = tc_path_join(dir, "collection.log");
+	char *text;
+	size_t i;
+	int rc;
+
+	for (i = 0; run->argv[i] != NULL; i++)
+		tc_json_array_push(argv, tc_json_new_string(run->argv[i]));
+	tc_json_object_set(log, "argv", argv);
+	tc_json_object_set_int(log, "returncode", run->exit_code);
+	tc_json_object_set_string(log, "stdout", run->out);
+	tc_json_object_set_string(log, "stderr", run->err);
+	text = tc_json_pretty(log, NULL, err);
+	rc = text != NULL && tc_write_atomic(lp, text, strlen(text),
+	    TC_WRITE_EXCLUSIVE, err) == 0 ? 0 : -1;
+	free(text);
+	free(lp);
+	tc_json_free(log);
+	return rc;
+}
+
+/* Publish the directory at once: written aside, then renamed into
+ * place without replacing anything. */
+static int
+publish(const char *case_dir, const char *target, const tc_pypto_run *run,
+    const tc_json *doc, tc_error *err)
+{
+	char *tmp = tc_xasprintf("%s/.%s.%ld.tmp", case_dir, TIMELINE_DIR,
 	    (long)getpid());
+	char *file = NULL, *lp;
+	int rc = -1;
+
 	if (mkdir(tmp, 0777) != 0) {
 		tc_error_os(err, errno, tmp);
-		goto fail;
+		free(tmp);
+		return -1;
 	}
 	file = tc_path_join(tmp, EVIDENCE_FILE);
-	{
-		tc_json *log = tc_json_new_object(), *argv = tc_json_new_array();
-		char *lp = tc_path_join(tmp, "collection.log");
-		char *text;
-		int wr;
-
-		for (i = 0; run.argv[i] != NULL; i++)
-			tc_json_array_push(argv, tc_json_new_string(run.argv[i]));
-		tc_json_object_set(log, "argv", argv);
-		tc_json_object_set_int(log, "returncode", run.exit_code);
-		tc_json_object_set_string(log, "stdout", run.out);
-		tc_json_object_set_string(log, "stderr", run.err);
-		text = tc_json_pretty(log, NULL, err);
-		wr = text != NULL && tc_write_atomic(lp, text, strlen(text),
-		    TC_WRITE_EXCLUSIVE, err) == 0 ? 0 : -1;
-		free(text);
-		free(lp);
-		tc_json_free(log);
-		if (wr != 0 || tc_write_json(file, doc, TC_WRITE_EXCLUSIVE,
-		    err) != 0)
-			goto fail;
+	if (write_collection_log(tmp, run, err) == 0 &&
+	    tc_write_json(file, doc, TC_WRITE_EXCLUSIVE, err) == 0) {
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target,
+		    RENAME_NOREPLACE) == 0)
+			rc = 0;
+		else
+			tc_error_os(err, errno, target);
 	}
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_NOREPLACE) != 0) {
-		tc_error_os(err, errno, target);
-		goto fail;
-	}
-	goto out;
-fail:
-	tc_json_free(doc);
-	doc = NULL;
-	if (file != NULL) {
-		char *lp = tc_path_join(tmp, "collection.log");
-
+	if (rc != 0) {
+		lp = tc_path_join(tmp, "collection.log");
 		unlink(file);
 		unlink(lp);
 		free(lp);
-	}
-	if (tmp != NULL)
 		rmdir(tmp);
+	}
+	free(file);
+	free(tmp);
+	return rc;
+}
+
+tc_json *
+tc_pypto_timeline(const tc_pypto_timeline_opts *o, tc_error *err)
+{
+	char *op_dir = NULL, *pp = NULL, *runner = NULL, *case_dir = NULL;
+	char *target = NULL;
+	char sha[TC_SHA256_HEX_LEN + 1];
+	tc_json *perf = NULL, *doc = NULL, *block;
+	const tc_json *row;
+	tc_pypto_runctx rc;
+	tc_pypto_run run;
+	tc_pypto_row *rows = NULL;
+	size_t nrows = 0;
+	double window = 0;
+	int64_t warmup = 0;
+	bool rc_open = false;
+
+	memset(&rc, 0, sizeof(rc));
+	memset(&run, 0, sizeof(run));
+	if ((op_dir = tc_pypto_op_dir_resolve(o->op_dir, err)) == NULL)
+		goto out;
+	if (tc_pypto_require_consent(op_dir, "timeline collection", err) != 0)
+		goto out;
+	pp = tc_path_join(op_dir, "performance.json");
+	if ((perf = tc_pj_load_object(pp, "performance.json", err)) == NULL)
+		goto out;
+	if (check_final_compare(op_dir, perf, &runner, sha, err) != 0)
+		goto out;
+	if ((row = perf_case(perf, o->case_id != NULL ? o->case_id : "")) ==
+	    NULL) {
+		tc_error_set(err, "case %s is not in the final compare",
+		    o->case_id != NULL ? o->case_id : "(none)");
+		goto out;
+	}
+	case_dir = case_dir_of(tc_json_get_string(perf, "deep_profile_round"),
+	    o->case_id);
+	target = tc_path_join(case_dir, TIMELINE_DIR);
+	if (tc_path_exists(target)) {
+		tc_error_set(err, "%s already exists: a case's timeline is "
+		    "collected once per final compare", target);
+		goto out;
+	}
+	(void)tc_pj_int(tc_json_get(perf, "warmup"), &warmup);
+	rc.runner = runner;
+	if (run_case(o, perf, &rc, &rc_open, &run, warmup, err) != 0)
+		goto out;
+	if (tc_pypto_timing_rows("runner_reported", &run,
+	    tc_json_get_string(perf, "target_op_name"), &rows, &nrows, &window,
+	    err) != 0) {
+		tc_error_prefix(err, "no unique target window: ");
+		goto out;
+	}
+	if ((block = tc_pypto_timeline_window(run.out, window, err)) == NULL)
+		goto out;
+	doc = timeline_doc(o, perf, row, window, block, sha, warmup);
+	if (publish(case_dir, target, &run, doc, err) != 0) {
+		tc_json_free(doc);
+		doc = NULL;
+	}
 out:
 	tc_pypto_rows_free(rows, nrows);
 	tc_pypto_run_free(&run);
 	if (rc_open)
 		tc_pypto_runctx_close(&rc);
 	tc_json_free(perf);
-	free(file);
-	free(tmp);
 	free(target);
 	free(case_dir);
 	free(runner);

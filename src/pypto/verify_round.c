@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "compare_internal.h"
-#include "internal.h"
+#include "pypto_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/pypto_cases.h"
@@ -176,22 +176,27 @@ struct case_ctx {
 	long repeats;
 };
 
+/* The repeat's directory and its evidence_status.json, which must name
+ * this collection, case, Op Name, timing source and bound diagnosis. */
 static int
-check_repeat(const struct case_ctx *cx, const char *case_id, size_t r,
-    const char *dir, double sample, const tc_json *diag, tc_error *err)
+check_repeat_status(const struct case_ctx *cx, const char *case_id,
+    size_t r, const char *dir, const tc_json *diag, tc_error *err)
 {
+	static const char *const fields[] = { "collection_id", "case",
+	    "target_op_name", "timing_source", NULL };
+	const char *want[4];
 	char *sp = tc_path_join(dir, "evidence_status.json");
-	char *cp = tc_path_join(dir, TC_PYPTO_TIMING_CSV);
-	tc_json *status = NULL, *header = NULL, *rows = NULL, *recomputed = NULL;
 	tc_error inner = TC_ERROR_INIT;
-	long io, idur, icase, irep, icol, isrc;
-	size_t i, matched = 0;
-	const tc_json *hit = NULL;
-	double dur;
-	char *end;
-	int rc = -1;
+	tc_json *status = NULL;
 	struct stat st;
+	bool same;
+	size_t i;
+	int rc = -1;
 
+	want[0] = cx->collection_id;
+	want[1] = case_id;
+	want[2] = cx->op_name;
+	want[3] = cx->source;
 	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		tc_error_set(err, "repeat evidence directory mismatch: %s repeat "
 		    "%zu", case_id, r);
@@ -202,58 +207,63 @@ check_repeat(const struct case_ctx *cx, const char *case_id, size_t r,
 		    case_id, r, tc_error_msg(&inner));
 		goto out;
 	}
-	if (tc_json_get_string(status, "collection_id") == NULL ||
-	    strcmp(tc_json_get_string(status, "collection_id"),
-	    cx->collection_id) != 0 ||
-	    tc_json_get_string(status, "case") == NULL ||
-	    strcmp(tc_json_get_string(status, "case"), case_id) != 0 ||
-	    tc_json_get_string(status, "target_op_name") == NULL ||
-	    strcmp(tc_json_get_string(status, "target_op_name"),
-	    cx->op_name) != 0 ||
-	    tc_json_get_string(status, "timing_source") == NULL ||
-	    strcmp(tc_json_get_string(status, "timing_source"), cx->source) != 0 ||
-	    tc_json_get(status, "bound_diagnosis") == NULL ||
-	    !tc_json_equal(tc_json_get(status, "bound_diagnosis"), diag)) {
+	same = tc_json_get(status, "bound_diagnosis") != NULL &&
+	    tc_json_equal(tc_json_get(status, "bound_diagnosis"), diag);
+	for (i = 0; same && fields[i] != NULL; i++)
+		same = tc_json_get_string(status, fields[i]) != NULL &&
+		    strcmp(tc_json_get_string(status, fields[i]), want[i]) == 0;
+	if (!same) {
 		tc_error_set(err, "repeat evidence status mismatch: %s repeat %zu",
 		    case_id, r);
 		goto out;
 	}
-	if (lstat(cp, &st) != 0 || !S_ISREG(st.st_mode)) {
-		tc_error_set(err, "invalid raw evidence for %s repeat %zu: missing "
-		    "archived timing: %s", case_id, r, TC_PYPTO_TIMING_CSV);
-		goto out;
-	}
-	if (tc_pypto_csv_read(cp, &header, &rows, &inner) != 0) {
-		tc_error_set(err, "invalid raw evidence for %s repeat %zu: cannot "
-		    "parse archived timing %s: %s", case_id, r,
-		    TC_PYPTO_TIMING_CSV, tc_error_msg(&inner));
-		goto out;
-	}
-	for (i = 0; i < header->u.arr.len; i++) {
-		size_t k;
+	rc = 0;
+out:
+	tc_error_clear(&inner);
+	tc_json_free(status);
+	free(sp);
+	return rc;
+}
 
+/* The columns of the archived timing CSV. */
+struct timing_cols {
+	long name, dur, kase, rep, col, src;
+};
+
+/* Every column present once, none repeated. */
+static bool
+timing_columns(const tc_json *header, struct timing_cols *c)
+{
+	size_t i, k;
+
+	for (i = 0; i < header->u.arr.len; i++)
 		for (k = 0; k < i; k++)
 			if (tc_json_equal(header->u.arr.items[i],
 			    header->u.arr.items[k]))
-				break;
-		if (k < i)
-			break;
-	}
-	io = header_index(header, "Op Name");
-	idur = header_index(header, "Task Duration(us)");
-	icase = header_index(header, "Case");
-	irep = header_index(header, "Repeat");
-	icol = header_index(header, "Collection ID");
-	isrc = header_index(header, "Timing Source");
-	if (i < header->u.arr.len || io < 0 || idur < 0 || icase < 0 ||
-	    irep < 0 || icol < 0 || isrc < 0) {
-		tc_error_set(err, "invalid raw evidence for %s repeat %zu: invalid "
-		    "archived timing schema: %s", case_id, r, TC_PYPTO_TIMING_CSV);
-		goto out;
-	}
+				return false;
+	c->name = header_index(header, "Op Name");
+	c->dur = header_index(header, "Task Duration(us)");
+	c->kase = header_index(header, "Case");
+	c->rep = header_index(header, "Repeat");
+	c->col = header_index(header, "Collection ID");
+	c->src = header_index(header, "Timing Source");
+	return c->name >= 0 && c->dur >= 0 && c->kase >= 0 && c->rep >= 0 &&
+	    c->col >= 0 && c->src >= 0;
+}
+
+/* The one row of the target Op Name, which must belong to this case,
+ * repeat and collection. */
+static const tc_json *
+target_row(const struct case_ctx *cx, const char *case_id, size_t r,
+    const tc_json *rows, const struct timing_cols *tc, tc_error *err)
+{
+	const tc_json *hit = NULL;
+	const char *c, *rp, *col, *src;
+	size_t i, matched = 0;
+	char want[24];
+
 	for (i = 0; i < rows->u.arr.len; i++) {
-		const char *name = cell(rows->u.arr.items[i], io);
-		char *s = tc_pj_strip(name);
+		char *s = tc_pj_strip(cell(rows->u.arr.items[i], tc->name));
 
 		if (s != NULL && strcmp(s, cx->op_name) == 0) {
 			matched++;
@@ -270,28 +280,99 @@ check_repeat(const struct case_ctx *cx, const char *case_id, size_t r,
 		    "found %zu", case_id, r, TC_PYPTO_TIMING_CSV, tc_buf_cstr(&q),
 		    matched);
 		tc_buf_free(&q);
+		return NULL;
+	}
+	c = cell(hit, tc->kase);
+	rp = cell(hit, tc->rep);
+	col = cell(hit, tc->col);
+	src = cell(hit, tc->src);
+	snprintf(want, sizeof(want), "%zu", r);
+	if (c == NULL || strcmp(c, case_id) != 0 || rp == NULL ||
+	    strcmp(rp, want) != 0 || col == NULL ||
+	    strcmp(col, cx->collection_id) != 0 || src == NULL ||
+	    strcmp(src, cx->source) != 0) {
+		tc_error_set(err, "invalid raw evidence for %s repeat %zu: "
+		    "archived timing row belongs to case %s repeat %s of "
+		    "collection %s", case_id, r, c != NULL ? c : "?",
+		    rp != NULL ? rp : "?", col != NULL ? col : "?");
+		return NULL;
+	}
+	return hit;
+}
+
+/* A runner-reported timing must be the runner's own output, row for row,
+ * as collection.log kept it. */
+static int
+check_log_rows(const char *case_id, size_t r, const char *dir,
+    const tc_json *rows, const struct timing_cols *tc, tc_error *err)
+{
+	tc_error inner = TC_ERROR_INIT;
+	tc_pypto_row *lr = NULL;
+	size_t i, nl = 0;
+	bool same;
+
+	if (log_rows(dir, &lr, &nl, &inner) != 0) {
+		tc_error_set(err, "invalid raw evidence for %s repeat %zu: %s",
+		    case_id, r, tc_error_msg(&inner));
+		tc_error_clear(&inner);
+		return -1;
+	}
+	same = nl == rows->u.arr.len;
+	for (i = 0; same && i < nl; i++) {
+		const char *nm = cell(rows->u.arr.items[i], tc->name);
+		const char *ds = cell(rows->u.arr.items[i], tc->dur);
+		double d = strtod(ds != NULL ? ds : "", NULL);
+
+		same = nm != NULL && strcmp(nm, lr[i].op_name) == 0 &&
+		    d == lr[i].duration_us;
+	}
+	tc_pypto_rows_free(lr, nl);
+	if (!same) {
+		tc_error_set(err, "archived timing does not reproduce the runner "
+		    "output in collection.log: %s repeat %zu", case_id, r);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_repeat(const struct case_ctx *cx, const char *case_id, size_t r,
+    const char *dir, double sample, const tc_json *diag, tc_error *err)
+{
+	char *cp = tc_path_join(dir, TC_PYPTO_TIMING_CSV);
+	tc_json *header = NULL, *rows = NULL, *recomputed = NULL;
+	tc_error inner = TC_ERROR_INIT;
+	struct timing_cols tc;
+	const tc_json *hit;
+	const char *ds;
+	double dur;
+	char *end;
+	int rc = -1;
+	struct stat st;
+
+	if (check_repeat_status(cx, case_id, r, dir, diag, err) != 0)
+		goto out;
+	if (lstat(cp, &st) != 0 || !S_ISREG(st.st_mode)) {
+		tc_error_set(err, "invalid raw evidence for %s repeat %zu: missing "
+		    "archived timing: %s", case_id, r, TC_PYPTO_TIMING_CSV);
 		goto out;
 	}
-	{
-		const char *c = cell(hit, icase), *rp = cell(hit, irep);
-		const char *col = cell(hit, icol), *src = cell(hit, isrc);
-		char want[24];
-
-		snprintf(want, sizeof(want), "%zu", r);
-		if (c == NULL || strcmp(c, case_id) != 0 || rp == NULL ||
-		    strcmp(rp, want) != 0 || col == NULL ||
-		    strcmp(col, cx->collection_id) != 0 || src == NULL ||
-		    strcmp(src, cx->source) != 0) {
-			tc_error_set(err, "invalid raw evidence for %s repeat %zu: "
-			    "archived timing row belongs to case %s repeat %s of "
-			    "collection %s", case_id, r, c != NULL ? c : "?",
-			    rp != NULL ? rp : "?", col != NULL ? col : "?");
-			goto out;
-		}
+	if (tc_pypto_csv_read(cp, &header, &rows, &inner) != 0) {
+		tc_error_set(err, "invalid raw evidence for %s repeat %zu: cannot "
+		    "parse archived timing %s: %s", case_id, r,
+		    TC_PYPTO_TIMING_CSV, tc_error_msg(&inner));
+		goto out;
 	}
-	dur = strtod(cell(hit, idur) != NULL ? cell(hit, idur) : "", &end);
-	if (cell(hit, idur) == NULL || *end != '\0' || !isfinite(dur) ||
-	    dur <= 0) {
+	if (!timing_columns(header, &tc)) {
+		tc_error_set(err, "invalid raw evidence for %s repeat %zu: invalid "
+		    "archived timing schema: %s", case_id, r, TC_PYPTO_TIMING_CSV);
+		goto out;
+	}
+	if ((hit = target_row(cx, case_id, r, rows, &tc, err)) == NULL)
+		goto out;
+	ds = cell(hit, tc.dur);
+	dur = strtod(ds != NULL ? ds : "", &end);
+	if (ds == NULL || *end != '\0' || !isfinite(dur) || dur <= 0) {
 		tc_error_set(err, "invalid raw evidence for %s repeat %zu: archived "
 		    "target row has invalid Task Duration(us)", case_id, r);
 		goto out;
@@ -307,43 +388,122 @@ check_repeat(const struct case_ctx *cx, const char *case_id, size_t r,
 		    case_id, r);
 		goto out;
 	}
-	if (strcmp(cx->source, "runner_reported") == 0) {
-		tc_pypto_row *lr = NULL;
-		size_t nl = 0;
-		bool same;
-
-		if (log_rows(dir, &lr, &nl, &inner) != 0) {
-			tc_error_set(err, "invalid raw evidence for %s repeat %zu: %s",
-			    case_id, r, tc_error_msg(&inner));
-			goto out;
-		}
-		same = nl == rows->u.arr.len;
-		for (i = 0; same && i < nl; i++) {
-			const char *nm = cell(rows->u.arr.items[i], io);
-			double d = strtod(cell(rows->u.arr.items[i], idur) != NULL ?
-			    cell(rows->u.arr.items[i], idur) : "", NULL);
-
-			same = nm != NULL && strcmp(nm, lr[i].op_name) == 0 &&
-			    d == lr[i].duration_us;
-		}
-		tc_pypto_rows_free(lr, nl);
-		if (!same) {
-			tc_error_set(err, "archived timing does not reproduce the "
-			    "runner output in collection.log: %s repeat %zu",
-			    case_id, r);
-			goto out;
-		}
-	}
+	if (strcmp(cx->source, "runner_reported") == 0 &&
+	    check_log_rows(case_id, r, dir, rows, &tc, err) != 0)
+		goto out;
 	rc = 0;
 out:
 	tc_error_clear(&inner);
-	tc_json_free(status);
 	tc_json_free(header);
 	tc_json_free(rows);
 	tc_json_free(recomputed);
-	free(sp);
 	free(cp);
 	return rc;
+}
+
+/* Whether every one of the n items of list v is a string equal to want. */
+static bool
+all_equal(const tc_json *v, size_t n, const char *want)
+{
+	size_t i;
+
+	if (!tc_json_is(v, TC_JSON_ARRAY) || v->u.arr.len != n)
+		return false;
+	for (i = 0; i < n; i++)
+		if (tc_json_string(v->u.arr.items[i]) == NULL ||
+		    strcmp(tc_json_string(v->u.arr.items[i]), want) != 0)
+			return false;
+	return true;
+}
+
+/* The per-repeat lists of a case's measurement: a valid bound diagnosis,
+ * a positive duration (into out->samples) and the target Op Name for
+ * each of the n repeats. */
+static int
+check_case_lists(const struct case_ctx *cx, const tc_json *m,
+    const char *case_id, size_t n, tc_pypto_round_case *out, tc_error *err)
+{
+	const tc_json *diags = tc_json_get(m, "repeat_bound_diagnoses");
+	const tc_json *samples = tc_json_get(m, "duration_samples_us");
+	size_t i;
+
+	if (!tc_json_is(diags, TC_JSON_ARRAY) || diags->u.arr.len != n) {
+		tc_error_set(err, "per-case bound diagnoses are invalid: %s",
+		    case_id);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (!diag_contract_ok(diags->u.arr.items[i])) {
+			tc_error_set(err, "per-case bound diagnosis contract is "
+			    "invalid: %s", case_id);
+			return -1;
+		}
+	out->samples = tc_xcalloc(n + 1, sizeof(double));
+	for (i = 0; tc_json_is(samples, TC_JSON_ARRAY) &&
+	    samples->u.arr.len == n && i < n; i++)
+		if (!tc_pj_positive(samples->u.arr.items[i], &out->samples[i]))
+			break;
+	if (!tc_json_is(samples, TC_JSON_ARRAY) || samples->u.arr.len != n ||
+	    i != n) {
+		tc_error_set(err, "per-case duration samples are invalid: %s",
+		    case_id);
+		return -1;
+	}
+	out->n_samples = n;
+	if (!all_equal(tc_json_get(m, "selected_op_names"), n, cx->op_name)) {
+		tc_error_set(err, "per-case selected Op Names are invalid: %s",
+		    case_id);
+		return -1;
+	}
+	return 0;
+}
+
+/* Each repeat's evidence directory and timing file are where the
+ * archive puts them, and each repeat's evidence holds. */
+static int
+check_case_repeats(const struct case_ctx *cx, const tc_json *m,
+    const char *case_dir, const char *case_id, size_t n,
+    const double *samples, tc_error *err)
+{
+	const tc_json *diags = tc_json_get(m, "repeat_bound_diagnoses");
+	const tc_json *dirs = tc_json_get(m, "repeat_evidence_dirs");
+	const tc_json *files = tc_json_get(m, "timing_source_files");
+	size_t i;
+
+	if (!tc_json_is(dirs, TC_JSON_ARRAY) || dirs->u.arr.len != n) {
+		tc_error_set(err, "per-case repeat evidence directories are "
+		    "invalid: %s", case_id);
+		return -1;
+	}
+	if (tc_json_get_string(m, "timing_source_metric") == NULL ||
+	    strcmp(tc_json_get_string(m, "timing_source_metric"), cx->source) ||
+	    !tc_json_is(files, TC_JSON_ARRAY) || files->u.arr.len != n) {
+		tc_error_set(err, "per-case timing source mismatch: %s", case_id);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		char *want = tc_xasprintf("%s/repeat_%03zu", case_dir, i + 1);
+		char *wantf = tc_path_join(want, TC_PYPTO_TIMING_CSV);
+		const char *got = tc_json_string(dirs->u.arr.items[i]);
+		const char *gotf = tc_json_string(files->u.arr.items[i]);
+		bool ok = got != NULL && strcmp(got, want) == 0;
+		bool okf = gotf != NULL && strcmp(gotf, wantf) == 0;
+
+		if (!ok)
+			tc_error_set(err, "repeat evidence directory mismatch: %s "
+			    "repeat %zu", case_id, i + 1);
+		else if (!okf)
+			tc_error_set(err, "per-case timing source mismatch: %s",
+			    case_id);
+		if (ok && okf && check_repeat(cx, case_id, i + 1, want,
+		    samples[i], diags->u.arr.items[i], err) != 0)
+			ok = false;
+		free(want);
+		free(wantf);
+		if (!ok || !okf)
+			return -1;
+	}
+	return 0;
 }
 
 static int
@@ -354,10 +514,9 @@ check_case(const struct case_ctx *cx, const char *round, const char *case_id,
 	char *case_dir = tc_path_join(round, dn);
 	char *mp = tc_path_join(case_dir, "measurement.json");
 	tc_json *m = NULL;
-	const tc_json *diags, *samples, *names, *dirs, *files;
 	tc_error inner = TC_ERROR_INIT;
 	double agg;
-	size_t i, n = (size_t)cx->repeats;
+	size_t n = (size_t)cx->repeats;
 	int rc = -1;
 
 	free(dn);
@@ -381,79 +540,10 @@ check_case(const struct case_ctx *cx, const char *round, const char *case_id,
 		    case_id);
 		goto out;
 	}
-	diags = tc_json_get(m, "repeat_bound_diagnoses");
-	if (!tc_json_is(diags, TC_JSON_ARRAY) || diags->u.arr.len != n) {
-		tc_error_set(err, "per-case bound diagnoses are invalid: %s",
-		    case_id);
+	if (check_case_lists(cx, m, case_id, n, out, err) != 0 ||
+	    check_case_repeats(cx, m, case_dir, case_id, n, out->samples,
+	    err) != 0)
 		goto out;
-	}
-	for (i = 0; i < n; i++)
-		if (!diag_contract_ok(diags->u.arr.items[i])) {
-			tc_error_set(err, "per-case bound diagnosis contract is "
-			    "invalid: %s", case_id);
-			goto out;
-		}
-	samples = tc_json_get(m, "duration_samples_us");
-	out->samples = tc_xcalloc(n + 1, sizeof(double));
-	for (i = 0; tc_json_is(samples, TC_JSON_ARRAY) &&
-	    samples->u.arr.len == n && i < n; i++)
-		if (!tc_pj_positive(samples->u.arr.items[i], &out->samples[i]))
-			break;
-	if (!tc_json_is(samples, TC_JSON_ARRAY) || samples->u.arr.len != n ||
-	    i != n) {
-		tc_error_set(err, "per-case duration samples are invalid: %s",
-		    case_id);
-		goto out;
-	}
-	out->n_samples = n;
-	names = tc_json_get(m, "selected_op_names");
-	for (i = 0; tc_json_is(names, TC_JSON_ARRAY) && names->u.arr.len == n &&
-	    i < n; i++) {
-		const char *s = tc_json_string(names->u.arr.items[i]);
-
-		if (s == NULL || strcmp(s, cx->op_name) != 0)
-			break;
-	}
-	if (!tc_json_is(names, TC_JSON_ARRAY) || names->u.arr.len != n || i != n) {
-		tc_error_set(err, "per-case selected Op Names are invalid: %s",
-		    case_id);
-		goto out;
-	}
-	dirs = tc_json_get(m, "repeat_evidence_dirs");
-	files = tc_json_get(m, "timing_source_files");
-	if (!tc_json_is(dirs, TC_JSON_ARRAY) || dirs->u.arr.len != n) {
-		tc_error_set(err, "per-case repeat evidence directories are "
-		    "invalid: %s", case_id);
-		goto out;
-	}
-	if (tc_json_get_string(m, "timing_source_metric") == NULL ||
-	    strcmp(tc_json_get_string(m, "timing_source_metric"), cx->source) ||
-	    !tc_json_is(files, TC_JSON_ARRAY) || files->u.arr.len != n) {
-		tc_error_set(err, "per-case timing source mismatch: %s", case_id);
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		char *want = tc_xasprintf("%s/repeat_%03zu", case_dir, i + 1);
-		char *wantf = tc_path_join(want, TC_PYPTO_TIMING_CSV);
-		const char *got = tc_json_string(dirs->u.arr.items[i]);
-		const char *gotf = tc_json_string(files->u.arr.items[i]);
-		bool ok = got != NULL && strcmp(got, want) == 0;
-		bool okf = gotf != NULL && strcmp(gotf, wantf) == 0;
-
-		if (!ok)
-			tc_error_set(err, "repeat evidence directory mismatch: %s "
-			    "repeat %zu", case_id, i + 1);
-		else if (!okf)
-			tc_error_set(err, "per-case timing source mismatch: %s",
-			    case_id);
-		if (ok && okf && check_repeat(cx, case_id, i + 1, want,
-		    out->samples[i], diags->u.arr.items[i], err) != 0)
-			ok = false;
-		free(want);
-		free(wantf);
-		if (!ok || !okf)
-			goto out;
-	}
 	if (tc_json_get_string(m, "aggregation_method") == NULL ||
 	    strcmp(tc_json_get_string(m, "aggregation_method"),
 	    tc_pypto_aggregation_method(n)) != 0) {
@@ -705,19 +795,116 @@ out:
 	return msg;
 }
 
-char *
-tc_pypto_performance_error(const char *op_dir, const tc_json *perf)
+/* performance.json restates its collection: id, Op Name, protocol, case
+ * source, executable and timing source.  A malloc'd reason, or NULL. */
+static char *
+collection_mismatch(const tc_json *c, const tc_json *perf)
 {
 	static const char *const proto[] = { "device_id", "seed", "warmup",
 	    "repeats", NULL };
 	static const int64_t minima[] = { 0, 0, 0, 1 };
+	size_t i;
+	int64_t v;
+
+	if (!tc_json_equal(tc_json_get(c, "collection_id"),
+	    tc_json_get(perf, "collection_id")))
+		return tc_xstrdup("collection id mismatch");
+	if (tc_json_get_string(perf, "target_op_name") == NULL ||
+	    !tc_json_equal(tc_json_get(c, "target_op_name"),
+	    tc_json_get(perf, "target_op_name")))
+		return tc_xstrdup("target op mismatch");
+	for (i = 0; proto[i] != NULL; i++) {
+		if (!tc_pj_int(tc_json_get(perf, proto[i]), &v) || v < minima[i])
+			return tc_xasprintf("performance.json %s is invalid",
+			    proto[i]);
+		if (!tc_json_equal(tc_json_get(c, proto[i]),
+		    tc_json_get(perf, proto[i])))
+			return tc_xasprintf("collection protocol mismatch: %s",
+			    proto[i]);
+	}
+	if (!tc_json_equal(tc_json_get(c, "performance_cases"),
+	    tc_json_get(perf, "performance_cases")))
+		return tc_xstrdup("performance case source mismatch between "
+		    "manifest and performance.json");
+	if (!tc_json_equal(tc_json_get(c, "executable_sha256"),
+	    tc_json_get(perf, "executable_sha256")))
+		return tc_xstrdup("executable_sha256 mismatch between "
+		    "performance.json and collection.json");
+	if (!tc_json_equal(tc_json_get(c, "timing_source"),
+	    tc_json_get(perf, "timing_source_metric")))
+		return tc_xstrdup("per-case timing source mismatch: timing source "
+		    "differs between performance.json and collection.json");
+	return NULL;
+}
+
+/* performance.json's row of a case restates the case's archived
+ * measurement.  A malloc'd reason, or NULL. */
+static char *
+case_row_mismatch(const tc_pypto_round *r, size_t i, const tc_json *pcs)
+{
+	const tc_pypto_round_case *rc = &r->cases[i];
+	const tc_json *row = NULL;
+	char *dn = tc_pypto_case_dir_name(rc->id);
+	char *case_dir = tc_path_join(r->path, dn);
+	char *mp = tc_path_join(case_dir, "measurement.json");
+	tc_error err = TC_ERROR_INIT;
+	char *msg = NULL;
+	tc_json *m;
+	size_t k;
+	double asc;
+
+	free(dn);
+	free(case_dir);
+	for (k = 0; k < pcs->u.arr.len; k++) {
+		const char *cid = tc_json_get_string(pcs->u.arr.items[k], "case");
+
+		if (cid != NULL && strcmp(cid, rc->id) == 0)
+			row = pcs->u.arr.items[k];
+	}
+	if (row == NULL) {
+		free(mp);
+		return tc_xstrdup("performance.json per_case ids do not match "
+		    "collection manifest");
+	}
+	m = tc_json_parse_file(mp, &err);
+	free(mp);
+	tc_error_clear(&err);
+	if (m == NULL)
+		return tc_xasprintf("missing per-case measurement: %s", rc->id);
+	if (!tc_json_equal(tc_json_get(row, "repeat_bound_diagnoses"),
+	    tc_json_get(m, "repeat_bound_diagnoses")))
+		msg = tc_xasprintf("performance.json bound diagnoses "
+		    "mismatch: %s", rc->id);
+	else if (!tc_json_equal(tc_json_get(row, "duration_samples_us"),
+	    tc_json_get(m, "duration_samples_us")))
+		msg = tc_xasprintf("performance.json duration samples "
+		    "mismatch: %s", rc->id);
+	else if (!tc_json_equal(tc_json_get(row, "selected_op_names"),
+	    tc_json_get(m, "selected_op_names")))
+		msg = tc_xasprintf("performance.json selected Op Names "
+		    "mismatch: %s", rc->id);
+	else if (!tc_json_equal(tc_json_get(row, "timing_source_files"),
+	    tc_json_get(m, "timing_source_files")) ||
+	    !tc_json_equal(tc_json_get(row, "timing_source_metric"),
+	    tc_json_get(m, "timing_source_metric")))
+		msg = tc_xasprintf("per-case timing source mismatch: %s", rc->id);
+	else if (!tc_pj_positive(tc_json_get(row, "asc_us"), &asc) ||
+	    !tc_pj_isclose(asc, rc->aggregate_us, 1e-9, 1e-6))
+		msg = tc_xasprintf("performance.json PyPTO duration "
+		    "mismatch: %s", rc->id);
+	tc_json_free(m);
+	return msg;
+}
+
+char *
+tc_pypto_performance_error(const char *op_dir, const tc_json *perf)
+{
 	tc_pypto_round r;
 	tc_error err = TC_ERROR_INIT;
-	const tc_json *c, *pcs, *ids;
+	const tc_json *pcs, *ids;
 	char *msg = NULL;
 	double *ratios = NULL;
 	size_t i, nr = 0;
-	int64_t v;
 
 	if (tc_json_get_string(perf, "profiling_mode") == NULL ||
 	    strcmp(tc_json_get_string(perf, "profiling_mode"), "compare") != 0)
@@ -728,114 +915,18 @@ tc_pypto_performance_error(const char *op_dir, const tc_json *perf)
 		tc_error_clear(&err);
 		return msg;
 	}
-	c = r.collection;
-	if (!tc_json_equal(tc_json_get(c, "collection_id"),
-	    tc_json_get(perf, "collection_id"))) {
-		msg = tc_xstrdup("collection id mismatch");
+	if ((msg = collection_mismatch(r.collection, perf)) != NULL)
 		goto out;
-	}
-	if (tc_json_get_string(perf, "target_op_name") == NULL ||
-	    !tc_json_equal(tc_json_get(c, "target_op_name"),
-	    tc_json_get(perf, "target_op_name"))) {
-		msg = tc_xstrdup("target op mismatch");
-		goto out;
-	}
-	for (i = 0; proto[i] != NULL; i++) {
-		if (!tc_pj_int(tc_json_get(perf, proto[i]), &v) || v < minima[i]) {
-			msg = tc_xasprintf("performance.json %s is invalid",
-			    proto[i]);
-			goto out;
-		}
-		if (!tc_json_equal(tc_json_get(c, proto[i]),
-		    tc_json_get(perf, proto[i]))) {
-			msg = tc_xasprintf("collection protocol mismatch: %s",
-			    proto[i]);
-			goto out;
-		}
-	}
-	if (!tc_json_equal(tc_json_get(c, "performance_cases"),
-	    tc_json_get(perf, "performance_cases"))) {
-		msg = tc_xstrdup("performance case source mismatch between "
-		    "manifest and performance.json");
-		goto out;
-	}
-	if (!tc_json_equal(tc_json_get(c, "executable_sha256"),
-	    tc_json_get(perf, "executable_sha256"))) {
-		msg = tc_xstrdup("executable_sha256 mismatch between "
-		    "performance.json and collection.json");
-		goto out;
-	}
-	if (!tc_json_equal(tc_json_get(c, "timing_source"),
-	    tc_json_get(perf, "timing_source_metric"))) {
-		msg = tc_xstrdup("per-case timing source mismatch: timing source "
-		    "differs between performance.json and collection.json");
-		goto out;
-	}
-	ids = tc_json_get(c, "expected_cases");
+	ids = tc_json_get(r.collection, "expected_cases");
 	pcs = tc_json_get(perf, "per_case");
 	if (!tc_json_is(pcs, TC_JSON_ARRAY) || pcs->u.arr.len != ids->u.arr.len) {
 		msg = tc_xstrdup("performance.json per_case does not cover every "
 		    "expected case");
 		goto out;
 	}
-	for (i = 0; i < r.n; i++) {
-		const tc_json *row = NULL;
-		char *dn = tc_pypto_case_dir_name(r.cases[i].id);
-		char *case_dir = tc_path_join(r.path, dn), *mp;
-		tc_json *m;
-		size_t k;
-		double asc;
-
-		free(dn);
-		for (k = 0; k < pcs->u.arr.len; k++) {
-			const char *cid = tc_json_get_string(pcs->u.arr.items[k],
-			    "case");
-
-			if (cid != NULL && strcmp(cid, r.cases[i].id) == 0)
-				row = pcs->u.arr.items[k];
-		}
-		if (row == NULL) {
-			free(case_dir);
-			msg = tc_xstrdup("performance.json per_case ids do not match "
-			    "collection manifest");
+	for (i = 0; i < r.n; i++)
+		if ((msg = case_row_mismatch(&r, i, pcs)) != NULL)
 			goto out;
-		}
-		mp = tc_path_join(case_dir, "measurement.json");
-		m = tc_json_parse_file(mp, &err);
-		free(mp);
-		free(case_dir);
-		tc_error_clear(&err);
-		if (m == NULL) {
-			msg = tc_xasprintf("missing per-case measurement: %s",
-			    r.cases[i].id);
-			goto out;
-		}
-		if (!tc_json_equal(tc_json_get(row, "repeat_bound_diagnoses"),
-		    tc_json_get(m, "repeat_bound_diagnoses")))
-			msg = tc_xasprintf("performance.json bound diagnoses "
-			    "mismatch: %s", r.cases[i].id);
-		else if (!tc_json_equal(tc_json_get(row, "duration_samples_us"),
-		    tc_json_get(m, "duration_samples_us")))
-			msg = tc_xasprintf("performance.json duration samples "
-			    "mismatch: %s", r.cases[i].id);
-		else if (!tc_json_equal(tc_json_get(row, "selected_op_names"),
-		    tc_json_get(m, "selected_op_names")))
-			msg = tc_xasprintf("performance.json selected Op Names "
-			    "mismatch: %s", r.cases[i].id);
-		else if (!tc_json_equal(tc_json_get(row, "timing_source_files"),
-		    tc_json_get(m, "timing_source_files")) ||
-		    !tc_json_equal(tc_json_get(row, "timing_source_metric"),
-		    tc_json_get(m, "timing_source_metric")))
-			msg = tc_xasprintf("per-case timing source mismatch: %s",
-			    r.cases[i].id);
-		else if (!tc_pj_positive(tc_json_get(row, "asc_us"), &asc) ||
-		    !tc_pj_isclose(asc, r.cases[i].aggregate_us, 1e-9, 1e-6))
-			msg = tc_xasprintf("performance.json PyPTO duration "
-			    "mismatch: %s", r.cases[i].id);
-		tc_json_free(m);
-		if (msg != NULL)
-			goto out;
-	}
 	ratios = tc_xcalloc(r.n + 1, sizeof(double));
 	if ((msg = golden_checks(perf, pcs, ids, ratios, &nr)) != NULL)
 		goto out;

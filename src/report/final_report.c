@@ -678,60 +678,59 @@ cmp_cstr(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void
-ledger_row(struct render *r, const tc_json_member *m)
+/* The frozen config of an experiment: "key=value; ...".  Returns how
+ * many entries b got (0: the cell is "-"). */
+static size_t
+config_cell(tc_buf *b, const tc_json *exp)
 {
 	static const char *const config_keys[] = {
 		"source_revision", "baseline_config_fingerprint",
 		"control_fingerprint"
 	};
-	static const char *const lifecycle_keys[] = {
-		"correctness", "clean", "profiling"
-	};
-	const tc_json *exp = m->value;
-	const tc_json *rounds = tc_json_get_array(exp, "rounds");
-	const tc_json *decisions = tc_json_get_array(exp,
-	    "performance_scope_decisions");
-	const tc_json *blockers = tc_json_get_array(exp, "blockers");
-	tc_buf b = TC_BUF_INIT;
-	const char **ptrs = NULL;
-	size_t i, j, k, n, nptr = 0;
+	size_t i, n = 0;
 
-	tc_buf_puts(&r->out, "| `");
-	tc_buf_add(&r->out, m->key, m->key_len);
-	tc_buf_puts(&r->out, "` | ");
-	/* frozen config */
-	for (i = n = 0; i < 3; i++) {
-		const char *v = tc_json_get_string(exp, config_keys[i]);
-
-		if (v == NULL)
+	for (i = 0; i < 3; i++) {
+		if (tc_json_get_string(exp, config_keys[i]) == NULL)
 			continue;
-		join_sep(&b, &n, "; ");
-		tc_buf_printf(&b, "%s=", config_keys[i]);
-		tc_json_str(&b, tc_json_get(exp, config_keys[i]));
+		join_sep(b, &n, "; ");
+		tc_buf_printf(b, "%s=", config_keys[i]);
+		tc_json_str(b, tc_json_get(exp, config_keys[i]));
 	}
-	tc_buf_puts(&r->out, n > 0 ? b.data : "-");
-	tc_buf_puts(&r->out, " | ");
-	/* rounds */
-	tc_buf_reset(&b);
-	for (i = n = 0; rounds != NULL && i < rounds->u.arr.len; i++) {
+	return n;
+}
+
+/* The round ids, one a line. */
+static size_t
+rounds_cell(tc_buf *b, const tc_json *rounds)
+{
+	size_t i, n = 0;
+
+	for (i = 0; rounds != NULL && i < rounds->u.arr.len; i++) {
 		const tc_json *rd = rounds->u.arr.items[i];
 		const tc_json *id;
 
 		if (!tc_json_is(rd, TC_JSON_OBJECT))
 			continue;
-		join_sep(&b, &n, "<br>");
+		join_sep(b, &n, "<br>");
 		id = tc_json_get(rd, "round_id");
 		if (id != NULL)
-			tc_json_str(&b, id);
+			tc_json_str(b, id);
 		else
-			tc_buf_puts(&b, "unknown");
+			tc_buf_puts(b, "unknown");
 	}
-	tc_buf_puts(&r->out, n > 0 ? b.data : "-");
-	tc_buf_puts(&r->out, " | ");
-	/* lifecycle, one entry per round that records any of the keys */
-	tc_buf_reset(&b);
-	for (i = n = 0; rounds != NULL && i < rounds->u.arr.len; i++) {
+	return n;
+}
+
+/* The lifecycle, one line per round that records any of its keys. */
+static size_t
+lifecycle_cell(tc_buf *b, const tc_json *rounds)
+{
+	static const char *const lifecycle_keys[] = {
+		"correctness", "clean", "profiling"
+	};
+	size_t i, k, n = 0;
+
+	for (i = 0; rounds != NULL && i < rounds->u.arr.len; i++) {
 		const tc_json *lc = tc_json_get_object(rounds->u.arr.items[i],
 		    "lifecycle");
 		size_t parts = 0;
@@ -742,16 +741,23 @@ ledger_row(struct render *r, const tc_json_member *m)
 			if (v == NULL)
 				continue;
 			if (parts++ == 0)
-				join_sep(&b, &n, "<br>");
+				join_sep(b, &n, "<br>");
 			else
-				tc_buf_puts(&b, ", ");
-			tc_buf_printf(&b, "%s=", lifecycle_keys[k]);
-			tc_json_str(&b, v);
+				tc_buf_puts(b, ", ");
+			tc_buf_printf(b, "%s=", lifecycle_keys[k]);
+			tc_json_str(b, v);
 		}
 	}
-	tc_buf_puts(&r->out, n > 0 ? b.data : "-");
-	tc_buf_puts(&r->out, " | ");
-	/* declared option pointers, sorted and unique */
+	return n;
+}
+
+/* The declared option pointers, sorted and unique. */
+static size_t
+pointers_cell(tc_buf *b, const tc_json *rounds)
+{
+	const char **ptrs = NULL;
+	size_t i, j, n = 0, nptr = 0;
+
 	for (i = 0; rounds != NULL && i < rounds->u.arr.len; i++) {
 		const tc_json *ch = tc_json_get_array(rounds->u.arr.items[i],
 		    "declared_option_changes");
@@ -768,19 +774,23 @@ ledger_row(struct render *r, const tc_json_member *m)
 	}
 	if (nptr > 0)
 		qsort(ptrs, nptr, sizeof(*ptrs), cmp_cstr);
-	tc_buf_reset(&b);
-	for (i = n = 0; i < nptr; i++) {
+	for (i = 0; i < nptr; i++) {
 		if (i > 0 && strcmp(ptrs[i], ptrs[i - 1]) == 0)
 			continue;
-		join_sep(&b, &n, "<br>");
-		tc_buf_puts(&b, ptrs[i]);
+		join_sep(b, &n, "<br>");
+		tc_buf_puts(b, ptrs[i]);
 	}
 	free(ptrs);
-	tc_buf_puts(&r->out, n > 0 ? b.data : "-");
-	tc_buf_puts(&r->out, " | ");
-	/* SK classification counts, sorted by class */
-	ptrs = NULL;
-	nptr = 0;
+	return n;
+}
+
+/* The SK classification counts, sorted by class. */
+static size_t
+classes_cell(tc_buf *b, const tc_json *decisions)
+{
+	const char **ptrs = NULL;
+	size_t i, j, n = 0, nptr = 0;
+
 	for (i = 0; decisions != NULL && i < decisions->u.arr.len; i++) {
 		const char *c = tc_json_get_string(decisions->u.arr.items[i],
 		    "classification");
@@ -792,15 +802,42 @@ ledger_row(struct render *r, const tc_json_member *m)
 	}
 	if (nptr > 0)
 		qsort(ptrs, nptr, sizeof(*ptrs), cmp_cstr);
-	tc_buf_reset(&b);
-	for (i = n = 0; i < nptr; i = j) {
+	for (i = 0; i < nptr; i = j) {
 		for (j = i; j < nptr && strcmp(ptrs[j], ptrs[i]) == 0; j++)
 			;
-		join_sep(&b, &n, ", ");
-		tc_buf_printf(&b, "%s=%zu", ptrs[i], j - i);
+		join_sep(b, &n, ", ");
+		tc_buf_printf(b, "%s=%zu", ptrs[i], j - i);
 	}
 	free(ptrs);
-	tc_buf_puts(&r->out, n > 0 ? b.data : "-");
+	return n;
+}
+
+/* A cell: what b holds ("-" when it got no entry), then b is emptied. */
+static void
+put_cell(tc_buf *out, tc_buf *b, size_t n, const char *after)
+{
+	tc_buf_puts(out, n > 0 ? b->data : "-");
+	tc_buf_puts(out, after);
+	tc_buf_reset(b);
+}
+
+static void
+ledger_row(struct render *r, const tc_json_member *m)
+{
+	const tc_json *exp = m->value;
+	const tc_json *rounds = tc_json_get_array(exp, "rounds");
+	const tc_json *blockers = tc_json_get_array(exp, "blockers");
+	tc_buf b = TC_BUF_INIT;
+
+	tc_buf_puts(&r->out, "| `");
+	tc_buf_add(&r->out, m->key, m->key_len);
+	tc_buf_puts(&r->out, "` | ");
+	put_cell(&r->out, &b, config_cell(&b, exp), " | ");
+	put_cell(&r->out, &b, rounds_cell(&b, rounds), " | ");
+	put_cell(&r->out, &b, lifecycle_cell(&b, rounds), " | ");
+	put_cell(&r->out, &b, pointers_cell(&b, rounds), " | ");
+	put_cell(&r->out, &b, classes_cell(&b, tc_json_get_array(exp,
+	    "performance_scope_decisions")), "");
 	tc_buf_printf(&r->out, " | %zu |\n",
 	    blockers != NULL ? blockers->u.arr.len : (size_t)0);
 	tc_buf_free(&b);

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "derive_int.h"
-#include "session_int.h"
+#include "derive_internal.h"
+#include "session_internal.h"
 #include "tunectl/canon.h"
 #include "tunectl/derive.h"
 #include "tunectl/fileio.h"
@@ -86,7 +86,6 @@ check_parent(struct derive *d, tc_error *err)
 {
 	tc_json *verdict, *errors, *id;
 	bool same;
-	size_t i;
 
 	if ((d->parent_path = tc_path_resolve(d->a->parent_session, err)) ==
 	    NULL)
@@ -94,16 +93,7 @@ check_parent(struct derive *d, tc_error *err)
 	verdict = tc_verify_session(d->parent_path, 0);
 	errors = tc_json_get_array(verdict, "errors");
 	if (errors != NULL) {
-		tc_buf msg = TC_BUF_INIT;
-
-		tc_buf_puts(&msg, "parent session is invalid: ");
-		for (i = 0; i < errors->u.arr.len; i++) {
-			if (i > 0)
-				tc_buf_puts(&msg, "; ");
-			tc_buf_puts(&msg, tc_json_string(errors->u.arr.items[i]));
-		}
-		tc_error_set(err, "%s", tc_buf_cstr(&msg));
-		tc_buf_free(&msg);
+		tc_session__set_errors(err, "parent session is invalid: ", errors);
 		tc_json_free(verdict);
 		return -1;
 	}
@@ -135,7 +125,7 @@ check_paths(struct derive *d, tc_error *err)
 	    NULL ||
 	    (d->child_session = tc_path_resolve(d->a->session, err)) == NULL)
 		return -1;
-	if (der_roots_overlap(d->parent_root, d->child_root))
+	if (tc_derive__roots_overlap(d->parent_root, d->child_root))
 		return fail(err, "derived artifact root must be disjoint from "
 		    "the parent artifact root");
 	if (!tc_path_is_within(d->child_session, d->child_root))
@@ -150,13 +140,13 @@ check_paths(struct derive *d, tc_error *err)
 	    "parent session", &d->parent_rel, err);
 	if (resolved == NULL)
 		return -1;
-	if (der_file_read(&d->parent_file, resolved, err) != 0) {
+	if (tc_derive__file_read(&d->parent_file, resolved, err) != 0) {
 		free(resolved);
 		return -1;
 	}
 	free(resolved);
 	/* The bytes bound below must be the session that was verified. */
-	doc = der_file_parse(&d->parent_file, "parent session", true, err);
+	doc = tc_derive__file_parse(&d->parent_file, "parent session", true, err);
 	if (doc == NULL)
 		return -1;
 	same = tc_json_digest(doc, digest, err) == 0 &&
@@ -217,13 +207,13 @@ tc_derive_latest_base(const tc_session *parent, const char *parent_root,
 	}
 	path = tc_path_join(parent_root, tc_json_get_string(base,
 	    "result_path"));
-	rc = der_file_read(&f, path, err);
+	rc = tc_derive__file_read(&f, path, err);
 	free(path);
 	if (rc != 0) {
 		tc_error_prefix(err, "BASE/SMAP phase result cannot be read: ");
 		return -1;
 	}
-	result = der_file_parse(&f, "BASE/SMAP phase result", true, err);
+	result = tc_derive__file_parse(&f, "BASE/SMAP phase result", true, err);
 	if (result == NULL || tc_json_digest(result, digest, err) != 0)
 		goto fail;
 	if (!sess_str_is(tc_json_get(base, "result_sha256"), digest)) {
@@ -231,12 +221,12 @@ tc_derive_latest_base(const tc_session *parent, const char *parent_root,
 		goto fail;
 	}
 	memcpy(file_sha256, f.sha256, sizeof(f.sha256));
-	der_file_free(&f);
+	tc_derive__file_free(&f);
 	*stepp = base;
 	*resultp = result;
 	return 0;
 fail:
-	der_file_free(&f);
+	tc_derive__file_free(&f);
 	tc_json_free(result);
 	return -1;
 }
@@ -262,7 +252,7 @@ bind_artifacts(struct derive *d, tc_error *err)
 	int role;
 
 	d->have[DER_ANALYSIS] = d->have[DER_LEDGER] = true;
-	if (der_mode_needs_source_map(d->a->optional_mode) &&
+	if (tc_derive__mode_needs_source_map(d->a->optional_mode) &&
 	    d->a->source_scope_map == NULL)
 		return fail(err, "source-range derivation requires "
 		    "source_scope_map");
@@ -276,20 +266,20 @@ bind_artifacts(struct derive *d, tc_error *err)
 		if (!d->have[role])
 			continue;
 		resolved = tc_path_within_strict(d->parent_root, value,
-		    der_role_names[role], &d->rel[role], err);
+		    tc_derive__role_names[role], &d->rel[role], err);
 		if (resolved == NULL)
 			return -1;
-		if (der_file_read(&d->files[role], resolved, err) != 0) {
+		if (tc_derive__file_read(&d->files[role], resolved, err) != 0) {
 			free(resolved);
 			return -1;
 		}
 		free(resolved);
 		rel = tc_json_new_string(d->rel[role]);
-		bound = der_result_declares(d->base_result, rel);
+		bound = tc_derive__result_declares(d->base_result, rel);
 		tc_json_free(rel);
 		if (!bound) {
 			tc_error_set(err, "%s is not bound by the selected "
-			    "BASE/SMAP handoff", der_role_names[role]);
+			    "BASE/SMAP handoff", tc_derive__role_names[role]);
 			return -1;
 		}
 	}
@@ -305,14 +295,14 @@ check_contents(struct derive *d, tc_error *err)
 
 	for (role = 0; role < DER_ROLE_COUNT; role++) {
 		if (!d->have[role] || (role == DER_SOURCE_MAP &&
-		    !der_mode_needs_source_map(d->a->optional_mode)))
+		    !tc_derive__mode_needs_source_map(d->a->optional_mode)))
 			continue;
-		d->docs[role] = der_file_parse(&d->files[role],
-		    der_role_labels[role], role == DER_ANALYSIS, err);
+		d->docs[role] = tc_derive__file_parse(&d->files[role],
+		    tc_derive__role_labels[role], role == DER_ANALYSIS, err);
 		if (d->docs[role] == NULL)
 			return -1;
 	}
-	return der_check_contents(d->docs, d->a->optional_mode, err);
+	return tc_derive__check_contents(d->docs, d->a->optional_mode, err);
 }
 
 static tc_json *
@@ -370,7 +360,7 @@ build_manifest(struct derive *d, const char *now)
 	o = tc_json_new_object();
 	for (role = 0; role < DER_ROLE_COUNT; role++)
 		if (d->have[role])
-			tc_json_object_set(o, der_role_names[role],
+			tc_json_object_set(o, tc_derive__role_names[role],
 			    descriptor(d->rel[role], &d->files[role]));
 	tc_json_object_set(m, "artifacts", o);
 
@@ -528,11 +518,11 @@ derive_free(struct derive *d)
 	free(d->child_root);
 	free(d->child_session);
 	free(d->parent_rel);
-	der_file_free(&d->parent_file);
+	tc_derive__file_free(&d->parent_file);
 	tc_json_free(d->base_result);
 	for (role = 0; role < DER_ROLE_COUNT; role++) {
 		free(d->rel[role]);
-		der_file_free(&d->files[role]);
+		tc_derive__file_free(&d->files[role]);
 		tc_json_free(d->docs[role]);
 	}
 	free(d->manifest_path);

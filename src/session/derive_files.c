@@ -1,25 +1,25 @@
 /*
- * derive_files.c - the helpers of derive_int.h: reading imported files
+ * derive_files.c - the helpers of derive_internal.h: reading imported files
  * once (bytes, digest, parse), artifact roles, declared artifacts.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "derive_int.h"
+#include "derive_internal.h"
 #include "tunectl/derive.h"
 #include "tunectl/path.h"
 #include "tunectl/sha256.h"
 
-const char *const der_role_names[DER_ROLE_COUNT] = {
+const char *const tc_derive__role_names[DER_ROLE_COUNT] = {
 	"profiling_analysis", "ledger", "source_scope_map"
 };
 
-const char *const der_role_labels[DER_ROLE_COUNT] = {
+const char *const tc_derive__role_labels[DER_ROLE_COUNT] = {
 	"profiling analysis", "experiment ledger", "source scope map"
 };
 
 int
-der_file_read(struct der_file *f, const char *path, tc_error *err)
+tc_derive__file_read(struct der_file *f, const char *path, tc_error *err)
 {
 	f->bytes = tc_json_read_path(path, &f->len, err);
 	if (f->bytes == NULL)
@@ -29,7 +29,7 @@ der_file_read(struct der_file *f, const char *path, tc_error *err)
 }
 
 void
-der_file_free(struct der_file *f)
+tc_derive__file_free(struct der_file *f)
 {
 	free(f->bytes);
 	f->bytes = NULL;
@@ -37,7 +37,7 @@ der_file_free(struct der_file *f)
 }
 
 tc_json *
-der_file_parse(const struct der_file *f, const char *label, bool want_object,
+tc_derive__file_parse(const struct der_file *f, const char *label, bool want_object,
     tc_error *err)
 {
 	tc_json *v = tc_json_parse_text(f->bytes, f->len, err);
@@ -55,19 +55,19 @@ der_file_parse(const struct der_file *f, const char *label, bool want_object,
 }
 
 int
-der_role_of(const char *name, size_t len)
+tc_derive__role_of(const char *name, size_t len)
 {
 	int i;
 
 	for (i = 0; i < DER_ROLE_COUNT; i++)
-		if (strlen(der_role_names[i]) == len &&
-		    memcmp(der_role_names[i], name, len) == 0)
+		if (strlen(tc_derive__role_names[i]) == len &&
+		    memcmp(tc_derive__role_names[i], name, len) == 0)
 			return i;
 	return -1;
 }
 
 bool
-der_mode_needs_source_map(const char *mode)
+tc_derive__mode_needs_source_map(const char *mode)
 {
 	return strcmp(mode, "source-range") == 0 || strcmp(mode, "both") == 0;
 }
@@ -87,7 +87,7 @@ list_contains(const tc_json *list, const tc_json *path)
 }
 
 bool
-der_result_declares(const tc_json *result, const tc_json *path)
+tc_derive__result_declares(const tc_json *result, const tc_json *path)
 {
 	if (!tc_json_is(path, TC_JSON_STRING))
 		return false;
@@ -96,13 +96,13 @@ der_result_declares(const tc_json *result, const tc_json *path)
 }
 
 bool
-der_roots_overlap(const char *a, const char *b)
+tc_derive__roots_overlap(const char *a, const char *b)
 {
 	return tc_path_is_within(a, b) || tc_path_is_within(b, a);
 }
 
 int
-der_check_contents(tc_json *const docs[DER_ROLE_COUNT], const char *mode,
+tc_derive__check_contents(tc_json *const docs[DER_ROLE_COUNT], const char *mode,
     tc_error *err)
 {
 	if (tc_import_check_analysis(docs[DER_ANALYSIS], err) != 0)
@@ -110,7 +110,7 @@ der_check_contents(tc_json *const docs[DER_ROLE_COUNT], const char *mode,
 	if (tc_import_check_ledger(docs[DER_LEDGER], docs[DER_ANALYSIS],
 	    err) != 0)
 		return -1;
-	if (der_mode_needs_source_map(mode) &&
+	if (tc_derive__mode_needs_source_map(mode) &&
 	    tc_import_check_source_map(docs[DER_SOURCE_MAP],
 	    docs[DER_ANALYSIS], err) != 0)
 		return -1;

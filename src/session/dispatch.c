@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_int.h"
+#include "session_internal.h"
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
@@ -139,14 +139,14 @@ tc_dispatch_task_check(const tc_json *task, const char *session_path,
 	    NULL)
 		return -1;
 	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		if (!sess_field_equal(task, now, keys[k])) {
+		if (!tc_session__field_equal(task, now, keys[k])) {
 			tc_error_set(err, "stale dispatch task does not match "
 			    "the current session");
 			tc_json_free(now);
 			return -1;
 		}
 	}
-	if (!sess_field_equal(task, now, "consumed_handoffs")) {
+	if (!tc_session__field_equal(task, now, "consumed_handoffs")) {
 		tc_error_set(err, "stale dispatch task handoffs do not match the "
 		    "current session");
 		tc_json_free(now);

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "derive_int.h"
-#include "session_int.h"
+#include "derive_internal.h"
+#include "session_internal.h"
 #include "tunectl/canon.h"
 #include "tunectl/path.h"
 
@@ -104,7 +104,7 @@ read_within(const struct bound *b, const tc_json *relative, const char *name,
 	int rc;
 
 	if (tc_require_relative_artifact(relative, name, err) != 0 ||
-	    sess_check_path_text(relative, err) != 0)
+	    tc_session__check_path_text(relative, err) != 0)
 		return -1;
 	joined = tc_path_join(b->parent_root, tc_json_string(relative));
 	resolved = tc_path_within_strict(b->parent_root, joined, label, NULL,
@@ -112,7 +112,7 @@ read_within(const struct bound *b, const tc_json *relative, const char *name,
 	free(joined);
 	if (resolved == NULL)
 		return -1;
-	rc = der_file_read(f, resolved, err);
+	rc = tc_derive__file_read(f, resolved, err);
 	free(resolved);
 	return rc;
 }
@@ -134,7 +134,7 @@ check_disjoint(const struct bound *b, tc_error *err)
 		free(child);
 		return -1;
 	}
-	overlap = der_roots_overlap(child, parent);
+	overlap = tc_derive__roots_overlap(child, parent);
 	free(child);
 	free(parent);
 	if (overlap)
@@ -158,7 +158,7 @@ check_parent(struct bound *b, tc_error *err)
 		return fail(err, "evidence import parent must be an object");
 	root = tc_json_get(parent, "artifact_root");
 	if (tc_require_canonical(root, "parent artifact_root", err) != 0 ||
-	    sess_check_path_text(root, err) != 0)
+	    tc_session__check_path_text(root, err) != 0)
 		return -1;
 	b->parent_root = tc_json_string(root);
 	if (b->parent_root[0] != '/')
@@ -172,20 +172,20 @@ check_parent(struct bound *b, tc_error *err)
 		fail(err, "imported parent session digest mismatch");
 		goto out;
 	}
-	if ((b->parent = der_file_parse(&f, "parent session", true, err)) ==
+	if ((b->parent = tc_derive__file_parse(&f, "parent session", true, err)) ==
 	    NULL || tc_json_digest(b->parent, digest, err) != 0)
 		goto out;
 	if (!sess_str_is(tc_json_get(parent, "session_fingerprint"), digest)) {
 		fail(err, "imported parent session fingerprint mismatch");
 		goto out;
 	}
-	if (!sess_field_equal(b->parent, parent, "session_id")) {
+	if (!tc_session__field_equal(b->parent, parent, "session_id")) {
 		fail(err, "imported parent session identity mismatch");
 		goto out;
 	}
 	rc = 0;
 out:
-	der_file_free(&f);
+	tc_derive__file_free(&f);
 	return rc;
 }
 
@@ -202,7 +202,7 @@ parent_step_matches(const struct bound *b, const tc_json *base)
 		const tc_json *s = steps->u.arr.items[i];
 
 		if (tc_json_is(s, TC_JSON_OBJECT) &&
-		    sess_field_equal(s, base, "step_id")) {
+		    tc_session__field_equal(s, base, "step_id")) {
 			step = s;
 			break;
 		}
@@ -211,9 +211,9 @@ parent_step_matches(const struct bound *b, const tc_json *base)
 	    sess_str_is(tc_json_get(step, "phase"),
 	    "base_profile_source_mapping") &&
 	    sess_str_is(tc_json_get(step, "state"), "sealed") &&
-	    sess_field_equal(step, base, "result_path") &&
-	    sess_field_equal(step, base, "result_sha256") &&
-	    sess_field_equal(step, base, "outcome_status");
+	    tc_session__field_equal(step, base, "result_path") &&
+	    tc_session__field_equal(step, base, "result_sha256") &&
+	    tc_session__field_equal(step, base, "outcome_status");
 }
 
 /* docs/spec/controller.md "Evidence-import manifest" step 6: the BASE/SMAP
@@ -237,7 +237,7 @@ check_base(struct bound *b, tc_error *err)
 		fail(err, "imported BASE/SMAP result digest mismatch");
 		goto out;
 	}
-	if ((b->base_result = der_file_parse(&f, "imported BASE/SMAP result",
+	if ((b->base_result = tc_derive__file_parse(&f, "imported BASE/SMAP result",
 	    true, err)) == NULL ||
 	    tc_json_digest(b->base_result, digest, err) != 0)
 		goto out;
@@ -252,7 +252,7 @@ check_base(struct bound *b, tc_error *err)
 	}
 	rc = 0;
 out:
-	der_file_free(&f);
+	tc_derive__file_free(&f);
 	return rc;
 }
 
@@ -266,13 +266,13 @@ check_roles(const struct bound *b, const tc_json *artifacts, tc_error *err)
 	if (!tc_json_is(artifacts, TC_JSON_OBJECT))
 		return fail(err, "evidence import artifacts must be an object");
 	for (i = 0; i < artifacts->u.obj.len; i++)
-		if (der_role_of(artifacts->u.obj.members[i].key,
+		if (tc_derive__role_of(artifacts->u.obj.members[i].key,
 		    artifacts->u.obj.members[i].key_len) < 0)
 			return fail(err, "evidence import contains an "
 			    "unsupported artifact role");
 	if (tc_json_get(artifacts, "profiling_analysis") == NULL ||
 	    tc_json_get(artifacts, "ledger") == NULL ||
-	    (der_mode_needs_source_map(b->mode) &&
+	    (tc_derive__mode_needs_source_map(b->mode) &&
 	    tc_json_get(artifacts, "source_scope_map") == NULL))
 		return fail(err, "evidence import is missing required "
 		    "artifacts");
@@ -285,7 +285,7 @@ static int
 check_descriptor(struct bound *b, int role, const tc_json *desc,
     tc_error *err)
 {
-	const char *name = der_role_names[role];
+	const char *name = tc_derive__role_names[role];
 	struct der_file *f = &b->files[role];
 	tc_json *size;
 	char *label, *path_name;
@@ -317,7 +317,7 @@ check_descriptor(struct bound *b, int role, const tc_json *desc,
 		tc_error_set(err, "imported artifact %s size mismatch", name);
 		return -1;
 	}
-	if (!der_result_declares(b->base_result, tc_json_get(desc, "path"))) {
+	if (!tc_derive__result_declares(b->base_result, tc_json_get(desc, "path"))) {
 		tc_error_set(err, "imported artifact %s is not bound by BASE/SMAP",
 		    name);
 		return -1;
@@ -336,14 +336,14 @@ check_contents(struct bound *b, tc_error *err)
 		if (b->files[role].bytes == NULL)
 			continue;
 		if (role == DER_SOURCE_MAP &&
-		    !der_mode_needs_source_map(b->mode))
+		    !tc_derive__mode_needs_source_map(b->mode))
 			continue;
-		b->docs[role] = der_file_parse(&b->files[role],
-		    der_role_labels[role], role == DER_ANALYSIS, err);
+		b->docs[role] = tc_derive__file_parse(&b->files[role],
+		    tc_derive__role_labels[role], role == DER_ANALYSIS, err);
 		if (b->docs[role] == NULL)
 			return -1;
 	}
-	return der_check_contents(b->docs, b->mode, err);
+	return tc_derive__check_contents(b->docs, b->mode, err);
 }
 
 /* docs/spec/controller.md "Evidence-import manifest" step 10: the identity the
@@ -398,7 +398,7 @@ check_bound_evidence(const tc_json *doc, const tc_json *manifest,
 	for (i = 0; i < artifacts->u.obj.len; i++) {
 		const tc_json_member *m = &artifacts->u.obj.members[i];
 
-		role = der_role_of(m->key, m->key_len);
+		role = tc_derive__role_of(m->key, m->key_len);
 		if (check_descriptor(&b, role, m->value, err) != 0)
 			goto out;
 	}
@@ -407,7 +407,7 @@ check_bound_evidence(const tc_json *doc, const tc_json *manifest,
 	rc = 0;
 out:
 	for (role = 0; role < DER_ROLE_COUNT; role++) {
-		der_file_free(&b.files[role]);
+		tc_derive__file_free(&b.files[role]);
 		tc_json_free(b.docs[role]);
 	}
 	tc_json_free(b.parent);
@@ -426,8 +426,8 @@ tc_evidence_import_validate(const tc_json *doc, tc_error *err)
 	int rc = -1;
 
 	if (check_reference(ref, err) != 0 ||
-	    sess_check_path_text(tc_json_get(doc, "artifact_root"), err) != 0 ||
-	    sess_check_path_text(tc_json_get(ref, "path"), err) != 0)
+	    tc_session__check_path_text(tc_json_get(doc, "artifact_root"), err) != 0 ||
+	    tc_session__check_path_text(tc_json_get(ref, "path"), err) != 0)
 		return -1;
 	path = tc_path_join(root, tc_json_get_string(ref, "path"));
 	manifest = read_object(path, "evidence import", err);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_int.h"
+#include "session_internal.h"
 #include "tunectl/canon.h"
 #include "tunectl/derive.h"
 #include "tunectl/final.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_int.h"
+#include "session_internal.h"
 #include "tunectl/derive.h"
 #include "tunectl/path.h"
 #include "tunectl/sha256.h"

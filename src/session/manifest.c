@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "session_int.h"
+#include "session_internal.h"
 #include "tunectl/canon.h"
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
@@ -268,7 +268,7 @@ tc_manifest_load(const tc_session *s, const tc_json *step, tc_json **out,
 	if (rel == NULL)
 		return 0;
 	if (tc_require_relative_artifact(rel, "artifact_manifest_path",
-	    err) != 0 || sess_check_path_text(rel, err) != 0)
+	    err) != 0 || tc_session__check_path_text(rel, err) != 0)
 		return -1;
 	resolved = tc_path_under_root(s->artifact_root, tc_json_string(rel),
 	    "artifact_manifest_path", err);
@@ -374,8 +374,8 @@ tc_manifest_check(const tc_session *s, const tc_json *step, tc_error *err)
 		return -1;
 	}
 	if (!sess_str_is(tc_json_get(m, "step_id"), tc_step_id(step)) ||
-	    !sess_field_equal(m, s->doc, "session_id") ||
-	    !sess_field_equal(m, step, "result_sha256")) {
+	    !tc_session__field_equal(m, s->doc, "session_id") ||
+	    !tc_session__field_equal(m, step, "result_sha256")) {
 		tc_error_set(err, "artifact manifest does not belong to the "
 		    "sealed result: %s", tc_step_id(step));
 		goto out;

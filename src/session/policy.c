@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "session_int.h"
+#include "session_internal.h"
 #include "tunectl/evidence.h"
 
 const char *

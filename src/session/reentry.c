@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_int.h"
-#include "strict_int.h"
+#include "session_internal.h"
+#include "strict_internal.h"
 #include "tunectl/evidence.h"
 
 #define STRICT "strict evidence policy"
@@ -67,7 +67,7 @@ tried(const tc_session *s, const char *seed, const char *name)
 }
 
 char *
-strict_next_candidate(const tc_session *s)
+tc_strict__next_candidate(const tc_session *s)
 {
 	const tc_json *step = tc_session_find_step(s, "stage-a-scope-selection",
 	    NULL);
@@ -78,11 +78,11 @@ strict_next_candidate(const tc_session *s)
 	size_t i, k;
 
 	if (step == NULL || !sess_str_is(tc_json_get(step, "outcome_status"),
-	    "accepted") || (result = strict_sealed_result(s,
+	    "accepted") || (result = tc_strict__sealed_result(s,
 	    "stage-a-scope-selection")) == NULL)
 		return NULL;
 	seed = tc_json_get_string(result, "selected_candidate");
-	if (seed != NULL && strict_gates_load(s, step, result, &g, NULL) == 0) {
+	if (seed != NULL && tc_strict__gates_load(s, step, result, &g, NULL) == 0) {
 		for (i = 0; next == NULL && i < g.len; i++) {
 			const tc_json *sel = tc_json_get(g.items[i].report,
 			    "selection");
@@ -101,7 +101,7 @@ strict_next_candidate(const tc_session *s)
 					next = tc_xstrdup(c);
 			}
 		}
-		strict_gates_free(&g);
+		tc_strict__gates_free(&g);
 	}
 	tc_json_free(result);
 	return next;
@@ -131,7 +131,7 @@ tc_strict_reenter(tc_session *s, size_t base_index)
 	    tc_json_truthy(tc_json_get(base, "derived_family_rebase")) ||
 	    !sess_str_is(tc_json_get(base, "outcome_status"), "failed"))
 		return false;
-	if ((next = strict_next_candidate(s)) == NULL)
+	if ((next = tc_strict__next_candidate(s)) == NULL)
 		return false;
 	for (i = 0; i < tc_session_step_count(s); i++)
 		if (reentry_number(tc_step_id(tc_session_step_at(s, i)),
@@ -167,7 +167,7 @@ tc_strict_check_reentered(const tc_session *s, size_t base_index,
 		then->steps->u.arr.len--;
 		tc_json_free(then->steps->u.arr.items[then->steps->u.arr.len]);
 	}
-	candidate = strict_next_candidate(then);
+	candidate = tc_strict__next_candidate(then);
 	if (candidate != NULL) {
 		tc_error_set(err, STRICT ", rule 6: %s failed, but the session "
 		    "did not re-enter Stage O with the next ranked eligible Stage A "

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_int.h"
+#include "session_internal.h"
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/report.h"

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "session_int.h"
+#include "session_internal.h"
 #include "tunectl/canon.h"
 #include "tunectl/final.h"
 #include "tunectl/session.h"

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_int.h"
+#include "session_internal.h"
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/report.h"
@@ -40,9 +40,9 @@ complete_interrupted_seal(tc_session **sp, tc_resume_report *rep)
 	if (tc_session_is_completed(s) ||
 	    (step = tc_session_next_step(s, NULL)) == NULL)
 		return false;
-	sess_scene_init(&sc, s, tc_step_id(step));
-	bytes = sess_scene_read_result(&sc, &len);
-	sess_scene_free(&sc);
+	tc_session__scene_init(&sc, s, tc_step_id(step));
+	bytes = tc_session__scene_read_result(&sc, &len);
+	tc_session__scene_free(&sc);
 	if (bytes == NULL)
 		return false;
 	result = tc_json_parse(bytes, len, NULL);
@@ -121,9 +121,9 @@ needs_repair(const tc_session *s)
 	}
 	if ((step = tc_session_next_step(s, NULL)) == NULL)
 		return false;
-	sess_scene_init(&sc, s, tc_step_id(step));
+	tc_session__scene_init(&sc, s, tc_step_id(step));
 	present = tc_path_exists(sc.result_path);
-	sess_scene_free(&sc);
+	tc_session__scene_free(&sc);
 	return present;
 }
 
@@ -160,7 +160,6 @@ tc_resume_session(const char *session_path, tc_resume_report *rep,
 	tc_session *s = NULL;
 	tc_json *errors = NULL, *out = NULL;
 	bool fixed = false;
-	size_t i;
 
 	if (rep != NULL)
 		memset(rep, 0, sizeof(*rep));
@@ -170,16 +169,7 @@ tc_resume_session(const char *session_path, tc_resume_report *rep,
 		goto out;
 	errors = tc_json_new_array();
 	if (tc_verify_loaded(s, 0, errors) > 0) {
-		tc_buf msg = TC_BUF_INIT;
-
-		tc_buf_puts(&msg, "session cannot be resumed: ");
-		for (i = 0; i < errors->u.arr.len; i++) {
-			if (i > 0)
-				tc_buf_puts(&msg, "; ");
-			tc_buf_puts(&msg, tc_json_string(errors->u.arr.items[i]));
-		}
-		tc_error_set(err, "%s", tc_buf_cstr(&msg));
-		tc_buf_free(&msg);
+		tc_session__set_errors(err, "session cannot be resumed: ", errors);
 		goto out;
 	}
 	out = resume_output(s);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_int.h"
+#include "session_internal.h"
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
@@ -17,8 +17,25 @@
 #include "tunectl/sha256.h"
 #include "tunectl/timeutil.h"
 
+void
+tc_session__set_errors(tc_error *err, const char *prefix,
+    const tc_json *errors)
+{
+	tc_buf msg = TC_BUF_INIT;
+	size_t i;
+
+	tc_buf_puts(&msg, prefix);
+	for (i = 0; i < errors->u.arr.len; i++) {
+		if (i > 0)
+			tc_buf_puts(&msg, "; ");
+		tc_buf_puts(&msg, tc_json_string(errors->u.arr.items[i]));
+	}
+	tc_error_set(err, "%s", tc_buf_cstr(&msg));
+	tc_buf_free(&msg);
+}
+
 bool
-sess_field_equal(const tc_json *a, const tc_json *b, const char *key)
+tc_session__field_equal(const tc_json *a, const tc_json *b, const char *key)
 {
 	const tc_json *x = tc_json_get(a, key);
 	const tc_json *y = tc_json_get(b, key);
@@ -30,7 +47,7 @@ sess_field_equal(const tc_json *a, const tc_json *b, const char *key)
 }
 
 int
-sess_check_path_text(const tc_json *v, tc_error *err)
+tc_session__check_path_text(const tc_json *v, tc_error *err)
 {
 	if (tc_json_is(v, TC_JSON_STRING) &&
 	    memchr(v->u.str.ptr, '\0', v->u.str.len) != NULL) {
@@ -41,13 +58,13 @@ sess_check_path_text(const tc_json *v, tc_error *err)
 }
 
 int
-sess_check_root(const tc_session *s, tc_error *err)
+tc_session__check_root(const tc_session *s, tc_error *err)
 {
-	return sess_check_path_text(tc_json_get(s->doc, "artifact_root"), err);
+	return tc_session__check_path_text(tc_json_get(s->doc, "artifact_root"), err);
 }
 
 void
-sess_scene_init(struct sess_scene *sc, const tc_session *s,
+tc_session__scene_init(struct sess_scene *sc, const tc_session *s,
     const char *step_id)
 {
 	char *report_rel;
@@ -63,7 +80,7 @@ sess_scene_init(struct sess_scene *sc, const tc_session *s,
 }
 
 void
-sess_texts_free(struct sess_texts *t)
+tc_session__texts_free(struct sess_texts *t)
 {
 	free(t->result);
 	free(t->report);
@@ -72,7 +89,7 @@ sess_texts_free(struct sess_texts *t)
 }
 
 void
-sess_scene_free(struct sess_scene *sc)
+tc_session__scene_free(struct sess_scene *sc)
 {
 	free(sc->result_rel);
 	free(sc->result_path);
@@ -83,14 +100,14 @@ sess_scene_free(struct sess_scene *sc)
 }
 
 bool
-sess_scene_present(const struct sess_scene *sc)
+tc_session__scene_present(const struct sess_scene *sc)
 {
 	return tc_path_exists(sc->result_path) ||
 	    tc_path_exists(sc->report_path);
 }
 
 char *
-sess_scene_read_result(const struct sess_scene *sc, size_t *len)
+tc_session__scene_read_result(const struct sess_scene *sc, size_t *len)
 {
 	if (!tc_is_regular_file_nofollow(sc->result_path))
 		return NULL;
@@ -98,7 +115,7 @@ sess_scene_read_result(const struct sess_scene *sc, size_t *len)
 }
 
 bool
-sess_file_equals(const char *path, const char *data, size_t len)
+tc_session__file_equals(const char *path, const char *data, size_t len)
 {
 	size_t have;
 	char *bytes;
@@ -114,12 +131,12 @@ sess_file_equals(const char *path, const char *data, size_t len)
 }
 
 bool
-sess_scene_matches(const struct sess_scene *sc, const struct sess_texts *t)
+tc_session__scene_matches(const struct sess_scene *sc, const struct sess_texts *t)
 {
-	if (!sess_file_equals(sc->result_path, t->result, t->result_len))
+	if (!tc_session__file_equals(sc->result_path, t->result, t->result_len))
 		return false;
 	return !tc_path_exists(sc->report_path) ||
-	    sess_file_equals(sc->report_path, t->report, t->report_len);
+	    tc_session__file_equals(sc->report_path, t->report, t->report_len);
 }
 
 /* The manifest: when completing an interrupted seal, the one that seal
@@ -130,7 +147,7 @@ write_manifest(const struct sess_scene *sc, const struct sess_texts *t,
     bool adopt, tc_error *err)
 {
 	if (adopt && tc_path_exists(sc->manifest_path)) {
-		if (sess_file_equals(sc->manifest_path, t->manifest,
+		if (tc_session__file_equals(sc->manifest_path, t->manifest,
 		    t->manifest_len))
 			return 0;
 		tc_error_set(err, "cannot complete an interrupted seal: %s no "
@@ -142,7 +159,7 @@ write_manifest(const struct sess_scene *sc, const struct sess_texts *t,
 }
 
 int
-sess_scene_write(const tc_session *s, const struct sess_scene *sc,
+tc_session__scene_write(const tc_session *s, const struct sess_scene *sc,
     const struct sess_texts *t, bool adopt, tc_error *err)
 {
 	char *resolved;
@@ -161,7 +178,7 @@ sess_scene_write(const tc_session *s, const struct sess_scene *sc,
 	if (!adopt && tc_write_atomic(sc->result_path, t->result, t->result_len,
 	    TC_WRITE_EXCLUSIVE | TC_WRITE_MKDIRS, err) != 0)
 		return -1;
-	if (adopt && sess_file_equals(sc->report_path, t->report,
+	if (adopt && tc_session__file_equals(sc->report_path, t->report,
 	    t->report_len))
 		return 0;
 	return tc_write_atomic(sc->report_path, t->report, t->report_len,
@@ -169,7 +186,7 @@ sess_scene_write(const tc_session *s, const struct sess_scene *sc,
 }
 
 void
-sess_mark_sealed(tc_json *step, const struct sess_scene *sc,
+tc_session__mark_sealed(tc_json *step, const struct sess_scene *sc,
     const struct sess_texts *t, const char *digest, const char *status)
 {
 	char now[TC_TIMESTAMP_LEN + 1];
@@ -188,7 +205,7 @@ sess_mark_sealed(tc_json *step, const struct sess_scene *sc,
 }
 
 int
-sess_render_scene(const tc_json *result, const tc_json *step,
+tc_session__render_scene(const tc_json *result, const tc_json *step,
     struct sess_texts *t, tc_error *err)
 {
 	free(t->result);
@@ -206,7 +223,7 @@ sess_render_scene(const tc_json *result, const tc_json *step,
 }
 
 int
-sess_render_manifest(const tc_session *s, const tc_json *step,
+tc_session__render_manifest(const tc_session *s, const tc_json *step,
     const tc_json *result, const char *sealed_over, struct sess_texts *t,
     tc_error *err)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_int.h"
+#include "session_internal.h"
 #include "tunectl/evidence.h"
 
 tc_json *
@@ -153,7 +153,7 @@ tc_schedule_check(const tc_json *doc, tc_error *err)
 		rc = -1;
 	for (i = 0; rc == 0 && i < steps->u.arr.len; i++)
 		for (k = 0; rc == 0 && k < sizeof(keys) / sizeof(keys[0]); k++)
-			if (!sess_field_equal(steps->u.arr.items[i],
+			if (!tc_session__field_equal(steps->u.arr.items[i],
 			    expected->u.arr.items[i], keys[k]))
 				rc = -1;
 	tc_json_free(expected);

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_int.h"
+#include "session_internal.h"
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/report.h"
@@ -80,7 +80,7 @@ advance(tc_session *s, size_t index, const tc_json *result,
 		return 0;
 	if (strict && tc_strict_reenter(s, index))
 		return 0;
-	return sess_short_circuit(s, tc_json_get(result, "summary_zh"),
+	return tc_session__short_circuit(s, tc_json_get(result, "summary_zh"),
 	    sealed_over, err);
 }
 
@@ -95,7 +95,7 @@ tc_seal_session(tc_session *s, const tc_json *result, tc_error *err)
 	bool adopt = false, final;
 	int rc = -1;
 
-	if (check_acceptable(s, result, err) != 0 || sess_check_root(s, err) != 0)
+	if (check_acceptable(s, result, err) != 0 || tc_session__check_root(s, err) != 0)
 		return -1;
 	if ((expected = tc_session_next_step(s, &index)) == NULL) {
 		tc_error_set(err, "session has no pending step");
@@ -109,26 +109,26 @@ tc_seal_session(tc_session *s, const tc_json *result, tc_error *err)
 	    tc_strict_check_result(s, expected, result, err) != 0)
 		return -1;
 	if (tc_session_fingerprint(s, sealed_over, err) != 0 ||
-	    sess_render_scene(result, expected, &t, err) != 0 ||
-	    sess_render_manifest(s, expected, result, sealed_over, &t,
+	    tc_session__render_scene(result, expected, &t, err) != 0 ||
+	    tc_session__render_manifest(s, expected, result, sealed_over, &t,
 	    err) != 0 || tc_json_digest(result, digest, err) != 0)
 		goto out;
-	sess_scene_init(&sc, s, tc_step_id(expected));
-	if (sess_scene_present(&sc)) {
+	tc_session__scene_init(&sc, s, tc_step_id(expected));
+	if (tc_session__scene_present(&sc)) {
 		/* The reference refuses here; an identical scene is the
 		 * trace of this very seal interrupted before step 4. */
-		adopt = sess_scene_matches(&sc, &t);
+		adopt = tc_session__scene_matches(&sc, &t);
 		if (!adopt) {
 			tc_error_set(err, "current step is already sealed: %s",
 			    tc_step_id(expected));
 			goto out;
 		}
 	}
-	if (sess_scene_write(s, &sc, &t, adopt, err) != 0)
+	if (tc_session__scene_write(s, &sc, &t, adopt, err) != 0)
 		goto out;
 
 	final = tc_step_phase(expected)->id == TC_PHASE_FINAL;
-	sess_mark_sealed(expected, &sc, &t, digest,
+	tc_session__mark_sealed(expected, &sc, &t, digest,
 	    tc_json_get_string(result, "status"));
 	if (advance(s, index, result, sealed_over, err) != 0)
 		goto out;
@@ -140,8 +140,8 @@ tc_seal_session(tc_session *s, const tc_json *result, tc_error *err)
 	}
 	rc = tc_write_json(s->path, s->doc, 0, err);
 out:
-	sess_texts_free(&t);
-	sess_scene_free(&sc);
+	tc_session__texts_free(&t);
+	tc_session__scene_free(&sc);
 	return rc;
 }
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_int.h"
+#include "session_internal.h"
 
 static tc_json *
 generated_result(const tc_session *s, const tc_json *step,
@@ -83,7 +83,7 @@ adoptable_scene(const struct sess_scene *sc, const tc_json *ours,
 	size_t len;
 	tc_json *disk, *fps, *candidate = NULL;
 
-	if ((bytes = sess_scene_read_result(sc, &len)) == NULL)
+	if ((bytes = tc_session__scene_read_result(sc, &len)) == NULL)
 		return NULL;
 	disk = tc_json_parse(bytes, len, NULL);
 	free(bytes);
@@ -93,13 +93,13 @@ adoptable_scene(const struct sess_scene *sc, const tc_json *ours,
 		goto out;
 	candidate = tc_json_clone(ours);
 	tc_json_object_set(candidate, "input_fingerprints", tc_json_clone(fps));
-	if (sess_render_scene(candidate, step, &t, NULL) != 0 ||
-	    !sess_scene_matches(sc, &t)) {
+	if (tc_session__render_scene(candidate, step, &t, NULL) != 0 ||
+	    !tc_session__scene_matches(sc, &t)) {
 		tc_json_free(candidate);
 		candidate = NULL;
 	}
 out:
-	sess_texts_free(&t);
+	tc_session__texts_free(&t);
 	tc_json_free(disk);
 	return candidate;
 }
@@ -117,11 +117,11 @@ seal_generated(tc_session *s, tc_json *step, const tc_json *reason_zh,
 	if (tc_json_digest(s->doc, state, err) != 0)
 		return -1;
 	result = generated_result(s, step, reason_zh, state);
-	sess_scene_init(&sc, s, tc_step_id(step));
+	tc_session__scene_init(&sc, s, tc_step_id(step));
 	if (tc_result_validate(result, step, s, TC_RESULT_ALLOW_SYSTEM,
 	    err) != 0)
 		goto out;
-	if (sess_scene_present(&sc)) {
+	if (tc_session__scene_present(&sc)) {
 		if ((adopted = adoptable_scene(&sc, result, step)) == NULL) {
 			tc_error_set(err, "cannot short-circuit an existing "
 			    "phase scene: %s", tc_step_id(step));
@@ -130,24 +130,24 @@ seal_generated(tc_session *s, tc_json *step, const tc_json *reason_zh,
 		tc_json_free(result);
 		result = adopted;
 	}
-	if (sess_render_scene(result, step, &t, err) != 0 ||
-	    sess_render_manifest(s, step, result, sealed_over, &t, err) != 0 ||
+	if (tc_session__render_scene(result, step, &t, err) != 0 ||
+	    tc_session__render_manifest(s, step, result, sealed_over, &t, err) != 0 ||
 	    tc_json_digest(result, digest, err) != 0)
 		goto out;
-	if (sess_scene_write(s, &sc, &t, adopted != NULL, err) != 0)
+	if (tc_session__scene_write(s, &sc, &t, adopted != NULL, err) != 0)
 		goto out;
-	sess_mark_sealed(step, &sc, &t, digest,
+	tc_session__mark_sealed(step, &sc, &t, digest,
 	    tc_json_get_string(result, "status"));
 	rc = 0;
 out:
-	sess_texts_free(&t);
+	tc_session__texts_free(&t);
 	tc_json_free(result);
-	sess_scene_free(&sc);
+	tc_session__scene_free(&sc);
 	return rc;
 }
 
 int
-sess_short_circuit(tc_session *s, const tc_json *reason_zh,
+tc_session__short_circuit(tc_session *s, const tc_json *reason_zh,
     const char *sealed_over, tc_error *err)
 {
 	size_t i;

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_int.h"
-#include "strict_int.h"
+#include "session_internal.h"
+#include "strict_internal.h"
 #include "tunectl/evidence.h"
 
 #define STRICT "strict evidence policy"
@@ -121,7 +121,7 @@ foreign_input(const tc_session *s, const tc_json *consumed,
 
 		if (b == current || tc_step_phase(b)->id != TC_PHASE_BASE ||
 		    !tc_step_is_sealed(b) ||
-		    (other = strict_sealed_result(s, tc_step_id(b))) == NULL)
+		    (other = tc_strict__sealed_result(s, tc_step_id(b))) == NULL)
 			continue;
 		for (k = 0; hit == NULL && k < consumed->u.arr.len; k++) {
 			const tc_json *v = consumed->u.arr.items[k];
@@ -157,7 +157,7 @@ check_rule8(const tc_session *s, const tc_json *step, const tc_json *result,
 		return 0;
 	if ((current = current_base(s)) == NULL)
 		return 0;	/* a derived session: its import binds BASE */
-	if ((cur = strict_sealed_result(s, tc_step_id(current))) == NULL) {
+	if ((cur = tc_strict__sealed_result(s, tc_step_id(current))) == NULL) {
 		tc_error_set(err, STRICT ", rule 8: the result of the current "
 		    "BASE %s cannot be read", tc_step_id(current));
 		return -1;
@@ -201,7 +201,7 @@ check_reentry(const tc_session *s, const tc_json *step, tc_error *err)
 		before->steps->u.arr.len--;
 		tc_json_free(before->steps->u.arr.items[before->steps->u.arr.len]);
 	}
-	next = strict_next_candidate(before);
+	next = tc_strict__next_candidate(before);
 	if (next == NULL || strcmp(next, named) != 0) {
 		tc_error_set(err, STRICT ", rule 6: %s re-enters Stage O with %s, "
 		    "but the next ranked eligible Stage A candidate is %s",
@@ -227,17 +227,17 @@ tc_strict_check_result(const tc_session *s, const tc_json *step,
 		return 0;
 	if (check_reentry(s, step, err) != 0)
 		return -1;
-	if (strict_gates_load(s, step, result, &g, err) != 0)
+	if (tc_strict__gates_load(s, step, result, &g, err) != 0)
 		return -1;
 	switch (tc_step_phase(step)->id) {
 	case TC_PHASE_S0:
-		rc = strict_check_s0(s, step, result, &g, err);
+		rc = tc_strict__check_s0(s, step, result, &g, err);
 		break;
 	case TC_PHASE_STAGE_A:
-		rc = strict_check_stage_a(s, step, result, &g, err);
+		rc = tc_strict__check_stage_a(s, step, result, &g, err);
 		break;
 	case TC_PHASE_STAGE_O:
-		rc = strict_check_stage_o(s, step, result, &g, err);
+		rc = tc_strict__check_stage_o(s, step, result, &g, err);
 		break;
 	case TC_PHASE_OPTIONAL:
 		rc = check_rule8(s, step, result, err);
@@ -245,11 +245,11 @@ tc_strict_check_result(const tc_session *s, const tc_json *step,
 	case TC_PHASE_FINAL:
 		rc = check_rule2(s, result, err);
 		if (rc == 0)
-			rc = strict_check_final(s, step, result, err);
+			rc = tc_strict__check_final(s, step, result, err);
 		break;
 	default:
 		break;
 	}
-	strict_gates_free(&g);
+	tc_strict__gates_free(&g);
 	return rc;
 }

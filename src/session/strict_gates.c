@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_int.h"
-#include "strict_int.h"
+#include "session_internal.h"
+#include "strict_internal.h"
 #include "tunectl/bench.h"
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
@@ -35,7 +35,7 @@
 /* ---- paths -------------------------------------------------------------- */
 
 char *
-strict_root_relative(const tc_session *s, const char *path)
+tc_strict__root_relative(const tc_session *s, const char *path)
 {
 	char *root = tc_path_resolve(s->artifact_root, NULL);
 	char *abs = root != NULL ? tc_path_resolve(path, NULL) : NULL;
@@ -71,7 +71,7 @@ list_names(const tc_json *list, const char *rel)
 }
 
 bool
-strict_names(const tc_json *result, const char *rel, bool produced_only)
+tc_strict__names(const tc_json *result, const char *rel, bool produced_only)
 {
 	return list_names(tc_json_get(result, "produced_artifacts"), rel) ||
 	    (!produced_only &&
@@ -81,7 +81,7 @@ strict_names(const tc_json *result, const char *rel, bool produced_only)
 /* ---- loading the cited gate reports ----------------------------------- */
 
 void
-strict_gates_free(struct gate_set *set)
+tc_strict__gates_free(struct gate_set *set)
 {
 	size_t i;
 
@@ -121,12 +121,12 @@ check_input(const tc_session *s, const tc_json *step, const tc_json *result,
 		    "that is not a path", report);
 		return -1;
 	}
-	if ((rel = strict_root_relative(s, input)) == NULL) {
+	if ((rel = tc_strict__root_relative(s, input)) == NULL) {
 		tc_error_set(err, STRICT ": gate report %s reads %s, outside the "
 		    "artifact root", report, input);
 		return -1;
 	}
-	if (!strict_names(result, rel, false)) {
+	if (!tc_strict__names(result, rel, false)) {
 		tc_error_set(err, STRICT ": gate report %s reads %s, which %s "
 		    "does not name among its artifacts (so it would not be "
 		    "bound)", report, rel, tc_step_id(step));
@@ -277,7 +277,7 @@ load_list(const tc_session *s, const tc_json *step, const tc_json *result,
 }
 
 int
-strict_gates_load(const tc_session *s, const tc_json *step,
+tc_strict__gates_load(const tc_session *s, const tc_json *step,
     const tc_json *result, struct gate_set *set, tc_error *err)
 {
 	/* Only what the step produced: a report it merely consumes was
@@ -285,7 +285,7 @@ strict_gates_load(const tc_session *s, const tc_json *step,
 	memset(set, 0, sizeof(*set));
 	if (load_list(s, step, result, tc_json_get(result, "produced_artifacts"),
 	    set, err) != 0) {
-		strict_gates_free(set);
+		tc_strict__gates_free(set);
 		return -1;
 	}
 	return 0;
@@ -308,7 +308,7 @@ truthy_at(const tc_json *v, const char *a, const char *b)
 }
 
 tc_json *
-strict_sealed_result(const tc_session *s, const char *step_id)
+tc_strict__sealed_result(const tc_session *s, const char *step_id)
 {
 	const tc_json *step = tc_session_find_step(s, step_id, NULL);
 	const char *rel;
@@ -330,13 +330,13 @@ stable_report(const tc_json *result, const struct gate_set *g)
 		if (g->items[i].kind == GATE_STABILITY &&
 		    truthy_at(g->items[i].report, "baseline_stability",
 		    "stable") &&
-		    strict_names(result, g->items[i].baseline, true))
+		    tc_strict__names(result, g->items[i].baseline, true))
 			return &g->items[i];
 	return NULL;
 }
 
 char *
-strict_frozen_s0(const tc_session *s, tc_error *err)
+tc_strict__frozen_s0(const tc_session *s, tc_error *err)
 {
 	const tc_json *step = tc_session_find_step(s, "s0-baseline", NULL);
 	tc_json *result = NULL;
@@ -345,20 +345,20 @@ strict_frozen_s0(const tc_session *s, tc_error *err)
 	char *rel = NULL;
 
 	if (step == NULL || !sess_str_is(tc_json_get(step, "outcome_status"),
-	    "succeeded") || (result = strict_sealed_result(s,
+	    "succeeded") || (result = tc_strict__sealed_result(s,
 	    "s0-baseline")) == NULL) {
 		tc_error_set(err, STRICT ": there is no frozen S0: s0-baseline "
 		    "did not succeed");
 		return NULL;
 	}
-	if (strict_gates_load(s, step, result, &g, err) == 0) {
+	if (tc_strict__gates_load(s, step, result, &g, err) == 0) {
 		if ((st = stable_report(result, &g)) != NULL)
 			rel = tc_xstrdup(st->baseline);
 		else
 			tc_error_set(err, STRICT ": s0-baseline has no stable "
 			    "stability report");
 	}
-	strict_gates_free(&g);
+	tc_strict__gates_free(&g);
 	tc_json_free(result);
 	return rel;
 }
@@ -366,7 +366,7 @@ strict_frozen_s0(const tc_session *s, tc_error *err)
 /* ---- rule 3: S0 --------------------------------------------------------- */
 
 int
-strict_check_s0(const tc_session *s, const tc_json *step,
+tc_strict__check_s0(const tc_session *s, const tc_json *step,
     const tc_json *result, const struct gate_set *g, tc_error *err)
 {
 	const struct gate_report *unstable = NULL;
@@ -410,7 +410,7 @@ strict_check_s0(const tc_session *s, const tc_json *step,
 /* ---- rule 4: Stage A ---------------------------------------------------- */
 
 int
-strict_check_stage_a(const tc_session *s, const tc_json *step,
+tc_strict__check_stage_a(const tc_session *s, const tc_json *step,
     const tc_json *result, const struct gate_set *g, tc_error *err)
 {
 	const char *seed = tc_json_get_string(result, "selected_candidate");
@@ -425,7 +425,7 @@ strict_check_stage_a(const tc_session *s, const tc_json *step,
 		    "Sbest-SEED in \"selected_candidate\"", tc_step_id(step));
 		return -1;
 	}
-	if ((frozen = strict_frozen_s0(s, err)) == NULL)
+	if ((frozen = tc_strict__frozen_s0(s, err)) == NULL)
 		return -1;
 	for (i = 0; i < g->len; i++) {
 		const struct gate_report *r = &g->items[i];
@@ -515,7 +515,7 @@ settled_matrices(const tc_session *s, const tc_json *result)
 }
 
 int
-strict_check_stage_o(const tc_session *s, const tc_json *step,
+tc_strict__check_stage_o(const tc_session *s, const tc_json *step,
     const tc_json *result, const struct gate_set *g, tc_error *err)
 {
 	bool accepted = sess_str_is(tc_json_get(result, "status"), "accepted");
@@ -572,7 +572,7 @@ out:
 /* ---- rule 2: the measured Final ----------------------------------------- */
 
 int
-strict_check_final(const tc_session *s, const tc_json *step,
+tc_strict__check_final(const tc_session *s, const tc_json *step,
     const tc_json *result, tc_error *err)
 {
 	const char *ledger_rel = tc_json_get_string(result, "ledger_path");
@@ -597,14 +597,14 @@ strict_check_final(const tc_session *s, const tc_json *step,
 	if ((ledger = read_under_root(s, ledger_rel, "ledger_path",
 	    err)) == NULL)
 		goto out;
-	if ((frozen = strict_frozen_s0(s, err)) == NULL)
+	if ((frozen = tc_strict__frozen_s0(s, err)) == NULL)
 		goto out;
 	/* Where the run sets are, before anything reads them. */
 	if (tc_json_get_string(prov, "baseline") != NULL)
-		base = strict_root_relative(s, tc_json_get_string(prov,
+		base = tc_strict__root_relative(s, tc_json_get_string(prov,
 		    "baseline"));
 	if (tc_json_get_string(prov, "candidate") != NULL)
-		cand = strict_root_relative(s, tc_json_get_string(prov,
+		cand = tc_strict__root_relative(s, tc_json_get_string(prov,
 		    "candidate"));
 	if (base == NULL || strcmp(base, frozen) != 0) {
 		tc_error_set(err, STRICT ", rule 2: final_e2e of %s compares "
@@ -613,7 +613,7 @@ strict_check_final(const tc_session *s, const tc_json *step,
 		    frozen);
 		goto out;
 	}
-	if (cand == NULL || !strict_names(result, cand, false)) {
+	if (cand == NULL || !tc_strict__names(result, cand, false)) {
 		tc_error_set(err, STRICT ", rule 2: the candidate run set of "
 		    "final_e2e (%s) is not among the artifacts of %s",
 		    cand != NULL ? cand : "outside the artifact root",

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_int.h"
+#include "session_internal.h"
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
@@ -36,7 +36,7 @@ artifact_file(const tc_session *s, const tc_json *relative,
 {
 	char *resolved;
 
-	if (sess_check_path_text(relative, err) != 0)
+	if (tc_session__check_path_text(relative, err) != 0)
 		return NULL;
 	/* Without a root directory the read fails below, with the
 	 * reference's OS error. */
@@ -169,7 +169,7 @@ tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors)
 	tc_error err = TC_ERROR_INIT;
 	size_t i, added = 0;
 
-	if (sess_check_root(s, &err) != 0) {
+	if (tc_session__check_root(s, &err) != 0) {
 		add_error(errors, &err);
 		tc_error_clear(&err);
 		return 1;

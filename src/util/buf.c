@@ -62,23 +62,40 @@ tc_xstrndup(const char *s, size_t n)
 	return p;
 }
 
+/* Append the formatted text; -1 (b unchanged) when fmt cannot be
+ * formatted. */
+static int buf_vprintf(tc_buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static int
+buf_vprintf(tc_buf *b, const char *fmt, va_list ap)
+{
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
+	if (n < 0)
+		return -1;
+	tc_buf_grow(b, (size_t)n);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
 char *
 tc_xasprintf(const char *fmt, ...)
 {
 	tc_buf b = TC_BUF_INIT;
 	va_list ap;
-	int n;
+	int rc;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	rc = buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (rc != 0)
 		oom(0);
-	tc_buf_grow(&b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b.data, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b.len = (size_t)n;
 	return tc_buf_detach(&b, NULL);
 }
 
@@ -150,18 +167,10 @@ void
 tc_buf_printf(tc_buf *b, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	(void)buf_vprintf(b, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	tc_buf_grow(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
 }
 
 char *

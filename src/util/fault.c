@@ -1,8 +1,9 @@
 /*
  * fault.c - crash-consistency fault injection (TUNECTL_FAULT_POINT /
- * TUNECTL_FAULT_COUNT).  Always compiled in so the CLI tests can crash the
- * real binary at a chosen write boundary; without TUNECTL_FAULT_POINT it
- * costs one cached getenv per process.
+ * TUNECTL_FAULT_COUNT), a test hook: it exists only in test builds
+ * (TUNECTL_TEST_HOOKS, the library the unit tests link and
+ * build/tunectl-test, which the crash tests drive).  The production
+ * library reads no fault variable and never raises a signal here.
  */
 #include <signal.h>
 #include <stdbool.h>
@@ -10,6 +11,8 @@
 #include <string.h>
 
 #include "tunectl/fileio.h"
+
+#ifdef TUNECTL_TEST_HOOKS
 
 void
 tc_fault_point(const char *name)
@@ -37,3 +40,13 @@ tc_fault_point(const char *name)
 	if (++crossings == target)
 		raise(SIGKILL);
 }
+
+#else
+
+void
+tc_fault_point(const char *name)
+{
+	(void)name;
+}
+
+#endif

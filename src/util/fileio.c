@@ -149,6 +149,21 @@ mkdir_one(const char *dir, tc_error *err)
 	return -1;
 }
 
+char *
+tc_make_temp_dir(const char *prefix, tc_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = tc_xasprintf("%s/%s.XXXXXX", tmp != NULL && *tmp != '\0' ?
+	    tmp : "/tmp", prefix);
+
+	if (mkdtemp(dir) == NULL) {
+		tc_error_os(err, errno, dir);
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
 int
 tc_mkdirs(const char *path, tc_error *err)
 {

@@ -28,6 +28,14 @@
 # CRASH_BOUNDARIES (write boundaries seen, per point) accumulate over the
 # sweeps of a script.
 
+# Fault points exist only in the test build of tunectl (TUNECTL_TEST_HOOKS):
+# every tunectl this script runs is tunectl-test.
+if [ ! -x "$TUNECTL_TEST_BIN" ]; then
+	echo "crash_lib.sh: $TUNECTL_TEST_BIN is missing (make test-hooks)" >&2
+	exit 1
+fi
+TUNECTL_BIN=$TUNECTL_TEST_BIN
+
 CRASH_KILLS=0
 CRASH_SWEEPS=0
 CRASH_POINTS="write fsync rename dirsync"

@@ -18,6 +18,7 @@
 # Each test works in its own $T, removed at exit unless KEEP_T is set.
 set -u
 TUNECTL_BIN=${TUNECTL_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/tunectl}
+TUNECTL_TEST_BIN=${TUNECTL_TEST_BIN:-${TUNECTL_BIN%/*}/tunectl-test}
 TUNECTL_SRC=${TUNECTL_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 T=$(mktemp -d "${TMPDIR:-/tmp}/tunectl-cli.XXXXXX")
 trap '[ -n "${KEEP_T:-}" ] || rm -rf "$T"' EXIT

@@ -35,7 +35,7 @@ worker() {	# worker N: issue requests until the end time
 		esac
 		"$TUNECTL_BIN" lease run --lease-root "$L" "${ids[@]}" --timeout-seconds 20 \
 		    --lease-timeout-seconds "$lt" --cwd "$W" --command-id "w$n-$k" \
-		    --manifest-out "$M/w$n-$k.json" -- "$T/claim.sh" >/dev/null 2>&1
+		    --manifest-out "$M/w$n-$k.json" -- "$T/claim.sh" >"$M/w$n-$k.out" 2>&1
 		echo "$?" > "$M/w$n-$k.rc"
 		k=$((k + 1))
 	done
@@ -59,7 +59,8 @@ for rcfile in rcs:
     name = rcfile[:-3]
     rc = int(open(rcfile).read())
     if not os.path.exists(name + ".json"):
-        problems.append(f"{name}: no manifest (exit {rc})")
+        said = open(name + ".out", errors="replace").read().strip()[-300:]
+        problems.append(f"{name}: no manifest (exit {rc}): {said!r}")
         continue
     d = json.load(open(name + ".json"))
     st = d["status"]
@@ -119,13 +120,24 @@ check "the holder holds device 0" waiting 0
 pids=()
 for w in 1 2 3 4 5; do
 	if [ "$w" = 3 ]; then devs=(--device-id 0 --device-id 1); else devs=(--device-id 0); fi
-	"$TUNECTL_BIN" lease run --lease-root "$F/leases" "${devs[@]}" --timeout-seconds 60 --cwd "$F" \
-	    --manifest-out "$F/w$w.json" -- /bin/sh -c "echo w$w >> '$F/order'" >/dev/null 2>&1 &
+	# Each waiter's output and exit status are kept: when one goes
+	# wrong, what it said is printed below instead of being lost.
+	( "$TUNECTL_BIN" lease run --lease-root "$F/leases" "${devs[@]}" --timeout-seconds 60 --cwd "$F" \
+	    --manifest-out "$F/w$w.json" -- /bin/sh -c "echo w$w >> '$F/order'" >"$F/w$w.out" 2>&1
+	  echo "$?" > "$F/w$w.rc" ) &
 	pids+=($!)
 	check "waiter $w is queued behind the earlier ones" waiting "$w"
 done
 open_gate "$F/gate" "the holder of device 0"
 wait_for 120 "the holder and the five waiters" "$holder" "${pids[@]}"
+for w in 1 2 3 4 5; do
+	if [ ! -f "$F/w$w.json" ]; then
+		echo "# waiter w$w wrote no manifest (exit $(cat "$F/w$w.rc" 2>/dev/null || echo unknown)); it said:"
+		sed 's/^/#   /' "$F/w$w.out" 2>/dev/null
+	fi
+done
+check "every waiter exited 0 with a manifest" \
+    test "$(cat "$F"/w[1-5].rc 2>/dev/null | tr -d '\n')" = 00000 -a "$(ls "$F"/w[1-5].json 2>/dev/null | wc -l)" = 5
 expect_eq "$(tr '\n' ' ' < "$F/order")" "w1 w2 w3 w4 w5 " "waiters for a device are served in arrival order (a multi-device request included)"
 expect_eq "$(python3 -c 'import json,sys; print(all(json.load(open(f))["lease_accounting"]["wait_seconds"] > 0 for f in sys.argv[1:]))' "$F"/w*.json)" "True" "each waiter's manifest accounts for its wait"
 

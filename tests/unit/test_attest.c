@@ -18,8 +18,9 @@
 
 #include "tunectl/attest.h"
 #include "tunectl/fileio.h"
+#include "unit_fixture.h"
 
-static char tmpdir[] = "/tmp/tunectl-attest.XXXXXX";
+static char tmpdir[4096];
 
 static void
 base64_follows_rfc_4648(void **state)
@@ -207,18 +208,15 @@ static int
 setup(void **state)
 {
 	(void)state;
-	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+	unit_tmpdir_into(tmpdir, sizeof(tmpdir), "attest");
+	return 0;
 }
 
 static int
 teardown(void **state)
 {
-	char *cmd = tc_xasprintf("rm -rf '%s'", tmpdir);
-	int rc = system(cmd);
-
 	(void)state;
-	free(cmd);
-	return rc == 0 ? 0 : -1;
+	return unit_rmtree(tmpdir);
 }
 
 int

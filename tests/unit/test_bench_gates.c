@@ -6,7 +6,6 @@
  * reference fixture _write_performance_runs does (8 ranks, config.yaml with
  * both option maps set to {}).
  */
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,8 +18,9 @@
 #include <cmocka.h>
 
 #include "tunectl/bench.h"
+#include "unit_fixture.h"
 
-static char root[] = "/tmp/tunectl-gates-test.XXXXXX";
+static char root[4096];
 
 static const char empty_config[] =
     "model_config:\n"
@@ -114,27 +114,18 @@ static const char *const stable_runs[] = {
 };
 
 static int
-rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
-static int
 setup(void **state)
 {
 	(void)state;
-	strcpy(root, "/tmp/tunectl-gates-test.XXXXXX");
-	return mkdtemp(root) == NULL ? -1 : 0;
+	unit_tmpdir_into(root, sizeof(root), "gates-test");
+	return 0;
 }
 
 static int
 teardown(void **state)
 {
 	(void)state;
-	return nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return unit_rmtree(root);
 }
 
 /* The S1-S4 screening matrix of the reference fixture. */

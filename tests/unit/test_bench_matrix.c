@@ -6,7 +6,6 @@
  * winner option matrix v1 rules, each pinned by one document that violates
  * exactly that rule.
  */
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,30 +18,23 @@
 #include <cmocka.h>
 
 #include "tunectl/bench.h"
+#include "unit_fixture.h"
 
-static char root[] = "/tmp/tunectl-matrix-test.XXXXXX";
-
-static int
-rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
+static char root[4096];
 
 static int
 setup(void **state)
 {
 	(void)state;
-	return mkdtemp(root) == NULL ? -1 : 0;
+	unit_tmpdir_into(root, sizeof(root), "matrix-test");
+	return 0;
 }
 
 static int
 teardown(void **state)
 {
 	(void)state;
-	return nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return unit_rmtree(root);
 }
 
 static tc_json *

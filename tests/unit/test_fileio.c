@@ -23,6 +23,7 @@
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
 #include "tunectl/json.h"
+#include "unit_fixture.h"
 
 static const char *self_exe;
 
@@ -34,11 +35,8 @@ static int
 fx_setup(void **state)
 {
 	struct fx *f = tc_xcalloc(1, sizeof(*f));
-	char tmpl[] = "/tmp/tc-fileio-XXXXXX";
 
-	assert_non_null(mkdtemp(tmpl));
-	assert_int_equal(chmod(tmpl, 0755), 0);	/* reachable when unprivileged */
-	f->dir = tc_xstrdup(tmpl);
+	f->dir = unit_tmpdir("fileio");
 	*state = f;
 	return 0;
 }
@@ -47,11 +45,8 @@ static int
 fx_teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = tc_xasprintf("chmod -R u+rwx '%s' && rm -rf '%s'", f->dir,
-	    f->dir);
-	int rc = system(cmd);
+	int rc = unit_rmtree(f->dir);
 
-	free(cmd);
 	free(f->dir);
 	free(f);
 	return rc == 0 ? 0 : -1;

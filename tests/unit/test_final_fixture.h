@@ -17,7 +17,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +27,7 @@
 
 #include "tunectl/buf.h"
 #include "tunectl/error.h"
+#include "unit_fixture.h"
 #include "tunectl/json.h"
 
 /* A fresh, symlink-resolved directory (the controller stores resolved
@@ -35,34 +35,13 @@
 static inline char *
 fx_mkroot(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	char *templ = tc_xasprintf("%s/tunectl-final.XXXXXX",
-	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
-	char resolved[PATH_MAX];
-
-	assert_non_null(mkdtemp(templ));
-	assert_non_null(realpath(templ, resolved));
-	free(templ);
-	return tc_xstrdup(resolved);
-}
-
-static inline int
-fx_rm_entry(const char *path, const struct stat *st, int flag,
-    struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		return rmdir(path);
-	return unlink(path);
+	return unit_tmpdir("final");
 }
 
 static inline void
 fx_rmrf(char *root)
 {
-	if (root == NULL)
-		return;
-	(void)nftw(root, fx_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	(void)unit_rmtree(root);
 	free(root);
 }
 

@@ -23,6 +23,7 @@
 
 #include "tunectl/buf.h"
 #include "tunectl/json.h"
+#include "unit_fixture.h"
 
 /* Parse text[0..len) expecting failure with exactly want. */
 static void
@@ -606,25 +607,21 @@ documents_over_the_size_limit_are_refused_unread(void **state)
 
 /* ---- files ------------------------------------------------------------- */
 
-static char tmpdir[64];
+static char tmpdir[4096];
 
 static int
 make_tmpdir(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/tc_json_test.XXXXXX");
-	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+	unit_tmpdir_into(tmpdir, sizeof(tmpdir), "json-test");
+	return 0;
 }
 
 static int
 remove_tmpdir(void **state)
 {
-	char *cmd = tc_xasprintf("rm -rf '%s'", tmpdir);
-	int rc = system(cmd);
-
 	(void)state;
-	free(cmd);
-	return rc;
+	return unit_rmtree(tmpdir);
 }
 
 static char *

@@ -22,6 +22,7 @@
 #include "tunectl/fileio.h"
 #include "tunectl/json.h"
 #include "tunectl/lease.h"
+#include "unit_fixture.h"
 
 struct fx {
 	char *dir;
@@ -32,10 +33,8 @@ static int
 fx_setup(void **state)
 {
 	struct fx *f = tc_xcalloc(1, sizeof(*f));
-	char tmpl[] = "/tmp/tc-lease-XXXXXX";
 
-	assert_non_null(mkdtemp(tmpl));
-	f->dir = tc_xstrdup(tmpl);
+	f->dir = unit_tmpdir("lease");
 	f->root = tc_xasprintf("%s/leases", f->dir);
 	*state = f;
 	return 0;
@@ -45,10 +44,8 @@ static int
 fx_teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = tc_xasprintf("rm -rf '%s'", f->dir);
-	int rc = system(cmd);
+	int rc = unit_rmtree(f->dir);
 
-	free(cmd);
 	free(f->root);
 	free(f->dir);
 	free(f);

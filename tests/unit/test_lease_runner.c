@@ -19,6 +19,7 @@
 #include "tunectl/json.h"
 #include "tunectl/lease.h"
 #include "tunectl/sha256.h"
+#include "unit_fixture.h"
 
 struct fx {
 	char *dir;
@@ -33,10 +34,8 @@ static int
 fx_setup(void **state)
 {
 	struct fx *f = tc_xcalloc(1, sizeof(*f));
-	char tmpl[] = "/tmp/tc-runner-XXXXXX";
 
-	assert_non_null(mkdtemp(tmpl));
-	f->dir = tc_xstrdup(tmpl);
+	f->dir = unit_tmpdir("runner");
 	f->root = tc_xasprintf("%s/leases", f->dir);
 	f->manifest = tc_xasprintf("%s/out/m.json", f->dir);
 	f->ids[0] = 1;
@@ -61,11 +60,9 @@ static int
 fx_teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = tc_xasprintf("rm -rf '%s'", f->dir);
-	int rc = system(cmd);
+	int rc = unit_rmtree(f->dir);
 
 	unsetenv(TC_LEASE_ENV_HELD);
-	free(cmd);
 	free(f->manifest);
 	free(f->root);
 	free(f->dir);

@@ -16,6 +16,7 @@
 
 #include "test_ledger_fixture.h"
 #include "tunectl/fileio.h"
+#include "unit_fixture.h"
 
 #define PREFIX TC_LEDGER_EXCEPTION_PREFIX "ValueError: "
 #define L_BASE "profiling_analysis_result.S3-BASE"
@@ -102,8 +103,7 @@ setup(void **state)
 	const tc_json *rounds;
 	size_t i, k;
 
-	snprintf(w->root, sizeof(w->root), "/tmp/tunectl-ledger-ev.XXXXXX");
-	assert_non_null(mkdtemp(w->root));
+	unit_tmpdir_into(w->root, sizeof(w->root), "ledger-ev");
 	w->result = fx_result();
 	put(w->root, "profiles/frozen-baseline.json", "{}\n");
 	rounds = tc_json_get(w->result, "rounds");
@@ -131,10 +131,8 @@ static int
 teardown(void **state)
 {
 	struct world *w = *state;
-	char *cmd = tc_xasprintf("rm -rf '%s'", w->root);
 
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	assert_int_equal(unit_rmtree(w->root), 0);
 	tc_json_free(w->result);
 	free(w);
 	return 0;

@@ -17,6 +17,7 @@
 #include "tunectl/fileio.h"
 #include "tunectl/final.h"
 #include "tunectl/ledger.h"
+#include "unit_fixture.h"
 
 struct world {
 	char root[128];
@@ -52,8 +53,7 @@ setup(void **state)
 	struct world *w = tc_xcalloc(1, sizeof(*w));
 	tc_error err = TC_ERROR_INIT;
 
-	snprintf(w->root, sizeof(w->root), "/tmp/tunectl-final-e2e.XXXXXX");
-	assert_non_null(mkdtemp(w->root));
+	unit_tmpdir_into(w->root, sizeof(w->root), "final-e2e");
 	snprintf(w->base, sizeof(w->base), "%s/s0", w->root);
 	snprintf(w->cand_fast, sizeof(w->cand_fast), "%s/fast", w->root);
 	snprintf(w->cand_same, sizeof(w->cand_same), "%s/same", w->root);
@@ -74,10 +74,8 @@ static int
 teardown(void **state)
 {
 	struct world *w = *state;
-	char *cmd = tc_xasprintf("rm -rf '%s'", w->root);
 
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	assert_int_equal(unit_rmtree(w->root), 0);
 	tc_json_free(w->config);
 	free(w);
 	return 0;

@@ -21,6 +21,7 @@
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
 #include "tunectl/lock.h"
+#include "unit_fixture.h"
 
 struct fx {
 	char *dir;
@@ -31,10 +32,8 @@ static int
 fx_setup(void **state)
 {
 	struct fx *f = tc_xcalloc(1, sizeof(*f));
-	char tmpl[] = "/tmp/tc-lock-XXXXXX";
 
-	assert_non_null(mkdtemp(tmpl));
-	f->dir = tc_xstrdup(tmpl);
+	f->dir = unit_tmpdir("lock");
 	f->doc = tc_xasprintf("%s/session.json", f->dir);
 	unsetenv("TUNECTL_LOCK_TIMEOUT");
 	*state = f;
@@ -45,11 +44,9 @@ static int
 fx_teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = tc_xasprintf("rm -rf '%s'", f->dir);
-	int rc = system(cmd);
+	int rc = unit_rmtree(f->dir);
 
 	unsetenv("TUNECTL_LOCK_TIMEOUT");
-	free(cmd);
 	free(f->doc);
 	free(f->dir);
 	free(f);

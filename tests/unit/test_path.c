@@ -18,6 +18,7 @@
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
+#include "unit_fixture.h"
 
 /* ---- lexical ------------------------------------------------------------ */
 
@@ -250,13 +251,9 @@ static int
 fx_setup(void **state)
 {
 	struct fx *f = tc_xcalloc(1, sizeof(*f));
-	char tmpl[] = "/tmp/tc-path-XXXXXX";
-	char *real, *p;
+	char *p;
 
-	assert_non_null(mkdtemp(tmpl));
-	real = realpath(tmpl, NULL);
-	f->tmp = tc_xstrdup(real);
-	free(real);
+	f->tmp = unit_tmpdir("path");
 	f->root = tc_xasprintf("%s/root", f->tmp);
 	f->outside = tc_xasprintf("%s/outside", f->tmp);
 	f->oldcwd = getcwd(NULL, 0);
@@ -289,13 +286,10 @@ static int
 fx_teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = tc_xasprintf("rm -rf '%s'", f->tmp);
-
 	if (chdir(f->oldcwd) != 0)
 		return -1;
-	if (system(cmd) != 0)
+	if (unit_rmtree(f->tmp) != 0)
 		return -1;
-	free(cmd);
 	free(f->tmp);
 	free(f->root);
 	free(f->outside);

@@ -20,6 +20,7 @@
 #include "tunectl/fileio.h"
 #include "tunectl/json.h"
 #include "tunectl/phase.h"
+#include "unit_fixture.h"
 
 struct fx {
 	char *dir;
@@ -31,11 +32,9 @@ static int
 fx_setup(void **state)
 {
 	struct fx *f = tc_xcalloc(1, sizeof(*f));
-	char tmpl[] = "/tmp/tc-phase-XXXXXX";
 	char *tool;
 
-	assert_non_null(mkdtemp(tmpl));
-	f->dir = tc_xstrdup(tmpl);
+	f->dir = unit_tmpdir("phase");
 	f->tools = tc_xasprintf("%s/tools", f->dir);
 	f->manifest = tc_xasprintf("%s/phase.json", f->dir);
 	tool = tc_xasprintf("%s/a.py", f->tools);
@@ -54,12 +53,10 @@ static int
 fx_teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = tc_xasprintf("rm -rf '%s'", f->dir);
-	int rc = system(cmd);
+	int rc = unit_rmtree(f->dir);
 
 	unsetenv(TC_TOOLS_DIR_ENV);
 	unsetenv(TC_PHASES_DIR_ENV);
-	free(cmd);
 	free(f->manifest);
 	free(f->tools);
 	free(f->dir);

@@ -25,6 +25,7 @@
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
 #include "tunectl/proc.h"
+#include "unit_fixture.h"
 
 struct fx {
 	char *dir;
@@ -36,10 +37,8 @@ static int
 fx_setup(void **state)
 {
 	struct fx *f = tc_xcalloc(1, sizeof(*f));
-	char tmpl[] = "/tmp/tc-proc-XXXXXX";
 
-	assert_non_null(mkdtemp(tmpl));
-	f->dir = tc_xstrdup(tmpl);
+	f->dir = unit_tmpdir("proc");
 	f->out = tc_xasprintf("%s/out.log", f->dir);
 	f->err = tc_xasprintf("%s/err.log", f->dir);
 	*state = f;
@@ -50,10 +49,8 @@ static int
 fx_teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = tc_xasprintf("rm -rf '%s'", f->dir);
-	int rc = system(cmd);
+	int rc = unit_rmtree(f->dir);
 
-	free(cmd);
 	free(f->dir);
 	free(f->out);
 	free(f->err);

@@ -5,7 +5,6 @@
  * re-validation, the Golden contract checks and join, and the frozen
  * experiment contract.
  */
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,26 +19,17 @@
 #include "tunectl/fileio.h"
 #include "tunectl/pypto_cases.h"
 #include "tunectl/sha256.h"
+#include "unit_fixture.h"
 
-static char root[] = "/tmp/tunectl-pypto-cases.XXXXXX";
+/* As long as the directory unit_tmpdir_into() makes under /tmp. */
+static char root[sizeof("/tmp/tunectl-pypto-cases.XXXXXX")];
 static char mpath[128];
-
-static int
-rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
 
 static int
 setup(void **st)
 {
 	(void)st;
-	strcpy(root, "/tmp/tunectl-pypto-cases.XXXXXX");
-	if (mkdtemp(root) == NULL)
-		return -1;
+	unit_tmpdir_into(root, sizeof(root), "pypto-cases");
 	snprintf(mpath, sizeof(mpath), "%s/PERFORMANCE_CASES.json", root);
 	return 0;
 }
@@ -48,7 +38,7 @@ static int
 teardown(void **st)
 {
 	(void)st;
-	return nftw(root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	return unit_rmtree(root);
 }
 
 static void

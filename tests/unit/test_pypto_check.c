@@ -8,7 +8,6 @@
  * never passed.  (The Stage 4 rerun and P5 run Python and are covered by
  * the pipeline walk.)
  */
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,8 +22,10 @@
 #include "tunectl/fileio.h"
 #include "tunectl/pypto.h"
 #include "tunectl/pypto_stage5.h"
+#include "unit_fixture.h"
 
-static char root[] = "/tmp/tunectl-pypto-check.XXXXXX";
+/* As long as the directory unit_tmpdir_into() makes under /tmp. */
+static char root[sizeof("/tmp/tunectl-pypto-check.XXXXXX")];
 static char op[128];
 
 static const char runner_fmt[] =
@@ -37,15 +38,6 @@ static const char runner_fmt[] =
 "case \"$id\" in a) d=%d ;; b) d=%d ;; *) exit 2 ;; esac\n"
 "echo \"PYPTO_PERF_TASK {\\\"op_name\\\": \\\"k\\\", \\\"duration_us\\\": $((d + n %% 3))}\"\n"
 "echo \"PYPTO_PERF_SELECTED_CASE=$id\"\n";
-
-static int
-rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
 
 static void
 write_rel(const char *rel, const char *text)
@@ -228,9 +220,7 @@ setup(void **st)
 	    "knowledge_card", "template" };
 
 	(void)st;
-	strcpy(root, "/tmp/tunectl-pypto-check.XXXXXX");
-	if (mkdtemp(root) == NULL)
-		return -1;
+	unit_tmpdir_into(root, sizeof(root), "pypto-check");
 	snprintf(op, sizeof(op), "%s/op", root);
 	mkdir(op, 0777);
 	write_rel("SPEC.md", "# spec\n```json machine-contract\n{\"schema_version\": "
@@ -352,7 +342,7 @@ teardown(void **st)
 	evidence = NULL;
 	tc_json_free(review);
 	review = NULL;
-	return nftw(root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	return unit_rmtree(root);
 }
 
 static tc_json *

@@ -5,7 +5,6 @@
  * the frozen protocol, and re-verification catching tampered evidence
  * (edited sample, swapped CSVs, copied aggregate, forged timing).
  */
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,8 +19,10 @@
 #include "tunectl/fileio.h"
 #include "tunectl/pypto_cases.h"
 #include "tunectl/pypto_compare.h"
+#include "unit_fixture.h"
 
-static char root[] = "/tmp/tunectl-pypto-cmp.XXXXXX";
+/* As long as the directory unit_tmpdir_into() makes under /tmp. */
+static char root[sizeof("/tmp/tunectl-pypto-cmp.XXXXXX")];
 static char op[128], manifest[192];
 
 /* Durations: 100 (case a) or 200 (case b) plus the invocation count, so
@@ -37,15 +38,6 @@ static const char runner_fmt[] =
 "echo \"PYPTO_PERF_TASK {\\\"op_name\\\": \\\"other\\\", \\\"duration_us\\\": 5}\"\n"
 "echo \"PYPTO_PERF_TASK {\\\"op_name\\\": \\\"k\\\", \\\"duration_us\\\": $((d + n))}\"\n"
 "echo \"PYPTO_PERF_SELECTED_CASE=$id\"\n";
-
-static int
-rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
 
 static void
 write_file(const char *path, const char *text)
@@ -77,9 +69,7 @@ static int
 setup(void **st)
 {
 	(void)st;
-	strcpy(root, "/tmp/tunectl-pypto-cmp.XXXXXX");
-	if (mkdtemp(root) == NULL)
-		return -1;
+	unit_tmpdir_into(root, sizeof(root), "pypto-cmp");
 	snprintf(op, sizeof(op), "%s/op", root);
 	snprintf(manifest, sizeof(manifest), "%s/PERFORMANCE_CASES.json", op);
 	mkdir(op, 0777);
@@ -93,7 +83,7 @@ static int
 teardown(void **st)
 {
 	(void)st;
-	return nftw(root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	return unit_rmtree(root);
 }
 
 static tc_pypto_compare_opts

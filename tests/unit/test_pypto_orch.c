@@ -22,6 +22,7 @@
 #include "tunectl/fileio.h"
 #include "tunectl/pypto_items.h"
 #include "tunectl/pypto_stage5.h"
+#include "unit_fixture.h"
 
 static tc_json *
 js(const char *text)
@@ -412,7 +413,7 @@ stage1_to_3_returns(void **st)
 static void
 stage3_pass_plans_stage4_from_module_interfaces(void **st)
 {
-	char dir[] = "/tmp/tunectl-orch-yaml.XXXXXX", path[128];
+	char dir[4096], path[4200];
 	tc_error err = TC_ERROR_INIT;
 	tc_pypto_decision d;
 	tc_json *state = state_at(3, NULL, NULL), *task = task_for(3, "verifier",
@@ -420,7 +421,7 @@ stage3_pass_plans_stage4_from_module_interfaces(void **st)
 	FILE *fp;
 
 	(void)st;
-	assert_non_null(mkdtemp(dir));
+	unit_tmpdir_into(dir, sizeof(dir), "orch-yaml");
 	snprintf(path, sizeof(path), "%s/module_interfaces.yaml", dir);
 	fp = fopen(path, "w");
 	fputs("module_count: 2\nis_fusion: True\n", fp);
@@ -444,8 +445,7 @@ stage3_pass_plans_stage4_from_module_interfaces(void **st)
 	assert_int_equal(d.actions->u.arr.len, 0);
 	assert_string_equal(tc_json_get_string(d.next, "role"), "architect");
 	tc_pypto_decision_free(&d);
-	unlink(path);
-	rmdir(dir);
+	assert_int_equal(unit_rmtree(dir), 0);
 	tc_json_free(state);
 	tc_json_free(task);
 	tc_json_free(res);

@@ -5,7 +5,6 @@
  * tunectl's Stage 5 rollback policy, nothing written on errors, and
  * show / history.
  */
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,26 +19,17 @@
 #include "tunectl/fileio.h"
 #include "tunectl/pypto_state.h"
 #include "tunectl/sha256.h"
+#include "unit_fixture.h"
 
-static char root[] = "/tmp/tunectl-pypto-state.XXXXXX";
+/* As long as the directory unit_tmpdir_into() makes under /tmp. */
+static char root[sizeof("/tmp/tunectl-pypto-state.XXXXXX")];
 static char project[64], opdir[128], statefile[192];
-
-static int
-rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
 
 static int
 setup(void **st)
 {
 	(void)st;
-	strcpy(root, "/tmp/tunectl-pypto-state.XXXXXX");
-	if (mkdtemp(root) == NULL)
-		return -1;
+	unit_tmpdir_into(root, sizeof(root), "pypto-state");
 	snprintf(project, sizeof(project), "%s/proj", root);
 	snprintf(opdir, sizeof(opdir), "%s/custom/demo", project);
 	snprintf(statefile, sizeof(statefile), "%s/.orchestrator_state.json",
@@ -54,7 +44,7 @@ teardown(void **st)
 	(void)st;
 	unsetenv("LINT_OUT");
 	unsetenv("LINT_RC");
-	return nftw(root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	return unit_rmtree(root);
 }
 
 static void

@@ -23,8 +23,9 @@
 #include "tunectl/fileio.h"
 #include "tunectl/report.h"
 #include "tunectl/sha256.h"
+#include "unit_fixture.h"
 
-static char root[] = "/tmp/tunectl-evidence.XXXXXX";
+static char root[4096];
 
 static void
 put(const char *rel, const char *text)
@@ -212,18 +213,15 @@ static int
 setup(void **state)
 {
 	(void)state;
-	return mkdtemp(root) == NULL ? -1 : 0;
+	unit_tmpdir_into(root, sizeof(root), "evidence");
+	return 0;
 }
 
 static int
 teardown(void **state)
 {
-	char *cmd = tc_xasprintf("rm -rf '%s'", root);
-	int rc = system(cmd);
-
 	(void)state;
-	free(cmd);
-	return rc == 0 ? 0 : -1;
+	return unit_rmtree(root);
 }
 
 int

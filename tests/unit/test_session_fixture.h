@@ -12,6 +12,7 @@
 
 #include "tunectl/json.h"
 #include "tunectl/session.h"
+#include "unit_fixture.h"
 
 static inline tc_json *
 fx_json(const char *text)
@@ -137,25 +138,18 @@ fx_result(const tc_json *step, const char *status)
 	return r;
 }
 
-/* mkdtemp under /tmp; remove with fx_rmtree. */
+/* A fresh temporary directory (unit_fixture.h); remove with fx_rmtree. */
 static inline char *
 fx_tmpdir(void)
 {
-	char tmpl[] = "/tmp/tc-session-XXXXXX";
-
-	if (mkdtemp(tmpl) == NULL)
-		abort();
-	return tc_xstrdup(tmpl);
+	return unit_tmpdir("session");
 }
 
 static inline void
 fx_rmtree(char *dir)
 {
-	char *cmd = tc_xasprintf("rm -rf '%s'", dir);
-
-	if (system(cmd) != 0)
+	if (unit_rmtree(dir) != 0)
 		fprintf(stderr, "cannot remove %s\n", dir);
-	free(cmd);
 	free(dir);
 }
 

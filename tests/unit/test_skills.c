@@ -19,6 +19,7 @@
 #include "tunectl/phases.h"
 #include "tunectl/sha256.h"
 #include "tunectl/skills.h"
+#include "unit_fixture.h"
 
 static int
 parse(const char *text, char **name, char **description, tc_error *err)
@@ -165,8 +166,7 @@ collect(const char *rel, void *ctx)
 static void
 snapshots_name_added_removed_changed_and_retyped_paths(void **state)
 {
-	char tmpl[] = "/tmp/tunectl-snap.XXXXXX";
-	char *dir = mkdtemp(tmpl), *p;
+	char *dir = unit_tmpdir("snap"), *p;
 	const char *const skip[] = { "out", "c/skipped.txt", NULL };
 	tc_tree_snap before, after;
 	tc_error err = TC_ERROR_INIT;
@@ -219,9 +219,8 @@ snapshots_name_added_removed_changed_and_retyped_paths(void **state)
 	tc_tree_snap_free(&before);
 	tc_tree_snap_free(&after);
 	tc_buf_free(&changed);
-	p = tc_xasprintf("rm -rf '%s'", dir);
-	assert_int_equal(system(p), 0);
-	free(p);
+	assert_int_equal(unit_rmtree(dir), 0);
+	free(dir);
 }
 
 static void

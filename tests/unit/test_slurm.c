@@ -17,6 +17,7 @@
 
 #include "tunectl/buf.h"
 #include "tunectl/slurm.h"
+#include "unit_fixture.h"
 
 static void
 expect_ids(const long *got, size_t n, const long *want, size_t wn)
@@ -139,12 +140,11 @@ test_scontrol_fields_are_whole_keys(void **state)
 static void
 test_the_step_refuses_to_run_outside_a_job(void **state)
 {
-	char dir[] = "/tmp/tunectl-slurm-unit.XXXXXX", *spec, *err_path;
+	char *dir = unit_tmpdir("slurm-unit"), *spec, *err_path;
 	tc_error err = TC_ERROR_INIT;
 	FILE *f;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
 	spec = tc_xasprintf("%s/spec.json", dir);
 	err_path = tc_xasprintf("%s/step-error.json", dir);
 	f = fopen(spec, "w");
@@ -163,9 +163,8 @@ test_the_step_refuses_to_run_outside_a_job(void **state)
 	tc_error_clear(&err);
 	/* The submitter learns why from the stage directory. */
 	assert_int_equal(access(err_path, F_OK), 0);
-	unlink(err_path);
-	unlink(spec);
-	rmdir(dir);
+	assert_int_equal(unit_rmtree(dir), 0);
+	free(dir);
 	free(spec);
 	free(err_path);
 }
@@ -173,12 +172,11 @@ test_the_step_refuses_to_run_outside_a_job(void **state)
 static void
 test_a_spec_of_another_schema_is_refused(void **state)
 {
-	char dir[] = "/tmp/tunectl-slurm-unit.XXXXXX", *spec;
+	char *dir = unit_tmpdir("slurm-unit"), *spec;
 	tc_error err = TC_ERROR_INIT;
 	FILE *f;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
 	spec = tc_xasprintf("%s/spec.json", dir);
 	f = fopen(spec, "w");
 	assert_non_null(f);
@@ -188,8 +186,8 @@ test_a_spec_of_another_schema_is_refused(void **state)
 	assert_non_null(strstr(tc_error_msg(&err), "not a tunectl-slurm-step-v1 "
 	    "step spec"));
 	tc_error_clear(&err);
-	unlink(spec);
-	rmdir(dir);
+	assert_int_equal(unit_rmtree(dir), 0);
+	free(dir);
 	free(spec);
 }
 

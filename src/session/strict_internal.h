@@ -1,11 +1,11 @@
 /*
- * strict_int.h - shared by the files of the strict evidence policy
+ * strict_internal.h - shared by the files of the strict evidence policy
  * (strict.c, strict_gates.c, reentry.c) and nothing else: the gate
  * evidence a phase result cites, found through the provenance records
  * tunectl's gate commands leave beside their reports.
  */
-#ifndef TUNECTL_STRICT_INT_H
-#define TUNECTL_STRICT_INT_H
+#ifndef TUNECTL_STRICT_INTERNAL_H
+#define TUNECTL_STRICT_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,40 +41,40 @@ struct gate_set {
  * (or lie inside one), so that the seal binds it.  Fails naming the
  * first report that is not genuine.
  */
-int strict_gates_load(const tc_session *s, const tc_json *step,
+int tc_strict__gates_load(const tc_session *s, const tc_json *step,
     const tc_json *result, struct gate_set *set, tc_error *err);
-void strict_gates_free(struct gate_set *set);
+void tc_strict__gates_free(struct gate_set *set);
 
 /* The sealed result of the step with this id, read (NULL when the step
  * is not sealed or its result cannot be read). */
-tc_json *strict_sealed_result(const tc_session *s, const char *step_id);
+tc_json *tc_strict__sealed_result(const tc_session *s, const char *step_id);
 
 /* The run set of S0's stable stability report (the frozen S0), relative
  * to the root; NULL with err set when S0 has none. */
-char *strict_frozen_s0(const tc_session *s, tc_error *err);
+char *tc_strict__frozen_s0(const tc_session *s, tc_error *err);
 
 /* Is rel (an artifact-relative path) one of the result's named
  * artifacts, or inside one of them?  produced_only limits it to
  * produced_artifacts. */
-bool strict_names(const tc_json *result, const char *rel, bool produced_only);
+bool tc_strict__names(const tc_json *result, const char *rel, bool produced_only);
 
 /* The path of an absolute input relative to the artifact root (symlinks
  * resolved), or NULL when it lies outside. */
-char *strict_root_relative(const tc_session *s, const char *path);
+char *tc_strict__root_relative(const tc_session *s, const char *path);
 
 /* The next ranked eligible Stage A candidate a re-entry after a failed
  * BASE would take (rule 6), given the candidates already tried; NULL
  * when there is none. */
-char *strict_next_candidate(const tc_session *s);
+char *tc_strict__next_candidate(const tc_session *s);
 
 /* The per-claim checks (strict_gates.c). */
-int strict_check_s0(const tc_session *s, const tc_json *step,
+int tc_strict__check_s0(const tc_session *s, const tc_json *step,
     const tc_json *result, const struct gate_set *g, tc_error *err);
-int strict_check_stage_a(const tc_session *s, const tc_json *step,
+int tc_strict__check_stage_a(const tc_session *s, const tc_json *step,
     const tc_json *result, const struct gate_set *g, tc_error *err);
-int strict_check_stage_o(const tc_session *s, const tc_json *step,
+int tc_strict__check_stage_o(const tc_session *s, const tc_json *step,
     const tc_json *result, const struct gate_set *g, tc_error *err);
-int strict_check_final(const tc_session *s, const tc_json *step,
+int tc_strict__check_final(const tc_session *s, const tc_json *step,
     const tc_json *result, tc_error *err);
 
 #endif

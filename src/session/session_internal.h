@@ -1,10 +1,10 @@
 /*
- * session_int.h - helpers shared by the files of src/session/ and by
+ * session_internal.h - helpers shared by the files of src/session/ and by
  * nothing else: literal comparisons, phase scenes (the two files a sealed
  * step leaves under phases/<step_id>/) and the final report hook.
  */
-#ifndef TUNECTL_SESSION_INT_H
-#define TUNECTL_SESSION_INT_H
+#ifndef TUNECTL_SESSION_INTERNAL_H
+#define TUNECTL_SESSION_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,8 +20,12 @@ sess_str_is(const tc_json *v, const char *lit)
 	    memcmp(v->u.str.ptr, lit, v->u.str.len) == 0;
 }
 
+/* err = prefix followed by the strings of errors joined with "; ". */
+void tc_session__set_errors(tc_error *err, const char *prefix,
+    const tc_json *errors);
+
 /* Python's `a.get(key) == b.get(key)`: an absent key reads as None. */
-bool sess_field_equal(const tc_json *a, const tc_json *b, const char *key);
+bool tc_session__field_equal(const tc_json *a, const tc_json *b, const char *key);
 
 /*
  * A phase scene: phases/<step_id>/phase-result.json and PHASE_REPORT.md
@@ -41,18 +45,18 @@ struct sess_texts {
 	size_t result_len, report_len, manifest_len;
 };
 
-void sess_texts_free(struct sess_texts *t);
+void tc_session__texts_free(struct sess_texts *t);
 
-void sess_scene_init(struct sess_scene *sc, const tc_session *s,
+void tc_session__scene_init(struct sess_scene *sc, const tc_session *s,
     const char *step_id);
-void sess_scene_free(struct sess_scene *sc);
+void tc_session__scene_free(struct sess_scene *sc);
 
 /* Either file present (lstat)? */
-bool sess_scene_present(const struct sess_scene *sc);
+bool tc_session__scene_present(const struct sess_scene *sc);
 
 /* Read the scene's phase-result.json (NULL when missing/unreadable;
  * *len gets its size). */
-char *sess_scene_read_result(const struct sess_scene *sc, size_t *len);
+char *tc_session__scene_read_result(const struct sess_scene *sc, size_t *len);
 
 /*
  * Does the scene on disk hold exactly these bytes?  True when the
@@ -60,7 +64,7 @@ char *sess_scene_read_result(const struct sess_scene *sc, size_t *len);
  * absent or byte-identical to t->report: an earlier seal of the same
  * handoff that stopped before the session was written.
  */
-bool sess_scene_matches(const struct sess_scene *sc,
+bool tc_session__scene_matches(const struct sess_scene *sc,
     const struct sess_texts *t);
 
 /*
@@ -71,38 +75,38 @@ bool sess_scene_matches(const struct sess_scene *sc,
  * interrupted seal: <manifest> no longer matches ...").  Refuses a scene directory that
  * resolves outside the artifact root.
  */
-int sess_scene_write(const tc_session *s, const struct sess_scene *sc,
+int tc_session__scene_write(const tc_session *s, const struct sess_scene *sc,
     const struct sess_texts *t, bool adopt, tc_error *err);
 
 /* Mark step sealed with this result and bind its manifest: state,
  * result_path, result_sha256, outcome_status, sealed_at,
  * artifact_manifest_path, artifact_manifest_sha256. */
-void sess_mark_sealed(tc_json *step, const struct sess_scene *sc,
+void tc_session__mark_sealed(tc_json *step, const struct sess_scene *sc,
     const struct sess_texts *t, const char *digest, const char *status);
 
 /* _seal_not_run_steps(session, reason_zh) (docs/spec/controller.md
  * "Short-circuit"); sealed_over is the fingerprint of the session the seal
  * started from. */
-int sess_short_circuit(tc_session *s, const tc_json *reason_zh,
+int tc_session__short_circuit(tc_session *s, const tc_json *reason_zh,
     const char *sealed_over, tc_error *err);
 
 /* Render the pretty result text and its PHASE_REPORT.md into t. */
-int sess_render_scene(const tc_json *result, const tc_json *step,
+int tc_session__render_scene(const tc_json *result, const tc_json *step,
     struct sess_texts *t, tc_error *err);
 
 /* Build the artifact manifest of result for step and render it into
  * t->manifest. */
-int sess_render_manifest(const tc_session *s, const tc_json *step,
+int tc_session__render_manifest(const tc_session *s, const tc_json *step,
     const tc_json *result, const char *sealed_over, struct sess_texts *t,
     tc_error *err);
 
 /* Byte-compare a file with a buffer (false when unreadable). */
-bool sess_file_equals(const char *path, const char *data, size_t len);
+bool tc_session__file_equals(const char *path, const char *data, size_t len);
 
 /* An embedded NUL in a path taken from a document: Python's open()
  * refuses it with "embedded null byte". */
-int sess_check_path_text(const tc_json *v, tc_error *err);
+int tc_session__check_path_text(const tc_json *v, tc_error *err);
 /* The same for the session's artifact_root, before any file access. */
-int sess_check_root(const tc_session *s, tc_error *err);
+int tc_session__check_root(const tc_session *s, tc_error *err);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * internal.h - helpers shared by the src/pypto/ files and nothing else:
+ * pypto_internal.h - helpers shared by the src/pypto/ files and nothing else:
  * JavaScript value semantics for the state machine (the reference state
  * tool is TypeScript), small JSON accessors, number formatting and the
  * file identity records.
@@ -77,11 +77,20 @@ tc_json *tc_pj_string_array(char *const *items, size_t n);
 bool tc_pj_array_has_string(const tc_json *arr, const char *s);
 /* Lowercase hex check of exactly 64 chars. */
 bool tc_pj_is_sha256_hex(const char *s);
+/* A POSIX environment variable name: [A-Za-z_][A-Za-z0-9_]*. */
+bool tc_pj_env_name_ok(const char *s);
 
 /* Read a JSON object file; "<label>: <error>" style messages are the
  * caller's; here the error is the reader's (Python form).  Refuses a
  * non-object root with "<what> must be a JSON object". */
 tc_json *tc_pj_load_object(const char *path, const char *what, tc_error *err);
+
+/* ---- item ledger (items.c) ---------------------------------------------- */
+
+/* Index of a source kind in tc_pypto_source_kinds, or -1. */
+int tc_pypto_item_kind_index(const char *kind);
+/* Whether status closes an item of this kind. */
+bool tc_pypto_item_terminal(const char *kind, const char *status);
 
 /* ---- statistics (pstats.c) ---------------------------------------------- */
 
