@@ -432,6 +432,7 @@ tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
 	const char **modes = NULL;
 	cand_state *cs = NULL;
 	tc_runset *base = NULL;
+	tc_runset_opts ro;
 	tc_stability st;
 	size_t n = o->ncandidates, i;
 	int rc;
@@ -461,7 +462,11 @@ tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
 			goto out;
 		}
 	}
-	if ((rc = tc_runset_load(o->baseline, &o->runset, &base, err)) != 0)
+	/* the reference's reports summarise a run holding two logs of one
+	 * rank; tunectl's own refuse it */
+	ro = o->runset;
+	ro.allow_duplicate_ranks = o->reference_output;
+	if ((rc = tc_runset_load(o->baseline, &ro, &base, err)) != 0)
 		goto out;
 	tc_stability_eval_runset(base, &st);
 	warn_list = tc_json_new_array();
@@ -482,7 +487,7 @@ tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
 
 		c->name = o->candidates[i].name;
 		c->mode = modes[i];
-		if ((rc = tc_runset_load(o->candidates[i].value, &o->runset,
+		if ((rc = tc_runset_load(o->candidates[i].value, &ro,
 		    &c->rs, err)) != 0)
 			goto out;
 		if ((rc = tc_improvement_pct(base, c->rs, &c->improvement,
