@@ -41,7 +41,17 @@ OPT      ?= -O2 -g
 CPPFLAGS += -Iinclude -D_GNU_SOURCE -DTUNECTL_VERSION='"$(VERSION)"'
 CFLAGS   += -std=c17 $(OPT) $(WARN) $(SANFLAGS) -MMD -MP
 LDFLAGS  += $(SANFLAGS)
-LIBS     := -lcrypto -lyaml -lgmp -lm
+# The library's dependencies (what a program linking libtunectl.a names).
+DEP_LIBS := -lcrypto -lyaml -lgmp -lm
+# tunectl's own programs link libcrypto, libyaml and GMP from their static
+# archives where the -dev packages ship them (Debian's do): the dynamic
+# loader then maps and relocates none of them, which was most of the
+# start-up cost of a controller command.  STATIC_DEPS=0, or an archive
+# that is not there, links the shared library instead.  Expanded when a
+# link runs, after "deps" has installed the packages.
+STATIC_DEPS ?= 1
+dep_lib   = $(or $(if $(filter 1,$(STATIC_DEPS)),$(filter /%,$(shell $(CC) -print-file-name=lib$(1).a))),-l$(1))
+LIBS      = $(call dep_lib,crypto) $(call dep_lib,yaml) $(call dep_lib,gmp) -lm
 
 LIB_SRCS := $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c)))
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
