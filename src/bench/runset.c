@@ -40,13 +40,23 @@ typedef struct dvec {
 	size_t n, cap;
 } dvec;
 
+/* Room for extra more values: at least doubling, so pushes stay O(1). */
 static void
+dvec_reserve(dvec *d, size_t extra)
+{
+	size_t want = d->n + extra;
+
+	if (want <= d->cap)
+		return;
+	d->cap = d->cap * 2 > want ? d->cap * 2 : want < 1024 ? 1024 : want;
+	d->v = tc_xrealloc(d->v, d->cap * sizeof(*d->v));
+}
+
+static inline void
 dvec_push(dvec *d, double x)
 {
-	if (d->n == d->cap) {
-		d->cap = d->cap ? d->cap * 2 : 1024;
-		d->v = tc_xrealloc(d->v, d->cap * sizeof(*d->v));
-	}
+	if (d->n == d->cap)
+		dvec_reserve(d, 1);
 	d->v[d->n++] = x;
 }
 
@@ -341,7 +351,7 @@ typedef struct evec {
 	size_t n, cap;
 } evec;
 
-static void
+static inline void
 evec_push(evec *d, const exact *x)
 {
 	if (d->n == d->cap) {
@@ -776,11 +786,13 @@ load_run(load_ctx *c, const char *run_dir, tc_run_summary *run, run_tmp *rt,
 		}
 		lt->off = c->pool.n;
 		lt->n = c->scratch_dec.n - start;
+		dvec_reserve(&c->pool, lt->n);
+		memcpy(c->pool.v + c->pool.n, c->scratch_dec.v + start,
+		    lt->n * sizeof(*c->pool.v));
+		c->pool.n += lt->n;
 		tc_acc_init(&lt->acc);
-		for (k = start; k < c->scratch_dec.n; k++) {
-			dvec_push(&c->pool, c->scratch_dec.v[k]);
+		for (k = start; k < c->scratch_dec.n; k++)
 			tc_acc_add(&lt->acc, c->scratch_dec.v[k]);
-		}
 		for (k = lt->poff; k < c->prefill.n; k++)
 			tc_acc_add(&rt->pacc, c->prefill.v[k]);
 		tc_acc_merge(&rt->acc, &lt->acc);
