@@ -44,7 +44,25 @@ OPT      ?= -O2 -g
 CPPFLAGS += -Iinclude -I$(BUILD)/include -D_GNU_SOURCE -DTUNECTL_VERSION='"$(VERSION)"'
 CFLAGS   += -std=c17 $(OPT) $(WARN) $(SANFLAGS) -MMD -MP
 LDFLAGS  += $(SANFLAGS)
-LIBS     := -lcrypto -lyaml -lgmp -lm
+# The library's dependencies (what a program linking libtunectl.a names).
+DEP_LIBS := -lcrypto -lyaml -lgmp -lm
+# tunectl's own programs link libcrypto, libyaml and GMP from their static
+# archives where the -dev packages ship them (Debian's do): the dynamic
+# loader then maps and relocates none of them, which was most of the
+# start-up cost of a controller command.  STATIC_DEPS=0, or an archive
+# that is not there, links the shared library instead.  Expanded when a
+# link runs, after "deps" has installed the packages.
+STATIC_DEPS ?= 1
+dep_lib   = $(or $(if $(filter 1,$(STATIC_DEPS)),$(filter /%,$(shell $(CC) -print-file-name=lib$(1).a))),-l$(1))
+LIBS      = $(call dep_lib,crypto) $(call dep_lib,yaml) $(call dep_lib,gmp) -lm
+# tunectl itself is a position-dependent executable: a PIE has the
+# dynamic loader relocate every pointer in its data at each start (18 000
+# with libcrypto's tables), which cost a controller command about as much
+# as the rest of its start-up.  The price is a fixed address for the
+# program's own code and data (libc, heap and stack stay randomised).
+# PIE=1 links a PIE; sanitizer builds always do.
+PIE ?= 0
+EXE_LDFLAGS := $(if $(filter 1,$(PIE) $(SANITIZE)),,-no-pie)
 
 LIB_SRCS := $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c)))
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
@@ -148,7 +166,7 @@ $(TEST_LIBTUNECTL): $(filter-out $(HOOK_SRCS:%.c=$(BUILD)/obj/%.o),$(LIB_OBJS)) 
 	$(AR) rcs $@ $^
 
 $(TUNECTL): $(CLI_OBJS) $(LIBTUNECTL)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIBTUNECTL) $(LIBS)
+	$(CC) $(LDFLAGS) $(EXE_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBTUNECTL) $(LIBS)
 
 $(TEST_TUNECTL): $(CLI_OBJS) $(TEST_LIBTUNECTL)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(TEST_LIBTUNECTL) $(LIBS)
@@ -214,7 +232,7 @@ install: all
 	printf '%s\n' 'prefix=$(PREFIX)' 'exec_prefix=$${prefix}' \
 	    'libdir=$${exec_prefix}/lib' 'includedir=$${prefix}/include' '' \
 	    'Name: tunectl' 'Description: evidence-gated tuning controller library' \
-	    'Version: $(VERSION)' 'Libs: -L$${libdir} -ltunectl $(LIBS)' \
+	    'Version: $(VERSION)' 'Libs: -L$${libdir} -ltunectl $(DEP_LIBS)' \
 	    'Cflags: -I$${includedir} -D_GNU_SOURCE' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tunectl.pc
 	install -m 0644 docs/tunectl.1 $(DESTDIR)$(PREFIX)/share/man/man1/tunectl.1
 	cp -R share/. $(DESTDIR)$(PREFIX)/share/tunectl/

@@ -55,7 +55,8 @@ for k in $(seq 1 "$RUNS"); do
 	mkdir -p "$d"
 	ln "$WORK"/logs/log_*.log "$d"/
 done
-du -shL "$WORK/big" 2>/dev/null | awk '{ print "rank-log bytes (logical): " $1 }' || true
+BYTES=$(( RUNS * $(cat "$WORK"/logs/log_*.log | wc -c) ))
+echo "rank-log bytes: $BYTES ($(awk -v b="$BYTES" 'BEGIN { printf "%.1f MB", b / 1e6 }'))"
 
 # ---- 1a. in-process: loading vs gating ------------------------------------------
 cat >"$WORK/gatebench.c" <<'EOF'
@@ -63,6 +64,7 @@ cat >"$WORK/gatebench.c" <<'EOF'
 #include <stdlib.h>
 #include <time.h>
 #include "tunectl/bench.h"
+#include "bench_internal.h"
 
 static double
 now(void)
@@ -86,7 +88,6 @@ main(int argc, char **argv)
 	tc_mwu m;
 	tc_stats s;
 
-	(void)argc;
 	o.expected_ranks = atol(argv[2]);
 	t0 = now();
 	if (tc_runset_load(argv[1], &o, &rs, &err) != 0) {
@@ -108,31 +109,71 @@ main(int argc, char **argv)
 	tc_stats_compute(rs->samples, rs->decode.count, &s);
 	t3 = now();
 	printf("samples: %zu\n", rs->decode.count);
-	printf("load + summarise (read logs, parse, exact per-rank/run/set stats): %.1f ms\n",
+	printf("load + summarise (read logs, parse, exact per-rank/run/set stats): %.1f ms",
 	    t1 - t0);
+	if (argc > 3)
+		printf(", %.2f GB/s of rank logs", atof(argv[3]) / 1e6 / (t1 - t0));
+	printf("\n");
 	printf("gate decisions on the loaded run sets (S0, promotion, bootstrap x%d, Mann-Whitney): %.1f ms\n",
 	    TC_BOOTSTRAP_RESAMPLES, t2 - t1);
 	printf("pooled statistics recomputed over all %zu samples (exact mean, pstdev, p50, p90): %.1f ms\n",
 	    rs->decode.count, t3 - t2);
+	/* the scanner alone, from memory: each distinct log (argv[5...])
+	 * scanned as many times as the run set holds it (argv[4]) */
+	if (argc > 5) {
+		int nlogs = argc - 5, reps = atoi(argv[4]);
+		char **bufs = calloc((size_t)nlogs, sizeof(*bufs));
+		size_t *lens = calloc((size_t)nlogs, sizeof(*lens)), found = 0;
+		double bytes = 0, s0, s1;
+
+		for (int i = 0; i < nlogs; i++)
+			if ((bufs[i] = tc_bench_read_all(argv[5 + i], &lens[i],
+			    &err)) == NULL)
+				return 1;
+		s0 = now();
+		for (int r = 0; r < reps; r++)
+			for (int i = 0; i < nlogs; i++) {
+				found += tc_bench_count_samples(bufs[i], lens[i]);
+				bytes += (double)lens[i];
+			}
+		s1 = now();
+		printf("scanning alone (find timing lines, convert numerals; logs in memory): "
+		    "%.1f ms for %zu lines, %.2f GB/s\n", s1 - s0, found,
+		    bytes / 1e6 / (s1 - s0));
+		for (int i = 0; i < nlogs; i++)
+			free(bufs[i]);
+		free(bufs);
+		free(lens);
+	}
 	tc_stability_free(&st);
 	tc_runset_free(rs);
 	return 0;
 }
 EOF
-cc -std=c17 -O2 -D_GNU_SOURCE -Iinclude -o "$WORK/gatebench" "$WORK/gatebench.c" \
+cc -std=c17 -O2 -D_GNU_SOURCE -Iinclude -Isrc/bench -o "$WORK/gatebench" "$WORK/gatebench.c" \
 	"$BUILD/libtunectl.a" -lcrypto -lyaml -lgmp -lm
-"$WORK/gatebench" "$WORK/big" "$RANKS"
+"$WORK/gatebench" "$WORK/big" "$RANKS" "$BYTES" "$RUNS" "$WORK"/logs/log_*.log
 
-# ---- 1b. the whole command ----------------------------------------------------
-best=""
+# ---- 1b. the whole command, against cat of the same bytes (interleaved) ---------
+median() {
+	tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ a[NR] = $1 }
+	    END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+tg="" tc=""
 for i in $(seq "$REPEAT"); do
-	t0=$(now_ns)
+	t0=${EPOCHREALTIME/./}
+	cat "$WORK"/big/run-*/log_*.log >/dev/null
+	t1=${EPOCHREALTIME/./}
 	"$TUNECTL" gate analyze --baseline "$WORK/big" --expected-ranks "$RANKS" >/dev/null
-	t1=$(now_ns)
-	t=$(ms "$t0" "$t1")
-	if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
+	t2=${EPOCHREALTIME/./}
+	tc="$tc $((t1 - t0))" tg="$tg $((t2 - t1))"
 done
-echo "tunectl gate analyze (S0 only, $RUNS x $RANKS x $SAMPLES), best of $REPEAT: $best ms wall, $(cpu_ms "$TUNECTL" gate analyze --baseline "$WORK/big" --expected-ranks "$RANKS") ms CPU"
+mc=$(echo "$tc" | median) mg=$(echo "$tg" | median)
+awk -v c="$mc" -v g="$mg" -v b="$BYTES" -v r="$REPEAT" -v what="$RUNS x $RANKS x $SAMPLES" 'BEGIN {
+	printf "tunectl gate analyze (S0 only, %s), median of %d: %.1f ms wall, %.2f GB/s\n", what, r, g / 1e3, b / 1e3 / g
+	printf "  cat of the same rank logs (floor): %.1f ms, %.2f GB/s; ratio %.2fx\n", c / 1e3, b / 1e3 / c, g / c
+}'
+echo "  CPU of one gate analyze: $(cpu_ms "$TUNECTL" gate analyze --baseline "$WORK/big" --expected-ranks "$RANKS") ms"
 best=""
 for i in $(seq "$REPEAT"); do
 	t0=$(now_ns)

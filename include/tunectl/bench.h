@@ -85,8 +85,12 @@ typedef struct tc_runset {
 	size_t run_count;
 	tc_run_summary *runs;		/* sorted by path string */
 	tc_stats decode;		/* pooled over every run and rank */
-	double *samples;		/* decode.count values: the pool every
-					 * run and rank view points into */
+	double *samples;		/* decode.count values: the pooled
+					 * samples of every run's ranks; run and
+					 * rank views point into it ... */
+	double *log_samples;		/* ... or into this pool of every log's
+					 * samples, when a run held two logs of
+					 * one rank (else NULL) */
 	double *prefill_pool;
 	double *run_worst_rank_means_ms;		/* run_count values */
 	char **run_worst_rank_means_exact_ms;		/* run_count strings */
@@ -101,15 +105,22 @@ typedef struct tc_runset {
 typedef struct tc_runset_opts {
 	long warmup;			/* --warmup, Python slice semantics */
 	long expected_ranks;		/* --expected-ranks */
+	/* Two logs of a run whose names parse to one rank (log_3.log and
+	 * log_03.log): refused unless this is set, and then summarised as
+	 * the reference does (--reference-output). */
+	bool allow_duplicate_ranks;
 } tc_runset_opts;
 
-#define TC_RUNSET_OPTS_INIT { TC_DEFAULT_WARMUP, TC_DEFAULT_EXPECTED_RANKS }
+#define TC_RUNSET_OPTS_INIT \
+	{ TC_DEFAULT_WARMUP, TC_DEFAULT_EXPECTED_RANKS, false }
 
 /*
  * Read and summarise a run set.  Errors carry the reference's messages:
  * "{DIR}: no run-* directories found",
  * "{run_dir}: expected {n} rank logs, found {m}",
- * "{log}: no decode samples remain after warmup={W}" (all exit 2), and
+ * "{log}: no decode samples remain after warmup={W}", and unless
+ * opts->allow_duplicate_ranks "{run_dir}: rank logs {a} and {b} both
+ * name rank {r}" (all exit 2), and
  * "[Errno N] ...: '{log}'" / "invalid decimal numeral '{text}' in {log}
  * (decimal.InvalidOperation)"
  * (exit 1).  Returns a TC_BENCH_* status; *out is set only on success.

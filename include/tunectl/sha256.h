@@ -1,5 +1,5 @@
 /*
- * sha256.h - SHA-256 digests through OpenSSL's EVP API (libcrypto).
+ * sha256.h - SHA-256 digests through libcrypto (OpenSSL).
  * Every digest tunectl records is lowercase hex without a prefix unless a
  * format says otherwise ("sha256:<hex>" in lease manifests).
  */

@@ -450,15 +450,15 @@ load_screening(const tc_analyze_opts *o, tc_json **matrix,
  * interval and the Mann-Whitney test, and whether its environment and
  * clock match the baseline's. */
 static int
-evaluate_candidate(const tc_analyze_opts *o, tc_gate_mode mode, size_t i,
-    const tc_runset *base, tc_json **replays, cand_state *c,
-    tc_json *warn_list, tc_buf *warnings, tc_error *err)
+evaluate_candidate(const tc_analyze_opts *o, const tc_runset_opts *ro,
+    tc_gate_mode mode, size_t i, const tc_runset *base, tc_json **replays,
+    cand_state *c, tc_json *warn_list, tc_buf *warnings, tc_error *err)
 {
 	bool replay_valid = true;
 	char *problem;
 	int rc;
 
-	if ((rc = tc_runset_load(o->candidates[i].value, &o->runset, &c->rs,
+	if ((rc = tc_runset_load(o->candidates[i].value, ro, &c->rs,
 	    err)) != 0)
 		return rc;
 	if ((rc = tc_improvement_pct(base, c->rs, &c->improvement, err)) != 0)
@@ -554,6 +554,7 @@ write_table(const tc_runset *base, const tc_stability *st,
 /* What was analysed, for the outputs. */
 struct analysis {
 	tc_gate_mode mode;
+	tc_runset_opts ro;	/* how every run set is read */
 	tc_runset *base;
 	tc_stability st;
 	cand_state *cs;
@@ -636,7 +637,11 @@ tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
 			return rc;
 		goto out;
 	}
-	if ((rc = tc_runset_load(o->baseline, &o->runset, &a.base, err)) != 0)
+	/* the reference's reports summarise a run holding two logs of one
+	 * rank; tunectl's own refuse it */
+	a.ro = o->runset;
+	a.ro.allow_duplicate_ranks = o->reference_output;
+	if ((rc = tc_runset_load(o->baseline, &a.ro, &a.base, err)) != 0)
 		goto out;
 	tc_stability_eval_runset(a.base, &a.st);
 	a.warn_list = tc_json_new_array();
@@ -653,7 +658,7 @@ tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
 	for (i = 0; i < a.n; i++) {
 		a.cs[i].name = o->candidates[i].name;
 		a.cs[i].mode = modes[i];
-		if ((rc = evaluate_candidate(o, a.mode, i, a.base, replays,
+		if ((rc = evaluate_candidate(o, &a.ro, a.mode, i, a.base, replays,
 		    &a.cs[i], a.warn_list, warnings, err)) != 0)
 			goto out;
 	}

@@ -597,7 +597,7 @@ session_finish(session *s, bool *all_ok, tc_error *err)
 {
 	tc_json *doc = tc_json_new_object(), *runs = tc_json_new_array();
 	tc_json *cmd = tc_json_new_array(), *metric = tc_json_new_object();
-	tc_runset_opts ro;
+	tc_runset_opts ro = TC_RUNSET_OPTS_INIT;
 	tc_runset *rs = NULL;
 	tc_error serr = TC_ERROR_INIT;
 	char done[TC_TIMESTAMP_LEN + 1];

@@ -8,7 +8,12 @@
  * Every post-warmup decode sample of the run set lives in one pool array
  * (runs in order, logs in order); ranks and runs hold views into it, so
  * the pooled statistics need no copies, and the exact sums of each log
- * are merged upwards instead of recomputed.
+ * are merged upwards instead of recomputed.  (A run holding two logs of
+ * one rank, summarised only for --reference-output, is the exception:
+ * see pool_remaining_ranks.)
+ *
+ * Logs are read into one reused buffer and scanned with memchr and word
+ * compares; a numeral is converted in the pass that finds its end.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -36,13 +41,23 @@ typedef struct dvec {
 	size_t n, cap;
 } dvec;
 
+/* Room for extra more values: at least doubling, so pushes stay O(1). */
 static void
+dvec_reserve(dvec *d, size_t extra)
+{
+	size_t want = d->n + extra;
+
+	if (want <= d->cap)
+		return;
+	d->cap = d->cap * 2 > want ? d->cap * 2 : want < 1024 ? 1024 : want;
+	d->v = tc_xrealloc(d->v, d->cap * sizeof(*d->v));
+}
+
+static inline void
 dvec_push(dvec *d, double x)
 {
-	if (d->n == d->cap) {
-		d->cap = d->cap ? d->cap * 2 : 1024;
-		d->v = tc_xrealloc(d->v, d->cap * sizeof(*d->v));
-	}
+	if (d->n == d->cap)
+		dvec_reserve(d, 1);
 	d->v[d->n++] = x;
 }
 
@@ -241,57 +256,84 @@ tc_bench_rank_logs(const char *run_dir, size_t *count, tc_error *err)
 
 /* ---- reading one log -------------------------------------------------------- */
 
-char *
-tc_bench_read_all(const char *path, size_t *len, tc_error *err)
+/*
+ * Read a whole log into *buf (grown as needed, reused from log to log so
+ * that a run set of thousands of logs costs one allocation).  Read, not
+ * mapped: a log truncated by a still-running writer while mapped would
+ * end the gate with SIGBUS, and copying from the page cache costs a
+ * fraction of scanning the bytes.
+ */
+static int
+read_log(const char *path, char **buf, size_t *cap, size_t *len,
+    tc_error *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
-	size_t cap, n = 0;
-	char *buf;
+	size_t n = 0;
 
 	if (fd < 0) {
 		tc_bench_oserror(err, errno, path);
-		return NULL;
+		return -1;
 	}
 	if (fstat(fd, &st) != 0) {
 		int e = errno;
 
 		close(fd);
 		tc_bench_oserror(err, e, path);
-		return NULL;
+		return -1;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		close(fd);
 		tc_bench_oserror(err, EISDIR, path);
-		return NULL;
+		return -1;
 	}
-	cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
-	buf = tc_xmalloc(cap + 1);
+	/* one byte more than the size, so EOF is seen without a regrowth */
+	if (S_ISREG(st.st_mode) && st.st_size >= 0 &&
+	    (uint64_t)st.st_size + 2 > *cap) {
+		*cap = (size_t)st.st_size + 2;
+		free(*buf);
+		*buf = tc_xmalloc(*cap);
+	} else if (*cap == 0) {
+		*cap = 4096;
+		*buf = tc_xmalloc(*cap);
+	}
 	for (;;) {
 		ssize_t r;
 
-		if (n == cap) {
-			cap *= 2;
-			buf = tc_xrealloc(buf, cap + 1);
+		if (n + 1 == *cap) {
+			*cap *= 2;
+			*buf = tc_xrealloc(*buf, *cap);
 		}
-		r = read(fd, buf + n, cap - n);
+		r = read(fd, *buf + n, *cap - 1 - n);
 		if (r < 0) {
 			int e = errno;
 
 			if (e == EINTR)
 				continue;
 			close(fd);
-			free(buf);
 			tc_bench_oserror(err, e, path);
-			return NULL;
+			return -1;
 		}
 		if (r == 0)
 			break;
 		n += (size_t)r;
 	}
 	close(fd);
-	buf[n] = '\0';
+	(*buf)[n] = '\0';
 	*len = n;
+	return 0;
+}
+
+char *
+tc_bench_read_all(const char *path, size_t *len, tc_error *err)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+
+	if (read_log(path, &buf, &cap, len, err) != 0) {
+		free(buf);
+		return NULL;
+	}
 	return buf;
 }
 
@@ -310,7 +352,7 @@ typedef struct evec {
 	size_t n, cap;
 } evec;
 
-static void
+static inline void
 evec_push(evec *d, const exact *x)
 {
 	if (d->n == d->cap) {
@@ -376,17 +418,44 @@ tc_bench_numeral(const char *s, size_t len, double *value, uint64_t *coef,
 	return true;
 }
 
-/* memmem for the timing-line head: memchr for its first byte is faster
- * on logs made of timing lines. */
-static const char *
-find_head(const char *p, const char *end, const char *head, size_t hlen)
+/* The timing-line head, "Inference time (": sixteen bytes, compared as
+ * two words. */
+#define HEAD_LEN 16
+
+static uint64_t
+load64(const char *p)
 {
-	while ((size_t)(end - p) >= hlen) {
-		const char *q = memchr(p, head[0], (size_t)(end - p) - hlen + 1);
+	uint64_t w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+static bool
+is_head(const char *p)
+{
+	static const char head[HEAD_LEN] = "Inference time (";
+
+	return load64(p) == load64(head) && load64(p + 8) == load64(head + 8);
+}
+
+/*
+ * The leftmost head at or after p.  A log is mostly timing lines, so the
+ * next one usually starts right after the newline that ended the last
+ * match: that is tried before memchr for the head's first byte (a byte
+ * before it that is not 'I' cannot start a match).
+ */
+static const char *
+find_head(const char *p, const char *end)
+{
+	if ((size_t)(end - p) > HEAD_LEN && *p == '\n' && is_head(p + 1))
+		return p + 1;
+	while ((size_t)(end - p) >= HEAD_LEN) {
+		const char *q = memchr(p, 'I', (size_t)(end - p) - HEAD_LEN + 1);
 
 		if (q == NULL)
 			return NULL;
-		if (memcmp(q + 1, head + 1, hlen - 1) == 0)
+		if (is_head(q))
 			return q;
 		p = q + 1;
 	}
@@ -394,25 +463,70 @@ find_head(const char *p, const char *end, const char *head, size_t hlen)
 }
 
 /*
+ * The numeral [0-9.]+ at q: its end, and in one pass its coefficient
+ * and digits after the point when it has the common form (one point at
+ * most, at most 19 significant digits).
+ */
+typedef struct numeral {
+	const char *end;
+	uint64_t coef;
+	int32_t frac;
+	bool simple;
+} numeral;
+
+static void
+scan_numeral(const char *q, const char *end, numeral *n)
+{
+	uint64_t c = 0;
+	int32_t f = 0;
+	unsigned sig = 0;
+	bool dot = false, simple = true;
+
+	for (; q < end; q++) {
+		unsigned d = (unsigned)(unsigned char)*q - '0';
+
+		if (d <= 9) {
+			f += dot;
+			if (c != 0 || d != 0) {
+				if (++sig > 19)
+					simple = false;
+				else
+					c = c * 10 + d;
+			}
+		} else if (*q == '.') {
+			simple = simple && !dot;
+			dot = true;
+		} else {
+			break;
+		}
+	}
+	n->end = q;
+	n->coef = c;
+	n->frac = f;
+	n->simple = simple;
+}
+
+/*
  * Scan a log for the reference regex
  * "Inference time \((decode|prefill)\): ([0-9.]+) ms" (findall: left to
  * right, non-overlapping).  [0-9.]+ is greedy and cannot give back
  * characters usefully (what follows must be " ms"), so a match is found
- * by direct comparison.
+ * by direct comparison.  A numeral is converted once " ms" follows it,
+ * as Decimal(text) and float(Decimal) are: in the common form (at least
+ * one digit, at most 22 after the point, a coefficient below 2^53) the
+ * double is c / 10^f, correctly rounded because both operands are
+ * exact; tc_bench_numeral converts (or refuses) anything else.
  */
 static int
 scan_log(const char *path, const char *buf, size_t len, dvec *dec,
     evec *dec_exact, dvec *pre, tc_error *err)
 {
-	static const char head[] = "Inference time (";
-	const size_t hlen = sizeof(head) - 1;
 	const char *p = buf, *end = buf + len;
 
-	while ((size_t)(end - p) >= hlen &&
-	    (p = find_head(p, end, head, hlen)) != NULL) {
-		const char *q = p + hlen, *num;
+	while ((p = find_head(p, end)) != NULL) {
+		const char *q = p + HEAD_LEN;
 		bool decode;
-		size_t nlen;
+		numeral n;
 		exact x;
 		double v;
 
@@ -427,20 +541,25 @@ scan_log(const char *path, const char *buf, size_t len, dvec *dec,
 			p++;
 			continue;
 		}
-		num = q;
-		while (q < end && ((*q >= '0' && *q <= '9') || *q == '.'))
-			q++;
-		nlen = (size_t)(q - num);
-		if (nlen == 0 || (size_t)(end - q) < 3 ||
-		    memcmp(q, " ms", 3) != 0) {
+		scan_numeral(q, end, &n);
+		if (n.end == q || (size_t)(end - n.end) < 3 ||
+		    memcmp(n.end, " ms", 3) != 0) {
 			p++;
 			continue;
 		}
-		if (!tc_bench_numeral(num, nlen, &v, &x.coef, &x.frac,
+		x.text = q;
+		x.len = (size_t)(n.end - q);
+		if (n.simple && (n.coef != 0 || memchr(q, '0', x.len) != NULL) &&
+		    n.frac <= 22 && n.coef < (UINT64_C(1) << 53)) {
+			x.coef = n.coef;
+			x.frac = n.frac;
+			x.slow = false;
+			v = (double)n.coef / pow10_tab[n.frac];
+		} else if (!tc_bench_numeral(q, x.len, &v, &x.coef, &x.frac,
 		    &x.slow)) {
 			tc_buf b = TC_BUF_INIT;
 
-			tc_json_repr_string(&b, num, nlen);
+			tc_json_repr_string(&b, q, x.len);
 			tc_error_set(err, "invalid decimal numeral %s in %s "
 			    "(decimal.InvalidOperation)", tc_buf_cstr(&b), path);
 			tc_buf_free(&b);
@@ -448,18 +567,16 @@ scan_log(const char *path, const char *buf, size_t len, dvec *dec,
 		}
 		if (!isfinite(v)) {
 			tc_error_set(err, "%s: timing value %.*s is too large "
-			    "for a float", path, (int)nlen, num);
+			    "for a float", path, (int)x.len, q);
 			return TC_BENCH_FAIL;
 		}
 		if (decode) {
-			x.text = num;
-			x.len = nlen;
 			dvec_push(dec, v);
 			evec_push(dec_exact, &x);
 		} else {
 			dvec_push(pre, v);
 		}
-		p = q + 3;
+		p = n.end + 3;
 	}
 	return TC_BENCH_OK;
 }
@@ -558,6 +675,9 @@ typedef struct load_ctx {
 	dvec pool, prefill;
 	dvec scratch_dec, scratch_pre;
 	evec scratch_exact;
+	char *buf;			/* the log being read */
+	size_t buf_cap;
+	bool duplicates;		/* some run held two logs of one rank */
 } load_ctx;
 
 static void
@@ -604,6 +724,20 @@ load_run(load_ctx *c, const char *run_dir, tc_run_summary *run, run_tmp *rt,
 	memset(rt, 0, sizeof(*rt));
 	if ((rc = list_rank_logs(run_dir, &logs, &nlogs, err)) != 0)
 		return rc;
+	/* Sorted by (rank, path), so logs of one rank are neighbours.  The
+	 * reference lets the later one replace the earlier in ranks while
+	 * both count and both feed the run's pooled samples: almost
+	 * certainly a mistake in the run layout, so only its own reports
+	 * (--reference-output) reproduce that. */
+	for (i = 1; i < nlogs && !c->opts->allow_duplicate_ranks; i++) {
+		if (logs[i].rank != logs[i - 1].rank)
+			continue;
+		tc_error_set(err, "%s: rank logs %s and %s both name rank %ld; "
+		    "keep one log per rank", run_dir, logs[i - 1].path,
+		    logs[i].path, logs[i].rank);
+		rc = TC_BENCH_VALUE_ERROR;
+		goto out;
+	}
 	if ((long)nlogs != c->opts->expected_ranks) {
 		tc_error_set(err, "%s: expected %ld rank logs, found %zu",
 		    run_dir, c->opts->expected_ranks, nlogs);
@@ -629,45 +763,44 @@ load_run(load_ctx *c, const char *run_dir, tc_run_summary *run, run_tmp *rt,
 	nr = 0;
 	for (i = 0; i < nlogs; i++) {
 		size_t len, start, k, slot;
-		char *buf = tc_bench_read_all(logs[i].path, &len, err);
 		rank_tmp *lt = &rt->logs[i];
 		tc_rank_summary *rs;
 
-		if (buf == NULL) {
+		if (read_log(logs[i].path, &c->buf, &c->buf_cap, &len,
+		    err) != 0) {
 			rc = TC_BENCH_FAIL;
 			goto out;
 		}
 		c->scratch_dec.n = c->scratch_exact.n = 0;
 		lt->poff = c->prefill.n;
-		rc = scan_log(logs[i].path, buf, len, &c->scratch_dec,
+		rc = scan_log(logs[i].path, c->buf, len, &c->scratch_dec,
 		    &c->scratch_exact, &c->prefill, err);
-		if (rc != 0) {
-			free(buf);
+		if (rc != 0)
 			goto out;
-		}
 		lt->pn = c->prefill.n - lt->poff;
 		start = slice_start(c->opts->warmup, c->scratch_dec.n);
 		if (start >= c->scratch_dec.n) {
 			tc_error_set(err, "%s: no decode samples remain after "
 			    "warmup=%ld", logs[i].path, c->opts->warmup);
-			free(buf);
 			rc = TC_BENCH_VALUE_ERROR;
 			goto out;
 		}
 		lt->off = c->pool.n;
 		lt->n = c->scratch_dec.n - start;
+		dvec_reserve(&c->pool, lt->n);
+		memcpy(c->pool.v + c->pool.n, c->scratch_dec.v + start,
+		    lt->n * sizeof(*c->pool.v));
+		c->pool.n += lt->n;
 		tc_acc_init(&lt->acc);
-		for (k = start; k < c->scratch_dec.n; k++) {
-			dvec_push(&c->pool, c->scratch_dec.v[k]);
+		for (k = start; k < c->scratch_dec.n; k++)
 			tc_acc_add(&lt->acc, c->scratch_dec.v[k]);
-		}
 		for (k = lt->poff; k < c->prefill.n; k++)
 			tc_acc_add(&rt->pacc, c->prefill.v[k]);
 		tc_acc_merge(&rt->acc, &lt->acc);
-		/* ranks[str(rank)] = ...: a repeated rank overwrites in place */
-		for (slot = 0; slot < nr; slot++)
-			if (run->ranks[slot].rank == logs[i].rank)
-				break;
+		/* ranks[str(rank)] = ...: a repeated rank (the log before,
+		 * in sorted order) is overwritten in place */
+		slot = nr > 0 && run->ranks[nr - 1].rank == logs[i].rank ?
+		    nr - 1 : nr;
 		rs = &run->ranks[slot];
 		if (slot == nr) {
 			nr++;
@@ -675,13 +808,13 @@ load_run(load_ctx *c, const char *run_dir, tc_run_summary *run, run_tmp *rt,
 		} else {
 			free(rs->log_path);
 			free(rs->mean_exact_ms);
+			c->duplicates = true;
 		}
 		rs->rank = logs[i].rank;
 		rs->log_path = tc_xstrdup(logs[i].path);
 		rs->mean_exact_ms = exact_mean(c->scratch_exact.v + start, lt->n);
 		/* views and stats are filled in once the pool stops moving */
 		rt->slot_log[slot] = i;
-		free(buf);
 	}
 	run->rank_count = nr;
 	rt->n = c->pool.n - rt->off;
@@ -697,19 +830,21 @@ out:
 static void
 finish_run(tc_runset *rs, tc_run_summary *run, run_tmp *rt, double *scratch)
 {
+	const double *pool = rs->log_samples != NULL ? rs->log_samples :
+	    rs->samples;
 	size_t i;
 
 	for (i = 0; i < run->rank_count; i++) {
 		tc_rank_summary *r = &run->ranks[i];
 		rank_tmp *lt = &rt->logs[rt->slot_log[i]];
 
-		r->samples = rs->samples + lt->off;
+		r->samples = pool + lt->off;
 		r->prefill = rs->prefill_pool + lt->poff;
 		r->prefill_count = lt->pn;
 		tc_stats_from_acc(&lt->acc, r->samples, lt->n, scratch,
 		    &r->decode);
 	}
-	run->samples = rs->samples + rt->off;
+	run->samples = pool + rt->off;
 	tc_stats_from_acc(&rt->acc, run->samples, rt->n, scratch, &run->decode);
 	run->has_prefill = rt->pn > 0;
 	run->prefill_samples = rs->prefill_pool + rt->poff;
@@ -731,6 +866,32 @@ finish_run(tc_runset *rs, tc_run_summary *run, run_tmp *rt, double *scratch)
 	}
 }
 
+/*
+ * A run that held two logs of one rank pools both in its own statistics,
+ * but the run set pools what its ranks kept: the reference builds it from
+ * each run's ranks, where the later log replaced the earlier.  The pool
+ * of every log moves to log_samples (the views point there) and samples
+ * becomes the remaining ranks' samples, runs in order, ranks in order.
+ */
+static void
+pool_remaining_ranks(tc_runset *rs, const run_tmp *rts, size_t nlog_samples)
+{
+	size_t m = 0;
+
+	rs->log_samples = rs->samples;
+	rs->samples = tc_xmalloc((nlog_samples ? nlog_samples : 1) *
+	    sizeof(*rs->samples));
+	for (size_t i = 0; i < rs->run_count; i++) {
+		for (size_t k = 0; k < rs->runs[i].rank_count; k++) {
+			const rank_tmp *lt = &rts[i].logs[rts[i].slot_log[k]];
+
+			memcpy(rs->samples + m, rs->log_samples + lt->off,
+			    lt->n * sizeof(*rs->samples));
+			m += lt->n;
+		}
+	}
+}
+
 void
 tc_runset_free(tc_runset *rs)
 {
@@ -745,6 +906,7 @@ tc_runset_free(tc_runset *rs)
 	free(rs->run_worst_rank_means_exact_ms);
 	free(rs->run_worst_rank_means_ms);
 	free(rs->samples);
+	free(rs->log_samples);
 	free(rs->prefill_pool);
 	free(rs->path);
 	tc_json_free(rs->manifest);
@@ -792,6 +954,8 @@ tc_runset_load(const char *dir, const tc_runset_opts *opts, tc_runset **out,
 	rs->prefill_pool = c.prefill.v != NULL ? c.prefill.v :
 	    tc_xmalloc(sizeof(double));
 	c.pool.v = c.prefill.v = NULL;
+	if (c.duplicates)
+		pool_remaining_ranks(rs, rts, c.pool.n);
 	for (i = 0; i < nruns; i++) {
 		if (rts[i].n > maxn)
 			maxn = rts[i].n;
@@ -802,7 +966,13 @@ tc_runset_load(const char *dir, const tc_runset_opts *opts, tc_runset **out,
 	tc_acc_init(&total);
 	for (i = 0; i < nruns; i++) {
 		finish_run(rs, &rs->runs[i], &rts[i], scratch);
-		tc_acc_merge(&total, &rts[i].acc);
+		if (rs->log_samples == NULL) {
+			tc_acc_merge(&total, &rts[i].acc);
+			continue;
+		}
+		for (size_t k = 0; k < rs->runs[i].rank_count; k++)
+			tc_acc_merge(&total,
+			    &rts[i].logs[rts[i].slot_log[k]].acc);
 	}
 	free(scratch);
 	tc_stats_from_acc(&total, rs->samples, (size_t)total.count, NULL,
@@ -833,6 +1003,7 @@ out:
 	free(c.scratch_dec.v);
 	free(c.scratch_pre.v);
 	free(c.scratch_exact.v);
+	free(c.buf);
 	tc_bench_free_list(runs, nruns);
 	if (rc != 0) {
 		tc_runset_free(rs);

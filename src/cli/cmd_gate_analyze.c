@@ -62,6 +62,7 @@
 	"  --strict-environment  refuse run sets whose runset.json environment\n" \
 	"                        fingerprints differ or are missing (default: warn)\n" \
 	"  --reference-output    omit the \"tunectl\" key: the reference's report only\n" \
+	"                        (and summarise two logs of one rank as it does)\n" \
 	"  --replay-validator CMD\n" \
 	"                        run CMD REPORT NAME to recompute a replay report (see below)\n" \
 	"  --require-pass        exit 1 when the gate's verdict is negative\n" \

@@ -1,9 +1,18 @@
 /*
- * sha256.c - SHA-256 through OpenSSL's EVP interface, in memory and
- * streamed from files with large sequential reads.  Files are opened
+ * sha256.c - SHA-256 through libcrypto's SHA256_* functions, in memory
+ * and streamed from files with large sequential reads.  Files are opened
  * with tc_open_regular_at, so a FIFO or device planted where evidence
  * belongs is refused instead of blocking or never ending.
+ *
+ * Why not EVP: the first EVP digest of a process initialises OpenSSL,
+ * reads openssl.cnf and fetches SHA-256 from a provider, which cost more
+ * than a controller command's own work on a small session.  SHA256_Init
+ * and friends are the same assembler (SHA-NI, AVX2) without any of that.
+ * OpenSSL 3 marks them deprecated, not removed; the digest is a plain
+ * function of the bytes, so no configuration could change it anyway.
  */
+#define OPENSSL_SUPPRESS_DEPRECATED 1
+
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -12,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
+#include <openssl/sha.h>
 
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
@@ -21,7 +30,7 @@
 #define READ_CHUNK	(1u << 20)
 
 struct tc_sha256 {
-	EVP_MD_CTX *md;
+	SHA256_CTX c;
 };
 
 static void
@@ -31,19 +40,17 @@ crypto_fail(const char *what)
 	abort();
 }
 
-/*
- * The SHA-256 implementation, fetched from the provider once: passing
- * EVP_sha256() makes OpenSSL 3 fetch it again on every init, which cost
- * more than hashing a session document.  A process hashes from one thread.
- */
-static const EVP_MD *
-sha256_md(void)
+static void
+to_hex(const unsigned char md[SHA256_DIGEST_LENGTH],
+    char hex[TC_SHA256_HEX_LEN + 1])
 {
-	static EVP_MD *md;
+	static const char digits[] = "0123456789abcdef";
 
-	if (md == NULL && (md = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL)
-		crypto_fail("EVP_MD_fetch(SHA256)");
-	return md;
+	for (unsigned i = 0; i < SHA256_DIGEST_LENGTH; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 0xF];
+	}
+	hex[TC_SHA256_HEX_LEN] = '\0';
 }
 
 tc_sha256 *
@@ -51,53 +58,46 @@ tc_sha256_new(void)
 {
 	tc_sha256 *ctx = tc_xmalloc(sizeof(*ctx));
 
-	if ((ctx->md = EVP_MD_CTX_new()) == NULL)
-		crypto_fail("EVP_MD_CTX_new");
-	if (EVP_DigestInit_ex(ctx->md, sha256_md(), NULL) != 1)
-		crypto_fail("EVP_DigestInit_ex(sha256)");
+	if (SHA256_Init(&ctx->c) != 1)
+		crypto_fail("SHA256_Init");
 	return ctx;
 }
 
 void
 tc_sha256_update(tc_sha256 *ctx, const void *data, size_t len)
 {
-	if (len > 0 && EVP_DigestUpdate(ctx->md, data, len) != 1)
-		crypto_fail("EVP_DigestUpdate");
+	if (len > 0 && SHA256_Update(&ctx->c, data, len) != 1)
+		crypto_fail("SHA256_Update");
 }
 
 void
 tc_sha256_free(tc_sha256 *ctx)
 {
-	if (ctx == NULL)
-		return;
-	EVP_MD_CTX_free(ctx->md);
 	free(ctx);
 }
 
 void
 tc_sha256_final_hex(tc_sha256 *ctx, char hex[TC_SHA256_HEX_LEN + 1])
 {
-	static const char digits[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0, i;
+	unsigned char md[SHA256_DIGEST_LENGTH];
 
-	if (EVP_DigestFinal_ex(ctx->md, md, &n) != 1 || n != 32)
-		crypto_fail("EVP_DigestFinal_ex");
-	for (i = 0; i < n; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 0xF];
-	}
-	hex[TC_SHA256_HEX_LEN] = '\0';
+	if (SHA256_Final(md, &ctx->c) != 1)
+		crypto_fail("SHA256_Final");
+	to_hex(md, hex);
 	tc_sha256_free(ctx);
 }
 
+/* In memory: no context on the heap. */
 void
 tc_sha256_hex(const void *data, size_t len, char hex[TC_SHA256_HEX_LEN + 1])
 {
-	tc_sha256 *ctx = tc_sha256_new();
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	SHA256_CTX c;
 
-	tc_sha256_update(ctx, data, len);
-	tc_sha256_final_hex(ctx, hex);
+	if (SHA256_Init(&c) != 1 || SHA256_Update(&c, data, len) != 1 ||
+	    SHA256_Final(md, &c) != 1)
+		crypto_fail("SHA256");
+	to_hex(md, hex);
 }
 
 int

@@ -260,4 +260,33 @@ tc gate analyze --baseline ab_a --candidate B=ab_b --promotion-mode B=whole_scop
 expect_rc 0 "interleaved A/B run sets feed the same gates"
 expect_out "B 3 9.0000 9.0000 9.0000 0.0000 10.00% False - -" "(a 3-run baseline is not S0)"
 
+# ---- two rank logs whose names parse to one rank (log_01.log, log_1.log) --------
+mkdir -p dup/run-1 dup/run-2
+printf 'Inference time (decode): 1.0 ms\nInference time (decode): 2.0 ms\n' >dup/run-1/log_0.log
+printf 'Inference time (decode): 5.0 ms\nInference time (decode): 7.0 ms\n' >dup/run-1/log_01.log
+printf 'Inference time (decode): 3.0 ms\n' >dup/run-1/log_1.log
+for r in 0 1 2; do printf 'Inference time (decode): %d.0 ms\n' $((4 + 2 * r)) >dup/run-2/log_$r.log; done
+D=(--warmup 0 --expected-ranks 3)
+tc gate stability --baseline dup "${D[@]}"
+expect_rc 2 "a run directory holding two logs of one rank is refused"
+expect_err "error: dup/run-1: rank logs dup/run-1/log_01.log and dup/run-1/log_1.log both name rank 1" \
+	"the refusal names both logs"
+tc gate stability --baseline dup "${D[@]}" --reference-output --json-out out/dup.json
+expect_rc 0 "--reference-output summarises such a run as the reference does"
+# the reference: both logs count and feed the run's pooled samples; the
+# later in (rank, path) order replaces the earlier in ranks; the run
+# set pools the samples its runs' ranks kept
+got=$(/usr/bin/python3 - out/dup.json <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))["baseline"]
+r = b["runs"][0]
+print(r["rank_count"], list(r["ranks"]), r["ranks"]["1"]["samples_ms"],
+      r["ranks"]["1"]["mean_exact_ms"], r["decode"]["samples_ms"], r["decode"]["mean_ms"],
+      r["worst_rank"], r["worst_rank_mean_exact_ms"], b["decode"]["samples_ms"],
+      b["decode"]["count"], b["decode"]["mean_ms"], b["run_worst_rank_means_exact_ms"])
+PY
+)
+expect_eq "$got" "2 ['0', '1'] [3.0] 3.0 [1.0, 2.0, 5.0, 7.0, 3.0] 3.6 1 3.0 [1.0, 2.0, 3.0, 4.0, 6.0, 8.0] 6 4.0 ['3.0', '8.0']" \
+	"per-rank, per-run and pooled statistics of a repeated rank match the reference"
+
 finish

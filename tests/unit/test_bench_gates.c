@@ -808,7 +808,7 @@ static void
 runset_rank_names_sorting_and_duplicates(void **state)
 {
 	char *d = path_of("names"), *p;
-	tc_runset_opts o = { 0, 2 };
+	tc_runset_opts o = { 0, 2, true };
 	tc_error err = TC_ERROR_INIT;
 	tc_runset *rs = NULL;
 
@@ -845,8 +845,84 @@ runset_rank_names_sorting_and_duplicates(void **state)
 							 * log_3.log overwrites it */
 	assert_string_equal(rs->runs[1].worst_rank_mean_exact_ms, "1.0");
 	assert_int_equal(rs->runs[1].decode.count, 2);	/* both logs pooled */
+	assert_true(rs->runs[1].samples[0] == 2.0);	/* log_03.log first */
+	assert_true(rs->runs[1].samples[1] == 1.0);
+	assert_true(rs->runs[1].decode.mean_ms == 1.5);
+	assert_true(rs->runs[1].ranks[0].samples[0] == 1.0);
 	assert_false(rs->runs[1].has_prefill);
+	/* the run set pools what the ranks kept: run-10's rank 1 (6.0) and
+	 * rank 2 (5.0, 7.0), then run-2's rank 3 from log_3.log only */
+	assert_int_equal(rs->decode.count, 4);
+	assert_true(rs->samples[0] == 6.0 && rs->samples[1] == 5.0 &&
+	    rs->samples[2] == 7.0 && rs->samples[3] == 1.0);
+	assert_true(rs->decode.mean_ms == 4.75);
+	assert_true(rs->decode.max_ms == 7.0 && rs->decode.min_ms == 1.0);
 	tc_runset_free(rs);
+	rs = NULL;
+
+	/* by default such a run directory is refused, naming both logs */
+	o.allow_duplicate_ranks = false;
+	assert_int_equal(tc_runset_load(d, &o, &rs, &err),
+	    TC_BENCH_VALUE_ERROR);
+	assert_null(rs);
+	assert_true(asprintf(&p, "%s/run-2: rank logs %s/run-2/log_03.log and "
+	    "%s/run-2/log_3.log both name rank 3; keep one log per rank", d, d,
+	    d) > 0);
+	assert_string_equal(tc_error_msg(&err), p);
+	free(p);
+	tc_error_clear(&err);
+	free(d);
+}
+
+/* Each numeral as float(Decimal(text)) (glibc's strtod rounds the same
+ * way) and the exact mean as str(sum(Decimal) / n), whichever of the
+ * scanner's paths (one-pass or Decimal) converts it. */
+static void
+runset_numerals_convert_as_decimal_then_float(void **state)
+{
+	static const char *const odd[] = {
+		"0.1234567890123456789012", "9007199254740993",
+		"12345678901234567890.5", "1.00000000000000000000001",
+		"0.0000001", "3.25", "4.5",
+	};
+	char *d = path_of("numerals"), *p;
+	tc_runset_opts o = { 0, 2, false };
+	tc_error err = TC_ERROR_INIT;
+	tc_runset *rs = NULL;
+	const tc_rank_summary *r;
+
+	(void)state;
+	assert_true(asprintf(&p, "%s/run-1", d) > 0);
+	mkdir_p(p);
+	free(p);
+	assert_true(asprintf(&p, "%s/run-1/log_0.log", d) > 0);
+	write_file(p, "Inference time (decode): 0.05 ms\n"
+	    "Inference time (decode): 000.000 ms\n"
+	    "Inference time (decode): .5 ms\n"
+	    "Inference time (decode): 5. ms\n"
+	    "Inference time (decode): 7e5 ms\n"	/* no match: "7" then "e" */
+	    "Inference time (decode): 1.5 m");		/* no match at the end */
+	free(p);
+	assert_true(asprintf(&p, "%s/run-1/log_1.log", d) > 0);
+	write_file(p, "Inference time (decode): 0.1234567890123456789012 ms\n"
+	    "Inference time (decode): 9007199254740993 ms\n"
+	    "Inference time (decode): 12345678901234567890.5 ms\n"
+	    "Inference time (decode): 1.00000000000000000000001 ms\n"
+	    "Inference time (decode): 0.0000001 ms\n"
+	    "xInference time (decode): 3.25 msInference time (decode): 4.5 ms");
+	free(p);
+	assert_int_equal(tc_runset_load(d, &o, &rs, &err), 0);
+	r = &rs->runs[0].ranks[0];
+	assert_int_equal(r->decode.count, 4);
+	assert_true(r->samples[0] == 0.05 && r->samples[1] == 0.0 &&
+	    r->samples[2] == 0.5 && r->samples[3] == 5.0);
+	assert_string_equal(r->mean_exact_ms, "1.3875");
+	r = &rs->runs[0].ranks[1];
+	assert_int_equal(r->decode.count, 7);
+	for (size_t i = 0; i < 7; i++)
+		assert_true(r->samples[i] == strtod(odd[i], NULL));
+	tc_runset_free(rs);
+	tc_error_clear(&err);
 	free(d);
 }
 
@@ -902,6 +978,7 @@ main(void)
 		cmocka_unit_test(runset_reports_missing_runs_and_rank_count),
 		cmocka_unit_test(runset_needs_samples_after_warmup),
 		cmocka_unit_test(runset_invalid_numeral_and_unreadable_log_are_failures),
+		cmocka_unit_test(runset_numerals_convert_as_decimal_then_float),
 		cmocka_unit_test(runset_rank_names_sorting_and_duplicates),
 		cmocka_unit_test(promotion_threshold_is_inclusive_at_the_boundary),
 	};
