@@ -46,14 +46,11 @@ fail(tc_json *o, const char *reason)
 static bool
 nonblank(const tc_json *v, const char **s)
 {
-	size_t a, n;
-
 	if (!tc_json_is(v, TC_JSON_STRING))
 		return false;
-	tc_bench_py_strip(v->u.str.ptr, v->u.str.len, &a, &n);
 	if (s != NULL)
 		*s = v->u.str.ptr;
-	return n > 0;
+	return tc_is_nonblank_string(v);
 }
 
 static int
@@ -126,13 +123,8 @@ tc_replay_validate(const char *path, const char *expected,
 		return fail(o, "replay_evidence_missing");
 	}
 	tc_json_object_set_string(o, "path", path);
-	{
-		size_t a, n;
-
-		tc_bench_py_strip(path, strlen(path), &a, &n);
-		if (n == 0)
-			return fail(o, "replay_evidence_path_invalid");
-	}
+	if (!tc_text_has_content(path, strlen(path)))
+		return fail(o, "replay_evidence_path_invalid");
 	if ((resolved = tc_path_resolve(path, &perr)) == NULL) {
 		tc_error_clear(&perr);
 		return fail(o, "replay_evidence_path_invalid");
@@ -155,11 +147,11 @@ tc_replay_validate(const char *path, const char *expected,
 		goto done;
 	}
 	{
-		size_t a, n;
+		size_t a, e;
 
-		tc_bench_py_strip(v->u.str.ptr, v->u.str.len, &a, &n);
-		if (n != strlen(expected) ||
-		    memcmp(v->u.str.ptr + a, expected, n) != 0) {
+		tc_py_strip(v->u.str.ptr, v->u.str.len, &a, &e);
+		if (e - a != strlen(expected) ||
+		    memcmp(v->u.str.ptr + a, expected, e - a) != 0) {
 			o = fail(o, "replay_candidate_name_mismatch");
 			goto done;
 		}

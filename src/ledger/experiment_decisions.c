@@ -160,7 +160,7 @@ check_decision(struct xv *x, const tc_json *d, const char *field,
 
 	for (k = 0; ids[k] != NULL; k++) {			/* D2 */
 		v = tc_json_get(d, ids[k]);
-		if (!tc_ledger_non_empty_string(v))
+		if (!tc_is_nonblank_string(v))
 			lx_err(x->errors, "%s.%s must be a non-empty string",
 			    loc, ids[k]);
 		else if (lx_has_surrounding_ws(v))
@@ -208,10 +208,10 @@ check_decision(struct xv *x, const tc_json *d, const char *field,
 	if (!tc_json_is(bnd, TC_JSON_OBJECT)) {
 		lx_err(x->errors, "%s.boundary must be an object", loc);
 	} else {
-		if (!tc_ledger_non_empty_string(tc_json_get(bnd, "start_op")))
+		if (!tc_is_nonblank_string(tc_json_get(bnd, "start_op")))
 			lx_err(x->errors, "%s.boundary.start_op must be a "
 			    "non-empty string", loc);
-		if (!tc_ledger_non_empty_string(tc_json_get(bnd, "end_op")))
+		if (!tc_is_nonblank_string(tc_json_get(bnd, "end_op")))
 			lx_err(x->errors, "%s.boundary.end_op must be a "
 			    "non-empty string", loc);
 	}
@@ -242,7 +242,7 @@ check_decision(struct xv *x, const tc_json *d, const char *field,
 		lx_err(x->errors, "%s non-exact mapping must remain "
 		    "insufficient_evidence", loc);
 	rid = tc_json_get(d, "round_id");			/* D12 */
-	if (tc_ledger_non_empty_string(rid)) {
+	if (tc_is_nonblank_string(rid)) {
 		src_idx = xv_round_index(x, rid);
 		src = round_obj(x, src_idx);
 	}
@@ -251,7 +251,7 @@ check_decision(struct xv *x, const tc_json *d, const char *field,
 		    loc);
 	for (k = 0; fingerprint_fields[k] != NULL; k++) {	/* D13 */
 		v = tc_json_get(d, fingerprint_fields[k]);
-		if (!tc_ledger_non_empty_string(v))
+		if (!tc_is_nonblank_string(v))
 			lx_err(x->errors, "%s.%s must be a non-empty string",
 			    loc, fingerprint_fields[k]);
 		else if (src != NULL &&
@@ -263,10 +263,10 @@ check_decision(struct xv *x, const tc_json *d, const char *field,
 	if (!in_passed(x, rid))					/* D15 */
 		lx_err(x->errors, "%s source round must have profiling passed",
 		    loc);
-	if (!tc_ledger_non_empty_string(map_get(x->agents, rid)))	/* D16 */
+	if (!tc_is_nonblank_string(map_get(x->agents, rid)))	/* D16 */
 		lx_err(x->errors, "%s source round must have a profiling "
 		    "analysis Agent", loc);
-	if (!tc_ledger_relative_artifact(map_get(x->results, rid)))	/* D17 */
+	if (!tc_is_relative_artifact(map_get(x->results, rid)))	/* D17 */
 		lx_err(x->errors, "%s source round must have a profiling "
 		    "analysis result", loc);
 	if (!lx_eq(tc_json_get(d, "source_profiling_analysis_result"),
@@ -306,14 +306,14 @@ check_decision(struct xv *x, const tc_json *d, const char *field,
 		const tc_json *vr = tc_json_get(d, "verified_in_round_id");
 		long vr_idx = -1;
 
-		if (!tc_ledger_non_empty_string(vr) || !in_passed(x, vr))
+		if (!tc_is_nonblank_string(vr) || !in_passed(x, vr))
 			lx_err(x->errors, "%s.verified_in_round_id must reference "
 			    "a profiling-passed round", loc);
 		if (!lx_eq(tc_json_get(d, "profiling_analysis_result"),
 		    map_get(x->results, vr)))
 			lx_err(x->errors, "%s.profiling_analysis_result must "
 			    "reference fresh verification profiling", loc);
-		if (tc_ledger_non_empty_string(vr))
+		if (tc_is_nonblank_string(vr))
 			vr_idx = xv_round_index(x, vr);
 		if (src_idx >= 0 && vr_idx >= 0 && vr_idx <= src_idx)
 			lx_err(x->errors, "%s.verified_in_round_id must be "
@@ -331,7 +331,7 @@ check_decision(struct xv *x, const tc_json *d, const char *field,
 			} else {
 				refs = tc_json_get(vround,
 				    "performance_decision_range_ids");
-				if (tc_ledger_canonical_string(range) &&
+				if (tc_is_canonical_string(range) &&
 				    tc_json_is(refs, TC_JSON_ARRAY))
 					for (k = 0; k < refs->u.arr.len; k++)
 						if (lx_eq(refs->u.arr.items[k],
@@ -385,8 +385,8 @@ xv_check_decisions(struct xv *x)
 				break;
 			rid = tc_json_get(d, "round_id");	/* D25 */
 			range = tc_json_get(d, "range_id");
-			if (!tc_ledger_non_empty_string(rid) ||
-			    !tc_ledger_non_empty_string(range))
+			if (!tc_is_nonblank_string(rid) ||
+			    !tc_is_nonblank_string(range))
 				continue;
 			pair_key(&key, rid, range);
 			if (lx_set_has(&seen[f], key.data, key.len))
@@ -417,7 +417,7 @@ add_range_ids(const tc_json *list, lx_set *out)
 		const tc_json *range = tc_json_get(d, "range_id");
 
 		if (tc_json_is(d, TC_JSON_OBJECT) &&
-		    tc_ledger_non_empty_string(range))
+		    tc_is_nonblank_string(range))
 			lx_set_add(out, range->u.str.ptr, range->u.str.len);
 	}
 }
@@ -514,9 +514,9 @@ retained_range_ids(const struct xv *x, lx_set *out)
 		long idx = -1;
 
 		if (!tc_json_is(d, TC_JSON_OBJECT) || !applied_keep(d, true) ||
-		    !tc_ledger_non_empty_string(range))
+		    !tc_is_nonblank_string(range))
 			continue;
-		if (tc_ledger_non_empty_string(rid))
+		if (tc_is_nonblank_string(rid))
 			idx = xv_round_index(x, rid);
 		if (idx >= 0 && x->rounds[idx].kind == XK_FINAL)
 			continue;
@@ -646,7 +646,7 @@ sem_init(struct xv *x, struct xsem *m)
 		if (!tc_json_is(d, TC_JSON_OBJECT) || !effective_prune(d) ||
 		    !tc_json_is(range, TC_JSON_STRING))
 			continue;
-		if (tc_ledger_non_empty_string(rid))
+		if (tc_is_nonblank_string(rid))
 			pos = xv_round_index(x, rid);
 		if (pos < 0)
 			pos = (long)x->nrounds;
@@ -721,7 +721,7 @@ record_ranges(const struct xsem *m, const tc_json *id, bool nes_only,
 	for (i = 0; i < n; i++) {
 		const tc_json *range = tc_json_get(recs[i]->d, "range_id");
 
-		if (nes_only ? tc_ledger_non_empty_string(range) :
+		if (nes_only ? tc_is_nonblank_string(range) :
 		    tc_json_is(range, TC_JSON_STRING))
 			lx_set_add(out, range->u.str.ptr, range->u.str.len);
 	}
@@ -894,7 +894,7 @@ xv_check_round_semantics(struct xv *x)
 			check_final_round(x, &m, o, loc, &refs);
 		}
 		fp = tc_json_get(o, "candidate_config_fingerprint");
-		if (tc_ledger_non_empty_string(fp))
+		if (tc_is_nonblank_string(fp))
 			earlier_fp = fp;
 		lx_set_free(&refs);
 	}

@@ -59,7 +59,7 @@ artifact_path(struct ev *e, const tc_json *v, const char *loc, bool json_file)
 	tc_error rerr = TC_ERROR_INIT;
 	char *joined, *resolved;
 
-	if (!tc_ledger_relative_artifact(v) ||
+	if (!tc_is_relative_artifact(v) ||
 	    strlen(v->u.str.ptr) != v->u.str.len) {
 		fail(e, "%s must be a relative artifact path", loc);
 		return NULL;
@@ -220,7 +220,7 @@ check_inputs(struct ev *e, const char *L, const tc_json *a,
 				continue;
 			/* Inputs are relative to the analysis file, so ".."
 			 * is legitimate; the root check below bounds them. */
-			if (!tc_ledger_non_empty_string(v) ||
+			if (!tc_is_nonblank_string(v) ||
 			    v->u.str.ptr[0] == '/' ||
 			    strlen(v->u.str.ptr) != v->u.str.len) {
 				rc = fail(e, "%s inputs.%s must be a relative path",
@@ -314,7 +314,7 @@ dup_ranges(struct ev *e, const char *A, const tc_json *list, lx_set *ids,
 		tc_buf s = TC_BUF_INIT;
 		bool is_new;
 
-		lx_pystr(&s, range);
+		tc_json_str(&s, range);
 		is_new = lx_set_add(ids, s.data != NULL ? s.data : "", s.len);
 		if (!is_new) {
 			int rc = fail(e, "%s %sduplicates range_id=%s", A, what,
@@ -444,7 +444,7 @@ check_exactly_once(struct ev *e, const struct produced *p)
 	    i < p->decisions->u.arr.len; i++) {
 		tc_buf s = TC_BUF_INIT;
 
-		lx_pystr(&s, tc_json_get(p->decisions->u.arr.items[i],
+		tc_json_str(&s, tc_json_get(p->decisions->u.arr.items[i],
 		    "range_id"));
 		lx_set_add(&prod, tc_buf_cstr(&s), s.len);
 		tc_buf_free(&s);
@@ -461,7 +461,7 @@ check_exactly_once(struct ev *e, const struct produced *p)
 			    rid->u.str.len != p->rid_len ||
 			    memcmp(rid->u.str.ptr, p->rid, p->rid_len) != 0)
 				continue;
-			lx_pystr(&s, tc_json_get(d, "range_id"));
+			tc_json_str(&s, tc_json_get(d, "range_id"));
 			if (!lx_set_add(&sub, tc_buf_cstr(&s), s.len))
 				lx_set_add(&dups, tc_buf_cstr(&s), s.len);
 			tc_buf_free(&s);

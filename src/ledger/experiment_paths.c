@@ -43,7 +43,7 @@ rel_walk(const tc_json *v, tc_buf *loc, bool under, tc_json *errors)
 		}
 		break;
 	case TC_JSON_STRING:
-		if (under && !tc_ledger_relative_artifact(v)) {
+		if (under && !tc_is_relative_artifact(v)) {
 			tc_buf_puts(loc, " must be a relative artifact path");
 			lx_err_buf(errors, loc);
 			loc->len = mark;
@@ -73,7 +73,7 @@ register_path(const tc_json *v, const char *role, lx_map *out)
 {
 	char *p;
 
-	if (!tc_ledger_relative_artifact(v))
+	if (!tc_is_relative_artifact(v))
 		return;
 	p = lx_posix(v);
 	if (strcmp(role, "artifact") == 0)
@@ -187,7 +187,7 @@ xv_check_artifact_paths(struct xv *x)
 			const tc_json *v = tc_json_get(arts, names[k]);
 			char *p;
 
-			if (!tc_ledger_relative_artifact(v))
+			if (!tc_is_relative_artifact(v))
 				continue;
 			p = lx_posix(v);
 			if (!lx_set_addz(&seen, p))

@@ -21,7 +21,7 @@ static bool
 member_key_canonical(const char *k, size_t n)
 {
 	tc_json *s = tc_json_new_stringn(k, n);
-	bool ok = tc_ledger_canonical_string(s);
+	bool ok = tc_is_canonical_string(s);
 
 	tc_json_free(s);
 	return ok;
@@ -39,9 +39,9 @@ add_stripped(lx_set *s, const tc_json *v)
 {
 	size_t a, b;
 
-	if (!tc_ledger_non_empty_string(v))
+	if (!tc_is_nonblank_string(v))
 		return false;
-	lx_strip_range(v->u.str.ptr, v->u.str.len, &a, &b);
+	tc_py_strip(v->u.str.ptr, v->u.str.len, &a, &b);
 	lx_set_add(s, v->u.str.ptr + a, b - a);
 	return true;
 }
@@ -51,7 +51,7 @@ add_posix(lx_set *s, const tc_json *v)
 {
 	char *p;
 
-	if (!tc_ledger_relative_artifact(v))
+	if (!tc_is_relative_artifact(v))
 		return false;
 	p = lx_posix(v);
 	lx_set_addz(s, p);
@@ -123,7 +123,7 @@ registry_build(struct registry *reg, const tc_json *ledger)
 		const tc_json *id = tc_json_get(x, "experiment_id");
 		char label[64];
 
-		if (tc_ledger_canonical_string(id)) {
+		if (tc_is_canonical_string(id)) {
 			registry_add(reg, x, id->u.str.ptr, id->u.str.len);
 		} else {
 			snprintf(label, sizeof(label),
@@ -253,7 +253,7 @@ check_validated_ids(const tc_json *ids, const tc_json *exps, tc_error *err)
 	if (!tc_json_is(ids, TC_JSON_ARRAY))
 		return E("ledger artifact_validated_experiment_ids must be a list");
 	for (i = 0; i < ids->u.arr.len; i++)
-		if (!tc_ledger_canonical_string(ids->u.arr.items[i]))
+		if (!tc_is_canonical_string(ids->u.arr.items[i]))
 			return E("ledger artifact_validated_experiment_ids must "
 			    "contain canonical strings");
 	for (i = 0; i < ids->u.arr.len; i++) {
@@ -465,9 +465,9 @@ stripped_dup(const tc_json *v, size_t *n)
 {
 	size_t a, b;
 
-	if (!tc_ledger_non_empty_string(v))
+	if (!tc_is_nonblank_string(v))
 		return NULL;
-	lx_strip_range(v->u.str.ptr, v->u.str.len, &a, &b);
+	tc_py_strip(v->u.str.ptr, v->u.str.len, &a, &b);
 	*n = b - a;
 	return tc_xstrndup(v->u.str.ptr + a, b - a);
 }
@@ -496,10 +496,10 @@ profiles_add(struct profiles *p, const tc_json *exp, const char *id,
 		add_posix(&p->profile_paths, bp);
 		add_posix(&p->profile_paths, cp);
 		if (lifecycle_passed(o)) {
-			if (strict && (!tc_ledger_relative_artifact(cp) ||
-			    !tc_ledger_relative_artifact(bp) ||
-			    !tc_ledger_non_empty_string(bf) ||
-			    !tc_ledger_non_empty_string(cf))) {
+			if (strict && (!tc_is_relative_artifact(cp) ||
+			    !tc_is_relative_artifact(bp) ||
+			    !tc_is_nonblank_string(bf) ||
+			    !tc_is_nonblank_string(cf))) {
 				free(key);
 				return E("ledger experiment %s has invalid profile "
 				    "evidence", id);
@@ -512,7 +512,7 @@ profiles_add(struct profiles *p, const tc_json *exp, const char *id,
 			add_stripped(&p->base_fps, bf);
 			continue;
 		}
-		if (!tc_ledger_relative_artifact(bp) ||
+		if (!tc_is_relative_artifact(bp) ||
 		    (fp = stripped_dup(bf, &fpn)) == NULL)
 			continue;
 		path = lx_posix(bp);
@@ -555,11 +555,11 @@ history_analysis_check(const tc_json *exp, const char *id, tc_error *err)
 	    !tc_json_is(results, TC_JSON_OBJECT))
 		return E("ledger experiment %s has invalid analysis evidence", id);
 	for (i = 0; i < agents->u.obj.len; i++)
-		if (!tc_ledger_non_empty_string(agents->u.obj.members[i].value))
+		if (!tc_is_nonblank_string(agents->u.obj.members[i].value))
 			return E("ledger experiment %s has invalid analysis Agent "
 			    "IDs", id);
 	for (i = 0; i < results->u.obj.len; i++)
-		if (!tc_ledger_relative_artifact(results->u.obj.members[i].value))
+		if (!tc_is_relative_artifact(results->u.obj.members[i].value))
 			return E("ledger experiment %s has invalid analysis paths",
 			    id);
 	return 0;
@@ -681,7 +681,7 @@ check_history(const tc_json *exps, const tc_json *result, tc_error *err)
 		bool bad;
 
 		if (!tc_json_is(o, TC_JSON_OBJECT) ||
-		    !tc_ledger_relative_artifact(bp) ||
+		    !tc_is_relative_artifact(bp) ||
 		    (fp = stripped_dup(tc_json_get(o,
 		    "baseline_profile_fingerprint"), &fpn)) == NULL)
 			continue;

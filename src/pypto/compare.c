@@ -219,7 +219,7 @@ select_device(long given, long *device, const char **source, tc_error *err)
 	}
 	if (a != NULL && *a != '\0') {
 		size_t len = strcspn(a, ",");
-		char *first = tc_xstrndup(a, len), *s = tc_pj_strip(first);
+		char *first = tc_xstrndup(a, len), *s = tc_py_strip_dup(first);
 		bool zero = s == NULL || strcmp(s, "0") == 0;
 
 		free(first);

@@ -253,7 +253,7 @@ check_repeat(const struct case_ctx *cx, const char *case_id, size_t r,
 	}
 	for (i = 0; i < rows->u.arr.len; i++) {
 		const char *name = cell(rows->u.arr.items[i], io);
-		char *s = tc_pj_strip(name);
+		char *s = tc_py_strip_dup(name);
 
 		if (s != NULL && strcmp(s, cx->op_name) == 0) {
 			matched++;
@@ -296,7 +296,7 @@ check_repeat(const struct case_ctx *cx, const char *case_id, size_t r,
 		    "target row has invalid Task Duration(us)", case_id, r);
 		goto out;
 	}
-	if (!tc_pj_isclose(dur, sample, 1e-9, 1e-6)) {
+	if (!tc_py_isclose(dur, sample, 1e-9, 1e-6)) {
 		tc_error_set(err, "raw timing duration mismatch: %s repeat %zu",
 		    case_id, r);
 		goto out;
@@ -463,7 +463,7 @@ check_case(const struct case_ctx *cx, const char *round, const char *case_id,
 	}
 	out->aggregate_us = tc_pypto_aggregate(out->samples, n);
 	if (!tc_pj_positive(tc_json_get(m, "aggregate_us"), &agg) ||
-	    !tc_pj_isclose(agg, out->aggregate_us, 1e-9, 1e-6)) {
+	    !tc_py_isclose(agg, out->aggregate_us, 1e-9, 1e-6)) {
 		tc_error_set(err, "per-case aggregate is not reproducible: %s",
 		    case_id);
 		goto out;
@@ -638,7 +638,7 @@ golden_checks(const tc_json *perf, const tc_json *pcs, const tc_json *ids,
 		ratios[(*nr)++] = ratio;
 		for (k = 0; k < 2; k++)
 			if (!tc_pj_positive(tc_json_get(row, fields[k]), &f) ||
-			    !tc_pj_isclose(f, ratio, 1e-9, 1e-6)) {
+			    !tc_py_isclose(f, ratio, 1e-9, 1e-6)) {
 				msg = tc_xasprintf("performance.json %s mismatch: %s",
 				    fields[k], id);
 				goto out;
@@ -693,7 +693,7 @@ target_checks(const tc_json *perf, const double *ratios, size_t nr, size_t n)
 				goto out;
 			}
 		} else if (!tc_json_number(e, &ev) || !tc_pj_positive(a, &av) ||
-		    !tc_pj_isclose(av, ev, 1e-9, 1e-6)) {
+		    !tc_py_isclose(av, ev, 1e-9, 1e-6)) {
 			msg = tc_xasprintf("performance.json Golden ratio stats "
 			    "mismatch: %s", keys[i]);
 			goto out;
@@ -828,7 +828,7 @@ tc_pypto_performance_error(const char *op_dir, const tc_json *perf)
 			msg = tc_xasprintf("per-case timing source mismatch: %s",
 			    r.cases[i].id);
 		else if (!tc_pj_positive(tc_json_get(row, "asc_us"), &asc) ||
-		    !tc_pj_isclose(asc, r.cases[i].aggregate_us, 1e-9, 1e-6))
+		    !tc_py_isclose(asc, r.cases[i].aggregate_us, 1e-9, 1e-6))
 			msg = tc_xasprintf("performance.json PyPTO duration "
 			    "mismatch: %s", r.cases[i].id);
 		tc_json_free(m);
