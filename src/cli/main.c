@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tunectl/report.h"
 
 static void
 print_overview(FILE *fp)
@@ -58,6 +59,9 @@ main(int argc, char **argv)
 {
 	const struct tc_command *c;
 
+	/* The session layer writes reports through the report layer above
+	 * it; it is told how here. */
+	tc_report_register();
 	if (argc < 2) {
 		print_overview(stderr);
 		return TC_EXIT_USAGE;
