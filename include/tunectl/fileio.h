@@ -16,7 +16,6 @@
 #include <stddef.h>
 
 #include "tunectl/error.h"
-#include "tunectl/json.h"
 
 enum {
 	TC_WRITE_EXCLUSIVE = 1 << 0,	/* refuse to replace an existing file */
@@ -52,12 +51,7 @@ int tc_write_atomic(const char *path, const void *data, size_t len,
 int tc_write_atomic_at(int dirfd, const char *name, const char *display,
     const void *data, size_t len, unsigned flags, tc_error *err);
 
-/* Pretty JSON (tc_json_pretty) written atomically. */
-int tc_write_json(const char *path, const tc_json *v, unsigned flags,
-    tc_error *err);
-/* The same with tc_write_atomic_at. */
-int tc_write_json_at(int dirfd, const char *name, const char *display,
-    const tc_json *v, unsigned flags, tc_error *err);
+/* Writing a JSON document: tc_write_json() in tunectl/json.h. */
 
 /*
  * Open a file for reading the way every reader of tunectl does, so that
@@ -73,7 +67,11 @@ int tc_write_json_at(int dirfd, const char *name, const char *display,
 enum { TC_OPEN_NOFOLLOW = 1 << 0 };
 int tc_open_regular_at(int dirfd, const char *name, unsigned flags);
 
-/* Read a whole file (at most max_bytes; 0 = TC_JSON_MAX_BYTES).  The
+/* The most a whole-file read takes by default: 1 GiB (the JSON reader's
+ * limit, TC_JSON_MAX_BYTES, is this one). */
+#define TC_READ_MAX_BYTES	((size_t)1 << 30)
+
+/* Read a whole file (at most max_bytes; 0 = TC_READ_MAX_BYTES).  The
  * result is NUL-terminated and malloc'd; *len (when len is not NULL) gets
  * the size without the NUL.  Errors: Python's open()/read() messages
  * ("[Errno 2] No such file or directory: 'PATH'", a directory is

@@ -116,9 +116,8 @@ extern const char *const tc_final_detail_keys[];
 
 /* ---- small predicates shared by the Final checks ------------------------ */
 
-/* The reference's canonical string: a JSON string, non-empty after
- * Python's strip(), equal to its strip(). */
-bool tc_final_is_canonical_string(const tc_json *v);
+/* The reference's canonical string is tc_is_canonical_string()
+ * (tunectl/canon.h). */
 
 /* A number that is not a bool and is finite (math.isfinite); *out gets
  * float(v). */
@@ -130,8 +129,5 @@ bool tc_final_finite_number(const tc_json *v, double *out);
  * give -0.0 and two equal ints +0.0). */
 double tc_final_delta(const tc_json *b, const tc_json *c);
 double tc_final_report_improvement(const tc_json *b, const tc_json *c);
-
-/* math.isclose(a, b, rel_tol=rel, abs_tol=abs_tol). */
-bool tc_final_isclose(double a, double b, double rel, double abs_tol);
 
 #endif

@@ -25,10 +25,12 @@
 
 #include "tunectl/buf.h"
 #include "tunectl/error.h"
+#include "tunectl/fileio.h"
+#include "tunectl/text.h"
 
 /* Documented reader limits (see docs/json.md). */
 #define TC_JSON_MAX_DEPTH	1000		/* nested arrays/objects */
-#define TC_JSON_MAX_BYTES	((size_t)1 << 30)	/* 1 GiB of input */
+#define TC_JSON_MAX_BYTES	TC_READ_MAX_BYTES	/* 1 GiB of input */
 #define TC_JSON_MAX_INT_DIGITS	4300		/* CPython's int/str limit */
 
 typedef enum tc_json_type {
@@ -98,6 +100,14 @@ tc_json *tc_json_parse_text(const char *text, size_t len, tc_error *err);
 char *tc_json_read_path(const char *path, size_t *len, tc_error *err);
 char *tc_json_read_fd(int fd, size_t *len, tc_error *err);
 
+/* Pretty JSON (tc_json_pretty) written atomically by tc_write_atomic()
+ * (tunectl/fileio.h, whose TC_WRITE_* flags apply). */
+int tc_write_json(const char *path, const tc_json *v, unsigned flags,
+    tc_error *err);
+/* The same with tc_write_atomic_at. */
+int tc_write_json_at(int dirfd, const char *name, const char *display,
+    const tc_json *v, unsigned flags, tc_error *err);
+
 /* ---- writing ---------------------------------------------------------- */
 
 enum {
@@ -144,8 +154,12 @@ void tc_json_repr(tc_buf *out, const tc_json *v);
 /* Python str() of the value: a string as its text, anything else as
  * repr() (so lists and dicts show their items' repr). */
 void tc_json_str(tc_buf *out, const tc_json *v);
-/* Python repr() of a UTF-8 string. */
-void tc_json_repr_string(tc_buf *out, const char *s, size_t len);
+/* Python repr() of a string value's WTF-8 bytes (tc_py_repr_str). */
+static inline void
+tc_json_repr_string(tc_buf *out, const char *s, size_t len)
+{
+	tc_py_repr_str(out, s, len, TC_UTF8_WTF8);
+}
 
 /* Python float repr (shortest round trip): "10.0", "1e-07", "inf", "nan". */
 void tc_json_format_double(tc_buf *out, double d);
@@ -228,14 +242,20 @@ tc_json *tc_json_pointer(const tc_json *root, const char *pointer,
     tc_error *err);
 
 /* true when the UTF-8/WTF-8 bytes hold a lone surrogate. */
-bool tc_json_has_surrogate(const char *s, size_t len);
+static inline bool
+tc_json_has_surrogate(const char *s, size_t len)
+{
+	return tc_utf8_has_surrogate(s, len);
+}
 
-/* Decode one code point of the WTF-8 bytes at s (n >= 1 bytes left):
- * returns its length and sets *cp.  A lone surrogate decodes as itself
- * (U+D800..U+DFFF); a byte that starts no valid sequence decodes alone as
- * U+DC80..U+DCFF (Python's surrogateescape).  The one decoder tunectl
- * has, for callers outside the JSON module too. */
-size_t tc_json_decode_cp(const char *s, size_t n, uint32_t *cp);
+/* Decode one code point of a string value's WTF-8 bytes at s (n >= 1
+ * bytes left): tc_utf8_decode() under TC_UTF8_WTF8 (a lone surrogate
+ * decodes as itself, an ill-formed byte b as U+DC00+b). */
+static inline size_t
+tc_json_decode_cp(const char *s, size_t n, uint32_t *cp)
+{
+	return tc_utf8_decode(s, n, cp, TC_UTF8_WTF8);
+}
 
 const char *tc_json_type_name(tc_json_type t);	/* Python type names: "dict", "list", "str", "int", "float", "bool", "NoneType" */
 

@@ -60,10 +60,7 @@ const char *tc_ledger_os_error_type(const char *msg);
 
 /* ---- predicates (docs/spec/ledger.md "Predicates") ---------------------- */
 
-bool tc_ledger_non_empty_string(const tc_json *v);	/* str with strip() */
-bool tc_ledger_canonical_string(const tc_json *v);	/* ... == strip() */
-/* docs/spec/ledger.md "Relative artifact paths" */
-bool tc_ledger_relative_artifact(const tc_json *v);
+/* Non-empty, canonical strings and relative artifact paths: canon.h. */
 bool tc_ledger_contains_chinese(const tc_json *v);	/* U+4E00..U+9FFF */
 bool tc_ledger_rfc6901_pointer(const tc_json *v);	/* absolute pointer */
 /* Decision-level mapping predicates over a decision object. */

@@ -15,6 +15,10 @@
 #include "tunectl/error.h"
 #include "tunectl/json.h"
 
+/* Give the session layer its report renderers (tunectl/session_reports.h):
+ * call once before sealing, resuming or verifying sessions. */
+void tc_report_register(void);
+
 enum tc_report_lang {
 	TC_REPORT_ZH = 0,	/* the reference's report (default) */
 	TC_REPORT_EN = 1

@@ -50,11 +50,13 @@
 #include "tunectl/report.h"
 #include "tunectl/round_report.h"
 #include "tunectl/session.h"
+#include "tunectl/session_reports.h"
 #include "tunectl/sha256.h"
 #include "tunectl/skills.h"
 #include "tunectl/slurm.h"
 #include "tunectl/stats.h"
 #include "tunectl/support.h"
+#include "tunectl/text.h"
 #include "tunectl/timeutil.h"
 
 #endif

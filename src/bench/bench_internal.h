@@ -44,10 +44,6 @@ tc_json *tc_evaluation_to_json(const tc_evaluation *e,
     const tc_gate_policy *policy, tc_gate_mode mode,
     const char *promotion_mode, tc_json *replay);
 
-/* Python str.strip() of UTF-8 text: the kept range. */
-void tc_bench_py_strip(const char *s, size_t len, size_t *start,
-    size_t *out_len);
-
 /* Selection and ranking (docs/spec/gates.md "Selection and ranking") and the
  * stdout table (docs/spec/gates.md "Stdout table"). */
 typedef struct tc_sel_input {

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "tunectl/bench.h"
+#include "tunectl/canon.h"
 #include "tunectl/sha256.h"
 #include "bench_internal.h"
 
@@ -60,12 +61,8 @@ static const char *
 text(const tc_json *obj, const char *key)
 {
 	const tc_json *v = tc_json_get(obj, key);
-	size_t a, n;
 
-	if (!tc_json_is(v, TC_JSON_STRING))
-		return NULL;
-	tc_bench_py_strip(v->u.str.ptr, v->u.str.len, &a, &n);
-	return n > 0 ? v->u.str.ptr : NULL;
+	return tc_is_nonblank_string(v) ? v->u.str.ptr : NULL;
 }
 
 static bool
@@ -87,23 +84,14 @@ ends_with(const char *s, const char *suffix)
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+/* The reference's [\u4e00-\u9fff\u3400-\u4dbf]. */
 static bool
 has_cjk(const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s);
 
-	for (; *u != '\0'; u++) {
-		unsigned long cp;
-
-		if ((u[0] & 0xf0) != 0xe0 || u[1] == '\0' || u[2] == '\0')
-			continue;
-		cp = ((unsigned long)(u[0] & 0x0f) << 12) |
-		    ((unsigned long)(u[1] & 0x3f) << 6) | (u[2] & 0x3f);
-		if ((cp >= 0x4e00 && cp <= 0x9fff) ||
-		    (cp >= 0x3400 && cp <= 0x4dbf))
-			return true;
-	}
-	return false;
+	return tc_text_has_cp_in(s, n, 0x4e00, 0x9fff) ||
+	    tc_text_has_cp_in(s, n, 0x3400, 0x4dbf);
 }
 
 static bool

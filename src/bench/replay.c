@@ -47,14 +47,11 @@ fail(tc_json *o, const char *reason)
 static bool
 nonblank(const tc_json *v, const char **s)
 {
-	size_t a, n;
-
 	if (!tc_json_is(v, TC_JSON_STRING))
 		return false;
-	tc_bench_py_strip(v->u.str.ptr, v->u.str.len, &a, &n);
 	if (s != NULL)
 		*s = v->u.str.ptr;
-	return n > 0;
+	return tc_is_nonblank_string(v);
 }
 
 static int
@@ -116,15 +113,16 @@ check_replay_doc(const tc_json *doc, const char *resolved,
 {
 	const tc_json *v = tc_json_get(doc, "candidate_name"), *mc;
 	const char *name, *round_id;
-	size_t a, n;
+	size_t a, e;
 	int64_t m;
 	char *dir;
 	bool ok = true;
 
 	if (!nonblank(v, &name))
 		return "replay_candidate_name_invalid";
-	tc_bench_py_strip(v->u.str.ptr, v->u.str.len, &a, &n);
-	if (n != strlen(expected) || memcmp(v->u.str.ptr + a, expected, n) != 0)
+	tc_py_strip(v->u.str.ptr, v->u.str.len, &a, &e);
+	if (e - a != strlen(expected) ||
+	    memcmp(v->u.str.ptr + a, expected, e - a) != 0)
 		return "replay_candidate_name_mismatch";
 	tc_json_object_set_bool(checks, "candidate_name", true);
 	tc_json_object_set_bool(checks, "candidate_name_matches", true);
@@ -167,7 +165,7 @@ tc_replay_validate(const char *path, const char *expected,
 	const char *reason;
 	char *resolved;
 	tc_error perr = TC_ERROR_INIT;
-	size_t a, n, i;
+	size_t i;
 
 	for (const char *const *k = check_keys; *k != NULL; k++)
 		tc_json_object_set_bool(checks, *k, false);
@@ -179,8 +177,7 @@ tc_replay_validate(const char *path, const char *expected,
 		return fail(o, "replay_evidence_missing");
 	}
 	tc_json_object_set_string(o, "path", path);
-	tc_bench_py_strip(path, strlen(path), &a, &n);
-	if (n == 0)
+	if (!tc_text_has_content(path, strlen(path)))
 		return fail(o, "replay_evidence_path_invalid");
 	if ((resolved = tc_path_resolve(path, &perr)) == NULL) {
 		tc_error_clear(&perr);

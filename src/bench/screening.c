@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "tunectl/bench.h"
-#include "tunectl/canon.h"
 #include "tunectl/sha256.h"
+#include "tunectl/text.h"
 #include "bench_internal.h"
 
 #define MATRIX_SCHEMA "superkernel-screening-matrix-v2"
@@ -23,73 +23,18 @@ static const char *const illegal_codes[] = {
 	"early_stop_after_eligible", "deferred_until_no_eligible"
 };
 
-/* One UTF-8 code point at s (len > 0); *n = its length. */
-static unsigned long
-decode_cp(const unsigned char *s, size_t len, size_t *n)
-{
-	unsigned long cp = s[0];
-	size_t k = 1, need = 0;
-
-	if (cp >= 0xf0 && cp < 0xf8) {
-		need = 3;
-		cp &= 0x07;
-	} else if (cp >= 0xe0) {
-		need = cp < 0xf0 ? 2 : 0;
-		cp &= 0x0f;
-	} else if (cp >= 0xc0) {
-		need = 1;
-		cp &= 0x1f;
-	}
-	if (s[0] < 0x80 || need == 0 || need >= len) {
-		*n = 1;
-		return s[0];
-	}
-	for (; k <= need; k++)
-		cp = (cp << 6) | (s[k] & 0x3f);
-	*n = need + 1;
-	return cp;
-}
-
-/* Python str.strip(): the [start, start+len) range without outer
- * whitespace. */
-void
-tc_bench_py_strip(const char *s, size_t len, size_t *start, size_t *out_len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t a = 0, b = len, n;
-
-	while (a < b) {
-		unsigned long cp = decode_cp(u + a, b - a, &n);
-
-		if (!tc_py_isspace(cp))
-			break;
-		a += n;
-	}
-	while (b > a) {
-		size_t k = b - 1;
-
-		while (k > a && (u[k] & 0xc0) == 0x80)
-			k--;
-		if (!tc_py_isspace(decode_cp(u + k, b - k, &n)))
-			break;
-		b = k;
-	}
-	*start = a;
-	*out_len = b - a;
-}
-
 /* A stripped, non-blank copy of obj[key], or NULL with the message. */
 static char *
 require_text(const tc_json *obj, const char *key, const char *field,
     tc_error *err)
 {
 	const tc_json *v = tc_json_get(obj, key);
-	size_t a, n;
+	size_t a, e;
 
 	if (tc_json_is(v, TC_JSON_STRING)) {
-		tc_bench_py_strip(v->u.str.ptr, v->u.str.len, &a, &n);
-		if (n > 0)
-			return tc_xstrndup(v->u.str.ptr + a, n);
+		tc_py_strip(v->u.str.ptr, v->u.str.len, &a, &e);
+		if (a < e)
+			return tc_xstrndup(v->u.str.ptr + a, e - a);
 	}
 	tc_error_set(err, "screening matrix %s must be a non-empty string",
 	    field);

@@ -154,29 +154,17 @@ tc_selection_json(const tc_sel_input *in)
 	return o;
 }
 
-/* Python's format(x, ".Nf"), with nan/inf spelled like Python. */
-static void
-fixed(tc_buf *b, double x, int prec)
-{
-	if (isnan(x))
-		tc_buf_puts(b, "nan");
-	else if (isinf(x))
-		tc_buf_puts(b, x > 0 ? "inf" : "-inf");
-	else
-		tc_buf_printf(b, "%.*f", prec, x);
-}
-
 static void
 stats_cells(tc_buf *b, const tc_runset *rs)
 {
 	tc_buf_printf(b, " %zu ", rs->run_count);
-	fixed(b, rs->worst_rank_mean_ms, 4);
+	tc_py_fixed(b, rs->worst_rank_mean_ms, 4);
 	tc_buf_putc(b, ' ');
-	fixed(b, rs->decode.p50_ms, 4);
+	tc_py_fixed(b, rs->decode.p50_ms, 4);
 	tc_buf_putc(b, ' ');
-	fixed(b, rs->decode.p90_ms, 4);
+	tc_py_fixed(b, rs->decode.p90_ms, 4);
 	tc_buf_putc(b, ' ');
-	fixed(b, rs->decode.stddev_ms, 4);
+	tc_py_fixed(b, rs->decode.stddev_ms, 4);
 }
 
 void
@@ -203,7 +191,7 @@ tc_selection_table(const tc_sel_table_input *t, tc_buf *out)
 		tc_buf_puts(out, in->names[i]);
 		stats_cells(out, t->runsets[i]);
 		tc_buf_putc(out, ' ');
-		fixed(out, t->improvement[i], 2);
+		tc_py_fixed(out, t->improvement[i], 2);
 		tc_buf_printf(out, "%% %s - -\n", in->passed[i] ? "True" :
 		    "False");
 	}

@@ -1,7 +1,7 @@
 /*
  * cmd_lease.c - "tunectl lease run" (the reference's device_lease_runner.py)
- * and "tunectl lease status"; with --via slurm both go to
- * cmd_lease_slurm.c.
+ * and "tunectl lease status".  The helpers it shares with the Slurm
+ * runner and execute-phase are in lease_common.c.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "pypto_cli.h"
+#include "tunectl/text.h"
 
 static char **
 split_words(const char *s)
@@ -69,47 +70,16 @@ tc_pypto_cli_print(tc_json *v)
 	return rc;
 }
 
-/*
- * Strict UTF-8 (no overlongs, surrogates or code points above U+10FFFF).
- * Arguments end up in JSON state files; raw bytes there would make every
- * later read fail with a decode error.
- */
-static bool
-valid_utf8(const unsigned char *p)
-{
-	while (*p != '\0') {
-		unsigned c = *p++, n, cp, min;
-
-		if (c < 0x80)
-			continue;
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1, cp = c & 0x1f, min = 0x80;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2, cp = c & 0x0f, min = 0x800;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3, cp = c & 0x07, min = 0x10000;
-		else
-			return false;
-		while (n-- > 0) {
-			if ((*p & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (*p++ & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-	}
-	return true;
-}
-
 /* Arguments end up in JSON state files: refuse invalid UTF-8 before any
- * subcommand sees them. */
+ * subcommand sees them (raw bytes there would make every later read fail
+ * with a decode error). */
 static int
 pypto_run(const struct tc_command *self, int argc, char **argv)
 {
 	int i;
 
 	for (i = 1; i < argc; i++)
-		if (!valid_utf8((const unsigned char *)argv[i]))
+		if (!tc_utf8_valid(argv[i], strlen(argv[i])))
 			return tc_usage_error(self, "argument %d is not valid "
 			    "UTF-8", i + 1);
 	return tc_cli_dispatch(self, argc, argv);

@@ -6,12 +6,16 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tunectl/report.h"
 
 int
 main(int argc, char **argv)
 {
 	const struct tc_command *c;
 
+	/* The session layer writes reports through the report layer above
+	 * it; it is told how here. */
+	tc_report_register();
 	if (argc < 2) {
 		tc_cli_overview(stderr);
 		return TC_EXIT_USAGE;

@@ -1,7 +1,8 @@
 /*
  * file.c - reading JSON documents from files and descriptors with
  * read(2), under the TC_JSON_MAX_BYTES limit, reporting OS errors in
- * Python's OSError form: "[Errno 2] No such file or directory: 'PATH'".
+ * Python's OSError form: "[Errno 2] No such file or directory: 'PATH'";
+ * and writing them, pretty, through the atomic-write helper.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -118,4 +119,34 @@ tc_json_parse_file(const char *path, tc_error *err)
 	v = tc_json_parse_text(text, len, err);
 	free(text);
 	return v;
+}
+
+int
+tc_write_json(const char *path, const tc_json *v, unsigned flags,
+    tc_error *err)
+{
+	size_t len;
+	char *text = tc_json_pretty(v, &len, err);
+	int rc;
+
+	if (text == NULL)
+		return -1;
+	rc = tc_write_atomic(path, text, len, flags, err);
+	free(text);
+	return rc;
+}
+
+int
+tc_write_json_at(int dirfd, const char *name, const char *display,
+    const tc_json *v, unsigned flags, tc_error *err)
+{
+	size_t len;
+	char *text = tc_json_pretty(v, &len, err);
+	int rc;
+
+	if (text == NULL)
+		return -1;
+	rc = tc_write_atomic_at(dirfd, name, display, text, len, flags, err);
+	free(text);
+	return rc;
 }

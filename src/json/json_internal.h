@@ -18,8 +18,6 @@
 #define TC_JSON_POW10_MAX	324
 /* 128 leading bits of 10^e, truncated: { high word, low word }. */
 extern const uint64_t tc_json__pow10_tab[][2];
-extern const uint32_t tc_json__printable[][2];
-extern const size_t tc_json__printable_len;
 
 /* Longest output of tc_json__format_double(), without the NUL. */
 #define TC_JSON_DOUBLE_MAX	32
@@ -33,17 +31,6 @@ size_t tc_json__format_double(char *dst, double d, bool json);
  * checked against the grammar) to the nearest double, like Python's
  * float(str): correctly rounded, overflow to +-inf. */
 double tc_json__parse_double(const char *s, size_t len);
-
-/* true when cp is printable for Python's str.isprintable(). */
-bool tc_json__is_printable(uint32_t cp);
-
-/* Decode one code point of UTF-8 or WTF-8 (lone surrogates) at s[0..n).
- * Returns the sequence length (1..4); an invalid byte is returned as one
- * byte with *cp = 0xDC00 + byte (Python's surrogateescape). */
-size_t tc_json__decode_cp(const unsigned char *s, size_t n, uint32_t *cp);
-
-/* Encode cp (surrogates allowed, giving WTF-8) into dst; returns 1..4. */
-size_t tc_json__encode_cp(char *dst, uint32_t cp);
 
 /* A node of type t whose u.str.ptr (TC_JSON_STRING) or u.int_text
  * (TC_JSON_INT) points at extra bytes allocated right after the node:

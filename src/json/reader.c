@@ -78,80 +78,6 @@ expecting_value(struct reader *r, const unsigned char *at)
 	return fail_at(r, "Expecting value", at);
 }
 
-/* ---- UTF-8 validation (Python's strict decoder and its messages) -------- */
-
-static bool
-utf8_error(tc_error *err, const unsigned char *base, size_t at, size_t nvalid,
-    const char *reason)
-{
-	if (nvalid <= 1)
-		tc_error_set(err, "'utf-8' codec can't decode byte 0x%02x in "
-		    "position %zu: %s", base[at], at, reason);
-	else
-		tc_error_set(err, "'utf-8' codec can't decode bytes in "
-		    "position %zu-%zu: %s", at, at + nvalid - 1, reason);
-	return false;
-}
-
-static bool
-validate_utf8(const unsigned char *s, size_t len, tc_error *err)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		unsigned c;
-		size_t need, k;
-		unsigned lo2 = 0x80, hi2 = 0xbf;
-
-		/* Fast path: eight ASCII bytes at a time. */
-		while (i + 8 <= len) {
-			uint64_t w;
-
-			memcpy(&w, s + i, 8);
-			if (w & UINT64_C(0x8080808080808080))
-				break;
-			i += 8;
-		}
-		if (i >= len)
-			break;
-		c = s[i];
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c < 0xc2 || c > 0xf4)
-			return utf8_error(err, s, i, 1, "invalid start byte");
-		if (c < 0xe0) {
-			need = 1;
-		} else if (c < 0xf0) {
-			need = 2;
-			if (c == 0xe0)
-				lo2 = 0xa0;
-			else if (c == 0xed)
-				hi2 = 0x9f;
-		} else {
-			need = 3;
-			if (c == 0xf0)
-				lo2 = 0x90;
-			else if (c == 0xf4)
-				hi2 = 0x8f;
-		}
-		for (k = 1; k <= need; k++) {
-			unsigned lo = k == 1 ? lo2 : 0x80;
-			unsigned hi = k == 1 ? hi2 : 0xbf;
-
-			if (i + k >= len)
-				return utf8_error(err, s, i, k,
-				    "unexpected end of data");
-			if (s[i + k] < lo || s[i + k] > hi)
-				return utf8_error(err, s, i, k,
-				    "invalid continuation byte");
-		}
-		i += need + 1;
-	}
-	return true;
-}
-
 /* ---- scanning helpers --------------------------------------------------- */
 
 static inline const unsigned char *
@@ -307,7 +233,7 @@ scan_string(struct reader *r, const unsigned char *q, const char **s,
 					p += 6;
 				}
 			}
-			tc_buf_add(sb, enc, tc_json__encode_cp(enc,
+			tc_buf_add(sb, enc, tc_utf8_encode(enc,
 			    (uint32_t)cp));
 		}
 		run = p;
@@ -549,7 +475,7 @@ tc_json__read(const char *text, size_t len, bool text_mode,
 	r.err = err;
 	r.sink = sink;
 	r.ctx = ctx;
-	if (!validate_utf8(r.base, len, err))
+	if (!tc_utf8_check((const char *)r.base, len, err))
 		return false;
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
 		fail_at(&r, "Unexpected UTF-8 BOM (decode using utf-8-sig)",

@@ -1,52 +1,9 @@
 /*
- * repr.c - Python's repr() of JSON values, for messages: 'str' (quotes
- * and escapes chosen as CPython's unicode_repr does), True/False/None,
- * ints, float repr, [a, b] and {'k': v} with keys in sorted order.
+ * repr.c - Python's repr() of JSON values, for messages: 'str' (through
+ * tc_py_repr_str, tunectl/text.h), True/False/None, ints, float repr,
+ * [a, b] and {'k': v} with keys in sorted order.
  */
-#include <stdio.h>
-#include <string.h>
-
 #include "json_internal.h"
-
-void
-tc_json_repr_string(tc_buf *out, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + len;
-	bool squote = memchr(s, '\'', len) != NULL;
-	bool dquote = memchr(s, '"', len) != NULL;
-	char quote = squote && !dquote ? '"' : '\'';
-
-	tc_buf_putc(out, quote);
-	while (p < end) {
-		uint32_t cp;
-		size_t n = tc_json__decode_cp(p, (size_t)(end - p), &cp);
-
-		if (cp == (uint32_t)quote || cp == '\\') {
-			tc_buf_putc(out, '\\');
-			tc_buf_putc(out, (char)cp);
-		} else if (cp == '\t') {
-			tc_buf_add(out, "\\t", 2);
-		} else if (cp == '\n') {
-			tc_buf_add(out, "\\n", 2);
-		} else if (cp == '\r') {
-			tc_buf_add(out, "\\r", 2);
-		} else if (cp < 0x20 || cp == 0x7f) {
-			tc_buf_printf(out, "\\x%02x", (unsigned)cp);
-		} else if (cp < 0x7f) {
-			tc_buf_putc(out, (char)cp);
-		} else if (tc_json__is_printable(cp)) {
-			tc_buf_add(out, p, n);
-		} else if (cp <= 0xff) {
-			tc_buf_printf(out, "\\x%02x", (unsigned)cp);
-		} else if (cp <= 0xffff) {
-			tc_buf_printf(out, "\\u%04x", (unsigned)cp);
-		} else {
-			tc_buf_printf(out, "\\U%08x", (unsigned)cp);
-		}
-		p += n;
-	}
-	tc_buf_putc(out, quote);
-}
 
 void
 tc_json_repr(tc_buf *out, const tc_json *v)

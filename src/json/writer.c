@@ -126,7 +126,8 @@ tc_json__write_string(tc_buf *out, const char *str, size_t len, bool ascii,
 		if (c >= 0x80) {
 			uint32_t cp;
 
-			p += tc_json__decode_cp(p, (size_t)(end - p), &cp);
+			p += tc_utf8_decode((const char *)p, (size_t)(end - p),
+			    &cp, TC_UTF8_WTF8);
 			if (cp >= 0x10000) {
 				cp -= 0x10000;
 				d = put_u4(d, 0xd800 | (cp >> 10));
@@ -255,7 +256,8 @@ tc_json__surrogate_error(const char *s, size_t len, tc_error *err)
 
 	while (i < len) {
 		if (p[i] == 0xed && i + 2 < len && p[i + 1] >= 0xa0) {
-			tc_json__decode_cp(p + i, len - i, &first);
+			(void)tc_utf8_decode(s + i, len - i, &first,
+			    TC_UTF8_WTF8);
 			while (i + 2 < len && p[i] == 0xed && p[i + 1] >= 0xa0) {
 				n++;
 				i += 3;

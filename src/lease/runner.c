@@ -19,6 +19,7 @@
 #include "tunectl/lease.h"
 #include "tunectl/path.h"
 #include "tunectl/sha256.h"
+#include "tunectl/text.h"
 #include "tunectl/timeutil.h"
 
 const char *
@@ -57,39 +58,7 @@ tc_lease_manifest_fingerprint(const tc_json *manifest, char out[72],
 static bool
 utf8_valid(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p != '\0') {
-		unsigned c = *p;
-		int n;
-		unsigned cp;
-
-		if (c < 0x80) {
-			p++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			n = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			cp = c & 0x07;
-		} else {
-			return false;
-		}
-		for (p++; n > 0; n--, p++) {
-			if ((*p & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (*p & 0x3f);
-		}
-		if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ||
-		    (c == 0xe0 && cp < 0x800) || (c == 0xf0 && cp < 0x10000))
-			return false;
-	}
-	return true;
+	return tc_utf8_valid(s, strlen(s));
 }
 
 char *

@@ -60,7 +60,7 @@ artifact_path(struct ev *e, const tc_json *v, const char *loc, bool json_file)
 	tc_error rerr = TC_ERROR_INIT;
 	char *joined, *resolved;
 
-	if (!tc_ledger_relative_artifact(v) ||
+	if (!tc_is_relative_artifact(v) ||
 	    strlen(v->u.str.ptr) != v->u.str.len) {
 		fail(e, "%s must be a relative artifact path", loc);
 		return NULL;
@@ -221,7 +221,7 @@ check_inputs(struct ev *e, const char *L, const tc_json *a,
 				continue;
 			/* Inputs are relative to the analysis file, so ".."
 			 * is legitimate; the root check below bounds them. */
-			if (!tc_ledger_non_empty_string(v) ||
+			if (!tc_is_nonblank_string(v) ||
 			    v->u.str.ptr[0] == '/' ||
 			    strlen(v->u.str.ptr) != v->u.str.len) {
 				rc = fail(e, "%s inputs.%s must be a relative path",
@@ -315,7 +315,7 @@ dup_ranges(struct ev *e, const char *A, const tc_json *list, lx_set *ids,
 		tc_buf s = TC_BUF_INIT;
 		bool is_new;
 
-		tc_ledger__pystr(&s, range);
+		tc_json_str(&s, range);
 		is_new = tc_ledger__set_add(ids, s.data != NULL ? s.data : "", s.len);
 		if (!is_new) {
 			int rc = fail(e, "%s %sduplicates range_id=%s", A, what,
@@ -445,7 +445,7 @@ check_exactly_once(struct ev *e, const struct produced *p)
 	    i < p->decisions->u.arr.len; i++) {
 		tc_buf s = TC_BUF_INIT;
 
-		tc_ledger__pystr(&s, tc_json_get(p->decisions->u.arr.items[i],
+		tc_json_str(&s, tc_json_get(p->decisions->u.arr.items[i],
 		    "range_id"));
 		tc_ledger__set_add(&prod, tc_buf_cstr(&s), s.len);
 		tc_buf_free(&s);
@@ -462,7 +462,7 @@ check_exactly_once(struct ev *e, const struct produced *p)
 			    rid->u.str.len != p->rid_len ||
 			    memcmp(rid->u.str.ptr, p->rid, p->rid_len) != 0)
 				continue;
-			tc_ledger__pystr(&s, tc_json_get(d, "range_id"));
+			tc_json_str(&s, tc_json_get(d, "range_id"));
 			if (!tc_ledger__set_add(&sub, tc_buf_cstr(&s), s.len))
 				tc_ledger__set_add(&dups, tc_buf_cstr(&s), s.len);
 			tc_buf_free(&s);

@@ -44,7 +44,7 @@ rel_walk(const tc_json *v, tc_buf *loc, bool under, tc_json *errors)
 		}
 		break;
 	case TC_JSON_STRING:
-		if (under && !tc_ledger_relative_artifact(v)) {
+		if (under && !tc_is_relative_artifact(v)) {
 			tc_buf_puts(loc, " must be a relative artifact path");
 			tc_ledger__err_buf(errors, loc);
 			loc->len = mark;
@@ -74,7 +74,7 @@ register_path(const tc_json *v, const char *role, lx_map *out)
 {
 	char *p;
 
-	if (!tc_ledger_relative_artifact(v))
+	if (!tc_is_relative_artifact(v))
 		return;
 	p = tc_ledger__posix(v);
 	if (strcmp(role, "artifact") == 0)
@@ -188,7 +188,7 @@ tc_experiment__check_artifact_paths(struct xv *x)
 			const tc_json *v = tc_json_get(arts, names[k]);
 			char *p;
 
-			if (!tc_ledger_relative_artifact(v))
+			if (!tc_is_relative_artifact(v))
 				continue;
 			p = tc_ledger__posix(v);
 			if (!tc_ledger__set_addz(&seen, p))

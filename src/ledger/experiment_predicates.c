@@ -39,74 +39,10 @@ const char *const tc_ledger_mapping_confidences[] = {
 };
 
 bool
-tc_ledger_non_empty_string(const tc_json *v)
-{
-	const char *s;
-	size_t n, a, b;
-
-	if (!tc_ledger__string(v, &s, &n))
-		return false;
-	tc_ledger__strip_range(s, n, &a, &b);
-	return a < b;
-}
-
-bool
-tc_ledger_canonical_string(const tc_json *v)
-{
-	return tc_ledger_non_empty_string(v) && !tc_ledger__has_surrounding_ws(v);
-}
-
-/* A ".." component of a POSIX path (PurePosixPath(...).parts). */
-static bool
-has_dotdot(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i <= n) {
-		size_t j = i;
-
-		while (j < n && s[j] != '/')
-			j++;
-		if (j - i == 2 && s[i] == '.' && s[i + 1] == '.')
-			return true;
-		i = j + 1;
-	}
-	return false;
-}
-
-bool
-tc_ledger_relative_artifact(const tc_json *v)
-{
-	const char *s;
-	size_t n;
-
-	if (!tc_ledger_canonical_string(v))
-		return false;
-	(void)tc_ledger__string(v, &s, &n);
-	return s[0] != '/' && !has_dotdot(s, n);
-}
-
-bool
 tc_ledger_contains_chinese(const tc_json *v)
 {
-	const unsigned char *s;
-	size_t n, i;
-
-	if (!tc_json_is(v, TC_JSON_STRING))
-		return false;
-	s = (const unsigned char *)v->u.str.ptr;
-	n = v->u.str.len;
-	/* U+4E00..U+9FFF is E4 B8 80 .. E9 BF BF in UTF-8. */
-	for (i = 0; i + 2 < n; i++) {
-		if (s[i] < 0xE4 || s[i] > 0xE9)
-			continue;
-		if ((s[i + 1] & 0xC0) != 0x80 || (s[i + 2] & 0xC0) != 0x80)
-			continue;
-		if (s[i] == 0xE4 && s[i + 1] < 0xB8)
-			continue;
-		return true;
-	}
-	return false;
+	return tc_json_is(v, TC_JSON_STRING) &&
+	    tc_text_has_cp_in(v->u.str.ptr, v->u.str.len, 0x4e00, 0x9fff);
 }
 
 bool
@@ -200,10 +136,10 @@ tc_ledger_source_actionable(const tc_json *d)
 	file = tc_json_get(b, "source_file");
 	start = tc_json_get(b, "start_offset");
 	end = tc_json_get(b, "end_offset");
-	if (!tc_ledger_non_empty_string(file))
+	if (!tc_is_nonblank_string(file))
 		return false;
 	(void)tc_ledger__string(file, &s, &n);
-	if (s[0] == '/' || has_dotdot(s, n))
+	if (!tc_text_is_relative_path(s, n))
 		return false;
 	if (!tc_json_is(start, TC_JSON_INT) || !tc_json_is(end, TC_JSON_INT))
 		return false;

@@ -83,7 +83,7 @@ tc_experiment__string_list_check(struct xv *x, const tc_json *v, const char *pre
 		return;
 	}
 	for (i = 0; i < v->u.arr.len; i++) {
-		if (!tc_ledger_non_empty_string(v->u.arr.items[i])) {
+		if (!tc_is_nonblank_string(v->u.arr.items[i])) {
 			tc_ledger__err(x->errors, "%s must contain non-empty strings",
 			    prefix);
 			tc_ledger__set_free(&seen);
@@ -106,7 +106,7 @@ tc_experiment__string_list_check(struct xv *x, const tc_json *v, const char *pre
 static void
 canonical_check(struct xv *x, const tc_json *v, const char *name)
 {
-	if (!tc_ledger_non_empty_string(v))
+	if (!tc_is_nonblank_string(v))
 		tc_ledger__err(x->errors, "%s must be a non-empty string", name);
 	else if (tc_ledger__has_surrounding_ws(v))
 		tc_ledger__err(x->errors, "%s must not contain surrounding whitespace",
@@ -128,11 +128,11 @@ tc_experiment__binding_checks(struct xv *x, const tc_json *obj, const char *P,
 	size_t i;
 
 	for (i = 0; profiles[i] != NULL; i++)			/* B1 */
-		if (!tc_ledger_relative_artifact(tc_json_get(obj, profiles[i])))
+		if (!tc_is_relative_artifact(tc_json_get(obj, profiles[i])))
 			tc_ledger__err(x->errors, "%s.%s must be a relative artifact "
 			    "path", P, profiles[i]);
 	for (i = 0; fps[i] != NULL; i++)			/* B2 */
-		if (!tc_ledger_canonical_string(tc_json_get(obj, fps[i])))
+		if (!tc_is_canonical_string(tc_json_get(obj, fps[i])))
 			tc_ledger__err(x->errors, "%s.%s must be a non-empty canonical "
 			    "string", P, fps[i]);
 	dcs = tc_json_get(obj, "declared_change_set");		/* B3 */
@@ -225,7 +225,7 @@ check_top_level(struct xv *x)
 		tc_ledger__err(x->errors, "next_agent_guidance_zh must contain Chinese "
 		    "guidance");
 	for (i = 0; top_strings[i] != NULL; i++)		/* S9 */
-		if (!tc_ledger_non_empty_string(tc_json_get(r, top_strings[i])))
+		if (!tc_is_nonblank_string(tc_json_get(r, top_strings[i])))
 			tc_ledger__err(x->errors, "%s must be a non-empty string",
 			    top_strings[i]);
 	for (i = 0; lists[i] != NULL; i++) {			/* S10 */
@@ -295,7 +295,7 @@ check_round(struct xv *x, size_t i)
 		return;
 	}
 	id = tc_json_get(o, "round_id");			/* R2 */
-	if (!tc_ledger_non_empty_string(id)) {
+	if (!tc_is_nonblank_string(id)) {
 		tc_ledger__err(x->errors, "%s.round_id must be a non-empty string", loc);
 	} else if (tc_ledger__has_surrounding_ws(id)) {
 		tc_ledger__err(x->errors, "%s.round_id must not contain surrounding "
@@ -337,7 +337,7 @@ check_round(struct xv *x, size_t i)
 	if (!tc_json_is(life, TC_JSON_OBJECT)) {
 		tc_ledger__err(x->errors, "%s.lifecycle must be an object", loc);
 	} else if (tc_ledger__is(tc_json_get(life, "profiling"), "passed") &&
-	    tc_ledger_canonical_string(id)) {
+	    tc_is_canonical_string(id)) {
 		xr->passed = true;
 		tc_ledger__set_add(&x->passed, id->u.str.ptr, id->u.str.len);
 		if (!tc_ledger__is(tc_json_get(life, "correctness"), "passed"))
@@ -346,13 +346,13 @@ check_round(struct xv *x, size_t i)
 		tc_experiment__binding_checks(x, o, loc, NULL);
 	}
 	for (k = 0; fingerprint_fields[k] != NULL; k++)		/* R8 */
-		if (!tc_ledger_non_empty_string(tc_json_get(o,
+		if (!tc_is_nonblank_string(tc_json_get(o,
 		    fingerprint_fields[k])))
 			tc_ledger__err(x->errors, "%s.%s must be a non-empty string",
 			    loc, fingerprint_fields[k]);
 	for (k = 0; must_match[k] != NULL; k++) {		/* R9 */
 		v = tc_json_get(o, must_match[k]);
-		if (tc_ledger_non_empty_string(v) &&
+		if (tc_is_nonblank_string(v) &&
 		    !tc_ledger__eq(v, tc_json_get(x->r, must_match[k])))
 			tc_ledger__err(x->errors, "%s.%s must match the experiment",
 			    loc, must_match[k]);
@@ -367,11 +367,11 @@ check_round(struct xv *x, size_t i)
 	if (!tc_json_is(arts, TC_JSON_OBJECT)) {
 		tc_ledger__err(x->errors, "%s.artifacts must be an object", loc);
 	} else {
-		if (!tc_ledger_relative_artifact(tc_json_get(arts,
+		if (!tc_is_relative_artifact(tc_json_get(arts,
 		    "round_evidence")))
 			tc_ledger__err(x->errors, "%s.artifacts.round_evidence must be a "
 			    "relative path", loc);
-		if (!tc_ledger_relative_artifact(tc_json_get(arts,
+		if (!tc_is_relative_artifact(tc_json_get(arts,
 		    "round_report")))
 			tc_ledger__err(x->errors, "%s.artifacts.round_report must be a "
 			    "relative path", loc);
@@ -386,9 +386,9 @@ stripped(const tc_json *v, size_t *n)
 {
 	size_t a, b;
 
-	if (!tc_ledger_non_empty_string(v))
+	if (!tc_is_nonblank_string(v))
 		return NULL;
-	tc_ledger__strip_range(v->u.str.ptr, v->u.str.len, &a, &b);
+	tc_py_strip(v->u.str.ptr, v->u.str.len, &a, &b);
 	*n = b - a;
 	return tc_xstrndup(v->u.str.ptr + a, b - a);
 }
@@ -438,7 +438,7 @@ check_profile_registries(struct xv *x)
 
 		if (o == NULL)
 			continue;
-		if (tc_ledger_relative_artifact(tc_json_get(o, "baseline_profile"))) {
+		if (tc_is_relative_artifact(tc_json_get(o, "baseline_profile"))) {
 			bp = tc_ledger__posix(tc_json_get(o, "baseline_profile"));
 			tc_ledger__set_addz(&x->all_baseline_paths, bp);
 		}
@@ -449,7 +449,7 @@ check_profile_registries(struct xv *x)
 			tc_ledger__map_add(&path_fps, bp, strlen(bp), bf, bfn);
 			tc_ledger__map_add(&fp_paths, bf, bfn, bp, strlen(bp));
 		}
-		if (tc_ledger_relative_artifact(tc_json_get(o,
+		if (tc_is_relative_artifact(tc_json_get(o,
 		    "candidate_profile"))) {
 			cp = tc_ledger__posix(tc_json_get(o, "candidate_profile"));
 			tc_ledger__set_addz(&x->all_candidate_paths, cp);
@@ -519,7 +519,7 @@ explicit_blockers(const tc_json *blockers)
 	if (!tc_json_is(blockers, TC_JSON_ARRAY) || blockers->u.arr.len == 0)
 		return false;
 	for (i = 0; i < blockers->u.arr.len; i++)
-		if (!tc_ledger_non_empty_string(blockers->u.arr.items[i]))
+		if (!tc_is_nonblank_string(blockers->u.arr.items[i]))
 			return false;
 	return true;
 }
@@ -661,7 +661,7 @@ check_analysis_maps(struct xv *x)
 	if (tc_json_is(child, TC_JSON_STRING)) {
 		size_t a, b;
 
-		tc_ledger__strip_range(child->u.str.ptr, child->u.str.len, &a, &b);
+		tc_py_strip(child->u.str.ptr, child->u.str.len, &a, &b);
 		child_s = child->u.str.ptr + a;
 		child_n = b - a;
 	}
@@ -670,13 +670,13 @@ check_analysis_maps(struct xv *x)
 		const tc_json *v = mem->value;
 		size_t a, b;
 
-		if (!tc_ledger_non_empty_string(v)) {
+		if (!tc_is_nonblank_string(v)) {
 			member_loc(&m, "profiling_analysis_agent_ids", mem,
 			    " must be a non-empty string");
 			tc_ledger__err_buf(x->errors, &m);
 			continue;
 		}
-		tc_ledger__strip_range(v->u.str.ptr, v->u.str.len, &a, &b);
+		tc_py_strip(v->u.str.ptr, v->u.str.len, &a, &b);
 		if (a != 0 || b != v->u.str.len) {
 			member_loc(&m, "profiling_analysis_agent_ids", mem,
 			    " must not contain surrounding whitespace");
@@ -698,7 +698,7 @@ check_analysis_maps(struct xv *x)
 		const tc_json_member *mem = &results->u.obj.members[i];
 		char *p;
 
-		if (!tc_ledger_relative_artifact(mem->value)) {
+		if (!tc_is_relative_artifact(mem->value)) {
 			member_loc(&m, "profiling_analysis_result", mem,
 			    " must be a relative artifact path");
 			tc_ledger__err_buf(x->errors, &m);
@@ -746,7 +746,7 @@ check_continuation(struct xv *x)
 			continue;
 		tc_buf_printf(&m, "rounds[%zu] optimization round cannot be "
 		    "followed by ", x->seq[i]);
-		tc_ledger__pystr(&m, tc_json_get(x->rounds[x->seq[i + 1]].obj,
+		tc_json_str(&m, tc_json_get(x->rounds[x->seq[i + 1]].obj,
 		    "round_id"));
 		tc_buf_puts(&m, " unless correctness and profiling passed");
 		tc_ledger__err_buf(x->errors, &m);

@@ -1,14 +1,15 @@
 /*
- * final_common.c - predicates the Final-step checks share: the
- * reference's canonical string and relative artifact path, finite and
- * positive numbers, math.isclose, and Python's arithmetic on the clean
- * medians; plus the FINAL_DETAIL_KEYS and SUMMARY_STAGES tables.
+ * final_common.c - predicates the Final-step checks share: finite and
+ * positive numbers and Python's arithmetic on the clean medians; plus
+ * the FINAL_DETAIL_KEYS and SUMMARY_STAGES tables.  (Canonical strings,
+ * relative artifact paths and isclose are tunectl/text.h's.)
  */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "final_internal.h"
+#include "tunectl/canon.h"
 #include "tunectl/final.h"
 
 const char *const tc_final_detail_keys[TC_FINAL_DETAIL_KEY_COUNT] = {
@@ -29,149 +30,10 @@ const struct tc_summary_stage tc_summary_stages[TC_SUMMARY_STAGE_COUNT] = {
 	  "none" },
 };
 
-/* Python's str.isspace() code points. */
-static bool
-py_isspace(uint32_t c)
-{
-	return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) ||
-	    c == 0x85 || c == 0xA0 || c == 0x1680 ||
-	    (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
-	    c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
-/* Decode one WTF-8 sequence leniently (the reader produced it); an
- * invalid byte counts as one non-space unit. */
-static size_t
-decode(const unsigned char *s, size_t len, uint32_t *cp)
-{
-	size_t n, i;
-	uint32_t c;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if ((s[0] & 0xE0) == 0xC0) {
-		n = 2;
-		c = s[0] & 0x1F;
-	} else if ((s[0] & 0xF0) == 0xE0) {
-		n = 3;
-		c = s[0] & 0x0F;
-	} else if ((s[0] & 0xF8) == 0xF0) {
-		n = 4;
-		c = s[0] & 0x07;
-	} else {
-		*cp = 0xFFFD;
-		return 1;
-	}
-	if (n > len) {
-		*cp = 0xFFFD;
-		return 1;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80) {
-			*cp = 0xFFFD;
-			return 1;
-		}
-		c = (c << 6) | (s[i] & 0x3F);
-	}
-	*cp = c;
-	return n;
-}
-
-/* Byte offsets of the first and past-the-last non-space code point. */
-static void
-strip_range(const char *str, size_t len, size_t *first, size_t *end)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
-
-	*first = SIZE_MAX;
-	*end = 0;
-	while (i < len) {
-		uint32_t cp;
-		size_t n = decode(s + i, len - i, &cp);
-
-		if (!py_isspace(cp)) {
-			if (*first == SIZE_MAX)
-				*first = i;
-			*end = i + n;
-		}
-		i += n;
-	}
-}
-
-bool
-tc_final_canonical_bytes(const char *s, size_t len)
-{
-	size_t first, end;
-
-	strip_range(s, len, &first, &end);
-	/* non-empty after strip(), and equal to its strip() */
-	return first == 0 && end == len;
-}
-
-bool
-tc_final_is_canonical_string(const tc_json *v)
-{
-	return tc_json_is(v, TC_JSON_STRING) &&
-	    tc_final_canonical_bytes(v->u.str.ptr, v->u.str.len);
-}
-
-bool
-tc_final_has_content(const tc_json *v)
-{
-	size_t first, end;
-
-	if (!tc_json_is(v, TC_JSON_STRING))
-		return false;
-	strip_range(v->u.str.ptr, v->u.str.len, &first, &end);
-	return first != SIZE_MAX;
-}
-
-int
-tc_final_require_canonical(const tc_json *v, const char *name, tc_error *err)
-{
-	if (tc_final_is_canonical_string(v))
-		return 0;
-	tc_error_set(err, "%s must be a non-empty canonical string", name);
-	return -1;
-}
-
-static bool
-has_dotdot_component(const char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i <= len) {
-		size_t j = i;
-
-		while (j < len && s[j] != '/')
-			j++;
-		if (j - i == 2 && s[i] == '.' && s[i + 1] == '.')
-			return true;
-		i = j + 1;
-	}
-	return false;
-}
-
-int
-tc_final_require_relative(const tc_json *v, const char *name, tc_error *err)
-{
-	if (tc_final_require_canonical(v, name, err) != 0)
-		return -1;
-	if (v->u.str.ptr[0] == '/' ||
-	    has_dotdot_component(v->u.str.ptr, v->u.str.len)) {
-		tc_error_set(err, "%s must be a relative artifact path", name);
-		return -1;
-	}
-	return 0;
-}
-
 const char *
 tc_final_str(const tc_json *v)
 {
-	return tc_final_is_canonical_string(v) ? v->u.str.ptr : NULL;
+	return tc_is_canonical_string(v) ? v->u.str.ptr : NULL;
 }
 
 bool
@@ -195,21 +57,6 @@ tc_final_positive_int(const tc_json *v)
 		return false;
 	t = v->u.int_text;
 	return t[0] != '-' && strcmp(t, "0") != 0;
-}
-
-bool
-tc_final_isclose(double a, double b, double rel, double abs_tol)
-{
-	double diff;
-
-	/* CPython's math_isclose_impl, step for step. */
-	if (a == b)
-		return true;
-	if (isinf(a) || isinf(b))
-		return false;
-	diff = fabs(b - a);
-	return diff <= fabs(rel * b) || diff <= fabs(rel * a) ||
-	    diff <= abs_tol;
 }
 
 #define EXACT_LIMIT 9007199254740992LL	/* 2**53 */

@@ -143,7 +143,7 @@ tc_final_validate_e2e(const tc_json *fe, tc_error *err)
 	}
 	for (i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
 		snprintf(name, sizeof(name), "final_e2e %s", strings[i]);
-		if (tc_final_require_canonical(tc_json_get(fe, strings[i]),
+		if (tc_require_canonical(tc_json_get(fe, strings[i]),
 		    name, err) != 0)
 			return -1;
 	}
@@ -159,7 +159,7 @@ tc_final_validate_e2e(const tc_json *fe, tc_error *err)
 	for (i = 0; i < evidence->u.arr.len; i++) {
 		snprintf(name, sizeof(name), "final_e2e evidence_artifacts[%zu]",
 		    i);
-		if (tc_final_require_relative(evidence->u.arr.items[i], name,
+		if (tc_require_relative_artifact(evidence->u.arr.items[i], name,
 		    err) != 0)
 			return -1;
 	}
@@ -179,7 +179,7 @@ tc_final_validate_e2e(const tc_json *fe, tc_error *err)
 	}
 	calculated = tc_final_pct_change(tc_json_get(base, "median_ms"),
 	    tc_json_get(cand, "median_ms")) * 100;
-	if (!tc_final_isclose(declared, calculated, 1e-6, 1e-6)) {
+	if (!tc_py_isclose(declared, calculated, 1e-6, 1e-6)) {
 		tc_error_set(err, "final_e2e improvement_pct does not match "
 		    "clean E2E medians");
 		return -1;

@@ -8,18 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tunectl/canon.h"
 #include "tunectl/error.h"
 #include "tunectl/json.h"
-
-/* _canonical_string(value, name): "<name> must be a non-empty canonical
- * string". */
-int tc_final_require_canonical(const tc_json *v, const char *name,
-    tc_error *err);
-
-/* _relative_artifact(value, name): canonical string, not absolute, no
- * ".." component; "<name> must be a relative artifact path". */
-int tc_final_require_relative(const tc_json *v, const char *name,
-    tc_error *err);
 
 /* Python (b - c) / b, computed exactly for integers where Python would be
  * exact (int64 range, quotient operands within 2**53). */
@@ -27,11 +18,6 @@ double tc_final_pct_change(const tc_json *b, const tc_json *c);
 
 /* A JSON integer (not bool) > 0, any size. */
 bool tc_final_positive_int(const tc_json *v);
-
-/* Canonical-string test on raw bytes (object keys). */
-bool tc_final_canonical_bytes(const char *s, size_t len);
-/* isinstance(v, str) and v.strip() */
-bool tc_final_has_content(const tc_json *v);
 
 /* The string of a canonical-string value or NULL. */
 const char *tc_final_str(const tc_json *v);

@@ -48,7 +48,7 @@ tc_final_check_ledger_shape(const tc_json *ledger, tc_error *err)
 	for (i = 0; i < experiments->u.obj.len; i++) {
 		const tc_json_member *m = &experiments->u.obj.members[i];
 
-		if (!tc_final_canonical_bytes(m->key, m->key_len)) {
+		if (!tc_text_is_canonical(m->key, m->key_len)) {
 			tc_error_set(err, "ledger experiment_id must be a "
 			    "non-empty canonical string");
 			return -1;
@@ -118,7 +118,7 @@ tc_final_load_ledger_value(const char *artifact_root,
 	const tc_json *fe, *summary;
 	tc_json *ledger;
 
-	if (tc_final_require_relative(ledger_path, "ledger_path", err) != 0)
+	if (tc_require_relative_artifact(ledger_path, "ledger_path", err) != 0)
 		return NULL;
 	if ((ledger = read_ledger(artifact_root, ledger_path, err)) == NULL)
 		return NULL;
@@ -163,7 +163,7 @@ tc_final_check_result(const tc_json *result, const char *artifact_root,
 	size_t i;
 
 	for (i = 0; i < TC_FINAL_DETAIL_KEY_COUNT; i++) {
-		if (tc_final_has_content(tc_json_get(details,
+		if (tc_is_nonblank_string(tc_json_get(details,
 		    tc_final_detail_keys[i])))
 			continue;
 		if (missing.len > 0)

@@ -68,7 +68,7 @@ check_evidence_item(const tc_json *item, const char *root,
 	bool ok = false;
 
 	snprintf(name, sizeof(name), "report_summary %s evidence", label);
-	if (tc_final_require_relative(item, name, err) != 0)
+	if (tc_require_relative_artifact(item, name, err) != 0)
 		return -1;
 	if (memchr(item->u.str.ptr, '\0', item->u.str.len) == NULL)
 		resolved = tc_path_under_root(root, item->u.str.ptr, name, &sub);
@@ -138,9 +138,9 @@ check_stage_row(const tc_json *row, const tc_json *baseline, bool measured,
 	if (st == NULL || kind == NULL || strcmp(kind, st->kind) != 0)
 		return fail(err, "report_summary stage/kind is invalid; final "
 		    "clean comes only from final_e2e");
-	if (tc_final_require_canonical(tc_json_get(row, "candidate_id"),
+	if (tc_require_canonical(tc_json_get(row, "candidate_id"),
 	    "report_summary candidate_id", err) != 0 ||
-	    tc_final_require_canonical(tc_json_get(row, "gates_zh"),
+	    tc_require_canonical(tc_json_get(row, "gates_zh"),
 	    "report_summary gates_zh", err) != 0)
 		return -1;
 	eligible = tc_json_get(row, "eligible");
@@ -162,7 +162,7 @@ check_stage_row(const tc_json *row, const tc_json *baseline, bool measured,
 			    "metric must match frozen S0");
 		(void)tc_json_number(bms, &b);
 		(void)tc_json_number(s0v, &s0);
-		if (!tc_final_isclose(b, s0, 1e-9, 1e-9))
+		if (!tc_py_isclose(b, s0, 1e-9, 1e-9))
 			return fail(err, "report_summary baseline_ms must "
 			    "match frozen S0");
 	}
@@ -173,7 +173,7 @@ check_stage_row(const tc_json *row, const tc_json *baseline, bool measured,
 		calculated = tc_final_pct_change(bms,
 		    tc_json_get(row, "candidate_ms")) * 100;
 		if (!tc_json_number(imp, &declared) ||
-		    !tc_final_isclose(declared, calculated, 1e-6, 1e-6))
+		    !tc_py_isclose(declared, calculated, 1e-6, 1e-6))
 			return fail(err, "report_summary improvement_pct does "
 			    "not match measurements");
 	}
@@ -196,9 +196,9 @@ check_row(const tc_json *row, size_t index, const tc_json *baseline,
 
 	if (!tc_json_is(row, TC_JSON_OBJECT))
 		return fail(err, "report_summary measurement must be an object");
-	if (tc_final_require_canonical(tc_json_get(row, "metric"),
+	if (tc_require_canonical(tc_json_get(row, "metric"),
 	    "report_summary metric", err) != 0 ||
-	    tc_final_require_canonical(tc_json_get(row, "reason_zh"),
+	    tc_require_canonical(tc_json_get(row, "reason_zh"),
 	    "report_summary reason_zh", err) != 0)
 		return -1;
 	for (i = 0; i < 3; i++) {
@@ -274,7 +274,7 @@ check_config(const tc_json *cfg, const char *role, const tc_json *fe,
 	for (i = 0; i < 3; i++) {
 		snprintf(name, sizeof(name), "report_summary %s.%s", role,
 		    required[i]);
-		if (tc_final_require_canonical(tc_json_get(cfg, required[i]),
+		if (tc_require_canonical(tc_json_get(cfg, required[i]),
 		    name, err) != 0)
 			return -1;
 	}
@@ -283,7 +283,7 @@ check_config(const tc_json *cfg, const char *role, const tc_json *fe,
 			continue;
 		snprintf(name, sizeof(name), "report_summary %s.%s", role,
 		    optional[i]);
-		if (tc_final_require_canonical(tc_json_get(cfg, optional[i]),
+		if (tc_require_canonical(tc_json_get(cfg, optional[i]),
 		    name, err) != 0)
 			return -1;
 	}
@@ -369,7 +369,7 @@ tc_final_validate_report_summary(const tc_json *summary,
 		if (tc_json_get(summary, notes[i]) == NULL)
 			continue;
 		snprintf(name, sizeof(name), "report_summary %s", notes[i]);
-		if (tc_final_require_canonical(tc_json_get(summary, notes[i]),
+		if (tc_require_canonical(tc_json_get(summary, notes[i]),
 		    name, err) != 0)
 			return -1;
 	}

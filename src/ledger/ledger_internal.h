@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "tunectl/buf.h"
+#include "tunectl/canon.h"
 #include "tunectl/error.h"
 #include "tunectl/json.h"
 
@@ -30,15 +31,11 @@ bool tc_ledger__is(const tc_json *v, const char *s);
 bool tc_ledger__in(const tc_json *v, const char *const *list);
 /* Python ==, with NULL standing for a missing key (None). */
 bool tc_ledger__eq(const tc_json *a, const tc_json *b);
-/* Python strip() of a string value: [*start, *end) within its bytes. */
-void tc_ledger__strip_range(const char *s, size_t n, size_t *start, size_t *end);
 /* v is a string with value != value.strip(). */
 bool tc_ledger__has_surrounding_ws(const tc_json *v);
 /* Python truthiness of a JSON value (NULL is falsy). */
 /* list or dict: the values the reference's set membership cannot hash. */
 bool tc_ledger__unhashable(const tc_json *v);
-/* Python str(v) (strings raw, the rest repr; NULL = None). */
-void tc_ledger__pystr(tc_buf *b, const tc_json *v);
 /* The posix-normalised form of a relative-artifact string value. */
 char *tc_ledger__posix(const tc_json *v);
 

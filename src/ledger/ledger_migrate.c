@@ -14,7 +14,7 @@ static bool
 key_canonical(const tc_json_member *m)
 {
 	tc_json *k = tc_json_new_stringn(m->key, m->key_len);
-	bool ok = tc_ledger_canonical_string(k);
+	bool ok = tc_is_canonical_string(k);
 
 	tc_json_free(k);
 	return ok;

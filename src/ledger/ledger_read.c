@@ -48,22 +48,6 @@ find_constant(const char *text, size_t len, size_t limit)
 	return NULL;
 }
 
-/* The byte offset of code point `chars` in UTF-8 text. */
-static size_t
-char_to_byte(const char *text, size_t len, size_t chars)
-{
-	size_t i, seen = 0;
-
-	for (i = 0; i < len; i++) {
-		if (((unsigned char)text[i] & 0xC0) == 0x80)
-			continue;
-		if (seen == chars)
-			return i;
-		seen++;
-	}
-	return len;
-}
-
 /* "(char N)" at the end of a JSONDecodeError message. */
 static bool
 decode_error_offset(const char *msg, size_t *chars)
@@ -144,7 +128,7 @@ tc_ledger_parse(const char *text, size_t len, tc_error *err)
 	}
 	if (decode_error_offset(tc_error_msg(&perr), &chars) &&
 	    (constant = find_constant(text, len,
-	    char_to_byte(text, len, chars))) != NULL) {
+	    tc_utf8_offset(text, len, chars))) != NULL) {
 		tc_error_set(err, "ValueError: non-standard JSON constant %s",
 		    constant);
 	} else {

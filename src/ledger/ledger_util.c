@@ -1,7 +1,8 @@
 /*
  * ledger_util.c - the experiment ledger's small building blocks: Python
- * string semantics (strip, str(), truthiness, ==), sorted string sets and
- * maps, error lists, the JSON value scan and canonical comparisons.
+ * string semantics (str(), truthiness, ==; strip is tunectl/text.h),
+ * sorted string sets and maps, error lists, the JSON value scan and
+ * canonical comparisons.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -55,81 +56,6 @@ tc_ledger__eq(const tc_json *a, const tc_json *b)
 	return tc_json_equal(a, b);
 }
 
-/* Decode one UTF-8 (WTF-8) sequence; invalid bytes decode as themselves. */
-static size_t
-utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	unsigned char c = s[0];
-	size_t len, i;
-	uint32_t v;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if ((c & 0xE0) == 0xC0) {
-		len = 2;
-		v = c & 0x1F;
-	} else if ((c & 0xF0) == 0xE0) {
-		len = 3;
-		v = c & 0x0F;
-	} else if ((c & 0xF8) == 0xF0) {
-		len = 4;
-		v = c & 0x07;
-	} else {
-		*cp = c;
-		return 1;
-	}
-	if (len > n) {
-		*cp = c;
-		return 1;
-	}
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80) {
-			*cp = c;
-			return 1;
-		}
-		v = (v << 6) | (s[i] & 0x3F);
-	}
-	*cp = v;
-	return len;
-}
-
-/* Py_UNICODE_ISSPACE: what str.strip() removes. */
-static bool
-py_isspace(uint32_t c)
-{
-	return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) ||
-	    c == 0x85 || c == 0xA0 || c == 0x1680 ||
-	    (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
-	    c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
-void
-tc_ledger__strip_range(const char *s, size_t n, size_t *start, size_t *end)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, last_end = 0, first = n;
-	uint32_t cp;
-
-	while (i < n) {
-		size_t k = utf8_next(u + i, n - i, &cp);
-
-		if (!py_isspace(cp)) {
-			if (first == n)
-				first = i;
-			last_end = i + k;
-		}
-		i += k;
-	}
-	if (first == n) {
-		*start = *end = n;
-		return;
-	}
-	*start = first;
-	*end = last_end;
-}
-
 bool
 tc_ledger__has_surrounding_ws(const tc_json *v)
 {
@@ -138,7 +64,7 @@ tc_ledger__has_surrounding_ws(const tc_json *v)
 
 	if (!tc_ledger__string(v, &s, &n))
 		return false;
-	tc_ledger__strip_range(s, n, &a, &b);
+	tc_py_strip(s, n, &a, &b);
 	return a != 0 || b != n;
 }
 
@@ -146,20 +72,6 @@ bool
 tc_ledger__unhashable(const tc_json *v)
 {
 	return tc_json_is(v, TC_JSON_ARRAY) || tc_json_is(v, TC_JSON_OBJECT);
-}
-
-void
-tc_ledger__pystr(tc_buf *b, const tc_json *v)
-{
-	if (v == NULL) {
-		tc_buf_puts(b, "None");
-		return;
-	}
-	if (v->type == TC_JSON_STRING) {
-		tc_buf_add(b, v->u.str.ptr, v->u.str.len);
-		return;
-	}
-	tc_json_repr(b, v);
 }
 
 char *
@@ -540,7 +452,7 @@ tc_ledger__join_errors(tc_buf *b, const tc_json *errors)
 
 		if (i > 0)
 			tc_buf_puts(b, "; ");
-		tc_ledger__pystr(b, e);
+		tc_json_str(b, e);
 	}
 }
 

@@ -16,6 +16,7 @@
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/pypto_compare.h"
+#include "tunectl/text.h"
 
 char *
 tc_pypto_reserve_dir(const char *op_dir, const char *parent,
@@ -100,41 +101,6 @@ tc_pypto_timing_csv(const tc_pypto_row *rows, size_t n, const char *case_id,
 	return tc_buf_detach(&b, NULL);
 }
 
-static bool
-valid_utf8(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned char c = s[i];
-		size_t need, k;
-		unsigned cp;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			need = 1, cp = c & 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			need = 2, cp = c & 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			need = 3, cp = c & 0x07;
-		else
-			return false;
-		for (k = 1; k <= need; k++) {
-			if (i + k >= n || (s[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if ((need == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-		    (need == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-			return false;
-		i += need + 1;
-	}
-	return true;
-}
-
 int
 tc_pypto_csv_read(const char *path, tc_json **header, tc_json **rows,
     tc_error *err)
@@ -146,7 +112,7 @@ tc_pypto_csv_read(const char *path, tc_json **header, tc_json **rows,
 
 	if (text == NULL)
 		return -1;
-	if (!valid_utf8((const unsigned char *)text, len)) {
+	if (!tc_utf8_valid(text, len)) {
 		tc_error_set(err, "'utf-8' codec can't decode %s", path);
 		free(text);
 		return -1;

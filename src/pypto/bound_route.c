@@ -35,7 +35,7 @@ static const char *const families[] = { "compute", "data_movement", "scalar" };
 static bool
 missing_text(const char *s)
 {
-	char *t = tc_pj_strip(s);
+	char *t = tc_py_strip_dup(s);
 	bool m = t == NULL || strcmp(t, "N/A") == 0 || strcmp(t, "NA") == 0 ||
 	    strcmp(t, "-") == 0;
 
@@ -60,7 +60,7 @@ safe_float(const tc_json *v)
 	}
 	if (missing_text(s))
 		return 0.0;
-	t = tc_pj_strip(s);
+	t = tc_py_strip_dup(s);
 	d = strtod(t, &end);
 	if (*end != '\0')
 		d = 0.0;
@@ -76,7 +76,7 @@ ratio_value(const tc_json *v, double *out, tc_error *err)
 	double d = NAN;
 
 	if (tc_json_is(v, TC_JSON_STRING)) {
-		t = tc_pj_strip(tc_json_string(v));
+		t = tc_py_strip_dup(tc_json_string(v));
 		if (t != NULL) {
 			d = strtod(t, &end);
 			if (*end != '\0')

@@ -85,7 +85,7 @@ int
 tc_pypto_manifest_load(const char *raw_path, tc_pypto_manifest *m,
     tc_error *err)
 {
-	char *stripped = tc_pj_strip(raw_path), *path = NULL, *r;
+	char *stripped = tc_py_strip_dup(raw_path), *path = NULL, *r;
 	tc_json *doc = NULL, *source = NULL, *cases, *functions;
 	tc_error inner = TC_ERROR_INIT;
 	size_t i;
@@ -133,7 +133,7 @@ tc_pypto_manifest_load(const char *raw_path, tc_pypto_manifest *m,
 			goto fail_functions;
 		}
 		for (k = 0; k < 3; k++) {
-			vals[k] = tc_pj_strip(tc_json_get_string(item,
+			vals[k] = tc_py_strip_dup(tc_json_get_string(item,
 			    fields[k]));
 			if (vals[k] == NULL) {
 				tc_error_set(err, "case manifest cases[%zu].%s "
@@ -160,7 +160,7 @@ tc_pypto_manifest_load(const char *raw_path, tc_pypto_manifest *m,
 		m->n++;
 		tf = tc_json_get(item, "test_function");
 		if (tf != NULL && tf->type != TC_JSON_NULL) {
-			char *name = tc_pj_strip(tc_json_string(tf));
+			char *name = tc_py_strip_dup(tc_json_string(tf));
 
 			if (name == NULL || !test_function_name_ok(name)) {
 				tc_error_set(err, "case manifest cases[%zu]."
@@ -554,7 +554,7 @@ required_params(const char *params, tc_json *out)
 			depth--;
 		if (*p == '\0' || (*p == ',' && depth == 0)) {
 			char *part = tc_xstrndup(start, (size_t)(p - start));
-			char *s = tc_pj_strip(part);
+			char *s = tc_py_strip_dup(part);
 
 			if (s != NULL && s[0] != '*' && strcmp(s, "/") != 0 &&
 			    strchr(s, '=') == NULL) {

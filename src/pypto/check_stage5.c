@@ -64,11 +64,11 @@ tc_pypto_fenced_json(const char *text, const char *info, tc_error *err)
 
 	while (*p != '\0') {
 		size_t len = strcspn(p, "\n");
-		char *line = tc_xstrndup(p, len), *t = tc_pj_strip(line);
+		char *line = tc_xstrndup(p, len), *t = tc_py_strip_dup(line);
 
 		if (t != NULL && strncmp(t, "```", 3) == 0) {
 			if (!inside) {
-				char *i2 = tc_pj_strip(t + 3);
+				char *i2 = tc_py_strip_dup(t + 3);
 
 				inside = true;
 				ours = i2 != NULL && strcmp(i2, info) == 0;
@@ -146,7 +146,7 @@ display_equal(double reported, double exact)
 	int d = repr_decimals(reported);
 	double tol = 0.5 * pow(10.0, -d);
 
-	return tc_pj_isclose(reported, exact, 1e-9, 1e-12) ||
+	return tc_py_isclose(reported, exact, 1e-9, 1e-12) ||
 	    fabs(reported - exact) <= tol * (1 + 1e-9);
 }
 

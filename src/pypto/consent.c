@@ -326,7 +326,7 @@ target_cases(const tc_json *p0, const tc_pypto_orch_input *in,
 
 		for (tok = strtok_r(copy, ",", &save); tok != NULL;
 		    tok = strtok_r(NULL, ",", &save)) {
-			char *id = tc_pj_strip(tok);
+			char *id = tc_py_strip_dup(tok);
 
 			if (id == NULL)
 				continue;

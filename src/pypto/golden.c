@@ -117,7 +117,7 @@ golden_cases(const tc_json *payload, int64_t repeats, int64_t iterations,
 			tc_error_set(err, "Golden cases[%zu] must be an object", i);
 			return -1;
 		}
-		if ((id = tc_pj_strip(tc_json_get_string(rec, "id"))) == NULL) {
+		if ((id = tc_py_strip_dup(tc_json_get_string(rec, "id"))) == NULL) {
 			tc_error_set(err, "Golden cases[%zu].id must be non-empty",
 			    i);
 			return -1;
@@ -133,13 +133,13 @@ golden_cases(const tc_json *payload, int64_t repeats, int64_t iterations,
 			}
 		g->cases[g->n].id = id;
 		g->n++;
-		if ((shape = tc_pj_strip(tc_json_get_string(rec, "shape"))) == NULL) {
+		if ((shape = tc_py_strip_dup(tc_json_get_string(rec, "shape"))) == NULL) {
 			tc_error_set(err, "Golden cases[%zu].shape must be "
 			    "non-empty", i);
 			return -1;
 		}
 		g->cases[g->n - 1].shape = shape;
-		if ((dtype = tc_pj_strip(tc_json_get_string(rec, "dtype"))) == NULL) {
+		if ((dtype = tc_py_strip_dup(tc_json_get_string(rec, "dtype"))) == NULL) {
 			tc_error_set(err, "Golden cases[%zu].dtype must be "
 			    "non-empty", i);
 			return -1;
@@ -163,7 +163,7 @@ golden_cases(const tc_json *payload, int64_t repeats, int64_t iterations,
 		median = tc_pypto_median(vals, n);
 		free(vals);
 		if (!tc_pj_positive(tc_json_get(rec, "median_total_us"), &v) ||
-		    !tc_pj_isclose(v, median, 1e-9, 1e-6)) {
+		    !tc_py_isclose(v, median, 1e-9, 1e-6)) {
 			r = repr(id);
 			tc_error_set(err, "Golden case %s median is not "
 			    "reproducible", r);
@@ -171,7 +171,7 @@ golden_cases(const tc_json *payload, int64_t repeats, int64_t iterations,
 			return -1;
 		}
 		if (!tc_pj_positive(tc_json_get(rec, "per_iteration_e2e_us"), &v) ||
-		    !tc_pj_isclose(v, median / (double)iterations, 1e-9, 1e-6)) {
+		    !tc_py_isclose(v, median / (double)iterations, 1e-9, 1e-6)) {
 			r = repr(id);
 			tc_error_set(err, "Golden case %s per-iteration E2E is not "
 			    "reproducible", r);

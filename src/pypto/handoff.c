@@ -185,7 +185,7 @@ check_per_case(struct hv *v)
 			    "finite positive numbers", id);
 			continue;
 		}
-		if (!tc_pj_isclose(s, b / f, 1e-6, 1e-9) &&
+		if (!tc_py_isclose(s, b / f, 1e-6, 1e-9) &&
 		    fabs(s - b / f) > 0.5e-4 * fmax(1, fabs(b / f)))
 			bad(v, "case %s: speedup %g is not baseline_us / final_us "
 			    "(%g)", id, s, b / f);

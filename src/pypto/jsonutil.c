@@ -1,8 +1,8 @@
 /*
  * jsonutil.c - small helpers over the JSON model used by the Stage 5
  * contracts: strict type tests as the reference Python writes them
- * (isinstance(v, int) and not bool), str.strip(), math.isclose(), Python
- * number printing, file identity records and per-case directory names.
+ * (isinstance(v, int) and not bool), Python list printing, file identity
+ * records and per-case directory names.
  */
 #include <ctype.h>
 #include <math.h>
@@ -38,98 +38,6 @@ tc_pj_positive(const tc_json *v, double *out)
 	if (out != NULL)
 		*out = d;
 	return true;
-}
-
-/* Python str.isspace() code points, as UTF-8 byte sequences. */
-static size_t
-py_space_len(const unsigned char *p, const unsigned char *e)
-{
-	static const char *const multi[] = {
-		"\xc2\x85", "\xc2\xa0", "\xe1\x9a\x80", "\xe2\x80\x80",
-		"\xe2\x80\x81", "\xe2\x80\x82", "\xe2\x80\x83", "\xe2\x80\x84",
-		"\xe2\x80\x85", "\xe2\x80\x86", "\xe2\x80\x87", "\xe2\x80\x88",
-		"\xe2\x80\x89", "\xe2\x80\x8a", "\xe2\x80\xa8", "\xe2\x80\xa9",
-		"\xe2\x80\xaf", "\xe2\x81\x9f", "\xe3\x80\x80", NULL
-	};
-	size_t i;
-
-	if (*p == ' ' || (*p >= '\t' && *p <= '\r') ||
-	    (*p >= 0x1c && *p <= 0x1f))
-		return 1;
-	for (i = 0; multi[i] != NULL; i++) {
-		size_t n = strlen(multi[i]);
-
-		if ((size_t)(e - p) >= n && memcmp(p, multi[i], n) == 0)
-			return n;
-	}
-	return 0;
-}
-
-char *
-tc_pj_strip(const char *s)
-{
-	const unsigned char *b, *e, *p, *last;
-	size_t n;
-
-	if (s == NULL)
-		return NULL;
-	b = (const unsigned char *)s;
-	e = b + strlen(s);
-	while (b < e && (n = py_space_len(b, e)) > 0)
-		b += n;
-	p = last = b;
-	while (p < e) {
-		if ((n = py_space_len(p, e)) > 0) {
-			p += n;
-			continue;
-		}
-		p++;
-		while (p < e && (*p & 0xc0) == 0x80)
-			p++;
-		last = p;
-	}
-	if (last == b)
-		return NULL;
-	return tc_xstrndup((const char *)b, (size_t)(last - b));
-}
-
-bool
-tc_pj_isclose(double a, double b, double rel, double abs_tol)
-{
-	double diff;
-
-	if (a == b)
-		return true;
-	if (isinf(a) || isinf(b) || isnan(a) || isnan(b))
-		return false;
-	diff = fabs(b - a);
-	return diff <= fabs(rel * b) || diff <= fabs(rel * a) ||
-	    diff <= abs_tol;
-}
-
-void
-tc_pj_fixed(tc_buf *out, double x, int decimals)
-{
-	if (isnan(x))
-		tc_buf_puts(out, "nan");
-	else if (isinf(x))
-		tc_buf_puts(out, x > 0 ? "inf" : "-inf");
-	else
-		tc_buf_printf(out, "%.*f", decimals, x);
-}
-
-void
-tc_pj_pystr(tc_buf *out, const tc_json *v)
-{
-	if (v == NULL || v->type == TC_JSON_NULL) {
-		tc_buf_puts(out, "None");
-		return;
-	}
-	if (v->type == TC_JSON_STRING) {
-		tc_buf_add(out, v->u.str.ptr, v->u.str.len);
-		return;
-	}
-	tc_json_repr(out, v);
 }
 
 void

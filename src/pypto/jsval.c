@@ -13,59 +13,16 @@
 
 #include "pypto_internal.h"
 
-/* JS WhiteSpace + LineTerminator code points, as UTF-8 prefixes. */
-static size_t
-js_space_len(const unsigned char *p)
-{
-	static const char *const multi[] = {
-		"\xc2\xa0", "\xe1\x9a\x80", "\xe2\x80\x80", "\xe2\x80\x81",
-		"\xe2\x80\x82", "\xe2\x80\x83", "\xe2\x80\x84", "\xe2\x80\x85",
-		"\xe2\x80\x86", "\xe2\x80\x87", "\xe2\x80\x88", "\xe2\x80\x89",
-		"\xe2\x80\x8a", "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x80\xaf",
-		"\xe2\x81\x9f", "\xe3\x80\x80", "\xef\xbb\xbf", NULL
-	};
-	size_t i;
-
-	if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\v' ||
-	    *p == '\f' || *p == '\r')
-		return 1;
-	for (i = 0; multi[i] != NULL; i++) {
-		size_t n = strlen(multi[i]);
-
-		if (strncmp((const char *)p, multi[i], n) == 0)
-			return n;
-	}
-	return 0;
-}
-
-/* Trim JS whitespace: returns the start and sets *len. */
+/* Trim JS whitespace (String.prototype.trim()): returns the start and
+ * sets *len. */
 static const char *
 js_trim(const char *s, size_t *len)
 {
-	const unsigned char *b = (const unsigned char *)s;
-	const unsigned char *e = b + strlen(s);
-	size_t n;
+	size_t a, b;
 
-	while (b < e && (n = js_space_len(b)) > 0)
-		b += n;
-	/* Trailing: scan forward remembering the last non-space end. */
-	{
-		const unsigned char *p = b, *last = b;
-
-		while (p < e) {
-			if ((n = js_space_len(p)) > 0) {
-				p += n;
-				continue;
-			}
-			p++;
-			while (p < e && (*p & 0xc0) == 0x80)
-				p++;
-			last = p;
-		}
-		e = last;
-	}
-	*len = (size_t)(e - b);
-	return (const char *)b;
+	tc_text_strip(s, strlen(s), tc_js_isspace, &a, &b);
+	*len = b - a;
+	return s + a;
 }
 
 bool

@@ -43,16 +43,6 @@ bool tc_pj_int(const tc_json *v, int64_t *out);
 int64_t tc_pj_int_or(const tc_json *v, int64_t dflt);
 /* A finite number > 0 (int or float, not bool). */
 bool tc_pj_positive(const tc_json *v, double *out);
-/* Non-empty string after Python strip(); returns the stripped copy
- * (malloc'd) or NULL. */
-char *tc_pj_strip(const char *s);
-/* math.isclose(a, b, rel_tol, abs_tol). */
-bool tc_pj_isclose(double a, double b, double rel, double abs_tol);
-/* Python f"{x:.Nf}". */
-void tc_pj_fixed(tc_buf *out, double x, int decimals);
-/* Python str()/repr() of a float, or of a JSON number as Python prints
- * it ("10.0", "12"); None for JSON null. */
-void tc_pj_pystr(tc_buf *out, const tc_json *v);
 /* Python repr() of a list of JSON values: "[1.0, 2.5]", "['a']". */
 void tc_pj_pylist(tc_buf *out, const tc_json *arr);
 /* A copy of v, or JSON null when v is absent (a member must never be a

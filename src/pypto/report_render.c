@@ -24,19 +24,15 @@ get_num(const tc_json *obj, const char *key, double *out)
 static void
 put_value(tc_buf *b, const tc_json *v)
 {
-	tc_pj_pystr(b, v);
+	tc_json_str(b, v);
 }
 
 /* Python format width for str: pads by code points. */
 static void
 pad(tc_buf *b, const char *s, size_t width, bool right)
 {
-	size_t cps = 0, i;
-	const char *p;
+	size_t cps = tc_utf8_length(s, strlen(s)), i;
 
-	for (p = s; *p != '\0'; p++)
-		if (((unsigned char)*p & 0xc0) != 0x80)
-			cps++;
 	if (right)
 		for (i = cps; i < width; i++)
 			tc_buf_putc(b, ' ');
@@ -51,7 +47,7 @@ padf(tc_buf *b, double v, int decimals, size_t width, const char *suffix)
 {
 	tc_buf t = TC_BUF_INIT;
 
-	tc_pj_fixed(&t, v, decimals);
+	tc_py_fixed(&t, v, decimals);
 	pad(b, tc_buf_cstr(&t), width, true);
 	tc_buf_puts(b, suffix);
 	tc_buf_free(&t);
@@ -183,7 +179,7 @@ md_header(tc_buf *b, const tc_json *r)
 	    tc_json_get_string_or(gd, "status", "not_provided"));
 	tc_buf_printf(b, "- **Default target**: `%s >= ",
 	    tc_json_get_string_or(r, "default_target_metric", ""));
-	tc_pj_fixed(b, thr, 1);
+	tc_py_fixed(b, thr, 1);
 	tc_buf_puts(b, "` for every P0 case\n");
 	tc_buf_printf(b, "- **Default target status**: `%s` "
 	    "(valid_for_target_met=%s)\n", tc_json_get_string_or(r, "default_target_status", ""),
@@ -208,7 +204,7 @@ num_cell(tc_buf *b, const tc_json *c, const char *key, int decimals)
 	double v;
 
 	if (get_num(c, key, &v))
-		tc_pj_fixed(b, v, decimals);
+		tc_py_fixed(b, v, decimals);
 	else
 		tc_buf_puts(b, "N/A");
 }
@@ -314,7 +310,7 @@ md_summary(tc_buf *b, const tc_json *r)
 	tc_buf_puts(b, " |\n");
 	if (get_num(r, "mean_asc_us", &v)) {
 		tc_buf_puts(b, "| Mean PyPTO target-kernel (us) | ");
-		tc_pj_fixed(b, v, 3);
+		tc_py_fixed(b, v, 3);
 		tc_buf_puts(b, " |\n| Median PyPTO target-kernel (us) | ");
 		num_cell(b, r, "median_asc_us", 3);
 		tc_buf_puts(b, " |\n| Total PyPTO target-kernel (us) | ");
@@ -327,7 +323,7 @@ md_summary(tc_buf *b, const tc_json *r)
 	else
 		tc_buf_puts(b, "0");
 	tc_buf_puts(b, " |\n| Default target threshold | ");
-	tc_pj_fixed(b, thr, 1);
+	tc_py_fixed(b, thr, 1);
 	tc_buf_printf(b, " |\n| Default target status | %s |\n",
 	    tc_json_get_string_or(r, "default_target_status", ""));
 	if (!get_num(stats, "geomean", &v)) {
@@ -336,7 +332,7 @@ md_summary(tc_buf *b, const tc_json *r)
 	}
 	(void)get_num(stats, "mean", &mean);
 	tc_buf_puts(b, "| Mean Golden-E2E/PyPTO-kernel target ratio | ");
-	tc_pj_fixed(b, mean, 3);
+	tc_py_fixed(b, mean, 3);
 	tc_buf_puts(b, " |\n");
 	for (i = 0; tc_json_is(pcs, TC_JSON_ARRAY) && i < pcs->u.arr.len; i++) {
 		const tc_json *m = tc_json_get(pcs->u.arr.items[i],
@@ -388,7 +384,7 @@ md_summary(tc_buf *b, const tc_json *r)
 					worse++;
 			}
 			tc_buf_printf(b, "| %s | %zu | ", dtypes[i], n);
-			tc_pj_fixed(b, tc_pypto_mean(vals, n), 3);
+			tc_py_fixed(b, tc_pypto_mean(vals, n), 3);
 			tc_buf_printf(b, " | %zu | %zu |\n", better, worse);
 			free(vals);
 		}
@@ -410,9 +406,9 @@ md_analysis(tc_buf *b, const tc_json *r)
 	tc_buf_puts(b, "## 简短分析\n\n");
 	if (get_num(stats, "mean", &mean)) {
 		tc_buf_puts(b, "- Golden 每迭代 E2E / PyPTO target-kernel 平均目标比值为 ");
-		tc_pj_fixed(b, mean, 3);
+		tc_py_fixed(b, mean, 3);
 		tc_buf_puts(b, "；默认目标要求每个 P0 case 均不低于 ");
-		tc_pj_fixed(b, thr, 1);
+		tc_py_fixed(b, thr, 1);
 		tc_buf_puts(b, "。该比值不是 baseline→final 优化加速比。\n");
 	} else {
 		tc_buf_puts(b, "- 未提供完整 Golden 数据；PyPTO 采集有效，但默认目标不可判定。\n");
@@ -489,7 +485,7 @@ log_header(tc_buf *b, const tc_json *r)
 	    tc_json_get_string_or(gd, "status", "not_provided"));
 	tc_buf_printf(b, "Default target: %s >= ",
 	    tc_json_get_string_or(r, "default_target_metric", ""));
-	tc_pj_fixed(b, thr, 1);
+	tc_py_fixed(b, thr, 1);
 	tc_buf_printf(b, " for every P0 case | status=%s | valid=%s\n",
 	    tc_json_get_string_or(r, "default_target_status", ""),
 	    tc_json_is(vt, TC_JSON_BOOL) && vt->u.b ? "True" : "False");
@@ -539,11 +535,11 @@ log_case(tc_buf *b, const tc_json *c)
 		tc_buf r1 = TC_BUF_INIT, r2 = TC_BUF_INIT;
 
 		if (hr)
-			tc_pj_fixed(&r1, ref, 2);
+			tc_py_fixed(&r1, ref, 2);
 		else
 			tc_buf_puts(&r1, "N/A");
 		if (ha)
-			tc_pj_fixed(&r2, asc, 2);
+			tc_py_fixed(&r2, asc, 2);
 		else
 			tc_buf_puts(&r2, "N/A");
 		pad(b, tc_buf_cstr(&r1), 12, true);
@@ -552,9 +548,9 @@ log_case(tc_buf *b, const tc_json *c)
 		tc_buf_putc(b, ' ');
 		pad(b, "N/A", 10, true);
 		tc_buf_puts(b, "  (ref_err=");
-		tc_pj_pystr(b, tc_json_get(c, "ref_error"));
+		tc_json_str(b, tc_json_get(c, "ref_error"));
 		tc_buf_puts(b, ", asc_err=");
-		tc_pj_pystr(b, tc_json_get(c, "asc_error"));
+		tc_json_str(b, tc_json_get(c, "asc_error"));
 		tc_buf_puts(b, ")\n");
 		tc_buf_free(&r1);
 		tc_buf_free(&r2);
@@ -601,15 +597,15 @@ log_summary(tc_buf *b, const tc_json *r)
 		for (i = 0; i < 3; i++) {
 			(void)get_num(stats, keys[i], &v);
 			tc_buf_puts(b, labels[i]);
-			tc_pj_fixed(b, v, 2);
+			tc_py_fixed(b, v, 2);
 			tc_buf_puts(b, "x\n");
 		}
 		(void)get_num(stats, "min", &mn);
 		(void)get_num(stats, "max", &mx);
 		tc_buf_puts(b, "  Min/Max : ");
-		tc_pj_fixed(b, mn, 2);
+		tc_py_fixed(b, mn, 2);
 		tc_buf_puts(b, "x / ");
-		tc_pj_fixed(b, mx, 2);
+		tc_py_fixed(b, mx, 2);
 		tc_buf_puts(b, "x\n  Golden target cases: ");
 		put_value(b, tc_json_get(r, "n_default_target_cases"));
 		tc_buf_putc(b, '/');
@@ -642,7 +638,7 @@ log_summary(tc_buf *b, const tc_json *r)
 		if (get_num(r, "aggregate_golden_reference_ratio", &v)) {
 			tc_buf_puts(b, "  Aggregate ratio (Σgolden E2E/ΣPyPTO kernel; "
 			    "not target criterion) : ");
-			tc_pj_fixed(b, v, 2);
+			tc_py_fixed(b, v, 2);
 			tc_buf_puts(b, "x\n");
 		}
 	}

@@ -416,7 +416,7 @@ tc_pypto_timing_rows(const char *source, const tc_pypto_run *r,
 		return -1;
 	}
 	for (i = 0; i < *n; i++) {
-		char *s = tc_pj_strip((*rows)[i].op_name);
+		char *s = tc_py_strip_dup((*rows)[i].op_name);
 
 		if (s != NULL && strcmp(s, op_name) == 0) {
 			matched++;

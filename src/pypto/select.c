@@ -688,7 +688,7 @@ tc_pypto_selection_markdown(const tc_json *s)
 		const char *id = tc_json_get_string(r, "candidate_id");
 
 		tc_buf_printf(&b, "| %s | ", id);
-		tc_pj_pystr(&b, tc_json_get(r, "evaluation_order"));
+		tc_json_str(&b, tc_json_get(r, "evaluation_order"));
 		tc_buf_puts(&b, " | ");
 		tc_pj_pylist(&b, tc_json_get(r, "source_items"));
 		tc_buf_printf(&b, " | %s | %s | %s / %s | ",
@@ -710,9 +710,9 @@ tc_pypto_selection_markdown(const tc_json *s)
 			tc_buf_printf(&b, "%s%s%s: ", c > 0 ? "; " : "",
 			    tc_json_get_string(e, "case"),
 			    tc_json_get(e, "target")->u.b ? "*" : "");
-			tc_pj_fixed(&b, d, 3);
+			tc_py_fixed(&b, d, 3);
 			tc_buf_puts(&b, " / ");
-			tc_pj_fixed(&b, sp, 4);
+			tc_py_fixed(&b, sp, 4);
 			tc_buf_puts(&b, "x");
 		}
 		tc_buf_puts(&b, " | ");
@@ -720,7 +720,7 @@ tc_pypto_selection_markdown(const tc_json *s)
 			double sc = 0;
 
 			(void)tc_json_number(tc_json_get(r, "score"), &sc);
-			tc_pj_fixed(&b, sc, 6);
+			tc_py_fixed(&b, sc, 6);
 		}
 		tc_buf_printf(&b, " | %s | %s |\n",
 		    tc_json_get(r, "within_stability_range")->u.b ? "yes" : "no",

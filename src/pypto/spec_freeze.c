@@ -18,66 +18,18 @@
 #include "tunectl/pypto_state.h"
 #include "tunectl/sha256.h"
 
-static const char replacement[] = "\xef\xbf\xbd";
-
 /* WHATWG UTF-8 decode (one U+FFFD per maximal subpart), re-encoded. */
 static void
-utf8_sanitize(tc_buf *out, const unsigned char *s, size_t n)
+utf8_sanitize(tc_buf *out, const char *s, size_t n)
 {
 	size_t i = 0;
 
 	while (i < n) {
-		unsigned char b = s[i];
-		int need;
-		unsigned char lo = 0x80, hi = 0xbf;
-		size_t j;
-		int k;
-		bool ok = true;
+		char enc[4];
+		uint32_t cp;
 
-		if (b < 0x80) {
-			tc_buf_putc(out, (char)b);
-			i++;
-			continue;
-		}
-		if (b >= 0xc2 && b <= 0xdf)
-			need = 1;
-		else if (b == 0xe0)
-			need = 2, lo = 0xa0;
-		else if ((b >= 0xe1 && b <= 0xec) || b == 0xee || b == 0xef)
-			need = 2;
-		else if (b == 0xed)
-			need = 2, hi = 0x9f;
-		else if (b == 0xf0)
-			need = 3, lo = 0x90;
-		else if (b >= 0xf1 && b <= 0xf3)
-			need = 3;
-		else if (b == 0xf4)
-			need = 3, hi = 0x8f;
-		else {
-			tc_buf_puts(out, replacement);
-			i++;
-			continue;
-		}
-		j = i + 1;
-		for (k = 0; k < need; k++, j++) {
-			unsigned char c;
-
-			if (j >= n) {
-				ok = false;
-				break;
-			}
-			c = s[j];
-			if (c < (k == 0 ? lo : 0x80) || c > (k == 0 ? hi : 0xbf)) {
-				ok = false;
-				break;
-			}
-		}
-		if (ok) {
-			tc_buf_add(out, s + i, j - i);
-		} else {
-			tc_buf_puts(out, replacement);
-		}
-		i = j;
+		i += tc_utf8_decode(s + i, n - i, &cp, TC_UTF8_REPLACE);
+		tc_buf_add(out, enc, tc_utf8_encode(enc, cp));
 	}
 }
 
@@ -93,7 +45,7 @@ tc_pypto_spec_hash(const char *spec_path, char hex[65], tc_error *err)
 		return 0;	/* fs.existsSync(): false, also for a dangling link */
 	if ((raw = tc_read_file(spec_path, 0, &len, err)) == NULL)
 		return -1;
-	utf8_sanitize(&clean, (const unsigned char *)raw, len);
+	utf8_sanitize(&clean, raw, len);
 	tc_sha256_hex(clean.data != NULL ? clean.data : "", clean.len, hex);
 	tc_buf_free(&clean);
 	free(raw);

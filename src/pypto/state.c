@@ -142,10 +142,10 @@ spread_into(tc_json *merged, const tc_json *carried)
 		size_t idx = 0;
 
 		while (p < e) {
-			const char *q = p + 1;
+			uint32_t cp;
+			const char *q = p + tc_utf8_decode(p, (size_t)(e - p),
+			    &cp, TC_UTF8_WTF8);
 
-			while (q < e && ((unsigned char)*q & 0xc0) == 0x80)
-				q++;
 			snprintf(key, sizeof(key), "%zu", idx++);
 			tc_json_object_set(merged, key,
 			    tc_json_new_stringn(p, (size_t)(q - p)));

@@ -263,7 +263,7 @@ target_row(const struct case_ctx *cx, const char *case_id, size_t r,
 	char want[24];
 
 	for (i = 0; i < rows->u.arr.len; i++) {
-		char *s = tc_pj_strip(cell(rows->u.arr.items[i], tc->name));
+		char *s = tc_py_strip_dup(cell(rows->u.arr.items[i], tc->name));
 
 		if (s != NULL && strcmp(s, cx->op_name) == 0) {
 			matched++;
@@ -377,7 +377,7 @@ check_repeat(const struct case_ctx *cx, const char *case_id, size_t r,
 		    "target row has invalid Task Duration(us)", case_id, r);
 		goto out;
 	}
-	if (!tc_pj_isclose(dur, sample, 1e-9, 1e-6)) {
+	if (!tc_py_isclose(dur, sample, 1e-9, 1e-6)) {
 		tc_error_set(err, "raw timing duration mismatch: %s repeat %zu",
 		    case_id, r);
 		goto out;
@@ -553,7 +553,7 @@ check_case(const struct case_ctx *cx, const char *round, const char *case_id,
 	}
 	out->aggregate_us = tc_pypto_aggregate(out->samples, n);
 	if (!tc_pj_positive(tc_json_get(m, "aggregate_us"), &agg) ||
-	    !tc_pj_isclose(agg, out->aggregate_us, 1e-9, 1e-6)) {
+	    !tc_py_isclose(agg, out->aggregate_us, 1e-9, 1e-6)) {
 		tc_error_set(err, "per-case aggregate is not reproducible: %s",
 		    case_id);
 		goto out;
@@ -729,7 +729,7 @@ golden_checks(const tc_json *perf, const tc_json *pcs, const tc_json *ids,
 		ratios[(*nr)++] = ratio;
 		for (k = 0; k < 2; k++)
 			if (!tc_pj_positive(tc_json_get(row, fields[k]), &f) ||
-			    !tc_pj_isclose(f, ratio, 1e-9, 1e-6)) {
+			    !tc_py_isclose(f, ratio, 1e-9, 1e-6)) {
 				msg = tc_xasprintf("performance.json %s mismatch: %s",
 				    fields[k], id);
 				goto out;
@@ -784,7 +784,7 @@ target_checks(const tc_json *perf, const double *ratios, size_t nr, size_t n)
 				goto out;
 			}
 		} else if (!tc_json_number(e, &ev) || !tc_pj_positive(a, &av) ||
-		    !tc_pj_isclose(av, ev, 1e-9, 1e-6)) {
+		    !tc_py_isclose(av, ev, 1e-9, 1e-6)) {
 			msg = tc_xasprintf("performance.json Golden ratio stats "
 			    "mismatch: %s", keys[i]);
 			goto out;
@@ -889,7 +889,7 @@ case_row_mismatch(const tc_pypto_round *r, size_t i, const tc_json *pcs)
 	    tc_json_get(m, "timing_source_metric")))
 		msg = tc_xasprintf("per-case timing source mismatch: %s", rc->id);
 	else if (!tc_pj_positive(tc_json_get(row, "asc_us"), &asc) ||
-	    !tc_pj_isclose(asc, rc->aggregate_us, 1e-9, 1e-6))
+	    !tc_py_isclose(asc, rc->aggregate_us, 1e-9, 1e-6))
 		msg = tc_xasprintf("performance.json PyPTO duration "
 		    "mismatch: %s", rc->id);
 	tc_json_free(m);

@@ -88,17 +88,10 @@ py_iter(struct rr *r, const tc_json *v)
 
 		out = tc_json_new_array();
 		for (i = 0; i < v->u.str.len;) {
-			size_t k = 1;
-			unsigned char c = (unsigned char)s[i];
+			uint32_t cp;
+			size_t k = tc_utf8_decode(s + i, v->u.str.len - i, &cp,
+			    TC_UTF8_WTF8);
 
-			if (c >= 0xF0)
-				k = 4;
-			else if (c >= 0xE0)
-				k = 3;
-			else if (c >= 0xC0)
-				k = 2;
-			if (i + k > v->u.str.len)
-				k = v->u.str.len - i;
 			tc_json_array_push(out, tc_json_new_stringn(s + i, k));
 			i += k;
 		}

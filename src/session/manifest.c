@@ -102,7 +102,7 @@ add_path(tc_json *paths, const tc_json *value, const char *role)
 	size_t i;
 
 	if (rel == NULL || strlen(rel) != value->u.str.len ||
-	    !tc_is_relative_artifact_text(rel, value->u.str.len))
+	    !tc_text_is_relative_path(rel, value->u.str.len))
 		return;
 	if ((roles = tc_json_get(paths, rel)) == NULL) {
 		roles = tc_json_new_array();
@@ -324,7 +324,7 @@ check_entry(const tc_session *s, const tc_json *step, const tc_json *sealed,
 	int rc = 0;
 
 	if (rel == NULL || kind == NULL ||
-	    !tc_is_relative_artifact_text(rel, strlen(rel))) {
+	    !tc_text_is_relative_path(rel, strlen(rel))) {
 		tc_error_set(err, "artifact manifest of %s has a malformed entry",
 		    tc_step_id(step));
 		return -1;

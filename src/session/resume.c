@@ -21,7 +21,6 @@
 #include "session_internal.h"
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
-#include "tunectl/report.h"
 
 /* Complete an interrupted seal of the next step; true when s was
  * replaced by the sealed session.  A scene tunectl did not begin for this
@@ -83,8 +82,7 @@ render_missing_final_report(const tc_session *s)
 	missing = !tc_path_exists(report);
 	free(report);
 	if (missing)
-		done = tc_report_write_final(s->doc, NULL, NULL, TC_REPORT_ZH,
-		    NULL, &err) == 0;
+		done = sess_write_final_report(s->doc, &err) == 0;
 	tc_error_clear(&err);
 	return done;
 }

@@ -13,7 +13,6 @@
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
-#include "tunectl/report.h"
 #include "tunectl/sha256.h"
 #include "tunectl/timeutil.h"
 
@@ -213,7 +212,7 @@ tc_session__render_scene(const tc_json *result, const tc_json *step,
 	t->report = NULL;
 	if ((t->result = tc_json_pretty(result, &t->result_len, err)) == NULL)
 		return -1;
-	if ((t->report = tc_report_phase_md(result, step, err)) == NULL) {
+	if ((t->report = sess_phase_report(result, step, err)) == NULL) {
 		free(t->result);
 		t->result = NULL;
 		return -1;

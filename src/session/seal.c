@@ -22,7 +22,6 @@
 #include "session_internal.h"
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
-#include "tunectl/report.h"
 
 static int
 check_acceptable(const tc_session *s, const tc_json *result, tc_error *err)
@@ -54,8 +53,7 @@ check_acceptable(const tc_session *s, const tc_json *result, tc_error *err)
 static int
 render_final(const tc_session *s, tc_error *err)
 {
-	return tc_report_write_final(s->doc, NULL, NULL, TC_REPORT_ZH, NULL,
-	    err);
+	return sess_write_final_report(s->doc, err);
 }
 
 /* The schedule after sealing the step at index with status: the derived

@@ -109,4 +109,11 @@ int tc_session__check_path_text(const tc_json *v, tc_error *err);
 /* The same for the session's artifact_root, before any file access. */
 int tc_session__check_root(const tc_session *s, tc_error *err);
 
+/* renderers.c: the report renderers registered from above
+ * (tunectl/session_reports.h); each fails while none is registered. */
+char *sess_phase_report(const tc_json *result, const tc_json *step,
+    tc_error *err);
+char *sess_final_report(const tc_json *session, tc_error *err);
+int sess_write_final_report(const tc_json *session, tc_error *err);
+
 #endif

@@ -1,5 +1,5 @@
 /*
- * atomic.c - tc_write_atomic / tc_write_json: the one way tunectl writes a
+ * atomic.c - tc_write_atomic: the one way tunectl writes a
  * file.  Temp file in the target's directory, full write, fchmod, fsync,
  * rename (or a no-replace publish for sealed evidence), fsync the
  * directory.  Every failure before the publish removes the temp file.
@@ -270,35 +270,5 @@ tc_write_atomic(const char *path, const void *data, size_t len,
 out:
 	free(dir);
 	free(norm);
-	return rc;
-}
-
-int
-tc_write_json(const char *path, const tc_json *v, unsigned flags,
-    tc_error *err)
-{
-	size_t len;
-	char *text = tc_json_pretty(v, &len, err);
-	int rc;
-
-	if (text == NULL)
-		return -1;
-	rc = tc_write_atomic(path, text, len, flags, err);
-	free(text);
-	return rc;
-}
-
-int
-tc_write_json_at(int dirfd, const char *name, const char *display,
-    const tc_json *v, unsigned flags, tc_error *err)
-{
-	size_t len;
-	char *text = tc_json_pretty(v, &len, err);
-	int rc;
-
-	if (text == NULL)
-		return -1;
-	rc = tc_write_atomic_at(dirfd, name, display, text, len, flags, err);
-	free(text);
 	return rc;
 }

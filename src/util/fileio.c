@@ -71,7 +71,7 @@ tc_read_fd(int fd, const char *path, size_t max_bytes, size_t *len,
 	struct stat st;
 
 	if (max_bytes == 0)
-		max_bytes = TC_JSON_MAX_BYTES;
+		max_bytes = TC_READ_MAX_BYTES;
 	if (fstat(fd, &st) != 0) {
 		tc_error_os(err, errno, path);
 		return NULL;

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 
 #include "tunectl/buf.h"
-#include "tunectl/json.h"
 #include "tunectl/path.h"
+#include "tunectl/text.h"
 
 char *
 tc_path_normalize(const char *path)
@@ -134,118 +134,20 @@ tc_path_relative_to(const char *path, const char *root)
 	return *rest == '\0' ? tc_xstrdup(".") : tc_path_normalize(rest);
 }
 
-/*
- * Decode one UTF-8 sequence the way Python's strict decoder accepts it
- * (no overlongs, no surrogates, at most U+10FFFF).  Returns its length, or
- * 0 when the byte at s starts no valid sequence.
- */
-static size_t
-utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
-{
-	uint32_t c;
-	size_t n, i;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-		n = 2;
-		c = s[0] & 0x1F;
-	} else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-		n = 3;
-		c = s[0] & 0x0F;
-	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-		n = 4;
-		c = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3F);
-	}
-	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
-	    c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-		return 0;
-	*cp = c;
-	return n;
-}
-
-static bool
-py_isspace(uint32_t c)
-{
-	return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) ||
-	    c == 0x85 || c == 0xA0 || c == 0x1680 ||
-	    (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
-	    c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
-/* Byte offsets of the Python strip() of s: [*start, *end). */
-static void
-py_strip_range(const char *s, size_t *start, size_t *end)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t len = strlen(s), i = 0, last = 0;
-	bool seen = false;
-
-	*start = len;
-	while (i < len) {
-		uint32_t cp;
-		size_t n = utf8_decode(u + i, len - i, &cp);
-
-		if (n == 0) {
-			n = 1;
-			cp = 0xDC00 + u[i];	/* surrogateescape: not space */
-		}
-		if (!py_isspace(cp)) {
-			if (!seen)
-				*start = i;
-			seen = true;
-			last = i + n;
-		}
-		i += n;
-	}
-	*end = seen ? last : len;
-}
-
-static bool
-has_dotdot(const char *v)
-{
-	const char *p = v;
-
-	for (;;) {
-		const char *slash = strchr(p, '/');
-		size_t n = slash != NULL ? (size_t)(slash - p) : strlen(p);
-
-		if (n == 2 && p[0] == '.' && p[1] == '.')
-			return true;
-		if (slash == NULL)
-			return false;
-		p = slash + 1;
-	}
-}
-
 enum rel_check { REL_OK, REL_BLANK, REL_SPACE, REL_ABSOLUTE, REL_DOTDOT };
 
 static enum rel_check
 check_relative(const char *value)
 {
-	size_t start, end;
+	size_t n;
 
-	if (value == NULL)
+	if (value == NULL || !tc_text_has_content(value, n = strlen(value)))
 		return REL_BLANK;
-	py_strip_range(value, &start, &end);
-	if (start >= end)
-		return REL_BLANK;
-	if (start != 0 || end != strlen(value))
+	if (!tc_text_is_canonical(value, n))
 		return REL_SPACE;
 	if (value[0] == '/')
 		return REL_ABSOLUTE;
-	if (has_dotdot(value))
+	if (!tc_text_is_relative_artifact(value, n))
 		return REL_DOTDOT;
 	return REL_OK;
 }
@@ -259,29 +161,8 @@ tc_path_is_relative_artifact(const char *value)
 void
 tc_path_repr(tc_buf *out, const char *path)
 {
-	const unsigned char *u = (const unsigned char *)path;
-	size_t len = strlen(path), i = 0;
-	tc_buf w = TC_BUF_INIT;
-
-	/* surrogateescape: each undecodable byte b becomes U+DC00+b, kept
-	 * as WTF-8 (a lone surrogate) for the repr writer. */
-	while (i < len) {
-		uint32_t cp;
-		size_t n = utf8_decode(u + i, len - i, &cp);
-
-		if (n > 0) {
-			tc_buf_add(&w, u + i, n);
-			i += n;
-			continue;
-		}
-		cp = 0xDC00 + u[i];
-		tc_buf_putc(&w, (char)(0xE0 | (cp >> 12)));
-		tc_buf_putc(&w, (char)(0x80 | ((cp >> 6) & 0x3F)));
-		tc_buf_putc(&w, (char)(0x80 | (cp & 0x3F)));
-		i++;
-	}
-	tc_json_repr_string(out, tc_buf_cstr(&w), w.len);
-	tc_buf_free(&w);
+	/* os.fsdecode: each undecodable byte b reads as U+DC00+b */
+	tc_py_repr_str(out, path, strlen(path), TC_UTF8_ESCAPE);
 }
 
 /* "'<repr>'" of value, malloc'd, for messages. */

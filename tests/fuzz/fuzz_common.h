@@ -30,6 +30,7 @@
 #include "tunectl/error.h"
 #include "tunectl/fileio.h"
 #include "tunectl/json.h"
+#include "tunectl/report.h"
 
 #define FZ_SEP "\n%%\n"
 #define FZ_SEP_LEN 4
@@ -52,6 +53,16 @@
 	if (getenv("FUZZ_VERBOSE") != NULL)				\
 		fprintf(stderr, __VA_ARGS__);				\
 } while (0)
+
+/* The session layer renders its reports through the report layer, as
+ * the tunectl CLI registers it first thing (tunectl/session_reports.h). */
+static void fz_register_reports(void) __attribute__((constructor));
+
+static void
+fz_register_reports(void)
+{
+	tc_report_register();
+}
 
 static char *fz_roots[FZ_MAX_ROOTS];
 static size_t fz_nroots;

@@ -9,6 +9,7 @@
 #include "test_final_fixture.h"
 
 #include "tunectl/final.h"
+#include "tunectl/text.h"
 
 /* ---- one edit of a valid beneficial ledger -> the expected outcome ------ */
 
@@ -594,14 +595,14 @@ static void
 test_isclose_follows_python(void **state)
 {
 	(void)state;
-	assert_true(tc_final_isclose(10.0, 10.0, 1e-6, 1e-6));
-	assert_true(tc_final_isclose(0.0, 1e-6, 1e-6, 1e-6));
-	assert_false(tc_final_isclose(0.0, 1.1e-6, 1e-6, 1e-6));
-	assert_true(tc_final_isclose(1e9, 1e9 + 999, 1e-6, 1e-6));
-	assert_false(tc_final_isclose(1e9, 1e9 + 1001, 1e-6, 1e-6));
-	assert_false(tc_final_isclose(NAN, NAN, 1e-6, 1e-6));
-	assert_true(tc_final_isclose(INFINITY, INFINITY, 1e-6, 1e-6));
-	assert_false(tc_final_isclose(INFINITY, 1e308, 1e-6, 1e-6));
+	assert_true(tc_py_isclose(10.0, 10.0, 1e-6, 1e-6));
+	assert_true(tc_py_isclose(0.0, 1e-6, 1e-6, 1e-6));
+	assert_false(tc_py_isclose(0.0, 1.1e-6, 1e-6, 1e-6));
+	assert_true(tc_py_isclose(1e9, 1e9 + 999, 1e-6, 1e-6));
+	assert_false(tc_py_isclose(1e9, 1e9 + 1001, 1e-6, 1e-6));
+	assert_false(tc_py_isclose(NAN, NAN, 1e-6, 1e-6));
+	assert_true(tc_py_isclose(INFINITY, INFINITY, 1e-6, 1e-6));
+	assert_false(tc_py_isclose(INFINITY, 1e308, 1e-6, 1e-6));
 }
 
 static void
