@@ -144,21 +144,17 @@ pair_key(tc_buf *b, const tc_json *rid, const tc_json *range)
 
 /* ---- one decision (D1-D24) ---------------------------------------------- */
 
+/* D2: the identifying strings. */
 static void
-check_decision(struct xv *x, const tc_json *d, const char *field,
-    const char *loc)
+check_ids(struct xv *x, const tc_json *d, const char *loc)
 {
 	static const char *const ids[] = {
 		"round_id", "range_id", "sk_id", "source_scope", NULL
 	};
-	const bool scope = strcmp(field, SCOPE) == 0;
-	const tc_json *v, *rid, *method, *conf, *bnd, *src = NULL, *act, *st;
-	const tc_json *cls;
-	bool perf_exact, actionable;
-	long src_idx = -1;
+	const tc_json *v;
 	size_t k;
 
-	for (k = 0; ids[k] != NULL; k++) {			/* D2 */
+	for (k = 0; ids[k] != NULL; k++) {
 		v = tc_json_get(d, ids[k]);
 		if (!tc_is_nonblank_string(v))
 			tc_ledger__err(x->errors, "%s.%s must be a non-empty string",
@@ -167,45 +163,51 @@ check_decision(struct xv *x, const tc_json *d, const char *field,
 			tc_ledger__err(x->errors, "%s.%s must not contain surrounding "
 			    "whitespace", loc, ids[k]);
 	}
-	method = tc_json_get(d, "mapping_method");		/* D3 */
-	if (tc_ledger__unhashable(method)) {
+}
+
+/* D3-D7: the mapping method and confidence, and the boundary.  Returns
+ * false when an unhashable value ended the validation. */
+static bool
+check_mapping(struct xv *x, const tc_json *d, const char *loc)
+{
+	static const char *const pairs[][2] = {
+		{ "source_scope_map", "exact" },
+		{ "kernel_projection_structural", "exact_projected_trace" },
+		{ "source_scope_map", "diagnostic_only" },
+		{ "kernel_projection_structural", "diagnostic_only" },
+		{ "kernel_projection_structural", "ambiguous" },
+		{ "kernel_projection_structural", "unmapped" },
+		{ "sk_meta_node_ids", "diagnostic_only" },
+	};
+	const tc_json *method = tc_json_get(d, "mapping_method");
+	const tc_json *conf = tc_json_get(d, "mapping_confidence");
+	const tc_json *bnd = tc_json_get(d, "boundary");
+	bool ok = false;
+	size_t k;
+
+	if (tc_ledger__unhashable(method)) {			/* D3 */
 		tc_experiment__raise_unhashable(x, method);
-		return;
+		return false;
 	}
 	if (!tc_ledger__in(method, tc_ledger_mapping_methods))
 		tc_ledger__err(x->errors, "%s.mapping_method must preserve a producer "
 		    "mapping method", loc);
-	conf = tc_json_get(d, "mapping_confidence");		/* D4 */
-	if (tc_ledger__unhashable(conf)) {
+	if (tc_ledger__unhashable(conf)) {			/* D4 */
 		tc_experiment__raise_unhashable(x, conf);
-		return;
+		return false;
 	}
 	if (!tc_ledger__in(conf, tc_ledger_mapping_confidences))
 		tc_ledger__err(x->errors, "%s.mapping_confidence is invalid", loc);
-	{							/* D5 */
-		static const char *const pairs[][2] = {
-			{ "source_scope_map", "exact" },
-			{ "kernel_projection_structural", "exact_projected_trace" },
-			{ "source_scope_map", "diagnostic_only" },
-			{ "kernel_projection_structural", "diagnostic_only" },
-			{ "kernel_projection_structural", "ambiguous" },
-			{ "kernel_projection_structural", "unmapped" },
-			{ "sk_meta_node_ids", "diagnostic_only" },
-		};
-		bool ok = false;
-
-		for (k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++)
-			if (tc_ledger__is(method, pairs[k][0]) && tc_ledger__is(conf, pairs[k][1]))
-				ok = true;
-		if (!ok)
-			tc_ledger__err(x->errors, "%s mapping method/confidence pair is "
-			    "unsupported", loc);
-	}
+	for (k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++)	/* D5 */
+		if (tc_ledger__is(method, pairs[k][0]) && tc_ledger__is(conf, pairs[k][1]))
+			ok = true;
+	if (!ok)
+		tc_ledger__err(x->errors, "%s mapping method/confidence pair is "
+		    "unsupported", loc);
 	if (tc_json_get(d, "mapping_reliable") != NULL)		/* D6 */
 		tc_ledger__err(x->errors, "%s.mapping_reliable is consumer-reported and "
 		    "must be omitted", loc);
-	bnd = tc_json_get(d, "boundary");			/* D7 */
-	if (!tc_json_is(bnd, TC_JSON_OBJECT)) {
+	if (!tc_json_is(bnd, TC_JSON_OBJECT)) {			/* D7 */
 		tc_ledger__err(x->errors, "%s.boundary must be an object", loc);
 	} else {
 		if (!tc_is_nonblank_string(tc_json_get(bnd, "start_op")))
@@ -215,10 +217,20 @@ check_decision(struct xv *x, const tc_json *d, const char *field,
 			tc_ledger__err(x->errors, "%s.boundary.end_op must be a "
 			    "non-empty string", loc);
 	}
-	cls = tc_json_get(d, "classification");			/* D8 */
-	act = tc_json_get(d, "action");
-	st = tc_json_get(d, "status");
-	if (!tc_ledger__in(cls, tc_ledger_classifications))
+	return true;
+}
+
+/* D8-D11: classification, action and status, alone and together. */
+static void
+check_tuple(struct xv *x, const tc_json *d, const char *field, bool scope,
+    const char *loc)
+{
+	const tc_json *cls = tc_json_get(d, "classification");
+	const tc_json *act = tc_json_get(d, "action");
+	const tc_json *st = tc_json_get(d, "status");
+	bool perf_exact;
+
+	if (!tc_ledger__in(cls, tc_ledger_classifications))	/* D8 */
 		tc_ledger__err(x->errors, "%s.classification is invalid", loc);
 	if (!tc_ledger__in(act, tc_ledger_actions))
 		tc_ledger__err(x->errors, "%s.action is invalid", loc);
@@ -234,17 +246,27 @@ check_decision(struct xv *x, const tc_json *d, const char *field,
 		tc_buf_free(&m);
 	}
 	perf_exact = tc_ledger_performance_exact(d);
-	actionable = tc_ledger_source_actionable(d);
 	if (scope && tc_ledger__is(st, "proposed") && !perf_exact)	/* D10 */
 		tc_ledger__err(x->errors, "%s proposed measured classification requires "
 		    "performance-exact mapping evidence", loc);
 	if (!perf_exact && !tc_ledger__is(cls, "insufficient_evidence"))	/* D11 */
 		tc_ledger__err(x->errors, "%s non-exact mapping must remain "
 		    "insufficient_evidence", loc);
-	rid = tc_json_get(d, "round_id");			/* D12 */
-	if (tc_is_nonblank_string(rid)) {
-		src_idx = tc_experiment__round_index(x, rid);
-		src = round_obj(x, src_idx);
+}
+
+/* D12-D18: the source round, its fingerprint, bindings and profiling
+ * analysis.  Returns the round (NULL when undeclared), its index in
+ * *src_idx. */
+static const tc_json *
+check_source_round(struct xv *x, const tc_json *d, const char *loc,
+    long *src_idx)
+{
+	const tc_json *rid = tc_json_get(d, "round_id"), *src = NULL, *v;
+	size_t k;
+
+	if (tc_is_nonblank_string(rid)) {			/* D12 */
+		*src_idx = tc_experiment__round_index(x, rid);
+		src = round_obj(x, *src_idx);
 	}
 	if (src == NULL)
 		tc_ledger__err(x->errors, "%s.round_id must reference a declared round",
@@ -273,78 +295,134 @@ check_decision(struct xv *x, const tc_json *d, const char *field,
 	    map_get(x->results, rid)))				/* D18 */
 		tc_ledger__err(x->errors, "%s.source_profiling_analysis_result must "
 		    "match its source round", loc);
-	if (tc_ledger__is(act, "prune") && (tc_ledger__is(st, "applied") ||
-	    tc_ledger__is(st, "verified")) && !((tc_ledger__is(cls, "neutral") ||
-	    tc_ledger__is(cls, "regressed")) && actionable))		/* D19 */
+	return src;
+}
+
+/* D19-D20: an applied or verified prune or keep needs a source-actionable
+ * mapping of the matching classification. */
+static void
+check_effect(struct xv *x, const tc_json *d, const char *loc)
+{
+	const tc_json *cls = tc_json_get(d, "classification");
+	const tc_json *act = tc_json_get(d, "action");
+	const tc_json *st = tc_json_get(d, "status");
+	bool actionable = tc_ledger_source_actionable(d);
+	bool effective = tc_ledger__is(st, "applied") ||
+	    tc_ledger__is(st, "verified");
+
+	if (tc_ledger__is(act, "prune") && effective &&
+	    !((tc_ledger__is(cls, "neutral") ||
+	    tc_ledger__is(cls, "regressed")) && actionable))	/* D19 */
 		tc_ledger__err(x->errors, "%s effective prune requires source-actionable "
 		    "neutral/regressed mapping", loc);
-	if (tc_ledger__is(act, "keep") && (tc_ledger__is(st, "applied") ||
-	    tc_ledger__is(st, "verified")) && !(tc_ledger__is(cls, "beneficial") &&
-	    actionable))					/* D20 */
+	if (tc_ledger__is(act, "keep") && effective &&
+	    !(tc_ledger__is(cls, "beneficial") && actionable))	/* D20 */
 		tc_ledger__err(x->errors, "%s effective keep requires source-actionable "
 		    "beneficial mapping", loc);
-	if (src != NULL && x->rounds[src_idx].kind == XK_AOT) {	/* D21 */
-		bool ok;
+}
 
-		if (tc_ledger__unhashable(cls) || tc_ledger__unhashable(act) ||
-		    tc_ledger__unhashable(st)) {
-			tc_experiment__raise_unhashable(x, tc_ledger__unhashable(cls) ? cls :
-			    tc_ledger__unhashable(act) ? act : st);
-			return;
-		}
-		if (scope)
-			ok = tuple_in(d, aot_proposed) ||
-			    (actionable && tuple_in(d, aot_actionable));
-		else
-			ok = tuple_in(d, unresolved_tuples);
-		if (!ok)
-			tc_ledger__err(x->errors, "%s automatic_aot may only retain "
-			    "proposed carry-forward, source-actionable "
-			    "later-verified, or blocked unresolved evidence", loc);
+/* D21: what a decision sourced from an automatic_aot round may be.
+ * Returns false when an unhashable value ended the validation. */
+static bool
+check_aot(struct xv *x, const tc_json *d, bool scope, const char *loc)
+{
+	const tc_json *cls = tc_json_get(d, "classification");
+	const tc_json *act = tc_json_get(d, "action");
+	const tc_json *st = tc_json_get(d, "status");
+	bool ok;
+
+	if (tc_ledger__unhashable(cls) || tc_ledger__unhashable(act) ||
+	    tc_ledger__unhashable(st)) {
+		tc_experiment__raise_unhashable(x, tc_ledger__unhashable(cls) ? cls :
+		    tc_ledger__unhashable(act) ? act : st);
+		return false;
 	}
-	if (tc_ledger__is(st, "verified")) {				/* D22 */
-		const tc_json *vr = tc_json_get(d, "verified_in_round_id");
-		long vr_idx = -1;
+	if (scope)
+		ok = tuple_in(d, aot_proposed) ||
+		    (tc_ledger_source_actionable(d) && tuple_in(d, aot_actionable));
+	else
+		ok = tuple_in(d, unresolved_tuples);
+	if (!ok)
+		tc_ledger__err(x->errors, "%s automatic_aot may only retain "
+		    "proposed carry-forward, source-actionable "
+		    "later-verified, or blocked unresolved evidence", loc);
+	return true;
+}
 
-		if (!tc_is_nonblank_string(vr) || !in_passed(x, vr))
-			tc_ledger__err(x->errors, "%s.verified_in_round_id must reference "
-			    "a profiling-passed round", loc);
-		if (!tc_ledger__eq(tc_json_get(d, "profiling_analysis_result"),
-		    map_get(x->results, vr)))
-			tc_ledger__err(x->errors, "%s.profiling_analysis_result must "
-			    "reference fresh verification profiling", loc);
-		if (tc_is_nonblank_string(vr))
-			vr_idx = tc_experiment__round_index(x, vr);
-		if (src_idx >= 0 && vr_idx >= 0 && vr_idx <= src_idx)
-			tc_ledger__err(x->errors, "%s.verified_in_round_id must be "
-			    "strictly later than its source round", loc);
-		if (tc_ledger__is(act, "prune")) {			/* D23 */
-			const tc_json *vround = round_obj(x, vr_idx);
-			const tc_json *range = tc_json_get(d, "range_id");
-			const tc_json *refs;
-			bool found = false;
+/* D23: a verified prune is verified by a later performance_prune round
+ * that references its range. */
+static void
+check_verified_prune(struct xv *x, const tc_json *d, long vr_idx,
+    const char *loc)
+{
+	const tc_json *vround = round_obj(x, vr_idx);
+	const tc_json *range = tc_json_get(d, "range_id");
+	const tc_json *refs;
+	bool found = false;
+	size_t k;
 
-			if (vround == NULL || x->rounds[vr_idx].kind != XK_PRUNE) {
-				tc_ledger__err(x->errors, "%s.verified_in_round_id must "
-				    "reference a later performance_prune round",
-				    loc);
-			} else {
-				refs = tc_json_get(vround,
-				    "performance_decision_range_ids");
-				if (tc_is_canonical_string(range) &&
-				    tc_json_is(refs, TC_JSON_ARRAY))
-					for (k = 0; k < refs->u.arr.len; k++)
-						if (tc_ledger__eq(refs->u.arr.items[k],
-						    range))
-							found = true;
-				if (!found)
-					tc_ledger__err(x->errors, "%s verified prune range "
-					    "must be referenced by its "
-					    "performance_prune verification round",
-					    loc);
-			}
-		}
+	if (vround == NULL || x->rounds[vr_idx].kind != XK_PRUNE) {
+		tc_ledger__err(x->errors, "%s.verified_in_round_id must "
+		    "reference a later performance_prune round", loc);
+		return;
 	}
+	refs = tc_json_get(vround, "performance_decision_range_ids");
+	if (tc_is_canonical_string(range) && tc_json_is(refs, TC_JSON_ARRAY))
+		for (k = 0; k < refs->u.arr.len; k++)
+			if (tc_ledger__eq(refs->u.arr.items[k], range))
+				found = true;
+	if (!found)
+		tc_ledger__err(x->errors, "%s verified prune range must be "
+		    "referenced by its performance_prune verification round",
+		    loc);
+}
+
+/* D22-D23: a verified decision names a later, profiling-passed round
+ * with fresh profiling. */
+static void
+check_verified(struct xv *x, const tc_json *d, long src_idx, const char *loc)
+{
+	const tc_json *vr = tc_json_get(d, "verified_in_round_id");
+	long vr_idx = -1;
+
+	if (!tc_ledger__is(tc_json_get(d, "status"), "verified"))
+		return;
+	if (!tc_is_nonblank_string(vr) || !in_passed(x, vr))
+		tc_ledger__err(x->errors, "%s.verified_in_round_id must reference "
+		    "a profiling-passed round", loc);
+	if (!tc_ledger__eq(tc_json_get(d, "profiling_analysis_result"),
+	    map_get(x->results, vr)))
+		tc_ledger__err(x->errors, "%s.profiling_analysis_result must "
+		    "reference fresh verification profiling", loc);
+	if (tc_is_nonblank_string(vr))
+		vr_idx = tc_experiment__round_index(x, vr);
+	if (src_idx >= 0 && vr_idx >= 0 && vr_idx <= src_idx)
+		tc_ledger__err(x->errors, "%s.verified_in_round_id must be "
+		    "strictly later than its source round", loc);
+	if (tc_ledger__is(tc_json_get(d, "action"), "prune"))
+		check_verified_prune(x, d, vr_idx, loc);
+}
+
+/* One decision, D2-D23, in the reference's order (its first unhashable
+ * value ends the validation, as the reference's exception does). */
+static void
+check_decision(struct xv *x, const tc_json *d, const char *field,
+    const char *loc)
+{
+	const bool scope = strcmp(field, SCOPE) == 0;
+	const tc_json *src;
+	long src_idx = -1;
+
+	check_ids(x, d, loc);
+	if (!check_mapping(x, d, loc))
+		return;
+	check_tuple(x, d, field, scope, loc);
+	src = check_source_round(x, d, loc, &src_idx);
+	check_effect(x, d, loc);
+	if (src != NULL && x->rounds[src_idx].kind == XK_AOT &&
+	    !check_aot(x, d, scope, loc))
+		return;
+	check_verified(x, d, src_idx, loc);
 }
 
 void

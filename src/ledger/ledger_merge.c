@@ -609,6 +609,117 @@ map_multi(const lx_map *m)
 	return false;
 }
 
+/* Every key in s is key (n bytes). */
+static bool
+only_key(const lx_set *s, const char *key, size_t n)
+{
+	size_t k;
+
+	for (k = 0; s != NULL && k < s->len; k++)
+		if (s->items[k].n != n || memcmp(s->items[k].p, key, n) != 0)
+			return false;
+	return true;
+}
+
+/* 15: a baseline profile of the result reused from history keeps its
+ * path, its fingerprint and its frozen baseline (rkey). */
+static int
+check_baseline_pair(const struct profiles *h, const tc_json *o,
+    const char *rkey, size_t rklen, tc_error *err)
+{
+	const tc_json *bp = tc_json_get(o, "baseline_profile");
+	const lx_set *s;
+	char *path, *fp;
+	size_t fpn;
+	int rc = -1;
+
+	if (!tc_json_is(o, TC_JSON_OBJECT) ||
+	    !tc_is_relative_artifact(bp) ||
+	    (fp = stripped_dup(tc_json_get(o, "baseline_profile_fingerprint"),
+	    &fpn)) == NULL)
+		return 0;
+	path = tc_ledger__posix(bp);
+	s = tc_ledger__map_get(&h->path_fps, path, strlen(path));
+	if (s != NULL && s->len > 0 && !(s->len == 1 &&
+	    tc_ledger__set_has(s, fp, fpn))) {
+		tc_error_set(err, "baseline profile path must retain its "
+		    "content fingerprint: %s", path);
+		goto out;
+	}
+	s = tc_ledger__map_get(&h->fp_paths, fp, fpn);
+	if (s != NULL && s->len > 0 && !(s->len == 1 &&
+	    tc_ledger__set_hasz(s, path))) {
+		tc_error_set(err, "baseline profile fingerprint must retain "
+		    "its artifact path: %s", fp);
+		goto out;
+	}
+	if (!only_key(tc_ledger__map_get(&h->path_keys, path, strlen(path)),
+	    rkey, rklen)) {
+		tc_error_set(err, "baseline profile path may only be reused "
+		    "with the same frozen baseline: %s", path);
+		goto out;
+	}
+	if (!only_key(tc_ledger__map_get(&h->fp_keys, fp, fpn), rkey, rklen)) {
+		tc_error_set(err, "baseline profile fingerprint may only be "
+		    "reused with the same frozen baseline: %s", fp);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(path);
+	free(fp);
+	return rc;
+}
+
+/* 13-14: profile roles stay disjoint in history and between the result
+ * and history. */
+static int
+check_profile_roles(struct profiles *h, struct profiles *r,
+    const tc_json *exps, const tc_json *result, tc_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < exps->u.obj.len; i++)			/* 13 */
+		if (profiles_add(h, exps->u.obj.members[i].value,
+		    exps->u.obj.members[i].key, true, err) != 0)
+			return -1;
+	if (map_multi(&h->path_fps) || map_multi(&h->fp_paths)) {
+		tc_error_set(err, "ledger contains a non-immutable baseline "
+		    "profile registry");
+		return -1;
+	}
+	if (intersects(&h->base_paths, &h->cand_paths) ||
+	    intersects(&h->base_fps, &h->cand_fps)) {
+		tc_error_set(err, "ledger baseline and candidate profile roles "
+		    "must be disjoint");
+		return -1;
+	}
+	(void)profiles_add(r, result, "", false, err);		/* 14 */
+	if (intersects(&h->analysis, &h->profile_paths)) {
+		tc_error_set(err, "ledger analysis result and profile path roles "
+		    "must be disjoint");
+		return -1;
+	}
+	if (overlap(&r->analysis, &h->profile_paths, "profiling analysis result "
+	    "path cannot reuse a historical profile path", err) != 0 ||
+	    overlap(&r->profile_paths, &h->analysis, "profile path cannot reuse "
+	    "a historical profiling analysis result path", err) != 0 ||
+	    overlap(&r->cand_paths, &h->base_paths, "candidate profile path "
+	    "cannot reuse a historical baseline", err) != 0 ||
+	    overlap(&r->cand_fps, &h->base_fps, "candidate profile fingerprint "
+	    "cannot reuse a historical baseline", err) != 0 ||
+	    overlap(&r->base_paths, &h->cand_paths, "baseline profile path "
+	    "cannot reuse a historical candidate", err) != 0 ||
+	    overlap(&r->base_fps, &h->cand_fps, "baseline profile fingerprint "
+	    "cannot reuse a historical candidate", err) != 0 ||
+	    overlap(&r->cand_paths, &h->cand_paths, "new experiment requires "
+	    "fresh candidate profile paths", err) != 0 ||
+	    overlap(&r->cand_fps, &h->cand_fps, "new experiment requires fresh "
+	    "candidate profile fingerprints", err) != 0)
+		return -1;
+	return 0;
+}
+
 static int
 check_history(const tc_json *exps, const tc_json *result, tc_error *err)
 {
@@ -633,102 +744,14 @@ check_history(const tc_json *exps, const tc_json *result, tc_error *err)
 	    overlap(&r.analysis, &h.analysis, "new experiment requires fresh "
 	    "profiling analysis result paths", err) != 0)
 		goto out;
-	for (i = 0; i < exps->u.obj.len; i++)			/* 13 */
-		if (profiles_add(&h, exps->u.obj.members[i].value,
-		    exps->u.obj.members[i].key, true, err) != 0)
-			goto out;
-	if (map_multi(&h.path_fps) || map_multi(&h.fp_paths)) {
-		tc_error_set(err, "ledger contains a non-immutable baseline "
-		    "profile registry");
-		goto out;
-	}
-	if (intersects(&h.base_paths, &h.cand_paths) ||
-	    intersects(&h.base_fps, &h.cand_fps)) {
-		tc_error_set(err, "ledger baseline and candidate profile roles "
-		    "must be disjoint");
-		goto out;
-	}
-	(void)profiles_add(&r, result, "", false, err);		/* 14 */
-	if (intersects(&h.analysis, &h.profile_paths)) {
-		tc_error_set(err, "ledger analysis result and profile path roles "
-		    "must be disjoint");
-		goto out;
-	}
-	if (overlap(&r.analysis, &h.profile_paths, "profiling analysis result "
-	    "path cannot reuse a historical profile path", err) != 0 ||
-	    overlap(&r.profile_paths, &h.analysis, "profile path cannot reuse "
-	    "a historical profiling analysis result path", err) != 0 ||
-	    overlap(&r.cand_paths, &h.base_paths, "candidate profile path "
-	    "cannot reuse a historical baseline", err) != 0 ||
-	    overlap(&r.cand_fps, &h.base_fps, "candidate profile fingerprint "
-	    "cannot reuse a historical baseline", err) != 0 ||
-	    overlap(&r.base_paths, &h.cand_paths, "baseline profile path "
-	    "cannot reuse a historical candidate", err) != 0 ||
-	    overlap(&r.base_fps, &h.cand_fps, "baseline profile fingerprint "
-	    "cannot reuse a historical candidate", err) != 0 ||
-	    overlap(&r.cand_paths, &h.cand_paths, "new experiment requires "
-	    "fresh candidate profile paths", err) != 0 ||
-	    overlap(&r.cand_fps, &h.cand_fps, "new experiment requires fresh "
-	    "candidate profile fingerprints", err) != 0)
+	if (check_profile_roles(&h, &r, exps, result, err) != 0)
 		goto out;
 	rkey = reuse_key(result, &rklen);			/* 15 */
 	rounds = rounds_of(result);
-	for (i = 0; rounds != NULL && i < rounds->u.arr.len; i++) {
-		const tc_json *o = rounds->u.arr.items[i];
-		const tc_json *bp = tc_json_get(o, "baseline_profile");
-		const lx_set *s;
-		char *path, *fp;
-		size_t fpn, k;
-		bool bad;
-
-		if (!tc_json_is(o, TC_JSON_OBJECT) ||
-		    !tc_is_relative_artifact(bp) ||
-		    (fp = stripped_dup(tc_json_get(o,
-		    "baseline_profile_fingerprint"), &fpn)) == NULL)
-			continue;
-		path = tc_ledger__posix(bp);
-		s = tc_ledger__map_get(&h.path_fps, path, strlen(path));
-		if (s != NULL && s->len > 0 && !(s->len == 1 &&
-		    tc_ledger__set_has(s, fp, fpn))) {
-			tc_error_set(err, "baseline profile path must retain its "
-			    "content fingerprint: %s", path);
-			goto pair_fail;
-		}
-		s = tc_ledger__map_get(&h.fp_paths, fp, fpn);
-		if (s != NULL && s->len > 0 && !(s->len == 1 &&
-		    tc_ledger__set_hasz(s, path))) {
-			tc_error_set(err, "baseline profile fingerprint must retain "
-			    "its artifact path: %s", fp);
-			goto pair_fail;
-		}
-		s = tc_ledger__map_get(&h.path_keys, path, strlen(path));
-		for (bad = false, k = 0; s != NULL && k < s->len; k++)
-			if (s->items[k].n != rklen ||
-			    memcmp(s->items[k].p, rkey, rklen) != 0)
-				bad = true;
-		if (bad) {
-			tc_error_set(err, "baseline profile path may only be reused "
-			    "with the same frozen baseline: %s", path);
-			goto pair_fail;
-		}
-		s = tc_ledger__map_get(&h.fp_keys, fp, fpn);
-		for (bad = false, k = 0; s != NULL && k < s->len; k++)
-			if (s->items[k].n != rklen ||
-			    memcmp(s->items[k].p, rkey, rklen) != 0)
-				bad = true;
-		if (bad) {
-			tc_error_set(err, "baseline profile fingerprint may only be "
-			    "reused with the same frozen baseline: %s", fp);
-			goto pair_fail;
-		}
-		free(path);
-		free(fp);
-		continue;
-pair_fail:
-		free(path);
-		free(fp);
-		goto out;
-	}
+	for (i = 0; rounds != NULL && i < rounds->u.arr.len; i++)
+		if (check_baseline_pair(&h, rounds->u.arr.items[i], rkey, rklen,
+		    err) != 0)
+			goto out;
 	rc = 0;
 out:
 	free(rkey);
