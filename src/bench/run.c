@@ -305,157 +305,187 @@ norm_free(tc_buf *norm, size_t n)
 	free(norm);
 }
 
+/* As many rank logs as ranks (none is one rank's stdout); otherwise the
+ * problem is noted in r. */
+static bool
+rank_log_count_ok(const session *s, const char *run_dir, run_rec *r,
+    size_t nlogs)
+{
+	if (nlogs == 0 && s->o->ranks != 1) {
+		r->problem = tc_xasprintf("%s: expected %ld rank logs, "
+		    "found 0 (a workload with --ranks > 1 writes "
+		    "log_<rank>.log files into $TUNECTL_RUN_DIR)", run_dir,
+		    s->o->ranks);
+		return false;
+	}
+	if (nlogs != 0 && (long)nlogs != s->o->ranks) {
+		r->problem = tc_xasprintf("%s: expected %ld rank logs, found %zu",
+		    run_dir, s->o->ranks, nlogs);
+		return false;
+	}
+	return true;
+}
+
+/* Read every source: note its clock, count its samples (or extract them
+ * with the metric regex into norm[i]).  1 when read, 0 when a problem is
+ * noted in r, -1 on an error. */
+static int
+read_samples(session *s, run_rec *r, const char **src, size_t nsrc,
+    tc_buf *norm, size_t *total, tc_error *err)
+{
+	for (size_t i = 0; i < nsrc; i++) {
+		size_t len, cnt = 0;
+		char *buf = tc_bench_read_all(src[i], &len, err);
+
+		if (buf == NULL)
+			return -1;
+		if (!note_clock(r, src[i], buf, len, i == 0)) {
+			free(buf);
+			return 0;
+		}
+		if (s->metric == M_REGEX) {
+			if (regex_samples(s, src[i], buf, &norm[i], &cnt,
+			    err) != 0) {
+				free(buf);
+				return -1;
+			}
+		} else {
+			cnt = tc_bench_count_samples(buf, len);
+		}
+		*total += cnt;
+		free(buf);
+	}
+	return 1;
+}
+
+/* The first run decides where a session's samples come from: a one-rank
+ * workload that logged none is timed by its wall clock. */
+static void
+decide_metric(session *s, const run_rec *r, size_t total)
+{
+	if (total == 0 && s->metric == M_UNDECIDED && s->o->ranks == 1)
+		s->metric = M_WALL;
+	if (total == 0 && s->metric == M_REGEX && s->o->ranks == 1 &&
+	    r == &s->runs[0])
+		s->metric = M_WALL;
+	if (s->metric == M_UNDECIDED)
+		s->metric = M_LOG;
+}
+
+/* A one-rank workload's stdout becomes its log_0.log. */
+static int
+link_stdout_log(const char *run_dir, const char *stdout_path, tc_error *err)
+{
+	char *l0 = tc_bench_join(run_dir, "log_0.log");
+	int rc = 0;
+
+	if (link(stdout_path, l0) != 0) {
+		tc_bench_oserror(err, errno, l0);
+		rc = -1;
+	}
+	free(l0);
+	return rc;
+}
+
+/* The samples the metric regex extracted, as rank logs the reference
+ * reader parses (a rank log's own text is kept as raw_<name>). */
+static int
+write_normalised(const char *run_dir, const char **src, size_t nsrc,
+    bool from_stdout, const tc_buf *norm, tc_error *err)
+{
+	for (size_t i = 0; i < nsrc; i++) {
+		char *target, *raw;
+
+		if (from_stdout) {
+			target = tc_bench_join(run_dir, "log_0.log");
+		} else {
+			raw = tc_xasprintf("%s/raw_%s", run_dir,
+			    tc_path_basename(src[i]));
+			if (rename(src[i], raw) != 0) {
+				tc_bench_oserror(err, errno, src[i]);
+				free(raw);
+				return -1;
+			}
+			free(raw);
+			target = tc_xstrdup(src[i]);
+		}
+		if (tc_write_atomic(target, norm[i].data != NULL ?
+		    norm[i].data : "", norm[i].len, TC_WRITE_EXCLUSIVE,
+		    err) != 0) {
+			free(target);
+			return -1;
+		}
+		free(target);
+	}
+	return 0;
+}
+
+/* A wall-time run: the process's own wall time is its one sample. */
+static int
+write_wall_log(const char *run_dir, run_rec *r, bool from_stdout,
+    tc_error *err)
+{
+	char *target, *line;
+	int rc;
+
+	if (!from_stdout) {
+		/* a workload that writes rank logs has its own timings */
+		r->problem = tc_xasprintf("%s: wall-time runs take their "
+		    "time from the process; the workload wrote rank logs",
+		    run_dir);
+		return 0;
+	}
+	target = tc_bench_join(run_dir, "log_0.log");
+	line = tc_xasprintf("Inference time (decode): %.6f ms\n", r->wall_ms);
+	rc = tc_write_atomic(target, line, strlen(line), TC_WRITE_EXCLUSIVE,
+	    err);
+	free(line);
+	free(target);
+	return rc;
+}
+
 /* Turn the workload's output of one run into reference rank logs. */
 static int
 collect(session *s, const char *run_dir, run_rec *r, tc_error *err)
 {
 	char *stdout_path = tc_bench_join(run_dir, "stdout.log");
-	size_t nlogs, i, total = 0;
+	size_t nlogs, nsrc, total = 0;
 	char **logs = tc_bench_rank_logs(run_dir, &nlogs, err);
-	bool from_stdout = false;
+	const char **src;
+	tc_buf *norm = NULL;
 	int rc = -1;
 
 	if (logs == NULL) {
 		free(stdout_path);
 		return -1;
 	}
-	if (nlogs == 0) {
-		if (s->o->ranks != 1) {
-			r->problem = tc_xasprintf("%s: expected %ld rank logs, "
-			    "found 0 (a workload with --ranks > 1 writes "
-			    "log_<rank>.log files into $TUNECTL_RUN_DIR)", run_dir,
-			    s->o->ranks);
-			rc = 0;
-			goto out;
-		}
-		from_stdout = true;
-	} else if ((long)nlogs != s->o->ranks) {
-		r->problem = tc_xasprintf("%s: expected %ld rank logs, found %zu",
-		    run_dir, s->o->ranks, nlogs);
+	if (!rank_log_count_ok(s, run_dir, r, nlogs)) {
 		rc = 0;
 		goto out;
 	}
-	if (s->metric == M_WALL)
-		goto wall;
-	/* read every source, count or extract samples */
-	{
-		size_t nsrc = from_stdout ? 1 : nlogs;
-		tc_buf *norm = tc_xcalloc(nsrc, sizeof(*norm));
-
-		for (i = 0; i < nsrc; i++) {
-			const char *src = from_stdout ? stdout_path : logs[i];
-			size_t len, cnt = 0;
-			char *buf = tc_bench_read_all(src, &len, err);
-
-			if (buf == NULL) {
-				norm_free(norm, nsrc);
-				goto out;
-			}
-			if (!note_clock(r, src, buf, len, i == 0)) {
-				free(buf);
-				norm_free(norm, nsrc);
-				rc = 0;
-				goto out;
-			}
-			if (s->metric == M_REGEX) {
-				if (regex_samples(s, src, buf, &norm[i], &cnt,
-				    err) != 0) {
-					free(buf);
-					norm_free(norm, nsrc);
-					goto out;
-				}
-			} else {
-				cnt = tc_bench_count_samples(buf, len);
-			}
-			total += cnt;
-			free(buf);
-		}
-		if (total == 0 && s->metric == M_UNDECIDED && s->o->ranks == 1)
-			s->metric = M_WALL;
-		if (total == 0 && s->metric == M_REGEX && s->o->ranks == 1 &&
-		    r == &s->runs[0])
-			s->metric = M_WALL;
-		if (s->metric == M_UNDECIDED)
-			s->metric = M_LOG;
-		if (s->metric == M_WALL) {
-			norm_free(norm, nsrc);
-			goto wall;
-		}
-		if (total == 0) {
-			r->problem = tc_xasprintf("%s: the workload logged no "
-			    "timing samples", run_dir);
-			norm_free(norm, nsrc);
-			rc = 0;
-			goto out;
-		}
-		if (s->metric == M_LOG) {
-			if (from_stdout) {
-				char *l0 = tc_bench_join(run_dir, "log_0.log");
-
-				if (link(stdout_path, l0) != 0) {
-					tc_bench_oserror(err, errno, l0);
-					free(l0);
-					free(norm);
-					goto out;
-				}
-				free(l0);
-			}
-		} else {
-			for (i = 0; i < nsrc; i++) {
-				char *target, *raw;
-				const char *base;
-
-				if (from_stdout) {
-					target = tc_bench_join(run_dir, "log_0.log");
-				} else {
-					base = tc_path_basename(logs[i]);
-					raw = tc_xasprintf("%s/raw_%s", run_dir, base);
-					if (rename(logs[i], raw) != 0) {
-						tc_bench_oserror(err, errno, logs[i]);
-						free(raw);
-						goto regex_fail;
-					}
-					free(raw);
-					target = tc_xstrdup(logs[i]);
-				}
-				if (tc_write_atomic(target, norm[i].data != NULL ?
-				    norm[i].data : "", norm[i].len,
-				    TC_WRITE_EXCLUSIVE, err) != 0) {
-					free(target);
-					goto regex_fail;
-				}
-				free(target);
-			}
-		}
-		norm_free(norm, nsrc);
-		rc = 0;
-		goto out;
-regex_fail:
-		norm_free(norm, nsrc);
-		goto out;
+	/* without rank logs, a one-rank workload's stdout is its log */
+	src = nlogs == 0 ? (const char **)&stdout_path : (const char **)logs;
+	nsrc = nlogs == 0 ? 1 : nlogs;
+	if (s->metric != M_WALL) {
+		norm = tc_xcalloc(nsrc, sizeof(*norm));
+		if ((rc = read_samples(s, r, src, nsrc, norm, &total, err)) != 1)
+			goto out;	/* -1: an error; 0: a problem noted in r */
+		decide_metric(s, r, total);
 	}
-wall:
-	{
-		char *target = tc_bench_join(run_dir, "log_0.log");
-		char *line;
-
-		if (!from_stdout) {
-			/* a workload that writes rank logs has its own timings */
-			r->problem = tc_xasprintf("%s: wall-time runs take their "
-			    "time from the process; the workload wrote rank logs",
-			    run_dir);
-			free(target);
-			rc = 0;
-			goto out;
-		}
-		line = tc_xasprintf("Inference time (decode): %.6f ms\n",
-		    r->wall_ms);
-		rc = tc_write_atomic(target, line, strlen(line),
-		    TC_WRITE_EXCLUSIVE, err);
-		free(line);
-		free(target);
+	if (s->metric == M_WALL) {
+		rc = write_wall_log(run_dir, r, nlogs == 0, err);
+	} else if (total == 0) {
+		r->problem = tc_xasprintf("%s: the workload logged no "
+		    "timing samples", run_dir);
+		rc = 0;
+	} else if (s->metric == M_LOG) {
+		rc = nlogs == 0 ? link_stdout_log(run_dir, stdout_path, err) : 0;
+	} else {
+		rc = write_normalised(run_dir, src, nsrc, nlogs == 0, norm, err);
 	}
 out:
+	if (norm != NULL)
+		norm_free(norm, nsrc);
 	tc_bench_free_list(logs, nlogs);
 	free(stdout_path);
 	return rc;
@@ -591,34 +621,12 @@ stats_json(const tc_stats *st)
 	return o;
 }
 
-/* Summarise with the reference reader and write runset.json. */
-static int
-session_finish(session *s, bool *all_ok, tc_error *err)
+/* runset.json's metric: where the samples came from and their clock. */
+static tc_json *
+metric_json(const session *s)
 {
-	tc_json *doc = tc_json_new_object(), *runs = tc_json_new_array();
-	tc_json *cmd = tc_json_new_array(), *metric = tc_json_new_object();
-	tc_runset_opts ro = TC_RUNSET_OPTS_INIT;
-	tc_runset *rs = NULL;
-	tc_error serr = TC_ERROR_INIT;
-	char done[TC_TIMESTAMP_LEN + 1];
-	char *path;
-	size_t failed = 0;
-	long w = s->o->warmup_samples;
-	int rc;
+	tc_json *metric = tc_json_new_object();
 
-	if (w < 0)
-		w = s->metric == M_WALL ? 0 : TC_DEFAULT_WARMUP;
-	ro.warmup = w;
-	ro.expected_ranks = s->metric == M_WALL ? 1 : s->o->ranks;
-	rc = tc_runset_load(s->dir, &ro, &rs, &serr);
-	for (size_t i = 0; s->o->argv[i] != NULL; i++)
-		tc_json_array_push(cmd, tc_json_new_string(s->o->argv[i]));
-	tc_json_object_set_string(doc, "schema_version", TC_RUNSET_SCHEMA);
-	tc_json_object_set_string(doc, "path", s->dir);
-	tc_json_object_set(doc, "command", cmd);
-	tc_json_object_set_int(doc, "runs_requested", s->o->runs);
-	tc_json_object_set_int(doc, "ranks", ro.expected_ranks);
-	tc_json_object_set_int(doc, "warmup_samples", w);
 	tc_json_object_set_string(metric, "source", metric_name(s->metric));
 	tc_json_object_set_string(metric, "unit", "ms");
 	if (s->o->metric_regex != NULL)
@@ -632,7 +640,26 @@ session_finish(session *s, bool *all_ok, tc_error *err)
 		tc_json_object_set_string(metric, "clock", s->clock);
 	else
 		tc_json_object_set_null(metric, "clock");
-	tc_json_object_set(doc, "metric", metric);
+	return metric;
+}
+
+/* runset.json before its runs: the command, the sizes, the metric, the
+ * warm-up runs, the environment and the times. */
+static tc_json *
+runset_header(session *s, const tc_runset_opts *ro)
+{
+	tc_json *doc = tc_json_new_object(), *cmd = tc_json_new_array();
+	char done[TC_TIMESTAMP_LEN + 1];
+
+	for (size_t i = 0; s->o->argv[i] != NULL; i++)
+		tc_json_array_push(cmd, tc_json_new_string(s->o->argv[i]));
+	tc_json_object_set_string(doc, "schema_version", TC_RUNSET_SCHEMA);
+	tc_json_object_set_string(doc, "path", s->dir);
+	tc_json_object_set(doc, "command", cmd);
+	tc_json_object_set_int(doc, "runs_requested", s->o->runs);
+	tc_json_object_set_int(doc, "ranks", ro->expected_ranks);
+	tc_json_object_set_int(doc, "warmup_samples", ro->warmup);
+	tc_json_object_set(doc, "metric", metric_json(s));
 	tc_json_object_set(doc, "warmup_runs", s->warmups);
 	s->warmups = NULL;
 	if (s->o->timeout_s > 0)
@@ -654,6 +681,17 @@ session_finish(session *s, bool *all_ok, tc_error *err)
 		tc_json_object_set_string(ab, "order", "interleaved A B A B ...");
 		tc_json_object_set(doc, "interleaved", ab);
 	}
+	return doc;
+}
+
+/* One entry per run (with its summary when rs, the loaded run set, has
+ * one); *failed counts the runs that did not succeed. */
+static tc_json *
+runs_json(const session *s, const tc_runset *rs, size_t *failed)
+{
+	tc_json *runs = tc_json_new_array();
+
+	*failed = 0;
 	for (long i = 0; i < s->o->runs; i++) {
 		run_rec *r = &s->runs[i];
 		tc_json *o = tc_json_new_object();
@@ -661,7 +699,7 @@ session_finish(session *s, bool *all_ok, tc_error *err)
 		    r->problem == NULL;
 
 		if (!ok)
-			failed++;
+			(*failed)++;
 		tc_json_object_set_int(o, "index", i + 1);
 		tc_json_object_set_string(o, "path", r->name);
 		tc_json_object_set_int(o, "exit_code", r->exit_code);
@@ -669,7 +707,7 @@ session_finish(session *s, bool *all_ok, tc_error *err)
 		tc_json_object_set(o, "wall_ms", tc_json_new_float(r->wall_ms));
 		if (r->problem != NULL)
 			tc_json_object_set_string(o, "problem", r->problem);
-		if (rc == 0 && (size_t)i < rs->run_count) {
+		if (rs != NULL && (size_t)i < rs->run_count) {
 			const tc_run_summary *rr = &rs->runs[i];
 			tc_json *samples = tc_json_new_object();
 			char key[32];
@@ -689,31 +727,61 @@ session_finish(session *s, bool *all_ok, tc_error *err)
 		}
 		tc_json_array_push(runs, o);
 	}
-	tc_json_object_set(doc, "runs", runs);
+	return runs;
+}
+
+/* runset.json's summary of a loaded run set. */
+static tc_json *
+summary_json(const tc_runset *rs)
+{
+	tc_json *sum = tc_json_new_object(), *l = tc_json_new_array();
+	tc_json *e = tc_json_new_array();
+	tc_stability st;
+
+	for (size_t i = 0; i < rs->run_count; i++) {
+		tc_json_array_push(l, tc_json_new_float(
+		    rs->run_worst_rank_means_ms[i]));
+		tc_json_array_push(e, tc_json_new_string(
+		    rs->run_worst_rank_means_exact_ms[i]));
+	}
+	tc_json_object_set_int(sum, "run_count", (int64_t)rs->run_count);
+	tc_json_object_set(sum, "run_worst_rank_means_ms", l);
+	tc_json_object_set(sum, "run_worst_rank_means_exact_ms", e);
+	tc_json_object_set(sum, "median_run_worst_rank_mean_ms",
+	    tc_json_new_float(rs->median_run_worst_rank_mean_ms));
+	tc_json_object_set(sum, "worst_rank_mean_ms",
+	    tc_json_new_float(rs->worst_rank_mean_ms));
+	tc_json_object_set(sum, "decode", stats_json(&rs->decode));
+	tc_stability_eval_runset(rs, &st);
+	tc_json_object_set(sum, "s0_stability", tc_stability_to_json(&st));
+	tc_stability_free(&st);
+	return sum;
+}
+
+/* Summarise with the reference reader and write runset.json. */
+static int
+session_finish(session *s, bool *all_ok, tc_error *err)
+{
+	tc_json *doc;
+	tc_runset_opts ro = TC_RUNSET_OPTS_INIT;
+	tc_runset *rs = NULL;
+	tc_error serr = TC_ERROR_INIT;
+	char *path;
+	size_t failed;
+	long w = s->o->warmup_samples;
+	int rc;
+
+	if (w < 0)
+		w = s->metric == M_WALL ? 0 : TC_DEFAULT_WARMUP;
+	ro.warmup = w;
+	ro.expected_ranks = s->metric == M_WALL ? 1 : s->o->ranks;
+	rc = tc_runset_load(s->dir, &ro, &rs, &serr);
+	doc = runset_header(s, &ro);
+	tc_json_object_set(doc, "runs", runs_json(s, rc == 0 ? rs : NULL,
+	    &failed));
 	tc_json_object_set_int(doc, "failed_runs", (int64_t)failed);
 	if (rc == 0) {
-		tc_json *sum = tc_json_new_object(), *l = tc_json_new_array();
-		tc_json *e = tc_json_new_array();
-		tc_stability st;
-
-		for (size_t i = 0; i < rs->run_count; i++) {
-			tc_json_array_push(l, tc_json_new_float(
-			    rs->run_worst_rank_means_ms[i]));
-			tc_json_array_push(e, tc_json_new_string(
-			    rs->run_worst_rank_means_exact_ms[i]));
-		}
-		tc_json_object_set_int(sum, "run_count", (int64_t)rs->run_count);
-		tc_json_object_set(sum, "run_worst_rank_means_ms", l);
-		tc_json_object_set(sum, "run_worst_rank_means_exact_ms", e);
-		tc_json_object_set(sum, "median_run_worst_rank_mean_ms",
-		    tc_json_new_float(rs->median_run_worst_rank_mean_ms));
-		tc_json_object_set(sum, "worst_rank_mean_ms",
-		    tc_json_new_float(rs->worst_rank_mean_ms));
-		tc_json_object_set(sum, "decode", stats_json(&rs->decode));
-		tc_stability_eval_runset(rs, &st);
-		tc_json_object_set(sum, "s0_stability", tc_stability_to_json(&st));
-		tc_stability_free(&st);
-		tc_json_object_set(doc, "summary", sum);
+		tc_json_object_set(doc, "summary", summary_json(rs));
 		tc_json_object_set_null(doc, "summary_error");
 	} else {
 		tc_json_object_set_null(doc, "summary");
