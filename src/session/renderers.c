@@ -22,7 +22,7 @@ unregistered(tc_error *err)
 }
 
 char *
-sess_phase_report(const tc_json *result, const tc_json *step, tc_error *err)
+tc_session__phase_report(const tc_json *result, const tc_json *step, tc_error *err)
 {
 	if (renderers.phase_md == NULL) {
 		unregistered(err);
@@ -32,7 +32,7 @@ sess_phase_report(const tc_json *result, const tc_json *step, tc_error *err)
 }
 
 char *
-sess_final_report(const tc_json *session, tc_error *err)
+tc_session__final_report(const tc_json *session, tc_error *err)
 {
 	if (renderers.final_md == NULL) {
 		unregistered(err);
@@ -42,7 +42,7 @@ sess_final_report(const tc_json *session, tc_error *err)
 }
 
 int
-sess_write_final_report(const tc_json *session, tc_error *err)
+tc_session__write_final_report(const tc_json *session, tc_error *err)
 {
 	if (renderers.write_final == NULL) {
 		unregistered(err);

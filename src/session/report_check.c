@@ -92,7 +92,7 @@ tc_check_phase_report(const tc_json *result, const tc_json *step,
 	size_t have_len;
 	bool same;
 
-	if ((want = sess_phase_report(result, step, err)) == NULL)
+	if ((want = tc_session__phase_report(result, step, err)) == NULL)
 		return -1;
 	have = tc_read_file(report_path, 0, &have_len, err);
 	if (have == NULL) {
@@ -119,7 +119,7 @@ tc_check_final_report(const tc_session *s, tc_error *err)
 	size_t have_len;
 	int rc = -1;
 
-	if ((want = sess_final_report(s->doc, err)) == NULL)
+	if ((want = tc_session__final_report(s->doc, err)) == NULL)
 		goto out;
 	if ((have = tc_read_file(path, 0, &have_len, err)) == NULL)
 		goto out;

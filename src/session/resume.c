@@ -82,7 +82,7 @@ render_missing_final_report(const tc_session *s)
 	missing = !tc_path_exists(report);
 	free(report);
 	if (missing)
-		done = sess_write_final_report(s->doc, &err) == 0;
+		done = tc_session__write_final_report(s->doc, &err) == 0;
 	tc_error_clear(&err);
 	return done;
 }

@@ -212,7 +212,7 @@ tc_session__render_scene(const tc_json *result, const tc_json *step,
 	t->report = NULL;
 	if ((t->result = tc_json_pretty(result, &t->result_len, err)) == NULL)
 		return -1;
-	if ((t->report = sess_phase_report(result, step, err)) == NULL) {
+	if ((t->report = tc_session__phase_report(result, step, err)) == NULL) {
 		free(t->result);
 		t->result = NULL;
 		return -1;

@@ -53,7 +53,7 @@ check_acceptable(const tc_session *s, const tc_json *result, tc_error *err)
 static int
 render_final(const tc_session *s, tc_error *err)
 {
-	return sess_write_final_report(s->doc, err);
+	return tc_session__write_final_report(s->doc, err);
 }
 
 /* The schedule after sealing the step at index with status: the derived

@@ -111,9 +111,9 @@ int tc_session__check_root(const tc_session *s, tc_error *err);
 
 /* renderers.c: the report renderers registered from above
  * (tunectl/session_reports.h); each fails while none is registered. */
-char *sess_phase_report(const tc_json *result, const tc_json *step,
+char *tc_session__phase_report(const tc_json *result, const tc_json *step,
     tc_error *err);
-char *sess_final_report(const tc_json *session, tc_error *err);
-int sess_write_final_report(const tc_json *session, tc_error *err);
+char *tc_session__final_report(const tc_json *session, tc_error *err);
+int tc_session__write_final_report(const tc_json *session, tc_error *err);
 
 #endif
