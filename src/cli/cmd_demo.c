@@ -464,6 +464,18 @@ cmd_demo(const struct tc_command *cmd, int argc, char **argv)
 		rc = tc_die("demo: %s", tc_error_msg(&err));
 		goto out;
 	}
+	/* The workers run in the run directory: the paths they are given
+	 * under parent (the lease root, the runner file) must be absolute. */
+	{
+		char *abs_parent = tc_path_resolve(parent, &err);
+
+		if (abs_parent == NULL) {
+			rc = tc_die("demo: %s", tc_error_msg(&err));
+			goto out;
+		}
+		free(parent);
+		parent = abs_parent;
+	}
 	if (superkernel) {
 		rc = run_superkernel(&d, parent, root, mode, resume, no_html);
 	} else {

@@ -90,6 +90,15 @@ expect_eq "$(jq_ "$R/phases/s0-baseline/phase-result.json" \
     "[('s0/runset', 3, [False, False, False])]" "the S0 result records every attempt"
 expect_err "demo:   stability gate (s0/stability-3.json): spread " "the closing lines name every attempt's gate"
 
+# `make demo` passes a relative artifact root; the workers run in the run
+# directory, so every path the demo hands them must still lead there.
+mkdir -p "$T/cwd"
+(cd "$T/cwd" && tc demo --artifact-root rel-demo --profile quick --optional-mode none
+ echo "$rc" >"$T/cwd/rc"; printf '%s' "$err" >"$T/cwd/err")
+expect_eq "$(cat "$T/cwd/rc")" 0 "a demo under a relative artifact root exits 0"
+check "a demo under a relative artifact root ends beneficial" grep -q "final clean E2E: beneficial" "$T/cwd/err"
+check "its lease root is the one under the relative root" test -d "$T/cwd/rel-demo/leases"
+
 # A second demo starts a fresh session.
 run_demo "$T/d-none" none
 n=$(ls -d "$T"/d-none/superkernel-* | wc -l)
