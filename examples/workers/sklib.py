@@ -69,7 +69,7 @@ WORKLOADS = {
         "name_zh": "CPU 演示负载",
         "source": "examples/workload/skw.c",
         "sizes": {
-            "standard": {"layers": 8, "hidden": 128, "batch": 8, "steps": 400, "ranks": RANKS},
+            "standard": {"layers": 8, "hidden": 128, "batch": 8, "steps": 600, "ranks": RANKS},
             "quick": {"layers": 4, "hidden": 96, "batch": 8, "steps": 14, "ranks": 2},
         },
         "environment_args": ["--require-compiler", "cc"],
