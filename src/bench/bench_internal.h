@@ -68,4 +68,8 @@ void tc_selection_table(const tc_sel_table_input *t, tc_buf *out);
 /* float JSON node, or null */
 tc_json *tc_bench_float_or_null(bool has, double v);
 
+/* A Stats block without its samples (report_json.c): count, mean, p50,
+ * p90, stddev, min and max, in milliseconds. */
+tc_json *tc_bench__stats_json(const tc_stats *s);
+
 #endif

@@ -25,7 +25,7 @@ float_array(const double *v, size_t n)
 }
 
 tc_json *
-tc_stats_to_json(const tc_stats *s, const double *samples)
+tc_bench__stats_json(const tc_stats *s)
 {
 	tc_json *o = tc_json_new_object();
 
@@ -36,6 +36,14 @@ tc_stats_to_json(const tc_stats *s, const double *samples)
 	tc_json_object_set(o, "stddev_ms", tc_json_new_float(s->stddev_ms));
 	tc_json_object_set(o, "min_ms", tc_json_new_float(s->min_ms));
 	tc_json_object_set(o, "max_ms", tc_json_new_float(s->max_ms));
+	return o;
+}
+
+tc_json *
+tc_stats_to_json(const tc_stats *s, const double *samples)
+{
+	tc_json *o = tc_bench__stats_json(s);
+
 	tc_json_object_set(o, "samples_ms", float_array(samples, s->count));
 	return o;
 }

@@ -606,21 +606,6 @@ metric_name(enum metric m)
 	    "reference_log_regex";
 }
 
-static tc_json *
-stats_json(const tc_stats *st)
-{
-	tc_json *o = tc_json_new_object();
-
-	tc_json_object_set_int(o, "count", (int64_t)st->count);
-	tc_json_object_set(o, "mean_ms", tc_json_new_float(st->mean_ms));
-	tc_json_object_set(o, "p50_ms", tc_json_new_float(st->p50_ms));
-	tc_json_object_set(o, "p90_ms", tc_json_new_float(st->p90_ms));
-	tc_json_object_set(o, "stddev_ms", tc_json_new_float(st->stddev_ms));
-	tc_json_object_set(o, "min_ms", tc_json_new_float(st->min_ms));
-	tc_json_object_set(o, "max_ms", tc_json_new_float(st->max_ms));
-	return o;
-}
-
 /* runset.json's metric: where the samples came from and their clock. */
 static tc_json *
 metric_json(const session *s)
@@ -751,7 +736,7 @@ summary_json(const tc_runset *rs)
 	    tc_json_new_float(rs->median_run_worst_rank_mean_ms));
 	tc_json_object_set(sum, "worst_rank_mean_ms",
 	    tc_json_new_float(rs->worst_rank_mean_ms));
-	tc_json_object_set(sum, "decode", stats_json(&rs->decode));
+	tc_json_object_set(sum, "decode", tc_bench__stats_json(&rs->decode));
 	tc_stability_eval_runset(rs, &st);
 	tc_json_object_set(sum, "s0_stability", tc_stability_to_json(&st));
 	tc_stability_free(&st);

@@ -152,6 +152,18 @@ int tc_print_json(const tc_json *v);
 int tc_refuse(const struct tc_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* tc_refuse() with err's message; clears err (reply.c). */
+int tc_refuse_error(const struct tc_command *cmd, tc_error *err);
+
+/* Print doc and free it, or, when doc is NULL, tc_refuse_error(). */
+int tc_cli_reply(const struct tc_command *cmd, tc_json *doc, tc_error *err);
+
+/* Print doc and free it; TC_EXIT_FAIL unless its "valid" is true. */
+int tc_cli_print_verdict(tc_json *doc);
+
+/* Print {"KEY": path}, the file a command wrote. */
+int tc_cli_print_path(const char *key, const char *path);
+
 /* "tunectl: <msg>" on stderr; returns TC_EXIT_FAIL. */
 int tc_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -211,6 +223,9 @@ int tc_cli_lease_slurm_status(const struct tc_command *cmd, int argc,
  * execute-phase) and --device-id values (lease_common.c). */
 int tc_cli_split_remainder(int argc, char **argv, const struct tc_option *opts, int *rest);
 int tc_cli_parse_ids(const struct tc_command *cmd, const struct tc_strlist *in, long **out);
+/* argv[from..argc-1] as a NULL-terminated array (lease_common.c); the
+ * strings stay argv's, the array is the caller's to free. */
+char **tc_cli_argv_tail(int argc, char **argv, int from);
 /* The exit of a lease run (lease_common.c); outcome is a tc_lease_outcome. */
 int tc_cli_lease_exit(const struct tc_command *cmd, int rc, const tc_json *manifest,
     int outcome, const tc_error *err);

@@ -27,11 +27,8 @@ cmd_attest(const struct tc_command *cmd, int argc, char **argv)
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if (tc_attest_session(session, key, output, &written, &err) != 0) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
+	if (tc_attest_session(session, key, output, &written, &err) != 0)
+		return tc_refuse_error(cmd, &err);
 	res = tc_json_new_object();
 	tc_json_object_set_string(res, "attestation", written);
 	if ((env = tc_json_parse_file(written, NULL)) != NULL) {

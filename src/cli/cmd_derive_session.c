@@ -52,11 +52,8 @@ derive(const struct tc_command *cmd, int argc, char **argv, bool fixed_mode)
 		return tc_usage_error(cmd, "argument --optional-mode: invalid "
 		    "choice: '%s' (choose from 'multistream', 'source-range', "
 		    "'both')", a.optional_mode);
-	if ((s = tc_derive_session(&a, &err)) == NULL) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
+	if ((s = tc_derive_session(&a, &err)) == NULL)
+		return tc_refuse_error(cmd, &err);
 	rc = tc_print_json(s->doc);
 	tc_session_free(s);
 	return rc;

@@ -22,14 +22,7 @@ cmd_dispatch(const struct tc_command *cmd, int argc, char **argv)
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	task = tc_dispatch_write(path, output, tc_self_exe(), &err);
-	if (task == NULL) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
-	rc = tc_print_json(task);
-	tc_json_free(task);
-	return rc;
+	return tc_cli_reply(cmd, task, &err);
 }
 
 const struct tc_command cmd_dispatch_entry = {

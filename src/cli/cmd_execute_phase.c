@@ -51,7 +51,7 @@ cmd_execute_phase(const struct tc_command *cmd, int argc, char **argv)
 	tc_json *current = NULL, *out = NULL;
 	char *manifest_path = NULL, *tools_dir = NULL, **tool_args = NULL;
 	long *ids = NULL;
-	int split, rest, rc, i;
+	int split, rest, rc;
 	size_t k;
 
 	split = tc_cli_split_remainder(argc, argv, opts, &rest);
@@ -97,10 +97,7 @@ cmd_execute_phase(const struct tc_command *cmd, int argc, char **argv)
 		tc_phase_tool_run run;
 		tc_lease_outcome outcome;
 
-		tool_args = tc_xcalloc((size_t)(argc - rest) + 1,
-		    sizeof(*tool_args));
-		for (i = rest; i < argc; i++)
-			tool_args[i - rest] = argv[i];
+		tool_args = tc_cli_argv_tail(argc, argv, rest);
 		memset(&run, 0, sizeof(run));
 		run.tool = tool;
 		run.lease_root = lease_root;

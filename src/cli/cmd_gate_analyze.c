@@ -429,14 +429,20 @@ gate_run(const struct tc_command *cmd, int argc, char **argv)
 	return rc;
 }
 
-const struct tc_command cmd_gate_analyze_entry = {
-	.name = "gate analyze",
-	.summary = "analyze_performance.py: every mode",
-	.usage = "usage: tunectl gate analyze --baseline DIR " REF_USAGE,
-	.help = REF_HELP,
-	.run = gate_run,
-	.flags = TC_CMD_HELP_ANYWHERE,
-};
+/* analyze and the modes of it that take its flags: one entry each, told
+ * apart by name; their usage line says what the mode requires. */
+#define REF_ENTRY(word, what, required) { \
+	.name = "gate " word, \
+	.summary = what, \
+	.usage = "usage: tunectl gate " word " --baseline DIR " required \
+	    REF_USAGE, \
+	.help = REF_HELP, \
+	.run = gate_run, \
+	.flags = TC_CMD_HELP_ANYWHERE, \
+}
+
+const struct tc_command cmd_gate_analyze_entry = REF_ENTRY("analyze",
+    "analyze_performance.py: every mode", "");
 
 const struct tc_command cmd_gate_stability_entry = {
 	.name = "gate stability",
@@ -454,31 +460,13 @@ const struct tc_command cmd_gate_stability_entry = {
 	.flags = TC_CMD_HELP_ANYWHERE,
 };
 
-const struct tc_command cmd_gate_promote_entry = {
-	.name = "gate promote",
-	.summary = "final promotion of candidates against a frozen baseline",
-	.usage = "usage: tunectl gate promote --baseline DIR " REF_USAGE,
-	.help = REF_HELP,
-	.run = gate_run,
-	.flags = TC_CMD_HELP_ANYWHERE,
-};
+const struct tc_command cmd_gate_promote_entry = REF_ENTRY("promote",
+    "final promotion of candidates against a frozen baseline", "");
 
-const struct tc_command cmd_gate_screen_entry = {
-	.name = "gate screen",
-	.summary = "Stage-A screening (--selection-only implied)",
-	.usage = "usage: tunectl gate screen --baseline DIR --screening-matrix "
-	    "JSON " REF_USAGE,
-	.help = REF_HELP,
-	.run = gate_run,
-	.flags = TC_CMD_HELP_ANYWHERE,
-};
+const struct tc_command cmd_gate_screen_entry = REF_ENTRY("screen",
+    "Stage-A screening (--selection-only implied)",
+    "--screening-matrix JSON ");
 
-const struct tc_command cmd_gate_option_trial_entry = {
-	.name = "gate option-trial",
-	.summary = "one winner option trial (--option-trial implied)",
-	.usage = "usage: tunectl gate option-trial --baseline DIR --candidate "
-	    "NAME=DIR " REF_USAGE,
-	.help = REF_HELP,
-	.run = gate_run,
-	.flags = TC_CMD_HELP_ANYWHERE,
-};
+const struct tc_command cmd_gate_option_trial_entry = REF_ENTRY(
+    "option-trial", "one winner option trial (--option-trial implied)",
+    "--candidate NAME=DIR ");

@@ -41,15 +41,8 @@ cmd_init(const struct tc_command *cmd, int argc, char **argv)
 		return tc_usage_error(cmd, "argument --evidence-policy: invalid "
 		    "choice: '%s' (choose from 'reference', 'strict')",
 		    policy_name);
-	if ((doc = tc_session_init_policy(session, root, id, mode, policy,
-	    &err)) == NULL) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
-	rc = tc_print_json(doc);
-	tc_json_free(doc);
-	return rc;
+	doc = tc_session_init_policy(session, root, id, mode, policy, &err);
+	return tc_cli_reply(cmd, doc, &err);
 }
 
 const struct tc_command cmd_init_entry = {

@@ -23,11 +23,8 @@ cmd_keygen(const struct tc_command *cmd, int argc, char **argv)
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if (tc_keygen(out, keyid, &err) != 0) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
+	if (tc_keygen(out, keyid, &err) != 0)
+		return tc_refuse_error(cmd, &err);
 	pub = tc_xasprintf("%s.pub", out);
 	res = tc_json_new_object();
 	tc_json_object_set_string(res, "keyid", keyid);

@@ -8,84 +8,49 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lease_cli.h"
 #include "tunectl/buf.h"
 #include "tunectl/lease.h"
 
 static int
 lease_run(const struct tc_command *cmd, int argc, char **argv)
 {
-	const char *lease_root = NULL, *cwd = NULL, *manifest_out = NULL;
-	const char *env_json = NULL, *command_id = NULL, *via = NULL;
-	struct tc_strlist ids_arg = { NULL, 0 };
-	double timeout = 0, lease_timeout = 0;
-	bool has_lease_timeout = false;
-	const struct tc_option opts[] = {
-		{ "--lease-root", TC_OPT_STRING, &lease_root, true, NULL },
-		{ "--device-id", TC_OPT_LIST, &ids_arg, true, NULL },
-		{ "--timeout-seconds", TC_OPT_DOUBLE, &timeout, true, NULL },
-		{ "--lease-timeout-seconds", TC_OPT_DOUBLE, &lease_timeout,
-		  false, &has_lease_timeout },
-		{ "--cwd", TC_OPT_STRING, &cwd, true, NULL },
-		{ "--manifest-out", TC_OPT_STRING, &manifest_out, true, NULL },
-		{ "--environment-json", TC_OPT_STRING, &env_json, false, NULL },
-		{ "--command-id", TC_OPT_STRING, &command_id, false, NULL },
-		{ "--via", TC_OPT_STRING, &via, false, NULL },	/* "slurm": cmd_lease_slurm.c */
-		{ NULL, 0, NULL, false, NULL }
-	};
+	struct tc_cli_lease_args a;
+	struct tc_option opts[TC_CLI_LEASE_NOPTS + 1];
 	tc_error err = TC_ERROR_INIT;
 	tc_lease_request req;
 	tc_lease_outcome outcome;
-	tc_json *environment = NULL, *manifest = NULL;
+	tc_json *manifest = NULL;
 	long *ids = NULL;
-	char **command;
-	int split, rest, rc, ncmd, i;
+	size_t n;
+	int split, rest, rc;
 
 	if (tc_cli_lease_via_slurm(argc, argv))
 		return tc_cli_lease_slurm_run(cmd, argc, argv);
+	n = tc_cli_lease_options(&a, true, opts);	/* --via "slurm": above */
+	memset(&opts[n], 0, sizeof(opts[n]));
 	split = tc_cli_split_remainder(argc, argv, opts, &rest);
 	if ((rc = tc_opts_parse(cmd, split, argv, opts, NULL)) != 0) {
-		tc_strlist_free(&ids_arg);
-		return rc < 0 ? TC_EXIT_OK : rc;
-	}
-	if (via != NULL && strcmp(via, "local") != 0) {
-		tc_strlist_free(&ids_arg);
-		return tc_usage_error(cmd, "argument --via: invalid choice: "
-		    "'%s' (choose from 'local', 'slurm')", via);
-	}
-	if (tc_cli_parse_ids(cmd, &ids_arg, &ids) != 0) {
-		tc_strlist_free(&ids_arg);
-		return TC_EXIT_USAGE;
-	}
-	ncmd = argc - rest;
-	command = tc_xcalloc((size_t)ncmd + 1, sizeof(*command));
-	for (i = 0; i < ncmd; i++)
-		command[i] = argv[rest + i];
-	if (env_json != NULL &&
-	    (environment = tc_json_parse_file(env_json, &err)) == NULL) {
-		rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
+		rc = rc < 0 ? TC_EXIT_OK : rc;
 		goto out;
 	}
-	memset(&req, 0, sizeof(req));
-	req.argv = command;
-	req.lease_root = lease_root;
+	if (a.via != NULL && strcmp(a.via, "local") != 0) {
+		rc = tc_usage_error(cmd, "argument --via: invalid choice: "
+		    "'%s' (choose from 'local', 'slurm')", a.via);
+		goto out;
+	}
+	if ((rc = tc_cli_parse_ids(cmd, &a.ids, &ids)) != 0 ||
+	    (rc = tc_cli_lease_request(cmd, &a, argc, argv, rest, &req)) != 0)
+		goto out;
 	req.device_ids = ids;
-	req.ndevices = ids_arg.len;
-	req.timeout_s = timeout;
-	req.has_lease_timeout = has_lease_timeout;
-	req.lease_timeout_s = lease_timeout;
-	req.cwd = cwd;
-	req.manifest_out = manifest_out;
-	req.environment = environment;
-	req.command_id = command_id;
+	req.ndevices = a.ids.len;
 	rc = tc_lease_run(&req, &manifest, &outcome, &err);
 	rc = tc_cli_lease_exit(cmd, rc, manifest, outcome, &err);
 out:
 	tc_json_free(manifest);
-	tc_json_free(environment);
 	tc_error_clear(&err);
-	free(command);
 	free(ids);
-	tc_strlist_free(&ids_arg);
+	tc_cli_lease_args_free(&a);
 	return rc;
 }
 

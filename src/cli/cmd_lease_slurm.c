@@ -9,33 +9,46 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lease_cli.h"
 #include "tunectl/buf.h"
 #include "tunectl/slurm.h"
 
-/* The option names of "lease run" (both backends), for finding where
- * the command starts; destinations are unused. */
-static const struct tc_option scan_opts[] = {
-	{ "--via", TC_OPT_STRING, NULL, false, NULL },
-	{ "--lease-root", TC_OPT_STRING, NULL, false, NULL },
-	{ "--device-id", TC_OPT_LIST, NULL, false, NULL },
-	{ "--timeout-seconds", TC_OPT_DOUBLE, NULL, false, NULL },
-	{ "--lease-timeout-seconds", TC_OPT_DOUBLE, NULL, false, NULL },
-	{ "--cwd", TC_OPT_STRING, NULL, false, NULL },
-	{ "--manifest-out", TC_OPT_STRING, NULL, false, NULL },
-	{ "--environment-json", TC_OPT_STRING, NULL, false, NULL },
-	{ "--command-id", TC_OPT_STRING, NULL, false, NULL },
-	{ "--partition", TC_OPT_STRING, NULL, false, NULL },
-	{ "--gres", TC_OPT_STRING, NULL, false, NULL },
-	{ "--slurm-arg", TC_OPT_LIST, NULL, false, NULL },
-	{ NULL, 0, NULL, false, NULL }
+/* "lease run --via slurm"'s options: the shared ones and Slurm's own. */
+struct slurm_args {
+	struct tc_cli_lease_args lease;
+	const char *partition, *gres;
+	struct tc_strlist sargs;
 };
+
+#define SLURM_NOPTS (TC_CLI_LEASE_NOPTS + 4)
+
+static void
+slurm_options(struct slurm_args *a, struct tc_option opts[SLURM_NOPTS])
+{
+	size_t n = tc_cli_lease_options(&a->lease, false, opts);
+	const struct tc_option own[] = {
+		{ "--partition", TC_OPT_STRING, &a->partition, false, NULL },
+		{ "--gres", TC_OPT_STRING, &a->gres, false, NULL },
+		{ "--slurm-arg", TC_OPT_LIST, &a->sargs, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+
+	a->partition = a->gres = NULL;
+	a->sargs.items = NULL;
+	a->sargs.len = 0;
+	memcpy(&opts[n], own, sizeof(own));
+}
 
 bool
 tc_cli_lease_via_slurm(int argc, char **argv)
 {
-	int rest, end = tc_cli_split_remainder(argc, argv, scan_opts, &rest);
-	int i;
+	struct slurm_args unused;
+	struct tc_option opts[SLURM_NOPTS];
+	int rest, end, i;
 
+	/* the option names say where the command starts */
+	slurm_options(&unused, opts);
+	end = tc_cli_split_remainder(argc, argv, opts, &rest);
 	for (i = 1; i < end; i++) {
 		if (strcmp(argv[i], "--via=slurm") == 0)
 			return true;
@@ -57,83 +70,47 @@ step_program(void)
 int
 tc_cli_lease_slurm_run(const struct tc_command *cmd, int argc, char **argv)
 {
-	const char *lease_root = NULL, *cwd = NULL, *manifest_out = NULL;
-	const char *env_json = NULL, *command_id = NULL, *via = NULL;
-	const char *partition = NULL, *gres = NULL;
-	struct tc_strlist ids_arg = { NULL, 0 }, sargs = { NULL, 0 };
-	double timeout = 0, lease_timeout = 0;
-	bool has_lease_timeout = false;
-	const struct tc_option opts[] = {
-		{ "--via", TC_OPT_STRING, &via, false, NULL },
-		{ "--lease-root", TC_OPT_STRING, &lease_root, true, NULL },
-		{ "--device-id", TC_OPT_LIST, &ids_arg, false, NULL },
-		{ "--timeout-seconds", TC_OPT_DOUBLE, &timeout, true, NULL },
-		{ "--lease-timeout-seconds", TC_OPT_DOUBLE, &lease_timeout,
-		  false, &has_lease_timeout },
-		{ "--cwd", TC_OPT_STRING, &cwd, true, NULL },
-		{ "--manifest-out", TC_OPT_STRING, &manifest_out, true, NULL },
-		{ "--environment-json", TC_OPT_STRING, &env_json, false, NULL },
-		{ "--command-id", TC_OPT_STRING, &command_id, false, NULL },
-		{ "--partition", TC_OPT_STRING, &partition, false, NULL },
-		{ "--gres", TC_OPT_STRING, &gres, false, NULL },
-		{ "--slurm-arg", TC_OPT_LIST, &sargs, false, NULL },
-		{ NULL, 0, NULL, false, NULL }
-	};
+	struct slurm_args a;
+	struct tc_option opts[SLURM_NOPTS];
 	tc_error err = TC_ERROR_INIT;
 	tc_slurm_request req;
 	tc_lease_outcome outcome;
-	tc_json *environment = NULL, *manifest = NULL;
-	char **command = NULL, **slurm_args = NULL;
-	int split, rest, rc, ncmd, i;
+	tc_json *manifest = NULL;
+	char **slurm_args = NULL;
+	int split, rest, rc;
 	size_t k;
 
+	slurm_options(&a, opts);
 	split = tc_cli_split_remainder(argc, argv, opts, &rest);
 	if ((rc = tc_opts_parse(cmd, split, argv, opts, NULL)) != 0) {
 		rc = rc < 0 ? TC_EXIT_OK : rc;
 		goto out;
 	}
-	if (ids_arg.len > 0) {
+	if (a.lease.ids.len > 0) {
 		rc = tc_usage_error(cmd, "argument --device-id: not allowed "
 		    "with --via slurm (Slurm chooses the devices; ask for "
 		    "them with --gres NAME:COUNT)");
 		goto out;
 	}
-	ncmd = argc - rest;
-	command = tc_xcalloc((size_t)ncmd + 1, sizeof(*command));
-	for (i = 0; i < ncmd; i++)
-		command[i] = argv[rest + i];
-	slurm_args = tc_xcalloc(sargs.len + 1, sizeof(*slurm_args));
-	for (k = 0; k < sargs.len; k++)
-		slurm_args[k] = (char *)sargs.items[k];
-	if (env_json != NULL &&
-	    (environment = tc_json_parse_file(env_json, &err)) == NULL) {
-		rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
-		goto out;
-	}
 	memset(&req, 0, sizeof(req));
-	req.lease.argv = command;
-	req.lease.lease_root = lease_root;
-	req.lease.timeout_s = timeout;
-	req.lease.has_lease_timeout = has_lease_timeout;
-	req.lease.lease_timeout_s = lease_timeout;
-	req.lease.cwd = cwd;
-	req.lease.manifest_out = manifest_out;
-	req.lease.environment = environment;
-	req.lease.command_id = command_id;
-	req.gres = gres;
-	req.partition = partition;
+	if ((rc = tc_cli_lease_request(cmd, &a.lease, argc, argv, rest,
+	    &req.lease)) != 0)
+		goto out;
+	slurm_args = tc_xcalloc(a.sargs.len + 1, sizeof(*slurm_args));
+	for (k = 0; k < a.sargs.len; k++)
+		slurm_args[k] = (char *)a.sargs.items[k];
+	req.gres = a.gres;
+	req.partition = a.partition;
 	req.slurm_args = slurm_args;
 	req.program = step_program();
 	rc = tc_slurm_lease_run(&req, &manifest, &outcome, &err);
 	rc = tc_cli_lease_exit(cmd, rc, manifest, outcome, &err);
 out:
 	tc_json_free(manifest);
-	tc_json_free(environment);
 	tc_error_clear(&err);
-	free(command);
 	free(slurm_args);
-	tc_strlist_free(&ids_arg);
-	tc_strlist_free(&sargs);
+	tc_cli_lease_args_free(&a.lease);
+	tc_strlist_free(&a.sargs);
 	return rc;
 }
 

@@ -15,19 +15,11 @@ cmd_lineage(const struct tc_command *cmd, int argc, char **argv)
 		{ "--session", TC_OPT_STRING, &path, true, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
-	const tc_json *valid;
-	tc_json *out;
 	int rc;
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	out = tc_session_lineage(path);
-	valid = tc_json_get(out, "valid");
-	rc = tc_print_json(out);
-	if (rc == TC_EXIT_OK && !(tc_json_is(valid, TC_JSON_BOOL) && valid->u.b))
-		rc = TC_EXIT_FAIL;
-	tc_json_free(out);
-	return rc;
+	return tc_cli_print_verdict(tc_session_lineage(path));
 }
 
 const struct tc_command cmd_lineage_entry = {

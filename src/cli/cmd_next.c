@@ -20,11 +20,8 @@ cmd_next(const struct tc_command *cmd, int argc, char **argv)
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if (tc_session_load(path, 0, &s, &err) != 0) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
+	if (tc_session_load(path, 0, &s, &err) != 0)
+		return tc_refuse_error(cmd, &err);
 	if ((next = tc_session_next_step(s, NULL)) != NULL) {
 		rc = tc_print_json(next);
 	} else {

@@ -29,7 +29,7 @@ cmd_render_final_report(const struct tc_command *cmd, int argc, char **argv)
 	tc_error err = TC_ERROR_INIT;
 	enum tc_report_lang lang;
 	tc_session *s = NULL;
-	tc_json *summary = NULL, *doc;
+	tc_json *summary = NULL;
 	char *written = NULL;
 	int rc;
 
@@ -52,17 +52,13 @@ cmd_render_final_report(const struct tc_command *cmd, int argc, char **argv)
 	if (tc_report_write_final_at(s->doc, session_path, output, summary,
 	    lang, &written, &err) != 0)
 		goto refuse;
-	doc = tc_json_new_object();
-	tc_json_object_set_string(doc, "report", written);
-	rc = tc_print_json(doc);
-	tc_json_free(doc);
+	rc = tc_cli_print_path("report", written);
 	free(written);
 	tc_json_free(summary);
 	tc_session_free(s);
 	return rc;
 refuse:
-	rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-	tc_error_clear(&err);
+	rc = tc_refuse_error(cmd, &err);
 	tc_json_free(summary);
 	tc_session_free(s);
 	return rc;

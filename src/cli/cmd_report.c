@@ -21,7 +21,6 @@ report_html(const struct tc_command *cmd, int argc, char **argv)
 	};
 	tc_error err = TC_ERROR_INIT;
 	char *path = NULL;
-	tc_json *doc;
 	int rc;
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
@@ -29,25 +28,16 @@ report_html(const struct tc_command *cmd, int argc, char **argv)
 	if (output == NULL) {
 		tc_session *s;
 
-		if (tc_session_load(session, 0, &s, &err) != 0) {
-			rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-			tc_error_clear(&err);
-			return rc;
-		}
+		if (tc_session_load(session, 0, &s, &err) != 0)
+			return tc_refuse_error(cmd, &err);
 		path = tc_session_artifact_path(s, "report.html");
 		tc_session_free(s);
 		output = path;
 	}
-	if (tc_report_html_write(session, output, &err) != 0) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		free(path);
-		return rc;
-	}
-	doc = tc_json_new_object();
-	tc_json_object_set_string(doc, "report", output);
-	rc = tc_print_json(doc);
-	tc_json_free(doc);
+	if (tc_report_html_write(session, output, &err) != 0)
+		rc = tc_refuse_error(cmd, &err);
+	else
+		rc = tc_cli_print_path("report", output);
 	free(path);
 	return rc;
 }

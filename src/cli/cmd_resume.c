@@ -28,19 +28,11 @@ cmd_resume(const struct tc_command *cmd, int argc, char **argv)
 		fprintf(stderr, "tunectl: %s was not written by tunectl for this "
 		    "session state; it is left alone (seal it with tunectl seal "
 		    "--result if it is yours, or move it aside)\n", rep.unadopted);
-	if (out == NULL) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		tc_resume_report_free(&rep);
-		return rc;
-	}
-	if (rep.repaired)
+	if (out != NULL && rep.repaired)
 		fprintf(stderr, "tunectl: resume completed an interrupted "
 		    "seal\n");
 	tc_resume_report_free(&rep);
-	rc = tc_print_json(out);
-	tc_json_free(out);
-	return rc;
+	return tc_cli_reply(cmd, out, &err);
 }
 
 const struct tc_command cmd_resume_entry = {

@@ -79,27 +79,17 @@ cmd_run(const struct tc_command *cmd, int argc, char **argv)
 	if (max_attempts < 1)
 		return tc_usage_error(cmd, "argument --max-attempts: must be at "
 		    "least 1");
-	if (tc_cli_load_runner(runner_path, &runner, &err) != 0) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
+	if (tc_cli_load_runner(runner_path, &runner, &err) != 0)
+		return tc_refuse_error(cmd, &err);
 	ro.timeout_s = timeout_s;
 	ro.grace_s = grace_s;
 	ro.seal_program = tc_self_exe();
 	done = tc_run_session(session, &runner, &ro, max_attempts,
 	    print_progress, &quiet, &err);
 	tc_runner_free(&runner);
-	if (done == NULL) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
-	if (!quiet)
+	if (done != NULL && !quiet)
 		fprintf(stderr, "tunectl run: session completed\n");
-	rc = tc_print_json(done);
-	tc_json_free(done);
-	return rc;
+	return tc_cli_reply(cmd, done, &err);
 }
 
 const struct tc_command cmd_run_entry = {

@@ -30,11 +30,8 @@ cmd_run_next(const struct tc_command *cmd, int argc, char **argv)
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if (tc_cli_load_runner(runner_path, &runner, &err) != 0) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
+	if (tc_cli_load_runner(runner_path, &runner, &err) != 0)
+		return tc_refuse_error(cmd, &err);
 	ro.timeout_s = timeout_s;
 	ro.grace_s = grace_s;
 	ro.seal_program = tc_self_exe();
@@ -43,14 +40,7 @@ cmd_run_next(const struct tc_command *cmd, int argc, char **argv)
 	if (report.recovered)
 		fprintf(stderr, "tunectl: completed the receipt of a step sealed "
 		    "by an interrupted run-next\n");
-	if (sealed == NULL) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		tc_attempt_report_free(&report);
-		return rc;
-	}
-	rc = tc_print_json(sealed);
-	tc_json_free(sealed);
+	rc = tc_cli_reply(cmd, sealed, &err);
 	tc_attempt_report_free(&report);
 	return rc;
 }

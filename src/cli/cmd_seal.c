@@ -32,8 +32,7 @@ cmd_seal(const struct tc_command *cmd, int argc, char **argv)
 	free(norm);
 	if (result == NULL ||
 	    tc_seal_handoff(path, result, 0, &sealed, &err) != 0) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
+		rc = tc_refuse_error(cmd, &err);
 		tc_json_free(result);
 		return rc;
 	}

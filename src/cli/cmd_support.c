@@ -46,15 +46,8 @@ support_dispatch(const struct tc_command *cmd, int argc, char **argv)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (tc_support_role_find(role) == NULL)
 		return bad_role(cmd, role);
-	if ((task = tc_support_dispatch(session, role, request, output,
-	    &err)) == NULL) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
-	rc = tc_print_json(task);
-	tc_json_free(task);
-	return rc;
+	task = tc_support_dispatch(session, role, request, output, &err);
+	return tc_cli_reply(cmd, task, &err);
 }
 
 static int
@@ -90,11 +83,8 @@ support_run(const struct tc_command *cmd, int argc, char **argv)
 		return tc_usage_error(cmd, "the argument "
 		    "--runner-command-json is required (or set %s)",
 		    TC_RUNNER_ENV);
-	if (tc_cli_load_runner(runner_path, &runner, &err) != 0) {
-		rc = tc_refuse(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
+	if (tc_cli_load_runner(runner_path, &runner, &err) != 0)
+		return tc_refuse_error(cmd, &err);
 	so.timeout_s = timeout_s;
 	so.grace_s = grace_s;
 	so.request = request;

@@ -62,7 +62,6 @@ cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_json *out;
-	const tc_json *valid;
 	int rc;
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
@@ -73,12 +72,7 @@ cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 	    tc_verify_session(path, all ? TC_VERIFY_ALL : 0);
 	if (attestation != NULL)
 		add_attestation(out, path, attestation, pubkey);
-	valid = tc_json_get(out, "valid");
-	rc = tc_print_json(out);
-	if (rc == TC_EXIT_OK && !(tc_json_is(valid, TC_JSON_BOOL) && valid->u.b))
-		rc = TC_EXIT_FAIL;
-	tc_json_free(out);
-	return rc;
+	return tc_cli_print_verdict(out);
 }
 
 const struct tc_command cmd_verify_entry = {

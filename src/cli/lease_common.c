@@ -1,13 +1,15 @@
 /*
  * lease_common.c - what "lease run" (both backends) and execute-phase
  * share: the REMAINDER-style split of "[--] COMMAND ARGS...", --device-id
- * values, and how a lease run ends on the command line.
+ * values, the options and the request of both backends (lease_cli.h),
+ * and how a lease run ends on the command line.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "lease_cli.h"
 #include "tunectl/buf.h"
 #include "tunectl/lease.h"
 
@@ -45,6 +47,75 @@ tc_cli_split_remainder(int argc, char **argv, const struct tc_option *opts,
 		i = argc;
 	*rest = i;
 	return i;
+}
+
+char **
+tc_cli_argv_tail(int argc, char **argv, int from)
+{
+	char **tail = tc_xcalloc((size_t)(argc - from) + 1, sizeof(*tail));
+	int i;
+
+	for (i = from; i < argc; i++)
+		tail[i - from] = argv[i];
+	return tail;
+}
+
+size_t
+tc_cli_lease_options(struct tc_cli_lease_args *a, bool ids_required,
+    struct tc_option *opts)
+{
+	const struct tc_option shared[TC_CLI_LEASE_NOPTS] = {
+		{ "--lease-root", TC_OPT_STRING, &a->lease_root, true, NULL },
+		{ "--device-id", TC_OPT_LIST, &a->ids, ids_required, NULL },
+		{ "--timeout-seconds", TC_OPT_DOUBLE, &a->timeout, true, NULL },
+		{ "--lease-timeout-seconds", TC_OPT_DOUBLE, &a->lease_timeout,
+		  false, &a->has_lease_timeout },
+		{ "--cwd", TC_OPT_STRING, &a->cwd, true, NULL },
+		{ "--manifest-out", TC_OPT_STRING, &a->manifest_out, true, NULL },
+		{ "--environment-json", TC_OPT_STRING, &a->env_json, false, NULL },
+		{ "--command-id", TC_OPT_STRING, &a->command_id, false, NULL },
+		{ "--via", TC_OPT_STRING, &a->via, false, NULL },
+	};
+
+	memset(a, 0, sizeof(*a));
+	memcpy(opts, shared, sizeof(shared));
+	return TC_CLI_LEASE_NOPTS;
+}
+
+int
+tc_cli_lease_request(const struct tc_command *cmd,
+    struct tc_cli_lease_args *a, int argc, char **argv, int rest,
+    tc_lease_request *req)
+{
+	tc_error err = TC_ERROR_INIT;
+	int rc;
+
+	a->command = tc_cli_argv_tail(argc, argv, rest);
+	if (a->env_json != NULL &&
+	    (a->environment = tc_json_parse_file(a->env_json, &err)) == NULL) {
+		rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
+		tc_error_clear(&err);
+		return rc;
+	}
+	memset(req, 0, sizeof(*req));
+	req->argv = a->command;
+	req->lease_root = a->lease_root;
+	req->timeout_s = a->timeout;
+	req->has_lease_timeout = a->has_lease_timeout;
+	req->lease_timeout_s = a->lease_timeout;
+	req->cwd = a->cwd;
+	req->manifest_out = a->manifest_out;
+	req->environment = a->environment;
+	req->command_id = a->command_id;
+	return 0;
+}
+
+void
+tc_cli_lease_args_free(struct tc_cli_lease_args *a)
+{
+	tc_json_free(a->environment);
+	free(a->command);
+	tc_strlist_free(&a->ids);
 }
 
 int

@@ -213,6 +213,20 @@ tc_receipt_set_now(tc_json *receipt, const char *key)
 	tc_json_object_set_string(receipt, key, ts);
 }
 
+void
+tc_host__receipt_attempt(tc_json *r, const tc_attempt *a,
+    const char *task_sha, const char *argv_sha)
+{
+	tc_json_object_set_int(r, "attempt", a->number);
+	tc_receipt_set_now(r, "started_at");
+	tc_attempt_set_rel(r, "task_path", a, a->layout->task);
+	tc_json_object_set_string(r, "task_sha256", task_sha);
+	tc_attempt_set_rel(r, "result_path", a, a->layout->result);
+	tc_attempt_set_rel(r, "stdout_path", a, TC_ATTEMPT_STDOUT);
+	tc_attempt_set_rel(r, "stderr_path", a, TC_ATTEMPT_STDERR);
+	tc_json_object_set_string(r, "runner_argv_sha256", argv_sha);
+}
+
 tc_json *
 tc_attempt_receipt(const tc_attempt *a, const char *schema,
     const char *session_id, const tc_json *step, const char *task_sha,
@@ -228,14 +242,7 @@ tc_attempt_receipt(const tc_attempt *a, const char *schema,
 	tc_json_object_set_string(r, "agent_id",
 	    tc_json_get_string(step, "agent_id"));
 	tc_json_object_set_string(r, "skill", tc_json_get_string(step, "skill"));
-	tc_json_object_set_int(r, "attempt", a->number);
-	tc_receipt_set_now(r, "started_at");
-	tc_attempt_set_rel(r, "task_path", a, a->layout->task);
-	tc_json_object_set_string(r, "task_sha256", task_sha);
-	tc_attempt_set_rel(r, "result_path", a, a->layout->result);
-	tc_attempt_set_rel(r, "stdout_path", a, TC_ATTEMPT_STDOUT);
-	tc_attempt_set_rel(r, "stderr_path", a, TC_ATTEMPT_STDERR);
-	tc_json_object_set_string(r, "runner_argv_sha256", argv_sha);
+	tc_host__receipt_attempt(r, a, task_sha, argv_sha);
 	return r;
 }
 

@@ -31,4 +31,15 @@
 bool tc_receipt_rederivable(const tc_json *receipt, const tc_json *step,
     const char *session_id, const tc_attempt *a);
 
+/* ---- attempt_run.c -------------------------------------------------------- */
+
+/*
+ * What every receipt tunectl starts says of its attempt, a phase step's
+ * or a support task's: the attempt number, started_at (now), the
+ * attempt-relative task, result and log paths, the task's and the runner
+ * argv's digests.
+ */
+void tc_host__receipt_attempt(tc_json *r, const tc_attempt *a,
+    const char *task_sha, const char *argv_sha);
+
 #endif

@@ -196,15 +196,8 @@ receipt_skeleton(const tc_json *task, const tc_attempt *a,
 	copy_key(for_step, "step_id", step);
 	copy_key(for_step, "phase", step);
 	tc_json_object_set(r, "requested_for", for_step);
-	tc_json_object_set_int(r, "attempt", a->number);
-	tc_receipt_set_now(r, "started_at");
-	tc_attempt_set_rel(r, "task_path", a, a->layout->task);
-	tc_json_object_set_string(r, "task_sha256", task_sha);
-	tc_attempt_set_rel(r, "result_path", a, a->layout->result);
+	tc_host__receipt_attempt(r, a, task_sha, argv_sha);
 	tc_attempt_set_rel(r, "output_dir", a, TC_SUPPORT_OUTPUT_DIR);
-	tc_attempt_set_rel(r, "stdout_path", a, "runner.stdout.log");
-	tc_attempt_set_rel(r, "stderr_path", a, "runner.stderr.log");
-	tc_json_object_set_string(r, "runner_argv_sha256", argv_sha);
 	return r;
 }
 

@@ -117,6 +117,16 @@ typedef struct tc_lease_ran {
 int tc_lease__run_argv(const tc_lease_spawn *spec, tc_lease_ran *ran,
     tc_error *err);
 
+/* pidfd_open(2) where the system has it; -1 otherwise. */
+int tc_lease__pidfd_open(pid_t pid);
+
+/*
+ * Sleep until a signal arrives on sigfd (a non-blocking signalfd), the
+ * process behind pidfd exits (-1: no pidfd) or timeout_ms pass.  Returns
+ * the number of the signal read, or 0.
+ */
+int tc_lease__wait_signal(int sigfd, int pidfd, int timeout_ms);
+
 /* ---- requests (runner.c, slurm_submit.c) ------------------------------------- */
 
 /* "<dir>/<prefix><stem><suffix>" beside the manifest <dir>/<stem>.<ext>
@@ -136,6 +146,16 @@ int tc_lease__check_executable(const char *exe, tc_error *err);
  * names a manifest path. */
 int tc_lease__check_run_limits(const tc_lease_request *req,
     double *lease_timeout_s, tc_error *err);
+
+/*
+ * The manifest path resolved, and the logs beside it: ".stdout.log",
+ * ".stderr.log" and, unless extra_suffix is NULL, *extra_log with that
+ * suffix.  Refused when the manifest or a log already exists.  The paths
+ * are malloc'd and set for the caller to free, even on failure.
+ */
+int tc_lease__claim_outputs(const char *manifest_out, char **manifest,
+    char **stdout_log, char **stderr_log, const char *extra_suffix,
+    char **extra_log, tc_error *err);
 
 /* ---- timestamps ------------------------------------------------------------- */
 

@@ -140,6 +140,30 @@ tc_lease__check_run_limits(const tc_lease_request *req,
 	return 0;
 }
 
+int
+tc_lease__claim_outputs(const char *manifest_out, char **manifest,
+    char **stdout_log, char **stderr_log, const char *extra_suffix,
+    char **extra_log, tc_error *err)
+{
+	if ((*manifest = tc_path_resolve(manifest_out, err)) == NULL)
+		return -1;
+	if (tc_path_exists(*manifest)) {
+		tc_error_set(err, "lease command manifest already exists: %s",
+		    *manifest);
+		return -1;
+	}
+	*stdout_log = tc_lease__beside(*manifest, "", ".stdout.log");
+	*stderr_log = tc_lease__beside(*manifest, "", ".stderr.log");
+	if (extra_suffix != NULL)
+		*extra_log = tc_lease__beside(*manifest, "", extra_suffix);
+	if (tc_path_exists(*stdout_log) || tc_path_exists(*stderr_log) ||
+	    (extra_suffix != NULL && tc_path_exists(*extra_log))) {
+		tc_error_set(err, "lease command log output already exists");
+		return -1;
+	}
+	return 0;
+}
+
 /* Everything the request resolves to once it is validated. */
 struct plan {
 	long *ids;
@@ -202,19 +226,9 @@ validate(const tc_lease_request *req, struct plan *p, tc_error *err)
 		return -1;
 	if (!utf8_valid(req->manifest_out))
 		return refuse_path("manifest path", req->manifest_out, err);
-	if ((p->manifest = tc_path_resolve(req->manifest_out, err)) == NULL)
+	if (tc_lease__claim_outputs(req->manifest_out, &p->manifest,
+	    &p->stdout_log, &p->stderr_log, NULL, NULL, err) != 0)
 		return -1;
-	if (tc_path_exists(p->manifest)) {
-		tc_error_set(err, "lease command manifest already exists: %s",
-		    p->manifest);
-		return -1;
-	}
-	p->stdout_log = tc_lease__beside(p->manifest, "", ".stdout.log");
-	p->stderr_log = tc_lease__beside(p->manifest, "", ".stderr.log");
-	if (tc_path_exists(p->stdout_log) || tc_path_exists(p->stderr_log)) {
-		tc_error_set(err, "lease command log output already exists");
-		return -1;
-	}
 	if (req->environment != NULL &&
 	    (p->explicit_env = tc_lease_env_from_json(req->environment, err))
 	    == NULL)

@@ -11,13 +11,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -159,21 +157,10 @@ validate(const tc_slurm_request *req, struct tc_slurm__plan *p, tc_error *err)
 		return -1;
 	if (tc_lease__check_run_limits(lr, &lease_timeout, err) != 0)
 		return -1;
-	if ((p->manifest = tc_path_resolve(lr->manifest_out, err)) == NULL)
+	if (tc_lease__claim_outputs(lr->manifest_out, &p->manifest,
+	    &p->stdout_log, &p->stderr_log, ".slurm.log", &p->slurm_log,
+	    err) != 0)
 		return -1;
-	if (tc_path_exists(p->manifest)) {
-		tc_error_set(err, "lease command manifest already exists: %s",
-		    p->manifest);
-		return -1;
-	}
-	p->stdout_log = tc_lease__beside(p->manifest, "", ".stdout.log");
-	p->stderr_log = tc_lease__beside(p->manifest, "", ".stderr.log");
-	p->slurm_log = tc_lease__beside(p->manifest, "", ".slurm.log");
-	if (tc_path_exists(p->stdout_log) || tc_path_exists(p->stderr_log) ||
-	    tc_path_exists(p->slurm_log)) {
-		tc_error_set(err, "lease command log output already exists");
-		return -1;
-	}
 	if (lr->environment != NULL) {
 		if ((env = tc_lease_env_from_json(lr->environment, err)) == NULL)
 			return -1;
@@ -422,14 +409,10 @@ watch(const tc_slurm_request *req, const struct tc_slurm__plan *p,
 		free(job_path);
 		return -1;
 	}
-#ifdef SYS_pidfd_open
-	pidfd = (int)syscall(SYS_pidfd_open, srun, 0);
-#else
-	pidfd = -1;
-#endif
+	pidfd = tc_lease__pidfd_open(srun);
 	while (!exited) {
-		struct pollfd pfd[2];
 		uint64_t now;
+		int sig;
 		pid_t r = waitpid(srun, &status, WNOHANG);
 
 		if (r == srun) {
@@ -457,23 +440,13 @@ watch(const tc_slurm_request *req, const struct tc_slurm__plan *p,
 		}
 		/* Wake at once when srun exits (pidfd) or a signal comes;
 		 * otherwise tick to look for job.json and the deadlines. */
-		pfd[0].fd = sigfd;
-		pfd[0].events = POLLIN;
-		pfd[0].revents = 0;
-		pfd[1].fd = pidfd;
-		pfd[1].events = POLLIN;
-		pfd[1].revents = 0;
-		if (poll(pfd, 2, TICK_MS) > 0 && (pfd[0].revents & POLLIN)) {
-			struct signalfd_siginfo ssi;
-
-			if (read(sigfd, &ssi, sizeof(ssi)) == (ssize_t)sizeof(ssi) &&
-			    w->cancel == TC_SLURM_NOT_CANCELLED) {
-				w->cancel_signal = (int)ssi.ssi_signo;
-				if (!started)
-					scan_log(p->slurm_log, w);
-				cancel(w, TC_SLURM_CANCEL_INTERRUPTED, srun, started,
-				    &kill_at);
-			}
+		if ((sig = tc_lease__wait_signal(sigfd, pidfd, TICK_MS)) != 0 &&
+		    w->cancel == TC_SLURM_NOT_CANCELLED) {
+			w->cancel_signal = sig;
+			if (!started)
+				scan_log(p->slurm_log, w);
+			cancel(w, TC_SLURM_CANCEL_INTERRUPTED, srun, started,
+			    &kill_at);
 		}
 	}
 	w->finished_ns = tc_slurm__now_ns();

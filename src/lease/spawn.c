@@ -38,8 +38,8 @@
 #include "tunectl/proc.h"
 #include "tunectl/timeutil.h"
 
-static int
-pidfd_open_compat(pid_t pid)
+int
+tc_lease__pidfd_open(pid_t pid)
 {
 #ifdef SYS_pidfd_open
 	return (int)syscall(SYS_pidfd_open, pid, 0);
@@ -48,6 +48,24 @@ pidfd_open_compat(pid_t pid)
 	errno = ENOSYS;
 	return -1;
 #endif
+}
+
+int
+tc_lease__wait_signal(int sigfd, int pidfd, int timeout_ms)
+{
+	struct pollfd p[2];
+	struct signalfd_siginfo ssi;
+
+	p[0].fd = sigfd;
+	p[0].events = POLLIN;
+	p[0].revents = 0;
+	p[1].fd = pidfd;
+	p[1].events = POLLIN;
+	p[1].revents = 0;
+	if (poll(p, 2, timeout_ms) > 0 && (p[0].revents & POLLIN) &&
+	    read(sigfd, &ssi, sizeof(ssi)) == (ssize_t)sizeof(ssi))
+		return (int)ssi.ssi_signo;
+	return 0;
 }
 
 /*
@@ -59,7 +77,6 @@ static int
 wait_leader(pid_t pid, int pidfd, int sigfd, uint64_t deadline, int *sig)
 {
 	for (;;) {
-		struct pollfd p[2];
 		siginfo_t si;
 		uint64_t now;
 		int timeout_ms;
@@ -79,20 +96,8 @@ wait_leader(pid_t pid, int pidfd, int sigfd, uint64_t deadline, int *sig)
 			timeout_ms = (int)((deadline - now + 999999) / 1000000);
 		if (pidfd < 0 && (timeout_ms < 0 || timeout_ms > 2))
 			timeout_ms = 2;		/* no pidfd: poll the leader */
-		p[0].fd = sigfd;
-		p[0].events = POLLIN;
-		p[0].revents = 0;
-		p[1].fd = pidfd;
-		p[1].events = POLLIN;
-		p[1].revents = 0;
-		if (poll(p, 2, timeout_ms) > 0 && (p[0].revents & POLLIN)) {
-			struct signalfd_siginfo ssi;
-
-			if (read(sigfd, &ssi, sizeof(ssi)) == (ssize_t)sizeof(ssi)) {
-				*sig = (int)ssi.ssi_signo;
-				return 2;
-			}
-		}
+		if ((*sig = tc_lease__wait_signal(sigfd, pidfd, timeout_ms)) != 0)
+			return 2;
 	}
 }
 
@@ -178,7 +183,7 @@ tc_lease__run_argv(const tc_lease_spawn *spec, tc_lease_ran *ran,
 		goto restore;
 	}
 	ran->started = true;
-	pidfd = pidfd_open_compat(ran->pid);
+	pidfd = tc_lease__pidfd_open(ran->pid);
 
 	rc = wait_leader(ran->pid, pidfd, sigfd,
 	    tc_lease__deadline(spec->timeout_s), &sig);

@@ -405,14 +405,21 @@ radix_order_stats(const double *v, size_t n, double *median, double *p90)
 	}
 }
 
+/* An accumulator that has seen v[0..n-1]. */
+static void
+acc_of(tc_acc *a, const double *v, size_t n)
+{
+	tc_acc_init(a);
+	for (size_t i = 0; i < n; i++)
+		tc_acc_add(a, v[i]);
+}
+
 double
 tc_stat_mean(const double *v, size_t n)
 {
 	tc_acc a;
 
-	tc_acc_init(&a);
-	for (size_t i = 0; i < n; i++)
-		tc_acc_add(&a, v[i]);
+	acc_of(&a, v, n);
 	return tc_acc_mean(&a);
 }
 
@@ -421,9 +428,7 @@ tc_stat_pstdev(const double *v, size_t n)
 {
 	tc_acc a;
 
-	tc_acc_init(&a);
-	for (size_t i = 0; i < n; i++)
-		tc_acc_add(&a, v[i]);
+	acc_of(&a, v, n);
 	return tc_acc_pstdev(&a);
 }
 

@@ -327,28 +327,36 @@ collect_load(struct ctx *c, const tc_json *cpu)
 	return l;
 }
 
+/* The next line of *p, malloc'd and without its newline, and *p moved
+ * past it; NULL at the end of the text. */
+static char *
+next_line(const char **p)
+{
+	const char *nl;
+	char *line;
+
+	if (*p == NULL || **p == '\0')
+		return NULL;
+	nl = strchr(*p, '\n');
+	line = tc_xstrndup(*p, nl != NULL ? (size_t)(nl - *p) : strlen(*p));
+	*p = nl != NULL ? nl + 1 : NULL;
+	return line;
+}
+
 static char *
 first_line(const char *text)
 {
 	const char *p = text;
+	char *line, *out = NULL;
 
-	while (*p != '\0') {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl != NULL ? (size_t)(nl - p) : strlen(p);
-		char *line = tc_xstrndup(p, len), *t = trim(line);
+	while (out == NULL && (line = next_line(&p)) != NULL) {
+		char *t = trim(line);
 
-		if (*t != '\0') {
-			char *out = tc_xstrdup(t);
-
-			free(line);
-			return out;
-		}
+		if (*t != '\0')
+			out = tc_xstrdup(t);
 		free(line);
-		if (nl == NULL)
-			break;
-		p = nl + 1;
 	}
-	return NULL;
+	return out;
 }
 
 /*
@@ -490,11 +498,10 @@ parse_gpus(const char *out, tc_json *stable_devs)
 {
 	tc_json *devs = tc_json_new_array();
 	const char *p = out;
+	char *line;
 
-	while (p != NULL && *p != '\0') {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl != NULL ? (size_t)(nl - p) : strlen(p);
-		char *line = tc_xstrndup(p, len), *save = NULL, *cell;
+	while ((line = next_line(&p)) != NULL) {
+		char *save = NULL, *cell;
 		tc_json *d = tc_json_new_object(), *s = tc_json_new_object();
 		size_t k = 0;
 
@@ -520,7 +527,6 @@ parse_gpus(const char *out, tc_json *stable_devs)
 			tc_json_free(s);
 		}
 		free(line);
-		p = nl != NULL ? nl + 1 : NULL;
 	}
 	return devs;
 }
@@ -618,11 +624,10 @@ parse_npus(const char *out)
 {
 	tc_json *devs = tc_json_new_array(), *cur = NULL;
 	const char *p = out;
+	char *line;
 
-	while (p != NULL && *p != '\0') {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl != NULL ? (size_t)(nl - p) : strlen(p);
-		char *line = tc_xstrndup(p, len), *colon = strchr(line, ':');
+	while ((line = next_line(&p)) != NULL) {
+		char *colon = strchr(line, ':');
 
 		if (colon != NULL) {
 			char *key, *value;
@@ -645,7 +650,6 @@ parse_npus(const char *out)
 			}
 		}
 		free(line);
-		p = nl != NULL ? nl + 1 : NULL;
 	}
 	return devs;
 }

@@ -21,8 +21,8 @@
 #include "tunectl/session.h"
 #include "tunectl/sha256.h"
 
-static double
-num(const tc_json *v, const char *key)
+double
+tc_report__num(const tc_json *v, const char *key)
 {
 	double d;
 
@@ -46,7 +46,7 @@ outcome(tc_buf *b, const tc_session *s, const struct tc_html_evidence *ev,
 {
 	const tc_json *fe = tc_json_get(ev->ledger, "final_e2e");
 	const char *cls = tc_json_get_string(fe, "classification");
-	double imp = num(fe, "improvement_pct");
+	double imp = tc_report__num(fe, "improvement_pct");
 
 	tc_buf_puts(b, "<header><h1>");
 	if (cls == NULL) {
@@ -60,8 +60,8 @@ outcome(tc_buf *b, const tc_session *s, const struct tc_html_evidence *ev,
 	tc_buf_puts(b, "</h1><p class=\"outcome\">");
 	if (isfinite(imp)) {
 		tc_buf_printf(b, "Median worst-rank mean %.4f ms (S0) &#8594; %.4f ms (",
-		    num(tc_json_get(fe, "baseline"), "median_ms"),
-		    num(tc_json_get(fe, "candidate"), "median_ms"));
+		    tc_report__num(tc_json_get(fe, "baseline"), "median_ms"),
+		    tc_report__num(tc_json_get(fe, "candidate"), "median_ms"));
 		tc_html_cstr(b, str(fe, "candidate_id"));
 		tc_buf_puts(b, ").");
 	} else if (fe != NULL) {

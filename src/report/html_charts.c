@@ -15,14 +15,6 @@
 #define PAD 64
 #define LABEL_W 180	/* left margin of the bar charts, for their labels */
 
-static double
-num(const tc_json *v, const char *key)
-{
-	double d;
-
-	return tc_json_number(tc_json_get(v, key), &d) ? d : NAN;
-}
-
 static bool
 flag(const tc_json *v, const char *key)
 {
@@ -127,7 +119,8 @@ tc_html_chart_s0(tc_buf *b, const tc_json *rep)
 {
 	const tc_json *st = tc_json_get(rep, "baseline_stability");
 	const tc_json *runs = tc_json_get(st, "run_worst_rank_means_ms");
-	double mean = num(st, "mean_ms"), spread = num(st, "spread_pct");
+	double mean = tc_report__num(st, "mean_ms");
+	double spread = tc_report__num(st, "spread_pct");
 	double lo = INFINITY, hi = -INFINITY;
 	size_t i, n = runs->u.arr.len;
 	char label[96];
@@ -178,19 +171,20 @@ void
 tc_html_chart_stage_a(tc_buf *b, const tc_json *rep)
 {
 	const tc_json *cands = tc_json_get(rep, "candidates");
-	double base = num(tc_json_get(rep, "baseline"), "worst_rank_mean_ms");
+	double base = tc_report__num(tc_json_get(rep, "baseline"),
+	    "worst_rank_mean_ms");
 	double lo = 0, hi = base;
 	size_t i, n = cands->u.obj.len;
 	double bar = (double)(H - PAD - 12) / (double)(n + 1);
 
 	for (i = 0; i < n; i++)
-		hi = fmax(hi, num(cands->u.obj.members[i].value,
+		hi = fmax(hi, tc_report__num(cands->u.obj.members[i].value,
 		    "worst_rank_mean_ms"));
 	hi *= 1.1;
 	svg_open(b, "stage_a", n, "Stage A: worst-rank mean per scope candidate vs S0");
 	for (i = 0; i < n; i++) {
 		const tc_json_member *m = &cands->u.obj.members[i];
-		double v = num(m->value, "worst_rank_mean_ms");
+		double v = tc_report__num(m->value, "worst_rank_mean_ms");
 		bool ok = flag(tc_json_get(m->value, "screening_eligibility"),
 		    "eligible");
 		double y = 12 + bar * (double)i;
@@ -203,7 +197,7 @@ tc_html_chart_stage_a(tc_buf *b, const tc_json *rep)
 		tc_buf_printf(b, ": %.4f ms</title></rect>", v);
 		text_open(b, LABEL_W - 4, y + bar * 0.5, "end");
 		name(b, m);
-		tc_buf_printf(b, " %+.2f%%%s", num(m->value, "improvement_pct"),
+		tc_buf_printf(b, " %+.2f%%%s", tc_report__num(m->value, "improvement_pct"),
 		    ok ? " eligible" : "");
 		text_close(b);
 	}
@@ -230,7 +224,7 @@ tc_html_chart_trials(tc_buf *b, const tc_json *trials)
 		    "candidates");
 
 		for (k = 0; k < c->u.obj.len; k++) {
-			double v = num(c->u.obj.members[k].value,
+			double v = tc_report__num(c->u.obj.members[k].value,
 			    "improvement_pct");
 
 			lo = fmin(lo, v);
@@ -249,7 +243,7 @@ tc_html_chart_trials(tc_buf *b, const tc_json *trials)
 			const tc_json_member *m = &c->u.obj.members[k];
 			bool ok = flag(tc_json_get(m->value,
 			    "option_trial_evaluation"), "accepted");
-			double v = num(m->value, "improvement_pct");
+			double v = tc_report__num(m->value, "improvement_pct");
 			double x0 = LABEL_W + scale(0, lo, hi, 0, W - LABEL_W - 20);
 			double x1 = LABEL_W + scale(v, lo, hi, 0, W - LABEL_W - 20);
 			double y = 12 + bar * (double)row;

@@ -37,6 +37,11 @@ void tc_html_cstr(tc_buf *b, const char *s);
  * "javascript:" or another scheme) and needs no further escaping. */
 void tc_html_href(tc_buf *b, const char *rel);
 
+/* ---- html.c --------------------------------------------------------------- */
+
+/* The number v[key] holds, or NaN when it holds none. */
+double tc_report__num(const tc_json *v, const char *key);
+
 /* ---- html_evidence.c ------------------------------------------------------ */
 
 /* What a gate report is drawn as, by the phase that sealed it. */
