@@ -71,6 +71,9 @@ typedef struct tc_pypto_orch_input {
 	const char *resource_root;
 } tc_pypto_orch_input;
 
+/* An input for action that changes nothing beyond it: every field empty,
+ * the two Stage 2 switches -1 (unchanged). */
+void tc_pypto_orch_input_init(tc_pypto_orch_input *in, const char *action);
 bool tc_pypto_orch_action_known(const char *action);
 tc_json *tc_pypto_orch_action(const tc_pypto_state_opts *o,
     const tc_pypto_orch_input *in, tc_error *err);

@@ -70,6 +70,35 @@ tc_pypto_cli_print(tc_json *v)
 	return rc;
 }
 
+tc_json *
+tc_pypto_cli_save(tc_json *v, const char *output, unsigned flags,
+    tc_error *err)
+{
+	if (v != NULL && output != NULL &&
+	    tc_write_json(output, v, flags, err) != 0) {
+		tc_json_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+int
+tc_pypto_cli_finish(tc_json *v, tc_error *err)
+{
+	int rc = v != NULL ? tc_pypto_cli_print(v) : tc_pypto_cli_fail(err);
+
+	tc_error_clear(err);
+	return rc;
+}
+
+int
+tc_pypto_cli_verdict(tc_json *v, bool ok)
+{
+	int rc = tc_pypto_cli_print(v);
+
+	return ok && rc == TC_EXIT_OK ? TC_EXIT_OK : TC_EXIT_FAIL;
+}
+
 /* Arguments end up in JSON state files: refuse invalid UTF-8 before any
  * subcommand sees them (raw bytes there would make every later read fail
  * with a decode error). */

@@ -113,9 +113,7 @@ cmd_pypto_cases(const struct tc_command *self, int argc, char **argv)
 		f.discovery_path = discovery;
 		out = tc_pypto_contract_freeze(&f, &err);
 		tc_parse_result_free(&res);
-		rc = out != NULL ? tc_pypto_cli_print(out) : tc_pypto_cli_fail(&err);
-		tc_error_clear(&err);
-		return rc;
+		return tc_pypto_cli_finish(out, &err);
 	}
 }
 

@@ -88,21 +88,14 @@ cmd_pypto_check(const struct tc_command *self, int argc, char **argv)
 	} else {
 		out = tc_pypto_check_stage5(&o, &err);
 	}
-	if (out == NULL || (output != NULL && tc_write_json(output, out,
-	    TC_WRITE_MKDIRS, &err) != 0)) {
-		tc_json_free(out);
-		rc = tc_pypto_cli_fail(&err);
-		tc_error_clear(&err);
-		return rc;
-	}
+	if ((out = tc_pypto_cli_save(out, output, TC_WRITE_MKDIRS,
+	    &err)) == NULL)
+		return tc_pypto_cli_finish(NULL, &err);
 	text = tc_pypto_check_render(out);
 	fputs(text, stderr);
 	free(text);
-	rc = strcmp(tc_json_get_string(out, "verdict"), "PASS") == 0 ?
-	    TC_EXIT_OK : TC_EXIT_FAIL;
-	if (tc_pypto_cli_print(out) != TC_EXIT_OK)
-		rc = TC_EXIT_FAIL;
-	return rc;
+	return tc_pypto_cli_verdict(out, strcmp(tc_json_get_string(out,
+	    "verdict"), "PASS") == 0);
 }
 
 const struct tc_command cmd_pypto_check_entry = {

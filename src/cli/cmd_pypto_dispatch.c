@@ -30,15 +30,9 @@ cmd_pypto_dispatch(const struct tc_command *self, int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	if ((rc = tc_opts_parse(self, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if ((task = tc_pypto_dispatch(&o, &err)) == NULL ||
-	    (output != NULL && tc_write_json(output, task,
-	    TC_WRITE_EXCLUSIVE | TC_WRITE_MKDIRS, &err) != 0)) {
-		tc_json_free(task);
-		rc = tc_pypto_cli_fail(&err);
-		tc_error_clear(&err);
-		return rc;
-	}
-	return tc_pypto_cli_print(task);
+	task = tc_pypto_dispatch(&o, &err);
+	return tc_pypto_cli_finish(tc_pypto_cli_save(task, output,
+	    TC_WRITE_EXCLUSIVE | TC_WRITE_MKDIRS, &err), &err);
 }
 
 static int
@@ -73,8 +67,7 @@ cmd_pypto_accept(const struct tc_command *self, int argc, char **argv)
 		tc_error_prefix(&err, "%s: ", result_path);
 	else
 		out = tc_pypto_accept(&o, task, result, &err);
-	rc = out != NULL ? tc_pypto_cli_print(out) : tc_pypto_cli_fail(&err);
-	tc_error_clear(&err);
+	rc = tc_pypto_cli_finish(out, &err);
 	tc_json_free(task);
 	tc_json_free(result);
 	tc_pypto_cli_free_argv((char **)o.lint_argv);

@@ -66,17 +66,14 @@ cmd_pypto_experiment(const struct tc_command *self, int argc, char **argv)
 	o.changes = (char *const *)changes.items;
 	o.n_changes = changes.len;
 	if ((out = tc_pypto_experiment(verb, &o, &err)) == NULL) {
-		rc = tc_pypto_cli_fail(&err);
-		tc_error_clear(&err);
+		rc = tc_pypto_cli_finish(NULL, &err);
 		goto done;
 	}
 	/* a candidate that failed its correctness run is recorded, but the
 	 * command says so */
-	rc = strcmp(verb, "correctness") == 0 && !tc_json_truthy(tc_json_get(
-	    tc_json_get(out, "correctness"), "passed")) ? TC_EXIT_FAIL :
-	    TC_EXIT_OK;
-	if (tc_pypto_cli_print(out) != TC_EXIT_OK)
-		rc = TC_EXIT_FAIL;
+	rc = tc_pypto_cli_verdict(out, strcmp(verb, "correctness") != 0 ||
+	    tc_json_truthy(tc_json_get(tc_json_get(out, "correctness"),
+	    "passed")));
 done:
 	tc_strlist_free(&items);
 	tc_strlist_free(&changes);

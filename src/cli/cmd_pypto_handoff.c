@@ -3,6 +3,7 @@
  * handoff with its three exits (closed, env_error,
  * stage5_contract_blocked) and, for env_error, the triage.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ cmd_pypto_handoff(const struct tc_command *self, int argc, char **argv)
 	tc_error err = TC_ERROR_INIT;
 	tc_json *h = NULL, *state = NULL, *report = NULL;
 	char *abs = NULL, *sp = NULL;
+	bool ok;
 	int rc;
 	const struct tc_option opts[] = {
 		{ "--op-dir", TC_OPT_STRING, &op_dir, true, NULL },
@@ -44,10 +46,8 @@ cmd_pypto_handoff(const struct tc_command *self, int argc, char **argv)
 	}
 	sp = tc_path_join(abs, TC_PYPTO_STATE_FILE);
 	state = tc_json_parse_file(sp, NULL);
-	rc = tc_pypto_handoff_validate(abs, h, state, &report, &err) == 0 ?
-	    TC_EXIT_OK : TC_EXIT_FAIL;
-	if (tc_pypto_cli_print(report) != TC_EXIT_OK)
-		rc = TC_EXIT_FAIL;
+	ok = tc_pypto_handoff_validate(abs, h, state, &report, &err) == 0;
+	rc = tc_pypto_cli_verdict(report, ok);
 out:
 	tc_error_clear(&err);
 	tc_json_free(h);

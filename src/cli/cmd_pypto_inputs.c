@@ -35,11 +35,8 @@ cmd_pypto_inputs(const struct tc_command *self, int argc, char **argv)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if (!tc_is_directory(op_dir))
 		return tc_die("operator directory does not exist: %s", op_dir);
-	if (target != NULL && (t = tc_json_parse_file(target, &err)) == NULL) {
-		rc = tc_pypto_cli_fail(&err);
-		tc_error_clear(&err);
-		return rc;
-	}
+	if (target != NULL && (t = tc_json_parse_file(target, &err)) == NULL)
+		return tc_pypto_cli_finish(NULL, &err);
 	r = tc_pypto_inputs_check(op_dir);
 	rc = strcmp(tc_json_get_string(r, "status"), "PASS") == 0 ?
 	    TC_EXIT_OK : TC_EXIT_FAIL;
@@ -73,9 +70,7 @@ cmd_pypto_inputs(const struct tc_command *self, int argc, char **argv)
 		free(abs);
 	}
 	tc_json_free(t);
-	if (tc_pypto_cli_print(r) != TC_EXIT_OK)
-		rc = TC_EXIT_FAIL;
-	return rc;
+	return tc_pypto_cli_verdict(r, rc == TC_EXIT_OK);
 }
 
 static int
@@ -92,16 +87,10 @@ cmd_pypto_boundary(const struct tc_command *self, int argc, char **argv)
 
 	if ((rc = tc_opts_parse(self, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if ((r = tc_pypto_boundary_now(op_dir, &err)) == NULL) {
-		rc = tc_pypto_cli_fail(&err);
-		tc_error_clear(&err);
-		return rc;
-	}
-	rc = tc_json_get_string(r, "category") == NULL ? TC_EXIT_OK :
-	    TC_EXIT_FAIL;
-	if (tc_pypto_cli_print(r) != TC_EXIT_OK)
-		rc = TC_EXIT_FAIL;
-	return rc;
+	if ((r = tc_pypto_boundary_now(op_dir, &err)) == NULL)
+		return tc_pypto_cli_finish(NULL, &err);
+	return tc_pypto_cli_verdict(r, tc_json_get_string(r, "category") ==
+	    NULL);
 }
 
 const struct tc_command cmd_pypto_inputs_entry = {

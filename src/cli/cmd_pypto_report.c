@@ -13,7 +13,6 @@ cmd_pypto_report(const struct tc_command *self, int argc, char **argv)
 {
 	tc_pypto_report_opts o;
 	tc_error err = TC_ERROR_INIT;
-	tc_json *out;
 	int rc;
 	const struct tc_option opts[] = {
 		{ "--op-dir", TC_OPT_STRING, &o.op_dir, true, NULL },
@@ -28,12 +27,7 @@ cmd_pypto_report(const struct tc_command *self, int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	if ((rc = tc_opts_parse(self, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if ((out = tc_pypto_render_report(&o, &err)) == NULL) {
-		rc = tc_pypto_cli_fail(&err);
-		tc_error_clear(&err);
-		return rc;
-	}
-	return tc_pypto_cli_print(out);
+	return tc_pypto_cli_finish(tc_pypto_render_report(&o, &err), &err);
 }
 
 const struct tc_command cmd_pypto_report_entry = {

@@ -32,15 +32,9 @@ cmd_pypto_review(const struct tc_command *self, int argc, char **argv)
 		return tc_usage_error(self, "expected: review template");
 	}
 	tc_parse_result_free(&res);
-	if ((t = tc_pypto_review_template(op_dir, &err)) == NULL ||
-	    (output != NULL && tc_write_json(output, t, TC_WRITE_MKDIRS,
-	    &err) != 0)) {
-		tc_json_free(t);
-		rc = tc_pypto_cli_fail(&err);
-		tc_error_clear(&err);
-		return rc;
-	}
-	return tc_pypto_cli_print(t);
+	t = tc_pypto_review_template(op_dir, &err);
+	return tc_pypto_cli_finish(tc_pypto_cli_save(t, output,
+	    TC_WRITE_MKDIRS, &err), &err);
 }
 
 const struct tc_command cmd_pypto_review_entry = {

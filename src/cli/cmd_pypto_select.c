@@ -37,18 +37,9 @@ cmd_pypto_select(const struct tc_command *self, int argc, char **argv)
 	rc = tc_opts_parse(self, argc, argv, opts, NULL);
 	if (rc != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if ((out = tc_pypto_select(&o, &err)) == NULL) {
-		rc = tc_pypto_cli_fail(&err);
-		tc_error_clear(&err);
-		return rc;
-	}
-	if (output != NULL && tc_write_json(output, out, TC_WRITE_MKDIRS,
-	    &err) != 0) {
-		tc_json_free(out);
-		rc = tc_pypto_cli_fail(&err);
-		tc_error_clear(&err);
-		return rc;
-	}
+	if ((out = tc_pypto_cli_save(tc_pypto_select(&o, &err), output,
+	    TC_WRITE_MKDIRS, &err)) == NULL)
+		return tc_pypto_cli_finish(NULL, &err);
 	if (markdown) {
 		char *md = tc_pypto_selection_markdown(out);
 

@@ -78,8 +78,7 @@ cmd_pypto_state(const struct tc_command *self, int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 
-	memset(&oi, 0, sizeof(oi));
-	oi.collect_golden_perf = oi.run_stage2_verifier = -1;
+	tc_pypto_orch_input_init(&oi, NULL);
 	rc = tc_opts_parse(self, argc, argv, opts, &res);
 	if (rc != 0) {
 		tc_strlist_free(&lint_args);
@@ -120,8 +119,7 @@ cmd_pypto_state(const struct tc_command *self, int argc, char **argv)
 		out = tc_pypto_orch_action(&o, &oi, &err);
 	else
 		out = tc_pypto_state_transition(&o, &in, &err);
-	rc = out != NULL ? tc_pypto_cli_print(out) : tc_pypto_cli_fail(&err);
-	tc_error_clear(&err);
+	rc = tc_pypto_cli_finish(out, &err);
 out:
 	tc_pypto_cli_free_argv(lint_argv);
 	tc_strlist_free(&lint_args);

@@ -152,9 +152,7 @@ tc_demo_pypto(const char *examples, const char *root, bool quiet)
 	if ((r = tc_pypto_state_transition(&o.state, &in, &err)) == NULL)
 		goto out;
 	tc_json_free(r);
-	memset(&oi, 0, sizeof(oi));
-	oi.action = "configure";
-	oi.collect_golden_perf = oi.run_stage2_verifier = -1;
+	tc_pypto_orch_input_init(&oi, "configure");
 	oi.devices = "0";
 	oi.request = "rmsnorm: y = x / sqrt(mean(x^2) + eps) * w over rows, "
 	    "float64, P0 cases 64x512 and 128x1024; tune its performance";
@@ -168,9 +166,7 @@ tc_demo_pypto(const char *examples, const char *root, bool quiet)
 	tc_json_free(r);
 	/* The demo's user asked for optimisation up front and not to be
 	 * asked: every P0 case is a target (all_p0_no_questions). */
-	memset(&oi, 0, sizeof(oi));
-	oi.action = "consent";
-	oi.collect_golden_perf = oi.run_stage2_verifier = -1;
+	tc_pypto_orch_input_init(&oi, "consent");
 	oi.basis = "user_requested";
 	oi.statement = "demo user: tune the performance of every P0 case; do "
 	    "not ask questions";

@@ -6,6 +6,8 @@
 #ifndef TUNECTL_PYPTO_CLI_H
 #define TUNECTL_PYPTO_CLI_H
 
+#include <stdbool.h>
+
 #include "cli.h"
 #include "tunectl/error.h"
 #include "tunectl/json.h"
@@ -41,5 +43,15 @@ void tc_pypto_cli_free_argv(char **argv);
 int tc_pypto_cli_fail(const tc_error *err);
 /* Print v as JSON on stdout and free it. */
 int tc_pypto_cli_print(tc_json *v);
+/* v also written to output (tc_write_json with flags) when output is not
+ * NULL: v, or NULL (v freed, err set) when v is NULL or the write failed. */
+tc_json *tc_pypto_cli_save(tc_json *v, const char *output, unsigned flags,
+    tc_error *err);
+/* A command's result: v printed as tc_pypto_cli_print does, or, when v is
+ * NULL, err said as tc_pypto_cli_fail does; err is cleared either way. */
+int tc_pypto_cli_finish(tc_json *v, tc_error *err);
+/* A verdict printed: v as tc_pypto_cli_print does; TC_EXIT_OK when ok and
+ * the print worked, else TC_EXIT_FAIL. */
+int tc_pypto_cli_verdict(tc_json *v, bool ok);
 
 #endif

@@ -156,45 +156,30 @@ static int
 run_python(const char *interp, char *const *args, double timeout,
     char **out, char **errt, int *code, tc_error *err)
 {
-	char *dir = tc_make_temp_dir("tunectl-s4", err);
-	char *so, *se, **argv;
-	tc_proc_spec spec;
-	tc_proc_result res;
+	tc_pypto__capture how;
+	char **argv;
 	size_t n = 0, i;
 	int rc;
 
-	if (dir == NULL)
-		return -1;
 	while (args[n] != NULL)
 		n++;
 	argv = tc_xcalloc(n + 2, sizeof(*argv));
 	argv[0] = (char *)interp;
 	for (i = 0; i < n; i++)
 		argv[i + 1] = args[i];
-	so = tc_path_join(dir, "out");
-	se = tc_path_join(dir, "err");
-	memset(&spec, 0, sizeof(spec));
-	spec.argv = argv;
-	spec.stdout_path = so;
-	spec.stderr_path = se;
-	spec.stdin_null = true;
-	spec.timeout_s = timeout > 0 ? timeout : 600;
-	rc = tc_proc_run(&spec, &res, err);
+	memset(&how, 0, sizeof(how));
+	how.argv = argv;
+	how.timeout_s = timeout > 0 ? timeout : 600;
+	how.temp_prefix = "tunectl-s4";
+	how.limit = 1 << 24;
+	rc = tc_pypto__run_captured(&how, out, errt, code, err);
 	if (rc == 0) {
-		*code = res.timed_out ? 124 : res.exit_code;
-		*out = tc_read_file(so, 1 << 24, NULL, NULL);
-		*errt = tc_read_file(se, 1 << 24, NULL, NULL);
+		/* unreadable output reads as none */
 		if (*out == NULL)
 			*out = tc_xstrdup("");
 		if (*errt == NULL)
 			*errt = tc_xstrdup("");
 	}
-	unlink(so);
-	unlink(se);
-	rmdir(dir);
-	free(so);
-	free(se);
-	free(dir);
 	free(argv);
 	return rc;
 }

@@ -1448,8 +1448,7 @@ dispatch_invalid(const char *why, const tc_json *dispatch)
 {
 	tc_json *out = tc_json_new_object();
 
-	tc_json_object_set_int(out, "schema_version", 1);
-	tc_json_object_set_string(out, "kind", "pypto_stage5_check");
+	tc_pj_doc_header(out, "pypto_stage5_check");
 	tc_json_object_set_string(out, "verdict", "FAILED");
 	tc_json_object_set_string(out, "failure_category", "dispatch_invalid");
 	tc_json_object_set(out, "failed_checks", tc_json_new_array());
@@ -1572,8 +1571,7 @@ tc_pypto_check_stage5(const tc_pypto_check_opts *o, tc_error *err)
 		passed += strcmp(gate_status(&g[i]), "PASS") == 0;
 	}
 	primary = primary_category(g, N_GATES);
-	tc_json_object_set_int(out, "schema_version", 1);
-	tc_json_object_set_string(out, "kind", "pypto_stage5_check");
+	tc_pj_doc_header(out, "pypto_stage5_check");
 	tc_json_object_set_string(out, "verdict", primary != NULL ? "FAILED" :
 	    missing->u.arr.len > 0 || o->gates != NULL ? "NOT_COMPLETE" : "PASS");
 	if (primary != NULL)

@@ -80,6 +80,7 @@ tc_pypto_require_consent(const char *op_dir, const char *what, tc_error *err)
 static tc_json *
 kb_usage_invariants(const char *op_dir)
 {
+	static const char *const copied[] = { "reference", "invariant", NULL };
 	tc_json *sel = tc_pypto_kb_selection_files(op_dir);
 	tc_json *out = tc_json_new_array();
 	size_t i, k;
@@ -99,10 +100,7 @@ kb_usage_invariants(const char *op_dir)
 			tc_json *o = tc_json_new_object();
 
 			tc_json_object_set_string(o, "file", urel);
-			tc_json_object_set(o, "reference",
-			    tc_pj_clone(tc_json_get(it, "reference")));
-			tc_json_object_set(o, "invariant",
-			    tc_pj_clone(tc_json_get(it, "invariant")));
+			tc_pj_copy_members(o, it, copied);
 			tc_json_array_push(out, o);
 		}
 		tc_json_free(doc);
@@ -114,25 +112,54 @@ kb_usage_invariants(const char *op_dir)
 	return out;
 }
 
-tc_json *
-tc_pypto_entry_write(const char *op_dir, tc_error *err)
+/* doc written once as .orchestrator/stage5/<stem>-NNN.json, NNN the first
+ * number below limit not taken (earlier ones are evidence and stay):
+ * {path (under the op dir), sha256}, or NULL with err. */
+static tc_json *
+write_stage5_record(const char *op_dir, const char *stem, int limit,
+    const tc_json *doc, tc_error *err)
 {
-	char *dir = tc_pypto_orch_dir(op_dir), *sdir, *path = NULL, *rel = NULL;
-	tc_json *doc, *files, *oblig, *out = NULL;
-	tc_error kerr = TC_ERROR_INIT;
-	char now[32], hex[TC_SHA256_HEX_LEN + 1];
+	char *dir = tc_pypto_orch_dir(op_dir), *sdir, *path = NULL, *rel;
+	char hex[TC_SHA256_HEX_LEN + 1];
+	tc_json *rec = NULL;
 	int n;
 
 	sdir = tc_path_join(dir, "stage5");
 	free(dir);
-	if ((files = tc_pypto_op_files(op_dir, err)) == NULL) {
-		free(sdir);
-		return NULL;
+	if (tc_mkdirs(sdir, err) != 0)
+		goto out;
+	for (n = 1; n < limit; n++) {
+		free(path);
+		path = tc_xasprintf("%s/%s-%03d.json", sdir, stem, n);
+		if (!tc_path_exists(path))
+			break;
 	}
+	if (tc_write_json(path, doc, TC_WRITE_EXCLUSIVE, err) != 0 ||
+	    tc_sha256_file(path, hex, NULL, err) != 0)
+		goto out;
+	rel = tc_xasprintf("%s/stage5/%s-%03d.json", TC_PYPTO_ORCH_DIR, stem, n);
+	rec = tc_json_new_object();
+	tc_json_object_set_string(rec, "path", rel);
+	tc_json_object_set_string(rec, "sha256", hex);
+	free(rel);
+out:
+	free(path);
+	free(sdir);
+	return rec;
+}
+
+tc_json *
+tc_pypto_entry_write(const char *op_dir, tc_error *err)
+{
+	tc_json *doc, *files, *oblig, *out;
+	tc_error kerr = TC_ERROR_INIT;
+	char now[32];
+
+	if ((files = tc_pypto_op_files(op_dir, err)) == NULL)
+		return NULL;
 	tc_pypto_orch_now(now);
 	doc = tc_json_new_object();
-	tc_json_object_set_int(doc, "schema_version", 1);
-	tc_json_object_set_string(doc, "kind", "pypto_stage5_entry");
+	tc_pj_doc_header(doc, "pypto_stage5_entry");
 	tc_json_object_set_string(doc, "operator", tc_path_basename(op_dir));
 	tc_json_object_set_string(doc, "operator_dir", op_dir);
 	tc_json_object_set_string(doc, "recorded_at", now);
@@ -147,27 +174,9 @@ tc_pypto_entry_write(const char *op_dir, tc_error *err)
 	}
 	tc_error_clear(&kerr);
 	tc_json_object_set(doc, "kb_usage", kb_usage_invariants(op_dir));
-	if (tc_mkdirs(sdir, err) != 0)
-		goto out;
 	/* One snapshot per confirmation; an earlier one (before a permitted
 	 * rollback) is evidence and stays. */
-	for (n = 1; n < 1000; n++) {
-		free(path);
-		path = tc_xasprintf("%s/entry-%03d.json", sdir, n);
-		if (!tc_path_exists(path))
-			break;
-	}
-	if (tc_write_json(path, doc, TC_WRITE_EXCLUSIVE, err) != 0 ||
-	    tc_sha256_file(path, hex, NULL, err) != 0)
-		goto out;
-	rel = tc_xasprintf("%s/stage5/entry-%03d.json", TC_PYPTO_ORCH_DIR, n);
-	out = tc_json_new_object();
-	tc_json_object_set_string(out, "path", rel);
-	tc_json_object_set_string(out, "sha256", hex);
-out:
-	free(rel);
-	free(path);
-	free(sdir);
+	out = write_stage5_record(op_dir, "entry", 1000, doc, err);
 	tc_json_free(doc);
 	return out;
 }
@@ -470,54 +479,29 @@ int
 tc_pypto_check_bind(const char *op_dir, tc_json *state, const tc_json *report,
     tc_error *err)
 {
-	char *dir = tc_pypto_orch_dir(op_dir), *sdir, *path = NULL, *rel;
-	char hex[TC_SHA256_HEX_LEN + 1], now[32];
-	tc_json *rec;
-	int n, rc = -1;
+	char now[32];
+	tc_json *rec, *orch, *s5;
 
 	if (tc_json_truthy(tc_json_get(report, "partial"))) {
 		tc_error_set(err, "a stage5-check of a gate selection (--gates) is "
 		    "never bound");
-		free(dir);
 		return -1;
 	}
-	sdir = tc_path_join(dir, "stage5");
-	free(dir);
-	if (tc_mkdirs(sdir, err) != 0)
-		goto out;
-	for (n = 1; n < 10000; n++) {
-		free(path);
-		path = tc_xasprintf("%s/check-%03d.json", sdir, n);
-		if (!tc_path_exists(path))
-			break;
-	}
-	if (tc_write_json(path, report, TC_WRITE_EXCLUSIVE, err) != 0 ||
-	    tc_sha256_file(path, hex, NULL, err) != 0)
-		goto out;
-	rel = tc_xasprintf("%s/stage5/check-%03d.json", TC_PYPTO_ORCH_DIR, n);
+	if ((rec = write_stage5_record(op_dir, "check", 10000, report,
+	    err)) == NULL)
+		return -1;
 	tc_pypto_orch_now(now);
-	rec = tc_json_new_object();
-	tc_json_object_set_string(rec, "path", rel);
-	tc_json_object_set_string(rec, "sha256", hex);
-	tc_json_object_set(rec, "verdict", tc_json_get(report, "verdict") != NULL ?
-	    tc_json_clone(tc_json_get(report, "verdict")) : tc_json_new_null());
+	tc_json_object_set(rec, "verdict", tc_pj_clone(tc_json_get(report,
+	    "verdict")));
 	tc_json_object_set_string(rec, "recorded_at", now);
-	free(rel);
-	{
-		tc_json *orch = tc_pypto_orch(state);
-		tc_json *s5 = tc_json_get(orch, "stage5");
-
-		if (!tc_json_is(s5, TC_JSON_OBJECT)) {
-			s5 = tc_json_new_object();
-			tc_json_object_set(orch, "stage5", s5);
-		}
-		tc_json_object_set(s5, "check", rec);
+	orch = tc_pypto_orch(state);
+	s5 = tc_json_get(orch, "stage5");
+	if (!tc_json_is(s5, TC_JSON_OBJECT)) {
+		s5 = tc_json_new_object();
+		tc_json_object_set(orch, "stage5", s5);
 	}
-	rc = 0;
-out:
-	free(path);
-	free(sdir);
-	return rc;
+	tc_json_object_set(s5, "check", rec);
+	return 0;
 }
 
 /* The boundary check against the entry snapshot bound in the op dir's

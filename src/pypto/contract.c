@@ -119,8 +119,9 @@ static tc_json *
 load_discovery(const char *op_dir, const char *path,
     const tc_pypto_manifest *m, tc_error *err)
 {
-	char *abs = tc_path_resolve(path, err), *want = NULL, *rel = NULL;
+	char *abs = tc_path_resolve(path, err), *want = NULL;
 	char hex[TC_SHA256_HEX_LEN + 1];
+	const char *why = NULL;
 	tc_json *d = NULL;
 
 	if (abs == NULL)
@@ -136,25 +137,21 @@ load_discovery(const char *op_dir, const char *path,
 		goto out;
 	if (tc_json_get_string(d, "kind") == NULL ||
 	    strcmp(tc_json_get_string(d, "kind"), "pypto_discovery") != 0 ||
-	    tc_json_get_string(d, "selected_op_name") == NULL) {
-		tc_error_set(err, "discovery.json is not a discovery record");
+	    tc_json_get_string(d, "selected_op_name") == NULL)
+		why = "discovery.json is not a discovery record";
+	else if (!tc_json_equal(tc_json_get(tc_json_get(d, "performance_cases"),
+	    "sha256"), tc_json_get(m->source, "sha256")))
+		why = "the discovery ran with another manifest than the one being "
+		    "frozen";
+	if (why != NULL) {
+		tc_error_set(err, "%s", why);
 		tc_json_free(d);
 		d = NULL;
 		goto out;
 	}
-	if (!tc_json_equal(tc_json_get(tc_json_get(d, "performance_cases"),
-	    "sha256"), tc_json_get(m->source, "sha256"))) {
-		tc_error_set(err, "the discovery ran with another manifest than "
-		    "the one being frozen");
-		tc_json_free(d);
-		d = NULL;
-		goto out;
-	}
-	rel = tc_xstrdup(TC_PYPTO_DISCOVERY);
-	tc_json_object_set_string(d, "_path", rel);
+	tc_json_object_set_string(d, "_path", TC_PYPTO_DISCOVERY);
 	tc_json_object_set_string(d, "_sha256", hex);
 out:
-	free(rel);
 	free(want);
 	free(abs);
 	return d;
@@ -429,8 +426,7 @@ tc_pypto_contract_freeze(const tc_pypto_freeze_opts *o, tc_error *err)
 		goto fail;
 
 	doc = tc_json_new_object();
-	tc_json_object_set_int(doc, "schema_version", 1);
-	tc_json_object_set_string(doc, "kind", "pypto_stage5_frozen_contract");
+	tc_pj_doc_header(doc, "pypto_stage5_frozen_contract");
 	tc_now_iso(stamp);
 	tc_json_object_set_string(doc, "frozen_at", stamp);
 	tc_json_object_set_string(doc, "operator_dir", op_dir);

@@ -108,29 +108,29 @@ target_of(const tc_json *spec, const tc_json *perf, const char *reason)
 	tc_json *t = tc_json_new_object();
 	const tc_json *pt = tc_json_get(spec, "perf_target");
 	const char *st = tc_json_get_string_or(perf, "default_target_status", "unavailable");
+	const char *kind;
 
 	if (pt != NULL && pt->type != TC_JSON_NULL) {
-		tc_json_object_set_string(t, "kind", "spec_user_target");
-		tc_json_object_set(t, "spec_perf_target", tc_pj_clone(pt));
-		tc_json_object_set_string(t, "status", "unavailable");
-		tc_json_object_set_string(t, "reason", "SPEC records a numeric "
-		    "perf_target without units or semantics: cited verbatim, "
-		    "attainment not recomputable");
+		kind = "spec_user_target";
+		st = "unavailable";
+		reason = "SPEC records a numeric perf_target without units or "
+		    "semantics: cited verbatim, attainment not recomputable";
 	} else if (strcmp(st, "unavailable") != 0) {
-		tc_json_object_set_string(t, "kind", "default_golden");
-		tc_json_object_set_null(t, "spec_perf_target");
-		tc_json_object_set_string(t, "status", st);
-		tc_json_object_set_string(t, "reason", "per P0 case: Golden "
-		    "per-iteration E2E / PyPTO target kernel >= 1.0 (not an "
-		    "optimization speedup)");
+		kind = "default_golden";
+		pt = NULL;
+		reason = "per P0 case: Golden per-iteration E2E / PyPTO target "
+		    "kernel >= 1.0 (not an optimization speedup)";
 	} else {
-		tc_json_object_set_string(t, "kind", "unavailable");
-		tc_json_object_set_null(t, "spec_perf_target");
-		tc_json_object_set_string(t, "status", "unavailable");
-		tc_json_object_set_string(t, "reason", reason != NULL ? reason :
-		    "SPEC perf_target is null and no Stage 5 Golden contract "
-		    "(GOLDEN_PERF_REPORT.json) exists");
+		kind = "unavailable";
+		pt = NULL;
+		if (reason == NULL)
+			reason = "SPEC perf_target is null and no Stage 5 Golden "
+			    "contract (GOLDEN_PERF_REPORT.json) exists";
 	}
+	tc_json_object_set_string(t, "kind", kind);
+	tc_json_object_set(t, "spec_perf_target", tc_pj_clone(pt));
+	tc_json_object_set_string(t, "status", st);
+	tc_json_object_set_string(t, "reason", reason);
 	return t;
 }
 

@@ -236,8 +236,7 @@ tc_pypto_discover(const tc_pypto_discover_opts *o, tc_error *err)
 	tc_json_object_set_string(doc, "list_op_names_tsv", tc_buf_cstr(&tsv));
 	if (selected == NULL)
 		goto fail;
-	tc_json_object_set_int(doc, "schema_version", 1);
-	tc_json_object_set_string(doc, "kind", "pypto_discovery");
+	tc_pj_doc_header(doc, "pypto_discovery");
 	tc_json_object_set_string(doc, "case_id", o->case_id);
 	tc_json_object_set_string(doc, "kernel", o->kernel);
 	tc_json_object_set_string(doc, "selected_op_name", selected);

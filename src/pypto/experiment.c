@@ -174,30 +174,6 @@ open_experiment(tc_json *l, tc_error *err)
 	return NULL;
 }
 
-static int64_t
-bump_seq(tc_json *l)
-{
-	int64_t s = 0;
-
-	(void)tc_pj_int(tc_json_get(l, "sequence"), &s);
-	tc_json_object_set_int(l, "sequence", ++s);
-	return s;
-}
-
-static tc_json *
-find_item(const tc_json *l, const char *id)
-{
-	const tc_json *items = tc_json_get(l, "items");
-	size_t i;
-
-	for (i = 0; tc_json_is(items, TC_JSON_ARRAY) && i < items->u.arr.len; i++)
-		if (tc_json_get_string(items->u.arr.items[i], "item_id") != NULL &&
-		    strcmp(tc_json_get_string(items->u.arr.items[i], "item_id"),
-		    id) == 0)
-			return items->u.arr.items[i];
-	return NULL;
-}
-
 static void
 step(tc_json *exp, tc_json *s, const char *kind, const char *now,
     const char *sha)
@@ -241,7 +217,7 @@ do_start(tc_json *l, struct ctx *c, const char *now, tc_error *err)
 			return -1;
 		}
 	for (i = 0; i < o->n_items; i++) {
-		const tc_json *it = find_item(l, o->item_ids[i]);
+		const tc_json *it = tc_pypto__ledger_item(l, o->item_ids[i]);
 		const char *st = tc_json_get_string(it, "status");
 
 		if (it == NULL) {
@@ -292,7 +268,7 @@ do_start(tc_json *l, struct ctx *c, const char *now, tc_error *err)
 	tc_json_object_set_string(rp, "sha256", c->sha);
 	tc_json_object_set(e, "restore_point", rp);
 	tc_json_object_set_string(e, "status", "open");
-	tc_json_object_set_int(e, "started_seq", bump_seq(l));
+	tc_json_object_set_int(e, "started_seq", tc_pypto__ledger_next_seq(l));
 	tc_json_object_set_string(e, "started_at", now);
 	tc_json_object_set(e, "steps", tc_json_new_array());
 	tc_json_array_push(exps, e);
@@ -539,7 +515,7 @@ close_items(tc_json *l, tc_json *exp, const char *status, const char *reason,
 		    "round")));
 	for (i = 0; i < ids->u.arr.len && rc == 0; i++) {
 		const char *id = tc_json_string(ids->u.arr.items[i]);
-		const tc_json *it = find_item(l, id);
+		const tc_json *it = tc_pypto__ledger_item(l, id);
 		const char *kind = tc_json_get_string(it, "source_kind");
 		const char *st = status;
 
@@ -615,7 +591,7 @@ do_decide(tc_json *l, struct ctx *c, bool accept, const char *now,
 		tc_json_object_set_string(exp, "restored_sha256", c->sha);
 	}
 	tc_json_object_set_string(exp, "status", "closed");
-	tc_json_object_set_int(exp, "closed_seq", bump_seq(l));
+	tc_json_object_set_int(exp, "closed_seq", tc_pypto__ledger_next_seq(l));
 	tc_json_object_set_string(exp, "closed_at", now);
 	tc_json_object_set(c->out, "experiment", tc_pj_clone(exp));
 	return 0;

@@ -51,19 +51,22 @@ required_int(const tc_json *payload, const char *name, int64_t minimum,
 	return 0;
 }
 
+/* The protocol's integers, in the order of vals[]. */
+static const char *const protocol_names[5] = {
+	"device_id", "iterations", "warmup", "repeats", "seed"
+};
+
 static int
 protocol_values(const tc_json *payload, int64_t vals[5], tc_error *err)
 {
-	static const char *const names[] = {
-		"device_id", "iterations", "warmup", "repeats", "seed"
-	};
 	static const int64_t minima[] = { 0, 1, 0, 1, 0 };
 	const char *s;
 	char *msg;
 	size_t i;
 
 	for (i = 0; i < 5; i++)
-		if (required_int(payload, names[i], minima[i], &vals[i], err) != 0)
+		if (required_int(payload, protocol_names[i], minima[i], &vals[i],
+		    err) != 0)
 			return -1;
 	if (vals[1] != 1) {
 		tc_error_set(err, "Stage 5 Golden iterations must be exactly 1");
@@ -187,10 +190,15 @@ int
 tc_pypto_golden_load(const char *dir, tc_pypto_golden *g, tc_error *err)
 {
 	char *path = tc_path_join(dir, "GOLDEN_PERF_REPORT.json");
+	static const char *const copied[] = {
+		"timing_scope", "aggregation", "golden_source",
+		"case_manifest_source", NULL
+	};
 	tc_json *payload, *meta, *one;
 	tc_error inner = TC_ERROR_INIT;
 	int64_t vals[5];
 	bool schema_ok;
+	size_t i;
 
 	memset(g, 0, sizeof(*g));
 	if (!tc_path_exists(path)) {
@@ -224,21 +232,9 @@ tc_pypto_golden_load(const char *dir, tc_pypto_golden *g, tc_error *err)
 	}
 	meta = tc_json_new_object();
 	tc_json_object_set_int(meta, "schema_version", 1);
-	tc_json_object_set_int(meta, "device_id", vals[0]);
-	tc_json_object_set_int(meta, "iterations", vals[1]);
-	tc_json_object_set_int(meta, "warmup", vals[2]);
-	tc_json_object_set_int(meta, "repeats", vals[3]);
-	tc_json_object_set_int(meta, "seed", vals[4]);
-	tc_json_object_set(meta, "timing_scope",
-	    tc_json_clone(tc_json_get(payload, "timing_scope")));
-	tc_json_object_set(meta, "aggregation",
-	    tc_json_clone(tc_json_get(payload, "aggregation")));
-	tc_json_object_set(meta, "golden_source",
-	    tc_json_clone(tc_json_get(payload, "golden_source")));
-	tc_json_object_set(meta, "case_manifest_source",
-	    tc_json_get(payload, "case_manifest_source") != NULL ?
-	    tc_json_clone(tc_json_get(payload, "case_manifest_source")) :
-	    tc_json_new_null());
+	for (i = 0; i < 5; i++)
+		tc_json_object_set_int(meta, protocol_names[i], vals[i]);
+	tc_pj_copy_members(meta, payload, copied);
 	g->metadata = meta;
 	tc_json_free(payload);
 	return 1;

@@ -60,17 +60,6 @@ bad(struct hv *v, const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool
-in_list(const char *const *l, const char *s)
-{
-	size_t i;
-
-	for (i = 0; s != NULL && l[i] != NULL; i++)
-		if (strcmp(l[i], s) == 0)
-			return true;
-	return false;
-}
-
 static const char *
 text(const tc_json *o, const char *key)
 {
@@ -193,7 +182,7 @@ check_per_case(struct hv *v)
 		    !tc_pj_positive(ratio, &r))
 			bad(v, "case %s: golden_reference_ratio must be null or a "
 			    "positive number", id);
-		if (!in_list(st, tc_json_get_string(c, "target_status")))
+		if (!tc_pypto__strv_has(st, tc_json_get_string(c, "target_status")))
 			bad(v, "case %s: target_status must be met, not_met or "
 			    "unavailable (a miss is disclosed, never an exit)", id);
 		for (k = 0; loaded && k < m.n; k++)
@@ -253,8 +242,8 @@ check_closed(struct hv *v)
 		    tc_json_get_string(rounds, "final"), true);
 	}
 	check_per_case(v);
-	if (!in_list(kinds, tc_json_get_string(t, "kind")) ||
-	    !in_list(st, tc_json_get_string(t, "status")))
+	if (!tc_pypto__strv_has(kinds, tc_json_get_string(t, "kind")) ||
+	    !tc_pypto__strv_has(st, tc_json_get_string(t, "status")))
 		bad(v, "target needs kind spec_user_target|default_golden|"
 		    "unavailable and status met|not_met|unavailable");
 	else if (strcmp(tc_json_get_string(t, "status"), "unavailable") == 0 &&
@@ -399,7 +388,7 @@ tc_pypto_handoff_validate(const char *op_dir, const tc_json *h,
 		goto done;
 	}
 	for (i = 0; i < h->u.obj.len; i++)
-		if (!in_list(keys, h->u.obj.members[i].key))
+		if (!tc_pypto__strv_has(keys, h->u.obj.members[i].key))
 			bad(&v, "unknown handoff field: %s", h->u.obj.members[i].key);
 	if (!tc_pj_int(tc_json_get(h, "schema_version"), &sv) || sv != 1 ||
 	    tc_json_get_string(h, "kind") == NULL ||
@@ -464,8 +453,7 @@ tc_pypto_blocked_handoff(const char *op_dir, const tc_json *inputs,
 			    tc_json_get_string(in, "detail") != NULL ?
 			    tc_json_get_string(in, "detail") : "-");
 	}
-	tc_json_object_set_int(h, "schema_version", 1);
-	tc_json_object_set_string(h, "kind", "pypto_optimizer_handoff");
+	tc_pj_doc_header(h, "pypto_optimizer_handoff");
 	tc_json_object_set_string(h, "exit", "stage5_contract_blocked");
 	tc_json_object_set_string(h, "operator", tc_path_basename(op_dir));
 	tc_json_object_set(h, "optimization_target", target != NULL ?

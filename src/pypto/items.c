@@ -39,19 +39,6 @@ static const char *const managed_fields[] = {
 	"registered_seq", "history", "reopen_count", NULL
 };
 
-static bool
-in_list(const char *const *list, const char *s)
-{
-	size_t i;
-
-	if (s == NULL)
-		return false;
-	for (i = 0; list[i] != NULL; i++)
-		if (strcmp(list[i], s) == 0)
-			return true;
-	return false;
-}
-
 static void
 join_list(tc_buf *b, const char *const *list)
 {
@@ -67,20 +54,15 @@ join_list(tc_buf *b, const char *const *list)
 int
 tc_pypto_item_kind_index(const char *kind)
 {
-	int i;
-
-	for (i = 0; kind != NULL && tc_pypto_source_kinds[i] != NULL; i++)
-		if (strcmp(tc_pypto_source_kinds[i], kind) == 0)
-			return i;
-	return -1;
+	return tc_pypto__strv_index(tc_pypto_source_kinds, kind);
 }
 
 bool
 tc_pypto_item_terminal(const char *kind, const char *status)
 {
 	if (kind != NULL && strcmp(kind, "kb_selected") == 0)
-		return in_list(terminal_kb, status);
-	return in_list(terminal_other, status);
+		return tc_pypto__strv_has(terminal_kb, status);
+	return tc_pypto__strv_has(terminal_other, status);
 }
 
 static const char *const *
@@ -103,8 +85,7 @@ tc_pypto_ledger_new(void)
 	tc_json *l = tc_json_new_object(), *src = tc_json_new_object();
 	int i;
 
-	tc_json_object_set_int(l, "schema_version", 1);
-	tc_json_object_set_string(l, "kind", "pypto_optimization_ledger");
+	tc_pj_doc_header(l, "pypto_optimization_ledger");
 	tc_json_object_set_int(l, "sequence", 0);
 	for (i = 0; i < 4; i++) {
 		tc_json *s = tc_json_new_object();
@@ -120,8 +101,8 @@ tc_pypto_ledger_new(void)
 	return l;
 }
 
-static int64_t
-next_seq(tc_json *l)
+int64_t
+tc_pypto__ledger_next_seq(tc_json *l)
 {
 	int64_t s = 0;
 
@@ -137,8 +118,8 @@ items_of(const tc_json *l)
 	return tc_json_get_array(l, "items");
 }
 
-static tc_json *
-find_item(const tc_json *l, const char *id)
+tc_json *
+tc_pypto__ledger_item(const tc_json *l, const char *id)
 {
 	const tc_json *items = items_of(l);
 	size_t i;
@@ -274,7 +255,8 @@ check_scope(const tc_json *item, const char *id, tc_error *err)
 			}
 	}
 	if (!tc_json_is(app, TC_JSON_OBJECT) ||
-	    !in_list(applicability_statuses, tc_json_get_string(app, "status")) ||
+	    !tc_pypto__strv_has(applicability_statuses,
+	    tc_json_get_string(app, "status")) ||
 	    !nonempty_string(tc_json_get(app, "basis"))) {
 		tc_error_set(err, "item %s: applicability must be {status: "
 		    "applicable|not_applicable|not_triggered|to_be_proven, basis: "
@@ -308,9 +290,10 @@ check_relations(const tc_json *l, const tc_json *item, const char *id,
 		const tc_json *r = rel->u.arr.items[i];
 		const char *t = tc_json_get_string(r, "target");
 
-		if (!in_list(relation_types, tc_json_get_string(r, "type")) ||
+		if (!tc_pypto__strv_has(relation_types,
+		    tc_json_get_string(r, "type")) ||
 		    t == NULL || strcmp(t, id) == 0 ||
-		    (l != NULL && find_item(l, t) == NULL)) {
+		    (l != NULL && tc_pypto__ledger_item(l, t) == NULL)) {
 			tc_error_set(err, "item %s: relations[%zu] must be "
 			    "{type: overlap|require|enable|conflict|cover|"
 			    "reopen, target: <another registered item_id>}",
@@ -354,7 +337,8 @@ check_status(const tc_json *item, const char *id, const char *kind,
 	const tc_json *code = tc_json_get(item, "reason_code");
 	tc_buf b = TC_BUF_INIT;
 
-	if (!in_list(nonterminal, status) && !tc_pypto_item_terminal(kind, status)) {
+	if (!tc_pypto__strv_has(nonterminal, status) &&
+	    !tc_pypto_item_terminal(kind, status)) {
 		join_list(&b, nonterminal);
 		tc_buf_puts(&b, ", ");
 		join_list(&b, terminal_list(kind));
@@ -371,7 +355,7 @@ check_status(const tc_json *item, const char *id, const char *kind,
 		return -1;
 	}
 	if (code != NULL && code->type != TC_JSON_NULL &&
-	    !in_list(reason_codes, tc_json_string(code))) {
+	    !tc_pypto__strv_has(reason_codes, tc_json_string(code))) {
 		tc_error_set(err, "item %s: reason_code must be one of "
 		    "quick_not_promoted, control_faster, no_stable_gain", id);
 		return -1;
@@ -392,7 +376,8 @@ check_new(const tc_json *item, const char *id, const char *status,
 			    managed_fields[i]);
 			return -1;
 		}
-	if (!in_list(nonterminal, status) || strcmp(status, "enabler") == 0) {
+	if (!tc_pypto__strv_has(nonterminal, status) ||
+	    strcmp(status, "enabler") == 0) {
 		tc_error_set(err, "item %s: a new item is registered as pending or "
 		    "unknown and closed later with its evidence", id);
 		return -1;
@@ -433,7 +418,8 @@ check_row(const tc_json *l, const tc_json *item, bool is_new, tc_error *err)
 	}
 	if (check_scope(item, id, err) != 0)
 		return -1;
-	if (!in_list(nonterminal, status) && !tc_pypto_item_terminal(kind, status))
+	if (!tc_pypto__strv_has(nonterminal, status) &&
+	    !tc_pypto_item_terminal(kind, status))
 		return check_status(item, id, kind, status, err);
 	if (ev != NULL && !tc_json_is(ev, TC_JSON_OBJECT)) {
 		tc_error_set(err, "item %s: evidence must be an object", id);
@@ -455,10 +441,9 @@ tc_pypto_ledger_check_row(const tc_json *ledger, const tc_json *item,
 
 /* ---- preset gates ---------------------------------------------------------------- */
 
-static long
-count_kind(const tc_json *l, const char *kind)
+long
+tc_pypto__count_kind(const tc_json *items, const char *kind)
 {
-	const tc_json *items = items_of(l);
 	size_t i;
 	long n = 0;
 
@@ -493,10 +478,10 @@ presets_closed(const tc_json *l, tc_error *err)
 			return -1;
 		}
 		(void)tc_pj_int(tc_json_get(s, "count"), &count);
-		if (count_kind(l, kind) != count) {
+		if (tc_pypto__count_kind(items, kind) != count) {
 			tc_error_set(err, "the %s source lists %lld items but %ld are "
 			    "registered", kind, (long long)count,
-			    count_kind(l, kind));
+			    tc_pypto__count_kind(items, kind));
 			return -1;
 		}
 	}
@@ -567,6 +552,7 @@ tc_pypto_ledger_source_indexed(tc_json *l, const char *kind, long count,
 	tc_json *s;
 	int k = tc_pypto_item_kind_index(kind);
 	int64_t ic;
+	long have;
 
 	(void)now;
 	if (k < 0 || k == 4) {
@@ -593,16 +579,17 @@ tc_pypto_ledger_source_indexed(tc_json *l, const char *kind, long count,
 		    "active/eligible rows, content identity)");
 		return -1;
 	}
-	if (count_kind(l, kind) > count) {
+	have = tc_pypto__count_kind(items_of(l), kind);
+	if (have > count) {
 		tc_error_set(err, "the %s source already has %ld registered items, "
-		    "more than --count %ld", kind, count_kind(l, kind), count);
+		    "more than --count %ld", kind, have, count);
 		return -1;
 	}
 	s = tc_json_get(tc_json_get(l, "sources"), kind);
 	tc_json_object_set_bool(s, "enumerated", true);
 	tc_json_object_set_int(s, "count", count);
 	tc_json_object_set_string(s, "source_ref", ref);
-	tc_json_object_set_int(s, "enumerated_seq", next_seq(l));
+	tc_json_object_set_int(s, "enumerated_seq", tc_pypto__ledger_next_seq(l));
 	if (index != NULL)
 		tc_json_object_set(s, "index", tc_json_clone(index));
 	else
@@ -642,7 +629,7 @@ tc_pypto_ledger_add(tc_json *l, const tc_json *item, const char *now,
 	id = tc_json_get_string(copy, "item_id");
 	kind = tc_json_get_string(copy, "source_kind");
 	k = tc_pypto_item_kind_index(kind);
-	if (find_item(l, id) != NULL) {
+	if (tc_pypto__ledger_item(l, id) != NULL) {
 		tc_error_set(err, "item %s already exists; invalidated evidence "
 		    "reopens the original id (items reopen), never a new row", id);
 		goto fail;
@@ -681,7 +668,7 @@ tc_pypto_ledger_add(tc_json *l, const tc_json *item, const char *now,
 			goto fail;
 		}
 		(void)tc_pj_int(tc_json_get(s, "count"), &count);
-		if (count_kind(l, kind) + 1 > count) {
+		if (tc_pypto__count_kind(items_of(l), kind) + 1 > count) {
 			tc_error_set(err, "the %s source was enumerated with %lld "
 			    "items; item %s would exceed it", kind,
 			    (long long)count, id);
@@ -699,7 +686,7 @@ tc_pypto_ledger_add(tc_json *l, const tc_json *item, const char *now,
 		}
 	}
 	{
-		int64_t seq = next_seq(l);
+		int64_t seq = tc_pypto__ledger_next_seq(l);
 
 		tc_json_object_set_int(copy, "registered_seq", seq);
 		tc_json_object_set_int(copy, "reopen_count", 0);
@@ -717,7 +704,7 @@ fail:
 static tc_json *
 existing(tc_json *l, const char *id, tc_error *err)
 {
-	tc_json *it = id != NULL ? find_item(l, id) : NULL;
+	tc_json *it = id != NULL ? tc_pypto__ledger_item(l, id) : NULL;
 
 	if (it == NULL)
 		tc_error_set(err, "no item %s in the ledger", id != NULL ? id :
@@ -761,7 +748,8 @@ tc_pypto_ledger_close(tc_json *l, const char *id, const char *status,
 			return -1;
 		}
 	}
-	if (reason_code != NULL && !in_list(reason_codes, reason_code)) {
+	if (reason_code != NULL &&
+	    !tc_pypto__strv_has(reason_codes, reason_code)) {
 		tc_error_set(err, "--reason-code must be one of quick_not_promoted, "
 		    "control_faster, no_stable_gain");
 		return -1;
@@ -786,7 +774,7 @@ tc_pypto_ledger_close(tc_json *l, const char *id, const char *status,
 		tc_json_object_setn(ev, evidence->u.obj.members[i].key,
 		    evidence->u.obj.members[i].key_len,
 		    tc_json_clone(evidence->u.obj.members[i].value));
-	add_event(it, next_seq(l), "close", status, reason, now);
+	add_event(it, tc_pypto__ledger_next_seq(l), "close", status, reason, now);
 	tc_json_object_set_null(l, "final_sweep");
 	return 0;
 }
@@ -807,7 +795,7 @@ tc_pypto_ledger_park(tc_json *l, const char *id, const char *status,
 		    "evidence reopens the original id (items reopen)", id, cur);
 		return -1;
 	}
-	if (!in_list(nonterminal, status)) {
+	if (!tc_pypto__strv_has(nonterminal, status)) {
 		tc_error_set(err, "park sets a non-terminal status: pending, "
 		    "unknown, enabler or blocked");
 		return -1;
@@ -818,7 +806,7 @@ tc_pypto_ledger_park(tc_json *l, const char *id, const char *status,
 		return -1;
 	}
 	tc_json_object_set_string(it, "status", status);
-	add_event(it, next_seq(l), "park", status, reason, now);
+	add_event(it, tc_pypto__ledger_next_seq(l), "park", status, reason, now);
 	tc_json_object_set_null(l, "final_sweep");
 	return 0;
 }
@@ -850,7 +838,7 @@ tc_pypto_ledger_reopen(tc_json *l, const char *id, const char *reason,
 	tc_json_object_set_string(it, "status", "pending");
 	tc_json_object_remove(it, "reason_code");
 	tc_json_object_remove(it, "reason");
-	add_event(it, next_seq(l), "reopen", "pending", reason, now);
+	add_event(it, tc_pypto__ledger_next_seq(l), "reopen", "pending", reason, now);
 	tc_json_object_set_null(l, "final_sweep");
 	return 0;
 }
@@ -889,7 +877,7 @@ tc_pypto_ledger_sweep(tc_json *l, const char *scope, const char *findings,
 	tc_json_object_set_string(s, "scope", scope);
 	tc_json_object_set_string(s, "findings", findings);
 	tc_json_object_set(s, "new_items", tc_json_new_array());
-	tc_json_object_set_int(s, "recorded_seq", next_seq(l));
+	tc_json_object_set_int(s, "recorded_seq", tc_pypto__ledger_next_seq(l));
 	tc_json_object_set_string(s, "at", now);
 	tc_json_object_set(l, "final_sweep", s);
 	return 0;

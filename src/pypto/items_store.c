@@ -181,7 +181,6 @@ static void
 check_sources(const tc_json *items, const tc_json *sources,
     bool require_closed, tc_json *errors, struct closure *c)
 {
-	size_t i;
 	int k;
 
 	for (k = 0; k < 4; k++) {
@@ -189,14 +188,8 @@ check_sources(const tc_json *items, const tc_json *sources,
 		const tc_json *s = tc_json_get(sources, kind);
 		const tc_json *en = tc_json_get(s, "enumerated");
 		int64_t count = -1;
-		size_t n = 0;
+		long n = tc_pypto__count_kind(items, kind);
 
-		for (i = 0; i < items->u.arr.len; i++) {
-			const char *ik = tc_json_get_string(items->u.arr.items[i],
-			    "source_kind");
-
-			n += ik != NULL && strcmp(ik, kind) == 0;
-		}
 		if (!tc_json_is(en, TC_JSON_BOOL)) {
 			tc_pj_push_fmt(errors, "sources.%s is malformed", kind);
 			continue;
@@ -216,12 +209,12 @@ check_sources(const tc_json *items, const tc_json *sources,
 		}
 		if ((int64_t)n > count)
 			tc_pj_push_fmt(errors, "the %s source was enumerated with %lld "
-			    "items but holds %zu", kind, (long long)count, n);
+			    "items but holds %ld", kind, (long long)count, n);
 		else if ((int64_t)n < count) {
 			c->presets_closed = false;
 			if (require_closed)
 				tc_pj_push_fmt(errors, "the %s source lists %lld items but "
-				    "only %zu are registered", kind, (long long)count,
+				    "only %ld are registered", kind, (long long)count,
 				    n);
 		}
 	}

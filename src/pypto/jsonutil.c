@@ -91,6 +91,23 @@ tc_pj_is_sha256_hex(const char *s)
 	return true;
 }
 
+int
+tc_pypto__strv_index(const char *const *list, const char *s)
+{
+	int i;
+
+	for (i = 0; s != NULL && list[i] != NULL; i++)
+		if (strcmp(list[i], s) == 0)
+			return i;
+	return -1;
+}
+
+bool
+tc_pypto__strv_has(const char *const *list, const char *s)
+{
+	return tc_pypto__strv_index(list, s) >= 0;
+}
+
 bool
 tc_pj_env_name_ok(const char *s)
 {
@@ -241,6 +258,23 @@ tc_json *
 tc_pj_clone(const tc_json *v)
 {
 	return v != NULL ? tc_json_clone(v) : tc_json_new_null();
+}
+
+void
+tc_pj_doc_header(tc_json *doc, const char *kind)
+{
+	tc_json_object_set_int(doc, "schema_version", 1);
+	tc_json_object_set_string(doc, "kind", kind);
+}
+
+void
+tc_pj_copy_members(tc_json *dst, const tc_json *src, const char *const *keys)
+{
+	size_t i;
+
+	for (i = 0; keys[i] != NULL; i++)
+		tc_json_object_set(dst, keys[i], tc_pj_clone(tc_json_get(src,
+		    keys[i])));
 }
 
 int64_t

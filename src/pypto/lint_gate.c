@@ -12,11 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pypto_internal.h"
 #include "tunectl/fileio.h"
-#include "tunectl/proc.h"
 #include "tunectl/pypto_state.h"
 
 static const char *const count_names[] = {
@@ -183,42 +181,24 @@ tc_pypto_gate_parse(const char *raw, tc_pypto_gate_summary *sum,
 	return 0;
 }
 
-/* Run the command, stdout captured to a private temp file. */
+/* Run the command, stdout captured to a private temp file; -1 also when
+ * it cannot be read back. */
 static int
 run_capture(char *const *argv, double timeout_s, const char *cwd,
     char **out, int *exit_code, tc_error *err)
 {
-	char *dir = tc_make_temp_dir("tunectl-lint", err);
-	char *so = NULL, *se = NULL;
-	tc_proc_spec spec;
-	tc_proc_result res;
-	int rc = -1;
+	tc_pypto__capture how;
 
-	if (dir == NULL)
+	memset(&how, 0, sizeof(how));
+	how.argv = argv;
+	how.cwd = cwd;
+	how.timeout_s = timeout_s;
+	how.temp_prefix = "tunectl-lint";
+	how.limit = 64u << 20;
+	how.read_err = err;
+	if (tc_pypto__run_captured(&how, out, NULL, exit_code, err) != 0)
 		return -1;
-	so = tc_xasprintf("%s/stdout", dir);
-	se = tc_xasprintf("%s/stderr", dir);
-	memset(&spec, 0, sizeof(spec));
-	spec.argv = argv;
-	spec.cwd = cwd;
-	spec.stdout_path = so;
-	spec.stderr_path = se;
-	spec.stdin_null = true;
-	spec.timeout_s = timeout_s;
-	if (tc_proc_run(&spec, &res, err) == 0) {
-		*out = tc_read_file(so, 64u << 20, NULL, err);
-		if (*out != NULL) {
-			*exit_code = res.timed_out ? 124 : res.exit_code;
-			rc = 0;
-		}
-	}
-	unlink(so);
-	unlink(se);
-	rmdir(dir);
-	free(so);
-	free(se);
-	free(dir);
-	return rc;
+	return *out != NULL ? 0 : -1;
 }
 
 int

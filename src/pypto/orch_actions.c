@@ -17,15 +17,18 @@ static const char *const actions[] = {
 	"consent", "decline", "configure", "resume", NULL
 };
 
+void
+tc_pypto_orch_input_init(tc_pypto_orch_input *in, const char *action)
+{
+	memset(in, 0, sizeof(*in));
+	in->action = action;
+	in->collect_golden_perf = in->run_stage2_verifier = -1;
+}
+
 bool
 tc_pypto_orch_action_known(const char *action)
 {
-	size_t i;
-
-	for (i = 0; action != NULL && actions[i] != NULL; i++)
-		if (strcmp(actions[i], action) == 0)
-			return true;
-	return false;
+	return tc_pypto__strv_has(actions, action);
 }
 
 static int

@@ -26,32 +26,18 @@ static const char *const categories[] = {
 	"wrapper_boundary_violation", "other", NULL
 };
 
-static bool
-in_list(const char *const *list, const char *s)
-{
-	size_t i;
-
-	for (i = 0; s != NULL && list[i] != NULL; i++)
-		if (strcmp(list[i], s) == 0)
-			return true;
-	return false;
-}
-
 bool
 tc_pypto_category_known(const char *c)
 {
-	return in_list(categories, c);
+	return tc_pypto__strv_has(categories, c);
 }
 
 const char *
 tc_pypto_category_static(const char *c)
 {
-	size_t i;
+	int i = tc_pypto__strv_index(categories, c);
 
-	for (i = 0; c != NULL && categories[i] != NULL; i++)
-		if (strcmp(categories[i], c) == 0)
-			return categories[i];
-	return "other";
+	return i >= 0 ? categories[i] : "other";
 }
 
 static const char *const out_default[] = { "delivered", "env_error", NULL };
@@ -390,7 +376,7 @@ tc_pypto_result_check(const tc_json *task, const tc_json *r,
 		return -1;
 	}
 	for (i = 0; i < r->u.obj.len; i++)
-		if (!in_list(result_keys, r->u.obj.members[i].key)) {
+		if (!tc_pypto__strv_has(result_keys, r->u.obj.members[i].key)) {
 			tc_error_set(err, "unknown result field: %s",
 			    r->u.obj.members[i].key);
 			return -1;
@@ -418,7 +404,7 @@ tc_pypto_result_check(const tc_json *task, const tc_json *r,
 		return -1;
 	}
 	allowed = outcomes(role, mode);
-	if (outcome == NULL || !in_list(allowed, outcome)) {
+	if (outcome == NULL || !tc_pypto__strv_has(allowed, outcome)) {
 		tc_buf b = TC_BUF_INIT;
 
 		for (i = 0; allowed[i] != NULL; i++)

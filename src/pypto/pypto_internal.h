@@ -48,6 +48,12 @@ void tc_pj_pylist(tc_buf *out, const tc_json *arr);
 /* A copy of v, or JSON null when v is absent (a member must never be a
  * NULL value: the writers would trip over it). */
 tc_json *tc_pj_clone(const tc_json *v);
+/* The head of every pypto document: schema_version 1 and its kind. */
+void tc_pj_doc_header(tc_json *doc, const char *kind);
+/* dst[key] = tc_pj_clone(src[key]) for each key of the NULL-terminated
+ * list. */
+void tc_pj_copy_members(tc_json *dst, const tc_json *src,
+    const char *const *keys);
 /* The next line of out (after *p) that starts with tag: *payload and
  * *len are the rest of that line, and *p moves past it.  false at the
  * end.  Lines end in \n, \r\n or \r. */
@@ -67,8 +73,31 @@ tc_json *tc_pj_string_array(char *const *items, size_t n);
 bool tc_pj_array_has_string(const tc_json *arr, const char *s);
 /* Lowercase hex check of exactly 64 chars. */
 bool tc_pj_is_sha256_hex(const char *s);
+/* The index of s in the NULL-terminated list, or -1 (also for s NULL). */
+int tc_pypto__strv_index(const char *const *list, const char *s);
+/* s is one of the NULL-terminated list (false for s NULL). */
+bool tc_pypto__strv_has(const char *const *list, const char *s);
 /* A POSIX environment variable name: [A-Za-z_][A-Za-z0-9_]*. */
 bool tc_pj_env_name_ok(const char *s);
+
+/* ---- a helper program's output (capture.c) ------------------------------ */
+
+typedef struct tc_pypto__capture {
+	char *const *argv;
+	const char *cwd;		/* NULL: ours */
+	double timeout_s;
+	const char *temp_prefix;	/* of the private directory */
+	size_t limit;			/* bytes read back of each stream */
+	tc_error *read_err;		/* says why stdout was not read back
+					 * (NULL: nowhere) */
+} tc_pypto__capture;
+
+/* Run how->argv with stdin from /dev/null: *exit_code (124 when it timed
+ * out), *out and *errt (when not NULL) what it wrote to stdout and stderr,
+ * malloc'd, or NULL when not read back.  0, or -1 with err when it could
+ * not be run. */
+int tc_pypto__run_captured(const tc_pypto__capture *how, char **out,
+    char **errt, int *exit_code, tc_error *err);
 
 /* Read a JSON object file; "<label>: <error>" style messages are the
  * caller's; here the error is the reader's (Python form).  Refuses a
@@ -81,6 +110,12 @@ tc_json *tc_pj_load_object(const char *path, const char *what, tc_error *err);
 int tc_pypto_item_kind_index(const char *kind);
 /* Whether status closes an item of this kind. */
 bool tc_pypto_item_terminal(const char *kind, const char *status);
+/* The ledger's sequence, advanced by one and returned. */
+int64_t tc_pypto__ledger_next_seq(tc_json *l);
+/* How many of items (a JSON array, or NULL) have this source_kind. */
+long tc_pypto__count_kind(const tc_json *items, const char *kind);
+/* The item of the ledger with this item_id, or NULL. */
+tc_json *tc_pypto__ledger_item(const tc_json *l, const char *id);
 
 /* ---- statistics (pstats.c) ---------------------------------------------- */
 

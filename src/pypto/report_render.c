@@ -209,9 +209,31 @@ num_cell(tc_buf *b, const tc_json *c, const char *key, int decimals)
 		tc_buf_puts(b, "N/A");
 }
 
+struct cell {
+	const char *key;
+	int decimals;
+};
+
+/* num_cell of each of the n cells, joined by sep. */
+static void
+num_cells(tc_buf *b, const tc_json *c, const struct cell *cells, size_t n,
+    const char *sep)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			tc_buf_puts(b, sep);
+		num_cell(b, c, cells[i].key, cells[i].decimals);
+	}
+}
+
 static void
 md_cases(tc_buf *b, const tc_json *r)
 {
+	static const struct cell row[] = {
+		{ "asc_us", 2 }, { "ref_us", 2 }, { "golden_reference_ratio", 3 }
+	};
 	const tc_json *pcs = tc_json_get(r, "per_case");
 	size_t i;
 
@@ -227,11 +249,7 @@ md_cases(tc_buf *b, const tc_json *r)
 
 		tc_buf_printf(b, "| %s | %s | %s | ", tc_json_get_string_or(c, "case", ""),
 		    tc_json_get_string_or(c, "shape", "?"), tc_json_get_string_or(c, "dtype", "?"));
-		num_cell(b, c, "asc_us", 2);
-		tc_buf_puts(b, " | ");
-		num_cell(b, c, "ref_us", 2);
-		tc_buf_puts(b, " | ");
-		num_cell(b, c, "golden_reference_ratio", 3);
+		num_cells(b, c, row, 3, " | ");
 		tc_buf_puts(b, " |\n");
 	}
 	tc_buf_puts(b, "\n### 重复采样证据\n\n");
@@ -579,6 +597,12 @@ log_case(tc_buf *b, const tc_json *c)
 static void
 log_summary(tc_buf *b, const tc_json *r)
 {
+	static const struct cell ref[] = {
+		{ "mean_ref_us", 2 }, { "median_ref_us", 2 }, { "total_ref_us", 2 }
+	};
+	static const struct cell asc[] = {
+		{ "mean_asc_us", 2 }, { "median_asc_us", 2 }, { "total_asc_us", 2 }
+	};
 	const tc_json *stats = tc_json_get(r, "golden_reference_ratio_stats");
 	const tc_json *pcs = tc_json_get(r, "per_case");
 	double v;
@@ -621,19 +645,11 @@ log_summary(tc_buf *b, const tc_json *r)
 		tc_buf_puts(b, "--- PyPTO target-kernel Task Duration (us) ---\n");
 		if (get_num(r, "mean_ref_us", &v)) {
 			tc_buf_puts(b, "  Golden E2E mean/median/total : ");
-			num_cell(b, r, "mean_ref_us", 2);
-			tc_buf_puts(b, " / ");
-			num_cell(b, r, "median_ref_us", 2);
-			tc_buf_puts(b, " / ");
-			num_cell(b, r, "total_ref_us", 2);
+			num_cells(b, r, ref, 3, " / ");
 			tc_buf_putc(b, '\n');
 		}
 		tc_buf_puts(b, "  PyPTO mean/median/total : ");
-		num_cell(b, r, "mean_asc_us", 2);
-		tc_buf_puts(b, " / ");
-		num_cell(b, r, "median_asc_us", 2);
-		tc_buf_puts(b, " / ");
-		num_cell(b, r, "total_asc_us", 2);
+		num_cells(b, r, asc, 3, " / ");
 		tc_buf_putc(b, '\n');
 		if (get_num(r, "aggregate_golden_reference_ratio", &v)) {
 			tc_buf_puts(b, "  Aggregate ratio (Σgolden E2E/ΣPyPTO kernel; "

@@ -91,6 +91,23 @@ push_item(tc_json *list, const char *id, const char *title,
 	tc_json_array_push(list, i);
 }
 
+/* The questions asked of every manifest case: id P8.<case>.<suffix>, the
+ * question "Case <case>: <question>". */
+static const struct {
+	const char *suffix, *title, *question;
+} per_case[] = {
+	{ "roofline", "Roofline derivation",
+	  "is the roofline_terminal status derived from workload, necessary "
+	  "bytes and platform peaks (with sources), and verified by the final "
+	  "collection?" },
+	{ "pipeline", "pipeline evidence",
+	  "does the pipeline_evidence status follow from the timeline and the "
+	  "current Tile DAG / slot / stage mapping (or the attached DAG)?" },
+	{ "scalar", "Scalar evidence",
+	  "does scalar_evidence.dominant follow from the hot region and a "
+	  "single-variable A/B, not from a ratio alone?" },
+};
+
 tc_json *
 tc_pypto_review_items(const char *op_dir)
 {
@@ -99,7 +116,7 @@ tc_pypto_review_items(const char *op_dir)
 	tc_pypto_manifest m;
 	tc_error err = TC_ERROR_INIT;
 	bool loaded = tc_pypto_manifest_load(mp, &m, &err) == 0;
-	size_t i, with = 0;
+	size_t i, k, with = 0;
 
 	free(mp);
 	tc_error_clear(&err);
@@ -120,27 +137,16 @@ tc_pypto_review_items(const char *op_dir)
 	    "missing from the candidate table?",
 	    "performance_item_coverage_invalid");
 	for (i = 0; loaded && i < m.n; i++) {
-		char id[256], q[512];
+		for (k = 0; k < sizeof(per_case) / sizeof(per_case[0]); k++) {
+			char id[256], q[512];
 
-		snprintf(id, sizeof(id), "P8.%s.roofline", m.cases[i].id);
-		snprintf(q, sizeof(q), "Case %s: is the roofline_terminal status "
-		    "derived from workload, necessary bytes and platform peaks "
-		    "(with sources), and verified by the final collection?",
-		    m.cases[i].id);
-		push_item(list, id, "Roofline derivation", q,
-		    "performance_evidence_invalid");
-		snprintf(id, sizeof(id), "P8.%s.pipeline", m.cases[i].id);
-		snprintf(q, sizeof(q), "Case %s: does the pipeline_evidence status "
-		    "follow from the timeline and the current Tile DAG / slot / "
-		    "stage mapping (or the attached DAG)?", m.cases[i].id);
-		push_item(list, id, "pipeline evidence", q,
-		    "performance_evidence_invalid");
-		snprintf(id, sizeof(id), "P8.%s.scalar", m.cases[i].id);
-		snprintf(q, sizeof(q), "Case %s: does scalar_evidence.dominant "
-		    "follow from the hot region and a single-variable A/B, not from "
-		    "a ratio alone?", m.cases[i].id);
-		push_item(list, id, "Scalar evidence", q,
-		    "performance_evidence_invalid");
+			snprintf(id, sizeof(id), "P8.%s.%s", m.cases[i].id,
+			    per_case[k].suffix);
+			snprintf(q, sizeof(q), "Case %s: %s", m.cases[i].id,
+			    per_case[k].question);
+			push_item(list, id, per_case[k].title, q,
+			    "performance_evidence_invalid");
+		}
 	}
 	if (loaded)
 		tc_pypto_manifest_free(&m);
@@ -161,8 +167,7 @@ tc_pypto_review_template(const char *op_dir, tc_error *err)
 	}
 	free(runner);
 	t = tc_json_new_object();
-	tc_json_object_set_int(t, "schema_version", 1);
-	tc_json_object_set_string(t, "kind", "pypto_stage5_review");
+	tc_pj_doc_header(t, "pypto_stage5_review");
 	tc_json_object_set_string(t, "runner_sha256", hex);
 	tc_json_object_set_string(t, "reviewer", "pypto-pro-op-verifier");
 	items = tc_pypto_review_items(op_dir);

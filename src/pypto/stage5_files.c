@@ -362,6 +362,12 @@ tc_pypto_frozen_inputs(const char *op_dir)
 tc_json *
 tc_pypto_kb_obligations(const char *op_dir, tc_error *err)
 {
+	static const char *const of_binding[] = {
+		"class_id", "selection_field", "reference", NULL
+	};
+	static const char *const of_requirement[] = {
+		"req_id", "invariant", NULL
+	};
 	char *path = tc_path_join(op_dir, "DESIGN_BINDINGS.json");
 	tc_json *doc = tc_pj_load_object(path, "DESIGN_BINDINGS.json", err);
 	const tc_json *bindings = tc_json_get(doc, "bindings");
@@ -391,18 +397,10 @@ tc_pypto_kb_obligations(const char *op_dir, tc_error *err)
 			if (kind == NULL || strcmp(kind, "obligation") != 0)
 				continue;
 			o = tc_json_new_object();
-			tc_json_object_set(o, "class_id",
-			    tc_pj_clone(tc_json_get(b, "class_id")));
-			tc_json_object_set(o, "selection_field",
-			    tc_pj_clone(tc_json_get(b, "selection_field")));
-			tc_json_object_set(o, "reference",
-			    tc_pj_clone(tc_json_get(b, "reference")));
-			tc_json_object_set(o, "req_id",
-			    tc_pj_clone(tc_json_get(r, "req_id")));
+			tc_pj_copy_members(o, b, of_binding);
+			tc_pj_copy_members(o, r, of_requirement);
 			tc_json_object_set_string(o, "status", status != NULL ?
 			    status : "");
-			tc_json_object_set(o, "invariant",
-			    tc_pj_clone(tc_json_get(r, "invariant")));
 			tc_json_array_push(out, o);
 		}
 	}

@@ -28,14 +28,7 @@ const char *const tc_pypto_actions[] = {
 bool
 tc_pypto_action_known(const char *action)
 {
-	size_t i;
-
-	if (action == NULL)
-		return false;
-	for (i = 0; tc_pypto_actions[i] != NULL; i++)
-		if (strcmp(tc_pypto_actions[i], action) == 0)
-			return true;
-	return false;
+	return tc_pypto__strv_has(tc_pypto_actions, action);
 }
 
 static bool
@@ -53,28 +46,21 @@ is_number(const tc_json *v)
 	    v->type == TC_JSON_FLOAT);
 }
 
-/* JavaScript truthiness of a JSON value (NULL = undefined). */
+/* JavaScript truthiness of a JSON value (NULL = undefined): Python's for
+ * null, booleans and strings; a number is false when 0 or NaN by its
+ * value, and a list or object is true even when empty. */
 static bool
 truthy(const tc_json *v)
 {
 	double d;
 
-	if (v == NULL)
-		return false;
-	switch (v->type) {
-	case TC_JSON_NULL:
-		return false;
-	case TC_JSON_BOOL:
-		return v->u.b;
-	case TC_JSON_INT:
-	case TC_JSON_FLOAT:
+	if (is_number(v)) {
 		d = tc_js_number(v);
 		return d != 0 && !isnan(d);
-	case TC_JSON_STRING:
-		return v->u.str.len > 0;
-	default:
-		return true;
 	}
+	if (tc_json_is(v, TC_JSON_ARRAY) || tc_json_is(v, TC_JSON_OBJECT))
+		return true;
+	return tc_json_truthy(v);
 }
 
 /* prev.current_stage === x */
@@ -252,11 +238,14 @@ struct ctx {
 	tc_json *retry;		/* next.stage_retry_count */
 	const tc_pypto_input *in;
 	tc_error *err;
+	const tc_json *carried;	/* prev.stage_status as it was */
+	const char *now;
 };
 
 static int
-act_init(struct ctx *c, const tc_json *carried)
+act_init(struct ctx *c)
 {
+	const tc_json *carried = c->carried;
 	int stage;
 	double n = c->in->stage != NULL ? arg_number(c->in->stage) : 1;
 
@@ -493,8 +482,9 @@ act_record_hash(struct ctx *c)
 }
 
 static int
-act_rollback(struct ctx *c, const char *now)
+act_rollback(struct ctx *c)
 {
+	const char *now = c->now;
 	static const struct { const char *name; int stage; } owners[] = {
 		{ "spec_md", 1 }, { "golden_py", 2 }, { "design_md", 3 }
 	};
@@ -819,6 +809,24 @@ tc_pypto_state_initial(const char *operator_name, const char *now)
 	return s;
 }
 
+/* The actions, in the order of tc_pypto_actions. */
+static const struct {
+	const char *name;
+	int (*run)(struct ctx *);
+} actions[] = {
+	{ "init", act_init },
+	{ "start_stage", act_start_stage },
+	{ "complete_stage", act_complete_stage },
+	{ "fail_stage", act_fail_stage },
+	{ "record_artifact_hash", act_record_hash },
+	{ "rollback_to_stage", act_rollback },
+	{ "plan_stage4", act_plan_stage4 },
+	{ "start_module", act_start_module },
+	{ "submit_for_verify", act_submit },
+	{ "complete_module", act_complete_module },
+	{ "fail_module", act_fail_module },
+};
+
 tc_json *
 tc_pypto_state_apply(const tc_json *prev, const tc_pypto_input *in,
     const char *now, tc_error *err)
@@ -828,6 +836,7 @@ tc_pypto_state_apply(const tc_json *prev, const tc_pypto_input *in,
 	const tc_json *max;
 	char stamp[32];
 	const char *action = in->action != NULL ? in->action : "unknown";
+	size_t i;
 	int rc;
 
 	if (!tc_json_is(prev, TC_JSON_OBJECT)) {
@@ -853,6 +862,8 @@ tc_pypto_state_apply(const tc_json *prev, const tc_pypto_input *in,
 		return NULL;
 	}
 	carried = tc_json_object_take(c.next, "stage_status");
+	c.carried = carried;
+	c.now = now;
 	c.status = normalize_map(carried, true);
 	tc_json_object_set(c.next, "stage_status", c.status);
 	{
@@ -863,29 +874,12 @@ tc_pypto_state_apply(const tc_json *prev, const tc_pypto_input *in,
 		tc_json_object_set(c.next, "stage_retry_count", c.retry);
 	}
 
-	if (strcmp(action, "init") == 0)
-		rc = act_init(&c, carried);
-	else if (strcmp(action, "start_stage") == 0)
-		rc = act_start_stage(&c);
-	else if (strcmp(action, "complete_stage") == 0)
-		rc = act_complete_stage(&c);
-	else if (strcmp(action, "fail_stage") == 0)
-		rc = act_fail_stage(&c);
-	else if (strcmp(action, "record_artifact_hash") == 0)
-		rc = act_record_hash(&c);
-	else if (strcmp(action, "rollback_to_stage") == 0)
-		rc = act_rollback(&c, now);
-	else if (strcmp(action, "plan_stage4") == 0)
-		rc = act_plan_stage4(&c);
-	else if (strcmp(action, "start_module") == 0)
-		rc = act_start_module(&c);
-	else if (strcmp(action, "submit_for_verify") == 0)
-		rc = act_submit(&c);
-	else if (strcmp(action, "complete_module") == 0)
-		rc = act_complete_module(&c);
-	else if (strcmp(action, "fail_module") == 0)
-		rc = act_fail_module(&c);
-	else {
+	for (i = 0; i < sizeof actions / sizeof actions[0]; i++)
+		if (strcmp(action, actions[i].name) == 0)
+			break;
+	if (i < sizeof actions / sizeof actions[0]) {
+		rc = actions[i].run(&c);
+	} else {
 		tc_error_set(err, "unsupported action: %s", action);
 		rc = -1;
 	}

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "../../src/pypto/orch_internal.h"
+#include "../../src/pypto/pypto_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/pypto_items.h"
 #include "tunectl/pypto_stage5.h"
@@ -723,6 +724,40 @@ ledger_refuses_two_change_experiments(void **st)
 	tc_json_free(l);
 }
 
+/* The small helpers the pypto files share: string lists, member copies,
+ * the document head and an orchestrator input that changes nothing. */
+static void
+shared_helpers_answer_as_their_copies_did(void **state)
+{
+	static const char *const list[] = { "a", "bc", NULL };
+	static const char *const keys[] = { "x", "gone", NULL };
+	tc_json *src = js("{\"x\": [1, {\"y\": 2}], \"z\": 3}");
+	tc_json *dst = tc_json_new_object();
+	tc_pypto_orch_input in;
+	char *text;
+
+	(void)state;
+	assert_int_equal(tc_pypto__strv_index(list, "bc"), 1);
+	assert_int_equal(tc_pypto__strv_index(list, "b"), -1);
+	assert_int_equal(tc_pypto__strv_index(list, NULL), -1);
+	assert_true(tc_pypto__strv_has(list, "a"));
+	assert_false(tc_pypto__strv_has(list, NULL));
+	tc_pj_doc_header(dst, "k");
+	tc_pj_copy_members(dst, src, keys);
+	text = tc_json_canonical(dst, NULL, NULL);
+	assert_string_equal(text, "{\"gone\":null,\"kind\":\"k\","
+	    "\"schema_version\":1,\"x\":[1,{\"y\":2}]}");
+	free(text);
+	tc_json_free(dst);
+	tc_json_free(src);
+	tc_pypto_orch_input_init(&in, "configure");
+	assert_string_equal(in.action, "configure");
+	assert_int_equal(in.collect_golden_perf, -1);
+	assert_int_equal(in.run_stage2_verifier, -1);
+	assert_null(in.devices);
+	assert_false(in.no_questions);
+}
+
 int
 main(void)
 {
@@ -745,6 +780,7 @@ main(void)
 		cmocka_unit_test(result_checks_refuse_what_does_not_answer_the_task),
 		cmocka_unit_test(handoff_env_and_blocked_exits),
 		cmocka_unit_test(ledger_refuses_two_change_experiments),
+		cmocka_unit_test(shared_helpers_answer_as_their_copies_did),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
