@@ -14,7 +14,9 @@
  * "tc_json *item" argument to insert take ownership of it.  Free a tree with
  * tc_json_free().  The bytes of a string (u.str.ptr) or integer
  * (u.int_text) may share the node's allocation: never free() or realloc()
- * them yourself; to change a value, replace the node.
+ * them yourself; to change a value, replace the node.  Do not free() or
+ * realloc() an array's items or an object's members either: a parsed
+ * document keeps them in shared chunks (use the functions below).
  */
 #ifndef TUNECTL_JSON_H
 #define TUNECTL_JSON_H
@@ -53,6 +55,9 @@ typedef struct tc_json_member {
 
 struct tc_json {
 	tc_json_type type;
+	/* Where the node's memory lives: private to src/json (zero for a
+	 * node made on the stack). */
+	unsigned alloc;
 	union {
 		bool b;
 		/* Decimal text of the integer: optional '-', no leading zeros,

@@ -1,7 +1,9 @@
 /*
  * json_internal.h - what the files of src/json/ share with each other and
  * nobody else: the generated tables, the number conversions, UTF-8/WTF-8
- * helpers and the node allocator that keeps a string next to its node.
+ * helpers, the node allocator that keeps a string next to its node, the
+ * chunks parsed documents are cut from (slab.c) and the string scan the
+ * reader and the writers share.
  */
 #ifndef TUNECTL_JSON_INTERNAL_H
 #define TUNECTL_JSON_INTERNAL_H
@@ -37,8 +39,38 @@ double tc_json__parse_double(const char *s, size_t len);
  * one allocation for both.  tc_json_free() knows not to free it. */
 tc_json *tc_json__new_inline(tc_json_type t, const char *s, size_t len);
 
+/* The same in memory the caller provides (sizeof(tc_json) + len + 1
+ * bytes for a string or integer, sizeof(tc_json) for other types). */
+tc_json *tc_json__fill_inline(void *mem, tc_json_type t, const char *s,
+    size_t len);
+
 /* A node of type t that takes ownership of nothing; zeroed. */
 tc_json *tc_json__new_node(tc_json_type t);
+
+/* ---- slab.c: the chunks a parsed document is cut from ------------------ */
+
+/* tc_json.alloc bits: the node (with its inline bytes) was cut from a
+ * chunk; the items / members array and, for an object, every key too. */
+#define TC_JSON__SLAB_NODE	1u
+#define TC_JSON__SLAB_KIDS	2u
+
+struct tc_json__slab {
+	void *cur;		/* the chunk being cut, or NULL */
+	char *next, *end;
+};
+
+/* n bytes (8-aligned) from the slab's chunk; never NULL. */
+void *tc_json__slab_alloc(struct tc_json__slab *s, size_t n);
+/* Release one piece tc_json__slab_alloc returned; its chunk is freed
+ * with the last of its pieces. */
+void tc_json__slab_release(const void *p);
+/* The parse is over: drop the slab's hold on its current chunk. */
+void tc_json__slab_done(struct tc_json__slab *s);
+
+/* A node of type t cut from the slab, with len bytes (plus a NUL) after
+ * it for a string or integer; as tc_json__new_inline. */
+tc_json *tc_json__slab_node(struct tc_json__slab *s, tc_json_type t,
+    const char *str, size_t len);
 
 /* ---- reader.c: the scanner reports what it reads to a sink ------------ */
 
@@ -61,6 +93,50 @@ struct tc_json__sink {
  * text_mode: count error positions as after universal newlines. */
 bool tc_json__read(const char *text, size_t len, bool text_mode,
     const struct tc_json__sink *sink, void *ctx, tc_error *err);
+
+/* ---- the string scan the reader and the writers share ------------------- */
+
+/*
+ * First byte at or after p that is '"', '\\' or below 0x20; with high,
+ * also any byte >= 0x80, and with del also 0x7f.  Eight bytes at a time
+ * where the byte order allows (the lowest flagged byte of a word is
+ * exact: borrows only travel up).  Inline so that each caller's constant
+ * flags fold away.
+ */
+static inline const unsigned char *
+tc_json__scan_plain(const unsigned char *p, const unsigned char *end,
+    bool high, bool del)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = UINT64_C(0x0101010101010101);
+	const uint64_t top = UINT64_C(0x8080808080808080);
+
+	while (end - p >= 8) {
+		uint64_t x, q, b, m;
+
+		memcpy(&x, p, 8);
+		q = x ^ (ones * '"');
+		b = x ^ (ones * '\\');
+		m = ((q - ones) & ~q) | ((b - ones) & ~b) |
+		    ((x - ones * 0x20) & ~x);
+		if (high)
+			m |= x;
+		if (del) {
+			uint64_t d = x ^ (ones * 0x7f);
+
+			m |= (d - ones) & ~d;
+		}
+		m &= top;
+		if (m != 0)
+			return p + (__builtin_ctzll(m) >> 3);
+		p += 8;
+	}
+#endif
+	while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 &&
+	    !(high && *p >= 0x80) && !(del && *p == 0x7f))
+		p++;
+	return p;
+}
 
 /* ---- writer.c: the pieces both writers share ---------------------------- */
 

@@ -117,34 +117,6 @@ hex4(const unsigned char *p)
 	return ((long)a << 12) | (b << 8) | (c << 4) | d;
 }
 
-/* First byte at or after p that is '"', '\\' or below 0x20. */
-static inline const unsigned char *
-scan_plain(const unsigned char *p, const unsigned char *end)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const uint64_t ones = UINT64_C(0x0101010101010101);
-	const uint64_t high = UINT64_C(0x8080808080808080);
-
-	while (end - p >= 8) {
-		uint64_t x, q, b, m;
-
-		memcpy(&x, p, 8);
-		q = x ^ (ones * '"');
-		b = x ^ (ones * '\\');
-		/* The lowest flagged byte is exact (borrows only travel up). */
-		m = ((q - ones) & ~q) | ((b - ones) & ~b) |
-		    ((x - ones * 0x20) & ~x);
-		m &= high;
-		if (m != 0)
-			return p + (__builtin_ctzll(m) >> 3);
-		p += 8;
-	}
-#endif
-	while (p < end && *p != '"' && *p != '\\' && *p >= 0x20)
-		p++;
-	return p;
-}
-
 /*
  * Scan the string whose opening quote is at q.  On success, *s and *len hold
  * the decoded WTF-8 bytes (pointing into the input when there was no
@@ -158,7 +130,7 @@ scan_string(struct reader *r, const unsigned char *q, const char **s,
 	const unsigned char *end = r->end, *p = q + 1, *run;
 	tc_buf *sb = &r->scratch;
 
-	p = scan_plain(p, end);
+	p = tc_json__scan_plain(p, end, false, false);
 	if (p < end && *p == '"') {
 		*s = (const char *)(q + 1);
 		*len = (size_t)(p - q - 1);
@@ -237,7 +209,7 @@ scan_string(struct reader *r, const unsigned char *q, const char **s,
 			    (uint32_t)cp));
 		}
 		run = p;
-		p = scan_plain(p, end);
+		p = tc_json__scan_plain(p, end, false, false);
 	}
 	tc_buf_add(sb, run, (size_t)(p - run));
 	*s = sb->data;

@@ -6,6 +6,7 @@
  * closes.  Members are then sorted by key (stable merge sort; input that is
  * already sorted costs one comparison per member) and duplicate keys are
  * dropped keeping the last, as a Python dict built from the pairs would.
+ * Nodes, keys and the exact-size arrays are cut from a slab (slab.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ struct frame {
 
 struct tree {
 	tc_json *root;
+	struct tc_json__slab slab;
 	struct frame *frames;
 	size_t nframes, frames_cap;
 	tc_json **items;
@@ -60,34 +62,50 @@ push_frame(struct tree *t, bool object)
 	t->nframes++;
 }
 
+static tc_json *
+node(struct tree *t, tc_json_type type)
+{
+	return tc_json__slab_node(&t->slab, type, NULL, 0);
+}
+
 static void
 on_null(void *ctx)
 {
-	add(ctx, tc_json__new_node(TC_JSON_NULL));
+	add(ctx, node(ctx, TC_JSON_NULL));
 }
 
 static void
 on_bool(void *ctx, bool b)
 {
-	add(ctx, tc_json_new_bool(b));
+	tc_json *v = node(ctx, TC_JSON_BOOL);
+
+	v->u.b = b;
+	add(ctx, v);
 }
 
 static void
 on_int(void *ctx, const char *s, size_t len)
 {
-	add(ctx, tc_json__new_inline(TC_JSON_INT, s, len));
+	struct tree *t = ctx;
+
+	add(t, tc_json__slab_node(&t->slab, TC_JSON_INT, s, len));
 }
 
 static void
 on_float(void *ctx, double d)
 {
-	add(ctx, tc_json_new_float(d));
+	tc_json *v = node(ctx, TC_JSON_FLOAT);
+
+	v->u.f = d;
+	add(ctx, v);
 }
 
 static void
 on_string(void *ctx, const char *s, size_t len)
 {
-	add(ctx, tc_json__new_inline(TC_JSON_STRING, s, len));
+	struct tree *t = ctx;
+
+	add(t, tc_json__slab_node(&t->slab, TC_JSON_STRING, s, len));
 }
 
 static void
@@ -102,12 +120,14 @@ on_end_array(void *ctx)
 	struct tree *t = ctx;
 	size_t base = t->frames[--t->nframes].base;
 	size_t n = t->nitems - base;
-	tc_json *arr = tc_json__new_node(TC_JSON_ARRAY);
+	tc_json *arr = node(t, TC_JSON_ARRAY);
 
 	if (n > 0) {
-		arr->u.arr.items = tc_xmalloc(n * sizeof(*arr->u.arr.items));
+		arr->u.arr.items = tc_json__slab_alloc(&t->slab, n *
+		    sizeof(*arr->u.arr.items));
 		memcpy(arr->u.arr.items, t->items + base, n *
 		    sizeof(*arr->u.arr.items));
+		arr->alloc |= TC_JSON__SLAB_KIDS;
 	}
 	arr->u.arr.len = arr->u.arr.cap = n;
 	t->nitems = base;
@@ -131,7 +151,9 @@ on_key(void *ctx, const char *s, size_t len)
 		t->mem = tc_xrealloc(t->mem, t->mem_cap * sizeof(*t->mem));
 	}
 	m = &t->mem[t->nmem++];
-	m->key = tc_xstrndup(s, len);
+	m->key = tc_json__slab_alloc(&t->slab, len + 1);
+	memcpy(m->key, s, len);
+	m->key[len] = '\0';
 	m->key_len = len;
 	m->value = NULL;
 }
@@ -198,7 +220,7 @@ sort_and_dedupe(struct tree *t, tc_json_member *m, size_t n)
 	out = 0;
 	for (i = 0; i < n; i++) {
 		if (i + 1 < n && member_cmp(&m[i], &m[i + 1]) == 0) {
-			free(m[i].key);
+			tc_json__slab_release(m[i].key);
 			tc_json_free(m[i].value);
 			continue;
 		}
@@ -213,15 +235,17 @@ on_end_object(void *ctx)
 	struct tree *t = ctx;
 	size_t base = t->frames[--t->nframes].base;
 	size_t n = t->nmem - base;
-	tc_json *obj = tc_json__new_node(TC_JSON_OBJECT);
+	tc_json *obj = node(t, TC_JSON_OBJECT);
 
 	if (n > 0)
 		n = sort_and_dedupe(t, t->mem + base, n);
 
 	if (n > 0) {
-		obj->u.obj.members = tc_xmalloc(n * sizeof(*obj->u.obj.members));
+		obj->u.obj.members = tc_json__slab_alloc(&t->slab, n *
+		    sizeof(*obj->u.obj.members));
 		memcpy(obj->u.obj.members, t->mem + base, n *
 		    sizeof(*obj->u.obj.members));
+		obj->alloc |= TC_JSON__SLAB_KIDS;
 	}
 	obj->u.obj.len = obj->u.obj.cap = n;
 	t->nmem = base;
@@ -245,12 +269,13 @@ parse(const char *text, size_t len, bool text_mode, tc_error *err)
 		for (i = 0; i < t.nitems; i++)
 			tc_json_free(t.items[i]);
 		for (i = 0; i < t.nmem; i++) {
-			free(t.mem[i].key);
+			tc_json__slab_release(t.mem[i].key);
 			tc_json_free(t.mem[i].value);
 		}
 		tc_json_free(t.root);
 		t.root = NULL;
 	}
+	tc_json__slab_done(&t.slab);
 	free(t.frames);
 	free(t.items);
 	free(t.mem);

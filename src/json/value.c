@@ -7,6 +7,11 @@
  * allocations of a parsed document.  Objects keep their members sorted by
  * key bytes (code point order), so lookups are binary searches and every
  * writer emits sorted keys for free.
+ *
+ * A parsed document is cut from shared chunks (slab.c): its nodes, item
+ * and member arrays and keys are released to their chunk, not freed, and
+ * an array or object moves its items or members to malloc'd memory the
+ * first time it grows (unshare_items, unshare_members).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +31,20 @@ tc_json__new_node(tc_json_type t)
 tc_json *
 tc_json__new_inline(tc_json_type t, const char *s, size_t len)
 {
-	tc_json *v = tc_xmalloc(sizeof(*v) + len + 1);
+	return tc_json__fill_inline(tc_xmalloc(sizeof(tc_json) + len + 1), t,
+	    s, len);
+}
+
+tc_json *
+tc_json__fill_inline(void *mem, tc_json_type t, const char *s, size_t len)
+{
+	tc_json *v = mem;
 	char *p = (char *)(v + 1);
 
 	memset(v, 0, sizeof(*v));
 	v->type = t;
+	if (t != TC_JSON_STRING && t != TC_JSON_INT)
+		return v;
 	if (len > 0)
 		memcpy(p, s, len);
 	p[len] = '\0';
@@ -47,6 +61,56 @@ static bool
 is_inline(const tc_json *v, const char *p)
 {
 	return p == (const char *)(v + 1);
+}
+
+/* free() or release a piece of v, by where v keeps it. */
+static void
+free_piece(const tc_json *v, unsigned flag, void *p)
+{
+	if (p == NULL)
+		return;
+	if (v->alloc & flag)
+		tc_json__slab_release(p);
+	else
+		free(p);
+}
+
+/* Before an array grows: its items into malloc'd memory. */
+static void
+unshare_items(tc_json *arr)
+{
+	tc_json **items;
+
+	if (!(arr->alloc & TC_JSON__SLAB_KIDS))
+		return;
+	items = tc_xmalloc((arr->u.arr.len + 1) * sizeof(*items));
+	memcpy(items, arr->u.arr.items, arr->u.arr.len * sizeof(*items));
+	tc_json__slab_release(arr->u.arr.items);
+	arr->u.arr.items = items;
+	arr->u.arr.cap = arr->u.arr.len + 1;
+	arr->alloc &= ~TC_JSON__SLAB_KIDS;
+}
+
+/* Before an object gains a member: its members and keys into malloc'd
+ * memory. */
+static void
+unshare_members(tc_json *obj)
+{
+	tc_json_member *m;
+	size_t i, n = obj->u.obj.len;
+
+	if (!(obj->alloc & TC_JSON__SLAB_KIDS))
+		return;
+	m = tc_xmalloc((n + 1) * sizeof(*m));
+	for (i = 0; i < n; i++) {
+		m[i] = obj->u.obj.members[i];
+		m[i].key = tc_xstrndup(m[i].key, m[i].key_len);
+		tc_json__slab_release(obj->u.obj.members[i].key);
+	}
+	tc_json__slab_release(obj->u.obj.members);
+	obj->u.obj.members = m;
+	obj->u.obj.cap = n + 1;
+	obj->alloc &= ~TC_JSON__SLAB_KIDS;
 }
 
 /* ---- constructors ------------------------------------------------------- */
@@ -156,21 +220,22 @@ tc_json_free(tc_json *v)
 	case TC_JSON_ARRAY:
 		for (i = 0; i < v->u.arr.len; i++)
 			tc_json_free(v->u.arr.items[i]);
-		free(v->u.arr.items);
+		free_piece(v, TC_JSON__SLAB_KIDS, v->u.arr.items);
 		break;
 	case TC_JSON_OBJECT:
 		for (i = 0; i < v->u.obj.len; i++) {
-			free(v->u.obj.members[i].key);
+			free_piece(v, TC_JSON__SLAB_KIDS,
+			    v->u.obj.members[i].key);
 			tc_json_free(v->u.obj.members[i].value);
 		}
-		free(v->u.obj.members);
+		free_piece(v, TC_JSON__SLAB_KIDS, v->u.obj.members);
 		break;
 	case TC_JSON_NULL:
 	case TC_JSON_BOOL:
 	case TC_JSON_FLOAT:
 		break;
 	}
-	free(v);
+	free_piece(v, TC_JSON__SLAB_NODE, v);
 }
 
 tc_json *
@@ -229,6 +294,7 @@ tc_json_clone(const tc_json *v)
 void
 tc_json_array_push(tc_json *arr, tc_json *item)
 {
+	unshare_items(arr);
 	if (arr->u.arr.len == arr->u.arr.cap) {
 		arr->u.arr.cap = arr->u.arr.cap ? arr->u.arr.cap * 2 : 4;
 		arr->u.arr.items = tc_xrealloc(arr->u.arr.items,
@@ -274,6 +340,7 @@ tc_json_object_setn(tc_json *obj, const char *key, size_t key_len,
 		return;
 	}
 	at = (size_t)(-i - 1);
+	unshare_members(obj);
 	if (obj->u.obj.len == obj->u.obj.cap) {
 		obj->u.obj.cap = obj->u.obj.cap ? obj->u.obj.cap * 2 : 4;
 		obj->u.obj.members = tc_xrealloc(obj->u.obj.members,
@@ -338,7 +405,7 @@ tc_json_object_take(tc_json *obj, const char *key)
 		return NULL;
 	m = obj->u.obj.members;
 	v = m[i].value;
-	free(m[i].key);
+	free_piece(obj, TC_JSON__SLAB_KIDS, m[i].key);
 	memmove(&m[i], &m[i + 1], (obj->u.obj.len - (size_t)i - 1) *
 	    sizeof(*m));
 	obj->u.obj.len--;

@@ -8,6 +8,8 @@
  *
  * Strings are copied in runs: an 8-bytes-at-a-time scan finds the next
  * byte that needs attention, and everything before it is one memcpy.
+ * A digest never holds the whole canonical form: the writer hands it to
+ * SHA-256 in pieces of about DIGEST_PIECE bytes as it goes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +17,13 @@
 #include "json_internal.h"
 #include "tunectl/sha256.h"
 
+/* How much canonical text a digest keeps before hashing it: small
+ * enough to stay in the cache, large enough for few calls. */
+#define DIGEST_PIECE	((size_t)32 * 1024)
+
 struct writer {
 	tc_buf *out;
+	tc_sha256 *sha;		/* a digest: hash and drop what was written */
 	bool ascii;
 	bool no_nan;
 	bool indent;
@@ -48,42 +55,6 @@ putch(tc_buf *b, char c)
 	b->len++;
 }
 
-/*
- * First byte at or after p that may need escaping: '"', '\\', a control
- * character, any byte >= 0x80, and in ASCII mode also 0x7f.
- */
-static inline const unsigned char *
-scan_plain(const unsigned char *p, const unsigned char *end, bool ascii)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const uint64_t ones = UINT64_C(0x0101010101010101);
-	const uint64_t high = UINT64_C(0x8080808080808080);
-
-	while (end - p >= 8) {
-		uint64_t x, q, b, m;
-
-		memcpy(&x, p, 8);
-		q = x ^ (ones * '"');
-		b = x ^ (ones * '\\');
-		m = ((q - ones) & ~q) | ((b - ones) & ~b) |
-		    ((x - ones * 0x20) & ~x) | x;
-		if (ascii) {
-			uint64_t d = x ^ (ones * 0x7f);
-
-			m |= (d - ones) & ~d;
-		}
-		m &= high;
-		if (m != 0)
-			return p + (__builtin_ctzll(m) >> 3);
-		p += 8;
-	}
-#endif
-	while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80 &&
-	    !(ascii && *p == 0x7f))
-		p++;
-	return p;
-}
-
 static inline char *
 put_u4(char *d, unsigned v)
 {
@@ -108,7 +79,7 @@ tc_json__write_string(tc_buf *out, const char *str, size_t len, bool ascii,
 		unsigned c;
 		char *d;
 
-		p = scan_plain(p, end, ascii);
+		p = tc_json__scan_plain(p, end, true, ascii);
 		if (p >= end)
 			break;
 		c = *p;
@@ -168,6 +139,16 @@ tc_json__newline_indent(tc_buf *out, size_t level)
 	out->len += 1 + 2 * level;
 }
 
+/* A digest hashes what it has written once there is enough of it. */
+static inline void
+digest_piece(struct writer *w)
+{
+	if (w->sha != NULL && w->out->len >= DIGEST_PIECE) {
+		tc_sha256_update(w->sha, w->out->data, w->out->len);
+		w->out->len = 0;
+	}
+}
+
 static bool
 write_value(struct writer *w, const tc_json *v, size_t level)
 {
@@ -212,6 +193,7 @@ write_value(struct writer *w, const tc_json *v, size_t level)
 				tc_json__newline_indent(out, level + 1);
 			if (!write_value(w, v->u.arr.items[i], level + 1))
 				return false;
+			digest_piece(w);
 		}
 		if (w->indent)
 			tc_json__newline_indent(out, level);
@@ -238,6 +220,7 @@ write_value(struct writer *w, const tc_json *v, size_t level)
 				putch(out, ':');
 			if (!write_value(w, m->value, level + 1))
 				return false;
+			digest_piece(w);
 		}
 		if (w->indent)
 			tc_json__newline_indent(out, level);
@@ -338,7 +321,31 @@ tc_json_digest_flags(const tc_json *v, unsigned flags, char hex[65],
     tc_error *err)
 {
 	tc_buf b = TC_BUF_INIT;
+	struct writer w;
+	bool ok;
 
+	memset(&w, 0, sizeof(w));
+	w.out = &b;
+	w.sha = tc_sha256_new();
+	w.ascii = (flags & TC_JSON_ASCII) != 0;
+	w.no_nan = (flags & TC_JSON_NO_NAN) != 0;
+	w.indent = (flags & TC_JSON_INDENT) != 0;
+	reserve(&b, DIGEST_PIECE);
+	ok = write_value(&w, v, 0);
+	if (ok && !w.surrogate) {
+		tc_sha256_update(w.sha, b.data, b.len);
+		tc_sha256_final_hex(w.sha, hex);
+		tc_buf_free(&b);
+		return 0;
+	}
+	tc_sha256_free(w.sha);
+	tc_buf_free(&b);
+	if (!ok) {
+		tc_error_set(err, "%s", TC_JSON_NAN_MSG);
+		return -1;
+	}
+	/* A lone surrogate went out: its message counts positions in the
+	 * whole text, so write it whole (without this shortcut). */
 	if (tc_json_write(&b, v, flags, err) != 0) {
 		tc_buf_free(&b);
 		return -1;

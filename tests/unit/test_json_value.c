@@ -142,6 +142,58 @@ typed_lookups_check_types(void **state)
 	tc_json_free(v);
 }
 
+/* A parsed document is cut from shared chunks; every node must still be
+ * an owner of its own: taken out and kept after the document is freed,
+ * grown, edited.  (Under ASan a node that kept a freed chunk fails.) */
+static void
+parsed_nodes_outlive_their_document(void **state)
+{
+	tc_json *doc, *kept, *list, *obj, *big;
+	tc_buf text = TC_BUF_INIT;
+	char *canon;
+	size_t i;
+
+	(void)state;
+	/* Enough nodes for several chunks, and one array that is a piece
+	 * of its own. */
+	tc_buf_puts(&text, "{\"z\": 1, \"big\": [");
+	for (i = 0; i < 20000; i++)
+		tc_buf_printf(&text, "%s{\"k%zu\": \"v%zu\", \"n\": %zu}",
+		    i > 0 ? "," : "", i % 7, i, i);
+	tc_buf_puts(&text, "], \"list\": [1, \"two\"], \"obj\": {\"b\": 2, "
+	    "\"a\": 1, \"b\": 3}, \"kept\": {\"deep\": [\"x\", {\"y\": null}]}}");
+	doc = parse_ok(tc_buf_cstr(&text));
+	tc_buf_free(&text);
+
+	kept = tc_json_object_take(doc, "kept");
+	big = tc_json_object_take(doc, "big");
+	list = tc_json_get(doc, "list");
+	tc_json_array_push(list, tc_json_new_string("three"));
+	tc_json_array_push(list, tc_json_new_int(4));
+	obj = tc_json_get(doc, "obj");
+	tc_json_object_set_int(obj, "c", 4);		/* grows */
+	tc_json_object_set_int(obj, "a", 5);		/* replaces */
+	assert_true(tc_json_object_remove(obj, "b"));
+	tc_json_free(tc_json_object_take(big->u.arr.items[5], "n"));
+	tc_json_array_push(big, tc_json_new_null());
+
+	canon = tc_json_canonical(doc, NULL, NULL);
+	assert_string_equal(canon, "{\"list\":[1,\"two\",\"three\",4],"
+	    "\"obj\":{\"a\":5,\"c\":4},\"z\":1}");
+	free(canon);
+	tc_json_free(doc);
+
+	canon = tc_json_canonical(kept, NULL, NULL);
+	assert_string_equal(canon, "{\"deep\":[\"x\",{\"y\":null}]}");
+	free(canon);
+	assert_int_equal(big->u.arr.len, 20001);
+	assert_string_equal(tc_json_get_string(big->u.arr.items[19999], "k0"),
+	    "v19999");
+	assert_null(tc_json_get(big->u.arr.items[5], "n"));
+	tc_json_free(big);
+	tc_json_free(kept);
+}
+
 /* ---- Python == ---------------------------------------------------------- */
 
 static const struct {
@@ -406,6 +458,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(objects_stay_sorted_and_unique_through_edits),
 		cmocka_unit_test(parsed_objects_can_be_edited),
+		cmocka_unit_test(parsed_nodes_outlive_their_document),
 		cmocka_unit_test(clone_is_deep_and_equal),
 		cmocka_unit_test(typed_lookups_check_types),
 		cmocka_unit_test(equality_follows_python),
