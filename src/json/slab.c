@@ -31,8 +31,20 @@
 /* A piece larger than this gets a chunk of its own. */
 #define BIG_PIECE	(CHUNK_SIZE / 4)
 
+/*
+ * Under AddressSanitizer a chunk would hide a use of a released node, so
+ * there every piece carries its size in front of it and is poisoned when
+ * released, and no chunk is kept for reuse (a freed chunk goes through
+ * ASan's quarantine like any other block).
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define PIECE_HEAD	((size_t)8)
+#else
+#define PIECE_HEAD	((size_t)0)
 /* Free chunks kept for reuse: 8 MiB at most. */
 #define KEEP_CHUNKS	128
+#endif
 
 struct chunk {
 	size_t live;		/* pieces not yet released (+1 while current) */
@@ -85,6 +97,9 @@ drop(struct chunk *c)
 {
 	if (--c->live != 0)
 		return;
+#if defined(__SANITIZE_ADDRESS__)
+	ASAN_UNPOISON_MEMORY_REGION(c, c->size);
+#else
 	if (c->size == CHUNK_SIZE) {
 		pthread_mutex_lock(&kept_lock);
 		if (nkept < KEEP_CHUNKS) {
@@ -95,7 +110,20 @@ drop(struct chunk *c)
 		}
 		pthread_mutex_unlock(&kept_lock);
 	}
+#endif
 	free(c);
+}
+
+/* The piece handed out from n bytes at p (past its size, under ASan). */
+static void *
+piece_start(char *p, size_t n)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	memcpy(p, &n, sizeof(n));
+#else
+	(void)n;
+#endif
+	return p + PIECE_HEAD;
 }
 
 void *
@@ -104,14 +132,14 @@ tc_json__slab_alloc(struct tc_json__slab *s, size_t n)
 	struct chunk *c;
 	char *p;
 
-	n = (n + 7) & ~(size_t)7;
+	n = ((n + 7) & ~(size_t)7) + PIECE_HEAD;
 	if (n > BIG_PIECE) {
 		size_t size = (HEADER_SIZE + n + CHUNK_SIZE - 1) &
 		    ~(CHUNK_SIZE - 1);
 
 		c = new_chunk(size);
 		c->live = 1;
-		return (char *)c + HEADER_SIZE;
+		return piece_start((char *)c + HEADER_SIZE, n);
 	}
 	if (s->cur == NULL || (size_t)(s->end - s->next) < n) {
 		if (s->cur != NULL)
@@ -125,12 +153,19 @@ tc_json__slab_alloc(struct tc_json__slab *s, size_t n)
 	p = s->next;
 	s->next += n;
 	((struct chunk *)s->cur)->live++;
-	return p;
+	return piece_start(p, n);
 }
 
 void
 tc_json__slab_release(const void *p)
 {
+#if defined(__SANITIZE_ADDRESS__)
+	const char *head = (const char *)p - PIECE_HEAD;
+	size_t n;
+
+	memcpy(&n, head, sizeof(n));
+	ASAN_POISON_MEMORY_REGION(head, n);
+#endif
 	drop(chunk_of(p));
 }
 
