@@ -198,7 +198,12 @@ check: all unit-tests test-hooks
 	@scripts/deps.sh check
 	@BUILD=$(BUILD) VALGRIND=$(VALGRIND) SANITIZE=$(SANITIZE) tests/run.sh
 
-demo: all
+# The build runs on every CPU unless make was given -j already (objects
+# wait for deps, so the packages are in place before anything compiles).
+DEMO_JOBS = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
+
+demo:
+	@$(MAKE) --no-print-directory $(DEMO_JOBS) all
 	@scripts/demo.sh $(TUNECTL)
 
 # Renders a demo's HTML report in headless Chromium (installs chromium).
