@@ -55,14 +55,20 @@ DEP_LIBS := -lcrypto -lyaml -lgmp -lm
 STATIC_DEPS ?= 1
 dep_lib   = $(or $(if $(filter 1,$(STATIC_DEPS)),$(filter /%,$(shell $(CC) -print-file-name=lib$(1).a))),-l$(1))
 LIBS      = $(call dep_lib,crypto) $(call dep_lib,yaml) $(call dep_lib,gmp) -lm
-# tunectl itself is a position-dependent executable: a PIE has the
-# dynamic loader relocate every pointer in its data at each start (18 000
-# with libcrypto's tables), which cost a controller command about as much
-# as the rest of its start-up.  The price is a fixed address for the
-# program's own code and data (libc, heap and stack stay randomised).
-# PIE=1 links a PIE; sanitizer builds always do.
+# tunectl itself is a position-dependent, fully static executable.  A PIE
+# has the dynamic loader relocate every pointer in its data at each start
+# (18 000 with libcrypto's tables), and linking libc and libm dynamically
+# costs the loader's mapping, symbol lookup and about 30 page faults more:
+# together they were most of what a read-only command costs above
+# /bin/true (bench/controller.sh).  The price is a fixed address for the
+# program's code and data, libc's included (heap, mmap and stack stay
+# randomised).  The static link prints three warnings about dlopen,
+# getaddrinfo and gethostbyname: libcrypto's engine loader and socket BIOs
+# use them, and tunectl reaches neither.  STATIC=0 links libc dynamically;
+# PIE=1 links a dynamic PIE; sanitizer builds always do.
 PIE ?= 0
-EXE_LDFLAGS := $(if $(filter 1,$(PIE) $(SANITIZE)),,-no-pie)
+STATIC ?= 1
+EXE_LDFLAGS := $(if $(filter 1,$(PIE) $(SANITIZE)),,-no-pie $(if $(filter 1,$(STATIC)),-static))
 
 LIB_SRCS := $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c)))
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))

@@ -99,6 +99,18 @@ tc_json *tc_json_parse_file(const char *path, tc_error *err);
  * json.loads(path.read_text())). */
 tc_json *tc_json_parse_text(const char *text, size_t len, tc_error *err);
 
+/*
+ * Read and parse a file as tc_json_parse_file() does and, from the same
+ * read, put in hex (unless NULL) what tc_json_digest() would give for the
+ * whole document.  The top-level members named in type_only (NULL-terminated,
+ * may be NULL) are read and digested but kept only as their type: an
+ * array or object member stands in the tree empty, a scalar one whole.
+ * For a rule that reads only their type; NULL with err set on any error
+ * of the parse or the digest, in that order.
+ */
+tc_json *tc_json_parse_file_digest(const char *path,
+    const char *const *type_only, char hex[65], tc_error *err);
+
 /* Read a whole file / descriptor with read(2), at most TC_JSON_MAX_BYTES
  * (larger input fails with "JSON document too large: ...").  The result
  * is malloc'd and NUL-terminated.  OS errors as for tc_json_parse_file. */

@@ -38,6 +38,12 @@ char *tc_path_resolve(const char *path, tc_error *err);
  * malloc'd; NULL on error. */
 char *tc_path_resolve_strict(const char *path, tc_error *err);
 
+/* tc_path_resolve(base + "/" + rel) for a base that tc_path_resolve
+ * returned (absolute, no links, no dots) and a rel without "..": the
+ * same answer, without walking base's components again. */
+char *tc_path_resolve_below(const char *base, const char *rel,
+    tc_error *err);
+
 /* true when path equals root or lies below it (both already resolved;
  * component-wise, so "/a/bc" is not under "/a/b"; every absolute path is
  * within "/"). */

@@ -15,30 +15,6 @@
 
 #include "json_internal.h"
 
-struct centry {
-	size_t key_off, key_len;	/* decoded key bytes in keys */
-	size_t start, end;		/* member text in out */
-};
-
-struct cframe {
-	bool object;
-	size_t count;
-	size_t first_entry;		/* objects: entries of this object */
-	size_t key_mark;		/* objects: keys.len at the start */
-};
-
-struct canon {
-	tc_buf *out;
-	bool ascii, indent;
-	bool nan_seen, dup_dropped, surrogate;
-	struct cframe *frames;
-	size_t nframes, frames_cap;
-	struct centry *entries, *sort_tmp;
-	size_t nentries, entries_cap, sort_tmp_cap;
-	tc_buf keys;
-	tc_buf tmp;
-};
-
 static inline void
 put(tc_buf *b, const void *s, size_t n)
 {
@@ -56,9 +32,9 @@ putch(tc_buf *b, char ch)
 
 /* Separator and indentation before a value inside an array. */
 static inline void
-before_value(struct canon *c)
+before_value(struct tc_json__canon *c)
 {
-	struct cframe *f;
+	struct tc_json__cframe *f;
 
 	if (c->nframes == 0)
 		return;
@@ -72,9 +48,9 @@ before_value(struct canon *c)
 }
 
 static void
-push_frame(struct canon *c, bool object)
+push_frame(struct tc_json__canon *c, bool object)
 {
-	struct cframe *f;
+	struct tc_json__cframe *f;
 
 	if (c->nframes == c->frames_cap) {
 		c->frames_cap = c->frames_cap ? c->frames_cap * 2 : 32;
@@ -91,7 +67,7 @@ push_frame(struct canon *c, bool object)
 static void
 on_null(void *ctx)
 {
-	struct canon *c = ctx;
+	struct tc_json__canon *c = ctx;
 
 	before_value(c);
 	put(c->out, "null", 4);
@@ -100,7 +76,7 @@ on_null(void *ctx)
 static void
 on_bool(void *ctx, bool b)
 {
-	struct canon *c = ctx;
+	struct tc_json__canon *c = ctx;
 
 	before_value(c);
 	if (b)
@@ -112,7 +88,7 @@ on_bool(void *ctx, bool b)
 static void
 on_int(void *ctx, const char *s, size_t len)
 {
-	struct canon *c = ctx;
+	struct tc_json__canon *c = ctx;
 
 	before_value(c);
 	put(c->out, s, len);
@@ -121,7 +97,7 @@ on_int(void *ctx, const char *s, size_t len)
 static void
 on_float(void *ctx, double d)
 {
-	struct canon *c = ctx;
+	struct tc_json__canon *c = ctx;
 
 	before_value(c);
 	if (!__builtin_isfinite(d))
@@ -134,7 +110,7 @@ on_float(void *ctx, double d)
 static void
 on_string(void *ctx, const char *s, size_t len)
 {
-	struct canon *c = ctx;
+	struct tc_json__canon *c = ctx;
 
 	before_value(c);
 	tc_json__write_string(c->out, s, len, c->ascii, &c->surrogate);
@@ -143,7 +119,7 @@ on_string(void *ctx, const char *s, size_t len)
 static void
 on_begin(void *ctx, bool object)
 {
-	struct canon *c = ctx;
+	struct tc_json__canon *c = ctx;
 
 	before_value(c);
 	putch(c->out, object ? '{' : '[');
@@ -165,8 +141,8 @@ on_begin_object(void *ctx)
 static void
 on_end_array(void *ctx)
 {
-	struct canon *c = ctx;
-	struct cframe *f = &c->frames[--c->nframes];
+	struct tc_json__canon *c = ctx;
+	struct tc_json__cframe *f = &c->frames[--c->nframes];
 
 	if (f->count > 0 && c->indent)
 		tc_json__newline_indent(c->out, c->nframes);
@@ -176,9 +152,9 @@ on_end_array(void *ctx)
 static void
 on_key(void *ctx, const char *s, size_t len)
 {
-	struct canon *c = ctx;
-	struct cframe *f = &c->frames[c->nframes - 1];
-	struct centry *e;
+	struct tc_json__canon *c = ctx;
+	struct tc_json__cframe *f = &c->frames[c->nframes - 1];
+	struct tc_json__centry *e;
 
 	if (f->count++ > 0) {
 		c->entries[c->nentries - 1].end = c->out->len;
@@ -204,8 +180,8 @@ on_key(void *ctx, const char *s, size_t len)
 }
 
 static inline int
-entry_cmp(const struct canon *c, const struct centry *a,
-    const struct centry *b)
+entry_cmp(const struct tc_json__canon *c, const struct tc_json__centry *a,
+    const struct tc_json__centry *b)
 {
 	return tc_json__keycmp(c->keys.data + a->key_off, a->key_len,
 	    c->keys.data + b->key_off, b->key_len);
@@ -213,14 +189,14 @@ entry_cmp(const struct canon *c, const struct centry *a,
 
 /* Stable merge sort of e[0..n) by key, using tmp[0..n/2]. */
 static void
-sort_entries(const struct canon *c, struct centry *e, size_t n,
-    struct centry *tmp)
+sort_entries(const struct tc_json__canon *c, struct tc_json__centry *e,
+    size_t n, struct tc_json__centry *tmp)
 {
 	size_t mid, i, j, k;
 
 	if (n <= 16) {
 		for (i = 1; i < n; i++) {
-			struct centry x = e[i];
+			struct tc_json__centry x = e[i];
 
 			for (j = i; j > 0 && entry_cmp(c, &e[j - 1], &x) > 0; j--)
 				e[j] = e[j - 1];
@@ -250,7 +226,7 @@ sort_entries(const struct canon *c, struct centry *e, size_t n,
 /* Put the n members starting at entry e in key order, last duplicate
  * kept, rewriting the object's text. */
 static void
-rearrange(struct canon *c, struct centry *e, size_t n)
+rearrange(struct tc_json__canon *c, struct tc_json__centry *e, size_t n)
 {
 	tc_buf *out = c->out;
 	size_t base = e[0].start, i;
@@ -280,11 +256,11 @@ rearrange(struct canon *c, struct centry *e, size_t n)
 static void
 on_end_object(void *ctx)
 {
-	struct canon *c = ctx;
-	struct cframe *f = &c->frames[--c->nframes];
+	struct tc_json__canon *c = ctx;
+	struct tc_json__cframe *f = &c->frames[--c->nframes];
 
 	if (f->count > 0) {
-		struct centry *e = c->entries + f->first_entry;
+		struct tc_json__centry *e = c->entries + f->first_entry;
 		size_t n = c->nentries - f->first_entry, i;
 
 		e[n - 1].end = c->out->len;
@@ -301,57 +277,79 @@ on_end_object(void *ctx)
 	c->keys.len = f->key_mark;
 }
 
-static const struct tc_json__sink canon_sink = {
+const struct tc_json__sink tc_json__canon_sink = {
 	on_null, on_bool, on_int, on_float, on_string,
 	on_begin_array, on_end_array, on_begin_object, on_key, on_end_object
 };
 
-int
-tc_json_reformat(const char *text, size_t len, unsigned flags, tc_buf *out,
-    tc_error *err)
+void
+tc_json__canon_init(struct tc_json__canon *c, unsigned flags, tc_buf *out,
+    size_t len)
 {
-	struct canon c;
-	size_t start = out->len;
-	bool text_mode = (flags & TC_JSON_TEXT_POSITIONS) != 0;
-	int rc = -1;
-
-	memset(&c, 0, sizeof(c));
-	c.out = out;
-	c.ascii = (flags & TC_JSON_ASCII) != 0;
-	c.indent = (flags & TC_JSON_INDENT) != 0;
+	memset(c, 0, sizeof(*c));
+	c->out = out;
+	c->start = out->len;
+	c->ascii = (flags & TC_JSON_ASCII) != 0;
+	c->indent = (flags & TC_JSON_INDENT) != 0;
+	c->no_nan = (flags & TC_JSON_NO_NAN) != 0;
+	c->text_mode = (flags & TC_JSON_TEXT_POSITIONS) != 0;
 	/* Room for the usual case (output no longer than the input), so the
 	 * buffer is not copied while it grows. */
 	tc_buf_grow(out, len + 64);
-	if (!tc_json__read(text, len, text_mode, &canon_sink, &c, err))
-		goto done;
-	if ((flags & TC_JSON_NO_NAN) && c.nan_seen) {
-		tc_json *v;
+}
 
-		if (!c.dup_dropped) {
+int
+tc_json__canon_finish(struct tc_json__canon *c, bool read_ok,
+    const char *text, size_t len, tc_error *err)
+{
+	tc_buf *out = c->out;
+	int rc = -1;
+
+	if (!read_ok)
+		goto done;
+	if (c->no_nan && c->nan_seen) {
+		tc_json *v;
+		unsigned flags = TC_JSON_NO_NAN | (c->ascii ? TC_JSON_ASCII : 0) |
+		    (c->indent ? TC_JSON_INDENT : 0);
+
+		if (!c->dup_dropped) {
 			tc_error_set(err, "%s", TC_JSON_NAN_MSG);
 			goto done;
 		}
 		/* The non-finite value may have been a dropped duplicate:
 		 * let the tree writer decide. */
-		out->len = start;
-		v = text_mode ? tc_json_parse_text(text, len, err) :
+		out->len = c->start;
+		v = c->text_mode ? tc_json_parse_text(text, len, err) :
 		    tc_json_parse(text, len, err);
 		rc = v != NULL ? tc_json_write(out, v, flags, err) : -1;
 		tc_json_free(v);
 		goto done;
 	}
-	if (c.surrogate &&
-	    tc_json__surrogate_error(out->data + start, out->len - start, err))
+	if (c->surrogate && tc_json__surrogate_error(out->data + c->start,
+	    out->len - c->start, err))
 		goto done;
 	rc = 0;
 done:
 	if (rc != 0)
-		out->len = start;
+		out->len = c->start;
 	out->data[out->len] = '\0';
-	free(c.frames);
-	free(c.entries);
-	free(c.sort_tmp);
-	tc_buf_free(&c.keys);
-	tc_buf_free(&c.tmp);
+	free(c->frames);
+	free(c->entries);
+	free(c->sort_tmp);
+	tc_buf_free(&c->keys);
+	tc_buf_free(&c->tmp);
 	return rc;
+}
+
+int
+tc_json_reformat(const char *text, size_t len, unsigned flags, tc_buf *out,
+    tc_error *err)
+{
+	struct tc_json__canon c;
+	bool ok;
+
+	tc_json__canon_init(&c, flags, out, len);
+	ok = tc_json__read(text, len, (flags & TC_JSON_TEXT_POSITIONS) != 0,
+	    &tc_json__canon_sink, &c, err);
+	return tc_json__canon_finish(&c, ok, text, len, err);
 }

@@ -94,6 +94,68 @@ struct tc_json__sink {
 bool tc_json__read(const char *text, size_t len, bool text_mode,
     const struct tc_json__sink *sink, void *ctx, tc_error *err);
 
+/* ---- tree.c: building a tree from the reader's events ----------------- */
+
+struct tc_json__tframe {
+	bool object;
+	size_t base;		/* first item / member of this container */
+};
+
+struct tc_json__tree {
+	tc_json *root;
+	struct tc_json__slab slab;
+	struct tc_json__tframe *frames;
+	size_t nframes, frames_cap;
+	tc_json **items;
+	size_t nitems, items_cap;
+	tc_json_member *mem;
+	size_t nmem, mem_cap;
+	tc_json_member *sort_tmp;
+	size_t sort_tmp_cap;
+};
+
+/* A zeroed struct tc_json__tree is ready for tc_json__tree_sink.  After
+ * the read: the root (NULL and everything released when !read_ok). */
+extern const struct tc_json__sink tc_json__tree_sink;
+tc_json *tc_json__tree_finish(struct tc_json__tree *t, bool read_ok);
+
+/* ---- canonical.c: writing a document as it is read ------------------- */
+
+struct tc_json__centry {
+	size_t key_off, key_len;	/* decoded key bytes in keys */
+	size_t start, end;		/* member text in out */
+};
+
+struct tc_json__cframe {
+	bool object;
+	size_t count;
+	size_t first_entry;		/* objects: entries of this object */
+	size_t key_mark;		/* objects: keys.len at the start */
+};
+
+struct tc_json__canon {
+	tc_buf *out;
+	size_t start;			/* out->len before the document */
+	bool ascii, indent, no_nan, text_mode;
+	bool nan_seen, dup_dropped, surrogate;
+	struct tc_json__cframe *frames;
+	size_t nframes, frames_cap;
+	struct tc_json__centry *entries, *sort_tmp;
+	size_t nentries, entries_cap, sort_tmp_cap;
+	tc_buf keys;
+	tc_buf tmp;
+};
+
+/* Set c up to append the document of len bytes to out in the form flags
+ * name (TC_JSON_ASCII, _INDENT, _NO_NAN, _TEXT_POSITIONS). */
+void tc_json__canon_init(struct tc_json__canon *c, unsigned flags,
+    tc_buf *out, size_t len);
+extern const struct tc_json__sink tc_json__canon_sink;
+/* After the read (read_ok: it succeeded): the writer's own errors, then
+ * c's memory is released.  0, or -1 with err set and out as it was. */
+int tc_json__canon_finish(struct tc_json__canon *c, bool read_ok,
+    const char *text, size_t len, tc_error *err);
+
 /* ---- the string scan the reader and the writers share ------------------- */
 
 /*

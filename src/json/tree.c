@@ -13,27 +13,9 @@
 
 #include "json_internal.h"
 
-struct frame {
-	bool object;
-	size_t base;		/* first item / member of this container */
-};
-
-struct tree {
-	tc_json *root;
-	struct tc_json__slab slab;
-	struct frame *frames;
-	size_t nframes, frames_cap;
-	tc_json **items;
-	size_t nitems, items_cap;
-	tc_json_member *mem;
-	size_t nmem, mem_cap;
-	tc_json_member *sort_tmp;
-	size_t sort_tmp_cap;
-};
-
 /* A finished value goes into the open container (or becomes the root). */
 static void
-add(struct tree *t, tc_json *v)
+add(struct tc_json__tree *t, tc_json *v)
 {
 	if (t->nframes == 0) {
 		t->root = v;
@@ -50,7 +32,7 @@ add(struct tree *t, tc_json *v)
 }
 
 static void
-push_frame(struct tree *t, bool object)
+push_frame(struct tc_json__tree *t, bool object)
 {
 	if (t->nframes == t->frames_cap) {
 		t->frames_cap = t->frames_cap ? t->frames_cap * 2 : 32;
@@ -63,7 +45,7 @@ push_frame(struct tree *t, bool object)
 }
 
 static tc_json *
-node(struct tree *t, tc_json_type type)
+node(struct tc_json__tree *t, tc_json_type type)
 {
 	return tc_json__slab_node(&t->slab, type, NULL, 0);
 }
@@ -86,7 +68,7 @@ on_bool(void *ctx, bool b)
 static void
 on_int(void *ctx, const char *s, size_t len)
 {
-	struct tree *t = ctx;
+	struct tc_json__tree *t = ctx;
 
 	add(t, tc_json__slab_node(&t->slab, TC_JSON_INT, s, len));
 }
@@ -103,7 +85,7 @@ on_float(void *ctx, double d)
 static void
 on_string(void *ctx, const char *s, size_t len)
 {
-	struct tree *t = ctx;
+	struct tc_json__tree *t = ctx;
 
 	add(t, tc_json__slab_node(&t->slab, TC_JSON_STRING, s, len));
 }
@@ -117,7 +99,7 @@ on_begin_array(void *ctx)
 static void
 on_end_array(void *ctx)
 {
-	struct tree *t = ctx;
+	struct tc_json__tree *t = ctx;
 	size_t base = t->frames[--t->nframes].base;
 	size_t n = t->nitems - base;
 	tc_json *arr = node(t, TC_JSON_ARRAY);
@@ -143,7 +125,7 @@ on_begin_object(void *ctx)
 static void
 on_key(void *ctx, const char *s, size_t len)
 {
-	struct tree *t = ctx;
+	struct tc_json__tree *t = ctx;
 	tc_json_member *m;
 
 	if (t->nmem == t->mem_cap) {
@@ -202,7 +184,7 @@ sort_members(tc_json_member *m, size_t n, tc_json_member *tmp)
 
 /* Sort m[0..n) and drop all but the last of equal keys; returns new n. */
 static size_t
-sort_and_dedupe(struct tree *t, tc_json_member *m, size_t n)
+sort_and_dedupe(struct tc_json__tree *t, tc_json_member *m, size_t n)
 {
 	size_t i, out;
 
@@ -232,7 +214,7 @@ sort_and_dedupe(struct tree *t, tc_json_member *m, size_t n)
 static void
 on_end_object(void *ctx)
 {
-	struct tree *t = ctx;
+	struct tc_json__tree *t = ctx;
 	size_t base = t->frames[--t->nframes].base;
 	size_t n = t->nmem - base;
 	tc_json *obj = node(t, TC_JSON_OBJECT);
@@ -252,35 +234,43 @@ on_end_object(void *ctx)
 	add(t, obj);
 }
 
-static const struct tc_json__sink tree_sink = {
+const struct tc_json__sink tc_json__tree_sink = {
 	on_null, on_bool, on_int, on_float, on_string,
 	on_begin_array, on_end_array, on_begin_object, on_key, on_end_object
 };
 
+tc_json *
+tc_json__tree_finish(struct tc_json__tree *t, bool read_ok)
+{
+	size_t i;
+
+	if (!read_ok) {
+		/* Discard the partial document. */
+		for (i = 0; i < t->nitems; i++)
+			tc_json_free(t->items[i]);
+		for (i = 0; i < t->nmem; i++) {
+			tc_json__slab_release(t->mem[i].key);
+			tc_json_free(t->mem[i].value);
+		}
+		tc_json_free(t->root);
+		t->root = NULL;
+	}
+	tc_json__slab_done(&t->slab);
+	free(t->frames);
+	free(t->items);
+	free(t->mem);
+	free(t->sort_tmp);
+	return t->root;
+}
+
 static tc_json *
 parse(const char *text, size_t len, bool text_mode, tc_error *err)
 {
-	struct tree t;
-	size_t i;
+	struct tc_json__tree t;
 
 	memset(&t, 0, sizeof(t));
-	if (!tc_json__read(text, len, text_mode, &tree_sink, &t, err)) {
-		/* Discard the partial document. */
-		for (i = 0; i < t.nitems; i++)
-			tc_json_free(t.items[i]);
-		for (i = 0; i < t.nmem; i++) {
-			tc_json__slab_release(t.mem[i].key);
-			tc_json_free(t.mem[i].value);
-		}
-		tc_json_free(t.root);
-		t.root = NULL;
-	}
-	tc_json__slab_done(&t.slab);
-	free(t.frames);
-	free(t.items);
-	free(t.mem);
-	free(t.sort_tmp);
-	return t.root;
+	return tc_json__tree_finish(&t, tc_json__read(text, len, text_mode,
+	    &tc_json__tree_sink, &t, err));
 }
 
 tc_json *

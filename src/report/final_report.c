@@ -1101,11 +1101,17 @@ sealed_final_step(const tc_json *session)
 	return NULL;
 }
 
+/* The members of the Final result the report never reads beyond their
+ * type: not built (tc_json_parse_file_digest).  A part of the report that
+ * comes to read one must take it out of this list. */
+static const char *const result_type_only[] = { "decisions", NULL };
+
 static tc_json *
-read_under_root(const char *root, const char *rel, tc_error *err)
+read_under_root(const char *root, const char *rel,
+    const char *const *type_only, tc_error *err)
 {
 	char *path = tc_path_join(root, rel);
-	tc_json *doc = tc_json_parse_file(path, err);
+	tc_json *doc = tc_json_parse_file_digest(path, type_only, NULL, err);
 
 	free(path);
 	return doc;
@@ -1132,7 +1138,8 @@ load_inputs(const tc_json *session, const tc_json *override,
 		return -1;
 	}
 	/* read without a digest check, as the reference does */
-	if ((l->result = read_under_root(l->root, rp, err)) == NULL)
+	if ((l->result = read_under_root(l->root, rp, result_type_only,
+	    err)) == NULL)
 		return -1;
 	if (!tc_json_is(l->result, TC_JSON_OBJECT)) {
 		tc_error_set(err, "phase result must be an object");
@@ -1155,7 +1162,7 @@ load_inputs(const tc_json *session, const tc_json *override,
 	}
 	ei = tc_json_get_object(session, "evidence_import");
 	if (ei != NULL && (mp = tc_json_get_string(ei, "path")) != NULL) {
-		l->manifest = read_under_root(l->root, mp, &sub);
+		l->manifest = read_under_root(l->root, mp, NULL, &sub);
 		if (l->manifest == NULL) {
 			tc_error_set(err, "evidence import cannot be read: %s",
 			    tc_error_msg(&sub));

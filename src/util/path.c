@@ -6,6 +6,7 @@
  * filesystem path.  The symlink-following resolution itself lives in
  * resolve.c.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,13 +176,68 @@ repr_dup(const char *value)
 	return tc_buf_detach(&b, NULL);
 }
 
+/*
+ * The artifact root as last resolved: a command checks dozens of paths
+ * under one root, and resolving it walks every component with lstat.  The
+ * memo is used only while root still names the same directory (device and
+ * inode, followed through links, as now) and the resolved spelling still
+ * names it too; anything else resolves afresh.
+ */
+static pthread_mutex_t root_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	char *root, *resolved;
+	dev_t dev;
+	ino_t ino;
+} root_memo;
+
+static bool
+same_dir(const char *path, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_dev == dev && st.st_ino == ino;
+}
+
+/* The resolved artifact root, malloc'd; NULL when root is not an
+ * existing directory. */
+static char *
+resolve_root(const char *root)
+{
+	char *res = NULL;
+	struct stat st;
+
+	pthread_mutex_lock(&root_memo_lock);
+	if (root_memo.root != NULL && strcmp(root_memo.root, root) == 0 &&
+	    same_dir(root, root_memo.dev, root_memo.ino) &&
+	    (strcmp(root, root_memo.resolved) == 0 ||
+	    same_dir(root_memo.resolved, root_memo.dev, root_memo.ino)))
+		res = tc_xstrdup(root_memo.resolved);
+	pthread_mutex_unlock(&root_memo_lock);
+	if (res != NULL)
+		return res;
+	res = tc_path_resolve(root, NULL);
+	if (res == NULL || stat(res, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		free(res);
+		return NULL;
+	}
+	pthread_mutex_lock(&root_memo_lock);
+	free(root_memo.root);
+	free(root_memo.resolved);
+	root_memo.root = tc_xstrdup(root);
+	root_memo.resolved = tc_xstrdup(res);
+	root_memo.dev = st.st_dev;
+	root_memo.ino = st.st_ino;
+	pthread_mutex_unlock(&root_memo_lock);
+	return res;
+}
+
 char *
 tc_path_under_root(const char *root, const char *value, const char *label,
     tc_error *err)
 {
 	enum rel_check check = check_relative(value);
-	char *root_res = NULL, *joined = NULL, *res = NULL, *q = NULL, *q2;
-	struct stat st;
+	char *root_res = NULL, *res = NULL, *q = NULL, *q2;
 
 	if (check != REL_OK) {
 		q = value != NULL ? repr_dup(value) : NULL;
@@ -207,16 +263,15 @@ tc_path_under_root(const char *root, const char *value, const char *label,
 		free(q);
 		return NULL;
 	}
-	root_res = tc_path_resolve(root, NULL);
-	if (root_res == NULL || stat(root_res, &st) != 0 ||
-	    !S_ISDIR(st.st_mode)) {
+	if ((root_res = resolve_root(root)) == NULL) {
 		q = repr_dup(root);
 		tc_error_set(err, "artifact root must be an existing "
 		    "directory: %s", q);
 		goto out;
 	}
-	joined = tc_path_join(root_res, value);
-	res = tc_path_resolve(joined, err);
+	/* value has no ".." (checked above): resolving it below the
+	 * resolved root is resolving the joined path. */
+	res = tc_path_resolve_below(root_res, value, err);
 	if (res == NULL) {
 		tc_error_prefix(err, "%s cannot be resolved: ", label);
 		goto out;
@@ -232,7 +287,6 @@ tc_path_under_root(const char *root, const char *value, const char *label,
 	}
 out:
 	free(q);
-	free(joined);
 	free(root_res);
 	return res;
 }

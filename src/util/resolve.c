@@ -279,8 +279,10 @@ abspath(const char *path, tc_error *err)
 	return res;
 }
 
+/* Resolve input; with base (a resolved directory), input is relative to
+ * it and the walk starts there. */
 static char *
-resolve(const char *input, bool strict, tc_error *err)
+resolve(const char *base, const char *input, bool strict, tc_error *err)
 {
 	char *norm = tc_path_normalize(input);
 	struct seen seen = { NULL, 0, 0 };
@@ -289,6 +291,8 @@ resolve(const char *input, bool strict, tc_error *err)
 	char *res = NULL;
 	struct stat st;
 
+	if (base != NULL)
+		tc_buf_puts(&path, base);
 	rc = join_realpath(&path, norm, strict, &seen, err);
 	seen_free(&seen);
 	free(norm);
@@ -312,11 +316,17 @@ resolve(const char *input, bool strict, tc_error *err)
 char *
 tc_path_resolve(const char *path, tc_error *err)
 {
-	return resolve(path, false, err);
+	return resolve(NULL, path, false, err);
 }
 
 char *
 tc_path_resolve_strict(const char *path, tc_error *err)
 {
-	return resolve(path, true, err);
+	return resolve(NULL, path, true, err);
+}
+
+char *
+tc_path_resolve_below(const char *base, const char *rel, tc_error *err)
+{
+	return resolve(base, rel, false, err);
 }
