@@ -589,6 +589,80 @@ regular_file_tests_distinguish_links(void **state)
 	assert_false(tc_path_exists("root/none"));
 }
 
+/* Below a resolved base, every relative path resolves as the joined
+ * path does: links inside, links out, loops, missing tails. */
+static void
+resolve_below_matches_resolving_the_joined_path(void **state)
+{
+	static const char *const rels[] = {
+		"f", "d/up", "abs/secret", "esc", "back", "dangling",
+		"dangling/x", "f/x", "d/./up", "d//up/", ".", "loop", "nope/x",
+	};
+	struct fx *f = *state;
+	tc_error e1 = TC_ERROR_INIT, e2 = TC_ERROR_INIT;
+	char *base = tc_path_resolve(f->root, NULL);
+	size_t i;
+
+	assert_non_null(base);
+	for (i = 0; i < sizeof(rels) / sizeof(rels[0]); i++) {
+		char *joined = tc_path_join(base, rels[i]);
+		char *want = tc_path_resolve(joined, &e1);
+		char *got = tc_path_resolve_below(base, rels[i], &e2);
+
+		if (want == NULL) {
+			assert_null(got);
+			assert_string_equal(tc_error_msg(&e2),
+			    tc_error_msg(&e1));
+		} else {
+			assert_non_null(got);
+			assert_string_equal(got, want);
+		}
+		free(joined);
+		free(want);
+		free(got);
+	}
+	free(base);
+	tc_error_clear(&e1);
+	tc_error_clear(&e2);
+}
+
+/* The resolved root is remembered between calls, but never past a change
+ * of what the root names: a root swapped for a link to another directory
+ * is resolved again. */
+static void
+under_root_sees_a_root_that_changed_between_calls(void **state)
+{
+	struct fx *f = *state;
+	tc_error err = TC_ERROR_INIT;
+	char *moved = tc_xasprintf("%s/root-moved", f->tmp);
+	char *r, *want;
+
+	r = tc_path_under_root("root", "f", "evidence", &err);
+	want = tc_xasprintf("%s/root/f", f->tmp);
+	assert_non_null(r);
+	assert_string_equal(r, want);
+	free(r);
+	free(want);
+	/* "root" now leads to outside/: secret is inside it */
+	assert_int_equal(rename(f->root, moved), 0);
+	link_at(f->tmp, "root", "outside");
+	r = tc_path_under_root("root", "secret", "evidence", &err);
+	want = tc_xasprintf("%s/outside/secret", f->tmp);
+	assert_non_null(r);
+	assert_string_equal(r, want);
+	free(r);
+	free(want);
+	/* and a root that is gone is refused */
+	assert_int_equal(unlink("root"), 0);
+	assert_null(tc_path_under_root("root", "f", "evidence", &err));
+	assert_string_equal(tc_error_msg(&err), "artifact root must be an "
+	    "existing directory: 'root'");
+	/* put the fixture back for its teardown */
+	assert_int_equal(rename(moved, f->root), 0);
+	free(moved);
+	tc_error_clear(&err);
+}
+
 #define FX(t) cmocka_unit_test_setup_teardown(t, fx_setup, fx_teardown)
 
 int
@@ -615,6 +689,8 @@ main(void)
 		FX(within_strict_returns_path_and_relative_string),
 		FX(within_strict_reports_the_reference_messages),
 		FX(regular_file_tests_distinguish_links),
+		FX(resolve_below_matches_resolving_the_joined_path),
+		FX(under_root_sees_a_root_that_changed_between_calls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
