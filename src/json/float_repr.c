@@ -421,3 +421,48 @@ tc_json__parse_double(const char *s, size_t len)
 		return d;
 	return slow_strtod(s, len);
 }
+
+/*
+ * Is the numeral s (a JSON number with a fraction and no exponent, as the
+ * reader found it) already Python's repr() of the double it reads as?
+ * Then the writers can copy it instead of converting twice.  That holds
+ * when it has at most 15 significant digits (any such decimal is the only
+ * one of that length or shorter that reads back as its double, DBL_DIG),
+ * no trailing zero after the point beyond a lone ".0", and repr() would
+ * use fixed notation: at most 16 integer digits, or "0." and at most
+ * three zeros before the first significant digit.
+ */
+bool
+tc_json__numeral_is_repr(const char *s, size_t len)
+{
+	const char *end = s + len, *dot, *p;
+	size_t sig = 0, int_digits, zeros = 0;
+	bool seen = false;
+
+	if (s < end && *s == '-')
+		s++;
+	if ((dot = memchr(s, '.', (size_t)(end - s))) == NULL ||
+	    memchr(dot, 'e', (size_t)(end - dot)) != NULL ||
+	    memchr(dot, 'E', (size_t)(end - dot)) != NULL)
+		return false;
+	int_digits = (size_t)(dot - s);
+	if (end - dot < 2 || (end[-1] == '0' && end - dot != 2))
+		return false;
+	if (int_digits > 16)
+		return false;
+	for (p = s; p < end; p++) {
+		if (*p == '.')
+			continue;
+		if (*p != '0')
+			seen = true;
+		else if (!seen && p > dot)
+			zeros++;
+		if (seen)
+			sig++;
+	}
+	/* trailing zeros of the integer part ("100.5") are significant
+	 * here; a value that is zero ("0.0") has no significant digit */
+	if (sig > 15)
+		return false;
+	return !(int_digits == 1 && s[0] == '0' && seen && zeros > 3);
+}

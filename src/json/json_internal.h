@@ -29,6 +29,10 @@ extern const uint64_t tc_json__pow10_tab[][2];
  * otherwise nan, inf, -inf (repr). */
 size_t tc_json__format_double(char *dst, double d, bool json);
 
+/* Is the JSON numeral s (with a fraction) exactly repr() of its double?
+ * Cheap and conservative: false means "convert to find out". */
+bool tc_json__numeral_is_repr(const char *s, size_t len);
+
 /* Convert a JSON number token with a fraction and/or exponent (already
  * checked against the grammar) to the nearest double, like Python's
  * float(str): correctly rounded, overflow to +-inf. */
@@ -78,7 +82,10 @@ struct tc_json__sink {
 	void (*null_value)(void *ctx);
 	void (*bool_value)(void *ctx, bool b);
 	void (*int_value)(void *ctx, const char *text, size_t len);
+	/* NaN, Infinity, -Infinity */
 	void (*float_value)(void *ctx, double d);
+	/* a number with a fraction or exponent, as written */
+	void (*numeral)(void *ctx, const char *text, size_t len);
 	/* s is valid only during the call (WTF-8, may hold NUL bytes) */
 	void (*string_value)(void *ctx, const char *s, size_t len);
 	void (*begin_array)(void *ctx);

@@ -90,6 +90,17 @@ on_float(void *ctx, double d)
 }
 
 static void
+on_numeral(void *ctx, const char *s, size_t len)
+{
+	struct split *x = ctx;
+
+	if (x->digest)
+		tc_json__canon_sink.numeral(&x->canon, s, len);
+	if (scalar_to_tree(x))
+		tc_json__tree_sink.numeral(&x->tree, s, len);
+}
+
+static void
 on_string(void *ctx, const char *s, size_t len)
 {
 	struct split *x = ctx;
@@ -184,7 +195,7 @@ on_key(void *ctx, const char *s, size_t len)
 }
 
 static const struct tc_json__sink split_sink = {
-	on_null, on_bool, on_int, on_float, on_string,
+	on_null, on_bool, on_int, on_float, on_numeral, on_string,
 	on_begin_array, on_end_array, on_begin_object, on_key, on_end_object
 };
 

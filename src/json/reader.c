@@ -261,8 +261,8 @@ parse_number(struct reader *r, const unsigned char *p)
 			p = e_start;
 	}
 	if (is_float) {
-		r->sink->float_value(r->ctx, tc_json__parse_double(
-		    (const char *)start, (size_t)(p - start)));
+		r->sink->numeral(r->ctx, (const char *)start,
+		    (size_t)(p - start));
 		return p;
 	}
 	ndigits = (size_t)(p - start) - (*start == '-');

@@ -83,6 +83,12 @@ on_float(void *ctx, double d)
 }
 
 static void
+on_numeral(void *ctx, const char *s, size_t len)
+{
+	on_float(ctx, tc_json__parse_double(s, len));
+}
+
+static void
 on_string(void *ctx, const char *s, size_t len)
 {
 	struct tc_json__tree *t = ctx;
@@ -235,7 +241,7 @@ on_end_object(void *ctx)
 }
 
 const struct tc_json__sink tc_json__tree_sink = {
-	on_null, on_bool, on_int, on_float, on_string,
+	on_null, on_bool, on_int, on_float, on_numeral, on_string,
 	on_begin_array, on_end_array, on_begin_object, on_key, on_end_object
 };
 

@@ -339,6 +339,71 @@ integers_convert_to_the_nearest_double(void **state)
 	}
 }
 
+/* The canonical reader-writer copies a numeral that is already repr() of
+ * its double (tc_json_reformat); the tree writer always converts.  Over
+ * hand-picked edges and 20 000 random numerals both must agree. */
+static void
+reformat_copies_only_numerals_that_are_their_repr(void **state)
+{
+	static const char *const edges[] = {
+		"0.0", "-0.0", "5.0", "0.5", "1.50", "100.0", "0.0001",
+		"0.00001", "0.00012", "-0.000999", "123456789012345.0",
+		"12345678901234.5", "1234567890123456.0", "9999999999999999.0",
+		"10000000000000000.0", "0.1", "0.30000000000000004",
+		"2.220446049250313e-16", "1e5", "1.0e5", "3.14159265358979",
+		"3.141592653589793", "0.10", "7.000", "99999999999999.99",
+	};
+	tc_buf text = TC_BUF_INIT, a = TC_BUF_INIT, b = TC_BUF_INIT;
+	tc_error err = TC_ERROR_INIT;
+	uint64_t x = 88172645463325252u;
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < 20000 + sizeof(edges) / sizeof(edges[0]); i++) {
+		tc_json *v;
+
+		tc_buf_reset(&text);
+		if (i < sizeof(edges) / sizeof(edges[0])) {
+			tc_buf_puts(&text, edges[i]);
+		} else {
+			/* 1-18 digits with the point somewhere inside */
+			size_t n, point;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			n = 1 + x % 18;
+			point = 1 + (x >> 8) % n;
+			if ((x >> 16) & 1)
+				tc_buf_putc(&text, '-');
+			for (j = 0; j < n; j++) {
+				unsigned d = (unsigned)((x >> (20 + 2 * j)) % 10);
+
+				if (j == point)
+					tc_buf_putc(&text, '.');
+				/* no leading zero before a digit */
+				if (j == 0 && point > 1 && d == 0)
+					d = 1;
+				tc_buf_putc(&text, (char)('0' + d));
+			}
+			if (point == n)
+				tc_buf_puts(&text, ".0");
+		}
+		tc_buf_reset(&a);
+		tc_buf_reset(&b);
+		assert_int_equal(tc_json_reformat(text.data, text.len, 0, &a,
+		    &err), 0);
+		v = tc_json_parse(text.data, text.len, &err);
+		assert_non_null(v);
+		assert_int_equal(tc_json_write(&b, v, 0, &err), 0);
+		tc_json_free(v);
+		if (a.len != b.len || memcmp(a.data, b.data, a.len) != 0)
+			fail_msg("%s: copied %s, converted %s", text.data,
+			    a.data, b.data);
+	}
+	tc_buf_free(&text);
+	tc_buf_free(&a);
+	tc_buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -348,6 +413,7 @@ main(void)
 		cmocka_unit_test(repr_round_trips_across_all_binades),
 		cmocka_unit_test(reading_floats_rounds_like_python),
 		cmocka_unit_test(integers_convert_to_the_nearest_double),
+		cmocka_unit_test(reformat_copies_only_numerals_that_are_their_repr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
