@@ -15,10 +15,18 @@
 
 #include "json_internal.h"
 
+/* Room for n more bytes (and the NUL): the common case without a call. */
+static inline void
+reserve(tc_buf *b, size_t n)
+{
+	if (b->cap - b->len <= n)
+		tc_buf_grow(b, n);
+}
+
 static inline void
 put(tc_buf *b, const void *s, size_t n)
 {
-	tc_buf_grow(b, n);
+	reserve(b, n);
 	memcpy(b->data + b->len, s, n);
 	b->len += n;
 }
@@ -26,7 +34,7 @@ put(tc_buf *b, const void *s, size_t n)
 static inline void
 putch(tc_buf *b, char ch)
 {
-	tc_buf_grow(b, 1);
+	reserve(b, 1);
 	b->data[b->len++] = ch;
 }
 
@@ -120,13 +128,29 @@ on_numeral(void *ctx, const char *s, size_t len)
 	put(c->out, s, len);
 }
 
+/* A string as the writer puts it; one the reader found without an
+ * escape is copied as it stands (see the sink's raw). */
 static void
-on_string(void *ctx, const char *s, size_t len)
+write_string(struct tc_json__canon *c, const char *s, size_t len, bool raw)
+{
+	if (raw && !c->ascii) {
+		reserve(c->out, len + 2);
+		c->out->data[c->out->len++] = '"';
+		memcpy(c->out->data + c->out->len, s, len);
+		c->out->len += len;
+		c->out->data[c->out->len++] = '"';
+		return;
+	}
+	tc_json__write_string(c->out, s, len, c->ascii, &c->surrogate);
+}
+
+static void
+on_string(void *ctx, const char *s, size_t len, bool raw)
 {
 	struct tc_json__canon *c = ctx;
 
 	before_value(c);
-	tc_json__write_string(c->out, s, len, c->ascii, &c->surrogate);
+	write_string(c, s, len, raw);
 }
 
 static void
@@ -163,7 +187,7 @@ on_end_array(void *ctx)
 }
 
 static void
-on_key(void *ctx, const char *s, size_t len)
+on_key(void *ctx, const char *s, size_t len, bool raw)
 {
 	struct tc_json__canon *c = ctx;
 	struct tc_json__cframe *f = &c->frames[c->nframes - 1];
@@ -185,7 +209,7 @@ on_key(void *ctx, const char *s, size_t len)
 	e->start = c->out->len;
 	if (c->indent)
 		tc_json__newline_indent(c->out, c->nframes);
-	tc_json__write_string(c->out, s, len, c->ascii, &c->surrogate);
+	write_string(c, s, len, raw);
 	if (c->indent)
 		put(c->out, ": ", 2);
 	else

@@ -86,12 +86,14 @@ struct tc_json__sink {
 	void (*float_value)(void *ctx, double d);
 	/* a number with a fraction or exponent, as written */
 	void (*numeral)(void *ctx, const char *text, size_t len);
-	/* s is valid only during the call (WTF-8, may hold NUL bytes) */
-	void (*string_value)(void *ctx, const char *s, size_t len);
+	/* s is valid only during the call (WTF-8, may hold NUL bytes); raw:
+	 * it is the input's own bytes (the string had no escape), so it
+	 * holds nothing a writer escapes without ensure_ascii */
+	void (*string_value)(void *ctx, const char *s, size_t len, bool raw);
 	void (*begin_array)(void *ctx);
 	void (*end_array)(void *ctx);
 	void (*begin_object)(void *ctx);
-	void (*key)(void *ctx, const char *s, size_t len);
+	void (*key)(void *ctx, const char *s, size_t len, bool raw);
 	void (*end_object)(void *ctx);
 };
 

@@ -101,14 +101,14 @@ on_numeral(void *ctx, const char *s, size_t len)
 }
 
 static void
-on_string(void *ctx, const char *s, size_t len)
+on_string(void *ctx, const char *s, size_t len, bool raw)
 {
 	struct split *x = ctx;
 
 	if (x->digest)
-		tc_json__canon_sink.string_value(&x->canon, s, len);
+		tc_json__canon_sink.string_value(&x->canon, s, len, raw);
 	if (scalar_to_tree(x))
-		tc_json__tree_sink.string_value(&x->tree, s, len);
+		tc_json__tree_sink.string_value(&x->tree, s, len, raw);
 }
 
 static void
@@ -182,15 +182,15 @@ named(const char *const *list, const char *s, size_t len)
 }
 
 static void
-on_key(void *ctx, const char *s, size_t len)
+on_key(void *ctx, const char *s, size_t len, bool raw)
 {
 	struct split *x = ctx;
 
 	if (x->digest)
-		tc_json__canon_sink.key(&x->canon, s, len);
+		tc_json__canon_sink.key(&x->canon, s, len, raw);
 	if (!to_tree(x))
 		return;
-	tc_json__tree_sink.key(&x->tree, s, len);
+	tc_json__tree_sink.key(&x->tree, s, len, raw);
 	x->next_is_type_only = x->depth == 1 && named(x->type_only, s, len);
 }
 

@@ -120,18 +120,19 @@ hex4(const unsigned char *p)
 /*
  * Scan the string whose opening quote is at q.  On success, *s and *len hold
  * the decoded WTF-8 bytes (pointing into the input when there was no
- * escape, else into r->scratch) and the position after the closing quote
- * is returned; NULL on error.
+ * escape, *raw set, else into r->scratch) and the position after the
+ * closing quote is returned; NULL on error.
  */
 static const unsigned char *
 scan_string(struct reader *r, const unsigned char *q, const char **s,
-    size_t *len)
+    size_t *len, bool *raw)
 {
 	const unsigned char *end = r->end, *p = q + 1, *run;
 	tc_buf *sb = &r->scratch;
 
 	p = tc_json__scan_plain(p, end, false, false);
-	if (p < end && *p == '"') {
+	*raw = p < end && *p == '"';
+	if (*raw) {
 		*s = (const char *)(q + 1);
 		*len = (size_t)(p - q - 1);
 		return p + 1;
@@ -329,13 +330,14 @@ parse_object(struct reader *r, const unsigned char *p)
 		for (;;) {
 			const char *ks;
 			size_t klen;
+			bool raw;
 
 			if (p >= end || *p != '"')
 				return fail_at(r, "Expecting property name "
 				    "enclosed in double quotes", p);
-			if ((p = scan_string(r, p, &ks, &klen)) == NULL)
+			if ((p = scan_string(r, p, &ks, &klen, &raw)) == NULL)
 				return NULL;
-			r->sink->key(r->ctx, ks, klen);
+			r->sink->key(r->ctx, ks, klen, raw);
 			p = skip_ws(p, end);
 			if (p >= end || *p != ':')
 				return fail_at(r, "Expecting ':' delimiter", p);
@@ -373,9 +375,10 @@ parse_value(struct reader *r, const unsigned char *p)
 	case '"': {
 		const char *s;
 		size_t len;
+		bool raw;
 
-		if ((p = scan_string(r, p, &s, &len)) != NULL)
-			r->sink->string_value(r->ctx, s, len);
+		if ((p = scan_string(r, p, &s, &len, &raw)) != NULL)
+			r->sink->string_value(r->ctx, s, len, raw);
 		return p;
 	}
 	case '{':

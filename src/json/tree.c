@@ -89,10 +89,11 @@ on_numeral(void *ctx, const char *s, size_t len)
 }
 
 static void
-on_string(void *ctx, const char *s, size_t len)
+on_string(void *ctx, const char *s, size_t len, bool raw)
 {
 	struct tc_json__tree *t = ctx;
 
+	(void)raw;	/* the tree copies the bytes either way */
 	add(t, tc_json__slab_node(&t->slab, TC_JSON_STRING, s, len));
 }
 
@@ -129,11 +130,12 @@ on_begin_object(void *ctx)
 }
 
 static void
-on_key(void *ctx, const char *s, size_t len)
+on_key(void *ctx, const char *s, size_t len, bool raw)
 {
 	struct tc_json__tree *t = ctx;
 	tc_json_member *m;
 
+	(void)raw;
 	if (t->nmem == t->mem_cap) {
 		t->mem_cap = t->mem_cap ? t->mem_cap * 2 : 256;
 		t->mem = tc_xrealloc(t->mem, t->mem_cap * sizeof(*t->mem));
