@@ -4,7 +4,8 @@
 #                        (the GPU one, build/examples/gskw, only where nvcc is found)
 #   make check           build and run every test (unit + CLI); last line "N passed, N failed"
 #   make check SANITIZE=1  the same under ASan+UBSan (build in build/san)
-#   make check VALGRIND=1  CLI tests run the binary under valgrind
+#   make check VALGRIND=1  CLI tests run the binary under valgrind (build in
+#                        build/valgrind, linked with a shared libc)
 #   make demo            run tunectl's main job end to end
 #   make check-browser   render a demo's HTML report in headless Chromium
 #   make fuzz            run the libFuzzer targets for FUZZ_SECONDS each (clang;
@@ -28,6 +29,10 @@ FUZZ_TARGETS ?=
 ifeq ($(SANITIZE),1)
 BUILD    ?= build/san
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else ifeq ($(VALGRIND),1)
+# valgrind finds malloc only in a dynamically linked libc (STATIC below)
+BUILD    ?= build/valgrind
+SANFLAGS :=
 else
 BUILD    ?= build
 SANFLAGS :=
@@ -64,10 +69,11 @@ LIBS      = $(call dep_lib,crypto) $(call dep_lib,yaml) $(call dep_lib,gmp) -lm
 # program's code and data, libc's included (heap, mmap and stack stay
 # randomised).  The static link prints three warnings about dlopen,
 # getaddrinfo and gethostbyname: libcrypto's engine loader and socket BIOs
-# use them, and tunectl reaches neither.  STATIC=0 links libc dynamically;
+# use them, and tunectl reaches neither.  STATIC=0 links libc dynamically
+# (VALGRIND=1 builds do: valgrind replaces malloc in a shared libc only);
 # PIE=1 links a dynamic PIE; sanitizer builds always do.
 PIE ?= 0
-STATIC ?= 1
+STATIC ?= $(if $(filter 1,$(VALGRIND)),0,1)
 EXE_LDFLAGS := $(if $(filter 1,$(PIE) $(SANITIZE)),,-no-pie $(if $(filter 1,$(STATIC)),-static))
 
 LIB_SRCS := $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c)))
