@@ -130,8 +130,11 @@ bool tc_manifest_is_intent(const tc_session *s, const tc_json *step,
 int tc_check_phase_report(const tc_json *result, const tc_json *step,
     const char *report_path, tc_error *err);
 /* FINAL_E2E_REPORT.md of a completed session is the report rendered
- * from its sealed evidence now. */
-int tc_check_final_report(const tc_session *s, tc_error *err);
+ * from its sealed evidence now.  result and ledger: the Final result and
+ * its ledger when the caller has already read and validated them (both,
+ * or NULL for both to read them here). */
+int tc_check_final_report(const tc_session *s, const tc_json *result,
+    const tc_json *ledger, tc_error *err);
 
 /* ---- the strict policy (strict.c, strict_gates.c, reentry.c) ----------- */
 

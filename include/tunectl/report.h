@@ -73,6 +73,10 @@ char *tc_report_final_render(const struct tc_final_report_input *in,
  */
 char *tc_report_final_md(const tc_json *session,
     const tc_json *summary_override, enum tc_report_lang lang, tc_error *err);
+/* The same (no summary override) from the Final result and its ledger
+ * that the caller has already read and validated as above. */
+char *tc_report_final_md_from(const tc_json *session, const tc_json *result,
+    const tc_json *ledger, enum tc_report_lang lang, tc_error *err);
 
 /*
  * The same, written atomically (parents created) to output, or to

@@ -145,6 +145,12 @@ enum {
  * final_e2e and report_summary too (final.h). */
 int tc_result_validate(const tc_json *result, const tc_json *expected,
     const tc_session *s, unsigned flags, tc_error *err);
+/* The same; for the Final step, when ledger_out is not NULL and the result
+ * passes, *ledger_out gets the ledger it was checked against (the caller
+ * frees it; NULL for every other step). */
+int tc_result_validate_keep(const tc_json *result, const tc_json *expected,
+    const tc_session *s, unsigned flags, tc_json **ledger_out,
+    tc_error *err);
 
 /* ---- init (init.c) ---------------------------------------------------- */
 

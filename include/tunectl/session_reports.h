@@ -27,6 +27,10 @@ struct tc_session_renderers {
 	/* FINAL_E2E_REPORT.md of a session document (Chinese, the summary
 	 * from its ledger), malloc'd; NULL with err set on failure. */
 	char *(*final_md)(const tc_json *session, tc_error *err);
+	/* The same from the Final result and its ledger, already read and
+	 * validated by the caller (verify has both in hand). */
+	char *(*final_md_from)(const tc_json *session, const tc_json *result,
+	    const tc_json *ledger, tc_error *err);
 	/* Render and write FINAL_E2E_REPORT.md into the session's artifact
 	 * root; 0, or -1 with err set. */
 	int (*write_final)(const tc_json *session, tc_error *err);

@@ -1073,15 +1073,17 @@ tc_report_read_summary(const char *path, tc_error *err)
 
 struct loaded {
 	const char *root;
-	tc_json *result, *ledger, *manifest;
+	const tc_json *result, *ledger;
+	tc_json *manifest;
 	const tc_json *summary;
+	tc_json *owned_result, *owned_ledger;	/* what load_inputs read */
 };
 
 static void
 loaded_free(struct loaded *l)
 {
-	tc_json_free(l->result);
-	tc_json_free(l->ledger);
+	tc_json_free(l->owned_result);
+	tc_json_free(l->owned_ledger);
 	tc_json_free(l->manifest);
 }
 
@@ -1117,13 +1119,13 @@ read_under_root(const char *root, const char *rel,
 	return doc;
 }
 
+/* What every report checks before reading anything: the artifact root
+ * and the sealed Final step, whose result_path goes to *rp. */
 static int
-load_inputs(const tc_json *session, const tc_json *override,
-    struct loaded *l, tc_error *err)
+find_final(const tc_json *session, struct loaded *l, const char **rp,
+    tc_error *err)
 {
-	const tc_json *step, *fe, *ei;
-	const char *rp, *mp;
-	tc_error sub = TC_ERROR_INIT;
+	const tc_json *step;
 
 	memset(l, 0, sizeof(*l));
 	l->root = tc_json_get_string(session, "artifact_root");
@@ -1133,27 +1135,27 @@ load_inputs(const tc_json *session, const tc_json *override,
 		return -1;
 	}
 	if ((step = sealed_final_step(session)) == NULL ||
-	    (rp = tc_json_get_string(step, "result_path")) == NULL) {
+	    (*rp = tc_json_get_string(step, "result_path")) == NULL) {
 		tc_error_set(err, "final phase is not sealed");
 		return -1;
 	}
-	/* read without a digest check, as the reference does */
-	if ((l->result = read_under_root(l->root, rp, result_type_only,
-	    err)) == NULL)
-		return -1;
-	if (!tc_json_is(l->result, TC_JSON_OBJECT)) {
-		tc_error_set(err, "phase result must be an object");
-		goto fail;
-	}
-	l->ledger = tc_final_load_ledger_value(l->root,
-	    tc_json_get(l->result, "ledger_path"), err);
-	if (l->ledger == NULL)
-		goto fail;
-	fe = tc_json_get(l->ledger, "final_e2e");
+	return 0;
+}
+
+/* With the result and ledger in l: the summary and, for a derived
+ * session, its evidence import manifest. */
+static int
+load_rest(const tc_json *session, const tc_json *override, struct loaded *l,
+    tc_error *err)
+{
+	const tc_json *fe = tc_json_get(l->ledger, "final_e2e"), *ei;
+	const char *mp;
+	tc_error sub = TC_ERROR_INIT;
+
 	if (override != NULL) {
 		if (tc_final_validate_report_summary(override, fe, l->root,
 		    err) != 0)
-			goto fail;
+			return -1;
 		l->summary = override;
 	} else {
 		l->summary = tc_json_get(l->ledger, "report_summary");
@@ -1167,13 +1169,37 @@ load_inputs(const tc_json *session, const tc_json *override,
 			tc_error_set(err, "evidence import cannot be read: %s",
 			    tc_error_msg(&sub));
 			tc_error_clear(&sub);
-			goto fail;
+			return -1;
 		}
 		if (!tc_json_is(l->manifest, TC_JSON_OBJECT)) {
 			tc_error_set(err, "evidence import must be a JSON object");
-			goto fail;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+static int
+load_inputs(const tc_json *session, const tc_json *override,
+    struct loaded *l, tc_error *err)
+{
+	const char *rp;
+
+	if (find_final(session, l, &rp, err) != 0)
+		return -1;
+	/* read without a digest check, as the reference does */
+	l->result = l->owned_result = read_under_root(l->root, rp,
+	    result_type_only, err);
+	if (l->result == NULL)
+		return -1;
+	if (!tc_json_is(l->result, TC_JSON_OBJECT)) {
+		tc_error_set(err, "phase result must be an object");
+		goto fail;
+	}
+	l->ledger = l->owned_ledger = tc_final_load_ledger_value(l->root,
+	    tc_json_get(l->result, "ledger_path"), err);
+	if (l->ledger == NULL || load_rest(session, override, l, err) != 0)
+		goto fail;
 	return 0;
 fail:
 	loaded_free(l);
@@ -1201,6 +1227,24 @@ tc_report_final_md(const tc_json *session, const tc_json *summary_override,
 	if (load_inputs(session, summary_override, &l, err) != 0)
 		return NULL;
 	text = render_loaded(session, &l, lang, err);
+	loaded_free(&l);
+	return text;
+}
+
+char *
+tc_report_final_md_from(const tc_json *session, const tc_json *result,
+    const tc_json *ledger, enum tc_report_lang lang, tc_error *err)
+{
+	struct loaded l;
+	const char *rp;
+	char *text = NULL;
+
+	if (find_final(session, &l, &rp, err) != 0)
+		return NULL;
+	l.result = result;
+	l.ledger = ledger;
+	if (load_rest(session, NULL, &l, err) == 0)
+		text = render_loaded(session, &l, lang, err);
 	loaded_free(&l);
 	return text;
 }

@@ -12,6 +12,14 @@ final_md(const tc_json *session, tc_error *err)
 	return tc_report_final_md(session, NULL, TC_REPORT_ZH, err);
 }
 
+static char *
+final_md_from(const tc_json *session, const tc_json *result,
+    const tc_json *ledger, tc_error *err)
+{
+	return tc_report_final_md_from(session, result, ledger, TC_REPORT_ZH,
+	    err);
+}
+
 static int
 write_final(const tc_json *session, tc_error *err)
 {
@@ -23,7 +31,7 @@ void
 tc_report_register(void)
 {
 	static const struct tc_session_renderers r = {
-		tc_report_phase_md, final_md, write_final
+		tc_report_phase_md, final_md, final_md_from, write_final
 	};
 
 	tc_session_set_renderers(&r);

@@ -41,6 +41,17 @@ tc_session__final_report(const tc_json *session, tc_error *err)
 	return renderers.final_md(session, err);
 }
 
+char *
+tc_session__final_report_from(const tc_json *session, const tc_json *result,
+    const tc_json *ledger, tc_error *err)
+{
+	if (renderers.final_md_from == NULL) {
+		unregistered(err);
+		return NULL;
+	}
+	return renderers.final_md_from(session, result, ledger, err);
+}
+
 int
 tc_session__write_final_report(const tc_json *session, tc_error *err)
 {

@@ -112,14 +112,18 @@ tc_check_phase_report(const tc_json *result, const tc_json *step,
 }
 
 int
-tc_check_final_report(const tc_session *s, tc_error *err)
+tc_check_final_report(const tc_session *s, const tc_json *result,
+    const tc_json *ledger, tc_error *err)
 {
 	char *path = tc_session_artifact_path(s, "FINAL_E2E_REPORT.md");
 	char *want, *have = NULL;
 	size_t have_len;
 	int rc = -1;
 
-	if ((want = tc_session__final_report(s->doc, err)) == NULL)
+	want = result != NULL && ledger != NULL ?
+	    tc_session__final_report_from(s->doc, result, ledger, err) :
+	    tc_session__final_report(s->doc, err);
+	if (want == NULL)
 		goto out;
 	if ((have = tc_read_file(path, 0, &have_len, err)) == NULL)
 		goto out;

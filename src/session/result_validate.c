@@ -163,8 +163,18 @@ int
 tc_result_validate(const tc_json *result, const tc_json *expected,
     const tc_session *s, unsigned flags, tc_error *err)
 {
+	return tc_result_validate_keep(result, expected, s, flags, NULL, err);
+}
+
+int
+tc_result_validate_keep(const tc_json *result, const tc_json *expected,
+    const tc_session *s, unsigned flags, tc_json **ledger_out,
+    tc_error *err)
+{
 	const tc_phase *phase = tc_step_phase(expected);
 
+	if (ledger_out != NULL)
+		*ledger_out = NULL;
 	if (!tc_json_is(result, TC_JSON_OBJECT)) {
 		tc_error_set(err, "phase result must be an object");
 		return -1;
@@ -196,7 +206,7 @@ tc_result_validate(const tc_json *result, const tc_json *expected,
 		}
 	}
 	if (phase->id == TC_PHASE_FINAL)
-		return tc_final_check_result(result, s->artifact_root, NULL,
-		    err);
+		return tc_final_check_result(result, s->artifact_root,
+		    ledger_out, err);
 	return 0;
 }

@@ -114,6 +114,9 @@ int tc_session__check_root(const tc_session *s, tc_error *err);
 char *tc_session__phase_report(const tc_json *result, const tc_json *step,
     tc_error *err);
 char *tc_session__final_report(const tc_json *session, tc_error *err);
+/* The same from a Final result and ledger the caller has read. */
+char *tc_session__final_report_from(const tc_json *session,
+    const tc_json *result, const tc_json *ledger, tc_error *err);
 int tc_session__write_final_report(const tc_json *session, tc_error *err);
 
 #endif

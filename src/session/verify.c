@@ -113,13 +113,20 @@ check_strict(const tc_session *s, size_t index, const tc_json *result,
  */
 static const char *const type_only_keys[] = { "decisions", NULL };
 
+/* The Final result and its ledger, kept from checking the Final step for
+ * the check of FINAL_E2E_REPORT.md, which renders from both. */
+struct final_inputs {
+	tc_json *result, *ledger;
+};
+
 static int
-check_step(const tc_session *s, size_t index, tc_error *err)
+check_step(const tc_session *s, size_t index, struct final_inputs *final,
+    tc_error *err)
 {
 	const tc_json *step = tc_session_step_at(s, index);
 	char digest[65];
 	char *path, *dir, *report;
-	tc_json *result;
+	tc_json *result, *ledger = NULL;
 	bool has_report;
 	int rc = -1;
 
@@ -137,8 +144,8 @@ check_step(const tc_session *s, size_t index, tc_error *err)
 		    tc_step_id(step));
 		goto out;
 	}
-	if (tc_result_validate(result, step, s, TC_RESULT_ALLOW_SYSTEM,
-	    err) != 0)
+	if (tc_result_validate_keep(result, step, s, TC_RESULT_ALLOW_SYSTEM,
+	    &ledger, err) != 0)
 		goto out;
 	if (!tc_json_equal(tc_json_get(result, "status"),
 	    tc_json_get(step, "outcome_status"))) {
@@ -164,8 +171,15 @@ check_step(const tc_session *s, size_t index, tc_error *err)
 	}
 	free(report);
 	rc = 0;
+	/* the first sealed Final, as the report takes it */
+	if (ledger != NULL && final->ledger == NULL) {
+		final->result = result;
+		final->ledger = ledger;
+		result = ledger = NULL;
+	}
 out:
 	tc_json_free(result);
+	tc_json_free(ledger);
 	free(path);
 	return rc;
 }
@@ -174,6 +188,7 @@ size_t
 tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors)
 {
 	tc_error err = TC_ERROR_INIT;
+	struct final_inputs final = { NULL, NULL };
 	size_t i, added = 0;
 
 	if (tc_session__check_root(s, &err) != 0) {
@@ -186,7 +201,7 @@ tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors)
 
 		if (!tc_step_is_sealed(step))
 			continue;
-		if (check_step(s, i, &err) != 0) {
+		if (check_step(s, i, &final, &err) != 0) {
 			add_error(errors, &err);
 			added++;
 			if (!(flags & TC_VERIFY_ALL))
@@ -201,13 +216,16 @@ tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors)
 			    "FINAL_E2E_REPORT.md");
 			add_error(errors, &err);
 			added++;
-		} else if (added == 0 && tc_check_final_report(s, &err) != 0) {
+		} else if (added == 0 && tc_check_final_report(s, final.result,
+		    final.ledger, &err) != 0) {
 			add_error(errors, &err);
 			added++;
 		}
 		free(report);
 	}
 out:
+	tc_json_free(final.result);
+	tc_json_free(final.ledger);
 	tc_error_clear(&err);
 	return added;
 }
