@@ -701,9 +701,7 @@ golden_checks(const tc_json *perf, const tc_json *pcs, const tc_json *ids,
 	const tc_json *pc = tc_json_get(perf, "performance_cases");
 	const tc_json *gc = tc_json_get(pc, "golden_contract");
 	tc_pypto_golden g;
-	tc_error err = TC_ERROR_INIT;
-	char *dir, *msg = NULL;
-	int have;
+	char *msg;
 	size_t i, j;
 
 	*nr = 0;
@@ -711,15 +709,9 @@ golden_checks(const tc_json *perf, const tc_json *pcs, const tc_json *ids,
 		return NULL;
 	if (tc_json_get_string(gc, "path") == NULL)
 		return tc_xstrdup("cannot reload Golden target contract: 'path'");
-	dir = tc_path_dirname(tc_json_get_string(gc, "path"));
-	have = tc_pypto_golden_load(dir, &g, &err);
-	free(dir);
-	if (have <= 0) {
-		msg = tc_xstrdup(have < 0 ? tc_error_msg(&err) :
-		    "GOLDEN_PERF_REPORT.json not found");
-		tc_error_clear(&err);
+	if ((msg = tc_pypto__golden_reload(tc_json_get_string(gc, "path"),
+	    &g)) != NULL)
 		return msg;
-	}
 	if (!tc_json_equal(tc_json_get(g.metadata, "device_id"),
 	    tc_json_get(perf, "device_id"))) {
 		msg = tc_xstrdup("Golden/PyPTO physical device mismatch");
