@@ -193,23 +193,13 @@ verified_session(const char *session_path, tc_error *err)
 	return s;
 }
 
-tc_json *
-tc_attest_statement(const char *session_path, tc_error *err)
+/* The in-toto subject list of a name -> sha256 map, in its (name) order. */
+static tc_json *
+intoto_subjects(const tc_json *subjects)
 {
-	tc_session *s = verified_session(session_path, err);
-	tc_json *subjects, *list, *st, *pred;
-	char fingerprint[65];
+	tc_json *list = tc_json_new_array();
 	size_t i;
 
-	if (s == NULL)
-		return NULL;
-	if ((subjects = session_subjects(s, err)) == NULL ||
-	    tc_session_fingerprint(s, fingerprint, err) != 0) {
-		tc_json_free(subjects);
-		tc_session_free(s);
-		return NULL;
-	}
-	list = tc_json_new_array();
 	for (i = 0; i < subjects->u.obj.len; i++) {
 		tc_json *subj = tc_json_new_object(), *digest = tc_json_new_object();
 
@@ -220,7 +210,15 @@ tc_attest_statement(const char *session_path, tc_error *err)
 		tc_json_object_set(subj, "digest", digest);
 		tc_json_array_push(list, subj);
 	}
-	pred = tc_json_new_object();
+	return list;
+}
+
+/* The predicate: which session this is, and that it verified. */
+static tc_json *
+session_predicate(const tc_session *s, const char *fingerprint)
+{
+	tc_json *pred = tc_json_new_object();
+
 	tc_json_object_set_string(pred, "session_id", s->session_id);
 	tc_json_object_set_string(pred, "status", s->status);
 	tc_json_object_set_string(pred, "artifact_root", s->artifact_root);
@@ -229,12 +227,31 @@ tc_attest_statement(const char *session_path, tc_error *err)
 	tc_json_object_set_string(pred, "session_fingerprint", fingerprint);
 	tc_json_object_set_bool(pred, "verified", true);
 	tc_json_object_set_string(pred, "verifier", "tunectl " TUNECTL_VERSION);
+	return pred;
+}
+
+tc_json *
+tc_attest_statement(const char *session_path, tc_error *err)
+{
+	tc_session *s = verified_session(session_path, err);
+	tc_json *subjects, *list, *st;
+	char fingerprint[65];
+
+	if (s == NULL)
+		return NULL;
+	if ((subjects = session_subjects(s, err)) == NULL ||
+	    tc_session_fingerprint(s, fingerprint, err) != 0) {
+		tc_json_free(subjects);
+		tc_session_free(s);
+		return NULL;
+	}
+	list = intoto_subjects(subjects);
+	tc_json_free(subjects);
 	st = tc_json_new_object();
 	tc_json_object_set_string(st, "_type", TC_INTOTO_STATEMENT);
 	tc_json_object_set(st, "subject", list);
 	tc_json_object_set_string(st, "predicateType", TC_ATTEST_PREDICATE);
-	tc_json_object_set(st, "predicate", pred);
-	tc_json_free(subjects);
+	tc_json_object_set(st, "predicate", session_predicate(s, fingerprint));
 	tc_session_free(s);
 	return st;
 }

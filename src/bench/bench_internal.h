@@ -34,6 +34,11 @@ tc_json *tc_bench_load_average(void);
 /* DIR/runset.json: NULL when absent; NULL + *error when unreadable. */
 tc_json *tc_bench_load_manifest(const char *dir, char **error);
 
+/* "sha256:" and the digest of a frozen matrix's canonical JSON: its
+ * content_fingerprint (option_matrix.c; the screening matrix's too).
+ * malloc'd; NULL + err when doc cannot be written. */
+char *tc_bench__content_fingerprint(const tc_json *doc, tc_error *err);
+
 /* {"valid": true, "required": false, "status": "not_required",
  *  "failure_reason": null} */
 tc_json *tc_replay_not_required(void);

@@ -233,6 +233,16 @@ fail:
 	return -1;
 }
 
+char *
+tc_bench__content_fingerprint(const tc_json *doc, tc_error *err)
+{
+	char hex[TC_SHA256_HEX_LEN + 1];
+
+	if (tc_json_digest(doc, hex, err) != 0)
+		return NULL;
+	return tc_xasprintf("sha256:%s", hex);
+}
+
 tc_json *
 tc_option_matrix_validate(const tc_json *doc, tc_error *err)
 {
@@ -240,8 +250,7 @@ tc_option_matrix_validate(const tc_json *doc, tc_error *err)
 	const char **ids = NULL;
 	size_t n, disable_all = 0;
 	tc_json *out = NULL, *cats, *stats, *accepted;
-	char *canon, hex[TC_SHA256_HEX_LEN + 1];
-	size_t clen;
+	char *fp;
 
 	if (!tc_json_is(doc, TC_JSON_OBJECT))
 		FAIL("winner option matrix must be a JSON object");
@@ -300,11 +309,11 @@ tc_option_matrix_validate(const tc_json *doc, tc_error *err)
 	if (disable_all != 1)
 		FAIL("winner option matrix needs exactly one "
 		    "dcci_disable_on_kernel=[\".*\"] trial");
-	if ((canon = tc_json_canonical(doc, &clen, err)) == NULL)
+	if ((fp = tc_bench__content_fingerprint(doc, err)) == NULL)
 		goto fail;
-	tc_sha256_hex(canon, clen, hex);
-	free(canon);
 	out = tc_json_new_object();
+	tc_json_object_set_string(out, "content_fingerprint", fp);
+	free(fp);
 	cats = tc_json_new_object();
 	stats = tc_json_new_object();
 	accepted = tc_json_new_array();
@@ -321,12 +330,6 @@ tc_option_matrix_validate(const tc_json *doc, tc_error *err)
 		tc_json_object_set_int(stats, s, k + 1);
 		if (strcmp(s, "accepted") == 0)
 			tc_json_array_push(accepted, tc_json_new_string(ids[i]));
-	}
-	{
-		char *fp = tc_xasprintf("sha256:%s", hex);
-
-		tc_json_object_set_string(out, "content_fingerprint", fp);
-		free(fp);
 	}
 	tc_json_object_set_string(out, "schema_version", OPTION_MATRIX_SCHEMA);
 	tc_json_object_set_bool(out, "valid", true);

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "tunectl/bench.h"
-#include "tunectl/sha256.h"
 #include "tunectl/text.h"
 #include "bench_internal.h"
 
@@ -281,6 +280,72 @@ check_coverage(const entry *es, size_t n, const char *const *names,
 	return rc;
 }
 
+/* The report object of a valid matrix doc with its n entries. */
+static tc_json *
+settlement(const tc_json *doc, entry *es, size_t n, tc_error *err)
+{
+	char *fp = tc_bench__content_fingerprint(doc, err);
+	char **kinds, **ids, **exec;
+	entry **nonexec;
+	size_t ne = 0, nn = 0;
+	tc_json *out, *list;
+
+	if (fp == NULL)
+		return NULL;
+	out = tc_json_new_object();
+	tc_json_object_set_string(out, "schema_version", MATRIX_SCHEMA);
+	tc_json_object_set_string(out, "content_fingerprint", fp);
+	free(fp);
+	tc_json_object_set_bool(out,
+	    "candidate_set_frozen_before_execution", true);
+	kinds = tc_xcalloc(n + 4, sizeof(char *));
+	ids = tc_xcalloc(n, sizeof(char *));
+	exec = tc_xcalloc(n, sizeof(char *));
+	nonexec = tc_xcalloc(n, sizeof(entry *));
+	for (size_t k = 0; k < 4; k++)
+		kinds[k] = (char *)required_kinds[k];
+	tc_json_object_set(out, "required_strategy_kinds",
+	    sorted_array(kinds, 4, false));
+	for (size_t i = 0; i < n; i++) {
+		kinds[i] = es[i].kind;
+		ids[i] = es[i].id;
+		if (strcmp(es[i].status, "executed") == 0)
+			exec[ne++] = es[i].id;
+		else
+			nonexec[nn++] = &es[i];
+	}
+	tc_json_object_set(out, "covered_strategy_kinds",
+	    sorted_array(kinds, n, true));
+	tc_json_object_set(out, "planned_candidate_ids",
+	    sorted_array(ids, n, false));
+	tc_json_object_set(out, "executed_candidate_ids",
+	    sorted_array(exec, ne, false));
+	if (nn > 1)
+		qsort(nonexec, nn, sizeof(*nonexec), cmp_entry_id);
+	list = tc_json_new_array();
+	for (size_t i = 0; i < nn; i++) {
+		tc_json *o = tc_json_new_object(), *b = tc_json_new_object();
+
+		tc_json_object_set_string(o, "id", nonexec[i]->id);
+		tc_json_object_set_string(o, "strategy_kind", nonexec[i]->kind);
+		tc_json_object_set_string(o, "only_change",
+		    nonexec[i]->only_change);
+		tc_json_object_set_string(o, "status", nonexec[i]->status);
+		tc_json_object_set_string(b, "code", nonexec[i]->code);
+		tc_json_object_set_string(b, "reason_zh", nonexec[i]->reason);
+		tc_json_object_set_string(b, "evidence", nonexec[i]->evidence);
+		tc_json_object_set(o, "blocker", b);
+		tc_json_array_push(list, o);
+	}
+	tc_json_object_set(out, "nonexecuted_candidates", list);
+	tc_json_object_set_bool(out, "settlement_complete", true);
+	free(kinds);
+	free(ids);
+	free(exec);
+	free(nonexec);
+	return out;
+}
+
 tc_json *
 tc_screening_matrix_validate(const tc_json *doc, const char *const *names,
     size_t nnames, tc_error *err)
@@ -316,85 +381,9 @@ tc_screening_matrix_validate(const tc_json *doc, const char *const *names,
 	}
 	n = cands->u.arr.len;
 	es = tc_xcalloc(n, sizeof(*es));
-	if (validate_entries(cands, es, err) != 0 ||
-	    check_coverage(es, n, names, nnames, err) != 0)
-		goto out;
-	{
-		char *canon, hex[TC_SHA256_HEX_LEN + 1];
-		size_t clen;
-		char **kinds = tc_xcalloc(n + 4, sizeof(char *));
-		char **ids = tc_xcalloc(n, sizeof(char *));
-		char **exec = tc_xcalloc(n, sizeof(char *));
-		entry **nonexec = tc_xcalloc(n, sizeof(entry *));
-		size_t ne = 0, nn = 0;
-		tc_json *list;
-
-		canon = tc_json_canonical(doc, &clen, err);
-		if (canon == NULL) {
-			free(kinds);
-			free(ids);
-			free(exec);
-			free(nonexec);
-			goto out;
-		}
-		tc_sha256_hex(canon, clen, hex);
-		free(canon);
-		out = tc_json_new_object();
-		tc_json_object_set_string(out, "schema_version", MATRIX_SCHEMA);
-		{
-			char *fp = tc_xasprintf("sha256:%s", hex);
-
-			tc_json_object_set_string(out, "content_fingerprint", fp);
-			free(fp);
-		}
-		tc_json_object_set_bool(out,
-		    "candidate_set_frozen_before_execution", true);
-		for (size_t k = 0; k < 4; k++)
-			kinds[k] = (char *)required_kinds[k];
-		tc_json_object_set(out, "required_strategy_kinds",
-		    sorted_array(kinds, 4, false));
-		for (size_t i = 0; i < n; i++) {
-			kinds[i] = es[i].kind;
-			ids[i] = es[i].id;
-			if (strcmp(es[i].status, "executed") == 0)
-				exec[ne++] = es[i].id;
-			else
-				nonexec[nn++] = &es[i];
-		}
-		tc_json_object_set(out, "covered_strategy_kinds",
-		    sorted_array(kinds, n, true));
-		tc_json_object_set(out, "planned_candidate_ids",
-		    sorted_array(ids, n, false));
-		tc_json_object_set(out, "executed_candidate_ids",
-		    sorted_array(exec, ne, false));
-		if (nn > 1)
-			qsort(nonexec, nn, sizeof(*nonexec), cmp_entry_id);
-		list = tc_json_new_array();
-		for (size_t i = 0; i < nn; i++) {
-			tc_json *o = tc_json_new_object(), *b = tc_json_new_object();
-
-			tc_json_object_set_string(o, "id", nonexec[i]->id);
-			tc_json_object_set_string(o, "strategy_kind",
-			    nonexec[i]->kind);
-			tc_json_object_set_string(o, "only_change",
-			    nonexec[i]->only_change);
-			tc_json_object_set_string(o, "status", nonexec[i]->status);
-			tc_json_object_set_string(b, "code", nonexec[i]->code);
-			tc_json_object_set_string(b, "reason_zh",
-			    nonexec[i]->reason);
-			tc_json_object_set_string(b, "evidence",
-			    nonexec[i]->evidence);
-			tc_json_object_set(o, "blocker", b);
-			tc_json_array_push(list, o);
-		}
-		tc_json_object_set(out, "nonexecuted_candidates", list);
-		tc_json_object_set_bool(out, "settlement_complete", true);
-		free(kinds);
-		free(ids);
-		free(exec);
-		free(nonexec);
-	}
-out:
+	if (validate_entries(cands, es, err) == 0 &&
+	    check_coverage(es, n, names, nnames, err) == 0)
+		out = settlement(doc, es, n, err);
 	for (size_t i = 0; i < n; i++)
 		free_entry(&es[i]);
 	free(es);

@@ -113,6 +113,60 @@ summarise(const char *op_dir)
 	free(p);
 }
 
+/* An action whose result the demo does not read: 0 when it ran (the
+ * result freed), -1 when it failed (err set). */
+static int
+done(tc_json *r)
+{
+	if (r == NULL)
+		return -1;
+	tc_json_free(r);
+	return 0;
+}
+
+/* The operator directory and the request, as the demo's user types it. */
+static int
+configure(const tc_pypto_state_opts *st, tc_error *err)
+{
+	tc_pypto_input in = TC_PYPTO_INPUT_INIT;
+	tc_pypto_orch_input oi;
+
+	if (tc_mkdirs(st->op_dir, err) != 0)
+		return -1;
+	in.action = "init";
+	if (done(tc_pypto_state_transition(st, &in, err)) != 0)
+		return -1;
+	tc_pypto_orch_input_init(&oi, "configure");
+	oi.devices = "0";
+	oi.request = "rmsnorm: y = x / sqrt(mean(x^2) + eps) * w over rows, "
+	    "float64, P0 cases 64x512 and 128x1024; tune its performance";
+	return done(tc_pypto_orch_action(st, &oi, err));
+}
+
+/* The demo's user asked for optimisation up front and not to be asked:
+ * every P0 case is a target (all_p0_no_questions). */
+static int
+consent(const tc_pypto_state_opts *st, tc_error *err)
+{
+	tc_pypto_orch_input oi;
+	const char *mode;
+	tc_json *r;
+
+	tc_pypto_orch_input_init(&oi, "consent");
+	oi.basis = "user_requested";
+	oi.statement = "demo user: tune the performance of every P0 case; do "
+	    "not ask questions";
+	oi.no_questions = true;
+	if ((r = tc_pypto_orch_action(st, &oi, err)) == NULL)
+		return -1;
+	mode = tc_json_get_string(tc_json_get(tc_json_get(tc_json_get(r,
+	    "stage5"), "consent"), "optimization_target"), "selection_mode");
+	fprintf(stderr, "demo: Stage 5 entry confirmed by the user's request "
+	    "(target cases: %s)\n", mode != NULL ? mode : "?");
+	tc_json_free(r);
+	return 0;
+}
+
 int
 tc_demo_pypto(const char *examples, const char *root, bool quiet)
 {
@@ -125,10 +179,7 @@ tc_demo_pypto(const char *examples, const char *root, bool quiet)
 	char *argv_host[] = { host, NULL };
 	struct pdemo d = { quiet };
 	tc_pypto_run_opts o;
-	tc_pypto_input in = TC_PYPTO_INPUT_INIT;
-	tc_pypto_orch_input oi;
 	tc_error err = TC_ERROR_INIT;
-	tc_json *r = NULL;
 	int rc = TC_EXIT_FAIL;
 
 	setenv("TUNECTL", tc_self_exe(), 1);
@@ -146,45 +197,14 @@ tc_demo_pypto(const char *examples, const char *root, bool quiet)
 	o.max_attempts = 2;
 	o.max_steps = 60;
 
-	if (tc_mkdirs(op_dir, &err) != 0)
+	if (configure(&o.state, &err) != 0)
 		goto out;
-	in.action = "init";
-	if ((r = tc_pypto_state_transition(&o.state, &in, &err)) == NULL)
-		goto out;
-	tc_json_free(r);
-	tc_pypto_orch_input_init(&oi, "configure");
-	oi.devices = "0";
-	oi.request = "rmsnorm: y = x / sqrt(mean(x^2) + eps) * w over rows, "
-	    "float64, P0 cases 64x512 and 128x1024; tune its performance";
-	if ((r = tc_pypto_orch_action(&o.state, &oi, &err)) == NULL)
-		goto out;
-	tc_json_free(r);
 	fprintf(stderr, "demo: PyPTO-Pro pipeline of the example operator in "
 	    "%s\n", op_dir);
-	if ((r = run_pipeline(&o, &d, "awaiting_consent", &err)) == NULL)
+	if (done(run_pipeline(&o, &d, "awaiting_consent", &err)) != 0 ||
+	    consent(&o.state, &err) != 0 ||
+	    done(run_pipeline(&o, &d, "completed", &err)) != 0)
 		goto out;
-	tc_json_free(r);
-	/* The demo's user asked for optimisation up front and not to be
-	 * asked: every P0 case is a target (all_p0_no_questions). */
-	tc_pypto_orch_input_init(&oi, "consent");
-	oi.basis = "user_requested";
-	oi.statement = "demo user: tune the performance of every P0 case; do "
-	    "not ask questions";
-	oi.no_questions = true;
-	if ((r = tc_pypto_orch_action(&o.state, &oi, &err)) == NULL)
-		goto out;
-	{
-		const char *mode = tc_json_get_string(tc_json_get(tc_json_get(
-		    tc_json_get(r, "stage5"), "consent"), "optimization_target"),
-		    "selection_mode");
-
-		fprintf(stderr, "demo: Stage 5 entry confirmed by the user's "
-		    "request (target cases: %s)\n", mode != NULL ? mode : "?");
-	}
-	tc_json_free(r);
-	if ((r = run_pipeline(&o, &d, "completed", &err)) == NULL)
-		goto out;
-	tc_json_free(r);
 	summarise(op_dir);
 	rc = TC_EXIT_OK;
 out:

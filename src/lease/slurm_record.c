@@ -64,28 +64,40 @@ seconds(int64_t from_ns, int64_t to_ns)
 	return tc_lease__round_us(s < 0 ? 0 : s);
 }
 
+/* A field of the job's final scontrol record (malloc'd); NULL when
+ * there is no record or no such field. */
+static char *
+scontrol_field(const struct tc_slurm__watch *w, const char *name)
+{
+	return w->scontrol != NULL ? tc_slurm_field(w->scontrol, name) : NULL;
+}
+
+/* The record's keys that are scontrol's fields as they are (null: none). */
+static const char *const job_fields[][2] = {
+	{ "partition", "Partition" }, { "job_state", "JobState" },
+	{ "job_reason", "Reason" }, { "job_exit_code", "ExitCode" },
+};
+
 static tc_json *
 slurm_json(const struct tc_slurm__plan *p, const struct tc_slurm__watch *w)
 {
 	tc_json *s = tc_json_new_object(), *srun = tc_json_new_object();
 	tc_json *argv = tc_json_new_array();
-	char *state = NULL, *reason = NULL, *exit_code = NULL, *partition = NULL;
-	char *nodes = NULL, ts[40];
+	char ts[40];
 	int64_t started_ns = 0;
 	char *const *a;
+	size_t i;
 
-	if (w->scontrol != NULL) {
-		state = tc_slurm_field(w->scontrol, "JobState");
-		reason = tc_slurm_field(w->scontrol, "Reason");
-		exit_code = tc_slurm_field(w->scontrol, "ExitCode");
-		partition = tc_slurm_field(w->scontrol, "Partition");
-		nodes = tc_slurm_field(w->scontrol, "NodeList");
+	for (i = 0; i < sizeof(job_fields) / sizeof(job_fields[0]); i++) {
+		char *v = scontrol_field(w, job_fields[i][1]);
+
+		tc_json_object_set_string_or_null(s, job_fields[i][0], v);
+		free(v);
 	}
 	tc_json_object_set(s, "job_id", tc_slurm__job_id_json(w->job_id));
 	tc_json_object_set_string(s, "job_name", p->job_name);
 	tc_json_object_set_string(s, "comment", p->comment);
 	tc_json_object_set_string(s, "gres", p->gres);
-	tc_json_object_set_string_or_null(s, "partition", partition);
 	tc_json_object_set_int(s, "time_limit_minutes", p->time_limit_min);
 	if (w->job != NULL) {
 		const tc_json *v;
@@ -100,8 +112,11 @@ slurm_json(const struct tc_slurm__plan *p, const struct tc_slurm__watch *w)
 		tc_json_int64(tc_json_get(w->job, "started_unix_ns"),
 		    &started_ns);
 	} else {
+		char *nodes = scontrol_field(w, "NodeList");
+
 		tc_json_object_set_string_or_null(s, "node", nodes != NULL &&
 		    strcmp(nodes, "(null)") != 0 ? nodes : NULL);
+		free(nodes);
 		tc_json_object_set(s, "device_ids", tc_json_new_array());
 		tc_json_object_set(s, "visible_devices", tc_json_new_object());
 	}
@@ -122,9 +137,6 @@ slurm_json(const struct tc_slurm__plan *p, const struct tc_slurm__watch *w)
 	}
 	tc_slurm__format_ns(w->finished_ns, ts);
 	tc_json_object_set_string(s, "finished_at", ts);
-	tc_json_object_set_string_or_null(s, "job_state", state);
-	tc_json_object_set_string_or_null(s, "job_reason", reason);
-	tc_json_object_set_string_or_null(s, "job_exit_code", exit_code);
 	if (w->cancel != TC_SLURM_NOT_CANCELLED) {
 		tc_json *c = tc_json_new_object();
 
@@ -150,11 +162,6 @@ slurm_json(const struct tc_slurm__plan *p, const struct tc_slurm__watch *w)
 	tc_json_object_set_string_or_null(srun, "error", w->srun_error);
 	tc_json_object_set(s, "srun", srun);
 	tc_json_object_set_string_or_null(s, "step_error", w->step_error);
-	free(state);
-	free(reason);
-	free(exit_code);
-	free(partition);
-	free(nodes);
 	return s;
 }
 

@@ -54,24 +54,50 @@ list_of_objects(const tc_json *v)
 	return true;
 }
 
-static int
-run(void *ctx, const tc_json *result, const char *round_id,
-    const char *analysis_path, const tc_json *analysis, tc_json **decisions,
-    tc_json **actions, tc_error *err)
+/* The refusal of a validator that exited with status: its last non-empty
+ * stderr line, or the status when it wrote none. */
+static void
+exit_refusal(const char *stderr_path, int status, tc_error *err)
 {
-	const tc_ledger_command *cmd = ctx;
+	size_t len = 0;
+	char *text = tc_read_file(stderr_path, 0, &len, NULL);
+	char *line = text != NULL ? last_line(text, len) : NULL;
+
+	if (line != NULL)
+		tc_error_set(err, "%s", line);
+	else
+		tc_error_set(err, "analysis validator exited with status %d",
+		    status);
+	free(line);
+	free(text);
+}
+
+/* Close and remove a temporary file mkstemp() made (fd < 0: none). */
+static void
+drop_temp(int fd, const char *path)
+{
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+}
+
+/* Run CMD on one analysis: 0 and its stdout in *out (malloc'd; NULL when
+ * unreadable) when it exits 0, else -1 with the refusal in err. */
+static int
+run_validator(const tc_ledger_command *cmd, const char *round_id,
+    const char *analysis_path, char **out, size_t *out_len, tc_error *err)
+{
 	char out_tmpl[] = "/tmp/tunectl-analysis-out.XXXXXX";
 	char err_tmpl[] = "/tmp/tunectl-analysis-err.XXXXXX";
 	int ofd = mkstemp(out_tmpl), efd = -1, rc = -1;
-	char *argv[5], *text = NULL, *etext = NULL, *line;
-	size_t len = 0, elen = 0;
+	char *argv[5];
 	tc_proc_spec spec;
 	tc_proc_result res;
 	tc_error rerr = TC_ERROR_INIT;
-	tc_json *doc = NULL;
 
-	(void)result;
-	(void)analysis;
+	*out = NULL;
+	*out_len = 0;
 	if (ofd < 0 || (efd = mkstemp(err_tmpl)) < 0) {
 		tc_error_set(err, "cannot create a temporary file for the analysis "
 		    "validator");
@@ -88,52 +114,52 @@ run(void *ctx, const tc_json *result, const char *round_id,
 	spec.stderr_path = err_tmpl;
 	spec.stdin_null = true;
 	spec.timeout_s = VALIDATOR_TIMEOUT_S;
-	if (tc_proc_run(&spec, &res, &rerr) != 0) {
+	if (tc_proc_run(&spec, &res, &rerr) != 0)
 		tc_error_set(err, "analysis validator cannot run: %s",
 		    tc_error_msg(&rerr));
-		goto out;
-	}
-	text = tc_read_file(out_tmpl, 0, &len, &rerr);
-	etext = tc_read_file(err_tmpl, 0, &elen, &rerr);
-	if (res.timed_out) {
+	else if (res.timed_out)
 		tc_error_set(err, "analysis validator timed out after %d s",
 		    VALIDATOR_TIMEOUT_S);
-		goto out;
+	else if (res.exit_code != 0)
+		exit_refusal(err_tmpl, res.exit_code, err);
+	else {
+		*out = tc_read_file(out_tmpl, 0, out_len, NULL);
+		rc = 0;
 	}
-	if (res.exit_code != 0) {
-		line = etext != NULL ? last_line(etext, elen) : NULL;
-		if (line != NULL)
-			tc_error_set(err, "%s", line);
-		else
-			tc_error_set(err, "analysis validator exited with status %d",
-			    res.exit_code);
-		free(line);
-		goto out;
-	}
-	doc = text != NULL ? tc_ledger_parse(text, len, &rerr) : NULL;
+out:
+	tc_error_clear(&rerr);
+	drop_temp(ofd, out_tmpl);
+	drop_temp(efd, err_tmpl);
+	return rc;
+}
+
+static int
+run(void *ctx, const tc_json *result, const char *round_id,
+    const char *analysis_path, const tc_json *analysis, tc_json **decisions,
+    tc_json **actions, tc_error *err)
+{
+	char *text;
+	size_t len;
+	tc_json *doc;
+	int rc = -1;
+
+	(void)result;
+	(void)analysis;
+	if (run_validator(ctx, round_id, analysis_path, &text, &len, err) != 0)
+		return -1;
+	doc = text != NULL ? tc_ledger_parse(text, len, NULL) : NULL;
+	free(text);
 	if (!tc_json_is(doc, TC_JSON_OBJECT) ||
 	    !list_of_objects(tc_json_get(doc, "per_sk_decisions")) ||
 	    !list_of_objects(tc_json_get(doc, "scope_actions"))) {
 		tc_error_set(err, "analysis validator output must be a JSON object "
 		    "with per_sk_decisions and scope_actions lists of objects");
-		goto out;
+	} else {
+		*decisions = tc_json_object_take(doc, "per_sk_decisions");
+		*actions = tc_json_object_take(doc, "scope_actions");
+		rc = 0;
 	}
-	*decisions = tc_json_object_take(doc, "per_sk_decisions");
-	*actions = tc_json_object_take(doc, "scope_actions");
-	rc = 0;
-out:
-	tc_error_clear(&rerr);
 	tc_json_free(doc);
-	free(text);
-	free(etext);
-	if (ofd >= 0) {
-		close(ofd);
-		unlink(out_tmpl);
-	}
-	if (efd >= 0) {
-		close(efd);
-		unlink(err_tmpl);
-	}
 	return rc;
 }
 

@@ -484,6 +484,70 @@ csv_value(const char *cell)
 	return tc_json_new_string(cell);
 }
 
+/*
+ * The record of a device probe (nvidia-smi, npu-smi): "probe", "path",
+ * "devices", "error" and "count".  new_probe() starts it (a tool not in
+ * PATH has no devices), probe_ran() adds what the tool reported.
+ */
+static void
+no_devices(tc_json *probe, const char *why)
+{
+	tc_json_object_set(probe, "devices", tc_json_new_array());
+	tc_json_object_set_string(probe, "error", why);
+}
+
+static tc_json *
+new_probe(const char *tool, const char *path)
+{
+	tc_json *probe = tc_json_new_object();
+
+	tc_json_object_set_string(probe, "probe", tool);
+	tc_json_object_set_string_or_null(probe, "path", path);
+	if (path == NULL) {
+		char *why = tc_xasprintf("%s not found in PATH", tool);
+
+		no_devices(probe, why);
+		free(why);
+	}
+	return probe;
+}
+
+/* devices: what the tool's output parsed to when it exited 0 (taken),
+ * else NULL and the error is its first output line or failed. */
+static void
+probe_ran(tc_json *probe, tc_json *devices, const char *out,
+    const char *failed)
+{
+	if (devices != NULL) {
+		tc_json_object_set(probe, "devices", devices);
+		tc_json_object_set_null(probe, "error");
+	} else {
+		char *line = first_line(out);
+
+		no_devices(probe, line != NULL ? line : failed);
+		free(line);
+	}
+}
+
+/* Set "count" from the devices found, and return it. */
+static size_t
+probe_count(tc_json *probe)
+{
+	size_t n = tc_json_get(probe, "devices")->u.arr.len;
+
+	tc_json_object_set_int(probe, "count", (int64_t)n);
+	return n;
+}
+
+/* Why a probe found no device, for a blocker. */
+static const char *
+probe_why(const tc_json *probe)
+{
+	const char *e = tc_json_get_string(probe, "error");
+
+	return e != NULL ? e : "no devices";
+}
+
 static const char *const gpu_fields[] = {
 	"index", "uuid", "name", "driver_version", "memory.total",
 	"persistence_mode", "compute_mode", "clocks.max.sm", "clocks.sm",
@@ -553,18 +617,13 @@ cuda_driver_version(struct ctx *c, char *smi)
 static tc_json *
 collect_gpus(struct ctx *c, tc_json *stable)
 {
-	tc_json *g = tc_json_new_object(), *sdevs = tc_json_new_array();
+	tc_json *g, *sdevs = tc_json_new_array();
 	char *path = tc_envcheck__which("nvidia-smi");
 	tc_buf query = TC_BUF_INIT;
 	size_t i;
 
-	tc_json_object_set_string(g, "probe", "nvidia-smi");
-	tc_json_object_set_string_or_null(g, "path", path);
-	if (path == NULL) {
-		tc_json_object_set(g, "devices", tc_json_new_array());
-		tc_json_object_set_string(g, "error", "nvidia-smi not found in "
-		    "PATH");
-	} else {
+	g = new_probe("nvidia-smi", path);
+	if (path != NULL) {
 		char *argv[4];
 		char *out;
 		int status;
@@ -578,36 +637,21 @@ collect_gpus(struct ctx *c, tc_json *stable)
 		argv[2] = (char *)"--format=csv,noheader,nounits";
 		argv[3] = NULL;
 		out = tc_envcheck__capture(argv, c->timeout, &status);
-		if (status == 0) {
-			tc_json_object_set(g, "devices", parse_gpus(out, sdevs));
-			tc_json_object_set_null(g, "error");
-		} else {
-			char *line = first_line(out);
-
-			tc_json_object_set(g, "devices", tc_json_new_array());
-			tc_json_object_set_string(g, "error", line != NULL ?
-			    line : status == -1000 ? "nvidia-smi did not "
-			    "finish" : "nvidia-smi failed");
-			free(line);
-		}
+		probe_ran(g, status == 0 ? parse_gpus(out, sdevs) : NULL, out,
+		    status == -1000 ? "nvidia-smi did not finish" :
+		    "nvidia-smi failed");
 		free(out);
 	}
-	tc_json_object_set_int(g, "count",
-	    (int64_t)tc_json_get(g, "devices")->u.arr.len);
-	if (tc_json_get(g, "devices")->u.arr.len > 0) {
+	if (probe_count(g) > 0) {
 		char *v = cuda_driver_version(c, path);
 
 		tc_json_object_set_string_or_null(g, "cuda_version", v);
 		free(v);
 	} else {
 		tc_json_object_set_null(g, "cuda_version");
-	}
-	if (tc_json_get(g, "devices")->u.arr.len == 0) {
 		if (c->o->require_gpu)
 			add_issue(c->blockers, "gpu_unavailable", "a GPU is "
-			    "required but none was found (%s)",
-			    tc_json_get_string(g, "error") != NULL ?
-			    tc_json_get_string(g, "error") : "no devices");
+			    "required but none was found (%s)", probe_why(g));
 		else if (path != NULL)
 			add_issue(c->warnings, "gpu_probe_failed", "nvidia-smi "
 			    "is installed but reported no GPU");
@@ -657,39 +701,21 @@ parse_npus(const char *out)
 static tc_json *
 collect_npus(struct ctx *c, tc_json *stable)
 {
-	tc_json *n = tc_json_new_object();
 	char *path = tc_envcheck__which("npu-smi");
+	tc_json *n = new_probe("npu-smi", path);
 
-	tc_json_object_set_string(n, "probe", "npu-smi");
-	tc_json_object_set_string_or_null(n, "path", path);
-	if (path == NULL) {
-		tc_json_object_set(n, "devices", tc_json_new_array());
-		tc_json_object_set_string(n, "error", "npu-smi not found in "
-		    "PATH");
-	} else {
+	if (path != NULL) {
 		char *argv[4] = { path, (char *)"info", (char *)"-l", NULL };
 		int status;
 		char *out = tc_envcheck__capture(argv, c->timeout, &status);
 
-		if (status == 0) {
-			tc_json_object_set(n, "devices", parse_npus(out));
-			tc_json_object_set_null(n, "error");
-		} else {
-			char *line = first_line(out);
-
-			tc_json_object_set(n, "devices", tc_json_new_array());
-			tc_json_object_set_string(n, "error", line != NULL ?
-			    line : "npu-smi failed");
-			free(line);
-		}
+		probe_ran(n, status == 0 ? parse_npus(out) : NULL, out,
+		    "npu-smi failed");
 		free(out);
 	}
-	tc_json_object_set_int(n, "count",
-	    (int64_t)tc_json_get(n, "devices")->u.arr.len);
-	if (tc_json_get(n, "devices")->u.arr.len == 0 && c->o->require_npu)
+	if (probe_count(n) == 0 && c->o->require_npu)
 		add_issue(c->blockers, "npu_unavailable", "an NPU is required "
-		    "but none was found (%s)", tc_json_get_string(n, "error") !=
-		    NULL ? tc_json_get_string(n, "error") : "no devices");
+		    "but none was found (%s)", probe_why(n));
 	tc_json_object_set(stable, "npus", tc_json_clone(tc_json_get(n,
 	    "devices")));
 	free(path);

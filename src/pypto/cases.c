@@ -716,20 +716,13 @@ tc_pypto_case_source_error(const tc_json *record)
 		return msg;
 	{
 		tc_pypto_golden g;
-		tc_error err = TC_ERROR_INIT;
-		char *dir = tc_path_dirname(tc_json_get_string(contract, "path"));
-		int have = tc_pypto_golden_load(dir, &g, &err);
 		tc_json *want;
 		size_t i;
 		bool same;
 
-		free(dir);
-		if (have <= 0) {
-			msg = tc_xstrdup(have < 0 ? tc_error_msg(&err) :
-			    "GOLDEN_PERF_REPORT.json not found");
-			tc_error_clear(&err);
+		if ((msg = tc_pypto__golden_reload(tc_json_get_string(contract,
+		    "path"), &g)) != NULL)
 			return msg;
-		}
 		want = tc_json_new_object();
 		for (i = 0; i < 4; i++) {
 			static const char *const keys[] = {

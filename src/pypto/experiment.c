@@ -59,6 +59,57 @@ last_step(const tc_json *exp, const char *kind, const char *sha)
 	return NULL;
 }
 
+/* An experiment carries exactly one change, and names it. */
+static void
+check_change(const tc_json *e, const char *id, tc_json *errors)
+{
+	const tc_json *change = tc_json_get(e, "change");
+	const tc_json *changes = tc_json_get(e, "changes");
+
+	if (tc_json_is(changes, TC_JSON_ARRAY) && changes->u.arr.len > 1)
+		tc_pj_push_fmt(errors, "experiment %s carries %zu changes; an "
+		    "experiment carries exactly one change", id,
+		    changes->u.arr.len);
+	else if (!tc_json_is(change, TC_JSON_OBJECT) ||
+	    blank(tc_json_get_string(change, "summary")))
+		tc_pj_push_fmt(errors, "experiment %s names no change (change."
+		    "summary)", id);
+}
+
+/* An experiment that is not open is closed with a decision: a rejected
+ * one says why and is back at its restore point, an accepted one has a
+ * formal compare of its candidate. */
+static void
+check_closed(const tc_json *e, const char *id, const char *status,
+    const char *restore, tc_json *errors)
+{
+	const char *decision = tc_json_get_string(e, "decision");
+
+	if (status == NULL || strcmp(status, "closed") != 0 ||
+	    decision == NULL) {
+		tc_pj_push_fmt(errors, "experiment %s must be open, or closed with a "
+		    "decision", id);
+	} else if (strcmp(decision, "rejected") == 0) {
+		const char *back = tc_json_get_string(e, "restored_sha256");
+
+		if (blank(tc_json_get_string(e, "reason")))
+			tc_pj_push_fmt(errors, "rejected experiment %s records no "
+			    "reason", id);
+		if (back == NULL || restore == NULL ||
+		    strcmp(back, restore) != 0)
+			tc_pj_push_fmt(errors, "rejected experiment %s was not restored "
+			    "to its restore point", id);
+	} else if (strcmp(decision, "accepted") == 0) {
+		if (last_step(e, "formal", tc_json_get_string(e,
+		    "candidate_sha256")) == NULL)
+			tc_pj_push_fmt(errors, "accepted experiment %s has no formal "
+			    "compare of its candidate", id);
+	} else {
+		tc_pj_push_fmt(errors, "experiment %s: decision must be accepted or "
+		    "rejected", id);
+	}
+}
+
 void
 tc_pypto_experiments_validate(const tc_json *l, tc_json *errors)
 {
@@ -75,10 +126,7 @@ tc_pypto_experiments_validate(const tc_json *l, tc_json *errors)
 		const tc_json *e = exps->u.arr.items[i];
 		const char *id = tc_json_get_string(e, "experiment_id");
 		const tc_json *items = tc_json_get(e, "item_ids");
-		const tc_json *change = tc_json_get(e, "change");
-		const tc_json *changes = tc_json_get(e, "changes");
 		const char *status = tc_json_get_string(e, "status");
-		const char *decision = tc_json_get_string(e, "decision");
 		const char *restore = tc_json_get_string(tc_json_get(e,
 		    "restore_point"), "sha256");
 
@@ -86,49 +134,17 @@ tc_pypto_experiments_validate(const tc_json *l, tc_json *errors)
 			tc_pj_push_fmt(errors, "experiments[%zu] has no experiment_id", i);
 			continue;
 		}
-		if (tc_json_is(changes, TC_JSON_ARRAY) && changes->u.arr.len > 1)
-			tc_pj_push_fmt(errors, "experiment %s carries %zu changes; an "
-			    "experiment carries exactly one change", id,
-			    changes->u.arr.len);
-		else if (!tc_json_is(change, TC_JSON_OBJECT) ||
-		    blank(tc_json_get_string(change, "summary")))
-			tc_pj_push_fmt(errors, "experiment %s names no change (change."
-			    "summary)", id);
+		check_change(e, id, errors);
 		if (!tc_json_is(items, TC_JSON_ARRAY) || items->u.arr.len == 0)
 			tc_pj_push_fmt(errors, "experiment %s serves no item", id);
 		if (blank(tc_json_get_string(e, "hypothesis")))
 			tc_pj_push_fmt(errors, "experiment %s has no main hypothesis", id);
 		if (restore == NULL)
 			tc_pj_push_fmt(errors, "experiment %s has no restore point", id);
-		if (status != NULL && strcmp(status, "open") == 0) {
+		if (status != NULL && strcmp(status, "open") == 0)
 			open++;
-			continue;
-		}
-		if (status == NULL || strcmp(status, "closed") != 0 ||
-		    decision == NULL) {
-			tc_pj_push_fmt(errors, "experiment %s must be open, or closed with a "
-			    "decision", id);
-			continue;
-		}
-		if (strcmp(decision, "rejected") == 0) {
-			const char *back = tc_json_get_string(e, "restored_sha256");
-
-			if (blank(tc_json_get_string(e, "reason")))
-				tc_pj_push_fmt(errors, "rejected experiment %s records no "
-				    "reason", id);
-			if (back == NULL || restore == NULL ||
-			    strcmp(back, restore) != 0)
-				tc_pj_push_fmt(errors, "rejected experiment %s was not restored "
-				    "to its restore point", id);
-		} else if (strcmp(decision, "accepted") == 0) {
-			if (last_step(e, "formal", tc_json_get_string(e,
-			    "candidate_sha256")) == NULL)
-				tc_pj_push_fmt(errors, "accepted experiment %s has no formal "
-				    "compare of its candidate", id);
-		} else {
-			tc_pj_push_fmt(errors, "experiment %s: decision must be accepted or "
-			    "rejected", id);
-		}
+		else
+			check_closed(e, id, status, restore, errors);
 	}
 	if (open > 1)
 		tc_pj_push_fmt(errors, "%zu experiments are open at once; one at a time",

@@ -488,3 +488,19 @@ tc_pypto_canonical_dtype(const char *text)
 	}
 	return out;
 }
+
+char *
+tc_pypto__golden_reload(const char *contract_path, tc_pypto_golden *g)
+{
+	char *dir = tc_path_dirname(contract_path);
+	tc_error err = TC_ERROR_INIT;
+	int have = tc_pypto_golden_load(dir, g, &err);
+	char *msg = NULL;
+
+	free(dir);
+	if (have <= 0)
+		msg = tc_xstrdup(have < 0 ? tc_error_msg(&err) :
+		    "GOLDEN_PERF_REPORT.json not found");
+	tc_error_clear(&err);
+	return msg;
+}

@@ -63,6 +63,32 @@ need_file(tc_json *list, tc_json *missing, const char *op_dir,
 	tc_error_clear(&err);
 }
 
+/* The operator's own file <op><suffix> (its Golden scripts). */
+static void
+need_op_file(tc_json *list, tc_json *missing, const char *op_dir,
+    const char *suffix, const char *role)
+{
+	char *name = tc_xasprintf("%s%s", tc_path_basename(op_dir), suffix);
+
+	need_file(list, missing, op_dir, name, role);
+	free(name);
+}
+
+/* An input a loader read: present when it loaded, else missing (no such
+ * file) or unparseable, with the loader's message (cleared here). */
+static void
+add_loaded(tc_json *list, tc_json *missing, const char *name,
+    const char *role, bool loaded, tc_error *err)
+{
+	if (loaded)
+		add(list, missing, name, role, "present", NULL);
+	else
+		add(list, missing, name, role, strstr(tc_error_msg(err),
+		    "Errno 2") != NULL ? "missing" : "unparseable",
+		    tc_error_msg(err));
+	tc_error_clear(err);
+}
+
 /* Every SPEC P0 case has a test: a top-level "def test_...(" whose name
  * contains the case name. */
 static char *
@@ -189,12 +215,9 @@ check_kb(tc_json *list, tc_json *missing, const char *op_dir)
 tc_json *
 tc_pypto_inputs_check(const char *op_dir)
 {
-	const char *op = tc_path_basename(op_dir);
 	tc_json *out = tc_json_new_object(), *list = tc_json_new_array();
 	tc_json *missing = tc_json_new_array(), *spec, *p0 = NULL, *ob;
 	tc_error err = TC_ERROR_INIT;
-	char *golden = tc_xasprintf("%s_golden.py", op);
-	char *golden_cpu = tc_xasprintf("%s_golden_cpu.py", op);
 	bool fusion;
 	long count;
 	static const char *const docs[][2] = {
@@ -205,40 +228,26 @@ tc_pypto_inputs_check(const char *op_dir)
 	};
 	size_t i;
 
-	if ((spec = tc_pypto_spec_contract(op_dir, &err)) == NULL) {
-		add(list, missing, "SPEC.md", "spec", tc_error_msg(&err) != NULL &&
-		    strstr(tc_error_msg(&err), "Errno 2") != NULL ? "missing" :
-		    "unparseable", tc_error_msg(&err));
-	} else {
-		p0 = tc_pypto_spec_p0_names(spec);
-		if (p0->u.arr.len == 0)
-			add(list, missing, "SPEC.md", "spec", "unparseable",
-			    "the machine contract lists no P0 case");
-		else
-			add(list, missing, "SPEC.md", "spec", "present", NULL);
-	}
-	tc_error_clear(&err);
-	need_file(list, missing, op_dir, golden, "golden");
-	need_file(list, missing, op_dir, golden_cpu, "golden_cpu");
+	/* A SPEC.md that loads but names no P0 case is unparseable too. */
+	spec = tc_pypto_spec_contract(op_dir, &err);
+	if (spec != NULL &&
+	    (p0 = tc_pypto_spec_p0_names(spec))->u.arr.len == 0)
+		add(list, missing, "SPEC.md", "spec", "unparseable",
+		    "the machine contract lists no P0 case");
+	else
+		add_loaded(list, missing, "SPEC.md", "spec", spec != NULL, &err);
+	tc_json_free(spec);
+	need_op_file(list, missing, op_dir, "_golden.py", "golden");
+	need_op_file(list, missing, op_dir, "_golden_cpu.py", "golden_cpu");
 	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++)
 		need_file(list, missing, op_dir, docs[i][0], docs[i][1]);
-	if ((ob = tc_pypto_kb_obligations(op_dir, &err)) == NULL)
-		add(list, missing, "DESIGN_BINDINGS.json", "design_bindings",
-		    strstr(tc_error_msg(&err), "Errno 2") != NULL ? "missing" :
-		    "unparseable", tc_error_msg(&err));
-	else
-		add(list, missing, "DESIGN_BINDINGS.json", "design_bindings",
-		    "present", NULL);
+	ob = tc_pypto_kb_obligations(op_dir, &err);
+	add_loaded(list, missing, "DESIGN_BINDINGS.json", "design_bindings",
+	    ob != NULL, &err);
 	tc_json_free(ob);
-	tc_error_clear(&err);
-	if (tc_pypto_module_interfaces(op_dir, &fusion, &count, &err) != 0)
-		add(list, missing, "module_interfaces.yaml", "module_interfaces",
-		    strstr(tc_error_msg(&err), "Errno 2") != NULL ? "missing" :
-		    "unparseable", tc_error_msg(&err));
-	else
-		add(list, missing, "module_interfaces.yaml", "module_interfaces",
-		    "present", NULL);
-	tc_error_clear(&err);
+	add_loaded(list, missing, "module_interfaces.yaml", "module_interfaces",
+	    tc_pypto_module_interfaces(op_dir, &fusion, &count, &err) == 0,
+	    &err);
 	check_runner(list, missing, op_dir, p0);
 	check_kb(list, missing, op_dir);
 	tc_json_object_set_string(out, "status", missing->u.arr.len == 0 ?
@@ -246,9 +255,6 @@ tc_pypto_inputs_check(const char *op_dir)
 	tc_json_object_set_string(out, "operator_dir", op_dir);
 	tc_json_object_set(out, "inputs", list);
 	tc_json_object_set(out, "missing", missing);
-	tc_json_free(spec);
 	tc_json_free(p0);
-	free(golden);
-	free(golden_cpu);
 	return out;
 }

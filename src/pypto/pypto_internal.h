@@ -104,6 +104,15 @@ int tc_pypto__run_captured(const tc_pypto__capture *how, char **out,
  * non-object root with "<what> must be a JSON object". */
 tc_json *tc_pj_load_object(const char *path, const char *what, tc_error *err);
 
+/* ---- Golden reports (golden.c) ------------------------------------------ */
+
+struct tc_pypto_golden;
+/* Reload into g the GOLDEN_PERF_REPORT.json beside a Golden contract's
+ * path: NULL, or why it cannot be (malloc'd: the load error, or that the
+ * report is not there). */
+char *tc_pypto__golden_reload(const char *contract_path,
+    struct tc_pypto_golden *g);
+
 /* ---- item ledger (items.c) ---------------------------------------------- */
 
 /* Index of a source kind in tc_pypto_source_kinds, or -1. */

@@ -176,53 +176,63 @@ struct case_ctx {
 	long repeats;
 };
 
-/* The repeat's directory and its evidence_status.json, which must name
- * this collection, case, Op Name, timing source and bound diagnosis. */
-static int
-check_repeat_status(const struct case_ctx *cx, const char *case_id,
-    size_t r, const char *dir, const tc_json *diag, tc_error *err)
+/* Whether a repeat's evidence_status.json names this collection, case,
+ * Op Name, timing source and bound diagnosis. */
+static bool
+status_names(const tc_json *status, const struct case_ctx *cx,
+    const char *case_id, const tc_json *diag)
 {
 	static const char *const fields[] = { "collection_id", "case",
 	    "target_op_name", "timing_source", NULL };
 	const char *want[4];
-	char *sp = tc_path_join(dir, "evidence_status.json");
-	tc_error inner = TC_ERROR_INIT;
-	tc_json *status = NULL;
-	struct stat st;
 	bool same;
 	size_t i;
-	int rc = -1;
 
 	want[0] = cx->collection_id;
 	want[1] = case_id;
 	want[2] = cx->op_name;
 	want[3] = cx->source;
-	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		tc_error_set(err, "repeat evidence directory mismatch: %s repeat "
-		    "%zu", case_id, r);
-		goto out;
-	}
-	if ((status = tc_json_parse_file(sp, &inner)) == NULL) {
-		tc_error_set(err, "cannot read repeat evidence status %s/%zu: %s",
-		    case_id, r, tc_error_msg(&inner));
-		goto out;
-	}
 	same = tc_json_get(status, "bound_diagnosis") != NULL &&
 	    tc_json_equal(tc_json_get(status, "bound_diagnosis"), diag);
 	for (i = 0; same && fields[i] != NULL; i++)
 		same = tc_json_get_string(status, fields[i]) != NULL &&
 		    strcmp(tc_json_get_string(status, fields[i]), want[i]) == 0;
+	return same;
+}
+
+/* The repeat's directory and its evidence_status.json (status_names). */
+static int
+check_repeat_status(const struct case_ctx *cx, const char *case_id,
+    size_t r, const char *dir, const tc_json *diag, tc_error *err)
+{
+	char *sp;
+	tc_error inner = TC_ERROR_INIT;
+	tc_json *status;
+	struct stat st;
+	bool same;
+
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		tc_error_set(err, "repeat evidence directory mismatch: %s repeat "
+		    "%zu", case_id, r);
+		return -1;
+	}
+	sp = tc_path_join(dir, "evidence_status.json");
+	status = tc_json_parse_file(sp, &inner);
+	free(sp);
+	if (status == NULL) {
+		tc_error_set(err, "cannot read repeat evidence status %s/%zu: %s",
+		    case_id, r, tc_error_msg(&inner));
+		tc_error_clear(&inner);
+		return -1;
+	}
+	same = status_names(status, cx, case_id, diag);
+	tc_json_free(status);
 	if (!same) {
 		tc_error_set(err, "repeat evidence status mismatch: %s repeat %zu",
 		    case_id, r);
-		goto out;
+		return -1;
 	}
-	rc = 0;
-out:
-	tc_error_clear(&inner);
-	tc_json_free(status);
-	free(sp);
-	return rc;
+	return 0;
 }
 
 /* The columns of the archived timing CSV. */
@@ -335,39 +345,67 @@ check_log_rows(const char *case_id, size_t r, const char *dir,
 	return 0;
 }
 
+/* The rows of a repeat's archived timing CSV, its columns in *tc; NULL
+ * when the file is missing, unparseable or not of the timing schema. */
+static tc_json *
+read_timing(const char *case_id, size_t r, const char *dir,
+    struct timing_cols *tc, tc_error *err)
+{
+	char *cp = tc_path_join(dir, TC_PYPTO_TIMING_CSV);
+	tc_json *header = NULL, *rows = NULL;
+	tc_error inner = TC_ERROR_INIT;
+	struct stat st;
+	bool ok = false;
+
+	if (lstat(cp, &st) != 0 || !S_ISREG(st.st_mode))
+		tc_error_set(err, "invalid raw evidence for %s repeat %zu: missing "
+		    "archived timing: %s", case_id, r, TC_PYPTO_TIMING_CSV);
+	else if (tc_pypto_csv_read(cp, &header, &rows, &inner) != 0)
+		tc_error_set(err, "invalid raw evidence for %s repeat %zu: cannot "
+		    "parse archived timing %s: %s", case_id, r,
+		    TC_PYPTO_TIMING_CSV, tc_error_msg(&inner));
+	else if (!timing_columns(header, tc))
+		tc_error_set(err, "invalid raw evidence for %s repeat %zu: invalid "
+		    "archived timing schema: %s", case_id, r, TC_PYPTO_TIMING_CSV);
+	else
+		ok = true;
+	if (!ok) {
+		tc_json_free(rows);
+		rows = NULL;
+	}
+	tc_error_clear(&inner);
+	tc_json_free(header);
+	free(cp);
+	return rows;
+}
+
+/* Whether the bound diagnosis recorded for a repeat is the one its
+ * timing CSV yields now. */
+static bool
+diagnosis_reproduces(const tc_json *diag)
+{
+	tc_json *recomputed = tc_pypto_repeat_diagnosis(NULL);
+	bool same = recomputed != NULL && tc_json_equal(recomputed, diag);
+
+	tc_json_free(recomputed);
+	return same;
+}
+
 static int
 check_repeat(const struct case_ctx *cx, const char *case_id, size_t r,
     const char *dir, double sample, const tc_json *diag, tc_error *err)
 {
-	char *cp = tc_path_join(dir, TC_PYPTO_TIMING_CSV);
-	tc_json *header = NULL, *rows = NULL, *recomputed = NULL;
-	tc_error inner = TC_ERROR_INIT;
-	struct timing_cols tc;
+	tc_json *rows;
+	struct timing_cols tc = { 0 };	/* set by read_timing() */
 	const tc_json *hit;
 	const char *ds;
 	double dur;
 	char *end;
 	int rc = -1;
-	struct stat st;
 
-	if (check_repeat_status(cx, case_id, r, dir, diag, err) != 0)
-		goto out;
-	if (lstat(cp, &st) != 0 || !S_ISREG(st.st_mode)) {
-		tc_error_set(err, "invalid raw evidence for %s repeat %zu: missing "
-		    "archived timing: %s", case_id, r, TC_PYPTO_TIMING_CSV);
-		goto out;
-	}
-	if (tc_pypto_csv_read(cp, &header, &rows, &inner) != 0) {
-		tc_error_set(err, "invalid raw evidence for %s repeat %zu: cannot "
-		    "parse archived timing %s: %s", case_id, r,
-		    TC_PYPTO_TIMING_CSV, tc_error_msg(&inner));
-		goto out;
-	}
-	if (!timing_columns(header, &tc)) {
-		tc_error_set(err, "invalid raw evidence for %s repeat %zu: invalid "
-		    "archived timing schema: %s", case_id, r, TC_PYPTO_TIMING_CSV);
-		goto out;
-	}
+	if (check_repeat_status(cx, case_id, r, dir, diag, err) != 0 ||
+	    (rows = read_timing(case_id, r, dir, &tc, err)) == NULL)
+		return -1;
 	if ((hit = target_row(cx, case_id, r, rows, &tc, err)) == NULL)
 		goto out;
 	ds = cell(hit, tc.dur);
@@ -382,8 +420,7 @@ check_repeat(const struct case_ctx *cx, const char *case_id, size_t r,
 		    case_id, r);
 		goto out;
 	}
-	if ((recomputed = tc_pypto_repeat_diagnosis(&inner)) == NULL ||
-	    !tc_json_equal(recomputed, diag)) {
+	if (!diagnosis_reproduces(diag)) {
 		tc_error_set(err, "raw bound diagnosis mismatch: %s repeat %zu",
 		    case_id, r);
 		goto out;
@@ -393,11 +430,7 @@ check_repeat(const struct case_ctx *cx, const char *case_id, size_t r,
 		goto out;
 	rc = 0;
 out:
-	tc_error_clear(&inner);
-	tc_json_free(header);
 	tc_json_free(rows);
-	tc_json_free(recomputed);
-	free(cp);
 	return rc;
 }
 
@@ -668,9 +701,7 @@ golden_checks(const tc_json *perf, const tc_json *pcs, const tc_json *ids,
 	const tc_json *pc = tc_json_get(perf, "performance_cases");
 	const tc_json *gc = tc_json_get(pc, "golden_contract");
 	tc_pypto_golden g;
-	tc_error err = TC_ERROR_INIT;
-	char *dir, *msg = NULL;
-	int have;
+	char *msg;
 	size_t i, j;
 
 	*nr = 0;
@@ -678,15 +709,9 @@ golden_checks(const tc_json *perf, const tc_json *pcs, const tc_json *ids,
 		return NULL;
 	if (tc_json_get_string(gc, "path") == NULL)
 		return tc_xstrdup("cannot reload Golden target contract: 'path'");
-	dir = tc_path_dirname(tc_json_get_string(gc, "path"));
-	have = tc_pypto_golden_load(dir, &g, &err);
-	free(dir);
-	if (have <= 0) {
-		msg = tc_xstrdup(have < 0 ? tc_error_msg(&err) :
-		    "GOLDEN_PERF_REPORT.json not found");
-		tc_error_clear(&err);
+	if ((msg = tc_pypto__golden_reload(tc_json_get_string(gc, "path"),
+	    &g)) != NULL)
 		return msg;
-	}
 	if (!tc_json_equal(tc_json_get(g.metadata, "device_id"),
 	    tc_json_get(perf, "device_id"))) {
 		msg = tc_xstrdup("Golden/PyPTO physical device mismatch");

@@ -48,6 +48,13 @@ same_blocker(const char *a, size_t alen, const char *b, size_t blen)
 	return same;
 }
 
+static bool
+same_bytes(const char *want, size_t want_len, const char *have,
+    size_t have_len)
+{
+	return want_len == have_len && memcmp(want, have, want_len) == 0;
+}
+
 /* The report on disk against the one rendered now: byte for byte, but
  * the lines of the blocker section only as JSON values. */
 static bool
@@ -59,7 +66,7 @@ same_phase_report(const char *want, size_t want_len, const char *have,
 	const char *w, *h;
 	bool in_blockers = false;
 
-	if (want_len == have_len && memcmp(want, have, want_len) == 0)
+	if (same_bytes(want, want_len, have, have_len))
 		return true;
 	if (want_len == 0 || have_len == 0 || want[want_len - 1] != '\n' ||
 	    have[have_len - 1] != '\n')
@@ -84,31 +91,40 @@ same_phase_report(const char *want, size_t want_len, const char *have,
 	}
 }
 
+/* Whether the report at path is want (owned, freed here) as same()
+ * judges it: 1 or 0, or -1 with err set when want is NULL (it could not
+ * be rendered) or path cannot be read. */
+static int
+matches_rendered(char *want, const char *path,
+    bool (*same)(const char *, size_t, const char *, size_t), tc_error *err)
+{
+	char *have;
+	size_t have_len;
+	int match;
+
+	if (want == NULL)
+		return -1;
+	if ((have = tc_read_file(path, 0, &have_len, err)) == NULL)
+		match = -1;
+	else
+		match = same(want, strlen(want), have, have_len);
+	free(want);
+	free(have);
+	return match;
+}
+
 int
 tc_check_phase_report(const tc_json *result, const tc_json *step,
     const char *report_path, tc_error *err)
 {
-	char *want, *have;
-	size_t have_len;
-	bool same;
+	int match = matches_rendered(tc_session__phase_report(result, step,
+	    err), report_path, same_phase_report, err);
 
-	if ((want = tc_session__phase_report(result, step, err)) == NULL)
-		return -1;
-	have = tc_read_file(report_path, 0, &have_len, err);
-	if (have == NULL) {
-		free(want);
-		return -1;
-	}
-	same = same_phase_report(want, strlen(want), have, have_len);
-	free(want);
-	free(have);
-	if (!same) {
+	if (match == 0)
 		tc_error_set(err, "phase report differs from its sealed result: "
 		    "%s (phases/%s/PHASE_REPORT.md)", tc_step_id(step),
 		    tc_step_id(step));
-		return -1;
-	}
-	return 0;
+	return match == 1 ? 0 : -1;
 }
 
 int
@@ -116,26 +132,14 @@ tc_check_final_report(const tc_session *s, const tc_json *result,
     const tc_json *ledger, tc_error *err)
 {
 	char *path = tc_session_artifact_path(s, "FINAL_E2E_REPORT.md");
-	char *want, *have = NULL;
-	size_t have_len;
-	int rc = -1;
-
-	want = result != NULL && ledger != NULL ?
+	char *want = result != NULL && ledger != NULL ?
 	    tc_session__final_report_from(s->doc, result, ledger, err) :
 	    tc_session__final_report(s->doc, err);
-	if (want == NULL)
-		goto out;
-	if ((have = tc_read_file(path, 0, &have_len, err)) == NULL)
-		goto out;
-	if (have_len != strlen(want) || memcmp(have, want, have_len) != 0) {
+	int match = matches_rendered(want, path, same_bytes, err);
+
+	free(path);
+	if (match == 0)
 		tc_error_set(err, "FINAL_E2E_REPORT.md differs from the report "
 		    "rendered from the sealed evidence");
-		goto out;
-	}
-	rc = 0;
-out:
-	free(want);
-	free(have);
-	free(path);
-	return rc;
+	return match == 1 ? 0 : -1;
 }
