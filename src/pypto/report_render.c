@@ -27,6 +27,16 @@ put_value(tc_buf *b, const tc_json *v)
 	tc_json_str(b, v);
 }
 
+/* "<r[of]>/n_cases_total\n": a count of the cases out of all of them. */
+static void
+put_of_total(tc_buf *b, const tc_json *r, const char *of)
+{
+	put_value(b, tc_json_get(r, of));
+	tc_buf_putc(b, '/');
+	put_value(b, tc_json_get(r, "n_cases_total"));
+	tc_buf_putc(b, '\n');
+}
+
 /* Python format width for str: pads by code points. */
 static void
 pad(tc_buf *b, const char *s, size_t width, bool right)
@@ -309,6 +319,31 @@ cmp_cstr(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The rows of the summary table: "| label | value |\n". */
+static void
+value_row(tc_buf *b, const char *label, const tc_json *v)
+{
+	tc_buf_printf(b, "| %s | ", label);
+	put_value(b, v);
+	tc_buf_puts(b, " |\n");
+}
+
+static void
+fixed_row(tc_buf *b, const char *label, double v, int decimals)
+{
+	tc_buf_printf(b, "| %s | ", label);
+	tc_py_fixed(b, v, decimals);
+	tc_buf_puts(b, " |\n");
+}
+
+static void
+num_row(tc_buf *b, const char *label, const tc_json *r, const char *key)
+{
+	tc_buf_printf(b, "| %s | ", label);
+	num_cell(b, r, key, 3);
+	tc_buf_puts(b, " |\n");
+}
+
 static void
 md_summary(tc_buf *b, const tc_json *r)
 {
@@ -321,37 +356,27 @@ md_summary(tc_buf *b, const tc_json *r)
 	(void)get_num(r, "default_target_threshold", &thr);
 	tc_buf_puts(b, "## PyPTO measurement summary\n\n| Metric | Value |\n"
 	    "| ---- | -- |\n");
-	tc_buf_puts(b, "| Cases | ");
-	put_value(b, tc_json_get(r, "n_cases_total"));
-	tc_buf_puts(b, " |\n| Valid PyPTO measurements | ");
-	put_value(b, tc_json_get(r, "n_cases_valid"));
-	tc_buf_puts(b, " |\n");
+	value_row(b, "Cases", tc_json_get(r, "n_cases_total"));
+	value_row(b, "Valid PyPTO measurements", tc_json_get(r, "n_cases_valid"));
 	if (get_num(r, "mean_asc_us", &v)) {
-		tc_buf_puts(b, "| Mean PyPTO target-kernel (us) | ");
-		tc_py_fixed(b, v, 3);
-		tc_buf_puts(b, " |\n| Median PyPTO target-kernel (us) | ");
-		num_cell(b, r, "median_asc_us", 3);
-		tc_buf_puts(b, " |\n| Total PyPTO target-kernel (us) | ");
-		num_cell(b, r, "total_asc_us", 3);
-		tc_buf_puts(b, " |\n");
+		fixed_row(b, "Mean PyPTO target-kernel (us)", v, 3);
+		num_row(b, "Median PyPTO target-kernel (us)", r, "median_asc_us");
+		num_row(b, "Total PyPTO target-kernel (us)", r, "total_asc_us");
 	}
-	tc_buf_puts(b, "| Golden target cases | ");
 	if (tc_json_get(r, "n_default_target_cases") != NULL)
-		put_value(b, tc_json_get(r, "n_default_target_cases"));
+		value_row(b, "Golden target cases",
+		    tc_json_get(r, "n_default_target_cases"));
 	else
-		tc_buf_puts(b, "0");
-	tc_buf_puts(b, " |\n| Default target threshold | ");
-	tc_py_fixed(b, thr, 1);
-	tc_buf_printf(b, " |\n| Default target status | %s |\n",
+		tc_buf_puts(b, "| Golden target cases | 0 |\n");
+	fixed_row(b, "Default target threshold", thr, 1);
+	tc_buf_printf(b, "| Default target status | %s |\n",
 	    tc_json_get_string_or(r, "default_target_status", ""));
 	if (!get_num(stats, "geomean", &v)) {
 		tc_buf_puts(b, "\n");
 		return;
 	}
 	(void)get_num(stats, "mean", &mean);
-	tc_buf_puts(b, "| Mean Golden-E2E/PyPTO-kernel target ratio | ");
-	tc_py_fixed(b, mean, 3);
-	tc_buf_puts(b, " |\n");
+	fixed_row(b, "Mean Golden-E2E/PyPTO-kernel target ratio", mean, 3);
 	for (i = 0; tc_json_is(pcs, TC_JSON_ARRAY) && i < pcs->u.arr.len; i++) {
 		const tc_json *m = tc_json_get(pcs->u.arr.items[i],
 		    "default_target_met");
@@ -631,16 +656,10 @@ log_summary(tc_buf *b, const tc_json *r)
 		tc_buf_puts(b, "x / ");
 		tc_py_fixed(b, mx, 2);
 		tc_buf_puts(b, "x\n  Golden target cases: ");
-		put_value(b, tc_json_get(r, "n_default_target_cases"));
-		tc_buf_putc(b, '/');
-		put_value(b, tc_json_get(r, "n_cases_total"));
-		tc_buf_putc(b, '\n');
+		put_of_total(b, r, "n_default_target_cases");
 	}
 	tc_buf_puts(b, "  Valid PyPTO measurements: ");
-	put_value(b, tc_json_get(r, "n_cases_valid"));
-	tc_buf_putc(b, '/');
-	put_value(b, tc_json_get(r, "n_cases_total"));
-	tc_buf_putc(b, '\n');
+	put_of_total(b, r, "n_cases_valid");
 	if (get_num(r, "mean_asc_us", &v)) {
 		tc_buf_puts(b, "--- PyPTO target-kernel Task Duration (us) ---\n");
 		if (get_num(r, "mean_ref_us", &v)) {
