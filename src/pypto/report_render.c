@@ -165,11 +165,12 @@ header_facts(const tc_json *r, struct header *h)
 {
 	const tc_json *sel = tc_json_get(r, "case_selector");
 	const tc_json *pc = tc_json_get(r, "performance_cases");
-	const tc_json *vt = tc_json_get(r, "valid_for_target_met");
-	const char *sn = tc_json_get_string(sel, "name");
+	const tc_json *vt;
+	const char *sn;
 	double n = 0;
 
 	h->selector_kind = tc_json_get_string_or(sel, "kind", "unknown");
+	sn = tc_json_get_string(sel, "name");
 	h->selector_name = sn != NULL && *sn ? sn : "-";
 	h->cases_type = tc_json_get_string_or(pc, "type", "unknown");
 	h->cases_path = tc_json_get_string_or(pc, "path", "unknown");
@@ -182,6 +183,7 @@ header_facts(const tc_json *r, struct header *h)
 	    "");
 	h->threshold = 1.0;
 	(void)get_num(r, "default_target_threshold", &h->threshold);
+	vt = tc_json_get(r, "valid_for_target_met");
 	h->valid_for_target = tc_json_is(vt, TC_JSON_BOOL) && vt->u.b;
 	h->golden_cases = get_num(r, "n_default_target_cases", &n) && n > 0;
 }
