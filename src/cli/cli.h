@@ -167,6 +167,13 @@ int tc_cli_print_path(const char *key, const char *path);
 /* "tunectl: <msg>" on stderr; returns TC_EXIT_FAIL. */
 int tc_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* tc_die() with err's message; clears err (reply.c). */
+int tc_die_error(tc_error *err);
+
+/* Print doc and free it, or, when doc is NULL, tc_die_error(): the answer
+ * of a command whose failures are errors, not refusals. */
+int tc_cli_reply_or_die(tc_json *doc, tc_error *err);
+
 /* Absolute path of the running tunectl binary (from /proc/self/exe). */
 const char *tc_self_exe(void);
 

@@ -32,21 +32,13 @@ print_manifest(const char *dir)
 	char *path = tc_xasprintf("%s/runset.json", dir);
 	tc_error err = TC_ERROR_INIT;
 	tc_json *doc = tc_json_parse_file(path, &err);
-	int rc;
 
 	free(path);
 	if (doc == NULL && strncmp(tc_error_msg(&err), "[Errno 2]", 9) == 0) {
 		tc_error_clear(&err);
 		return TC_EXIT_FAIL;	/* the run set is incomplete */
 	}
-	if (doc == NULL) {
-		rc = tc_die("%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
-	rc = tc_print_json(doc);
-	tc_json_free(doc);
-	return rc;
+	return tc_cli_reply_or_die(doc, &err);
 }
 
 static int

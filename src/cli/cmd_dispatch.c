@@ -16,13 +16,12 @@ cmd_dispatch(const struct tc_command *cmd, int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_error err = TC_ERROR_INIT;
-	tc_json *task;
 	int rc;
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	task = tc_dispatch_write(path, output, tc_self_exe(), &err);
-	return tc_cli_reply(cmd, task, &err);
+	return tc_cli_reply(cmd, tc_dispatch_write(path, output, tc_self_exe(),
+	    &err), &err);
 }
 
 const struct tc_command cmd_dispatch_entry = {

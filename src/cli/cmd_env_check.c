@@ -14,43 +14,37 @@
 static int
 cmd_env_check(const struct tc_command *cmd, int argc, char **argv)
 {
-	bool require_gpu = false, require_npu = false;
-	const char *out = NULL, *governor = NULL, *sysroot = NULL;
+	tc_envcheck_opts o = { .probe_timeout_s = 10 };
+	const char *out = NULL;
 	struct tc_strlist req_cc = { NULL, 0 }, extra_cc = { NULL, 0 };
-	double probe_timeout = 10;
 	const struct tc_option opts[] = {
-		{ "--require-gpu", TC_OPT_FLAG, &require_gpu, false, NULL },
-		{ "--require-npu", TC_OPT_FLAG, &require_npu, false, NULL },
+		{ "--require-gpu", TC_OPT_FLAG, &o.require_gpu, false, NULL },
+		{ "--require-npu", TC_OPT_FLAG, &o.require_npu, false, NULL },
 		{ "--require-compiler", TC_OPT_LIST, &req_cc, false, NULL },
 		{ "--compiler", TC_OPT_LIST, &extra_cc, false, NULL },
-		{ "--require-governor", TC_OPT_STRING, &governor, false, NULL },
-		{ "--probe-timeout-seconds", TC_OPT_DOUBLE, &probe_timeout,
+		{ "--require-governor", TC_OPT_STRING, &o.require_governor,
 		  false, NULL },
-		{ "--sysroot", TC_OPT_STRING, &sysroot, false, NULL },
+		{ "--probe-timeout-seconds", TC_OPT_DOUBLE, &o.probe_timeout_s,
+		  false, NULL },
+		{ "--sysroot", TC_OPT_STRING, &o.sysroot, false, NULL },
 		{ "--out", TC_OPT_STRING, &out, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
-	tc_envcheck_opts o;
 	tc_error err = TC_ERROR_INIT;
 	tc_json *report;
 	int rc;
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		goto out;
-	if (!(probe_timeout > 0)) {
+	if (!(o.probe_timeout_s > 0)) {
 		rc = tc_usage_error(cmd, "argument --probe-timeout-seconds: "
 		    "must be positive");
 		goto out;
 	}
-	o.require_gpu = require_gpu;
-	o.require_npu = require_npu;
 	o.require_compilers = req_cc.items;
 	o.nrequire_compilers = req_cc.len;
 	o.extra_compilers = extra_cc.items;
 	o.nextra_compilers = extra_cc.len;
-	o.require_governor = governor;
-	o.sysroot = sysroot;
-	o.probe_timeout_s = probe_timeout;
 	if ((report = tc_envcheck_collect(&o, &err)) == NULL) {
 		rc = tc_die("%s", tc_error_msg(&err));
 		goto out;

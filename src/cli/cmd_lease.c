@@ -64,7 +64,6 @@ lease_status(const struct tc_command *cmd, int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_error err = TC_ERROR_INIT;
-	tc_json *status;
 	int rc;
 
 	if (tc_cli_lease_via_slurm(argc, argv))
@@ -74,14 +73,7 @@ lease_status(const struct tc_command *cmd, int argc, char **argv)
 	if (via != NULL && strcmp(via, "local") != 0)
 		return tc_usage_error(cmd, "argument --via: invalid choice: "
 		    "'%s' (choose from 'local', 'slurm')", via);
-	if ((status = tc_lease_status(lease_root, &err)) == NULL) {
-		rc = tc_die("%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
-	rc = tc_print_json(status);
-	tc_json_free(status);
-	return rc;
+	return tc_cli_reply_or_die(tc_lease_status(lease_root, &err), &err);
 }
 
 static const struct tc_command lease_run_entry = {

@@ -124,19 +124,11 @@ tc_cli_lease_slurm_status(const struct tc_command *cmd, int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_error err = TC_ERROR_INIT;
-	tc_json *status;
 	int rc;
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if ((status = tc_slurm_status(partition, &err)) == NULL) {
-		rc = tc_die("%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
-	rc = tc_print_json(status);
-	tc_json_free(status);
-	return rc;
+	return tc_cli_reply_or_die(tc_slurm_status(partition, &err), &err);
 }
 
 static int

@@ -23,8 +23,7 @@ cmd_pypto_discover(const struct tc_command *self, int argc, char **argv)
 		{ "--case-env", TC_OPT_STRING, &o.case_env, false, NULL },
 		{ "--warmup", TC_OPT_INT, &o.warmup, false, NULL },
 		{ "--device", TC_OPT_INT, &o.device, false, NULL },
-		{ "--interpreter", TC_OPT_STRING, &o.interpreter, false, NULL },
-		{ "--timeout", TC_OPT_DOUBLE, &o.timeout_s, false, NULL },
+		TC_PYPTO_CLI_PYTHON_OPTS(o),
 		{ NULL, 0, NULL, false, NULL }
 	};
 

@@ -37,8 +37,7 @@ cmd_pypto_experiment(const struct tc_command *self, int argc, char **argv)
 		{ "--compliance-evidence", TC_OPT_STRING, &o.compliance_evidence,
 		  false, NULL },
 		{ "--not-compliant", TC_OPT_FLAG, &o.not_compliant, false, NULL },
-		{ "--interpreter", TC_OPT_STRING, &o.interpreter, false, NULL },
-		{ "--timeout", TC_OPT_DOUBLE, &o.timeout_s, false, NULL },
+		TC_PYPTO_CLI_PYTHON_OPTS(o),
 		{ NULL, 0, NULL, false, NULL }
 	};
 	static const char *const verbs[] = { "start", "correctness", "quick",

@@ -19,8 +19,7 @@ cmd_pypto_report(const struct tc_command *self, int argc, char **argv)
 		{ "--terminal", TC_OPT_STRING, &o.terminal_path, false, NULL },
 		{ "--target-unavailable-reason", TC_OPT_STRING,
 		  &o.target_unavailable_reason, false, NULL },
-		{ "--interpreter", TC_OPT_STRING, &o.interpreter, false, NULL },
-		{ "--timeout", TC_OPT_DOUBLE, &o.timeout_s, false, NULL },
+		TC_PYPTO_CLI_PYTHON_OPTS(o),
 		{ NULL, 0, NULL, false, NULL }
 	};
 

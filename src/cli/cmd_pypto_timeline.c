@@ -17,8 +17,7 @@ cmd_pypto_timeline(const struct tc_command *self, int argc, char **argv)
 	const struct tc_option opts[] = {
 		{ "--op-dir", TC_OPT_STRING, &o.op_dir, true, NULL },
 		{ "--case-id", TC_OPT_STRING, &o.case_id, true, NULL },
-		{ "--interpreter", TC_OPT_STRING, &o.interpreter, false, NULL },
-		{ "--timeout", TC_OPT_DOUBLE, &o.timeout_s, false, NULL },
+		TC_PYPTO_CLI_PYTHON_OPTS(o),
 		{ NULL, 0, NULL, false, NULL }
 	};
 

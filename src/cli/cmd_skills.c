@@ -18,10 +18,8 @@ skills_dir(int *rc)
 	tc_error err = TC_ERROR_INIT;
 	char *dir = tc_skills_dir(tc_self_exe(), &err);
 
-	if (dir == NULL) {
-		*rc = tc_die("%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-	}
+	if (dir == NULL)
+		*rc = tc_die_error(&err);
 	return dir;
 }
 
@@ -40,11 +38,8 @@ skills_list(const struct tc_command *cmd, int argc, char **argv)
 		return rc;
 	list = tc_skills_list(dir, &err);
 	free(dir);
-	if (list == NULL) {
-		rc = tc_die("%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
+	if (list == NULL)
+		return tc_die_error(&err);
 	rc = tc_print_json(list);
 	if (rc == TC_EXIT_OK && tc_json_get_array(list, "missing")->u.arr.len > 0) {
 		fprintf(stderr, "tunectl skills: the skills directory lacks "
@@ -85,19 +80,14 @@ skills_show(const struct tc_command *cmd, int argc, char **argv)
 	rc = tc_skill_load(dir, res.positional.items[0], &skill, &err);
 	free(dir);
 	tc_parse_result_free(&res);
-	if (rc != 0) {
-		rc = tc_die("%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
+	if (rc != 0)
+		return tc_die_error(&err);
 	if (path_only) {
 		printf("%s\n", skill.path);
 	} else if ((text = tc_read_file(skill.path, TC_SKILL_MAX_FILE_BYTES,
 	    &len, &err)) == NULL) {
 		tc_skill_free(&skill);
-		rc = tc_die("%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
+		return tc_die_error(&err);
 	} else {
 		fwrite(text, 1, len, stdout);
 		free(text);
@@ -139,14 +129,7 @@ skills_install(const struct tc_command *cmd, int argc, char **argv)
 	    &err);
 	free(dir);
 	tc_strlist_free(&names);
-	if (report == NULL) {
-		rc = tc_die("%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
-	rc = tc_print_json(report);
-	tc_json_free(report);
-	return rc;
+	return tc_cli_reply_or_die(report, &err);
 }
 
 static const struct tc_command skills_list_entry = {

@@ -31,6 +31,12 @@ extern const struct tc_command cmd_pypto_timeline_entry;
 extern const struct tc_command cmd_pypto_review_entry;
 extern const struct tc_command cmd_pypto_report_entry;
 
+/* The option rows of a command that runs the operator's Python: --interpreter
+ * and --timeout, into o.interpreter and o.timeout_s. */
+#define TC_PYPTO_CLI_PYTHON_OPTS(o)					\
+	{ "--interpreter", TC_OPT_STRING, &(o).interpreter, false, NULL },	\
+	{ "--timeout", TC_OPT_DOUBLE, &(o).timeout_s, false, NULL }
+
 struct tc_strlist;
 
 /* The lint gate argv: --lint-gate PROG and its --lint-gate-arg values, or

@@ -171,30 +171,37 @@ name_list(const tc_json *arr)
 	return tc_buf_detach(&b, NULL);
 }
 
+/* dst gets a copy of src's member of each of keys (NULL-terminated). */
 static void
-copy_key(tc_json *dst, const char *key, const tc_json *src)
+copy_keys(tc_json *dst, const tc_json *src, const char *const *keys)
 {
-	tc_json_object_set(dst, key, tc_json_clone(tc_json_get(src, key)));
+	size_t i;
+
+	for (i = 0; keys[i] != NULL; i++)
+		tc_json_object_set(dst, keys[i],
+		    tc_json_clone(tc_json_get(src, keys[i])));
 }
 
 static tc_json *
 receipt_skeleton(const tc_json *task, const tc_attempt *a,
     const char *task_sha, const char *argv_sha)
 {
+	static const char *const task_keys[] = {
+		"session_id", "session_fingerprint", "request", NULL
+	};
+	static const char *const role_keys[] = {
+		"agent_id", "skill", "read_only", NULL
+	};
+	static const char *const step_keys[] = { "step_id", "phase", NULL };
 	const tc_json *role = tc_json_get(task, "role");
 	const tc_json *step = tc_json_get(task, "requested_for");
 	tc_json *r = tc_json_new_object(), *for_step = tc_json_new_object();
 
 	tc_json_object_set_string(r, "schema_version",
 	    TC_SUPPORT_RECEIPT_SCHEMA);
-	copy_key(r, "session_id", task);
-	copy_key(r, "session_fingerprint", task);
-	copy_key(r, "request", task);
-	copy_key(r, "agent_id", role);
-	copy_key(r, "skill", role);
-	copy_key(r, "read_only", role);
-	copy_key(for_step, "step_id", step);
-	copy_key(for_step, "phase", step);
+	copy_keys(r, task, task_keys);
+	copy_keys(r, role, role_keys);
+	copy_keys(for_step, step, step_keys);
 	tc_json_object_set(r, "requested_for", for_step);
 	tc_host__receipt_attempt(r, a, task_sha, argv_sha);
 	tc_attempt_set_rel(r, "output_dir", a, TC_SUPPORT_OUTPUT_DIR);

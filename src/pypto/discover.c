@@ -24,9 +24,11 @@
 #include "tunectl/sha256.h"
 #include "tunectl/timeutil.h"
 
+/* One launched Op Name; name and task_type are the run's rows' strings,
+ * which outlive the rows made of them. */
 struct name_row {
-	char *name;
-	char *task_type;
+	const char *name;
+	const char *task_type;
 	long count;
 	double total_us;
 };
@@ -78,9 +80,9 @@ group_names(const tc_pypto_row *rows, size_t nrows, size_t *nnames)
 				break;
 		if (k == *nnames) {
 			names = tc_xrealloc(names, (*nnames + 1) * sizeof(*names));
-			names[k].name = tc_xstrdup(rows[i].op_name);
-			names[k].task_type = tc_xstrdup(rows[i].task_type != NULL ?
-			    rows[i].task_type : "-");
+			names[k].name = rows[i].op_name;
+			names[k].task_type = rows[i].task_type != NULL ?
+			    rows[i].task_type : "-";
 			names[k].count = 0;
 			names[k].total_us = 0;
 			(*nnames)++;
@@ -91,18 +93,6 @@ group_names(const tc_pypto_row *rows, size_t nrows, size_t *nnames)
 	if (*nnames > 0)
 		qsort(names, *nnames, sizeof(*names), cmp_rows);
 	return names;
-}
-
-static void
-free_names(struct name_row *names, size_t n)
-{
-	size_t k;
-
-	for (k = 0; k < n; k++) {
-		free(names[k].name);
-		free(names[k].task_type);
-	}
-	free(names);
 }
 
 /* The names as JSON rows and as a TSV table; the one carrying the kernel
@@ -257,7 +247,7 @@ fail:
 	tc_json_free(doc);
 	doc = NULL;
 out:
-	free_names(names, nnames);
+	free(names);
 	tc_pypto_rows_free(rows, nrows);
 	tc_pypto_run_free(&run);
 	if (rc_open)

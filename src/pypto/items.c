@@ -5,6 +5,7 @@
  * reopening the original id, the final sweep, and the chronology re-check over
  * the event history.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,19 @@ add_event(tc_json *item, int64_t seq, const char *event, const char *status,
 
 /* ---- row checks --------------------------------------------------------------- */
 
+/* "item <id>: <message>" in err; returns -1. */
+static int
+item_error(tc_error *err, const char *id, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tc_error_vset(err, fmt, ap);
+	va_end(ap);
+	tc_error_prefix(err, "item %s: ", id);
+	return -1;
+}
+
 /* The first of keys whose value in o is not a non-empty string, or NULL. */
 static const char *
 missing_string(const tc_json *o, const char *const *keys)
@@ -235,40 +249,30 @@ check_scope(const tc_json *item, const char *id, tc_error *err)
 	const tc_json *app = tc_json_get(item, "applicability");
 	size_t i, j;
 
-	if (!tc_json_is(scope, TC_JSON_ARRAY) || scope->u.arr.len == 0) {
-		tc_error_set(err, "item %s: case_scope must be a non-empty list of "
-		    "P0 case ids", id);
-		return -1;
-	}
+	if (!tc_json_is(scope, TC_JSON_ARRAY) || scope->u.arr.len == 0)
+		return item_error(err, id, "case_scope must be a non-empty "
+		    "list of P0 case ids");
 	for (i = 0; i < scope->u.arr.len; i++) {
-		if (!nonempty_string(scope->u.arr.items[i])) {
-			tc_error_set(err, "item %s: case_scope[%zu] must be a "
-			    "non-empty string", id, i);
-			return -1;
-		}
+		if (!nonempty_string(scope->u.arr.items[i]))
+			return item_error(err, id, "case_scope[%zu] must be a "
+			    "non-empty string", i);
 		for (j = 0; j < i; j++)
 			if (tc_json_equal(scope->u.arr.items[i],
-			    scope->u.arr.items[j])) {
-				tc_error_set(err, "item %s: case_scope repeats %s",
-				    id, tc_json_string(scope->u.arr.items[i]));
-				return -1;
-			}
+			    scope->u.arr.items[j]))
+				return item_error(err, id, "case_scope repeats %s",
+				    tc_json_string(scope->u.arr.items[i]));
 	}
 	if (!tc_json_is(app, TC_JSON_OBJECT) ||
 	    !tc_pypto__strv_has(applicability_statuses,
 	    tc_json_get_string(app, "status")) ||
-	    !nonempty_string(tc_json_get(app, "basis"))) {
-		tc_error_set(err, "item %s: applicability must be {status: "
+	    !nonempty_string(tc_json_get(app, "basis")))
+		return item_error(err, id, "applicability must be {status: "
 		    "applicable|not_applicable|not_triggered|to_be_proven, basis: "
-		    "<text>}", id);
-		return -1;
-	}
-	if (!nonempty_string(tc_json_get(item, "expected_metric"))) {
-		tc_error_set(err, "item %s: expected_metric must state the "
+		    "<text>}");
+	if (!nonempty_string(tc_json_get(item, "expected_metric")))
+		return item_error(err, id, "expected_metric must state the "
 		    "expected change in work, traffic, dependency, conflict or "
-		    "fixed overhead", id);
-		return -1;
-	}
+		    "fixed overhead");
 	return 0;
 }
 
@@ -282,10 +286,8 @@ check_relations(const tc_json *l, const tc_json *item, const char *id,
 
 	if (rel == NULL)
 		return 0;
-	if (!tc_json_is(rel, TC_JSON_ARRAY)) {
-		tc_error_set(err, "item %s: relations must be a list", id);
-		return -1;
-	}
+	if (!tc_json_is(rel, TC_JSON_ARRAY))
+		return item_error(err, id, "relations must be a list");
 	for (i = 0; i < rel->u.arr.len; i++) {
 		const tc_json *r = rel->u.arr.items[i];
 		const char *t = tc_json_get_string(r, "target");
@@ -293,13 +295,10 @@ check_relations(const tc_json *l, const tc_json *item, const char *id,
 		if (!tc_pypto__strv_has(relation_types,
 		    tc_json_get_string(r, "type")) ||
 		    t == NULL || strcmp(t, id) == 0 ||
-		    (l != NULL && tc_pypto__ledger_item(l, t) == NULL)) {
-			tc_error_set(err, "item %s: relations[%zu] must be "
+		    (l != NULL && tc_pypto__ledger_item(l, t) == NULL))
+			return item_error(err, id, "relations[%zu] must be "
 			    "{type: overlap|require|enable|conflict|cover|"
-			    "reopen, target: <another registered item_id>}",
-			    id, i);
-			return -1;
-		}
+			    "reopen, target: <another registered item_id>}", i);
 	}
 	return 0;
 }
@@ -314,17 +313,15 @@ check_kind_fields(const tc_json *item, const char *id, const char *kind,
 		if (check_kb_key(item, err) != 0)
 			return -1;
 	} else if (tc_json_get(item, "kb_key") != NULL) {
-		tc_error_set(err, "item %s: kb_key belongs to kb_selected items "
-		    "only", id);
-		return -1;
+		return item_error(err, id, "kb_key belongs to kb_selected "
+		    "items only");
 	}
 	if (strcmp(kind, "bottleneck_derived") == 0) {
 		if (check_bottleneck(item, err) != 0)
 			return -1;
 	} else if (tc_json_get(item, "bottleneck") != NULL) {
-		tc_error_set(err, "item %s: bottleneck belongs to "
-		    "bottleneck_derived items only", id);
-		return -1;
+		return item_error(err, id, "bottleneck belongs to "
+		    "bottleneck_derived items only");
 	}
 	return 0;
 }
@@ -350,16 +347,12 @@ check_status(const tc_json *item, const char *id, const char *kind,
 	}
 	if (status == NULL || strcmp(status, "rejected") != 0)
 		return 0;
-	if (!nonempty_string(tc_json_get(item, "reason"))) {
-		tc_error_set(err, "item %s: rejected needs a concrete reason", id);
-		return -1;
-	}
+	if (!nonempty_string(tc_json_get(item, "reason")))
+		return item_error(err, id, "rejected needs a concrete reason");
 	if (code != NULL && code->type != TC_JSON_NULL &&
-	    !tc_pypto__strv_has(reason_codes, tc_json_string(code))) {
-		tc_error_set(err, "item %s: reason_code must be one of "
-		    "quick_not_promoted, control_faster, no_stable_gain", id);
-		return -1;
-	}
+	    !tc_pypto__strv_has(reason_codes, tc_json_string(code)))
+		return item_error(err, id, "reason_code must be one of "
+		    "quick_not_promoted, control_faster, no_stable_gain");
 	return 0;
 }
 
@@ -371,17 +364,13 @@ check_new(const tc_json *item, const char *id, const char *status,
 	size_t i;
 
 	for (i = 0; managed_fields[i] != NULL; i++)
-		if (tc_json_get(item, managed_fields[i]) != NULL) {
-			tc_error_set(err, "item %s: %s is managed by tunectl", id,
+		if (tc_json_get(item, managed_fields[i]) != NULL)
+			return item_error(err, id, "%s is managed by tunectl",
 			    managed_fields[i]);
-			return -1;
-		}
 	if (!tc_pypto__strv_has(nonterminal, status) ||
-	    strcmp(status, "enabler") == 0) {
-		tc_error_set(err, "item %s: a new item is registered as pending or "
-		    "unknown and closed later with its evidence", id);
-		return -1;
-	}
+	    strcmp(status, "enabler") == 0)
+		return item_error(err, id, "a new item is registered as "
+		    "pending or unknown and closed later with its evidence");
 	return 0;
 }
 
@@ -421,10 +410,8 @@ check_row(const tc_json *l, const tc_json *item, bool is_new, tc_error *err)
 	if (!tc_pypto__strv_has(nonterminal, status) &&
 	    !tc_pypto_item_terminal(kind, status))
 		return check_status(item, id, kind, status, err);
-	if (ev != NULL && !tc_json_is(ev, TC_JSON_OBJECT)) {
-		tc_error_set(err, "item %s: evidence must be an object", id);
-		return -1;
-	}
+	if (ev != NULL && !tc_json_is(ev, TC_JSON_OBJECT))
+		return item_error(err, id, "evidence must be an object");
 	if (check_relations(l, item, id, err) != 0 ||
 	    check_kind_fields(item, id, kind, err) != 0 ||
 	    check_status(item, id, kind, status, err) != 0)
@@ -712,24 +699,39 @@ existing(tc_json *l, const char *id, tc_error *err)
 	return it;
 }
 
+/* The item id when it is in the ledger and still open (its source_kind in
+ * *kind unless kind is NULL); else NULL and err. */
+static tc_json *
+open_item(tc_json *l, const char *id, const char **kind, tc_error *err)
+{
+	tc_json *it = existing(l, id, err);
+	const char *k, *cur;
+
+	if (it == NULL)
+		return NULL;
+	k = tc_json_get_string(it, "source_kind");
+	cur = tc_json_get_string(it, "status");
+	if (tc_pypto_item_terminal(k, cur)) {
+		tc_error_set(err, "item %s is already closed (%s); invalidated "
+		    "evidence reopens the original id (items reopen)", id, cur);
+		return NULL;
+	}
+	if (kind != NULL)
+		*kind = k;
+	return it;
+}
+
 int
 tc_pypto_ledger_close(tc_json *l, const char *id, const char *status,
     const char *reason, const char *reason_code, const tc_json *evidence,
     const char *now, tc_error *err)
 {
-	tc_json *it = existing(l, id, err), *ev;
-	const char *kind, *cur;
+	tc_json *it, *ev;
+	const char *kind;
 	size_t i;
 
-	if (it == NULL)
+	if ((it = open_item(l, id, &kind, err)) == NULL)
 		return -1;
-	kind = tc_json_get_string(it, "source_kind");
-	cur = tc_json_get_string(it, "status");
-	if (tc_pypto_item_terminal(kind, cur)) {
-		tc_error_set(err, "item %s is already closed (%s); invalidated "
-		    "evidence reopens the original id (items reopen)", id, cur);
-		return -1;
-	}
 	if (!tc_pypto_item_terminal(kind, status)) {
 		tc_buf b = TC_BUF_INIT;
 
@@ -783,18 +785,10 @@ int
 tc_pypto_ledger_park(tc_json *l, const char *id, const char *status,
     const char *reason, const char *now, tc_error *err)
 {
-	tc_json *it = existing(l, id, err);
-	const char *kind, *cur;
+	tc_json *it;
 
-	if (it == NULL)
+	if ((it = open_item(l, id, NULL, err)) == NULL)
 		return -1;
-	kind = tc_json_get_string(it, "source_kind");
-	cur = tc_json_get_string(it, "status");
-	if (tc_pypto_item_terminal(kind, cur)) {
-		tc_error_set(err, "item %s is already closed (%s); invalidated "
-		    "evidence reopens the original id (items reopen)", id, cur);
-		return -1;
-	}
 	if (!tc_pypto__strv_has(nonterminal, status)) {
 		tc_error_set(err, "park sets a non-terminal status: pending, "
 		    "unknown, enabler or blocked");

@@ -73,6 +73,25 @@ set_text(tc_json *obj, const char *key, const char *value)
 		tc_json_object_set_string(obj, key, value);
 }
 
+/* A flag option: -1 (not given) leaves it as it is. */
+static void
+set_flag(tc_json *obj, const char *key, int value)
+{
+	if (value >= 0)
+		tc_json_object_set_bool(obj, key, value == 1);
+}
+
+/* The options of a pipeline configured for the first time. */
+static tc_json *
+default_options(void)
+{
+	tc_json *opt = tc_json_new_object();
+
+	tc_json_object_set_bool(opt, "collect_golden_perf", false);
+	tc_json_object_set_bool(opt, "run_stage2_verifier", false);
+	return opt;
+}
+
 static int
 configure(tc_json *state, const tc_pypto_orch_input *in, tc_json *out,
     tc_error *err)
@@ -84,19 +103,13 @@ configure(tc_json *state, const tc_pypto_orch_input *in, tc_json *out,
 	if (in->devices != NULL && parse_devices(in->devices, &devices, err) != 0)
 		return -1;
 	if (!tc_json_is(opt, TC_JSON_OBJECT)) {
-		opt = tc_json_new_object();
-		tc_json_object_set_bool(opt, "collect_golden_perf", false);
-		tc_json_object_set_bool(opt, "run_stage2_verifier", false);
+		opt = default_options();
 		tc_json_object_set(orch, "options", opt);
 	}
 	if (devices != NULL)
 		tc_json_object_set(opt, "devices", devices);
-	if (in->collect_golden_perf >= 0)
-		tc_json_object_set_bool(opt, "collect_golden_perf",
-		    in->collect_golden_perf == 1);
-	if (in->run_stage2_verifier >= 0)
-		tc_json_object_set_bool(opt, "run_stage2_verifier",
-		    in->run_stage2_verifier == 1);
+	set_flag(opt, "collect_golden_perf", in->collect_golden_perf);
+	set_flag(opt, "run_stage2_verifier", in->run_stage2_verifier);
 	set_text(opt, "request", in->request);
 	set_text(opt, "docs_cache", in->docs_cache);
 	set_text(opt, "resource_root", in->resource_root);

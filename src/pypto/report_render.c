@@ -27,6 +27,16 @@ put_value(tc_buf *b, const tc_json *v)
 	tc_json_str(b, v);
 }
 
+/* "<r[of]>/n_cases_total\n": a count of the cases out of all of them. */
+static void
+put_of_total(tc_buf *b, const tc_json *r, const char *of)
+{
+	put_value(b, tc_json_get(r, of));
+	tc_buf_putc(b, '/');
+	put_value(b, tc_json_get(r, "n_cases_total"));
+	tc_buf_putc(b, '\n');
+}
+
 /* Python format width for str: pads by code points. */
 static void
 pad(tc_buf *b, const char *s, size_t width, bool right)
@@ -138,17 +148,52 @@ evidence_dir(const tc_json *c)
 	return d != NULL && d[0] != '\0' ? d : "quick-summary-only";
 }
 
+/* What the report's header and the log's both state, with the text each
+ * gives for a missing one. */
+struct header {
+	const char *selector_kind, *selector_name;	/* case_selector */
+	const char *cases_type, *cases_path, *cases_sha256;
+	const char *golden_status;	/* performance_cases.golden_diagnostic */
+	const char *target_metric, *target_status;
+	double threshold;		/* default_target_threshold, or 1.0 */
+	bool valid_for_target;		/* valid_for_target_met is true */
+	bool golden_cases;		/* n_default_target_cases > 0 */
+};
+
 static void
-md_header(tc_buf *b, const tc_json *r)
+header_facts(const tc_json *r, struct header *h)
 {
 	const tc_json *sel = tc_json_get(r, "case_selector");
 	const tc_json *pc = tc_json_get(r, "performance_cases");
-	const tc_json *gd = tc_json_get(pc, "golden_diagnostic");
-	const tc_json *vt = tc_json_get(r, "valid_for_target_met");
-	double thr = 1.0, n = 0;
-	const char *sn = tc_json_get_string(sel, "name");
+	const tc_json *vt;
+	const char *sn;
+	double n = 0;
 
-	(void)get_num(r, "default_target_threshold", &thr);
+	h->selector_kind = tc_json_get_string_or(sel, "kind", "unknown");
+	sn = tc_json_get_string(sel, "name");
+	h->selector_name = sn != NULL && *sn ? sn : "-";
+	h->cases_type = tc_json_get_string_or(pc, "type", "unknown");
+	h->cases_path = tc_json_get_string_or(pc, "path", "unknown");
+	h->cases_sha256 = tc_json_get_string_or(pc, "sha256", "unknown");
+	h->golden_status = tc_json_get_string_or(tc_json_get(pc,
+	    "golden_diagnostic"), "status", "not_provided");
+	h->target_metric = tc_json_get_string_or(r, "default_target_metric",
+	    "");
+	h->target_status = tc_json_get_string_or(r, "default_target_status",
+	    "");
+	h->threshold = 1.0;
+	(void)get_num(r, "default_target_threshold", &h->threshold);
+	vt = tc_json_get(r, "valid_for_target_met");
+	h->valid_for_target = tc_json_is(vt, TC_JSON_BOOL) && vt->u.b;
+	h->golden_cases = get_num(r, "n_default_target_cases", &n) && n > 0;
+}
+
+static void
+md_header(tc_buf *b, const tc_json *r)
+{
+	struct header h;
+
+	header_facts(r, &h);
 	tc_buf_puts(b, "# 性能评估结果\n\n");
 	tc_buf_printf(b, "- **Operator**: %s\n", tc_json_get_string_or(r, "task", ""));
 	tc_buf_puts(b, "- **Device**: npu:");
@@ -166,25 +211,23 @@ md_header(tc_buf *b, const tc_json *r)
 	    tc_json_get_string_or(r, "timing_source_metric", "unknown"));
 	tc_buf_printf(b, "- **Target Op Name**: `%s`\n",
 	    tc_json_get_string_or(r, "target_op_name", "unknown"));
-	tc_buf_printf(b, "- **Case selector**: `%s:%s`\n",
-	    tc_json_get_string_or(sel, "kind", "unknown"), sn != NULL && *sn ? sn : "-");
+	tc_buf_printf(b, "- **Case selector**: `%s:%s`\n", h.selector_kind,
+	    h.selector_name);
 	tc_buf_printf(b, "- **Profiling mode**: %s\n",
 	    tc_json_get_string_or(r, "profiling_mode", ""));
 	tc_buf_printf(b, "- **Collection ID**: %s\n",
 	    tc_json_get_string_or(r, "collection_id", ""));
 	tc_buf_printf(b, "- **Performance cases**: `%s`; source=`%s`; "
-	    "sha256=`%s`\n", tc_json_get_string_or(pc, "type", "unknown"),
-	    tc_json_get_string_or(pc, "path", "unknown"), tc_json_get_string_or(pc, "sha256", "unknown"));
+	    "sha256=`%s`\n", h.cases_type, h.cases_path, h.cases_sha256);
 	tc_buf_printf(b, "- **Golden target source status**: `%s`\n",
-	    tc_json_get_string_or(gd, "status", "not_provided"));
-	tc_buf_printf(b, "- **Default target**: `%s >= ",
-	    tc_json_get_string_or(r, "default_target_metric", ""));
-	tc_py_fixed(b, thr, 1);
+	    h.golden_status);
+	tc_buf_printf(b, "- **Default target**: `%s >= ", h.target_metric);
+	tc_py_fixed(b, h.threshold, 1);
 	tc_buf_puts(b, "` for every P0 case\n");
 	tc_buf_printf(b, "- **Default target status**: `%s` "
-	    "(valid_for_target_met=%s)\n", tc_json_get_string_or(r, "default_target_status", ""),
-	    tc_json_is(vt, TC_JSON_BOOL) && vt->u.b ? "true" : "false");
-	if (get_num(r, "n_default_target_cases", &n) && n > 0) {
+	    "(valid_for_target_met=%s)\n", h.target_status,
+	    h.valid_for_target ? "true" : "false");
+	if (h.golden_cases) {
 		tc_buf_printf(b, "- **Comparison scope**: `%s`\n",
 		    tc_json_get_string_or(r, "comparison_scope", ""));
 		tc_buf_printf(b, "- **Golden source**: `%s` (iterations=",
@@ -309,6 +352,31 @@ cmp_cstr(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The rows of the summary table: "| label | value |\n". */
+static void
+value_row(tc_buf *b, const char *label, const tc_json *v)
+{
+	tc_buf_printf(b, "| %s | ", label);
+	put_value(b, v);
+	tc_buf_puts(b, " |\n");
+}
+
+static void
+fixed_row(tc_buf *b, const char *label, double v, int decimals)
+{
+	tc_buf_printf(b, "| %s | ", label);
+	tc_py_fixed(b, v, decimals);
+	tc_buf_puts(b, " |\n");
+}
+
+static void
+num_row(tc_buf *b, const char *label, const tc_json *r, const char *key)
+{
+	tc_buf_printf(b, "| %s | ", label);
+	num_cell(b, r, key, 3);
+	tc_buf_puts(b, " |\n");
+}
+
 static void
 md_summary(tc_buf *b, const tc_json *r)
 {
@@ -321,37 +389,27 @@ md_summary(tc_buf *b, const tc_json *r)
 	(void)get_num(r, "default_target_threshold", &thr);
 	tc_buf_puts(b, "## PyPTO measurement summary\n\n| Metric | Value |\n"
 	    "| ---- | -- |\n");
-	tc_buf_puts(b, "| Cases | ");
-	put_value(b, tc_json_get(r, "n_cases_total"));
-	tc_buf_puts(b, " |\n| Valid PyPTO measurements | ");
-	put_value(b, tc_json_get(r, "n_cases_valid"));
-	tc_buf_puts(b, " |\n");
+	value_row(b, "Cases", tc_json_get(r, "n_cases_total"));
+	value_row(b, "Valid PyPTO measurements", tc_json_get(r, "n_cases_valid"));
 	if (get_num(r, "mean_asc_us", &v)) {
-		tc_buf_puts(b, "| Mean PyPTO target-kernel (us) | ");
-		tc_py_fixed(b, v, 3);
-		tc_buf_puts(b, " |\n| Median PyPTO target-kernel (us) | ");
-		num_cell(b, r, "median_asc_us", 3);
-		tc_buf_puts(b, " |\n| Total PyPTO target-kernel (us) | ");
-		num_cell(b, r, "total_asc_us", 3);
-		tc_buf_puts(b, " |\n");
+		fixed_row(b, "Mean PyPTO target-kernel (us)", v, 3);
+		num_row(b, "Median PyPTO target-kernel (us)", r, "median_asc_us");
+		num_row(b, "Total PyPTO target-kernel (us)", r, "total_asc_us");
 	}
-	tc_buf_puts(b, "| Golden target cases | ");
 	if (tc_json_get(r, "n_default_target_cases") != NULL)
-		put_value(b, tc_json_get(r, "n_default_target_cases"));
+		value_row(b, "Golden target cases",
+		    tc_json_get(r, "n_default_target_cases"));
 	else
-		tc_buf_puts(b, "0");
-	tc_buf_puts(b, " |\n| Default target threshold | ");
-	tc_py_fixed(b, thr, 1);
-	tc_buf_printf(b, " |\n| Default target status | %s |\n",
+		tc_buf_puts(b, "| Golden target cases | 0 |\n");
+	fixed_row(b, "Default target threshold", thr, 1);
+	tc_buf_printf(b, "| Default target status | %s |\n",
 	    tc_json_get_string_or(r, "default_target_status", ""));
 	if (!get_num(stats, "geomean", &v)) {
 		tc_buf_puts(b, "\n");
 		return;
 	}
 	(void)get_num(stats, "mean", &mean);
-	tc_buf_puts(b, "| Mean Golden-E2E/PyPTO-kernel target ratio | ");
-	tc_py_fixed(b, mean, 3);
-	tc_buf_puts(b, " |\n");
+	fixed_row(b, "Mean Golden-E2E/PyPTO-kernel target ratio", mean, 3);
 	for (i = 0; tc_json_is(pcs, TC_JSON_ARRAY) && i < pcs->u.arr.len; i++) {
 		const tc_json *m = tc_json_get(pcs->u.arr.items[i],
 		    "default_target_met");
@@ -479,14 +537,9 @@ rule(tc_buf *b, char c)
 static void
 log_header(tc_buf *b, const tc_json *r)
 {
-	const tc_json *pc = tc_json_get(r, "performance_cases");
-	const tc_json *gd = tc_json_get(pc, "golden_diagnostic");
-	const tc_json *sel = tc_json_get(r, "case_selector");
-	const tc_json *vt = tc_json_get(r, "valid_for_target_met");
-	const char *sn = tc_json_get_string(sel, "name");
-	double thr = 1.0, n = 0;
+	struct header h;
 
-	(void)get_num(r, "default_target_threshold", &thr);
+	header_facts(r, &h);
 	rule(b, '=');
 	tc_buf_printf(b, "PyPTO Performance Collection (%s): %s  (warmup=",
 	    tc_json_get_string_or(r, "timing_source_metric", "unknown"), tc_json_get_string_or(r, "task", ""));
@@ -497,25 +550,22 @@ log_header(tc_buf *b, const tc_json *r)
 	put_value(b, tc_json_get(r, "seed"));
 	tc_buf_printf(b, ")\nCollection ID: %s\n", tc_json_get_string_or(r, "collection_id", ""));
 	tc_buf_printf(b, "Performance cases: %s sha256=%s path=%s\n",
-	    tc_json_get_string_or(pc, "type", "unknown"), tc_json_get_string_or(pc, "sha256", "unknown"),
-	    tc_json_get_string_or(pc, "path", "unknown"));
-	tc_buf_printf(b, "Golden target source status: %s\n",
-	    tc_json_get_string_or(gd, "status", "not_provided"));
-	tc_buf_printf(b, "Default target: %s >= ",
-	    tc_json_get_string_or(r, "default_target_metric", ""));
-	tc_py_fixed(b, thr, 1);
+	    h.cases_type, h.cases_sha256, h.cases_path);
+	tc_buf_printf(b, "Golden target source status: %s\n", h.golden_status);
+	tc_buf_printf(b, "Default target: %s >= ", h.target_metric);
+	tc_py_fixed(b, h.threshold, 1);
 	tc_buf_printf(b, " for every P0 case | status=%s | valid=%s\n",
-	    tc_json_get_string_or(r, "default_target_status", ""),
-	    tc_json_is(vt, TC_JSON_BOOL) && vt->u.b ? "True" : "False");
-	if (get_num(r, "n_default_target_cases", &n) && n > 0)
+	    h.target_status,
+	    h.valid_for_target ? "True" : "False");
+	if (h.golden_cases)
 		tc_buf_puts(b, "Comparison scope: golden_e2e_to_pypto_target_kernel "
 		    "(valid for the default target; NOT baseline-to-final "
 		    "optimization speedup)\n");
 	tc_buf_printf(b, "Target Op Name: %s | Timing source: %s\n",
 	    tc_json_get_string_or(r, "target_op_name", "unknown"),
 	    tc_json_get_string_or(r, "timing_source_metric", "unknown"));
-	tc_buf_printf(b, "Case selector: %s:%s\n", tc_json_get_string_or(sel, "kind", "unknown"),
-	    sn != NULL && *sn ? sn : "-");
+	tc_buf_printf(b, "Case selector: %s:%s\n", h.selector_kind,
+	    h.selector_name);
 	rule(b, '=');
 	pad(b, "Case", 5, false);
 	tc_buf_putc(b, ' ');
@@ -631,16 +681,10 @@ log_summary(tc_buf *b, const tc_json *r)
 		tc_buf_puts(b, "x / ");
 		tc_py_fixed(b, mx, 2);
 		tc_buf_puts(b, "x\n  Golden target cases: ");
-		put_value(b, tc_json_get(r, "n_default_target_cases"));
-		tc_buf_putc(b, '/');
-		put_value(b, tc_json_get(r, "n_cases_total"));
-		tc_buf_putc(b, '\n');
+		put_of_total(b, r, "n_default_target_cases");
 	}
 	tc_buf_puts(b, "  Valid PyPTO measurements: ");
-	put_value(b, tc_json_get(r, "n_cases_valid"));
-	tc_buf_putc(b, '/');
-	put_value(b, tc_json_get(r, "n_cases_total"));
-	tc_buf_putc(b, '\n');
+	put_of_total(b, r, "n_cases_valid");
 	if (get_num(r, "mean_asc_us", &v)) {
 		tc_buf_puts(b, "--- PyPTO target-kernel Task Duration (us) ---\n");
 		if (get_num(r, "mean_ref_us", &v)) {

@@ -618,10 +618,18 @@ act_plan_stage4(struct ctx *c)
 	return 0;
 }
 
+/* What a module action works on: the module key (--module, "" when none),
+ * stage4_modules, and its module_status and module_retry_count maps. */
+struct module {
+	const char *k;
+	tc_json *mods, *status, *retry;
+};
+
 /* ensureStage4Modules(); also insists on the map shapes the module
- * actions write into (the reference would throw a TypeError). */
-static tc_json *
-ensure_modules(struct ctx *c)
+ * actions write into (the reference would throw a TypeError).  Fills m;
+ * 0, or -1 and c->err. */
+static int
+ensure_modules(struct ctx *c, struct module *m)
 {
 	const tc_json *path = tc_json_get(c->next, "stage4_path");
 	tc_json *mods = tc_json_get(c->next, "stage4_modules");
@@ -633,62 +641,86 @@ ensure_modules(struct ctx *c)
 		tc_error_set(c->err, "Module action requires stage4_path==\"L1\", "
 		    "but stage4_path is \"%s\"", s);
 		free(s);
-		return NULL;
+		return -1;
 	}
 	if (!truthy(mods) || mods->type != TC_JSON_OBJECT) {
 		tc_error_set(c->err, "Module action requires stage4_modules to be "
 		    "initialized (call plan_stage4 first)");
-		return NULL;
+		return -1;
 	}
-	if (!tc_json_is(tc_json_get(mods, "module_status"), TC_JSON_OBJECT) ||
-	    !tc_json_is(tc_json_get(mods, "module_retry_count"),
-	    TC_JSON_OBJECT)) {
+	m->k = c->in->module != NULL ? c->in->module : "";
+	m->mods = mods;
+	m->status = tc_json_get(mods, "module_status");
+	m->retry = tc_json_get(mods, "module_retry_count");
+	if (!tc_json_is(m->status, TC_JSON_OBJECT) ||
+	    !tc_json_is(m->retry, TC_JSON_OBJECT)) {
 		tc_error_set(c->err, "invalid orchestrator state file content: "
 		    "stage4_modules.module_status and module_retry_count must "
 		    "be objects");
-		return NULL;
+		return -1;
 	}
-	return mods;
+	return 0;
+}
+
+/* The status of module m->k is one of want (NULL-terminated); else the
+ * refusal "<action>(<k>): status is "<status>", must be <must>". */
+static int
+module_in_state(struct ctx *c, const struct module *m, const char *action,
+    const char *const *want, const char *must)
+{
+	const tc_json *cur = tc_json_get(m->status, m->k);
+	char *s;
+	size_t i;
+
+	for (i = 0; want[i] != NULL; i++)
+		if (is_str(cur, want[i]))
+			return 0;
+	s = js_str(cur);
+	tc_error_set(c->err, "%s(%s): status is \"%s\", must be %s", action,
+	    m->k, s, must);
+	free(s);
+	return -1;
+}
+
+/* tunectl's bound on the module number an action names. */
+static int
+module_number_allowed(struct ctx *c, const char *action, double n)
+{
+	if (n > MODULE_COUNT_LIMIT) {
+		tc_error_set(c->err, "%s: module number must be at most %d",
+		    action, MODULE_COUNT_LIMIT);
+		return -1;
+	}
+	return 0;
 }
 
 static int
 act_start_module(struct ctx *c)
 {
-	tc_json *mods = ensure_modules(c), *status;
-	const char *k = c->in->module != NULL ? c->in->module : "";
-	double n = tc_js_number_of_string(k);
-	const tc_json *cur;
+	static const char *const startable[] = { "pending", "blocked", NULL };
+	struct module m;
+	double n;
 	tc_buf suffix = TC_BUF_INIT;
 
-	if (mods == NULL)
+	if (ensure_modules(c, &m) != 0)
 		return -1;
-	status = tc_json_get(mods, "module_status");
+	n = tc_js_number_of_string(m.k);
 	if (!isfinite(n) || n < 1 ||
-	    n > tc_js_number(tc_json_get(mods, "module_count"))) {
-		char *s = js_str(tc_json_get(mods, "module_count"));
+	    n > tc_js_number(tc_json_get(m.mods, "module_count"))) {
+		char *s = js_str(tc_json_get(m.mods, "module_count"));
 
 		tc_error_set(c->err, "start_module: invalid module \"%s\" (must "
-		    "be 1..%s)", k, s);
+		    "be 1..%s)", m.k, s);
 		free(s);
 		return -1;
 	}
-	cur = tc_json_get(status, k);
-	if (!is_str(cur, "pending") && !is_str(cur, "blocked")) {
-		char *s = js_str(cur);
-
-		tc_error_set(c->err, "start_module(%s): status is \"%s\", must "
-		    "be \"pending\" or \"blocked\"", k, s);
-		free(s);
+	if (module_in_state(c, &m, "start_module", startable,
+	    "\"pending\" or \"blocked\"") != 0 ||
+	    module_number_allowed(c, "start_module", n) != 0)
 		return -1;
-	}
-	if (n > MODULE_COUNT_LIMIT) {
-		tc_error_set(c->err, "start_module: module number must be at "
-		    "most %d", MODULE_COUNT_LIMIT);
-		return -1;
-	}
-	tc_json_object_set_string(status, k, "in_progress");
+	tc_json_object_set_string(m.status, m.k, "in_progress");
 	module_suffix(&suffix, n);
-	tc_json_object_set_string(mods, "active_module", tc_buf_cstr(&suffix));
+	tc_json_object_set_string(m.mods, "active_module", tc_buf_cstr(&suffix));
 	tc_buf_free(&suffix);
 	return 0;
 }
@@ -696,94 +728,68 @@ act_start_module(struct ctx *c)
 static int
 act_submit(struct ctx *c)
 {
-	tc_json *mods = ensure_modules(c), *status;
-	const char *k = c->in->module != NULL ? c->in->module : "";
-	const tc_json *cur;
+	static const char *const working[] = { "in_progress", "in_debug", NULL };
+	struct module m;
 
-	if (mods == NULL)
+	if (ensure_modules(c, &m) != 0 ||
+	    module_in_state(c, &m, "submit_for_verify", working,
+	    "\"in_progress\" or \"in_debug\"") != 0)
 		return -1;
-	status = tc_json_get(mods, "module_status");
-	cur = tc_json_get(status, k);
-	if (!is_str(cur, "in_progress") && !is_str(cur, "in_debug")) {
-		char *s = js_str(cur);
-
-		tc_error_set(c->err, "submit_for_verify(%s): status is \"%s\", "
-		    "must be \"in_progress\" or \"in_debug\"", k, s);
-		free(s);
-		return -1;
-	}
-	tc_json_object_set_string(status, k, "awaiting_verify");
+	tc_json_object_set_string(m.status, m.k, "awaiting_verify");
 	return 0;
 }
 
 static int
 act_complete_module(struct ctx *c)
 {
-	tc_json *mods = ensure_modules(c), *status, *verified;
-	const char *k = c->in->module != NULL ? c->in->module : "";
-	double n = tc_js_number_of_string(k);
-	const tc_json *cur;
+	static const char *const active[] = { "in_progress", "in_debug",
+	    "awaiting_verify", NULL };
+	struct module m;
+	tc_json *verified;
+	double n;
 	tc_buf suffix = TC_BUF_INIT;
 
-	if (mods == NULL)
+	if (ensure_modules(c, &m) != 0 ||
+	    module_in_state(c, &m, "complete_module", active,
+	    "an active state") != 0)
 		return -1;
-	status = tc_json_get(mods, "module_status");
-	cur = tc_json_get(status, k);
-	if (!is_str(cur, "in_progress") && !is_str(cur, "in_debug") &&
-	    !is_str(cur, "awaiting_verify")) {
-		char *s = js_str(cur);
-
-		tc_error_set(c->err, "complete_module(%s): status is \"%s\", "
-		    "must be an active state", k, s);
-		free(s);
-		return -1;
-	}
-	verified = tc_json_get(mods, "modules_verified");
+	verified = tc_json_get(m.mods, "modules_verified");
 	if (!tc_json_is(verified, TC_JSON_ARRAY)) {
 		tc_error_set(c->err, "invalid orchestrator state file content: "
 		    "stage4_modules.modules_verified must be an array");
 		return -1;
 	}
-	if (n > MODULE_COUNT_LIMIT) {
-		tc_error_set(c->err, "complete_module: module number must be at "
-		    "most %d", MODULE_COUNT_LIMIT);
+	n = tc_js_number_of_string(m.k);
+	if (module_number_allowed(c, "complete_module", n) != 0)
 		return -1;
-	}
-	tc_json_object_set_string(status, k, "verified");
+	tc_json_object_set_string(m.status, m.k, "verified");
 	module_suffix(&suffix, n);
 	if (!tc_pj_array_has_string(verified, tc_buf_cstr(&suffix)))
 		tc_json_array_push(verified,
 		    tc_json_new_string(tc_buf_cstr(&suffix)));
 	tc_buf_free(&suffix);
-	tc_json_object_remove(mods, "active_module");
+	tc_json_object_remove(m.mods, "active_module");
 	return 0;
 }
 
 static int
 act_fail_module(struct ctx *c)
 {
-	tc_json *mods = ensure_modules(c), *status, *retry;
-	const char *k = c->in->module != NULL ? c->in->module : "";
-	const tc_json *cur, *count;
-	double cycles;
+	struct module m;
 
-	if (mods == NULL)
+	if (ensure_modules(c, &m) != 0)
 		return -1;
-	status = tc_json_get(mods, "module_status");
-	retry = tc_json_get(mods, "module_retry_count");
-	cur = tc_json_get(status, k);
-	if (is_str(cur, "verified")) {
+	if (is_str(tc_json_get(m.status, m.k), "verified")) {
 		tc_error_set(c->err, "fail_module(%s): module is already "
-		    "\"verified\", cannot fail", k);
+		    "\"verified\", cannot fail", m.k);
 		return -1;
 	}
-	tc_json_object_set(retry, k, increment(tc_json_get(retry, k)));
-	count = tc_json_get(retry, k);
-	cycles = tc_js_number(count);
-	if (cycles >= tc_js_number(tc_json_get(mods, "max_cycles_per_module")))
-		tc_json_object_set_string(status, k, "blocked");
+	tc_json_object_set(m.retry, m.k, increment(tc_json_get(m.retry, m.k)));
+	if (tc_js_number(tc_json_get(m.retry, m.k)) >=
+	    tc_js_number(tc_json_get(m.mods, "max_cycles_per_module")))
+		tc_json_object_set_string(m.status, m.k, "blocked");
 	else
-		tc_json_object_set_string(status, k, "in_debug");
+		tc_json_object_set_string(m.status, m.k, "in_debug");
 	return 0;
 }
 

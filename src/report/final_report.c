@@ -16,180 +16,208 @@
 #include "tunectl/path.h"
 #include "tunectl/report.h"
 
-/* Every fixed phrase of the report, in the reference's Chinese and in
+/* A fixed phrase of the report, in the reference's Chinese and in
  * English. */
+struct phrase {
+	const char *zh, *en;
+};
+
+/* Every fixed phrase of the report. */
 struct phrases {
-	const char *title, *overview, *verdict, *basis, *comparison,
-	    *units_note, *kinds_note, *table_head, *s0_label, *s0_missing,
-	    *synthetic_reason, *no_evidence, *stage_missing, *sep,
-	    *best_attempt, *diagnostic_only, *final_label, *gates_head,
-	    *gate_sep, *final_gates, *final_gates_missing, *runs_note,
-	    *config_head, *winner_fmt_pre, *winner_fmt_post, *no_winner,
-	    *fallback, *fallback_missing, *scope, *promotion, *option_config,
-	    *config_file, *config_fp, *not_given, *config_basis,
-	    *config_basis_missing, *config_evidence, *session_head,
-	    *improvement, *evidence_none, *auto_head, *auto_verdict_pre,
-	    *auto_verdict_post, *auto_note, *handoffs_head, *ledger_head,
-	    *sentence_end;
-	const char *sections[TC_FINAL_DETAIL_KEY_COUNT];
-	const char *outcomes[5];	/* by classification, class_order */
-	const char *(*label)(const char *status);
+	struct phrase title, overview, verdict, basis, comparison,
+	    units_note, kinds_note, table_head, s0_label, s0_missing,
+	    synthetic_reason, no_evidence, stage_missing, sep,
+	    best_attempt, diagnostic_only, final_label, gates_head,
+	    gate_sep, final_gates, final_gates_missing, runs_note,
+	    config_head, winner_fmt_pre, winner_fmt_post, no_winner,
+	    fallback, fallback_missing, scope, promotion, option_config,
+	    config_file, config_fp, not_given, config_basis,
+	    config_basis_missing, config_evidence, session_head,
+	    improvement, evidence_none, auto_head, auto_verdict_pre,
+	    auto_verdict_post, auto_note, handoffs_head, ledger_head,
+	    sentence_end;
+	struct phrase sections[TC_FINAL_DETAIL_KEY_COUNT];
+	struct phrase outcomes[5];	/* by classification, class_order */
 };
 
 static const char *const class_order[5] = {
 	"beneficial", "no_gain", "not_run", "failed", "blocked"
 };
 
-static const struct phrases zh = {
-	.title = "# SuperKernel Auto Tune 最终 E2E 报告",
-	.overview = "## 结果速览",
-	.verdict = "- 最终 E2E 结论: ",
-	.basis = "- 判定依据: ",
-	.comparison = "## 关键数据对比",
-	.units_note = "耗时单位 ms；耗时差 = 实验 \u2212 基线；改善率为正表示更快。"
-	    "不同测量口径不互算。",
-	.kinds_note = "screening / option / optional_clean 是阶段实验，profiling "
-	    "是诊断，均不替代最终 clean E2E。",
-	.table_head = "| 阶段/候选 | 测量口径 | 基线耗时 ms | 实验耗时 ms | "
-	    "耗时差 ms | 改善率 | 运行数 | 门禁/状态 | 证据 |",
-	.s0_label = "S0（冻结基线）",
-	.s0_missing = "N/A：旧账本未提供结构化基线",
-	.synthetic_reason = "来自 final_e2e；独立进程数未提供，不将 sample_count "
-	    "当作运行数",
-	.no_evidence = "N/A：未提供证据",
-	.stage_missing = "；N/A：未提供关键测量，原因见阶段正文",
-	.sep = "；",
-	.best_attempt = "；最佳已测尝试，未通过门禁，非优胜者",
-	.diagnostic_only = "；仅诊断，非优胜者",
-	.final_label = "最终 E2E / ",
-	.gates_head = "### 门禁与统计说明",
-	.gate_sep = "：",
-	.final_gates = "- 最终阈值 / P90 / stddev：",
-	.final_gates_missing = "N/A：未提供结构化门禁说明，见最终 Clean E2E 正文。",
-	.runs_note = "- 运行数仅指独立进程次数；旧 final_e2e.sample_count "
-	    "不自动解释为运行数。",
-	.config_head = "## 配置与建议",
-	.winner_fmt_pre = "- 优胜者：`",
-	.winner_fmt_post = "`（最终 clean E2E 验证）",
-	.no_winner = "- 优胜者：无。最佳尝试不是推荐配置。",
-	.fallback = "- 回退配置：",
-	.fallback_missing = "N/A：未提供已验证回退配置，不推断默认 SK-off",
-	.scope = "SK 框定方式",
-	.promotion = "晋级路径",
-	.option_config = "Option 配置",
-	.config_file = "配置文件",
-	.config_fp = "配置 fingerprint",
-	.not_given = "N/A（未提供证据，不猜测默认值）",
-	.config_basis = "- 配置依据: ",
-	.config_basis_missing = "N/A：缺少配置证据",
-	.config_evidence = "- 配置证据: ",
-	.session_head = "## 会话与原始交接摘要",
-	.improvement = "- 收益率: `",
-	.evidence_none = "无",
-	.auto_head = "## 自动结论",
-	.auto_verdict_pre = "- 最终 clean E2E 是唯一终局判定：",
-	.auto_verdict_post = "。",
-	.auto_note = "- 下表中的单 SK 分类仅用于解释与溯源，不可替代最终 E2E 结论。",
-	.handoffs_head = "## 阶段交接",
-	.ledger_head = "## Ledger 汇总",
-	.sentence_end = "。",
+static const struct phrases ph = {
+	.title = {
+		"# SuperKernel Auto Tune 最终 E2E 报告",
+		"# SuperKernel Auto Tune Final E2E Report"
+	},
+	.overview = { "## 结果速览", "## Result Overview" },
+	.verdict = { "- 最终 E2E 结论: ", "- Final E2E verdict: " },
+	.basis = { "- 判定依据: ", "- Basis: " },
+	.comparison = { "## 关键数据对比", "## Key Measurements" },
+	.units_note = {
+		"耗时单位 ms；耗时差 = 实验 \u2212 基线；改善率为正表示更快。"
+		    "不同测量口径不互算。",
+		"Times in ms; delta = candidate \u2212 baseline; a positive "
+		    "improvement means faster. Different metrics are never "
+		    "compared with each other."
+	},
+	.kinds_note = {
+		"screening / option / optional_clean 是阶段实验，profiling "
+		    "是诊断，均不替代最终 clean E2E。",
+		"screening / option / optional_clean are stage experiments "
+		    "and profiling is a diagnostic; none of them replaces the "
+		    "final clean E2E."
+	},
+	.table_head = {
+		"| 阶段/候选 | 测量口径 | 基线耗时 ms | 实验耗时 ms | "
+		    "耗时差 ms | 改善率 | 运行数 | 门禁/状态 | 证据 |",
+		"| Stage/candidate | Metric | Baseline ms | Candidate ms | "
+		    "Delta ms | Improvement | Runs | Gate/status | Evidence |"
+	},
+	.s0_label = { "S0（冻结基线）", "S0 (frozen baseline)" },
+	.s0_missing = {
+		"N/A：旧账本未提供结构化基线",
+		"N/A: the legacy ledger has no structured baseline"
+	},
+	.synthetic_reason = {
+		"来自 final_e2e；独立进程数未提供，不将 sample_count "
+		    "当作运行数",
+		"from final_e2e; the number of independent processes is not "
+		    "given and sample_count is not used as a run count"
+	},
+	.no_evidence = { "N/A：未提供证据", "N/A: no evidence given" },
+	.stage_missing = {
+		"；N/A：未提供关键测量，原因见阶段正文",
+		"; N/A: no key measurement given, see the stage section"
+	},
+	.sep = { "；", "; " },
+	.best_attempt = {
+		"；最佳已测尝试，未通过门禁，非优胜者",
+		"; best measured attempt, failed the gates, not a winner"
+	},
+	.diagnostic_only = {
+		"；仅诊断，非优胜者",
+		"; diagnostic only, not a winner"
+	},
+	.final_label = { "最终 E2E / ", "Final E2E / " },
+	.gates_head = { "### 门禁与统计说明", "### Gates and Statistics" },
+	.gate_sep = { "：", ": " },
+	.final_gates = {
+		"- 最终阈值 / P90 / stddev：",
+		"- Final threshold / P90 / stddev: "
+	},
+	.final_gates_missing = {
+		"N/A：未提供结构化门禁说明，见最终 Clean E2E 正文。",
+		"N/A: no structured gate description, see the "
+		    "Final Clean E2E section."
+	},
+	.runs_note = {
+		"- 运行数仅指独立进程次数；旧 final_e2e.sample_count "
+		    "不自动解释为运行数。",
+		"- Runs count independent processes only; a legacy "
+		    "final_e2e.sample_count is never read as a run count."
+	},
+	.config_head = {
+		"## 配置与建议",
+		"## Configuration and Recommendation"
+	},
+	.winner_fmt_pre = { "- 优胜者：`", "- Winner: `" },
+	.winner_fmt_post = {
+		"`（最终 clean E2E 验证）",
+		"` (verified by the final clean E2E)"
+	},
+	.no_winner = {
+		"- 优胜者：无。最佳尝试不是推荐配置。",
+		"- Winner: none. The best attempt is not a recommended "
+		    "configuration."
+	},
+	.fallback = { "- 回退配置：", "- Fallback configuration: " },
+	.fallback_missing = {
+		"N/A：未提供已验证回退配置，不推断默认 SK-off",
+		"N/A: no verified fallback configuration given; "
+		    "SK-off is not assumed"
+	},
+	.scope = { "SK 框定方式", "SK scope strategy" },
+	.promotion = { "晋级路径", "Promotion path" },
+	.option_config = { "Option 配置", "Option config" },
+	.config_file = { "配置文件", "Config file" },
+	.config_fp = { "配置 fingerprint", "Config fingerprint" },
+	.not_given = {
+		"N/A（未提供证据，不猜测默认值）",
+		"N/A (no evidence given; defaults are not guessed)"
+	},
+	.config_basis = { "- 配置依据: ", "- Configuration basis: " },
+	.config_basis_missing = {
+		"N/A：缺少配置证据",
+		"N/A: configuration evidence missing"
+	},
+	.config_evidence = { "- 配置证据: ", "- Configuration evidence: " },
+	.session_head = {
+		"## 会话与原始交接摘要",
+		"## Session and Original Handoff Summary"
+	},
+	.improvement = { "- 收益率: `", "- Improvement: `" },
+	.evidence_none = { "无", "none" },
+	.auto_head = { "## 自动结论", "## Automatic Conclusion" },
+	.auto_verdict_pre = {
+		"- 最终 clean E2E 是唯一终局判定：",
+		"- The final clean E2E is the only terminal verdict: "
+	},
+	.auto_verdict_post = { "。", "." },
+	.auto_note = {
+		"- 下表中的单 SK 分类仅用于解释与溯源，不可替代最终 E2E 结论。",
+		"- The per-SK classifications below only explain and trace "
+		    "results; they never replace the final E2E verdict."
+	},
+	.handoffs_head = { "## 阶段交接", "## Phase Handoffs" },
+	.ledger_head = { "## Ledger 汇总", "## Ledger Summary" },
+	.sentence_end = { "。", "." },
 	.sections = {
-		"## 环境与准备", "## S0 基线", "## Stage A 框定方式",
-		"## Stage O Option", "## BASE Profile 与 SMAP", "## 可选实验",
-		"## 最终 Clean E2E"
+		{ "## 环境与准备", "## Environment and Preparation" },
+		{ "## S0 基线", "## S0 Baseline" },
+		{ "## Stage A 框定方式", "## Stage A Scope Selection" },
+		{ "## Stage O Option", "## Stage O Option Tuning" },
+		{ "## BASE Profile 与 SMAP", "## BASE Profile and SMAP" },
+		{ "## 可选实验", "## Optional Experiments" },
+		{ "## 最终 Clean E2E", "## Final Clean E2E" },
 	},
 	.outcomes = {
-		"调优成功，最终 clean E2E 有收益",
-		"最终 clean E2E 无收益，未产生终局优胜者",
-		"未获得最终 E2E 验证的优胜者；最终 clean E2E 未执行",
-		"最终验证失败，未产生终局优胜者",
-		"调优阻塞，未产生终局优胜者"
+		{
+			"调优成功，最终 clean E2E 有收益",
+			"Tuning succeeded: the final clean E2E shows a gain"
+		},
+		{
+			"最终 clean E2E 无收益，未产生终局优胜者",
+			"The final clean E2E shows no gain; there is no final winner"
+		},
+		{
+			"未获得最终 E2E 验证的优胜者；最终 clean E2E 未执行",
+			"No winner verified by a final E2E; the final clean E2E was not run"
+		},
+		{
+			"最终验证失败，未产生终局优胜者",
+			"The final verification failed; there is no final winner"
+		},
+		{
+			"调优阻塞，未产生终局优胜者",
+			"Tuning is blocked; there is no final winner"
+		},
 	},
-	.label = tc_final_outcome_label,
 };
 
-static const struct phrases en = {
-	.title = "# SuperKernel Auto Tune Final E2E Report",
-	.overview = "## Result Overview",
-	.verdict = "- Final E2E verdict: ",
-	.basis = "- Basis: ",
-	.comparison = "## Key Measurements",
-	.units_note = "Times in ms; delta = candidate \u2212 baseline; a positive "
-	    "improvement means faster. Different metrics are never compared "
-	    "with each other.",
-	.kinds_note = "screening / option / optional_clean are stage experiments "
-	    "and profiling is a diagnostic; none of them replaces the final "
-	    "clean E2E.",
-	.table_head = "| Stage/candidate | Metric | Baseline ms | Candidate ms | "
-	    "Delta ms | Improvement | Runs | Gate/status | Evidence |",
-	.s0_label = "S0 (frozen baseline)",
-	.s0_missing = "N/A: the legacy ledger has no structured baseline",
-	.synthetic_reason = "from final_e2e; the number of independent "
-	    "processes is not given and sample_count is not used as a run count",
-	.no_evidence = "N/A: no evidence given",
-	.stage_missing = "; N/A: no key measurement given, see the stage section",
-	.sep = "; ",
-	.best_attempt = "; best measured attempt, failed the gates, not a winner",
-	.diagnostic_only = "; diagnostic only, not a winner",
-	.final_label = "Final E2E / ",
-	.gates_head = "### Gates and Statistics",
-	.gate_sep = ": ",
-	.final_gates = "- Final threshold / P90 / stddev: ",
-	.final_gates_missing = "N/A: no structured gate description, see the "
-	    "Final Clean E2E section.",
-	.runs_note = "- Runs count independent processes only; a legacy "
-	    "final_e2e.sample_count is never read as a run count.",
-	.config_head = "## Configuration and Recommendation",
-	.winner_fmt_pre = "- Winner: `",
-	.winner_fmt_post = "` (verified by the final clean E2E)",
-	.no_winner = "- Winner: none. The best attempt is not a recommended "
-	    "configuration.",
-	.fallback = "- Fallback configuration: ",
-	.fallback_missing = "N/A: no verified fallback configuration given; "
-	    "SK-off is not assumed",
-	.scope = "SK scope strategy",
-	.promotion = "Promotion path",
-	.option_config = "Option config",
-	.config_file = "Config file",
-	.config_fp = "Config fingerprint",
-	.not_given = "N/A (no evidence given; defaults are not guessed)",
-	.config_basis = "- Configuration basis: ",
-	.config_basis_missing = "N/A: configuration evidence missing",
-	.config_evidence = "- Configuration evidence: ",
-	.session_head = "## Session and Original Handoff Summary",
-	.improvement = "- Improvement: `",
-	.evidence_none = "none",
-	.auto_head = "## Automatic Conclusion",
-	.auto_verdict_pre = "- The final clean E2E is the only terminal verdict: ",
-	.auto_verdict_post = ".",
-	.auto_note = "- The per-SK classifications below only explain and trace "
-	    "results; they never replace the final E2E verdict.",
-	.handoffs_head = "## Phase Handoffs",
-	.ledger_head = "## Ledger Summary",
-	.sentence_end = ".",
-	.sections = {
-		"## Environment and Preparation", "## S0 Baseline",
-		"## Stage A Scope Selection", "## Stage O Option Tuning",
-		"## BASE Profile and SMAP", "## Optional Experiments",
-		"## Final Clean E2E"
-	},
-	.outcomes = {
-		"Tuning succeeded: the final clean E2E shows a gain",
-		"The final clean E2E shows no gain; there is no final winner",
-		"No winner verified by a final E2E; the final clean E2E was not run",
-		"The final verification failed; there is no final winner",
-		"Tuning is blocked; there is no final winner"
-	},
-	.label = tc_final_outcome_label_en,
-};
-
-/* Rendering state: the output, the phrases, and the first error. */
+/* Rendering state: the output, the language, and the first error. */
 struct render {
 	tc_buf out;
-	const struct phrases *t;
+	bool en;
 	tc_error *err;
 	int failed;
 };
+
+/* The phrase in the report's language. */
+static const char *
+say(const struct render *r, const struct phrase *p)
+{
+	return r->en ? p->en : p->zh;
+}
 
 static void
 line(struct render *r, const char *s)
@@ -416,9 +444,9 @@ stage_missing_row(struct render *r, const struct tc_summary_stage *st,
 			tc_buf_putc(&ev, '`');
 		}
 	}
-	tc_buf_puts(&status, r->t->stage_missing);
+	tc_buf_puts(&status, say(r, &ph.stage_missing));
 	if (nev == 0)
-		tc_buf_puts(&ev, r->t->no_evidence);
+		tc_buf_puts(&ev, say(r, &ph.no_evidence));
 	summary_row(r, st->stage, st->kind, NULL, NULL, NULL, status.data,
 	    ev.data);
 	tc_buf_free(&status);
@@ -442,18 +470,19 @@ stage_row(struct render *r, const struct tc_summary_stage *st,
 	tc_buf_puts(&metric, " / ");
 	tc_json_str(&metric, tc_json_get(row, "metric"));
 	tc_json_str(&status, tc_json_get(row, "status"));
-	tc_buf_puts(&status, r->t->sep);
+	tc_buf_puts(&status, say(r, &ph.sep));
 	tc_json_str(&status, tc_json_get(row, "reason_zh"));
 	if (!(tc_json_is(elig, TC_JSON_BOOL) && elig->u.b) && cand != NULL)
-		tc_buf_puts(&status, kind != NULL && strcmp(kind, "profiling")
-		    == 0 ? r->t->diagnostic_only : r->t->best_attempt);
+		tc_buf_puts(&status, say(r, kind != NULL &&
+		    strcmp(kind, "profiling") == 0 ? &ph.diagnostic_only :
+		    &ph.best_attempt));
 	evidence_text(&ev, tc_json_get(row, "evidence_artifacts"),
-	    r->t->no_evidence);
+	    say(r, &ph.no_evidence));
 	summary_row(r, label.data, metric.data, num(row, "baseline_ms"), cand,
 	    tc_json_get(row, "run_count"), status.data, ev.data);
 	tc_buf_puts(gates, "- ");
 	tc_buf_puts(gates, label.data);
-	tc_buf_puts(gates, r->t->gate_sep);
+	tc_buf_puts(gates, say(r, &ph.gate_sep));
 	tc_json_str(gates, tc_json_get(row, "gates_zh"));
 	tc_buf_putc(gates, '\n');
 	tc_buf_free(&label);
@@ -520,7 +549,7 @@ comparison_table(struct render *r, const tc_json *session,
 	    *fc = tc_json_get(fe, "candidate");
 	size_t i;
 
-	line(r, r->t->table_head);
+	line(r, say(r, &ph.table_head));
 	line(r, "|---|---|---:|---:|---:|---:|---|---|---|");
 	if (baseline == NULL && measured) {
 		synthetic = tc_json_new_object();
@@ -533,7 +562,7 @@ comparison_table(struct render *r, const tc_json *session,
 			tc_json_object_set(synthetic, "run_count",
 			    tc_json_clone(tc_json_get(fb, "run_count")));
 		tc_json_object_set_string(synthetic, "reason_zh",
-		    r->t->synthetic_reason);
+		    say(r, &ph.synthetic_reason));
 		if (tc_json_get(fe, "evidence_artifacts") != NULL)
 			tc_json_object_set(synthetic, "evidence_artifacts",
 			    tc_json_clone(tc_json_get(fe, "evidence_artifacts")));
@@ -543,16 +572,16 @@ comparison_table(struct render *r, const tc_json *session,
 	if (tc_json_is(reason, TC_JSON_STRING) && reason->u.str.len > 0)
 		tc_json_str(&status, reason);
 	else
-		tc_buf_puts(&status, r->t->s0_missing);
+		tc_buf_puts(&status, say(r, &ph.s0_missing));
 	evidence_text(&ev, tc_json_get(baseline, "evidence_artifacts"),
-	    r->t->no_evidence);
+	    say(r, &ph.no_evidence));
 	{
 		const tc_json *metric = tc_json_get(baseline, "metric");
 		tc_buf m = TC_BUF_INIT;
 
 		if (metric != NULL && !tc_json_is(metric, TC_JSON_NULL))
 			tc_json_str(&m, metric);
-		summary_row(r, r->t->s0_label, m.len > 0 ? m.data : NULL,
+		summary_row(r, say(r, &ph.s0_label), m.len > 0 ? m.data : NULL,
 		    num(baseline, "value_ms"), NULL,
 		    tc_json_get(baseline, "run_count"), status.data, ev.data);
 		tc_buf_free(&m);
@@ -560,15 +589,15 @@ comparison_table(struct render *r, const tc_json *session,
 	for (i = 0; i < TC_SUMMARY_STAGE_COUNT; i++)
 		stage_rows(r, &tc_summary_stages[i], summary, steps, gates);
 
-	tc_buf_puts(&label, r->t->final_label);
+	tc_buf_puts(&label, say(r, &ph.final_label));
 	tc_json_str(&label, tc_json_get(fe, "candidate_id"));
 	tc_buf_reset(&status);
 	tc_json_str(&status, tc_json_get(fe, "classification"));
-	tc_buf_puts(&status, r->t->sep);
+	tc_buf_puts(&status, say(r, &ph.sep));
 	tc_json_str(&status, tc_json_get(fe, "reason_zh"));
 	tc_buf_reset(&ev);
 	evidence_text(&ev, tc_json_get(fe, "evidence_artifacts"),
-	    r->t->no_evidence);
+	    say(r, &ph.no_evidence));
 	summary_row(r, label.data, "final clean / median",
 	    measured ? num(fb, "median_ms") : NULL,
 	    measured ? num(fc, "median_ms") : NULL,
@@ -588,7 +617,7 @@ config_line(struct render *r, const char *label, const tc_json *value)
 	tc_buf_puts(&r->out, label);
 	tc_buf_puts(&r->out, ": ");
 	if (value == NULL || tc_json_is(value, TC_JSON_NULL)) {
-		line(r, r->t->not_given);
+		line(r, say(r, &ph.not_given));
 		return;
 	}
 	tc_buf_putc(&r->out, '`');
@@ -616,19 +645,19 @@ configuration(struct render *r, const tc_json *fe, const tc_json *summary)
 			tc_json_object_setn(config, role->u.obj.members[i].key,
 			    role->u.obj.members[i].key_len,
 			    tc_json_clone(role->u.obj.members[i].value));
-		tc_buf_puts(&r->out, r->t->winner_fmt_pre);
+		tc_buf_puts(&r->out, say(r, &ph.winner_fmt_pre));
 		put_str(r, tc_json_get(fe, "candidate_id"));
-		line(r, r->t->winner_fmt_post);
+		line(r, say(r, &ph.winner_fmt_post));
 	} else {
 		config = role != NULL ? tc_json_clone(role) : tc_json_new_object();
-		line(r, r->t->no_winner);
-		tc_buf_puts(&r->out, r->t->fallback);
+		line(r, say(r, &ph.no_winner));
+		tc_buf_puts(&r->out, say(r, &ph.fallback));
 		cid = tc_json_get(config, "candidate_id");
 		if (cid != NULL && !tc_json_is(cid, TC_JSON_NULL) &&
 		    !(tc_json_is(cid, TC_JSON_STRING) && cid->u.str.len == 0))
 			put_str(r, cid);
 		else
-			tc_buf_puts(&r->out, r->t->fallback_missing);
+			tc_buf_puts(&r->out, say(r, &ph.fallback_missing));
 		tc_buf_putc(&r->out, '\n');
 	}
 	oc = tc_json_get(config, "option_config");
@@ -641,23 +670,26 @@ configuration(struct render *r, const tc_json *fe, const tc_json *summary)
 		if (tc_json_get(oc, "super_kernel_debug_options") != NULL)
 			debug = tc_json_get(oc, "super_kernel_debug_options");
 	}
-	config_line(r, r->t->scope, tc_json_get(config, "scope_strategy"));
-	config_line(r, r->t->promotion, tc_json_get(config, "promotion_path"));
-	config_line(r, r->t->option_config, oc);
+	config_line(r, say(r, &ph.scope),
+	    tc_json_get(config, "scope_strategy"));
+	config_line(r, say(r, &ph.promotion),
+	    tc_json_get(config, "promotion_path"));
+	config_line(r, say(r, &ph.option_config), oc);
 	config_line(r, "Optimize options", optimize);
 	config_line(r, "Debug options", debug);
-	config_line(r, r->t->config_file, tc_json_get(config, "config_path"));
-	config_line(r, r->t->config_fp,
+	config_line(r, say(r, &ph.config_file),
+	    tc_json_get(config, "config_path"));
+	config_line(r, say(r, &ph.config_fp),
 	    tc_json_get(config, "config_fingerprint"));
-	tc_buf_puts(&r->out, r->t->config_basis);
+	tc_buf_puts(&r->out, say(r, &ph.config_basis));
 	reason = tc_json_get(config, "reason_zh");
 	if (reason != NULL && !tc_json_is(reason, TC_JSON_NULL) &&
 	    !(tc_json_is(reason, TC_JSON_STRING) && reason->u.str.len == 0))
 		put_str(r, reason);
 	else
-		tc_buf_puts(&r->out, r->t->config_basis_missing);
+		tc_buf_puts(&r->out, say(r, &ph.config_basis_missing));
 	tc_buf_putc(&r->out, '\n');
-	tc_buf_puts(&r->out, r->t->config_evidence);
+	tc_buf_puts(&r->out, say(r, &ph.config_evidence));
 	evidence_text(&r->out, tc_json_get(config, "evidence_artifacts"), "N/A");
 	tc_buf_putc(&r->out, '\n');
 	tc_json_free(config);
@@ -846,20 +878,20 @@ ledger_row(struct render *r, const tc_json_member *m)
 /* ---- the whole report ------------------------------------------------------ */
 
 static const char *
-outcome_sentence(const struct phrases *t, const tc_json *fe)
+outcome_sentence(const struct render *r, const tc_json *fe)
 {
 	size_t i;
 
 	for (i = 0; i < 5; i++)
 		if (str_eq(tc_json_get(fe, "classification"), class_order[i]))
-			return t->outcomes[i];
+			return say(r, &ph.outcomes[i]);
 	return "";
 }
 
 static void
 verdict_line(struct render *r, const char *label, const tc_json *fe)
 {
-	tc_buf_puts(&r->out, r->t->verdict);
+	tc_buf_puts(&r->out, say(r, &ph.verdict));
 	tc_buf_puts(&r->out, label);
 	tc_buf_puts(&r->out, " (`");
 	put_str(r, tc_json_get(fe, "classification"));
@@ -883,7 +915,7 @@ session_summary(struct render *r, const struct tc_final_report_input *in,
 	const tc_json *entry = tc_json_get(in->session, "entrypoint");
 	const tc_json *parent, *base;
 
-	line(r, r->t->session_head);
+	line(r, say(r, &ph.session_head));
 	line(r, "");
 	value_line(r, "- Session: `", tc_json_get(in->session, "session_id"), "`");
 	tc_buf_puts(&r->out, "- Entrypoint: `");
@@ -901,13 +933,13 @@ session_summary(struct render *r, const struct tc_final_report_input *in,
 	line(r, "");
 	verdict_line(r, label, fe);
 	value_line(r, "- Candidate: `", tc_json_get(fe, "candidate_id"), "`");
-	tc_buf_printf(&r->out, "- %s: `", r->t->scope);
+	tc_buf_printf(&r->out, "- %s: `", say(r, &ph.scope));
 	put_str(r, tc_json_get(fe, "scope_strategy"));
 	line(r, "`");
-	tc_buf_printf(&r->out, "- %s: `", r->t->option_config);
+	tc_buf_printf(&r->out, "- %s: `", say(r, &ph.option_config));
 	put_json(r, tc_json_get(fe, "option_config"));
 	line(r, "`");
-	tc_buf_puts(&r->out, r->t->basis);
+	tc_buf_puts(&r->out, say(r, &ph.basis));
 	put_str(r, tc_json_get(fe, "reason_zh"));
 	line(r, "");
 	if (in->import_manifest != NULL) {
@@ -930,14 +962,14 @@ session_summary(struct render *r, const struct tc_final_report_input *in,
 		value_line(r, "- Candidate clean E2E median: `",
 		    tc_json_get(tc_json_get(fe, "candidate"), "median_ms"),
 		    "` ms");
-		tc_buf_puts(&r->out, r->t->improvement);
+		tc_buf_puts(&r->out, say(r, &ph.improvement));
 		(void)tc_json_number(tc_json_get(fe, "improvement_pct"), &d);
 		tc_report_fmt_fixed6(&r->out, d, 0);
 		line(r, "%`");
 	}
 	tc_buf_puts(&r->out, "- E2E evidence: ");
 	evidence_text(&r->out, tc_json_get(fe, "evidence_artifacts"),
-	    r->t->evidence_none);
+	    say(r, &ph.evidence_none));
 	line(r, "");
 }
 
@@ -950,48 +982,48 @@ tc_report_final_render(const struct tc_final_report_input *in, tc_error *err)
 	    "experiments");
 	const tc_json *steps = tc_json_get_array(in->session, "steps");
 	const tc_json *gates_text, *note;
-	struct render r = { TC_BUF_INIT, in->lang == TC_REPORT_EN ? &en : &zh,
-	    err, 0 };
-	const char *label = r.t->label(tc_json_get_string(in->result,
-	    "status"));
+	struct render r = { TC_BUF_INIT, in->lang == TC_REPORT_EN, err, 0 };
+	const char *status = tc_json_get_string(in->result, "status");
+	const char *label = r.en ? tc_final_outcome_label_en(status) :
+	    tc_final_outcome_label(status);
 	tc_buf gates = TC_BUF_INIT;
 	size_t i;
 
-	line(&r, r.t->title);
+	line(&r, say(&r, &ph.title));
 	line(&r, "");
-	line(&r, r.t->overview);
+	line(&r, say(&r, &ph.overview));
 	line(&r, "");
-	tc_buf_printf(&r.out, "**%s%s**\n", outcome_sentence(r.t, fe),
-	    r.t->sentence_end);
+	tc_buf_printf(&r.out, "**%s%s**\n", outcome_sentence(&r, fe),
+	    say(&r, &ph.sentence_end));
 	line(&r, "");
 	verdict_line(&r, label, fe);
-	tc_buf_puts(&r.out, r.t->basis);
+	tc_buf_puts(&r.out, say(&r, &ph.basis));
 	put_str(&r, tc_json_get(fe, "reason_zh"));
 	line(&r, "");
 	line(&r, "");
 
-	line(&r, r.t->comparison);
+	line(&r, say(&r, &ph.comparison));
 	line(&r, "");
-	line(&r, r.t->units_note);
-	line(&r, r.t->kinds_note);
+	line(&r, say(&r, &ph.units_note));
+	line(&r, say(&r, &ph.kinds_note));
 	line(&r, "");
 	comparison_table(&r, in->session, fe, in->summary, &gates);
 	line(&r, "");
-	line(&r, r.t->gates_head);
+	line(&r, say(&r, &ph.gates_head));
 	line(&r, "");
 	tc_buf_puts(&r.out, tc_buf_cstr(&gates));
 	tc_buf_free(&gates);
-	tc_buf_puts(&r.out, r.t->final_gates);
+	tc_buf_puts(&r.out, say(&r, &ph.final_gates));
 	gates_text = tc_json_get(in->summary, "final_gates_zh");
 	if (tc_json_is(gates_text, TC_JSON_STRING) && gates_text->u.str.len > 0)
 		put_str(&r, gates_text);
 	else
-		tc_buf_puts(&r.out, r.t->final_gates_missing);
+		tc_buf_puts(&r.out, say(&r, &ph.final_gates_missing));
 	line(&r, "");
-	line(&r, r.t->runs_note);
+	line(&r, say(&r, &ph.runs_note));
 	line(&r, "");
 
-	line(&r, r.t->config_head);
+	line(&r, say(&r, &ph.config_head));
 	line(&r, "");
 	configuration(&r, fe, in->summary);
 	note = tc_json_get(in->summary, "display_note_zh");
@@ -1007,23 +1039,23 @@ tc_report_final_render(const struct tc_final_report_input *in, tc_error *err)
 	session_summary(&r, in, fe, label);
 	for (i = 0; i < TC_FINAL_DETAIL_KEY_COUNT; i++) {
 		line(&r, "");
-		line(&r, r.t->sections[i]);
+		line(&r, say(&r, &ph.sections[i]));
 		line(&r, "");
 		put_str(&r, tc_json_get(details, tc_final_detail_keys[i]));
 		line(&r, "");
 	}
 	line(&r, "");
-	line(&r, r.t->ledger_head);
+	line(&r, say(&r, &ph.ledger_head));
 	line(&r, "");
 	value_line(&r, "- Ledger: `", tc_json_get(in->result, "ledger_path"), "`");
 	tc_buf_printf(&r.out, "- Active experiments: `%zu`\n",
 	    experiments != NULL ? experiments->u.obj.len : (size_t)0);
 	line(&r, "");
-	line(&r, r.t->auto_head);
+	line(&r, say(&r, &ph.auto_head));
 	line(&r, "");
-	tc_buf_printf(&r.out, "%s%s%s\n", r.t->auto_verdict_pre, label,
-	    r.t->auto_verdict_post);
-	line(&r, r.t->auto_note);
+	tc_buf_printf(&r.out, "%s%s%s\n", say(&r, &ph.auto_verdict_pre), label,
+	    say(&r, &ph.auto_verdict_post));
+	line(&r, say(&r, &ph.auto_note));
 	line(&r, "");
 	line(&r, "| Experiment | Frozen config | Rounds | Lifecycle | Options | "
 	    "SK classification | Blockers |");
@@ -1031,7 +1063,7 @@ tc_report_final_render(const struct tc_final_report_input *in, tc_error *err)
 	for (i = 0; experiments != NULL && i < experiments->u.obj.len; i++)
 		ledger_row(&r, &experiments->u.obj.members[i]);
 	line(&r, "");
-	line(&r, r.t->handoffs_head);
+	line(&r, say(&r, &ph.handoffs_head));
 	line(&r, "");
 	for (i = 0; steps != NULL && i < steps->u.arr.len; i++) {
 		const tc_json *step = steps->u.arr.items[i];

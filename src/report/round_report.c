@@ -584,6 +584,18 @@ sk_cmp(const void *pa, const void *pb)
 	return c;
 }
 
+static void
+free_sk_rows(struct sk_row *sr, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		mpz_clear(sr[i].ival);
+		free(sr[i].name);
+	}
+	free(sr);
+}
+
 /* sorted(rows, key=...)[:top]; NULL + exception on a bad row. */
 static struct sk_row *
 sort_sk_rows(struct rr *r, const tc_json *rows, size_t *n_out)
@@ -628,28 +640,12 @@ sort_sk_rows(struct rr *r, const tc_json *rows, size_t *n_out)
 	if (r->failed) {
 		for (; i < n; i++)
 			mpz_init(sr[i].ival);
-		for (i = 0; i < n; i++) {
-			mpz_clear(sr[i].ival);
-			free(sr[i].name);
-		}
-		free(sr);
+		free_sk_rows(sr, n);
 		return NULL;
 	}
 	qsort(sr, n, sizeof(*sr), sk_cmp);
 	*n_out = n;
 	return sr;
-}
-
-static void
-free_sk_rows(struct sk_row *sr, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		mpz_clear(sr[i].ival);
-		free(sr[i].name);
-	}
-	free(sr);
 }
 
 /* ---- layout --------------------------------------------------------------- */
