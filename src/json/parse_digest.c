@@ -5,12 +5,12 @@
  *
  * The reader's events go to two sinks: the canonical writer (canonical.c)
  * sees every one, so the digest is that of the whole document (when the
- * caller wants one); the tree
- * builder (tree.c) sees every one except the contents of the top-level
- * members the caller names as "type only".  Such a member still reaches
- * the tree as an empty array or object (a scalar is kept whole), so a
- * rule that checks its type gets the same answer as with a full parse,
- * while its items cost neither nodes nor memory.
+ * caller wants one); the tree builder (tree.c) sees every one except the
+ * contents of the top-level members the caller names as "type only".
+ * Such a member still reaches the tree as an empty array or object (a
+ * scalar is kept whole), so a rule that checks its type gets the same
+ * answer as with a full parse, while its items cost neither nodes nor
+ * memory.
  */
 #include <stdlib.h>
 #include <string.h>
