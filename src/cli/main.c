@@ -12,6 +12,12 @@
 #include "cli.h"
 #include "tunectl/report.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TC_UNDER_ASAN	1
+#else
+#define TC_UNDER_ASAN	0
+#endif
+
 /*
  * A command lives milliseconds and reads documents of up to a few
  * megabytes one after another, and on the virtual machines it runs on a
@@ -34,17 +40,14 @@ set_up_heap(void)
 
 	mallopt(M_MMAP_THRESHOLD, 64 * 1024 * 1024);
 	mallopt(M_TRIM_THRESHOLD, 128 * 1024 * 1024);
-#if !defined(__SANITIZE_ADDRESS__)
-	if ((p = malloc(span)) == NULL)
+	/* AddressSanitizer's allocator has no heap of this kind */
+	if (TC_UNDER_ASAN || (p = malloc(span)) == NULL)
 		return;
 	from = ((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1);
 	to = ((uintptr_t)p + span) & ~(uintptr_t)(huge - 1);
 	free(p);
 	if (to > from)
 		(void)madvise((void *)from, to - from, MADV_HUGEPAGE);
-#else
-	(void)huge, (void)span, (void)from, (void)to, (void)p;
-#endif
 }
 
 int

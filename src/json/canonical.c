@@ -134,11 +134,9 @@ static void
 write_string(struct tc_json__canon *c, const char *s, size_t len, bool raw)
 {
 	if (raw && !c->ascii) {
-		reserve(c->out, len + 2);
-		c->out->data[c->out->len++] = '"';
-		memcpy(c->out->data + c->out->len, s, len);
-		c->out->len += len;
-		c->out->data[c->out->len++] = '"';
+		putch(c->out, '"');
+		put(c->out, s, len);
+		putch(c->out, '"');
 		return;
 	}
 	tc_json__write_string(c->out, s, len, c->ascii, &c->surrogate);
@@ -326,10 +324,9 @@ tc_json__canon_init(struct tc_json__canon *c, unsigned flags, tc_buf *out,
 	memset(c, 0, sizeof(*c));
 	c->out = out;
 	c->start = out->len;
+	c->flags = flags;
 	c->ascii = (flags & TC_JSON_ASCII) != 0;
 	c->indent = (flags & TC_JSON_INDENT) != 0;
-	c->no_nan = (flags & TC_JSON_NO_NAN) != 0;
-	c->text_mode = (flags & TC_JSON_TEXT_POSITIONS) != 0;
 	/* Room for the usual case (output no longer than the input), so the
 	 * buffer is not copied while it grows. */
 	tc_buf_grow(out, len + 64);
@@ -344,10 +341,8 @@ tc_json__canon_finish(struct tc_json__canon *c, bool read_ok,
 
 	if (!read_ok)
 		goto done;
-	if (c->no_nan && c->nan_seen) {
+	if ((c->flags & TC_JSON_NO_NAN) && c->nan_seen) {
 		tc_json *v;
-		unsigned flags = TC_JSON_NO_NAN | (c->ascii ? TC_JSON_ASCII : 0) |
-		    (c->indent ? TC_JSON_INDENT : 0);
 
 		if (!c->dup_dropped) {
 			tc_error_set(err, "%s", TC_JSON_NAN_MSG);
@@ -356,9 +351,11 @@ tc_json__canon_finish(struct tc_json__canon *c, bool read_ok,
 		/* The non-finite value may have been a dropped duplicate:
 		 * let the tree writer decide. */
 		out->len = c->start;
-		v = c->text_mode ? tc_json_parse_text(text, len, err) :
+		v = (c->flags & TC_JSON_TEXT_POSITIONS) ?
+		    tc_json_parse_text(text, len, err) :
 		    tc_json_parse(text, len, err);
-		rc = v != NULL ? tc_json_write(out, v, flags, err) : -1;
+		rc = v != NULL ? tc_json_write(out, v, c->flags &
+		    ~TC_JSON_TEXT_POSITIONS, err) : -1;
 		tc_json_free(v);
 		goto done;
 	}

@@ -435,34 +435,27 @@ tc_json__parse_double(const char *s, size_t len)
 bool
 tc_json__numeral_is_repr(const char *s, size_t len)
 {
-	const char *end = s + len, *dot, *p;
-	size_t sig = 0, int_digits, zeros = 0;
-	bool seen = false;
+	const char *end = s + len, *dot = NULL, *p;
+	size_t sig = 0, lead_zeros = 0;
 
 	if (s < end && *s == '-')
 		s++;
-	if ((dot = memchr(s, '.', (size_t)(end - s))) == NULL ||
-	    memchr(dot, 'e', (size_t)(end - dot)) != NULL ||
-	    memchr(dot, 'E', (size_t)(end - dot)) != NULL)
-		return false;
-	int_digits = (size_t)(dot - s);
-	if (end - dot < 2 || (end[-1] == '0' && end - dot != 2))
-		return false;
-	if (int_digits > 16)
-		return false;
 	for (p = s; p < end; p++) {
-		if (*p == '.')
-			continue;
-		if (*p != '0')
-			seen = true;
-		else if (!seen && p > dot)
-			zeros++;
-		if (seen)
-			sig++;
+		if (*p == '.') {
+			dot = p;
+		} else if (*p < '0' || *p > '9') {
+			return false;		/* an exponent */
+		} else if (sig > 0 || *p != '0') {
+			sig++;			/* from the first non-zero digit */
+		} else if (dot != NULL) {
+			lead_zeros++;		/* "0.000d" */
+		}
 	}
-	/* trailing zeros of the integer part ("100.5") are significant
-	 * here; a value that is zero ("0.0") has no significant digit */
-	if (sig > 15)
+	if (dot == NULL || end - dot < 2 || dot - s > 16 || sig > 15)
 		return false;
-	return !(int_digits == 1 && s[0] == '0' && seen && zeros > 3);
+	if (end[-1] == '0' && end - dot != 2)
+		return false;			/* "1.50": repr says "1.5" */
+	/* "0.0000d" is "de-05" to repr(); zero itself ("0.0") is fine.
+	 * (Only "0." can have leading zeros after the point.) */
+	return sig == 0 || lead_zeros <= 3;
 }

@@ -145,7 +145,8 @@ struct tc_json__cframe {
 struct tc_json__canon {
 	tc_buf *out;
 	size_t start;			/* out->len before the document */
-	bool ascii, indent, no_nan, text_mode;
+	unsigned flags;			/* as tc_json__canon_init got them */
+	bool ascii, indent;		/* from flags, read at every string */
 	bool nan_seen, dup_dropped, surrogate;
 	struct tc_json__cframe *frames;
 	size_t nframes, frames_cap;

@@ -109,7 +109,9 @@ check_strict(const tc_session *s, size_t index, const tc_json *result,
  * The members of a sealed result that no check below reads beyond their
  * type (tc_result_validate wants "decisions" to be an array): verify
  * digests them but does not build them.  A check that comes to read
- * their contents must take its key out of this list.
+ * their contents must take its key out of this list; that includes the
+ * Final report, rendered from the Final's tree (final_report.c keeps the
+ * same list for the reports it reads itself).
  */
 static const char *const type_only_keys[] = { "decisions", NULL };
 
