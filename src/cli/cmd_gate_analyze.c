@@ -289,9 +289,9 @@ load_extras(const struct tc_command *cmd, struct gate_args *a)
 		}
 		a->o.screening_matrix = a->matrix;
 	}
-	if (a->resamples < 1 || a->resamples > 10000000)
+	if (a->resamples < 1 || a->resamples > TC_BOOTSTRAP_RESAMPLES_MAX)
 		return tc_usage_error(cmd, "argument --bootstrap-resamples: must "
-		    "be between 1 and 10000000");
+		    "be between 1 and %d", TC_BOOTSTRAP_RESAMPLES_MAX);
 	a->o.bootstrap_resamples = (unsigned)a->resamples;
 	if (a->seed_text != NULL) {
 		char *end;

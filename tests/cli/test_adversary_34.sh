@@ -3,6 +3,9 @@
 # each section replays one attack and asserts the defence
 # (docs/security.md, "The worker as adversary, again").
 #   1  strictness lost on derivation
+#   6  a provenance record asking for 2 * 10^8 bootstrap resamples
+#   7  an envelope with thousands of signatures; the envelope's default
+#      place inside the worker-writable root
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/controller_fixtures.sh"
 . "$(dirname "$0")/strict_fixtures.sh"
@@ -90,4 +93,54 @@ check "the child of a reference parent writes no policy key (the reference's doc
 derive_child "$T/c3" --evidence-policy strict
 expect_rc 0 "derive-session --evidence-policy strict tightens a reference parent's policy"
 expect_eq "$(jpy "$CS" 'd.get("evidence_policy")')" strict "the tightened child is strict"
+
+# ---- 6. recomputation is bounded: at most 10^7 bootstrap resamples ---------------------
+R="$T/r6/artifacts" S="$T/r6/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r6 --optional-mode none --evidence-policy strict
+st_seal succeeded ""
+st_s0
+python3 - "$R/s0/stability.json.provenance.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["bootstrap_resamples"] = 200000000
+json.dump(p, open(sys.argv[1], "w"))
+PY
+t0=$(date +%s)
+st_seal succeeded 'produced = ["s0/runset", "s0/stability.json"]'
+t1=$(date +%s)
+expect_rc 1 "a provenance record asking for 2*10^8 resamples is refused"
+expect_out "gate provenance asks for 200000000 bootstrap resamples; at most 10000000 can be recomputed" \
+    "the refusal names the count and the limit"
+check "the refusal is prompt (under 5 s)" test $((t1 - t0)) -lt 5
+
+# ---- 7. attestations: at most 16 signatures, the envelope outside the root -------------
+R="$T/r7/artifacts" S="$T/r7/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r7 --optional-mode none
+ctl_seal
+tc keygen --out "$T/keys/k"
+tc attest --session "$S" --key "$T/keys/k"
+expect_rc 0 "attest signs"
+expect_out "\"attestation\": \"$R.attestation.dsse.json\"" "the envelope goes beside the root by default"
+check "no envelope inside the worker-writable root" test -z "$(find "$R" -name '*.dsse.json')"
+A=$R.attestation.dsse.json
+many_sigs() {	# many_sigs N OUT: N copies of the one signature, the real one last
+	python3 - "$A" "$1" "$2" <<'PY'
+import json, sys
+env = json.load(open(sys.argv[1]))
+good = env["signatures"][0]
+bogus = {"keyid": good["keyid"], "sig": "A" * 86 + "=="}
+env["signatures"] = [bogus] * (int(sys.argv[2]) - 1) + [good]
+json.dump(env, open(sys.argv[3], "w"))
+PY
+}
+many_sigs 16 "$T/a16.json"
+tc verify --session "$S" --attestation "$T/a16.json" --pubkey "$T/keys/k.pub"
+expect_rc 0 "an envelope with 16 signatures, the good one last, verifies"
+many_sigs 32000 "$T/a32k.json"
+t0=$(date +%s)
+tc verify --session "$S" --attestation "$T/a32k.json" --pubkey "$T/keys/k.pub"
+t1=$(date +%s)
+expect_rc 1 "an envelope with 32,000 signatures is refused"
+expect_out "attestation has 32000 signatures; at most 16 are checked" "the refusal names the count"
+check "the refusal is prompt (under 5 s)" test $((t1 - t0)) -lt 5
 finish
