@@ -105,6 +105,12 @@ int tc_manifest_check(const tc_session *s, const tc_json *step,
  * (tc_manifest_check), so no worker builds on changed evidence. */
 int tc_session_check_bound(const tc_session *s, tc_error *err);
 
+/* Every artifact path (relative to the root) the sealed steps bind: the
+ * entries of each step's manifest, or, for a step that binds none, the
+ * paths its sealed result names.  An object whose keys are the paths;
+ * never NULL.  Support runs refuse a change to any of them. */
+tc_json *tc_session_bound_paths(const tc_session *s);
+
 /* render-final-report: the ledger and evidence the sealed Final step
  * binds are unchanged (a Final sealed without a manifest passes). */
 int tc_session_check_final_evidence(const tc_session *s, tc_error *err);

@@ -183,8 +183,9 @@ tc_attempt_lock(const char *abs_session, const char *name, const char *what,
 	int rc = tc_lock_acquire(lock, base, 0.0, &inner);
 
 	/* Only a held lock means another run; an unusable lock file (e.g.
-	 * replaced by a symlink) reports its own OS error. */
-	if (rc != 0 && strncmp(tc_error_msg(&inner), "[Errno ", 7) == 0)
+	 * replaced by a symlink or a directory) reports its own error. */
+	if (rc != 0 && strncmp(tc_error_msg(&inner), TC_LOCK_HELD_PREFIX,
+	    strlen(TC_LOCK_HELD_PREFIX)) != 0)
 		tc_error_set(err, "%s", tc_error_msg(&inner));
 	else if (rc != 0)
 		tc_error_set(err, "another %s is already running for "

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "tunectl/buf.h"
+#include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/lock.h"
 #include "tunectl/path.h"
@@ -39,6 +40,7 @@ struct check {
 	char **skip;		/* left out of both snapshots (NULL-terminated) */
 	size_t nskip;
 	char *session_rel;	/* the session file, when inside the root */
+	tc_json *bound;		/* paths sealed steps bind (keys) */
 	const char *attempt_rel;
 	bool read_only;
 	tc_json *changed, *violations;
@@ -61,6 +63,7 @@ check_free(struct check *c)
 		free(c->skip[i]);
 	free(c->skip);
 	free(c->session_rel);
+	tc_json_free(c->bound);
 	tc_json_free(c->changed);
 	tc_json_free(c->violations);
 }
@@ -80,22 +83,57 @@ rel_under(const char *root, const char *path)
 }
 
 /*
+ * The run-next attempt this support run was started from, when there is
+ * one: run-next holds <session>.run.lock for its whole attempt, which is
+ * the newest attempt of the step the support task serves.  Derived from
+ * the lock and the attempts on disk, never from the caller's
+ * environment (TUNECTL_ATTEMPT is the caller's to set, and a caller
+ * could name any directory to have it left out of the check).
+ */
+static char *
+running_attempt(const char *root, const char *abs_session,
+    const char *step_id)
+{
+	char *base = tc_xasprintf("%s.run", abs_session);
+	tc_lock probe = TC_LOCK_INIT;
+	tc_error e = TC_ERROR_INIT;
+	tc_attempt a = TC_ATTEMPT_INIT;
+	bool held;
+	char *rel = NULL;
+
+	held = tc_lock_acquire(&probe, base, 0.0, &e) != 0 &&
+	    strncmp(tc_error_msg(&e), TC_LOCK_HELD_PREFIX,
+	    strlen(TC_LOCK_HELD_PREFIX)) == 0;
+	tc_lock_release(&probe);
+	tc_error_clear(&e);
+	free(base);
+	if (held && step_id != NULL && tc_attempt_open_newest(root,
+	    &tc_dispatch_layout, step_id, &a, &e) == 1)
+		rel = tc_xstrdup(a.rel);
+	tc_error_clear(&e);
+	tc_attempt_free(&a);
+	return rel;
+}
+
+/*
  * What the check leaves out: the role's own output directory, result and
  * logs; the session's lock files (their content is diagnostics a holder
- * rewrites); and the logs of the attempt this run was started from,
- * which its host keeps streaming meanwhile.
+ * rewrites); and the logs of the run-next attempt this run was started
+ * from, which its host keeps streaming meanwhile.
  */
 static void
 check_init(struct check *c, const char *root, const char *abs_session,
-    const tc_attempt *a, bool read_only)
+    const tc_attempt *a, bool read_only, const char *step_id,
+    tc_json *bound)
 {
 	static const char *const locks[] = { "lock", "run.lock",
 	    "support.lock" };
-	const char *outer = getenv("TUNECTL_ATTEMPT");
+	char *outer;
 	size_t i;
 
 	memset(c, 0, sizeof(*c));
 	c->read_only = read_only;
+	c->bound = bound;
 	c->attempt_rel = a->rel;
 	skip_add(c, tc_xasprintf("%s/%s", a->rel, TC_SUPPORT_OUTPUT_DIR));
 	skip_add(c, tc_attempt_rel(a, a->layout->result));
@@ -104,14 +142,10 @@ check_init(struct check *c, const char *root, const char *abs_session,
 	c->session_rel = rel_under(root, abs_session);
 	for (i = 0; c->session_rel != NULL && i < 3; i++)
 		skip_add(c, tc_xasprintf("%s.%s", c->session_rel, locks[i]));
-	if (outer != NULL && outer[0] == '/') {
-		char *rel = rel_under(root, outer);
-
-		if (rel != NULL) {
-			skip_add(c, tc_xasprintf("%s/runner.stdout.log", rel));
-			skip_add(c, tc_xasprintf("%s/runner.stderr.log", rel));
-			free(rel);
-		}
+	if ((outer = running_attempt(root, abs_session, step_id)) != NULL) {
+		skip_add(c, tc_xasprintf("%s/runner.stdout.log", outer));
+		skip_add(c, tc_xasprintf("%s/runner.stderr.log", outer));
+		free(outer);
 	}
 	c->changed = tc_json_new_array();
 	c->violations = tc_json_new_array();
@@ -131,12 +165,16 @@ on_changed(const char *rel, void *ctx)
 	struct check *c = ctx;
 	const char *const *p;
 	bool bad = c->read_only;
+	size_t i;
 
 	tc_json_array_push(c->changed, tc_json_new_string(rel));
 	for (p = protected_areas; !bad && *p != NULL; p++)
 		bad = under(rel, *p);
 	if (!bad && c->session_rel != NULL)
 		bad = strcmp(rel, c->session_rel) == 0;
+	/* sealed evidence wherever it lies (an S0 run set under s0/ ...) */
+	for (i = 0; !bad && c->bound != NULL && i < c->bound->u.obj.len; i++)
+		bad = under(rel, c->bound->u.obj.members[i].key);
 	if (bad)
 		tc_json_array_push(c->violations, tc_json_new_string(rel));
 }
@@ -332,7 +370,8 @@ tc_support_run(const char *session_path, const char *role_id,
 	struct check c;
 	bool have_check = false;
 	tc_tree_snap before = { NULL, 0 }, after = { NULL, 0 };
-	tc_json *task = NULL, *receipt = NULL;
+	tc_json *task = NULL, *receipt = NULL, *bound = NULL;
+	tc_session *sess = NULL;
 	char task_sha[TC_SHA256_HEX_LEN + 1], argv_sha[65];
 	char *abs = NULL, *root = NULL;
 	const char *status;
@@ -357,6 +396,10 @@ tc_support_run(const char *session_path, const char *role_id,
 		goto out;
 	if ((task = tc_support_task(abs, role_id, opts->request, err)) == NULL)
 		goto out;
+	/* what the sealed steps bind, read while the session is locked */
+	if (tc_session_load(abs, 0, &sess, err) != 0)
+		goto out;
+	bound = tc_session_bound_paths(sess);
 	if ((root = tc_path_resolve(tc_json_get_string(task, "artifact_root"),
 	    err)) == NULL)
 		goto out;
@@ -370,7 +413,10 @@ tc_support_run(const char *session_path, const char *role_id,
 		goto out;
 	receipt = receipt_skeleton(task, &a, task_sha, argv_sha);
 	check_init(&c, root, abs, &a,
-	    tc_json_truthy(tc_json_get(tc_json_get(task, "role"), "read_only")));
+	    tc_json_truthy(tc_json_get(tc_json_get(task, "role"), "read_only")),
+	    tc_json_get_string(tc_json_get(task, "requested_for"), "step_id"),
+	    bound);
+	bound = NULL;
 	have_check = true;
 	if (tc_tree_snapshot(root, (const char *const *)c.skip, &before,
 	    &inner) != 0) {
@@ -433,6 +479,8 @@ out:
 	tc_error_clear(&inner);
 	tc_json_free(receipt);
 	tc_json_free(task);
+	tc_json_free(bound);
+	tc_session_free(sess);
 	tc_attempt_free(&a);
 	free(root);
 	free(abs);

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lease_internal.h"
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
+#include "tunectl/lock.h"
 #include "tunectl/lease.h"
 #include "tunectl/timeutil.h"
 
@@ -65,17 +65,17 @@ lock_one(const char *lease_root, long id, const char *command_id,
 {
 	tc_lease_ticket ticket = TC_LEASE_TICKET_INIT;
 	char *path = tc_lease_lock_path(lease_root, id);
-	struct stat st;
 	int fd, rc, errnum = 0;
 
 	/* A FIFO planted as the lock file must neither block the open nor,
 	 * later, the holder record written into it. */
 	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC, 0666);
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
-		fd = -1;
-		errno = ESPIPE;
+	if (!tc_lock_path_usable(path, fd, err)) {
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return TC_LEASE_LOCK_ERROR;
 	}
 	if (fd < 0) {
 		tc_error_os(err, errno, path);

@@ -469,6 +469,61 @@ tc_session_check_final_evidence(const tc_session *s, tc_error *err)
 	return 0;
 }
 
+/* paths (an object used as a set) gets each key of more. */
+static void
+merge_keys(tc_json *paths, const tc_json *more)
+{
+	size_t i;
+
+	for (i = 0; i < more->u.obj.len; i++)
+		if (tc_json_get(paths, more->u.obj.members[i].key) == NULL)
+			tc_json_object_set(paths, more->u.obj.members[i].key,
+			    tc_json_new_bool(true));
+}
+
+tc_json *
+tc_session_bound_paths(const tc_session *s)
+{
+	tc_json *paths = tc_json_new_object();
+	size_t i, k;
+
+	for (i = 0; i < tc_session_step_count(s); i++) {
+		const tc_json *step = tc_session_step_at(s, i);
+		const tc_json *list;
+		tc_json *m = NULL, *result, *named;
+		char *abs;
+
+		if (!tc_step_is_sealed(step))
+			continue;
+		if (tc_manifest_load(s, step, &m, NULL) == 0 && m != NULL) {
+			list = tc_json_get(m, "artifacts");
+			for (k = 0; tc_json_is(list, TC_JSON_ARRAY) &&
+			    k < list->u.arr.len; k++)
+				add_path(paths, tc_json_get(list->u.arr.items[k],
+				    "path"), "bound");
+			tc_json_free(m);
+			continue;
+		}
+		/* no manifest (or a broken one): what the result names */
+		if (tc_json_get_string(step, "result_path") == NULL)
+			continue;
+		abs = tc_session_artifact_path(s,
+		    tc_json_get_string(step, "result_path"));
+		result = tc_is_regular_file_nofollow(abs) ?
+		    tc_json_parse_file(abs, NULL) : NULL;
+		free(abs);
+		if (!tc_json_is(result, TC_JSON_OBJECT)) {
+			tc_json_free(result);
+			continue;
+		}
+		named = named_paths(s, step, result);
+		merge_keys(paths, named);
+		tc_json_free(named);
+		tc_json_free(result);
+	}
+	return paths;
+}
+
 int
 tc_session_check_bound(const tc_session *s, tc_error *err)
 {

@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,6 +72,38 @@ write_holder(int fd)
 	tc_buf_free(&b);
 }
 
+static const char *
+kind_of(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symbolic link" :
+	    S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" :
+	    S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
+/* A lock path that is not a regular file (a worker may plant anything
+ * there) stops every later command until someone removes it: say so
+ * once, with the path and the fix, instead of the open's errno. */
+bool
+tc_lock_path_usable(const char *lpath, int fd, tc_error *err)
+{
+	struct stat st;
+	int saved = errno;
+
+	if (fd >= 0 ? fstat(fd, &st) != 0 : lstat(lpath, &st) != 0) {
+		errno = saved;
+		return true;
+	}
+	if (S_ISREG(st.st_mode)) {
+		errno = saved;
+		return true;
+	}
+	tc_error_set(err, "lock file '%s' is %s, not a regular file; tunectl "
+	    "creates it as one: remove it (rm -r '%s'), after checking that "
+	    "it holds nothing you need, and run the command again", lpath,
+	    kind_of(st.st_mode), lpath);
+	return false;
+}
+
 int
 tc_lock_acquire(tc_lock *lock, const char *path, double timeout_s,
     tc_error *err)
@@ -83,11 +117,18 @@ tc_lock_acquire(tc_lock *lock, const char *path, double timeout_s,
 	lock->fd = -1;
 	lock->path = NULL;
 	/* O_NOFOLLOW: the lock file lives where workers can write; a
-	 * symlink planted there must not make us truncate its target. */
+	 * symlink planted there must not make us truncate its target, nor a
+	 * FIFO block the open. */
 	do
 		fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY |
-		    O_NOFOLLOW, 0666);
+		    O_NOFOLLOW | O_NONBLOCK, 0666);
 	while (fd < 0 && errno == EINTR);
+	if (!tc_lock_path_usable(lpath, fd, err)) {
+		if (fd >= 0)
+			close(fd);
+		free(lpath);
+		return -1;
+	}
 	if (fd < 0) {
 		tc_error_os(err, errno, lpath);
 		free(lpath);
@@ -105,8 +146,8 @@ tc_lock_acquire(tc_lock *lock, const char *path, double timeout_s,
 		}
 		now = tc_monotonic_ns();
 		if (now >= deadline) {
-			tc_error_set(err, "another tunectl process holds the "
-			    "lock on %s (waited %gs)", path, wait);
+			tc_error_set(err, TC_LOCK_HELD_PREFIX " on %s (waited "
+			    "%gs)", path, wait);
 			goto fail;
 		}
 		if ((uint64_t)ts.tv_nsec > deadline - now)

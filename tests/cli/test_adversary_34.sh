@@ -6,6 +6,9 @@
 #   6  a provenance record asking for 2 * 10^8 bootstrap resamples
 #   7  an envelope with thousands of signatures; the envelope's default
 #      place inside the worker-writable root
+#   8  a lock replaced by a directory or a FIFO; TUNECTL_ATTEMPT widening
+#      what a support run's check skips; a support executor rewriting
+#      sealed S0 evidence outside phases/
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/controller_fixtures.sh"
 . "$(dirname "$0")/strict_fixtures.sh"
@@ -143,4 +146,56 @@ t1=$(date +%s)
 expect_rc 1 "an envelope with 32,000 signatures is refused"
 expect_out "attestation has 32000 signatures; at most 16 are checked" "the refusal names the count"
 check "the refusal is prompt (under 5 s)" test $((t1 - t0)) -lt 5
+# ---- 8. locks, and support runs held to sealed evidence ---------------------------------
+R="$T/r8/artifacts" S="$T/r8/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r8 --optional-mode multistream
+ctl_result "$T/r8-intake.json"
+rm -rf "$S.lock"
+mkdir "$S.lock"
+tc seal --session "$S" --result "$T/r8-intake.json"
+expect_rc 1 "a lock replaced by a directory: seal refuses"
+expect_out "lock file '$S.lock' is a directory, not a regular file; tunectl creates it as one: remove it (rm -r '$S.lock')" \
+    "one message names the lock, what it is, and the fix"
+check "not the bare errno text" bash -c '! grep -q "Errno 21" <<<"$1"' _ "$out"
+rmdir "$S.lock"
+mkfifo "$S.lock"
+t0=$(date +%s)
+tc seal --session "$S" --result "$T/r8-intake.json"
+t1=$(date +%s)
+expect_out "lock file '$S.lock' is a FIFO, not a regular file" "a FIFO as the lock: named, promptly"
+check "the FIFO lock does not block (under 5 s)" test $((t1 - t0)) -lt 5
+rm "$S.lock"
+tc seal --session "$S" --result "$T/r8-intake.json"
+expect_rc 0 "once the planted lock is removed the seal succeeds"
+
+# S0 produces a run set outside phases/; then Stage A, O and BASE
+mkdir -p "$R/s0"
+echo "10.0 10.1 10.2" >"$R/s0/runset.txt"
+ctl_seal "" 'result["produced_artifacts"] = ["s0/runset.txt"]'
+expect_rc 0 "S0 seals with its run set in s0/"
+for _ in 1 2 3; do ctl_seal; done
+expect_eq "$(jpy "$S" '[s["step_id"] for s in d["steps"] if s["state"] == "pending"][0]')" optional-experiments \
+    "the multistream optional step (an executor may serve it) is next"
+FAKE=$TUNECTL_SRC/tests/fixtures/hosts/fake_support.py
+support_host() {	# support_host NAME BODY: the fake support worker, then BODY
+	printf '#!/bin/sh\n/usr/bin/python3 "%s" ok "$@" || exit 9\n%s\n' "$FAKE" "$2" >"$T/$1"
+	chmod +x "$T/$1"
+	printf '["%s"]\n' "$T/$1" >"$T/$1.json"
+}
+support_host rewrite-s0.sh "echo '20.0 20.2 20.4' >'$R/s0/runset.txt'"
+cp "$R/s0/runset.txt" "$T/runset.bak"
+tc support run --session "$S" --role sk-multistream-tuning-executor --runner-command-json "$T/rewrite-s0.sh.json"
+expect_rc 1 "an executor that rewrites sealed S0 evidence outside phases/ is refused"
+expect_err "changed protected evidence: s0/runset.txt" "the refusal names the sealed file"
+cp "$T/runset.bak" "$R/s0/runset.txt"
+support_host notes.sh "echo notes >'$R/notes.txt'"
+tc support run --session "$S" --role sk-multistream-tuning-executor --runner-command-json "$T/notes.sh.json"
+expect_rc 0 "an executor may still change what no sealed step binds"
+# a read-only analyst that writes where TUNECTL_ATTEMPT points
+mkdir -p "$R/cover"
+support_host cover.sh "echo changed >'$R/cover/runner.stdout.log'"
+TUNECTL_ATTEMPT=$R/cover tc support run --session "$S" --role sk-failure-isolation-analyst \
+    --runner-command-json "$T/cover.sh.json"
+expect_rc 1 "TUNECTL_ATTEMPT set by the caller does not widen what the read-only check skips"
+expect_err "cover/runner.stdout.log" "the write is named"
 finish
