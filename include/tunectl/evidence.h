@@ -101,9 +101,23 @@ int tc_manifest_load(const tc_session *s, const tc_json *step,
 int tc_manifest_check(const tc_session *s, const tc_json *step,
     tc_error *err);
 
-/* dispatch (and so run-next): every sealed step's manifest checks out
- * (tc_manifest_check), so no worker builds on changed evidence. */
+/* dispatch and every command that seals (seal, run-next, resume): every
+ * sealed step's manifest checks out (tc_manifest_check), so no worker
+ * builds on changed evidence and nothing is sealed over it.  Each
+ * artifact is hashed once (the session's memo, or one for this call). */
 int tc_session_check_bound(const tc_session *s, tc_error *err);
+
+/*
+ * Keep one description (digest) per artifact path in s while a command
+ * checks bound evidence, builds the new step's manifest and seals, with
+ * no worker running in between: so an artifact is hashed once per
+ * command, however many steps bind it.  begin returns false (and changes
+ * nothing) when a memo is already kept; whoever began it ends it, and
+ * must end it before a worker runs again (what the memo says is what
+ * the files were when they were hashed).
+ */
+bool tc_session_memo_begin(tc_session *s);
+void tc_session_memo_end(tc_session *s);
 
 /* Every artifact path (relative to the root) the sealed steps bind: the
  * entries of each step's manifest, or, for a step that binds none, the

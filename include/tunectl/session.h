@@ -45,6 +45,10 @@ typedef struct tc_session {
 	const char *entrypoint;		/* "full" when the key is absent */
 	const char *status;		/* "active" / "completed" */
 	tc_json *steps;			/* the "steps" array */
+	/* What each artifact looks like now, keyed by path, while a command
+	 * checks bound evidence and seals with no worker running in between
+	 * (tc_session_memo_begin() in evidence.h); NULL otherwise. */
+	tc_json *described;
 } tc_session;
 
 /*
@@ -186,6 +190,10 @@ tc_json *tc_dispatch_write(const char *session_path, const char *output,
  * task matches the session now; *current (optional) receives the current task.
  */
 int tc_dispatch_task_check(const tc_json *task, const char *session_path,
+    const char *seal_program, tc_json **current, tc_error *err);
+/* The same against a session the caller has loaded (and may go on to
+ * seal, sharing its memo of the evidence it hashed). */
+int tc_dispatch_task_check_loaded(const tc_json *task, const tc_session *s,
     const char *seal_program, tc_json **current, tc_error *err);
 
 /* ---- seal (seal.c, short_circuit.c, scene.c) --------------------------- */

@@ -24,6 +24,7 @@
 
 #include "host_internal.h"
 #include "tunectl/buf.h"
+#include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/host.h"
 #include "tunectl/lock.h"
@@ -182,8 +183,12 @@ seal_attempt(const char *abs_session, const tc_json *task,
 	next = tc_session_next_step(s, NULL);
 	if (next != NULL && tc_result_validate(result, next, s, 0, err) != 0)
 		goto done;
-	/* The session must still be the one the task was cut from. */
-	if (tc_dispatch_task_check(task, abs_session, seal_program, NULL,
+	/* The session must still be the one the task was cut from, and its
+	 * sealed evidence what it was (the host has ended: its processes are
+	 * reaped, so the digests taken now hold through the seal, which
+	 * reuses them). */
+	(void)tc_session_memo_begin(s);
+	if (tc_dispatch_task_check_loaded(task, s, seal_program, NULL,
 	    err) != 0)
 		goto done;
 	/* Checked again under the lock, right before the seal. */

@@ -117,8 +117,37 @@ tc_dispatch_task_for(const char *session_path, const char *seal_program,
 	return task;
 }
 
+static int
+check_task_schema(const tc_json *task, tc_error *err)
+{
+	if (!tc_json_is(task, TC_JSON_OBJECT) ||
+	    !sess_str_is(tc_json_get(task, "schema_version"), TC_TASK_SCHEMA)) {
+		tc_error_set(err, "dispatch task schema_version is invalid");
+		return -1;
+	}
+	return 0;
+}
+
 int
 tc_dispatch_task_check(const tc_json *task, const char *session_path,
+    const char *seal_program, tc_json **current, tc_error *err)
+{
+	tc_session *s;
+	int rc;
+
+	if (current != NULL)
+		*current = NULL;
+	/* the task's own shape is refused before the session is read */
+	if (check_task_schema(task, err) != 0 ||
+	    tc_session_load(session_path, 0, &s, err) != 0)
+		return -1;
+	rc = tc_dispatch_task_check_loaded(task, s, seal_program, current, err);
+	tc_session_free(s);
+	return rc;
+}
+
+int
+tc_dispatch_task_check_loaded(const tc_json *task, const tc_session *s,
     const char *seal_program, tc_json **current, tc_error *err)
 {
 	static const char *const keys[] = {
@@ -130,13 +159,9 @@ tc_dispatch_task_check(const tc_json *task, const char *session_path,
 
 	if (current != NULL)
 		*current = NULL;
-	if (!tc_json_is(task, TC_JSON_OBJECT) ||
-	    !sess_str_is(tc_json_get(task, "schema_version"), TC_TASK_SCHEMA)) {
-		tc_error_set(err, "dispatch task schema_version is invalid");
+	if (check_task_schema(task, err) != 0)
 		return -1;
-	}
-	if ((now = tc_dispatch_task_for(session_path, seal_program, err)) ==
-	    NULL)
+	if ((now = tc_dispatch_task(s, seal_program, err)) == NULL)
 		return -1;
 	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 		if (!tc_session__field_equal(task, now, keys[k])) {

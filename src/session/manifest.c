@@ -90,6 +90,42 @@ tc_artifact_describe(const char *root, const char *rel)
 	return e;
 }
 
+/* ---- one description per artifact and command ----------------------------- */
+
+bool
+tc_session_memo_begin(tc_session *s)
+{
+	if (s->described != NULL)
+		return false;
+	s->described = tc_json_new_object();
+	return true;
+}
+
+void
+tc_session_memo_end(tc_session *s)
+{
+	tc_json_free(s->described);
+	s->described = NULL;
+}
+
+/* tc_artifact_describe(), once per path while a memo is kept.  (The memo
+ * is the session's scratch, not part of what the session is: updating it
+ * through a const session is deliberate.) */
+static tc_json *
+describe(const tc_session *s, const char *rel)
+{
+	tc_json *memo = s->described;
+	const tc_json *known;
+	tc_json *e;
+
+	if (memo != NULL && (known = tc_json_get(memo, rel)) != NULL)
+		return tc_json_clone(known);
+	e = tc_artifact_describe(s->artifact_root, rel);
+	if (memo != NULL)
+		tc_json_object_set(memo, rel, tc_json_clone(e));
+	return e;
+}
+
 /* ---- which paths a result names ----------------------------------------- */
 
 /* paths: object path -> array of roles (an object keeps them sorted and
@@ -222,7 +258,7 @@ tc_manifest_build(const tc_session *s, const tc_json *step,
 	}
 	for (i = 0; i < paths->u.obj.len; i++) {
 		const tc_json_member *p = &paths->u.obj.members[i];
-		tc_json *e = tc_artifact_describe(s->artifact_root, p->key);
+		tc_json *e = describe(s, p->key);
 		const char *kind = tc_json_get_string(e, "kind");
 
 		if (policy == TC_POLICY_STRICT &&
@@ -332,7 +368,7 @@ check_entry(const tc_session *s, const tc_json *step, const tc_json *sealed,
 	/* What could not be bound was recorded as such, nothing more. */
 	if (strcmp(kind, "unbound") == 0)
 		return 0;
-	now = tc_artifact_describe(s->artifact_root, rel);
+	now = describe(s, rel);
 	was = tc_json_clone(sealed);
 	tc_json_object_remove(was, "roles");
 	if (!tc_json_equal(was, now)) {
@@ -527,14 +563,21 @@ tc_session_bound_paths(const tc_session *s)
 int
 tc_session_check_bound(const tc_session *s, tc_error *err)
 {
+	/* an artifact two steps bind (S0's run set, consumed by the Final)
+	 * is hashed once: a memo for this check when the caller keeps none */
+	tc_session *scratch = (tc_session *)s;
+	bool mine = tc_session_memo_begin(scratch);
 	size_t i;
+	int rc = 0;
 
-	for (i = 0; i < tc_session_step_count(s); i++) {
+	for (i = 0; rc == 0 && i < tc_session_step_count(s); i++) {
 		const tc_json *step = tc_session_step_at(s, i);
 
 		if (tc_step_is_sealed(step) &&
 		    tc_manifest_check(s, step, err) != 0)
-			return -1;
+			rc = -1;
 	}
-	return 0;
+	if (mine)
+		tc_session_memo_end(scratch);
+	return rc;
 }

@@ -90,7 +90,7 @@ tc_seal_session(tc_session *s, const tc_json *result, tc_error *err)
 	size_t index = 0;
 	char digest[65], sealed_over[65];
 	tc_json *expected;
-	bool adopt = false, final;
+	bool adopt = false, final, memo;
 	int rc = -1;
 
 	if (check_acceptable(s, result, err) != 0 || tc_session__check_root(s, err) != 0)
@@ -103,9 +103,15 @@ tc_seal_session(tc_session *s, const tc_json *result, tc_error *err)
 		return -1;
 	if (tc_session_check_root(s, err) != 0)
 		return -1;
+	/* Nothing is sealed over evidence that changed since it was sealed
+	 * (a worker may rewrite S0's run set between dispatch and seal); the
+	 * digests taken here serve the new manifest too. */
+	memo = tc_session_memo_begin(s);
+	if (tc_session_check_bound(s, err) != 0)
+		goto out;
 	if (tc_session_policy(s) == TC_POLICY_STRICT &&
 	    tc_strict_check_result(s, expected, result, err) != 0)
-		return -1;
+		goto out;
 	if (tc_session_fingerprint(s, sealed_over, err) != 0 ||
 	    tc_session__render_scene(result, expected, &t, err) != 0 ||
 	    tc_session__render_manifest(s, expected, result, sealed_over, &t,
@@ -138,6 +144,8 @@ tc_seal_session(tc_session *s, const tc_json *result, tc_error *err)
 	}
 	rc = tc_write_json(s->path, s->doc, 0, err);
 out:
+	if (memo)
+		tc_session_memo_end(s);
 	tc_session__texts_free(&t);
 	tc_session__scene_free(&sc);
 	return rc;

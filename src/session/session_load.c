@@ -212,6 +212,7 @@ tc_session_free(tc_session *s)
 	if (s == NULL)
 		return;
 	tc_json_free(s->doc);
+	tc_json_free(s->described);
 	free(s->path);
 	free(s);
 }

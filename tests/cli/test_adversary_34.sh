@@ -3,6 +3,7 @@
 # each section replays one attack and asserts the defence
 # (docs/security.md, "The worker as adversary, again").
 #   1  strictness lost on derivation
+#   2  sealed S0 evidence rewritten between dispatch and seal
 #   6  a provenance record asking for 2 * 10^8 bootstrap resamples
 #   7  an envelope with thousands of signatures; the envelope's default
 #      place inside the worker-writable root
@@ -15,13 +16,9 @@
 
 FIX="$TUNECTL_SRC/tests/fixtures/derive/derive_fixture.py"
 
-# strict_parent DIR: a completed strict session (mode none) whose BASE
-# produced the derivation evidence; sets R and S.
-strict_parent() {
-	R="$1/artifacts"
-	S="$R/auto-tune-session.json"
-	tc init --session "$S" --artifact-root "$R" --session-id strict-parent \
-	    --optional-mode none --evidence-policy strict
+# st_through_stage_o: seal intake, S0, Stage A and Stage O of the strict
+# session $S with genuine evidence.
+st_through_stage_o() {
 	st_seal succeeded ""
 	st_s0
 	st_seal succeeded 'produced = ["s0/runset", "s0/stability.json"]'
@@ -29,6 +26,16 @@ strict_parent() {
 	st_seal accepted 'consumed = ["s0/runset"]; produced = ["stage-a/matrix.json", "stage-a/S1", "stage-a/S2", "stage-a/S3", "stage-a/S4", "stage-a/selection.json"]; result["selected_candidate"] = "S2"'
 	st_stage_o
 	st_seal accepted 'produced = ["stage-o/O0", "stage-o/O1", "stage-o/O1-trial.json", "stage-o/matrix.json"]'
+}
+
+# strict_parent DIR: a completed strict session (mode none) whose BASE
+# produced the derivation evidence; sets R and S.
+strict_parent() {
+	R="$1/artifacts"
+	S="$R/auto-tune-session.json"
+	tc init --session "$S" --artifact-root "$R" --session-id strict-parent \
+	    --optional-mode none --evidence-policy strict
+	st_through_stage_o
 	FIX_ROOT="$R" python3 -c '
 import importlib.util, os, pathlib
 spec = importlib.util.spec_from_file_location("fx", os.environ["FIX"])
@@ -198,4 +205,47 @@ TUNECTL_ATTEMPT=$R/cover tc support run --session "$S" --role sk-failure-isolati
     --runner-command-json "$T/cover.sh.json"
 expect_rc 1 "TUNECTL_ATTEMPT set by the caller does not widen what the read-only check skips"
 expect_err "cover/runner.stdout.log" "the write is named"
+# ---- 2. every seal re-checks earlier sealed evidence ---------------------------------
+# strict: the Final's worker doubles S0's times, re-runs gate stability so
+# S0's report matches, computes final_e2e against the rewritten S0 and
+# seals through its task's handoff (on 318dd57: sealed "accepted").
+R="$T/r2/artifacts" S="$T/r2/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r2 --optional-mode none --evidence-policy strict
+st_through_stage_o
+st_seal succeeded 'consumed = ["stage-o/matrix.json"]'
+st_seal not_requested ""
+tc dispatch --session "$S" --output "$T/final-task.json"
+expect_rc 0 "the Final is dispatched"
+rm -rf "$R/s0/runset"
+st_runset s0/runset 5 20.0 20.2 20.4 20.2 20.0
+st_gate stability s0/stability.json --baseline "$R/s0/runset"
+st_final
+st_result "$T/final-result.json" accepted 'consumed = ["s0/runset"]; produced = ["final/candidate", "final/option-config.json"]'
+tc seal --session "$S" --result "$T/final-result.json"
+expect_rc 1 "seal refuses a Final over an S0 run set rewritten since S0 was sealed"
+expect_out "bound artifact changed since s0-baseline was sealed: s0/runset" "the refusal names the rewritten file"
+check "the Final stays pending" test "$(jpy "$S" 'd["steps"][-1]["state"]')" = pending
+check "no FINAL_E2E_REPORT.md is written" test ! -e "$R/FINAL_E2E_REPORT.md"
+
+# reference policy, through run-next: a host that rewrites S0's sealed
+# evidence before it writes an honest result
+R="$T/r2b/artifacts" S="$T/r2b/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r2b --optional-mode none
+ctl_seal
+mkdir -p "$R/s0"
+echo "10.0 10.1" >"$R/s0/runset.txt"
+ctl_seal "" 'result["produced_artifacts"] = ["s0/runset.txt"]'
+cat >"$T/rewrite-host.sh" <<SH
+#!/bin/sh
+echo "20.0 20.2" >"$R/s0/runset.txt"
+exec /usr/bin/python3 "$TUNECTL_SRC/tests/fixtures/hosts/fake_host.py" ok "\$@"
+SH
+chmod +x "$T/rewrite-host.sh"
+printf '["%s"]\n' "$T/rewrite-host.sh" >"$T/rewrite-host.json"
+tc run-next --session "$S" --runner-command-json "$T/rewrite-host.json"
+expect_rc 1 "run-next refuses to seal after its host rewrote sealed S0 evidence"
+expect_out "bound artifact changed since s0-baseline was sealed: s0/runset.txt" "the refusal names the file"
+check "Stage A stays pending" test "$(jpy "$S" '[s["state"] for s in d["steps"]][2]')" = pending
+tc verify --session "$S"
+expect_rc 1 "verify also names the rewritten evidence"
 finish
