@@ -248,4 +248,17 @@ expect_out "bound artifact changed since s0-baseline was sealed: s0/runset.txt" 
 check "Stage A stays pending" test "$(jpy "$S" '[s["state"] for s in d["steps"]][2]')" = pending
 tc verify --session "$S"
 expect_rc 1 "verify also names the rewritten evidence"
+# each artifact is hashed once per seal: S0's run set, bound by S0 and
+# consumed by Stage A, is opened once by the seal of Stage A
+echo "10.0 10.1" >"$R/s0/runset.txt"
+ctl_result "$T/stage-a.json" "" 'result["consumed_artifacts"] = ["s0/runset.txt"]'
+if command -v strace >/dev/null 2>&1; then
+	strace -f -e trace=open,openat -o "$T/seal.trace" "$TUNECTL_BIN" seal --session "$S" \
+	    --result "$T/stage-a.json" >/dev/null 2>&1
+	expect_eq "$(grep -c 's0/runset.txt"' "$T/seal.trace")" 1 \
+	    "the seal hashes S0's run set once though two steps bind it"
+	expect_eq "$(jpy "$S" '[s["state"] for s in d["steps"]][2]')" sealed "and Stage A is sealed"
+else
+	skip "strace is not installed"
+fi
 finish
