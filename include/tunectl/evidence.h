@@ -66,10 +66,18 @@ tc_json *tc_session_init_policy(const char *session_path,
 /*
  * What is at <root>/<rel> now, as a manifest entry: {"path": rel, "kind":
  * "file", "sha256", "size_bytes"}, {"kind": "directory", "sha256" (the
- * tc_sha256_tree digest), "file_count", "size_bytes"}, {"kind":
- * "missing"}, or {"kind": "unbound", "reason"} when it cannot be bound
- * (outside the root, not a file or directory, unreadable).  root must be
- * the artifact root as the session stores it.  Never NULL.
+ * tc_sha256_tree digest), "file_count", "size_bytes"}; what holds or is
+ * something else, bound by what it is: {"kind": "tree", "sha256" (over
+ * "<kind> <sha256>  <path>\n" of every entry of tc_tree_snapshot, a
+ * link by its text), "file_count", "link_count", "special_count",
+ * "first_irregular"} for a directory holding links or special files,
+ * {"kind": "symlink", "target" (the link text), "sha256" (of that text)}
+ * for a link that does not lead inside the root (dangling or out of
+ * it), {"kind": "special", "type": "fifo" | "socket" | "device"};
+ * {"kind": "missing"}, or {"kind": "unbound", "reason"} when it cannot be
+ * bound (unreadable, a name a tree digest refuses).  root must be the
+ * artifact root as the session stores it.  Never NULL.  A strict seal
+ * refuses the tree, symlink and special kinds, naming the entry.
  */
 tc_json *tc_artifact_describe(const char *root, const char *rel);
 
@@ -124,6 +132,13 @@ void tc_session_memo_end(tc_session *s);
  * paths its sealed result names.  An object whose keys are the paths;
  * never NULL.  Support runs refuse a change to any of them. */
 tc_json *tc_session_bound_paths(const tc_session *s);
+
+/* What the sealed steps leave unbound, one line each (verify prints them
+ * on stderr, status in its report): a step that binds no manifest
+ * (sealed by the reference or an older tunectl, or its sidecar lost),
+ * and every manifest entry that is "unbound" or was "missing" when it
+ * was sealed.  An array of strings; never NULL. */
+tc_json *tc_session_unbound(const tc_session *s);
 
 /* render-final-report: the ledger and evidence the sealed Final step
  * binds are unchanged (a Final sealed without a manifest passes). */

@@ -18,7 +18,44 @@
 #include "tunectl/session.h"
 #include "tunectl/sha256.h"
 
-/* subjects: object name -> sha256 hex (sorted, unique). */
+/*
+ * subjects: object name -> sha256 hex (sorted, unique), or, for an
+ * artifact that is not a file or a directory of files (a tree holding
+ * links or special files, a dangling link, a FIFO), name -> {"kind",
+ * "sha256"}: the identity its manifest entry binds (the tree digest, the
+ * link text's digest, the digest of the special file's type), signed
+ * with the annotation "tunectl_kind" so that a check recomputes it the
+ * same way.
+ */
+static const char *
+identity_of(const tc_json *entry, char hex[TC_SHA256_HEX_LEN + 1])
+{
+	const char *kind = tc_json_get_string(entry, "kind");
+	const char *type = tc_json_get_string(entry, "type");
+
+	if (kind != NULL && strcmp(kind, "special") == 0 && type != NULL) {
+		tc_sha256_hex(type, strlen(type), hex);
+		return hex;
+	}
+	return tc_json_get_string(entry, "sha256");
+}
+
+static void
+add_identity(tc_json *subjects, const tc_json *entry)
+{
+	char hex[TC_SHA256_HEX_LEN + 1];
+	const char *rel = tc_json_get_string(entry, "path");
+	const char *id = identity_of(entry, hex);
+	tc_json *o;
+
+	if (rel == NULL || id == NULL)
+		return;
+	o = tc_json_new_object();
+	tc_json_object_set_string(o, "kind", tc_json_get_string(entry, "kind"));
+	tc_json_object_set_string(o, "sha256", id);
+	tc_json_object_set(subjects, rel, o);
+}
+
 static int
 add_file(tc_json *subjects, const char *name, const char *path,
     tc_error *err)
@@ -109,6 +146,9 @@ add_manifest(tc_json *subjects, const tc_session *s, const tc_json *step,
 			rc = add_rel(subjects, s, rel, err);
 		else if (kind != NULL && strcmp(kind, "directory") == 0)
 			rc = add_tree(subjects, s, rel, err);
+		else if (kind != NULL && (strcmp(kind, "tree") == 0 ||
+		    strcmp(kind, "symlink") == 0 || strcmp(kind, "special") == 0))
+			add_identity(subjects, e);
 	}
 	tc_json_free(m);
 	return rc;
@@ -202,11 +242,21 @@ intoto_subjects(const tc_json *subjects)
 
 	for (i = 0; i < subjects->u.obj.len; i++) {
 		tc_json *subj = tc_json_new_object(), *digest = tc_json_new_object();
+		const tc_json *v = subjects->u.obj.members[i].value;
 
 		tc_json_object_set_string(subj, "name",
 		    subjects->u.obj.members[i].key);
-		tc_json_object_set(digest, "sha256",
-		    tc_json_clone(subjects->u.obj.members[i].value));
+		if (tc_json_is(v, TC_JSON_OBJECT)) {
+			tc_json *notes = tc_json_new_object();
+
+			tc_json_object_set(digest, "sha256",
+			    tc_json_clone(tc_json_get(v, "sha256")));
+			tc_json_object_set(notes, "tunectl_kind",
+			    tc_json_clone(tc_json_get(v, "kind")));
+			tc_json_object_set(subj, "annotations", notes);
+		} else {
+			tc_json_object_set(digest, "sha256", tc_json_clone(v));
+		}
 		tc_json_object_set(subj, "digest", digest);
 		tc_json_array_push(list, subj);
 	}
@@ -327,6 +377,14 @@ out:
 
 /* ---- checking ------------------------------------------------------------ */
 
+static bool
+kind_is(const tc_json *entry, const char *kind)
+{
+	const char *k = tc_json_get_string(entry, "kind");
+
+	return k != NULL && strcmp(k, kind) == 0;
+}
+
 /* The file a subject names: relative names lie under the artifact root
  * the signed predicate names. */
 static char *
@@ -353,6 +411,7 @@ check_subjects(const char *root, const tc_json *list, tc_error *err)
 		    "sha256");
 		char hex[TC_SHA256_HEX_LEN + 1];
 		tc_error inner = TC_ERROR_INIT;
+		const char *kind;
 		char *path;
 		bool same;
 
@@ -360,6 +419,23 @@ check_subjects(const char *root, const tc_json *list, tc_error *err)
 			tc_error_set(err, "attestation subject %zu has no name or "
 			    "sha256", i);
 			return -1;
+		}
+		kind = tc_json_get_string(tc_json_get(subj, "annotations"),
+		    "tunectl_kind");
+		if (kind != NULL && name[0] != '/') {
+			/* described again the way its manifest entry was */
+			tc_json *now = tc_artifact_describe(root, name);
+			const char *id = identity_of(now, hex);
+
+			same = kind_is(now, kind) && id != NULL &&
+			    strcmp(id, want) == 0;
+			tc_json_free(now);
+			if (!same) {
+				tc_error_set(err, "attestation subject changed: %s",
+				    name);
+				return -1;
+			}
+			continue;
 		}
 		path = subject_path(root, name, &inner);
 		same = path != NULL && tc_is_regular_file_nofollow(path) &&

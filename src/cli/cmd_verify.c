@@ -8,10 +8,12 @@
  * subject; its problem comes first in "errors".
  */
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "cli.h"
 #include "tunectl/attest.h"
 #include "tunectl/derive.h"
+#include "tunectl/evidence.h"
 #include "tunectl/session.h"
 
 /* Put the attestation's verdict into the verify output. */
@@ -48,6 +50,25 @@ add_attestation(tc_json *out, const char *session, const char *file,
 	tc_error_clear(&err);
 }
 
+/* On stderr (the verdict on stdout stays the reference's): what the
+ * sealed steps do not bind, which verify therefore cannot vouch for. */
+static void
+name_unbound(const char *path)
+{
+	tc_session *s;
+	tc_json *notes;
+	size_t i;
+
+	if (tc_session_load(path, 0, &s, NULL) != 0)
+		return;
+	notes = tc_session_unbound(s);
+	for (i = 0; i < notes->u.arr.len; i++)
+		fprintf(stderr, "tunectl: verify: not bound: %s\n",
+		    tc_json_string(notes->u.arr.items[i]));
+	tc_json_free(notes);
+	tc_session_free(s);
+}
+
 static int
 cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 {
@@ -72,6 +93,7 @@ cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 	    tc_verify_session(path, all ? TC_VERIFY_ALL : 0);
 	if (attestation != NULL)
 		add_attestation(out, path, attestation, pubkey);
+	name_unbound(path);
 	return tc_cli_print_verdict(out);
 }
 

@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "session_internal.h"
+#include "tunectl/buf.h"
 #include "tunectl/canon.h"
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
@@ -45,6 +47,80 @@ unbound(tc_json *e, const char *reason)
 	return e;
 }
 
+/* A symbolic link at <root>/<rel> that does not lead to something inside
+ * the root (dangling, or out of it): bound by what it is, its link text. */
+static tc_json *
+describe_link(const char *root, const char *rel)
+{
+	char *lexical = tc_path_join(root, rel);
+	char target[4096], hex[TC_SHA256_HEX_LEN + 1];
+	struct stat st;
+	ssize_t n = -1;
+	tc_json *e = NULL;
+
+	if (lstat(lexical, &st) == 0 && S_ISLNK(st.st_mode) &&
+	    (n = readlink(lexical, target, sizeof(target) - 1)) >= 0) {
+		target[n] = '\0';
+		tc_sha256_hex(target, (size_t)n, hex);
+		e = entry_new(rel, "symlink");
+		tc_json_object_set_string(e, "target", target);
+		tc_json_object_set_string(e, "sha256", hex);
+	}
+	free(lexical);
+	return e;
+}
+
+/*
+ * A directory whose tree digest refuses it because of what it holds
+ * (symbolic links, FIFOs, sockets, devices): bound as a "tree", every
+ * entry by its type and identity (a file's SHA-256, a link's text, a
+ * special file's type; tc_tree_snapshot), the digest over the lines
+ * "<kind> <sha256>  <path>\n" sorted by path.  NULL when the snapshot
+ * holds no such entry (the refusal was for something else).
+ */
+static tc_json *
+describe_tree(const char *dir, const char *rel)
+{
+	tc_tree_snap snap = { NULL, 0 };
+	tc_error err = TC_ERROR_INIT;
+	tc_buf lines = TC_BUF_INIT;
+	char hex[TC_SHA256_HEX_LEN + 1];
+	const char *first = NULL;
+	int64_t links = 0, special = 0, files = 0;
+	tc_json *e = NULL;
+	size_t i;
+
+	if (tc_tree_snapshot(dir, NULL, &snap, &err) != 0) {
+		tc_error_clear(&err);
+		return NULL;
+	}
+	for (i = 0; i < snap.n; i++) {
+		const tc_tree_entry *t = &snap.entries[i];
+
+		if (strpbrk(t->rel, "\n\r\\") != NULL)
+			goto out;	/* names the tree digest refuses too */
+		tc_buf_printf(&lines, "%c %s  %s\n", t->kind, t->hex, t->rel);
+		files += t->kind == 'f';
+		links += t->kind == 'l';
+		special += t->kind == 'o';
+		if (first == NULL && (t->kind == 'l' || t->kind == 'o'))
+			first = t->rel;
+	}
+	if (first == NULL)
+		goto out;
+	tc_sha256_hex(lines.data != NULL ? lines.data : "", lines.len, hex);
+	e = entry_new(rel, "tree");
+	tc_json_object_set_string(e, "sha256", hex);
+	tc_json_object_set_int(e, "file_count", files);
+	tc_json_object_set_int(e, "link_count", links);
+	tc_json_object_set_int(e, "special_count", special);
+	tc_json_object_set_string(e, "first_irregular", first);
+out:
+	tc_buf_free(&lines);
+	tc_tree_snap_free(&snap);
+	return e;
+}
+
 tc_json *
 tc_artifact_describe(const char *root, const char *rel)
 {
@@ -54,14 +130,23 @@ tc_artifact_describe(const char *root, const char *rel)
 	uint64_t size = 0, files = 0;
 	struct stat st;
 	char *resolved;
+	tc_json *link;
 
 	if ((resolved = tc_path_under_root(root, rel, "artifact", &err)) == NULL) {
-		unbound(e, tc_error_msg(&err));
+		if ((link = describe_link(root, rel)) != NULL) {
+			tc_json_free(e);
+			e = link;
+		} else {
+			unbound(e, tc_error_msg(&err));
+		}
 		tc_error_clear(&err);
 		return e;
 	}
 	if (stat(resolved, &st) != 0) {
-		if (errno != ENOENT) {
+		if ((link = describe_link(root, rel)) != NULL) {
+			tc_json_free(e);
+			e = link;
+		} else if (errno != ENOENT) {
 			tc_error_os(&err, errno, rel);
 			unbound(e, tc_error_msg(&err));
 		}
@@ -75,7 +160,12 @@ tc_artifact_describe(const char *root, const char *rel)
 		}
 	} else if (S_ISDIR(st.st_mode)) {
 		if (tc_sha256_tree(resolved, hex, &files, &size, &err) != 0) {
-			unbound(e, tc_error_msg(&err));
+			if ((link = describe_tree(resolved, rel)) != NULL) {
+				tc_json_free(e);
+				e = link;
+			} else {
+				unbound(e, tc_error_msg(&err));
+			}
 		} else {
 			tc_json_object_set_string(e, "kind", "directory");
 			tc_json_object_set_string(e, "sha256", hex);
@@ -83,7 +173,10 @@ tc_artifact_describe(const char *root, const char *rel)
 			tc_json_object_set_int(e, "size_bytes", (int64_t)size);
 		}
 	} else {
-		unbound(e, "not a regular file or directory");
+		/* a FIFO, socket or device: bound by its type */
+		tc_json_object_set_string(e, "kind", "special");
+		tc_json_object_set_string(e, "type", S_ISFIFO(st.st_mode) ?
+		    "fifo" : S_ISSOCK(st.st_mode) ? "socket" : "device");
 	}
 	tc_error_clear(&err);
 	free(resolved);
@@ -241,6 +334,13 @@ named_paths(const tc_session *s, const tc_json *step, const tc_json *result)
 
 /* ---- building ------------------------------------------------------------ */
 
+static bool
+plain_kind(const char *kind)
+{
+	return strcmp(kind, "file") == 0 || strcmp(kind, "directory") == 0 ||
+	    strcmp(kind, "missing") == 0 || strcmp(kind, "unbound") == 0;
+}
+
 tc_json *
 tc_manifest_build(const tc_session *s, const tc_json *step,
     const tc_json *result, const char *sealed_over, tc_error *err)
@@ -268,6 +368,25 @@ tc_manifest_build(const tc_session *s, const tc_json *step,
 			    "which cannot be bound: %s", tc_step_id(step), p->key,
 			    strcmp(kind, "missing") == 0 ? "it does not exist" :
 			    tc_json_get_string(e, "reason"));
+			tc_json_free(e);
+			tc_json_free(paths);
+			tc_json_free(list);
+			return NULL;
+		}
+		/* strict evidence is regular files and directories of them */
+		if (policy == TC_POLICY_STRICT && !plain_kind(kind)) {
+			char *where = strcmp(kind, "tree") == 0 ?
+			    tc_xasprintf("%s/%s", p->key, tc_json_get_string(e,
+			    "first_irregular")) : tc_xstrdup(p->key);
+
+			tc_error_set(err, "strict evidence policy: %s names %s, "
+			    "which is or holds %s (%s); strict evidence is regular "
+			    "files and directories of them", tc_step_id(step),
+			    p->key, strcmp(kind, "tree") == 0 ?
+			    "a symbolic link or special file" :
+			    strcmp(kind, "symlink") == 0 ? "a symbolic link" :
+			    "a special file", where);
+			free(where);
 			tc_json_free(e);
 			tc_json_free(paths);
 			tc_json_free(list);
@@ -517,6 +636,21 @@ merge_keys(tc_json *paths, const tc_json *more)
 			    tc_json_new_bool(true));
 }
 
+/* The entries of a sealed step's manifest (*m, which the caller frees,
+ * holds them), or NULL when it binds none or it cannot be read. */
+static const tc_json *
+manifest_entries(const tc_session *s, const tc_json *step, tc_json **m)
+{
+	const tc_json *list;
+
+	*m = NULL;
+	if (!tc_step_is_sealed(step) ||
+	    tc_manifest_load(s, step, m, NULL) != 0 || *m == NULL)
+		return NULL;
+	list = tc_json_get(*m, "artifacts");
+	return tc_json_is(list, TC_JSON_ARRAY) ? list : NULL;
+}
+
 tc_json *
 tc_session_bound_paths(const tc_session *s)
 {
@@ -526,20 +660,19 @@ tc_session_bound_paths(const tc_session *s)
 	for (i = 0; i < tc_session_step_count(s); i++) {
 		const tc_json *step = tc_session_step_at(s, i);
 		const tc_json *list;
-		tc_json *m = NULL, *result, *named;
+		tc_json *m, *result, *named;
 		char *abs;
 
 		if (!tc_step_is_sealed(step))
 			continue;
-		if (tc_manifest_load(s, step, &m, NULL) == 0 && m != NULL) {
-			list = tc_json_get(m, "artifacts");
-			for (k = 0; tc_json_is(list, TC_JSON_ARRAY) &&
-			    k < list->u.arr.len; k++)
+		if ((list = manifest_entries(s, step, &m)) != NULL) {
+			for (k = 0; k < list->u.arr.len; k++)
 				add_path(paths, tc_json_get(list->u.arr.items[k],
 				    "path"), "bound");
 			tc_json_free(m);
 			continue;
 		}
+		tc_json_free(m);
 		/* no manifest (or a broken one): what the result names */
 		if (tc_json_get_string(step, "result_path") == NULL)
 			continue;
@@ -558,6 +691,54 @@ tc_session_bound_paths(const tc_session *s)
 		tc_json_free(result);
 	}
 	return paths;
+}
+
+/* notes gets text (which it frees). */
+static void
+note(tc_json *notes, char *text)
+{
+	tc_json_array_push(notes, tc_json_new_string(text));
+	free(text);
+}
+
+tc_json *
+tc_session_unbound(const tc_session *s)
+{
+	size_t i, k, n = tc_session_step_count(s);
+	tc_json *notes = tc_json_new_array();
+
+	for (i = 0; i < n; i++) {
+		const tc_json *list, *step = tc_session_step_at(s, i);
+		tc_json *m;
+
+		if (!tc_step_is_sealed(step))
+			continue;
+		if (tc_json_get(step, "artifact_manifest_path") == NULL) {
+			note(notes, tc_xasprintf("%s binds no artifact manifest: "
+			    "none of its artifacts is bound", tc_step_id(step)));
+			continue;
+		}
+		/* (verify names a broken manifest) */
+		list = manifest_entries(s, step, &m);
+		for (k = 0; list != NULL && k < list->u.arr.len; k++) {
+			const tc_json *e = list->u.arr.items[k];
+			const char *kind = tc_json_get_string(e, "kind");
+			const char *rel = tc_json_get_string(e, "path");
+
+			if (kind == NULL || rel == NULL)
+				continue;
+			if (strcmp(kind, "unbound") == 0)
+				note(notes, tc_xasprintf("%s: %s is unbound (%s)",
+				    tc_step_id(step), rel,
+				    tc_json_get_string(e, "reason") != NULL ?
+				    tc_json_get_string(e, "reason") : "no reason"));
+			else if (strcmp(kind, "missing") == 0)
+				note(notes, tc_xasprintf("%s: %s was missing when "
+				    "it was sealed", tc_step_id(step), rel));
+		}
+		tc_json_free(m);
+	}
+	return notes;
 }
 
 int

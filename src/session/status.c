@@ -143,6 +143,20 @@ tc_session_describe(const char *session_path, const char *program,
 		    "repaired:\n  %s verify --all --session %s\n", program,
 		    quoted);
 	}
+	tc_json_free(errors);
+	errors = tc_session_unbound(s);
+	if (errors->u.arr.len > 0) {
+		size_t i;
+
+		tc_buf_puts(out, "Not bound (a later change to these goes "
+		    "unnoticed):\n");
+		for (i = 0; i < errors->u.arr.len; i++) {
+			char *e = printable(tc_json_string(errors->u.arr.items[i]));
+
+			tc_buf_printf(out, "  - %s\n", e);
+			free(e);
+		}
+	}
 	describe_next(s, next, program, quoted, out);
 	tc_json_free(errors);
 	free(quoted);

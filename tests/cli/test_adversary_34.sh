@@ -4,6 +4,7 @@
 # (docs/security.md, "The worker as adversary, again").
 #   1  strictness lost on derivation
 #   2  sealed S0 evidence rewritten between dispatch and seal
+#   3  one symlink opting a run set out of its binding and the attestation
 #   6  a provenance record asking for 2 * 10^8 bootstrap resamples
 #   7  an envelope with thousands of signatures; the envelope's default
 #      place inside the worker-writable root
@@ -261,4 +262,54 @@ if command -v strace >/dev/null 2>&1; then
 else
 	skip "strace is not installed"
 fi
+# ---- 3. nothing produced is unbound: links are bound by what they are -------------
+R="$T/r3/artifacts" S="$T/r3/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r3 --optional-mode none
+ctl_seal
+mkdir -p "$R/s0/runset"
+echo "10.0 10.1" >"$R/s0/runset/rank0.log"
+ln -s nowhere "$R/s0/runset/dangling"
+ln -s ../missing-target "$R/s0/latest"
+ctl_seal "" 'result["produced_artifacts"] = ["s0/runset", "s0/latest", "s0/never-written.json"]'
+expect_rc 0 "S0 seals under the reference policy"
+M=$R/phases/s0-baseline/artifact-manifest.json
+expect_eq "$(jpy "$M" '[(a["path"], a["kind"]) for a in d["artifacts"]]')" \
+    '[["s0/latest", "symlink"], ["s0/never-written.json", "missing"], ["s0/runset", "tree"]]' \
+    "a run set holding a dangling link is bound as a tree; a dangling link by its text"
+tc keygen --out "$T/keys3/k"
+tc attest --session "$S" --key "$T/keys3/k" --output "$T/a3.json"
+expect_eq "$(python3 -c '
+import base64, json, sys
+env = json.load(open(sys.argv[1]))
+st = json.loads(base64.b64decode(env["payload"]))
+print(sorted(s["name"] for s in st["subject"] if s["name"].startswith("s0/")))' "$T/a3.json")" \
+    "['s0/latest', 's0/runset']" "the attestation signs the tree and the link"
+tc verify --session "$S"
+expect_rc 0 "the session verifies"
+expect_err "not bound: s0-baseline: s0/never-written.json was missing when it was sealed" \
+    "verify names the entry that was missing when sealed"
+tc status --session "$S"
+expect_out "s0/never-written.json was missing when it was sealed" "status names it too"
+echo "20.0 20.2" >"$R/s0/runset/rank0.log"
+tc verify --session "$S"
+expect_rc 1 "rewriting a file of the run set that holds a link is noticed"
+expect_out "bound artifact changed since s0-baseline was sealed: s0/runset" "verify names the run set"
+tc verify --session "$S" --attestation "$T/a3.json" --pubkey "$T/keys3/k.pub"
+expect_rc 1 "and the attestation no longer verifies"
+echo "10.0 10.1" >"$R/s0/runset/rank0.log"
+rm "$R/s0/latest"
+ln -s ../elsewhere "$R/s0/latest"
+tc verify --session "$S" --attestation "$T/a3.json" --pubkey "$T/keys3/k.pub"
+expect_rc 1 "a dangling link pointed elsewhere is noticed"
+expect_out "s0/latest" "the link is named"
+# strict sessions refuse a link in evidence, naming it
+R="$T/r3s/artifacts" S="$T/r3s/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r3s --optional-mode none --evidence-policy strict
+st_seal succeeded ""
+st_s0
+ln -s nowhere "$R/s0/runset/dangling"
+st_seal succeeded 'produced = ["s0/runset", "s0/stability.json"]'
+expect_rc 1 "a strict seal refuses a run set holding a link"
+expect_out "strict evidence policy: s0-baseline names s0/runset, which is or holds a symbolic link or special file (s0/runset/dangling)" \
+    "the refusal names the run set and the link"
 finish
