@@ -80,23 +80,41 @@ fifos_and_escaping_links_are_recorded_not_followed(void **state)
 {
 	char *fifo = tc_xasprintf("%s/pipe", root);
 	char *link = tc_xasprintf("%s/out", root);
-	tc_json *e;
+	char *dir = tc_xasprintf("%s/runset", root);
+	char *inner = tc_xasprintf("%s/runset/latest", root);
+	tc_json *e, *again;
 
 	(void)state;
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	assert_int_equal(symlink("/etc/hostname", link), 0);
+	/* bound by what they are (issue 34), never opened or followed */
 	e = tc_artifact_describe(root, "pipe");	/* must not block */
-	assert_string_equal(kind_of(e), "unbound");
-	assert_string_equal(tc_json_get_string(e, "reason"),
-	    "not a regular file or directory");
+	assert_string_equal(kind_of(e), "special");
+	assert_string_equal(tc_json_get_string(e, "type"), "fifo");
 	tc_json_free(e);
 	e = tc_artifact_describe(root, "out");
-	assert_string_equal(kind_of(e), "unbound");
-	assert_non_null(strstr(tc_json_get_string(e, "reason"),
-	    "escapes the artifact root"));
+	assert_string_equal(kind_of(e), "symlink");
+	assert_string_equal(tc_json_get_string(e, "target"), "/etc/hostname");
 	tc_json_free(e);
+	/* a directory holding a dangling link is a tree, its digest moving
+	 * with the link's text */
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(symlink("nowhere", inner), 0);
+	e = tc_artifact_describe(root, "runset");
+	assert_string_equal(kind_of(e), "tree");
+	assert_string_equal(tc_json_get_string(e, "first_irregular"), "latest");
+	assert_int_equal(unlink(inner), 0);
+	assert_int_equal(symlink("elsewhere", inner), 0);
+	again = tc_artifact_describe(root, "runset");
+	assert_string_equal(kind_of(again), "tree");
+	assert_string_not_equal(tc_json_get_string(e, "sha256"),
+	    tc_json_get_string(again, "sha256"));
+	tc_json_free(e);
+	tc_json_free(again);
 	free(fifo);
 	free(link);
+	free(dir);
+	free(inner);
 }
 
 static void
