@@ -47,6 +47,7 @@ struct ctx {
 	char runner_sha[TC_SHA256_HEX_LEN + 1];
 	bool runner_ok;
 	tc_json *answers;		/* the verifier's review, or NULL */
+	tc_json *review;		/* the review document as given */
 	char *review_error;
 	tc_json *final_run;		/* python test_<op>.py, run now */
 	tc_json *ledger;
@@ -258,6 +259,7 @@ ctx_free(struct ctx *c)
 	tc_json_free(c->contract);
 	free(c->runner);
 	tc_json_free(c->answers);
+	tc_json_free(c->review);
 	free(c->review_error);
 	tc_json_free(c->final_run);
 	tc_json_free(c->ledger);
@@ -1306,31 +1308,40 @@ dispatch_error(const tc_json *d)
 	return NULL;
 }
 
-/* The dispatch: given, or (docs/spec/pypto.md "Stage 5 check routing")
- * stage4_path from the state and the target cases from the entry confirmation.
- */
-static tc_json *
-load_dispatch(const tc_pypto_check_opts *o, const tc_json *state,
-    tc_error *err)
+/* The dispatch a confirmed Stage 5 implies (docs/spec/pypto.md "Stage 5
+ * check routing"): stage4_path from the state and the target cases from
+ * the entry confirmation; NULL without a confirmation. */
+tc_json *
+tc_pypto_stage5_dispatch_of(const tc_json *state)
 {
+	const tc_json *c = tc_pypto_consent(state);
 	tc_json *d;
-	const tc_json *c;
 
-	if (o->dispatch != NULL)
-		return tc_json_clone(o->dispatch);
-	if (o->dispatch_path != NULL)
-		return tc_pj_load_object(o->dispatch_path, "dispatch", err);
-	if ((c = tc_pypto_consent(state)) == NULL) {
-		tc_error_set(err, "no dispatch given and no Stage 5 entry "
-		    "confirmation in the state to derive it from");
+	if (c == NULL)
 		return NULL;
-	}
 	d = tc_json_new_object();
 	tc_json_object_set(d, "stage4_path", tc_json_get(state, "stage4_path") !=
 	    NULL ? tc_json_clone(tc_json_get(state, "stage4_path")) :
 	    tc_json_new_null());
 	tc_json_object_set(d, "optimization_target", tc_pj_clone(tc_json_get(c,
 	    "optimization_target")));
+	return d;
+}
+
+/* The dispatch: given, or derived from the state. */
+static tc_json *
+load_dispatch(const tc_pypto_check_opts *o, const tc_json *state,
+    tc_error *err)
+{
+	tc_json *d;
+
+	if (o->dispatch != NULL)
+		return tc_json_clone(o->dispatch);
+	if (o->dispatch_path != NULL)
+		return tc_pj_load_object(o->dispatch_path, "dispatch", err);
+	if ((d = tc_pypto_stage5_dispatch_of(state)) == NULL)
+		tc_error_set(err, "no dispatch given and no Stage 5 entry "
+		    "confirmation in the state to derive it from");
 	return d;
 }
 
@@ -1348,6 +1359,7 @@ load_review(struct ctx *c, const tc_pypto_check_opts *o)
 	tc_error_clear(&err);
 	if (doc == NULL)
 		return;
+	c->review = tc_json_clone(doc);
 	items = tc_pypto_review_items(c->op_dir);
 	if (tc_pypto_review_read(doc, items, c->runner_ok ? c->runner_sha :
 	    NULL, &c->answers, &err) != 0)
@@ -1595,6 +1607,10 @@ tc_pypto_check_stage5(const tc_pypto_check_opts *o, tc_error *err)
 	    "sha256")) : tc_json_new_null());
 	tc_json_object_set(out, "review_error", c.review_error != NULL ?
 	    tc_json_new_string(c.review_error) : tc_json_new_null());
+	/* The review goes with the report it shaped, so that whoever holds
+	 * a bound report can recompute it (complete_stage(5) does). */
+	tc_json_object_set(out, "review", c.review != NULL ?
+	    tc_json_clone(c.review) : tc_json_new_null());
 	tc_json_object_set(out, "missing_evidence", missing);
 	tc_json_object_set(out, "missing_owners", owners);
 	tc_json_object_set(out, "final_run", c.final_run != NULL ?
