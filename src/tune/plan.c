@@ -618,13 +618,15 @@ static void
 put_point(tc_buf *out, const tc_json *point)
 {
 	size_t i;
+	bool first = true;
 
 	for (i = 0; point != NULL && i < point->u.obj.len; i++) {
 		const char *key = point->u.obj.members[i].key;
 
 		if (strcmp(key, "changes") == 0)
 			continue;
-		tc_buf_printf(out, "%s%s=", i > 0 ? " " : "", key);
+		tc_buf_printf(out, "%s%s=", first ? "" : " ", key);
+		first = false;
 		tc_json_str(out, point->u.obj.members[i].value);
 	}
 }

@@ -34,6 +34,30 @@ expect_eq "$(jq_ "d['commands']['build_inputs'][0]['sha256']")" \
     "$(sha256sum "$TUNECTL_SRC/examples/dgemm/dgemm.c" | cut -d' ' -f1)" "JSON: the build input's digest"
 expect_eq "$(jq_ "d['spec']['sha256']")" "$(sha256sum "$SPEC" | cut -d' ' -f1)" "JSON: the spec's digest"
 
+# ---- the demo workload as a spec ------------------------------------------------
+DEMO=$TUNECTL_SRC/examples/workload/tune.yaml
+tc tune --dry-run --json "$DEMO"
+expect_rc 0 "the demo's spec (examples/workload/tune.yaml) is read"
+expect_eq "$(jq_ "[v['name'] for v in d['variants']], len(d['options']['trials'])")" \
+    "(['S0', 'S1', 'S2', 'S3', 'S4'], 3)" "it screens the four scope strategies and tries the three options"
+expect_eq "$(jq_ "d['metric']['from'], d['ranks'], d['gate_policy']['allow_stddev_regression_pct']")" \
+    "('rank-log', 2, 50.0)" "rank logs of two ranks, the demo's stddev allowance"
+# Its run command, expanded for S1 at the baseline's options (and 14 steps),
+# runs the demo workload: each rank logs the figure the gates read.
+SKW_BIN=$(dirname "$TUNECTL_BIN")/examples/skw
+if [ -x "$SKW_BIN" ]; then
+	cmd=$(jq_ "d['commands']['run']" |
+	    sed -e "s|{strategy}|automatic_aot|; s|{loop_order}|ijk|; s|{unroll}|1|; s|{tile_size}|0|" \
+	    -e "s|{run_dir}|$T/demo-run|g; s|{spec_dir}/../../build/examples/skw|$SKW_BIN|" \
+	    -e 's/"steps": 600/"steps": 14/' -e 's/{{/{/g; s/}}/}/g')
+	mkdir -p "$T/demo-run"
+	TUNECTL_RUN_DIR=$T/demo-run SKW_SIMULATED_TIMING=1 bash -c "$cmd" >"$T/demo-run.out" 2>&1
+	check "the demo spec's run command runs skw" grep -q "Inference time (decode)" "$T/demo-run/log_1.log"
+	check "with the strategy the variant sets" grep -q '"strategy": "automatic_aot"' "$T/demo-run/config.json"
+else
+	skip "build/examples/skw is not built: the demo spec's command is not run"
+fi
+
 # ---- refusals --------------------------------------------------------------------
 sed 's/^  timeout: 60$/  timout: 60/' "$SPEC" >"$T/typo.yaml"
 cp "$TUNECTL_SRC/examples/dgemm/dgemm.c" "$T/"

@@ -493,6 +493,10 @@ templates_expand_names_and_keep_literal_braces(void **state)
 	(void)state;
 	assert_string_equal(s, "awk '{print $1}' -v b=16 {build_dir}/x");
 	free(s);
+	/* a name closes at its own brace: "{b}}}" is the value and a "}" */
+	s = tc_tune_expand("{{\"b\": {b}}}", lookup_b, NULL);
+	assert_string_equal(s, "{\"b\": 16}");
+	free(s);
 	/* the literal braces pass the reader's checks */
 	tc_tune_spec_free(parse_ok(V N "run: {command: \"awk '{{print}}' {b}\", "
 	    "timeout: 5}\n" MET OPT));
