@@ -35,7 +35,7 @@ LAYERS = [
     ["report", "attest", "phase"],  # reports; signed sessions; phase entrypoints
     ["skills"],                 # the workers' skills
     ["host"],                   # agent hosts and attempts
-    ["pypto"],                  # the PyPTO-Pro pipeline
+    ["pypto", "tune"],          # the PyPTO-Pro pipeline; workload specs
     ["cli"],                    # the command-line program
 ]
 
@@ -57,6 +57,7 @@ HEADERS = {
     "phase": "phase", "envcheck": "phase",
     "skills": "skills",
     "host": "host", "attempt": "host", "support": "host",
+    "tune": "tune",
     # the umbrella header of library users includes every layer; version.h
     # (generated from VERSION) depends on nothing
     "tunectl": "cli", "version": "util",

@@ -256,6 +256,29 @@ tc_attest_statement(const char *session_path, tc_error *err)
 	return st;
 }
 
+/* <root>.attestation.dsse.json, with the root's trailing slashes dropped;
+ * NULL when that is still inside the root. */
+static char *
+default_output(const char *root, tc_error *err)
+{
+	size_t n = strlen(root);
+	char *path;
+
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	path = tc_xmalloc(n + sizeof(TC_ATTEST_DEFAULT_SUFFIX));
+	memcpy(path, root, n);
+	memcpy(path + n, TC_ATTEST_DEFAULT_SUFFIX,
+	    sizeof(TC_ATTEST_DEFAULT_SUFFIX));
+	if (tc_path_is_within(path, root)) {
+		tc_error_set(err, "the default attestation path %s is inside the "
+		    "artifact root %s; give --output outside it", path, root);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 int
 tc_attest_session(const char *session_path, const char *key_path,
     const char *output, char **written, tc_error *err)
@@ -281,9 +304,9 @@ tc_attest_session(const char *session_path, const char *key_path,
 	if (output != NULL) {
 		target = tc_xstrdup(output);
 	} else {
-		if (tc_session_load(session_path, 0, &s, err) != 0)
+		if (tc_session_load(session_path, 0, &s, err) != 0 ||
+		    (target = default_output(s->artifact_root, err)) == NULL)
 			goto out;
-		target = tc_session_artifact_path(s, TC_ATTEST_DEFAULT_NAME);
 	}
 	if (tc_write_json(target, env, TC_WRITE_MKDIRS, err) != 0)
 		goto out;

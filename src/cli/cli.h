@@ -210,6 +210,7 @@ extern const struct tc_command cmd_skills_entry;
 extern const struct tc_command cmd_source_range_from_smap_entry;
 extern const struct tc_command cmd_status_entry;
 extern const struct tc_command cmd_support_entry;
+extern const struct tc_command cmd_tune_entry;
 extern const struct tc_command cmd_verify_entry;
 extern const struct tc_command cmd_version_entry;
 

@@ -15,7 +15,6 @@
 #include "gate_cli.h"
 #include "tunectl/bench.h"
 #include "tunectl/fileio.h"
-#include "tunectl/path.h"
 
 #define REF_USAGE \
 	"[--candidate NAME=DIR]... [--replay-evidence NAME=JSON]...\n" \
@@ -305,21 +304,11 @@ check_modes(const struct tc_command *cmd, enum gate_kind kind,
 static void
 default_ranks(struct gate_args *a)
 {
-	char *path;
-	tc_json *doc;
-	int64_t ranks;
+	long ranks;
 
-	if (a->ranks_seen || a->o.baseline == NULL)
-		return;
-	path = tc_path_join(a->o.baseline, "runset.json");
-	if (tc_path_exists(path) &&
-	    (doc = tc_json_parse_file(path, NULL)) != NULL) {
-		if (tc_json_int64(tc_json_get(doc, "ranks"), &ranks) &&
-		    ranks >= 1)
-			a->o.runset.expected_ranks = (long)ranks;
-		tc_json_free(doc);
-	}
-	free(path);
+	if (!a->ranks_seen && a->o.baseline != NULL &&
+	    (ranks = tc_runset_recorded_ranks(a->o.baseline)) > 0)
+		a->o.runset.expected_ranks = ranks;
 }
 
 /* The screening matrix and tunectl's bootstrap options. */
@@ -339,9 +328,9 @@ load_extras(const struct tc_command *cmd, struct gate_args *a)
 		}
 		a->o.screening_matrix = a->matrix;
 	}
-	if (a->resamples < 1 || a->resamples > 10000000)
+	if (a->resamples < 1 || a->resamples > TC_BOOTSTRAP_RESAMPLES_MAX)
 		return tc_usage_error(cmd, "argument --bootstrap-resamples: must "
-		    "be between 1 and 10000000");
+		    "be between 1 and %d", TC_BOOTSTRAP_RESAMPLES_MAX);
 	a->o.bootstrap_resamples = (unsigned)a->resamples;
 	if (a->seed_text != NULL) {
 		char *end;

@@ -43,6 +43,7 @@ const struct tc_command *const tc_commands[] = {
 	&cmd_source_range_from_smap_entry,
 	&cmd_status_entry,
 	&cmd_support_entry,
+	&cmd_tune_entry,
 	&cmd_verify_entry,
 	&cmd_version_entry,
 	NULL

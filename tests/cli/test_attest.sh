@@ -57,8 +57,9 @@ cp "$T/report.bak" "$R/phases/intake-preparation/PHASE_REPORT.md"
 
 tc attest --session "$S" --key "$T/keys/signer"
 expect_rc 0 "attest signs a verified session"
-A="$R/attestation.dsse.json"
-expect_out "\"attestation\": \"$A\"" "by default into <artifact-root>/attestation.dsse.json"
+A="$R.attestation.dsse.json"
+expect_out "\"attestation\": \"$A\"" "by default beside the root, outside it: <artifact-root>.attestation.dsse.json"
+check "nothing is written into the artifact root" test ! -e "$R/attestation.dsse.json"
 expect_out "\"keyid\": \"$keyid\"" "naming the key"
 
 # ---- a standard reader: DSSE PAE + openssl ------------------------------------------------
