@@ -24,8 +24,10 @@
 #include "tunectl/sha256.h"
 #include "tune_internal.h"
 
-/* Matrix points listed in the plan; beyond, only counted. */
+/* Matrix points listed in the plan; beyond, only counted.  The text
+ * lists a small matrix whole. */
 #define MATRIX_LISTED 256
+#define TEXT_MATRIX_LISTED 24
 
 char *
 tc_tune_expand(const char *tmpl,
@@ -743,6 +745,18 @@ tc_tune_plan_text(const tc_json *plan, tc_buf *out)
 	for (i = 0; i < arr->u.arr.len; i++)
 		tc_buf_printf(out, "  where %s\n", tc_json_string(
 		    arr->u.arr.items[i]));
+	arr = tc_json_get(opt, "matrix");
+	if (arr->u.arr.len > 0 && arr->u.arr.len <= TEXT_MATRIX_LISTED) {
+		tc_buf_puts(out, "  the matrix after the constraints:\n");
+		for (i = 0; i < arr->u.arr.len; i++) {
+			tc_buf_puts(out, "    ");
+			put_point(out, arr->u.arr.items[i]);
+			tc_buf_putc(out, '\n');
+		}
+	} else if (arr->u.arr.len > 0) {
+		tc_buf_puts(out, "  the matrix after the constraints: too many "
+		    "points to list here (--json lists them)\n");
+	}
 	arr = tc_json_get(opt, "trials");
 	tc_buf_printf(out, "  %zu trial(s) against the incumbent:\n",
 	    arr->u.arr.len);
