@@ -144,6 +144,37 @@ void tc_tune_spec_free(tc_tune_spec *spec);
 char *tc_tune_expand(const char *tmpl,
     const char *(*lookup)(const char *name, void *ctx), void *ctx);
 
+/* One configuration of a spec: a variant (NULL when the spec has none)
+ * and a value per option parameter, in spec->params order (vals NULL:
+ * the baseline's). */
+typedef struct tc_tune_config {
+	const tc_tune_variant *variant;
+	const tc_tune_value *vals;
+} tc_tune_config;
+
+/* tc_tune_expand for configuration c: its parameters, {spec_dir},
+ * {variant}, and {build_dir} / {run_dir} when given (NULL leaves them
+ * as written).  Caller frees. */
+char *tc_tune_expand_config(const tc_tune_spec *spec, const char *tmpl,
+    const tc_tune_config *c, const char *build_dir, const char *run_dir);
+
+/* The build cache key of c: SHA-256 over its expanded build command
+ * ({build_dir} as written) and every build input's path and digest. */
+int tc_tune_build_key(const tc_tune_spec *spec, const tc_tune_config *c,
+    char key[65], tc_error *err);
+
+/*
+ * Build c once: CACHE/<key>/ is its build directory.  When
+ * CACHE/<key>/build.json is there the build is reused (*reused set);
+ * otherwise build.command runs there (sh -c, in the spec's directory,
+ * under build.timeout, output in build.stdout.log and build.stderr.log)
+ * and build.json (tunectl-tune-build-v1) is written only when it exited
+ * 0.  *dir is the build directory (caller frees).  -1 with err naming the
+ * spec's build line and the log when the build fails or times out.
+ */
+int tc_tune_build(const tc_tune_spec *spec, const tc_tune_config *c,
+    const char *cache, char **dir, bool *reused, tc_error *err);
+
 /* The built-in template names (NULL-terminated): spec_dir, build_dir,
  * run_dir, variant. */
 extern const char *const tc_tune_builtins[];

@@ -19,13 +19,13 @@
 #include <string.h>
 
 #include "tunectl/buf.h"
-#include "tunectl/fileio.h"
-#include "tunectl/path.h"
 #include "tunectl/sha256.h"
 #include "tune_internal.h"
 
-/* Matrix points listed in the plan; beyond, only counted. */
+/* Matrix points listed in the plan; beyond, only counted.  The text
+ * lists a small matrix whole. */
 #define MATRIX_LISTED 256
+#define TEXT_MATRIX_LISTED 24
 
 char *
 tc_tune_expand(const char *tmpl,
@@ -256,30 +256,6 @@ out:
 
 /* ---- builds --------------------------------------------------------------- */
 
-struct build_ctx {
-	const tc_tune_spec *s;
-	const tc_tune_variant *variant;
-	const tc_tune_value *vals;	/* option values, or NULL: baseline */
-};
-
-static const char *
-build_lookup(const char *name, void *ctx)
-{
-	const struct build_ctx *c = ctx;
-	size_t i;
-
-	for (i = 0; i < c->s->nparams; i++)
-		if (strcmp(c->s->params[i].name, name) == 0)
-			return c->vals != NULL ? c->vals[i].text :
-			    c->s->baseline[i].value.text;
-	for (i = 0; c->variant != NULL && i < c->variant->nparams; i++)
-		if (strcmp(c->variant->params[i].name, name) == 0)
-			return c->variant->params[i].value.text;
-	if (strcmp(name, "variant") == 0 && c->variant != NULL)
-		return c->variant->name;
-	return NULL;	/* spec_dir, build_dir: the same for every build */
-}
-
 struct builds {
 	char **keys;
 	size_t n;
@@ -290,13 +266,13 @@ static void
 count_build(struct builds *b, const tc_tune_spec *s,
     const tc_tune_variant *v, const tc_tune_value *vals)
 {
-	struct build_ctx c = { s, v, vals };
+	tc_tune_config c = { v, vals };
 	char *key;
 	size_t i;
 
 	if (s->build.command == NULL)
 		return;
-	key = tc_tune_expand(s->build.command, build_lookup, &c);
+	key = tc_tune_expand_config(s, s->build.command, &c, NULL, NULL);
 	for (i = 0; i < b->n; i++)
 		if (strcmp(b->keys[i], key) == 0) {
 			free(key);
@@ -336,18 +312,12 @@ inputs_json(const tc_tune_spec *s, tc_error *err)
 
 	for (i = 0; i < s->nbuild_inputs; i++) {
 		char hex[TC_SHA256_HEX_LEN + 1];
-		char *path = tc_path_under_root(s->dir, s->build_inputs[i],
-		    "build input", err);
 		tc_json *o;
 
-		if (path == NULL || tc_sha256_file(path, hex, NULL, err) != 0) {
-			tc_error_prefix(err, "%s: build.inputs '%s': ", s->path,
-			    s->build_inputs[i]);
-			free(path);
+		if (tc_tune_input_digest(s, i, hex, err) != 0) {
 			tc_json_free(arr);
 			return NULL;
 		}
-		free(path);
 		o = tc_json_new_object();
 		tc_json_object_set_string(o, "path", s->build_inputs[i]);
 		tc_json_object_set_string(o, "sha256", hex);
@@ -743,6 +713,18 @@ tc_tune_plan_text(const tc_json *plan, tc_buf *out)
 	for (i = 0; i < arr->u.arr.len; i++)
 		tc_buf_printf(out, "  where %s\n", tc_json_string(
 		    arr->u.arr.items[i]));
+	arr = tc_json_get(opt, "matrix");
+	if (arr->u.arr.len > 0 && arr->u.arr.len <= TEXT_MATRIX_LISTED) {
+		tc_buf_puts(out, "  the matrix after the constraints:\n");
+		for (i = 0; i < arr->u.arr.len; i++) {
+			tc_buf_puts(out, "    ");
+			put_point(out, arr->u.arr.items[i]);
+			tc_buf_putc(out, '\n');
+		}
+	} else if (arr->u.arr.len > 0) {
+		tc_buf_puts(out, "  the matrix after the constraints: too many "
+		    "points to list here (--json lists them)\n");
+	}
 	arr = tc_json_get(opt, "trials");
 	tc_buf_printf(out, "  %zu trial(s) against the incumbent:\n",
 	    arr->u.arr.len);

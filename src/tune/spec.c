@@ -1219,8 +1219,6 @@ read_top(struct rd *r, yaml_node_t *root)
 		    s->ranks, s->metric.from == TC_TUNE_FROM_FILE ? "a file" :
 		    s->metric.from == TC_TUNE_FROM_STDOUT ? "stdout" : "stderr");
 	default_baseline(s);
-	if (s->nvariants > 0 && field(f, "baseline") == NULL)
-		s->baseline_variant = tc_xstrdup(s->variants[0].name);
 	if (field(f, "baseline") != NULL &&
 	    read_baseline(r, field(f, "baseline")) != 0)
 		return -1;

@@ -1,6 +1,7 @@
 /*
- * tune_internal.h - what the spec reader and the planner share inside
- * src/tune/: the constraint expressions (expr.c).
+ * tune_internal.h - what the spec reader, the planner and the build
+ * cache share inside src/tune/: the constraint expressions (expr.c) and
+ * the digest of a build input (build.c).
  */
 #ifndef TUNECTL_TUNE_INTERNAL_H
 #define TUNECTL_TUNE_INTERNAL_H
@@ -26,6 +27,11 @@ int tc_tune_expr_eval(const tc_tune_expr *e, const tc_tune_value *vals,
     bool *ok, tc_error *err);
 
 void tc_tune_expr_free(tc_tune_expr *e);
+
+/* The SHA-256 of build input i of s (resolved under the spec's
+ * directory); -1 with "SPEC: build.inputs 'PATH': why" (build.c). */
+int tc_tune_input_digest(const tc_tune_spec *s, size_t i, char hex[65],
+    tc_error *err);
 
 /* Whether s is a parameter name: [A-Za-z_][A-Za-z0-9_]*, not and/or/not. */
 bool tc_tune_is_name(const char *s, size_t len);

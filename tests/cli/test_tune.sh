@@ -19,6 +19,9 @@ expect_out "native       screened  cflags=-O3 -march=native" "a variant and its 
 expect_out "Stage O option space: 12 points, 11 allowed by 1 constraint(s); search one-at-a-time" \
     "the matrix after the constraints"
 expect_out "5 trial(s) against the incumbent:" "the trials of Stage O"
+expect_out "the matrix after the constraints:
+    block_i=16 block_k=32" "the matrix after the constraints, listed"
+check "the point the constraint removes is not listed" bash -c '! grep -q "block_i=64 block_k=256" <<<"$0"' "$out"
 expect_out "total runs 75 (at most 207), builds 3" "the runs and builds"
 expect_out "time: about 48 s" "a time estimate from the spec's estimate of a run"
 

@@ -600,6 +600,25 @@ a_build_keyed_by_an_option_is_counted_per_value(void **state)
 }
 
 static void
+a_spec_with_nothing_to_tune_plans_the_baseline_only(void **state)
+{
+	tc_json *plan = plan_of(V N "run: {command: prog, timeout: 5}\n" MET);
+	tc_buf b = TC_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(plan_int(plan, "/options/points"), 0);
+	assert_int_equal(plan_int(plan, "/phases/2/series"), 0);
+	assert_int_equal(plan_int(plan, "/phases/3/series"), 0);
+	/* intake's probe, S0 and Final: 1 + 3 x 6 */
+	assert_int_equal(plan_int(plan, "/totals/runs"), 19);
+	tc_tune_plan_text(plan, &b);
+	assert_non_null(strstr(b.data, "Stage A screens 0 variant(s)"));
+	assert_non_null(strstr(b.data, "check     none asked"));
+	tc_buf_free(&b);
+	tc_json_free(plan);
+}
+
+static void
 plan_refuses_a_constraint_failing_at_another_point(void **state)
 {
 	tc_error err = TC_ERROR_INIT;
@@ -681,6 +700,7 @@ main(void)
 		cmocka_unit_test(plan_counts_the_matrix_trials_builds_and_runs),
 		cmocka_unit_test(exhaustive_search_tries_every_allowed_point),
 		cmocka_unit_test(a_build_keyed_by_an_option_is_counted_per_value),
+		cmocka_unit_test(a_spec_with_nothing_to_tune_plans_the_baseline_only),
 		cmocka_unit_test(plan_refuses_a_constraint_failing_at_another_point),
 		cmocka_unit_test(plan_refuses_a_space_too_large),
 		cmocka_unit_test(plan_refuses_a_missing_build_input),
