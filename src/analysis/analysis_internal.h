@@ -284,6 +284,12 @@ size_t *an_map_slot(struct an_map *m, const char *key, bool *created);
 size_t *an_map_find(const struct an_map *m, const char *key);
 void an_map_free(struct an_map *m);
 
+/* ---- the analysis (fusion.c) --------------------------------------------- */
+
+/* _mapping_coverage of per_sk_decisions: one entry per (device, model,
+ * raw SK id), its child count bucket, confidence and mapping blockers. */
+tc_json *an_mapping_coverage(const tc_json *decisions);
+
 /* ---- small JSON helpers (names.c) -------------------------------------- */
 
 /* Append s to a list unless it is already there (dict.fromkeys order). */

@@ -1176,8 +1176,8 @@ json_is_int(const tc_json *v)
 	return v != NULL && v->type == TC_JSON_INT;
 }
 
-static tc_json *
-mapping_coverage(const tc_json *decisions)
+tc_json *
+an_mapping_coverage(const tc_json *decisions)
 {
 	tc_json *o = tc_json_new_object(), *dist = tc_json_new_object();
 	tc_json *bc = tc_json_new_object();
@@ -1955,7 +1955,7 @@ build_report(struct run *run, tc_json *decisions, tc_json *sk_child,
 	    tc_json_new_object());
 	tc_json_object_set(r, "stream_role_mapping", tc_json_new_object());
 	tc_json_object_set(r, "graph_alignment_proof", tc_json_new_object());
-	tc_json_object_set(r, "mapping_coverage", mapping_coverage(decisions));
+	tc_json_object_set(r, "mapping_coverage", an_mapping_coverage(decisions));
 	tc_json_object_set(r, "scope_actions", scope_actions(decisions));
 	tc_json_object_set(r, "per_sk_decisions", decisions);
 	{

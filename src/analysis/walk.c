@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "analysis_internal.h"
+#include "tunectl/path.h"
 
 void
 an_path_split(const char *path, struct an_parts *out)
@@ -47,26 +48,7 @@ an_parts_free(struct an_parts *x)
 char *
 an_py_path(const char *p)
 {
-	tc_buf b = TC_BUF_INIT;
-	struct an_parts parts;
-	size_t i, first;
-
-	if (p[0] == '/')
-		tc_buf_puts(&b, p[1] == '/' && p[2] != '/' ? "//" : "/");
-	first = b.len;
-	an_path_split(p, &parts);
-	for (i = 0; i < parts.n; i++) {
-		if (strcmp(parts.p[i], ".") == 0)
-			continue;
-		if (b.len > first)
-			tc_buf_putc(&b, '/');
-		tc_buf_puts(&b, parts.p[i]);
-	}
-	an_parts_free(&parts);
-	if (b.len == 0)
-		tc_buf_putc(&b, '.');
-	tc_buf_grow(&b, 0);
-	return tc_buf_detach(&b, NULL);
+	return tc_path_normalize(p);
 }
 
 static char *
