@@ -100,7 +100,8 @@ struct an_row {
 	an_num end;		/* None when start + duration overflows */
 	an_num aic_scalar_time, aiv_scalar_time;
 	an_num aic_scalar_ratio, aiv_scalar_ratio;
-	enum an_family family;
+	bool partial;		/* only name, type, model, task, start,
+				 * duration and end are set (see wants) */
 };
 
 /* One rejected row: its model, name and reason. */
@@ -111,6 +112,10 @@ struct an_rejected {
 
 struct an_csv_sink {
 	void *ctx;
+	/* optional: false when a row (name, type, model, task, start,
+	 * duration and end read so far) is needed no further; the row then
+	 * reaches row() with partial set */
+	bool (*wants)(void *ctx, const struct an_row *row);
 	/* the strings of row are valid during the call only */
 	int (*row)(void *ctx, const struct an_row *row, tc_error *err);
 	int (*rejected)(void *ctx, const struct an_rejected *rej,

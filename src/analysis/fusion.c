@@ -34,7 +34,9 @@
 /* ---- the baseline profile ------------------------------------------------ */
 
 struct base_row {
-	char *model_id, *step_id, *disc[4], *type, *name;
+	/* interned in the baseline's pool: steps and names repeat */
+	const char *model_id, *step_id, *disc[4], *type, *name;
+	const char *op;		/* _baseline_row_operator, NULL for None */
 	an_num device_id, task_id;
 	double start, duration;
 	an_num end, aic_t, aiv_t;
@@ -47,12 +49,115 @@ struct baseline {
 	struct an_map by_name;		/* launch name -> rows */
 	struct base_row *rows;
 	size_t n, cap, total;
+	tc_buf key;			/* scratch */
+	struct an_map pool;		/* string -> index in strs */
+	char **strs;
+	size_t nstrs;
+	struct an_map op_of;		/* "type\x1fname" -> index in ops */
+	char **ops;
+	size_t nops;
+	struct an_map first;		/* task -> 1 + its first kept row */
+	size_t *next;			/* kept row -> 1 + the next of its task */
 };
 
 static void
 task_key(char *buf, size_t len, double task)
 {
+	if (task >= 0 && task < 1e15 && task == (double)(int64_t)task) {
+		char tmp[24];
+		int64_t v = (int64_t)task;
+		size_t n = 0, i;
+
+		do {
+			tmp[n++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v > 0);
+		for (i = 0; i < n && i + 1 < len; i++)
+			buf[i] = tmp[n - 1 - i];
+		buf[i] = '\0';
+		return;
+	}
 	snprintf(buf, len, "%.17g", task);
+}
+
+static char *normalize_op(const char *s);
+
+/* _baseline_row_operator: the normalized Type, unless the launch name's
+ * operator says otherwise (then None); one answer per (type, name). */
+static const char *
+row_operator(struct baseline *b, const char *type, const char *name)
+{
+	size_t *slot;
+	bool created;
+
+	tc_buf_reset(&b->key);
+	tc_buf_puts(&b->key, type);
+	tc_buf_putc(&b->key, '\x1f');
+	tc_buf_puts(&b->key, name);
+	slot = an_map_slot(&b->op_of, tc_buf_cstr(&b->key), &created);
+	if (created) {
+		char *t = normalize_op(type), *op = an_op_from_function(name);
+		char *f = normalize_op(op);
+
+		b->ops = tc_xrealloc(b->ops, (b->nops + 1) * sizeof(*b->ops));
+		if (t != NULL && f != NULL && strcmp(t, f) != 0) {
+			b->ops[b->nops] = NULL;
+			free(t);
+		} else {
+			b->ops[b->nops] = t != NULL ? t : tc_xstrdup(f ? f : "");
+			if (t == NULL && f == NULL) {
+				free(b->ops[b->nops]);
+				b->ops[b->nops] = NULL;
+			}
+		}
+		free(op);
+		free(f);
+		*slot = b->nops++;
+	}
+	return b->ops[*slot];
+}
+
+/* The one copy of s the baseline keeps. */
+static const char *
+intern(struct baseline *b, const char *s)
+{
+	bool created;
+	size_t *slot = an_map_slot(&b->pool, s, &created);
+
+	if (created) {
+		b->strs = tc_xrealloc(b->strs, (b->nstrs + 1) *
+		    sizeof(*b->strs));
+		b->strs[b->nstrs] = tc_xstrdup(s);
+		*slot = b->nstrs++;
+	}
+	return b->strs[*slot];
+}
+
+/* Only the rows of the tasks fused-node metadata names are kept whole. */
+static bool
+baseline_wants(void *vctx, const struct an_row *r)
+{
+	struct baseline *b = vctx;
+	char tk[40];
+
+	if (!r->task_id.ok || b->keep == NULL)
+		return false;
+	task_key(tk, sizeof(tk), r->task_id.v);
+	return an_map_find(b->keep, tk) != NULL;
+}
+
+static bool
+is_sk_row(const struct an_row *r)
+{
+	return strcmp(r->type, "SuperKernel") == 0 ||
+	    strncmp(r->name, "sk_", 3) == 0;
+}
+
+static bool
+candidate_wants(void *vctx, const struct an_row *r)
+{
+	(void)vctx;
+	return is_sk_row(r);
 }
 
 static int
@@ -60,7 +165,6 @@ baseline_row(void *vctx, const struct an_row *r, tc_error *err)
 {
 	struct baseline *b = vctx;
 	char tk[40];
-	char *mk;
 	size_t i;
 
 	(void)err;
@@ -69,11 +173,13 @@ baseline_row(void *vctx, const struct an_row *r, tc_error *err)
 	if (!r->task_id.ok)
 		return 0;
 	task_key(tk, sizeof(tk), r->task_id.v);
-	mk = tc_xasprintf("%s\x1f%s", r->model_id, tk);
-	(*an_map_slot(&b->by_model_task, mk, NULL))++;
-	free(mk);
+	tc_buf_reset(&b->key);
+	tc_buf_puts(&b->key, r->model_id);
+	tc_buf_putc(&b->key, '\x1f');
+	tc_buf_puts(&b->key, tk);
+	(*an_map_slot(&b->by_model_task, tc_buf_cstr(&b->key), NULL))++;
 	(*an_map_slot(&b->by_task, tk, NULL))++;
-	if (b->keep == NULL || an_map_find(b->keep, tk) == NULL)
+	if (r->partial)
 		return 0;
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 64;
@@ -82,12 +188,13 @@ baseline_row(void *vctx, const struct an_row *r, tc_error *err)
 	{
 		struct base_row *k = &b->rows[b->n++];
 
-		k->model_id = tc_xstrdup(r->model_id);
-		k->step_id = tc_xstrdup(r->step_id);
+		k->model_id = intern(b, r->model_id);
+		k->step_id = intern(b, r->step_id);
 		for (i = 0; i < 4; i++)
-			k->disc[i] = tc_xstrdup(r->discriminator[i]);
-		k->type = tc_xstrdup(r->type);
-		k->name = tc_xstrdup(r->name);
+			k->disc[i] = intern(b, r->discriminator[i]);
+		k->type = intern(b, r->type);
+		k->name = intern(b, r->name);
+		k->op = row_operator(b, r->type, r->name);
 		k->device_id = r->device_id;
 		k->task_id = r->task_id;
 		k->start = r->start;
@@ -102,22 +209,46 @@ baseline_row(void *vctx, const struct an_row *r, tc_error *err)
 static void
 baseline_free(struct baseline *b)
 {
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < b->n; i++) {
-		struct base_row *k = &b->rows[i];
-
-		free(k->model_id);
-		free(k->step_id);
-		for (j = 0; j < 4; j++)
-			free(k->disc[j]);
-		free(k->type);
-		free(k->name);
-	}
+	for (i = 0; i < b->nstrs; i++)
+		free(b->strs[i]);
+	free(b->strs);
+	an_map_free(&b->pool);
 	free(b->rows);
+	free(b->next);
+	for (i = 0; i < b->nops; i++)
+		free(b->ops[i]);
+	free(b->ops);
+	an_map_free(&b->op_of);
+	tc_buf_free(&b->key);
+	an_map_free(&b->first);
 	an_map_free(&b->by_model_task);
 	an_map_free(&b->by_task);
 	an_map_free(&b->by_name);
+}
+
+/* Chain the kept rows of each task, in file order. */
+static void
+baseline_index(struct baseline *b)
+{
+	size_t i, *last = tc_xcalloc(b->n + 1, sizeof(*last));
+	char tk[40];
+
+	b->next = tc_xcalloc(b->n + 1, sizeof(*b->next));
+	for (i = 0; i < b->n; i++) {
+		bool created;
+		size_t *slot;
+
+		task_key(tk, sizeof(tk), b->rows[i].task_id.v);
+		slot = an_map_slot(&b->first, tk, &created);
+		if (created)
+			*slot = i + 1;
+		else
+			b->next[last[*slot - 1]] = i + 1;
+		last[*slot - 1] = i;
+	}
+	free(last);
 }
 
 /* ---- the candidate profile ------------------------------------------------- */
@@ -153,13 +284,19 @@ struct candidate {
 	size_t sk_rows, total;
 };
 
+static void task_key(char *buf, size_t len, double task);
+
 static void
 num_text(tc_buf *b, an_num x)
 {
-	if (x.ok)
-		tc_buf_printf(b, "%.17g", x.v);
-	else
+	char t[40];
+
+	if (x.ok) {
+		task_key(t, sizeof(t), x.v);
+		tc_buf_puts(b, t);
+	} else {
 		tc_buf_puts(b, "None");
+	}
 }
 
 static void
@@ -332,8 +469,7 @@ candidate_row(void *vctx, const struct an_row *r, tc_error *err)
 
 	(void)err;
 	c->total++;
-	if (strcmp(r->type, "SuperKernel") != 0 &&
-	    strncmp(r->name, "sk_", 3) != 0)
+	if (!is_sk_row(r))
 		return 0;
 	c->sk_rows++;
 	tc_buf_printf(&k, "%s\x1f", r->model_id);
@@ -449,18 +585,8 @@ operators_match(struct base_row **rows, size_t n, const char *expected_op)
 	size_t i;
 	bool ok = n > 0 && expected != NULL;
 
-	for (i = 0; ok && i < n; i++) {
-		char *t = normalize_op(rows[i]->type);
-		char *op = an_op_from_function(rows[i]->name);
-		char *f = normalize_op(op);
-		const char *got = t != NULL && f != NULL && strcmp(t, f) != 0 ?
-		    NULL : t != NULL ? t : f;
-
-		ok = got != NULL && strcmp(got, expected) == 0;
-		free(t);
-		free(op);
-		free(f);
-	}
+	for (i = 0; ok && i < n; i++)
+		ok = rows[i]->op != NULL && strcmp(rows[i]->op, expected) == 0;
 	free(expected);
 	return ok;
 }
@@ -505,62 +631,97 @@ summary_nonfinite(struct base_row **rows, size_t n, an_num *interval,
 	    !scalar.ok;
 }
 
-/* The occurrence key of a row as text (None: NULL). */
+/* s needs no escaping in JSON */
+static bool
+json_plain(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == '"' || *s == '\\')
+			return false;
+	return true;
+}
+
+/* The occurrence key of a row as canonical JSON text (None: NULL):
+ * [model, device, field, value]. */
 static char *
 occurrence_key(const struct base_row *r)
 {
 	static const char *const fields[4] = { "occurrence_id",
 	    "iteration_id", "request_id", "batch_id" };
+	const char *field = "step_id", *val = r->step_id;
 	tc_json *k;
 	char *text;
 	size_t i;
 
+	if (val[0] == '\0') {
+		for (i = 0; i < 4 && r->disc[i][0] == '\0'; i++)
+			;
+		if (i == 4)
+			return NULL;
+		field = fields[i];
+		val = r->disc[i];
+	}
+	if (json_plain(r->model_id) && json_plain(val) &&
+	    (!r->device_id.ok || fabs(r->device_id.v) < 1e15)) {
+		tc_buf b = TC_BUF_INIT;
+
+		tc_buf_printf(&b, "[\"%s\",", r->model_id);
+		if (r->device_id.ok)
+			tc_buf_printf(&b, "%lld", (long long)r->device_id.v);
+		else
+			tc_buf_puts(&b, "null");
+		tc_buf_printf(&b, ",\"%s\",\"%s\"]", field, val);
+		tc_buf_grow(&b, 0);
+		return tc_buf_detach(&b, NULL);
+	}
 	k = tc_json_new_array();
 	tc_json_array_push(k, tc_json_new_string(r->model_id));
 	tc_json_array_push(k, an_json_intnum(r->device_id));
-	if (r->step_id[0] != '\0') {
-		tc_json_array_push(k, tc_json_new_string("step_id"));
-		tc_json_array_push(k, tc_json_new_string(r->step_id));
-	} else {
-		for (i = 0; i < 4; i++)
-			if (r->disc[i][0] != '\0')
-				break;
-		if (i == 4) {
-			tc_json_free(k);
-			return NULL;
-		}
-		tc_json_array_push(k, tc_json_new_string(fields[i]));
-		tc_json_array_push(k, tc_json_new_string(r->disc[i]));
-	}
+	tc_json_array_push(k, tc_json_new_string(field));
+	tc_json_array_push(k, tc_json_new_string(val));
 	text = tc_json_canonical(k, NULL, NULL);
 	tc_json_free(k);
 	return text;
 }
 
+/* A mapped row of one node and its occurrence key. */
+struct keyed {
+	char *key;
+	struct base_row *row;
+};
+
 static int
-cmp_cstr(const void *a, const void *b)
+cmp_keyed(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct keyed *)a)->key,
+	    ((const struct keyed *)b)->key);
+}
+
+static bool
+same_domain(const struct base_row *a, const struct base_row *b)
+{
+	return strcmp(a->model_id, b->model_id) == 0 &&
+	    a->device_id.ok == b->device_id.ok &&
+	    (!a->device_id.ok || a->device_id.v == b->device_id.v);
 }
 
 /*
  * _aggregate_original over the rows mapped by node ids: the number of
  * aligned occurrences (0 when none) and the errors it reports, appended
- * to errors.
+ * to errors.  Each node's rows are keyed by step (or the first
+ * discriminator) once and sorted, so aligning them costs n log n.
  */
 static size_t
 aggregate_legacy(struct base_row **mapped, size_t n, const int64_t *ids,
     size_t nids, tc_json *errors)
 {
-	size_t i, j, k, count = 0, nkeys = 0, total_rows = 0;
-	char ***keys = NULL;
-	size_t *nk = NULL;
-	char *first_model = NULL;
+	struct keyed **per = NULL;
+	size_t *nk = NULL, i, j, k, count = 0;
 	const char *err = NULL;
-	bool nonfinite = false, first_domain = true;
-	an_num first_device = AN_NONE;
-	an_num iv, ds, un;
+	bool nonfinite = false;
 	double *ivs = NULL, *dss = NULL, *uns = NULL;
+	struct base_row **occ = NULL;
+	an_num iv, ds, un;
 	struct an_stats st;
 
 	if (n == 0) {
@@ -569,8 +730,7 @@ aggregate_legacy(struct base_row **mapped, size_t n, const int64_t *ids,
 			    "baseline_child_occurrence_count_mismatch");
 		return 0;
 	}
-	/* rows per node, each node once */
-	keys = tc_xcalloc(nids, sizeof(*keys));
+	per = tc_xcalloc(nids, sizeof(*per));
 	nk = tc_xcalloc(nids, sizeof(*nk));
 	for (i = 0; i < nids; i++) {
 		for (j = 0; j < i; j++)
@@ -580,108 +740,74 @@ aggregate_legacy(struct base_row **mapped, size_t n, const int64_t *ids,
 			if (mapped[k]->task_id.ok &&
 			    mapped[k]->task_id.v == (double)ids[i])
 				nk[i]++;
-		if (nk[i] == 0 || (i > 0 && nk[i] != nk[0]))
+		if (nk[i] == 0 || nk[i] != nk[0])
 			err = "baseline_child_occurrence_count_mismatch";
 	}
+	for (k = 0; err == NULL && k < n; k++)
+		if (!same_domain(mapped[k], mapped[0]) ||
+		    mapped[k]->model_id[0] == '\0' || !mapped[k]->device_id.ok)
+			err = "baseline_child_occurrence_domain_mismatch";
 	for (i = 0; err == NULL && i < nids; i++) {
-		for (k = 0; k < n; k++) {
-			const struct base_row *r = mapped[k];
-
-			if (!r->task_id.ok || r->task_id.v != (double)ids[i])
+		per[i] = tc_xcalloc(nk[i] + 1, sizeof(**per));
+		for (k = 0, j = 0; k < n; k++) {
+			if (!mapped[k]->task_id.ok ||
+			    mapped[k]->task_id.v != (double)ids[i])
 				continue;
-			if (first_domain) {
-				first_model = r->model_id;
-				first_device = r->device_id;
-				first_domain = false;
-			}
-			if (strcmp(r->model_id, first_model) != 0 ||
-			    r->device_id.ok != first_device.ok ||
-			    (r->device_id.ok && r->device_id.v !=
-			    first_device.v) || r->model_id[0] == '\0' ||
-			    !r->device_id.ok)
-				err = "baseline_child_occurrence_domain_mismatch";
-		}
-	}
-	for (i = 0; err == NULL && i < nids; i++) {
-		keys[i] = tc_xcalloc(nk[i] + 1, sizeof(**keys));
-		for (k = 0, j = 0; k < n && err == NULL; k++) {
-			const struct base_row *r = mapped[k];
-			size_t q;
-
-			if (!r->task_id.ok || r->task_id.v != (double)ids[i])
-				continue;
-			if ((keys[i][j] = occurrence_key(r)) == NULL) {
+			per[i][j].row = mapped[k];
+			if ((per[i][j].key = occurrence_key(mapped[k])) == NULL)
 				err = "baseline_child_occurrence_discriminator_missing";
-				break;
-			}
-			for (q = 0; q < j; q++)
-				if (strcmp(keys[i][q], keys[i][j]) == 0)
-					err = "baseline_child_occurrence_key_duplicate";
 			j++;
 		}
-		if (err == NULL)
-			qsort(keys[i], nk[i], sizeof(**keys), cmp_cstr);
+		if (err != NULL)
+			break;
+		qsort(per[i], nk[i], sizeof(**per), cmp_keyed);
+		for (k = 1; k < nk[i]; k++)
+			if (strcmp(per[i][k - 1].key, per[i][k].key) == 0)
+				err = "baseline_child_occurrence_key_duplicate";
 	}
 	for (i = 1; err == NULL && i < nids; i++)
 		for (k = 0; k < nk[0]; k++)
-			if (strcmp(keys[i][k], keys[0][k]) != 0)
+			if (strcmp(per[i][k].key, per[0][k].key) != 0)
 				err = "baseline_child_occurrence_key_mismatch";
 	if (err != NULL) {
 		an_list_add_unique(errors, err);
 		goto done;
 	}
-	/* one occurrence per key: its interval numbers */
-	nkeys = nk[0];
-	ivs = tc_xmalloc((nkeys + 1) * sizeof(*ivs));
-	dss = tc_xmalloc((nkeys + 1) * sizeof(*dss));
-	uns = tc_xmalloc((nkeys + 1) * sizeof(*uns));
-	for (k = 0; k < nkeys; k++) {
-		struct base_row **occ = tc_xmalloc(nids * sizeof(*occ));
-
-		for (i = 0; i < nids; i++) {
-			size_t m;
-
-			occ[i] = NULL;
-			for (m = 0; m < n && occ[i] == NULL; m++) {
-				char *ok;
-
-				if (!mapped[m]->task_id.ok ||
-				    mapped[m]->task_id.v != (double)ids[i])
-					continue;
-				ok = occurrence_key(mapped[m]);
-				if (strcmp(ok, keys[0][k]) == 0)
-					occ[i] = mapped[m];
-				free(ok);
-			}
-		}
+	/* one occurrence per key, in key order: its interval numbers */
+	count = nk[0];
+	ivs = tc_xmalloc((count + 1) * sizeof(*ivs));
+	dss = tc_xmalloc((count + 1) * sizeof(*dss));
+	uns = tc_xmalloc((count + 1) * sizeof(*uns));
+	occ = tc_xmalloc((nids + 1) * sizeof(*occ));
+	for (k = 0; k < count; k++) {
+		for (i = 0; i < nids; i++)
+			occ[i] = per[i][k].row;
 		if (summary_nonfinite(occ, nids, &iv, &ds, &un))
 			nonfinite = true;
 		ivs[k] = iv.ok ? iv.v : NAN;
 		dss[k] = ds.ok ? ds.v : NAN;
 		uns[k] = un.ok ? un.v : NAN;
-		free(occ);
 	}
-	count = nkeys;
-	total_rows = n;
-	if (summary_nonfinite(mapped, total_rows, &iv, &ds, &un))
+	if (summary_nonfinite(mapped, n, &iv, &ds, &un))
 		nonfinite = true;
-	if (!an_robust_stats(ivs, nkeys, true, &st) ||
-	    !an_robust_stats(dss, nkeys, true, &st) ||
-	    !an_robust_stats(uns, nkeys, true, &st))
+	if (!an_robust_stats(ivs, count, true, &st) ||
+	    !an_robust_stats(dss, count, true, &st) ||
+	    !an_robust_stats(uns, count, true, &st))
 		nonfinite = true;
 	if (nonfinite)
 		an_list_add_unique(errors, "non_finite_derived_statistics");
 done:
 	for (i = 0; i < nids; i++) {
-		for (k = 0; keys[i] != NULL && k < nk[i]; k++)
-			free(keys[i][k]);
-		free(keys[i]);
+		for (k = 0; per[i] != NULL && k < nk[i]; k++)
+			free(per[i][k].key);
+		free(per[i]);
 	}
-	free(keys);
+	free(per);
 	free(nk);
 	free(ivs);
 	free(dss);
 	free(uns);
+	free(occ);
 	return count;
 }
 
@@ -870,9 +996,16 @@ dup:
 					struct base_row **rows = NULL;
 					size_t nr = 0;
 
-					for (k = 0; k < run->base.n; k++) {
+					size_t *first;
+
+					task_key(tk, sizeof(tk),
+					    (double)ids[ni]);
+					first = an_map_find(&run->base.first,
+					    tk);
+					for (k = first ? *first : 0; k > 0;
+					    k = run->base.next[k - 1]) {
 						struct base_row *r =
-						    &run->base.rows[k];
+						    &run->base.rows[k - 1];
 
 						if (r->task_id.ok &&
 						    r->task_id.v ==
@@ -2067,17 +2200,20 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 	collect_node_ids(&run.groups, &keep);
 	run.base.keep = &keep;
 	bsink.ctx = &run.base;
+	bsink.wants = baseline_wants;
 	bsink.row = baseline_row;
 	bsink.rejected = NULL;
 	if (read_profile(a->baseline_profile, &bsink, &run.base.total, bhex,
 	    err) != 0)
 		goto done;
+	baseline_index(&run.base);
 	run.assoc = association_protocol(a);
 	if ((mapping = an_source_scope_mapping(a->source_scope_map, err)) ==
 	    NULL)
 		goto done;
 	run.cand.groups = &run.groups;
 	csink.ctx = &run.cand;
+	csink.wants = candidate_wants;
 	csink.row = candidate_row;
 	csink.rejected = candidate_rejected;
 	if (read_profile(a->candidate_profile, &csink, &run.cand.total, chex,

@@ -90,51 +90,97 @@ add_char(struct reader *r, unsigned char c)
 	return 0;
 }
 
-/* The value of column c in the current row (None: NULL). */
+static bool
+ascii(const char *s, size_t n)
+{
+	unsigned char acc = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		acc |= (unsigned char)s[i];
+	return acc < 0x80;
+}
+
+/* add_char for a run of bytes that cannot end or quote the field */
+static int
+add_run(struct reader *r, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 &&
+		    ++r->field_chars > FIELD_LIMIT) {
+			tc_error_set(r->err, "%s: line %zu: field larger than "
+			    "field limit (%d)", r->path, r->line + 1,
+			    FIELD_LIMIT);
+			return -1;
+		}
+	tc_buf_add(&r->rec, s, n);
+	return 0;
+}
+
+/* The value of column c in the current row (None: NULL), decoded with
+ * errors="replace" into the column's buffer. */
 static const char *
 value(struct reader *r, enum col c, size_t *n)
 {
 	long j = r->jmax[c];
+	const char *f;
 	size_t len;
-	char *d;
 
 	if (j < 0 || (size_t)j >= r->nf)
 		return NULL;
-	d = an_utf8_replace(r->rec.data + r->off[j], r->len[j], &len);
+	f = r->rec.data + r->off[j];
+	len = r->len[j];
 	tc_buf_reset(&r->val[c]);
-	tc_buf_add(&r->val[c], d, len);
-	free(d);
+	if (ascii(f, len)) {
+		tc_buf_add(&r->val[c], f, len);
+	} else {
+		char *d = an_utf8_replace(f, len, &len);
+
+		tc_buf_add(&r->val[c], d, len);
+		free(d);
+	}
 	*n = len;
 	return tc_buf_cstr(&r->val[c]);
+}
+
+/* A byte that is neither space to str.strip() nor part of a non-ASCII
+ * character. */
+static bool
+plain(char c)
+{
+	return c > 0x20 && c < 0x7f;
 }
 
 /* (value or "").strip(), in the column's buffer. */
 static const char *
 text(struct reader *r, enum col c)
 {
-	size_t n = 0;
+	size_t n = 0, a, e;
 	const char *v = value(r, c, &n);
-	char *s;
 
 	if (v == NULL) {
 		tc_buf_reset(&r->val[c]);
 		return tc_buf_cstr(&r->val[c]);
 	}
-	s = an_strip_dup(v, n);
-	tc_buf_reset(&r->val[c]);
-	tc_buf_puts(&r->val[c], s);
-	free(s);
-	return tc_buf_cstr(&r->val[c]);
+	if (n == 0 || (plain(v[0]) && plain(v[n - 1])))
+		return v;
+	tc_py_strip(v, n, &a, &e);
+	if (a > 0)
+		memmove(r->val[c].data, r->val[c].data + a, e - a);
+	r->val[c].len = e - a;
+	r->val[c].data[e - a] = '\0';
+	return r->val[c].data;
 }
 
 /* str(row.get(a) or row.get(b) or "").strip() */
 static const char *
 text_either(struct reader *r, enum col a, enum col b)
 {
-	size_t n = 0;
-	const char *v = value(r, a, &n);
+	long j = r->jmax[a];
 
-	if (v == NULL || n == 0)
+	if (j < 0 || (size_t)j >= r->nf || r->len[j] == 0)
 		return text(r, b);
 	return text(r, a);
 }
@@ -142,12 +188,17 @@ text_either(struct reader *r, enum col a, enum col b)
 static an_num
 number(struct reader *r, enum col c, bool integer)
 {
-	size_t n = 0;
-	const char *v = value(r, c, &n);
+	long j = r->jmax[c];
+	const char *f;
+	size_t n;
 
-	if (v == NULL)
+	if (j < 0 || (size_t)j >= r->nf)
 		return AN_NONE;
-	return integer ? an_to_int(v, n) : an_to_float(v, n);
+	f = r->rec.data + r->off[j];
+	n = r->len[j];
+	if (!ascii(f, n))
+		f = value(r, c, &n);
+	return integer ? an_to_int(f, n) : an_to_float(f, n);
 }
 
 static int
@@ -209,6 +260,11 @@ row(struct reader *r)
 	w.type = text(r, C_TYPE);
 	w.model_id = text(r, C_MODEL);
 	w.task_id = number(r, C_TASK, true);
+	if (r->sink->wants != NULL && !r->sink->wants(r->sink->ctx, &w)) {
+		/* the sink needs no more of this row than it has seen */
+		w.partial = true;
+		return r->sink->row(r->sink->ctx, &w, r->err);
+	}
 	w.step_id = text(r, C_STEP);
 	w.discriminator[0] = text_either(r, C_OCC_A, C_OCC_B);
 	w.discriminator[1] = text_either(r, C_ITER_A, C_ITER_B);
@@ -222,7 +278,6 @@ row(struct reader *r)
 	w.aiv_scalar_time = number(r, C_AIV_T, false);
 	w.aic_scalar_ratio = number(r, C_AIC_R, false);
 	w.aiv_scalar_ratio = number(r, C_AIV_R, false);
-	w.family = an_core_family(w.accelerator_core, w.type, w.name, "");
 	return r->sink->row != NULL ? r->sink->row(r->sink->ctx, &w, r->err) :
 	    0;
 }
@@ -371,6 +426,23 @@ an_kernel_details_read(const char *csv_path, const struct an_csv_sink *sink,
 				if ((rc = end_line(&r)) != 0)
 					break;
 				line_bytes = 0;
+			}
+			if (r.state == IN_FIELD || r.state == IN_QUOTED_FIELD) {
+				/* a run that only extends the field */
+				size_t j = i;
+
+				while (j < n && block[j] != '\n' &&
+				    block[j] != '\r' && block[j] != '"' &&
+				    (block[j] != ',' || r.state != IN_FIELD))
+					j++;
+				if (j > i) {
+					if ((rc = add_run(&r, block + i, j - i))
+					    != 0)
+						break;
+					line_bytes += j - i;
+					i = j - 1;
+					continue;
+				}
 			}
 			line_bytes++;
 			if ((rc = process(&r, b)) != 0)

@@ -25,13 +25,13 @@ is_digit(char c)
 /* Digits with single underscores between them, as float() reads a digit
  * run; appends the digits to out and returns how many bytes it took. */
 static size_t
-digit_run(const char *s, size_t n, tc_buf *out)
+digit_run(const char *s, size_t n, char *out, size_t *len)
 {
 	size_t i = 0;
 
 	while (i < n) {
 		if (is_digit(s[i])) {
-			tc_buf_putc(out, s[i++]);
+			out[(*len)++] = s[i++];
 			continue;
 		}
 		if (s[i] == '_' && i > 0 && i + 1 < n && is_digit(s[i - 1]) &&
@@ -62,54 +62,61 @@ word_is(const char *s, size_t n, const char *word)
 	return true;
 }
 
-/* float(s) of Python for stripped ASCII text; false where it raises. */
+/* float(s) of Python for stripped ASCII text; false where it raises.
+ * The digits (underscores dropped) are copied for strtod, which would
+ * otherwise also take hex and "infinity" spellings float() refuses. */
 static bool
 py_float(const char *s, size_t n, double *out)
 {
-	tc_buf b = TC_BUF_INIT;
-	size_t i = 0, k, intd, fracd = 0;
+	char stack[96], *b = n + 4 <= sizeof(stack) ? stack :
+	    tc_xmalloc(n + 4);
+	size_t i = 0, len = 0, k, intd, fracd = 0;
 	bool neg = false, ok = false;
 
 	if (i < n && (s[i] == '+' || s[i] == '-'))
 		neg = s[i++] == '-';
 	if (word_is(s + i, n - i, "inf") || word_is(s + i, n - i, "infinity")) {
 		*out = neg ? -INFINITY : INFINITY;
-		return true;
+		ok = true;
+		goto done;
 	}
 	if (word_is(s + i, n - i, "nan")) {
 		*out = NAN;
-		return true;
+		ok = true;
+		goto done;
 	}
 	if (neg)
-		tc_buf_putc(&b, '-');
-	k = b.len;
-	i += digit_run(s + i, n - i, &b);
-	intd = b.len - k;
+		b[len++] = '-';
+	k = len;
+	i += digit_run(s + i, n - i, b, &len);
+	intd = len - k;
 	if (i < n && s[i] == '.') {
-		tc_buf_putc(&b, '.');
+		b[len++] = '.';
 		i++;
-		k = b.len;
-		i += digit_run(s + i, n - i, &b);
-		fracd = b.len - k;
+		k = len;
+		i += digit_run(s + i, n - i, b, &len);
+		fracd = len - k;
 	}
 	if (intd + fracd == 0)
 		goto done;
 	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-		tc_buf_putc(&b, 'e');
+		b[len++] = 'e';
 		i++;
 		if (i < n && (s[i] == '+' || s[i] == '-'))
-			tc_buf_putc(&b, s[i++]);
-		k = b.len;
-		i += digit_run(s + i, n - i, &b);
-		if (b.len == k)
+			b[len++] = s[i++];
+		k = len;
+		i += digit_run(s + i, n - i, b, &len);
+		if (len == k)
 			goto done;
 	}
 	if (i != n)
 		goto done;
-	*out = strtod(tc_buf_cstr(&b), NULL);
+	b[len] = '\0';
+	*out = strtod(b, NULL);
 	ok = true;
 done:
-	tc_buf_free(&b);
+	if (b != stack)
+		free(b);
 	return ok;
 }
 
@@ -121,7 +128,13 @@ an_to_float(const char *s, size_t n)
 
 	if (s == NULL)
 		return AN_NONE;
-	tc_py_strip(s, n, &a, &e);
+	if (n > 0 && s[0] > 0x20 && s[0] < 0x7f && s[n - 1] > 0x20 &&
+	    s[n - 1] < 0x7f) {
+		a = 0;
+		e = n;
+	} else {
+		tc_py_strip(s, n, &a, &e);
+	}
 	if (a == e || (e - a == 3 && memcmp(s + a, "N/A", 3) == 0))
 		return AN_NONE;
 	if (!py_float(s + a, e - a, &v) || !isfinite(v))
@@ -241,7 +254,7 @@ an_op_from_function(const char *name)
 	    tc_xstrdup(name);
 }
 
-/* Case-insensitive (ASCII) substring search. */
+/* needle (lower case) occurs in hay, ASCII case ignored */
 static bool
 contains_nocase(const char *hay, const char *needle)
 {
@@ -262,39 +275,38 @@ contains_nocase(const char *hay, const char *needle)
 	return false;
 }
 
+/* A marker of the upper-cased "accelerator_core kernel_type" text: no
+ * marker holds a space, so each part is searched on its own. */
+static bool
+upper_has(const char *a, const char *b, const char *lower_marker)
+{
+	return contains_nocase(a, lower_marker) ||
+	    contains_nocase(b, lower_marker);
+}
+
 enum an_family
 an_core_family(const char *accelerator_core, const char *op_type,
     const char *name, const char *kernel_type)
 {
 	static const char *const comm[] = { "allreduce", "reducescatter",
 	    "allgather", "alltoall", "broadcast", "send", "recv", "hccl" };
-	char *op_text = tc_xasprintf("%s %s", op_type ? op_type : "",
-	    name ? name : "");
-	char *text = tc_xasprintf("%s %s",
-	    accelerator_core ? accelerator_core : "",
-	    kernel_type ? kernel_type : "");
-	enum an_family f = AN_OTHER;
+	const char *ac = accelerator_core ? accelerator_core : "";
+	const char *kt = kernel_type ? kernel_type : "";
 	size_t i;
 
-	for (i = 0; text[i] != '\0'; i++)
-		if (text[i] >= 'a' && text[i] <= 'z')
-			text[i] = (char)(text[i] - 'a' + 'A');
 	for (i = 0; i < sizeof(comm) / sizeof(comm[0]); i++)
-		if (contains_nocase(op_text, comm[i]))
-			f = AN_COMMUNICATION;
-	if (f == AN_COMMUNICATION)
-		;
-	else if (strstr(text, "MIX") != NULL)
-		f = AN_MIX;
-	else if (strstr(text, "AI_VECTOR") != NULL ||
-	    strstr(text, "AIV") != NULL || strstr(text, "VECTOR") != NULL)
-		f = AN_VECTOR;
-	else if (strstr(text, "AI_CORE") != NULL ||
-	    strstr(text, "AIC") != NULL || strstr(text, "CUBE") != NULL)
-		f = AN_CUBE;
-	free(op_text);
-	free(text);
-	return f;
+		if (contains_nocase(op_type ? op_type : "", comm[i]) ||
+		    contains_nocase(name ? name : "", comm[i]))
+			return AN_COMMUNICATION;
+	if (upper_has(ac, kt, "mix"))
+		return AN_MIX;
+	if (upper_has(ac, kt, "ai_vector") || upper_has(ac, kt, "aiv") ||
+	    upper_has(ac, kt, "vector"))
+		return AN_VECTOR;
+	if (upper_has(ac, kt, "ai_core") || upper_has(ac, kt, "aic") ||
+	    upper_has(ac, kt, "cube"))
+		return AN_CUBE;
+	return AN_OTHER;
 }
 
 bool

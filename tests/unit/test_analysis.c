@@ -345,6 +345,7 @@ kernel_details_reads_as_dictreader(void **state)
 	assert_int_equal(tc_write_atomic(path, csv, sizeof(csv) - 1, 0, &err),
 	    0);
 	sink.ctx = &s;
+	sink.wants = NULL;
 	sink.row = on_row;
 	sink.rejected = on_rejected;
 	assert_int_equal(an_kernel_details_read(path, &sink, hex, &err), 0);
@@ -371,7 +372,7 @@ an_oversized_field_names_file_and_line(void **state)
 {
 	char *dir = unit_tmpdir("analysis-big"), *path, hex[65];
 	tc_buf b = TC_BUF_INIT;
-	struct an_csv_sink sink = { NULL, NULL, NULL };
+	struct an_csv_sink sink = { NULL, NULL, NULL, NULL };
 	tc_error err = TC_ERROR_INIT;
 	size_t i;
 
