@@ -13,6 +13,7 @@
 #define TUNECTL_ANALYSIS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "tunectl/error.h"
 #include "tunectl/json.h"
@@ -64,6 +65,13 @@ bool tc_round_belongs_to_candidate(const char *candidate, const char *round);
  * reference), after checking the document as the renderer does; NULL
  * with err when the document is refused.  malloc'd. */
 char *tc_analysis_markdown(const tc_json *report, tc_error *err);
+
+/* validate_manifest_set of collection manifests: roles[i] (in the
+ * reference's order baseline_profile, candidate_compat, candidate_verify,
+ * candidate_profile) read from paths[i].  The summary, with its
+ * set_fingerprint, or NULL with the reference's message. */
+tc_json *tc_collection_validate_set(const char *const *roles,
+    const char *const *paths, size_t n, tc_error *err);
 
 /* The analysis_content_fingerprint of report: SHA-256 of the ASCII
  * canonical JSON of the document without that key. */

@@ -256,6 +256,19 @@ int an_fingerprints(const tc_json *baseline_config,
     struct an_fingerprints *out, tc_error *err);
 void an_fingerprints_free(struct an_fingerprints *f);
 
+/* A collection manifest's workload: normalize_workload(w) == w, else
+ * the reference's message. */
+int an_workload_normalized(const tc_json *w, tc_error *err);
+
+/* ---- collection manifests (collection.c) -------------------------------- */
+
+/* validate_manifest_set for roles[i] -> paths[i]: the summary (with
+ * set_fingerprint), and with manifests_out the parsed manifests (the
+ * caller's); NULL with the reference's message. */
+tc_json *an_collection_validate_set(const char *const *roles,
+    const char *const *paths, size_t n, tc_json **manifests_out,
+    tc_error *err);
+
 /* The lenient read of --source-scope-map as a task-range layer map:
  * -1 with the reference's message when it is malformed. */
 int an_layer_map_check(const char *path, tc_error *err);

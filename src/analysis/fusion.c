@@ -1682,17 +1682,45 @@ done:
 	return rc;
 }
 
-/* The association protocol and its blockers.  Without both collection
- * manifests there is no structural association. */
+/* sha is among the kernel_details records of manifest m */
+static bool
+records_hold(const tc_json *m, const char *sha)
+{
+	const tc_json *recs = tc_json_get(tc_json_get(m, "files"),
+	    "kernel_details");
+	size_t i;
+
+	for (i = 0; recs != NULL && recs->type == TC_JSON_ARRAY &&
+	    i < recs->u.arr.len; i++) {
+		const char *s = tc_json_get_string(recs->u.arr.items[i], "sha256");
+
+		if (s != NULL && strcmp(s, sha) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The association protocol and its blockers.  Without both collection
+ * manifests there is no structural association; a set that does not
+ * validate, or that does not bind these profiles, workload and revision,
+ * blocks it.  The projection of a validated set onto the SK-off profile
+ * (kernel_projection_trace_v2) is not in this build, so a set that passes
+ * every check still blocks the association, as a failed projection does.
+ */
 static tc_json *
-association_protocol(const struct tc_fusion_args *a)
+association_protocol(const struct tc_fusion_args *a, const char *bhex,
+    const char *chex, const struct an_fingerprints *fp)
 {
 	const char *paths[2] = { a->baseline_collection_manifest,
 	    a->profile_collection_manifest };
 	const char *names[2] = { "baseline_collection_manifest",
 	    "profile_collection_manifest" };
+	static const char *const roles[2] = { "baseline_profile",
+	    "candidate_profile" };
 	tc_json *p = tc_json_new_object(), *fps = tc_json_new_object();
-	tc_json *blockers = tc_json_new_array();
+	tc_json *blockers = tc_json_new_array(), *summary, *m[2] = { 0 };
+	const char *blocker = NULL;
 	size_t k, present = 0;
 
 	for (k = 0; k < 2; k++) {
@@ -1716,21 +1744,47 @@ association_protocol(const struct tc_fusion_args *a)
 	tc_json_object_set_null(p, "association_config_fingerprint");
 	tc_json_object_set_null(p, "association_control_fingerprint");
 	tc_json_object_set(p, "manifest_content_fingerprints", fps);
+	tc_json_object_set_string(p, "status", "blocked");
 	if (present == 0) {
 		tc_json_object_set_string(p, "status", "not_requested");
-		tc_json_array_push(blockers, tc_json_new_string(
-		    "structural_collection_manifests_missing"));
+		blocker = "structural_collection_manifests_missing";
 	} else if (present == 1) {
-		tc_json_object_set_string(p, "status", "blocked");
-		tc_json_array_push(blockers, tc_json_new_string(
-		    "structural_collection_manifest_set_incomplete"));
+		blocker = "structural_collection_manifest_set_incomplete";
 	} else {
-		/* the manifest-set contract is not in this build yet: the
-		 * set cannot be validated, so it blocks the association */
-		tc_json_object_set_string(p, "status", "blocked");
-		tc_json_array_push(blockers, tc_json_new_string(
-		    "structural_collection_manifest_set_invalid"));
+		tc_error e = TC_ERROR_INIT;
+
+		summary = an_collection_validate_set(roles, paths, 2, m, &e);
+		tc_error_clear(&e);
+		if (summary == NULL) {
+			blocker = "structural_collection_manifest_set_invalid";
+		} else {
+			const char *wf = fp->workload_match ?
+			    fp->baseline_workload : NULL;
+
+			tc_json_object_set(p, "manifest_set_fingerprint",
+			    tc_json_clone(tc_json_get(summary,
+			    "set_fingerprint")));
+			tc_json_object_set(p, "association_config_fingerprint",
+			    tc_json_clone(tc_json_get(summary,
+			    "config_fingerprint")));
+			tc_json_object_set(p, "association_control_fingerprint",
+			    tc_json_clone(tc_json_get(summary,
+			    "control_fingerprint")));
+			if (wf == NULL || !opt_eq(wf, tc_json_get_string(summary,
+			    "workload_fingerprint")) ||
+			    !opt_eq(a->source_revision, tc_json_get_string(
+			    summary, "source_revision")) ||
+			    !records_hold(m[0], bhex) || !records_hold(m[1], chex))
+				blocker = "structural_fingerprint_mismatch";
+			else
+				blocker =
+				    "kernel_projection_artifact_association_failed";
+			tc_json_free(summary);
+			tc_json_free(m[0]);
+			tc_json_free(m[1]);
+		}
 	}
+	tc_json_array_push(blockers, tc_json_new_string(blocker));
 	tc_json_object_set(p, "blockers", blockers);
 	return p;
 }
@@ -2207,7 +2261,6 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 	    err) != 0)
 		goto done;
 	baseline_index(&run.base);
-	run.assoc = association_protocol(a);
 	if ((mapping = an_source_scope_mapping(a->source_scope_map, err)) ==
 	    NULL)
 		goto done;
@@ -2219,6 +2272,7 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 	if (read_profile(a->candidate_profile, &csink, &run.cand.total, chex,
 	    err) != 0)
 		goto done;
+	run.assoc = association_protocol(a, bhex, chex, &run.fp);
 	if (meta_rc != 0) {
 		tc_error_set(err, "%s", tc_error_msg(&meta_err));
 		goto done;

@@ -392,6 +392,36 @@ valid_concept(const char *c, const tc_json *v)
 	return false;
 }
 
+int
+an_workload_normalized(const tc_json *w, tc_error *err)
+{
+	const char *code, *concept;
+	tc_json *n;
+	bool same;
+
+	if (w == NULL || w->type != TC_JSON_OBJECT) {
+		tc_error_set(err, "workload must be an object");
+		return -1;
+	}
+	if ((n = normalize_workload(w, &code, &concept)) == NULL) {
+		if (strcmp(code, "missing") == 0)
+			tc_error_set(err, "workload.%s is required", concept);
+		else if (strcmp(code, "conflicting") == 0)
+			tc_error_set(err, "workload.%s aliases conflict", concept);
+		else
+			tc_error_set(err, "workload must contain only standard "
+			    "JSON values");
+		return -1;
+	}
+	same = tc_json_equal(n, w);
+	tc_json_free(n);
+	if (!same) {
+		tc_error_set(err, "workload is not normalized");
+		return -1;
+	}
+	return 0;
+}
+
 /* _validate_workload_manifest: its error codes appended to errors. */
 static void
 workload_errors(const tc_json *w, tc_json *errors)

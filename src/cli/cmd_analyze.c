@@ -13,6 +13,8 @@
 
 #include "cli.h"
 #include "tunectl/analysis.h"
+#include "tunectl/fileio.h"
+#include "tunectl/text.h"
 
 static const char fusion_usage[] =
     "usage: tunectl analyze fusion [-h] --baseline-profile BASELINE_PROFILE\n"
@@ -169,17 +171,155 @@ static const struct tc_command analyze_fusion_entry = {
 	.run = analyze_fusion,
 };
 
+/* "tunectl analyze collection validate-set": the reference's
+ * artifact_contract.py validate-set. */
+static int
+collection_validate_set(const struct tc_command *cmd, int argc, char **argv)
+{
+	static const char *const order[] = { "baseline_profile",
+	    "candidate_compat", "candidate_verify", "candidate_profile" };
+	struct tc_strlist specs = { NULL, 0 };
+	const char *json_out = NULL, *roles[4], *paths[4];
+	const char *given_role[4], *given_path[4];
+	char *owned[8] = { NULL };
+	tc_error err = TC_ERROR_INIT;
+	tc_json *summary;
+	size_t i, k, n = 0, ng = 0;
+	int rc;
+	const struct tc_option opts[] = {
+		{ "--manifest", TC_OPT_LIST, &specs, true, NULL },
+		{ "--json-out", TC_OPT_STRING, &json_out, false, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	for (i = 0; i < specs.len; i++) {
+		const char *eq = strchr(specs.items[i], '=');
+
+		if (eq == NULL) {
+			tc_error_set(&err, "manifest must use ROLE=PATH");
+			goto fail;
+		}
+		if (ng == 4) {
+			tc_error_set(&err, "validate-set requires exactly "
+			    "baseline_profile and candidate_profile manifests, or "
+			    "the complete four-role audit set");
+			goto fail;
+		}
+		owned[ng] = strndup(specs.items[i], (size_t)(eq - specs.items[i]));
+		given_role[ng] = owned[ng];
+		given_path[ng] = eq + 1;
+		if (!tc_text_is_canonical(given_role[ng], strlen(given_role[ng])) ||
+		    given_role[ng][0] == '\0') {
+			tc_error_set(&err, "manifest role must be a trimmed "
+			    "non-empty string");
+			ng++;
+			goto fail;
+		}
+		if (!tc_text_is_canonical(eq + 1, strlen(eq + 1)) ||
+		    eq[1] == '\0') {
+			tc_error_set(&err, "manifest path must be a trimmed "
+			    "non-empty string");
+			ng++;
+			goto fail;
+		}
+		for (k = 0; k < ng; k++)
+			if (strcmp(given_role[k], given_role[ng]) == 0) {
+				tc_error_set(&err, "duplicate manifest role: %s",
+				    given_role[ng]);
+				ng++;
+				goto fail;
+			}
+		ng++;
+	}
+	for (k = 0; k < 4; k++)
+		for (i = 0; i < ng; i++)
+			if (strcmp(order[k], given_role[i]) == 0) {
+				roles[n] = order[k];
+				paths[n++] = given_path[i];
+			}
+	if (n != ng || !(n == 4 || (n == 2 &&
+	    strcmp(roles[0], "baseline_profile") == 0 &&
+	    strcmp(roles[1], "candidate_profile") == 0))) {
+		tc_error_set(&err, "validate-set requires exactly baseline_profile "
+		    "and candidate_profile manifests, or the complete four-role "
+		    "audit set");
+		goto fail;
+	}
+	if ((summary = tc_collection_validate_set(roles, paths, n, &err)) == NULL)
+		goto fail;
+	{
+		tc_buf out = TC_BUF_INIT;
+
+		tc_json_write(&out, summary, TC_JSON_ASCII, NULL);
+		tc_buf_putc(&out, '\n');
+		if (json_out == NULL)
+			fwrite(out.data, 1, out.len, stdout);
+		else if (tc_write_atomic(json_out, out.data, out.len,
+		    TC_WRITE_EXCLUSIVE, &err) != 0)
+			rc = -1;
+		tc_buf_free(&out);
+		tc_json_free(summary);
+		if (rc == -1)
+			goto fail;
+	}
+	for (i = 0; i < ng; i++)
+		free(owned[i]);
+	tc_strlist_free(&specs);
+	return TC_EXIT_OK;
+fail:
+	for (i = 0; i < ng; i++)
+		free(owned[i]);
+	tc_strlist_free(&specs);
+	rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
+	tc_error_clear(&err);
+	return rc;
+}
+
+static const struct tc_command collection_validate_set_entry = {
+	.name = "analyze collection validate-set",
+	.summary = "check a set of collection manifests",
+	.usage = "usage: tunectl analyze collection validate-set --manifest "
+	    "ROLE=PATH [--manifest ROLE=PATH ...] [--json-out FILE]\n",
+	.help = "\nCheck the collection manifests of one capture set (roles\n"
+	    "baseline_profile and candidate_profile, or all four with\n"
+	    "candidate_compat and candidate_verify): each manifest's schema,\n"
+	    "session, producer, workload, config and control fingerprints, root\n"
+	    "marker, every recorded file (SHA-256, size, ctime inside the capture\n"
+	    "window, no links), and that the set agrees.  Prints the summary\n"
+	    "(ASCII canonical JSON with set_fingerprint) or writes it to a new\n"
+	    "--json-out file.  Errors exit 2.\n",
+	.run = collection_validate_set,
+};
+
+static const struct tc_command *const collection_subs[] = {
+	&collection_validate_set_entry, NULL
+};
+
+static const struct tc_command analyze_collection_entry = {
+	.name = "analyze collection",
+	.summary = "collection manifests of structural captures",
+	.usage = "usage: tunectl analyze collection validate-set --manifest "
+	    "ROLE=PATH ... [--json-out FILE]\n",
+	.subs = collection_subs,
+};
+
 static const struct tc_command *const analyze_subs[] = {
-	&analyze_fusion_entry, NULL
+	&analyze_fusion_entry, &analyze_collection_entry, NULL
 };
 
 const struct tc_command cmd_analyze_entry = {
 	.name = "analyze",
 	.summary = "profile analysis after msprof: SuperKernel fusion verdicts",
 	.usage = "usage: tunectl analyze fusion --baseline-profile PATH "
-	    "--candidate-profile PATH ...\n",
+	    "--candidate-profile PATH ...\n"
+	    "       tunectl analyze collection validate-set --manifest ROLE=PATH "
+	    "...\n",
 	.help = "\nSubcommands:\n"
 	    "  fusion    per-SK verdicts of SuperKernel off against on\n"
-	    "            (\"tunectl analyze fusion --help\")\n",
+	    "            (\"tunectl analyze fusion --help\")\n"
+	    "  collection validate-set\n"
+	    "            check the collection manifests of a capture set\n",
 	.subs = analyze_subs,
 };

@@ -219,4 +219,97 @@ d = json.load(open(sys.argv[1]))["per_sk_decisions"][0]
 sys.exit(not {"candidate_identity_incomplete", "exact_mapping_missing"} <= set(d["evidence_errors"]))' \
     "$T/e/out/profiling-analysis-result.json"
 
+# ---- collection manifests ------------------------------------------------
+# capture ROLE ROOT FILE_ROLE=SRC...: a capture root as the collection
+# contract leaves it (root marker, copied files, collection-manifest.json)
+cat > "$T/capture.py" <<'PY'
+import hashlib, json, os, shutil, sys
+def cj(v): return json.dumps(v, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+def h(v): return hashlib.sha256(cj(v).encode()).hexdigest()
+role, root, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+shutil.rmtree(root, ignore_errors=True); os.makedirs(root)
+start = 1_000_000_000
+sess = {"schema_version": "1.0", "capture_role": role, "capture_root": os.path.abspath(root),
+        "started_ns": start, "root_was_empty": True}
+sess["session_fingerprint"] = h(sess)
+open(os.path.join(root, ".collection-session.json"), "w").write(cj(sess) + "\n")
+files = {}
+for spec in sys.argv[4:]:
+    fr, src = spec.split("=", 1)
+    rel = os.path.basename(src) if fr in ("kernel_details", "task_time", "trace_view") else "device_0/model_7/" + os.path.basename(src)
+    dst = os.path.join(root, rel); os.makedirs(os.path.dirname(dst), exist_ok=True)
+    data = open(src, "rb").read(); open(dst, "wb").write(data); st = os.stat(dst)
+    files.setdefault(fr, []).append({"path": rel, "sha256": hashlib.sha256(data).hexdigest(),
+        "size": st.st_size, "ctime_ns": st.st_ctime_ns, "mtime_ns": st.st_mtime_ns})
+wl = {"model": "pangu-synthetic", "input": [1, 128], "batch": 1, "rank": 1, "mode": "decode",
+      "warmup": 2, "iterations": 5, "runtime": {"graph_mode": "max-autotune"}}
+m = {"schema_version": "1.0", "capture_role": role, "capture_root": ".",
+     "capture": {"session_fingerprint": sess["session_fingerprint"], "started_ns": start,
+                 "finalized_ns": 4102444800000000000, "root_was_empty": True},
+     "source_revision": "rev-abc123", "config": {"c": 1}, "config_fingerprint": h({"c": 1}),
+     "control": {"k": 2}, "control_fingerprint": h({"k": 2}),
+     "producer": {"native_pid": pid, "started_ns": start + 1, "ended_ns": start + 2,
+                  "command_fingerprint": hashlib.sha256(role.encode()).hexdigest()},
+     "workload": wl, "workload_fingerprint": h(wl), "files": {k: files[k] for k in sorted(files)}}
+m["manifest_fingerprint"] = h(m)
+open(os.path.join(root, "collection-manifest.json"), "w").write(json.dumps(m, indent=2) + "\n")
+PY
+stage "$T/c"
+P=$T/c/in/pipeline
+for f in task_time.csv trace_view.json sk_graph_origin.json sk_graph_updated.json \
+    sk_fused_nodes.log sk_scope_split.log super_kernel.log; do
+	echo x > "$T/c/$f"
+done
+python3 "$T/capture.py" baseline_profile "$T/c/cap/b" 4101 "kernel_details=$P/baseline.csv" \
+    "task_time=$T/c/task_time.csv" "trace_view=$T/c/trace_view.json"
+python3 "$T/capture.py" candidate_profile "$T/c/cap/c" 4202 "kernel_details=$P/candidate.csv" \
+    "task_time=$T/c/task_time.csv" "trace_view=$T/c/trace_view.json" \
+    "sk_graph_origin=$T/c/sk_graph_origin.json" "sk_graph_updated=$T/c/sk_graph_updated.json" \
+    "sk_fused_nodes=$T/c/sk_fused_nodes.log" "sk_scope_split=$T/c/sk_scope_split.log" \
+    "super_kernel=$T/c/super_kernel.log"
+MB=cap/b/collection-manifest.json
+MC=cap/c/collection-manifest.json
+(cd "$T/c" && "$TUNECTL_BIN" analyze collection validate-set --manifest "baseline_profile=$MB" \
+    --manifest "candidate_profile=$MC" > vs.txt 2> vs.err); rc=$?
+expect_rc 0 "validate-set accepts a fresh capture set"
+check "the summary binds both manifests with a set fingerprint" python3 -c '
+import hashlib, json, sys
+s = json.loads(open(sys.argv[1]).read())
+f = s.pop("set_fingerprint")
+c = json.dumps(s, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+sys.exit(f != hashlib.sha256(c.encode()).hexdigest() or set(s["roles"]) != {"baseline_profile", "candidate_profile"})' "$T/c/vs.txt"
+(cd "$T/c" && "$TUNECTL_BIN" analyze collection validate-set --manifest "baseline_profile=$MB" > /dev/null 2> vs.err); rc=$?
+expect_rc 2 "validate-set refuses a set with one profile role"
+check "the role rule is quoted" grep -q "validate-set requires exactly baseline_profile and candidate_profile manifests" "$T/c/vs.err"
+
+# the analysis records the validated set; tunectl cannot project it yet
+(cd "$T/c" && "$TUNECTL_BIN" analyze fusion "${ARGV[@]}" --baseline-collection-manifest "$MB" \
+    --profile-collection-manifest "$MC" > /dev/null 2> an.err); rc=$?
+expect_rc 0 "the analysis runs with both collection manifests"
+check "the validated set is recorded and the association blocked" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["association_protocol"]
+sys.exit(not (p["status"] == "blocked" and len(p["manifest_set_fingerprint"]) == 64
+    and p["blockers"] == ["kernel_projection_artifact_association_failed"]
+    and d["blockers"] == p["blockers"]
+    and d["per_sk_decisions"][0]["mapping_blockers"][0] == p["blockers"][0]))' "$T/c/out/profiling-analysis-result.json"
+
+printf 'tampered\n' >> "$T/c/cap/b/baseline.csv"
+(cd "$T/c" && "$TUNECTL_BIN" analyze collection validate-set --manifest "baseline_profile=$MB" \
+    --manifest "candidate_profile=$MC" > /dev/null 2> vs.err); rc=$?
+expect_rc 2 "validate-set refuses a changed capture file"
+check "the changed file is named" grep -q "artifact content fingerprint changed: baseline.csv" "$T/c/vs.err"
+(cd "$T/c" && rm -f out/* && "$TUNECTL_BIN" analyze fusion "${ARGV[@]}" --baseline-collection-manifest "$MB" \
+    --profile-collection-manifest "$MC" > /dev/null 2> an.err); rc=$?
+check "an invalid set blocks the association" python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["association_protocol"]
+sys.exit(p["blockers"] != ["structural_collection_manifest_set_invalid"] or p["manifest_set_fingerprint"] is not None)' "$T/c/out/profiling-analysis-result.json"
+(cd "$T/c" && rm -f out/* && "$TUNECTL_BIN" analyze fusion "${ARGV[@]}" --baseline-collection-manifest "$MB" > /dev/null 2> an.err); rc=$?
+check "one manifest alone is an incomplete set" python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["association_protocol"]
+sys.exit(p["blockers"] != ["structural_collection_manifest_set_incomplete"] or p["status"] != "blocked")' "$T/c/out/profiling-analysis-result.json"
+
 finish
