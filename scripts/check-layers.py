@@ -29,7 +29,8 @@ LAYERS = [
     ["util"],                   # memory, errors, files, paths, processes, text
     ["json"],                   # the JSON value model, reader and writers
     ["num"],                    # Python's decimal and statistics arithmetic
-    ["bench", "lease"],         # measurements and gates; device leases
+    ["bench", "lease", "analysis"],  # measurements and gates; device
+                                # leases; profile analysis after msprof
     ["ledger"],                 # the experiment ledger and the Final checks
     ["session"],                # the session controller
     ["report", "attest", "phase"],  # reports; signed sessions; phase entrypoints
@@ -46,7 +47,7 @@ HEADERS = {
     "text": "util",
     "json": "json", "canon": "json",
     "decimal": "num", "stats": "num",
-    "bench": "bench",
+    "bench": "bench", "analysis": "analysis",
     "lease": "lease", "slurm": "lease",
     "ledger": "ledger", "final": "ledger",
     "session": "session", "phases": "session", "evidence": "session",

@@ -180,6 +180,7 @@ const char *tc_self_exe(void);
 /* ---- the commands ------------------------------------------------------- */
 
 /* One entry per command, each in its src/cli/cmd_<name>.c. */
+extern const struct tc_command cmd_analyze_entry;
 extern const struct tc_command cmd_attest_entry;
 extern const struct tc_command cmd_bench_entry;
 extern const struct tc_command cmd_demo_entry;

@@ -13,6 +13,7 @@
 /* Sorted by name, but for keygen after lease: "tunectl help" lists them
  * in this order and its output is pinned. */
 const struct tc_command *const tc_commands[] = {
+	&cmd_analyze_entry,
 	&cmd_attest_entry,
 	&cmd_bench_entry,
 	&cmd_demo_entry,
