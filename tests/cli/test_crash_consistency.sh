@@ -3,7 +3,8 @@
 # run-next, derive-session, init and pypto state (the atomic writer's
 # fault injection, tests/cli/crash_lib.sh), and after each kill: the
 # session still loads and verifies (the old state or the new one, never a
-# mix), no temp file poses as evidence, the designed recovery works
+# mix; every step it shows sealed still bound by its sidecar), no temp
+# file poses as evidence, the designed recovery works
 # (docs/controller.md "Recovery": re-running the command, or resume, or
 # run-next completing a receipt), and the recovered state equals what an
 # uninterrupted run leaves.
@@ -25,6 +26,7 @@ T_RESULT=$T/handoff.json
 # time-dependent digest, so only their outcome counts).
 seal_reference() {
 	crash_steps "$S"
+	crash_sidecar "$S"
 	[ -f "$SEAL_SCENE" ] && sha_file "$SEAL_SCENE"
 	[ -f "$R/FINAL_E2E_REPORT.md" ] && echo "final report present"
 	return 0
@@ -121,7 +123,10 @@ crash_run() {
 	"$TUNECTL_BIN" init --session "$W/artifacts/auto-tune-session.json" \
 	    --artifact-root "$W/artifacts" --session-id "$CTL_ID" --optional-mode both
 }
-crash_reference() { crash_steps "$W/artifacts/auto-tune-session.json"; }
+crash_reference() {
+	crash_steps "$W/artifacts/auto-tune-session.json"
+	crash_sidecar "$W/artifacts/auto-tune-session.json"
+}
 crash_recover() {
 	local s=$W/artifacts/auto-tune-session.json
 	if [ -e "$s" ]; then
@@ -154,6 +159,7 @@ runnext_reference() {
 			echo "$id $st $o receipt $(grep -o '"runner_status": "[a-z_]*"' "$R/$rel" | cut -d'"' -f4)"
 		fi
 	done
+	crash_sidecar "$S"
 }
 # One more run-next.  When the session is already complete (the kill or
 # resume sealed the last step) it has nothing to dispatch: it binds the
