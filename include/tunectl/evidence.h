@@ -196,6 +196,40 @@ char *tc_unbound_note(const tc_session *s);
 int tc_sidecar_start(tc_session *s, const char *session_sha256,
     tc_error *err);
 
+/* Append a "quarantine" record naming files (tc_quarantine_files's
+ * entries) and the digest of the session file; written before they move. */
+int tc_sidecar_record_quarantine(tc_session *s, const tc_json *files,
+    tc_error *err);
+
+/* ---- planted files (quarantine.c) -------------------------------------- */
+
+/*
+ * The files in the scenes of pending steps (phase-result.json,
+ * PHASE_REPORT.md) that no seal of tunectl began: [{"step_id", "path"}].
+ * The next step's scene is not one when it is an interrupted seal tunectl
+ * began for the session as it is (resume completes it).  Caller frees.
+ */
+tc_json *tc_planted_files(const tc_session *s);
+
+/*
+ * Move files (entries as tc_planted_files gives them, grouped by step)
+ * into <root>/quarantine/<step_id>-NNN/, kept as evidence: each entry
+ * gains "moved_to" and "was" (tc_artifact_describe before the move); the
+ * sidecar records them all first, then each is renamed.
+ */
+int tc_quarantine_files(tc_session *s, tc_json *files, tc_error *err);
+
+/* tunectl quarantine: under the session lock, every planted file of the
+ * session.  Returns {"quarantined": [...], "session_id"} (caller frees)
+ * or NULL with err set. */
+tc_json *tc_quarantine_session(const char *session_path, tc_error *err);
+
+/* Strict run-next, right before it seals result for step: a scene that
+ * is present and is not exactly what this seal writes is quarantined.
+ * *moved receives the entries moved (empty when none; caller frees). */
+int tc_quarantine_scene(tc_session *s, const tc_json *step,
+    const tc_json *result, tc_json **moved, tc_error *err);
+
 /* ---- derived reports (report_check.c) ---------------------------------- */
 
 /* PHASE_REPORT.md at report_path says what the sealed result says

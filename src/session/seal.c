@@ -53,6 +53,24 @@ check_acceptable(const tc_session *s, const tc_json *result, tc_error *err)
 	return 0;
 }
 
+/* A scene is on disk that this seal did not begin.  The reference's
+ * answer stands under its policy; tunectl's own says what is true: the
+ * step is not sealed. */
+static void
+refuse_scene(const tc_session *s, const tc_json *step, tc_error *err)
+{
+	if (tc_session_policy(s) != TC_POLICY_STRICT) {
+		tc_error_set(err, "current step is already sealed: %s",
+		    tc_step_id(step));
+		return;
+	}
+	tc_error_set(err, "step %s is not sealed, but its scene holds files "
+	    "tunectl did not write (phases/%s/): seal that phase-result.json "
+	    "if it is the step's result, or move them aside with tunectl "
+	    "quarantine --session %s", tc_step_id(step), tc_step_id(step),
+	    s->path);
+}
+
 /* Step 3 of the write order: the Final report from the in-memory
  * session, before the session itself is written. */
 static int
@@ -122,8 +140,7 @@ tc_seal_session(tc_session *s, const tc_json *result, tc_error *err)
 		 * trace of this very seal interrupted before step 4. */
 		adopt = tc_session__scene_matches(&sc, &t);
 		if (!adopt) {
-			tc_error_set(err, "current step is already sealed: %s",
-			    tc_step_id(expected));
+			refuse_scene(s, expected, err);
 			goto out;
 		}
 	}

@@ -286,17 +286,25 @@ tc_sidecar_check(const tc_session *s, tc_error *err)
 
 /* ---- writing --------------------------------------------------------------- */
 
-static tc_sidecar *
-writable(tc_session *s)
+/*
+ * The sidecar to append to: *out NULL (and 0) without a state directory.
+ * None yet, or another session's left at this path: a new chain.  A
+ * broken chain is evidence and is never extended nor replaced.
+ */
+static int
+writable(tc_session *s, tc_sidecar **out, tc_error *err)
 {
 	tc_sidecar *sc = (tc_sidecar *)tc_session_sidecar(s);
 
+	*out = NULL;
 	if (sc->path == NULL)
-		return NULL;
-	if (sc->doc == NULL || sc->foreign || sc->problem != NULL) {
-		/* A new chain: none yet, or another session's left at this
-		 * path.  A broken chain is never extended: seal refuses
-		 * before it gets here (tc_sidecar_check). */
+		return 0;
+	if (!sc->foreign && sc->problem != NULL) {
+		tc_error_set(err, "%s (move it aside to start a new one)",
+		    sc->problem);
+		return -1;
+	}
+	if (sc->doc == NULL || sc->foreign) {
 		tc_json_free(sc->doc);
 		sc->doc = tc_json_new_object();
 		tc_json_object_set_string(sc->doc, "schema_version",
@@ -306,7 +314,8 @@ writable(tc_session *s)
 		free(sc->problem);
 		sc->problem = NULL;
 	}
-	return sc;
+	*out = sc;
+	return 0;
 }
 
 static int
@@ -383,10 +392,12 @@ int
 tc_sidecar_begin_seal(tc_session *s, const tc_json *manifest, bool adopt,
     tc_error *err)
 {
-	tc_sidecar *sc = writable(s);
+	tc_sidecar *sc;
 	tc_json *old, *r, *ms;
 	int rc = 0;
 
+	if (writable(s, &sc, err) != 0)
+		return -1;
 	if (sc == NULL)
 		return 0;
 	old = drop_intent(sc, s);
@@ -448,9 +459,31 @@ tc_sidecar_start(tc_session *s, const char *session_sha256, tc_error *err)
 	s->sidecar = tc_xcalloc(1, sizeof(*s->sidecar));
 	if ((s->sidecar->path = tc_sidecar_path(s->path)) == NULL)
 		return 0;
-	sc = writable(s);
+	if (writable(s, &sc, err) != 0)
+		return -1;
 	append(sc, s, "init");
 	return tc_sidecar_commit(s, session_sha256, err);
+}
+
+int
+tc_sidecar_record_quarantine(tc_session *s, const tc_json *files,
+    tc_error *err)
+{
+	char hex[TC_SHA256_HEX_LEN + 1];
+	tc_sidecar *sc;
+	tc_json *r;
+
+	if (writable(s, &sc, err) != 0)
+		return -1;
+	if (sc == NULL)
+		return 0;
+	r = append(sc, s, "quarantine");
+	tc_json_object_set(r, "files", tc_json_clone(files));
+	/* the session file as it is: a quarantine does not rewrite it */
+	if (tc_sha256_file(s->path, hex, NULL, err) != 0)
+		return -1;
+	tc_json_object_set_string(r, "session_sha256", hex);
+	return sidecar_write(sc, err);
 }
 
 /* ---- what verify and status say about it ---------------------------------- */

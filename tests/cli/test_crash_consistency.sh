@@ -9,6 +9,8 @@
 # run-next completing a receipt), and the recovered state equals what an
 # uninterrupted run leaves.
 #
+# quarantine is swept too (its sidecar record, then the move).
+#
 # The short form (make check) sweeps one representative command of each
 # kind; TUNECTL_STRESS=1 (make stress) sweeps every step of every mode.
 . "$(dirname "$0")/lib.sh"
@@ -137,6 +139,29 @@ crash_recover() {
 	[ "$(crash_reference)" = "$CRASH_REF" ] || { echo "another session"; return 1; }
 }
 crash_sweep "init"
+
+# ---- quarantine -----------------------------------------------------------------
+# A file planted in S0's scene: quarantine records it in the sidecar, then
+# moves it.  After a kill the session verifies and quarantine again ends
+# with the planted bytes under quarantine/ and the scene free.
+crash_setup() {
+	ctl_init "$W" none || return 1
+	ctl_seal || return 1
+	mkdir -p "$W/artifacts/phases/s0-baseline"
+	printf '{"forged": true}\n' >"$W/artifacts/phases/s0-baseline/phase-result.json"
+}
+crash_run() { "$TUNECTL_BIN" quarantine --session "$W/artifacts/auto-tune-session.json"; }
+crash_reference() {
+	[ -e "$W/artifacts/phases/s0-baseline/phase-result.json" ] && echo "scene occupied"
+	find "$W/artifacts/quarantine" -type f -exec sha256sum {} + 2>/dev/null | cut -d' ' -f1
+	crash_steps "$W/artifacts/auto-tune-session.json"
+}
+crash_recover() {
+	crash_session_verifies "$W/artifacts/auto-tune-session.json" || return 1
+	crash_run >/dev/null || { echo "re-running quarantine failed"; return 1; }
+	[ "$(crash_reference)" = "$CRASH_REF" ] || { echo "another state:"; crash_reference; return 1; }
+}
+crash_sweep "quarantine (sidecar record, move)"
 
 # ---- run-next -------------------------------------------------------------------
 printf '["%s", "ok"]\n' "$HOST" >"$T/ok.json"
