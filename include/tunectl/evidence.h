@@ -195,6 +195,10 @@ char *tc_unbound_note(const tc_session *s);
  * session left at its path), whose first record binds its document. */
 int tc_sidecar_start(tc_session *s, const char *session_sha256,
     tc_error *err);
+/* The same for a document about to be written at session_path (init,
+ * derive-session), bound to the bytes tc_write_json will write. */
+int tc_sidecar_start_doc(const char *session_path, const tc_json *doc,
+    tc_error *err);
 
 /* Append a "quarantine" record naming files (tc_quarantine_files's
  * entries) and the digest of the session file; written before they move. */

@@ -21,6 +21,7 @@
 #include "session_internal.h"
 #include "tunectl/canon.h"
 #include "tunectl/derive.h"
+#include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/timeutil.h"
@@ -491,7 +492,9 @@ write_documents(struct derive *d, tc_error *err)
 	    err) != 0)
 		goto fail;
 	c.files[c.nfiles++] = d->manifest_path;
-	if (tc_write_json(d->child_session, d->session, TC_WRITE_EXCLUSIVE,
+	/* the child's sidecar starts before it is written, as at init */
+	if (tc_sidecar_start_doc(d->child_session, d->session, err) != 0 ||
+	    tc_write_json(d->child_session, d->session, TC_WRITE_EXCLUSIVE,
 	    err) != 0)
 		goto fail;
 	c.files[c.nfiles++] = d->child_session;

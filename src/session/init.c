@@ -13,7 +13,6 @@
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/session.h"
-#include "tunectl/sha256.h"
 #include "tunectl/timeutil.h"
 
 static bool
@@ -58,25 +57,6 @@ refuse_existing(const char *path, tc_error *err)
 	return -1;
 }
 
-static int
-start_sidecar(const char *path, const tc_json *doc, tc_error *err)
-{
-	char hex[TC_SHA256_HEX_LEN + 1];
-	tc_session *s;
-	size_t len;
-	char *text = tc_json_pretty(doc, &len, err);
-	int rc;
-
-	if (text == NULL)
-		return -1;
-	tc_sha256_hex(text, len, hex);
-	free(text);
-	s = tc_session_wrap(tc_json_clone(doc), path);
-	rc = tc_sidecar_start(s, hex, err);
-	tc_session_free(s);
-	return rc;
-}
-
 tc_json *
 tc_session_init(const char *session_path, const char *artifact_root,
     const char *session_id, const char *optional_mode, tc_error *err)
@@ -117,8 +97,8 @@ tc_session_init_policy(const char *session_path, const char *artifact_root,
 	 * reference-policy session's sidecar starts before the session is
 	 * written, replacing one an earlier session left at this path. */
 	if (refuse_existing(path, err) != 0 ||
-	    (policy == TC_POLICY_REFERENCE && start_sidecar(path, doc,
-	    err) != 0) ||
+	    (policy == TC_POLICY_REFERENCE && tc_sidecar_start_doc(path,
+	    doc, err) != 0) ||
 	    tc_write_json(path, doc, TC_WRITE_EXCLUSIVE, err) != 0) {
 		tc_json_free(doc);
 		doc = NULL;

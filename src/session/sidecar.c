@@ -466,6 +466,26 @@ tc_sidecar_start(tc_session *s, const char *session_sha256, tc_error *err)
 }
 
 int
+tc_sidecar_start_doc(const char *session_path, const tc_json *doc,
+    tc_error *err)
+{
+	char hex[TC_SHA256_HEX_LEN + 1];
+	tc_session *s;
+	size_t len;
+	char *text = tc_json_pretty(doc, &len, err);
+	int rc;
+
+	if (text == NULL)
+		return -1;
+	tc_sha256_hex(text, len, hex);
+	free(text);
+	s = tc_session_wrap(tc_json_clone(doc), session_path);
+	rc = tc_sidecar_start(s, hex, err);
+	tc_session_free(s);
+	return rc;
+}
+
+int
 tc_sidecar_record_quarantine(tc_session *s, const tc_json *files,
     tc_error *err)
 {
