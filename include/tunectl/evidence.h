@@ -1,19 +1,22 @@
 /*
  * evidence.h - what tunectl binds beyond the reference controller's
- * formats, all of it invisible to a reference reader (keys it ignores,
- * files beside its files):
+ * formats, all of it invisible to a reference reader:
  *
  *   - the evidence policy a session was created with ("reference", the
  *     default, or "strict"), recorded as the session key
  *     "evidence_policy" (absent = reference) and repeated in every
  *     artifact manifest, so removing it is noticed;
- *   - the artifact manifest of every step tunectl seals
- *     (phases/<step_id>/artifact-manifest.json): the sha256 and size of
- *     every file the result names, a tree digest for every directory,
- *     bound to the step by "artifact_manifest_path" /
- *     "artifact_manifest_sha256".  Written before anything else of the
- *     seal, it is also the record that tunectl itself started that seal
- *     (resume adopts no other scene);
+ *   - the artifact manifest of every step tunectl seals: the sha256 and
+ *     size of every file the result names, a tree digest for every
+ *     directory.  A strict session keeps it in
+ *     phases/<step_id>/artifact-manifest.json, bound to the step by
+ *     "artifact_manifest_path" / "artifact_manifest_sha256"; a
+ *     reference-policy session keeps it in its sidecar outside the
+ *     artifact root, so its document and root stay the reference's byte
+ *     for byte.  tc_manifest_load() reads either.  Written before
+ *     anything else of the seal, it is also the record that tunectl
+ *     itself started that seal (resume adopts no other scene);
+ *   - files planted in the scenes of pending steps, and their quarantine;
  *   - derived reports checked against what they are derived from
  *     (PHASE_REPORT.md, FINAL_E2E_REPORT.md);
  *   - under the strict policy, gate evidence for every status claim and
