@@ -199,19 +199,38 @@ first_manifest(const tc_json *record)
 	    ms->u.arr.items[0] : NULL;
 }
 
-/* Does the session show the step a record seals sealed with the result
- * the record binds?  A record that seals no step has nothing to wait for. */
-static bool
-record_committed(const tc_session *s, const tc_json *record)
+/* What the session says of the step a record seals: sealed with the
+ * result the record binds (committed; also a record that seals no step),
+ * not sealed (pending: an interrupted seal, or a rollback), or sealed
+ * with another result (mismatch). */
+enum rec_state { REC_COMMITTED, REC_PENDING, REC_MISMATCH };
+
+static enum rec_state
+record_state(const tc_session *s, const tc_json *record)
 {
 	const tc_json *m = first_manifest(record), *step;
 	const char *id = tc_json_get_string(m, "step_id");
 
 	if (m == NULL)
-		return true;
+		return REC_COMMITTED;
 	step = id != NULL ? tc_session_find_step(s, id, NULL) : NULL;
-	return step != NULL && tc_step_is_sealed(step) &&
-	    tc_session__field_equal(m, step, "result_sha256");
+	if (step == NULL || !tc_step_is_sealed(step))
+		return REC_PENDING;
+	return tc_session__field_equal(m, step, "result_sha256") ?
+	    REC_COMMITTED : REC_MISMATCH;
+}
+
+static bool
+record_committed(const tc_session *s, const tc_json *record)
+{
+	return record_state(s, record) == REC_COMMITTED;
+}
+
+static bool
+record_pending(const tc_session *s, const tc_json *record)
+{
+	return sess_str_is(tc_json_get(record, "kind"), "seal") &&
+	    record_state(s, record) == REC_PENDING;
 }
 
 const tc_json *
@@ -246,10 +265,7 @@ tc_sidecar_intent(const tc_session *s)
 	if (records == NULL || records->u.arr.len == 0)
 		return NULL;
 	last = records->u.arr.items[records->u.arr.len - 1];
-	if (!sess_str_is(tc_json_get(last, "kind"), "seal") ||
-	    record_committed(s, last))
-		return NULL;
-	return first_manifest(last);
+	return record_pending(s, last) ? first_manifest(last) : NULL;
 }
 
 int
@@ -266,15 +282,23 @@ tc_sidecar_check(const tc_session *s, tc_error *err)
 		return -1;
 	}
 	records = records_of(sc);
-	/* Only the last record may be a seal the session does not show. */
-	for (i = 0; records != NULL && i + 1 < records->u.arr.len; i++) {
+	for (i = 0; records != NULL && i < records->u.arr.len; i++) {
 		const tc_json *r = records->u.arr.items[i];
+		const char *id = tc_json_get_string(first_manifest(r),
+		    "step_id");
+		enum rec_state st;
 
-		if (sess_str_is(tc_json_get(r, "kind"), "seal") &&
-		    !record_committed(s, r)) {
-			const char *id = tc_json_get_string(first_manifest(r),
-			    "step_id");
-
+		if (!sess_str_is(tc_json_get(r, "kind"), "seal"))
+			continue;
+		st = record_state(s, r);
+		if (st == REC_MISMATCH) {
+			tc_error_set(err, "artifact manifest does not belong to "
+			    "the sealed result: %s (sidecar %s)", id, sc->path);
+			return -1;
+		}
+		/* Only the last record may be a seal the session does not
+		 * show (an interrupted one). */
+		if (st == REC_PENDING && i + 1 < records->u.arr.len) {
 			tc_error_set(err, "sidecar binds a seal of %s that the "
 			    "session does not show: %s", id != NULL ? id : "?",
 			    sc->path);
@@ -381,8 +405,7 @@ drop_intent(tc_sidecar *sc, const tc_session *s)
 	if (records->u.arr.len == 0)
 		return NULL;
 	last = records->u.arr.items[records->u.arr.len - 1];
-	if (!sess_str_is(tc_json_get(last, "kind"), "seal") ||
-	    record_committed(s, last))
+	if (!record_pending(s, last))
 		return NULL;
 	records->u.arr.len--;
 	return last;

@@ -53,6 +53,24 @@ cp "$T/sidecar.good" "$SC"
 tc verify --session "$S"
 expect_rc 0 "the restored sidecar verifies"
 
+# the newest sealed result rewritten, its digest in the session fixed up:
+# the reference cannot tell, the sidecar's record can
+python3 - "$S" "$R/phases/stage-a-scope-selection/phase-result.json" <<'PY'
+import hashlib, json, sys
+s = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[2]))
+r["summary_zh"] = "改写"
+open(sys.argv[2], "w").write(json.dumps(r, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+s["steps"][2]["result_sha256"] = hashlib.sha256(json.dumps(r, ensure_ascii=False, sort_keys=True,
+    separators=(",", ":")).encode()).hexdigest()
+open(sys.argv[1], "w").write(json.dumps(s, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+PY
+tc verify --session "$S"
+expect_rc 1 "a rewritten result whose digest was fixed in the session is refused"
+expect_out "artifact manifest does not belong to the sealed result: stage-a-scope-selection" \
+    "verify names the step"
+cp "$T/session.good" "$S"
+
 # a sidecar left at the same path by another session is not this one's
 CTL_ID=session-b ctl_init "$T/b" none
 CTL_ID=session-b ctl_seal
