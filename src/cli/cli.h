@@ -199,6 +199,7 @@ extern const struct tc_command cmd_lineage_entry;
 extern const struct tc_command cmd_next_entry;
 extern const struct tc_command cmd_prompt_entry;
 extern const struct tc_command cmd_pypto_entry;
+extern const struct tc_command cmd_quarantine_entry;
 extern const struct tc_command cmd_render_final_report_entry;
 extern const struct tc_command cmd_render_round_report_entry;
 extern const struct tc_command cmd_report_entry;

@@ -32,6 +32,7 @@ const struct tc_command *const tc_commands[] = {
 	&cmd_next_entry,
 	&cmd_prompt_entry,
 	&cmd_pypto_entry,
+	&cmd_quarantine_entry,
 	&cmd_render_final_report_entry,
 	&cmd_render_round_report_entry,
 	&cmd_report_entry,
