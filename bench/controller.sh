@@ -31,6 +31,8 @@ if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
 fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/tunectl-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
+# the sidecars of the benchmark's sessions go with them, not into $HOME
+export TUNECTL_STATE_DIR=$W/state
 
 declare -A T
 record() { T[$1]="${T[$1]:-} $2"; }

@@ -188,6 +188,8 @@ tc_json *tc_json_new_bool(bool b);
 tc_json *tc_json_new_int(int64_t i);
 tc_json *tc_json_new_int_text(const char *decimal);	/* must be valid */
 tc_json *tc_json_new_float(double f);
+/* An array of n floats. */
+tc_json *tc_json_new_float_array(const double *v, size_t n);
 tc_json *tc_json_new_string(const char *s);
 tc_json *tc_json_new_stringn(const char *s, size_t len);
 tc_json *tc_json_new_array(void);

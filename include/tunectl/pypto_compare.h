@@ -65,6 +65,33 @@ tc_json *tc_pypto_compare(const tc_pypto_compare_opts *o, char **round_dir,
  * '_', id).strip('._') (or "case") + "_" + sha256(id)[:8] (malloc'd). */
 char *tc_pypto_case_dir_name(const char *case_id);
 
+/* ---- the interleaved A/B compare (interleave.c) -------------------------- */
+
+#define TC_PYPTO_AB_MIN_PAIRS	5
+
+/* Measure the frozen baseline (the bytes of baseline, or found by digest:
+ * the runner itself, docs/perf/baseline/<runner>, an experiment's restore
+ * point) and the current runner in turns, `pairs` (>= 5) pairs under the
+ * frozen protocol, into docs/perf/interleaved/ab_NNN (*dir, malloc'd).
+ * Returns the record (interleaved.json, plus "path"). */
+tc_json *tc_pypto_interleave(const tc_pypto_compare_opts *o,
+    const char *baseline, long pairs, char **dir, tc_error *err);
+
+/* Re-verify the record at rel (docs/perf/interleaved/ab_NNN) from its
+ * raw files and recompute its figures; returns it (plus "path"). */
+tc_json *tc_pypto_ab_load(const char *op_dir, const char *rel,
+    tc_error *err);
+
+/* Every record of the op dir, re-verified (one that fails fails all:
+ * NULL), in order, whose sides are these digests (NULL: any).  A
+ * directory without its record (a compare that failed or was cut short)
+ * is skipped. */
+tc_json *tc_pypto_ab_find(const char *op_dir, const char *baseline_sha,
+    const char *final_sha, tc_error *err);
+
+/* A record's figures of one case (NULL when it has none). */
+const tc_json *tc_pypto_ab_case(const tc_json *rec, const char *id);
+
 /* The strict Stage 4 runner of an op dir: test_<dirname>.py, else the only
  * test_*.py (malloc'd). */
 char *tc_pypto_find_runner(const char *op_dir, tc_error *err);
@@ -103,6 +130,13 @@ void tc_pypto_round_free(tc_pypto_round *r);
  * first inconsistency. */
 int tc_pypto_round_verify(const char *op_dir, const char *round,
     tc_pypto_round *out, tc_error *err);
+
+/* The same re-verification of one side (baseline/ or final/) of an
+ * interleaved compare: collection.json of mode "interleaved", every
+ * case's pairs (one "repeat" per pair) against their raw files.  dir is
+ * resolved by the caller. */
+int tc_pypto_side_verify(const char *dir, tc_pypto_round *out,
+    tc_error *err);
 
 /* The docs/spec/pypto.md "Round re-verification" re-verification of a compare
  * summary (performance.json) against its round: NULL when consistent, else a

@@ -49,6 +49,9 @@ typedef struct tc_session {
 	 * checks bound evidence and seals with no worker running in between
 	 * (tc_session_memo_begin() in evidence.h); NULL otherwise. */
 	tc_json *described;
+	/* tunectl's bindings of a reference-policy session, read when first
+	 * asked for (tc_session_sidecar, evidence.h); owned */
+	struct tc_sidecar *sidecar;
 } tc_session;
 
 /*

@@ -65,6 +65,16 @@ bool tc_bootstrap_improvement_ci(const double *base, size_t nb,
     double *lo, double *hi);
 
 /*
+ * Percentile bootstrap of the median (statistics.median semantics) of
+ * v[0..n): `resamples` rounds of n draws with replacement, the same
+ * generator and q() as above; the interval is [q(0.025), q(0.975)].
+ * Used on paired ratios of an interleaved A/B compare.  Returns false
+ * (NaN bounds) for an empty sample or no rounds.
+ */
+bool tc_bootstrap_median_ci(const double *v, size_t n, unsigned resamples,
+    uint64_t seed, double *lo, double *hi);
+
+/*
  * Two-sided Mann-Whitney U test of base against cand.  u is U of base
  * (count of pairs with base > cand, ties counting 1/2).  Exact
  * (enumerated distribution of U) when there are no ties and

@@ -5,8 +5,8 @@
  *
  * Subjects are named by their path relative to the artifact root (an
  * absolute path when a file lies outside it, such as a session file kept
- * beside the root) and carry the SHA-256 of their bytes; a bound
- * directory contributes every file under it.
+ * beside the root, or the sidecar) and carry the SHA-256 of their bytes;
+ * a bound directory contributes every file under it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +172,20 @@ session_name(const tc_session *s)
 	return name;
 }
 
+/* The sidecar of a reference-policy session (tunectl's bindings),
+ * named by its absolute path: once attested, deleting or rewriting it
+ * fails verify --attestation. */
+static int
+add_sidecar(tc_json *subjects, const tc_session *s, tc_error *err)
+{
+	const tc_sidecar *sc = tc_session_sidecar(s);
+
+	if (!tc_sidecar_present(sc))
+		return 0;
+	return add_file(subjects, tc_sidecar_where(sc), tc_sidecar_where(sc),
+	    err);
+}
+
 /* Every subject of a loaded session: name -> sha256. */
 static tc_json *
 session_subjects(const tc_session *s, tc_error *err)
@@ -183,6 +197,8 @@ session_subjects(const tc_session *s, tc_error *err)
 
 	rc = add_file(subjects, name, s->path, err);
 	free(name);
+	if (rc == 0)
+		rc = add_sidecar(subjects, s, err);
 	for (i = 0; rc == 0 && i < tc_session_step_count(s); i++) {
 		const tc_json *step = tc_session_step_at(s, i);
 		char *report;

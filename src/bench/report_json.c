@@ -14,16 +14,6 @@ tc_bench_float_or_null(bool has, double v)
 	return has ? tc_json_new_float(v) : tc_json_new_null();
 }
 
-static tc_json *
-float_array(const double *v, size_t n)
-{
-	tc_json *a = tc_json_new_array();
-
-	for (size_t i = 0; i < n; i++)
-		tc_json_array_push(a, tc_json_new_float(v[i]));
-	return a;
-}
-
 tc_json *
 tc_bench__stats_json(const tc_stats *s)
 {
@@ -44,7 +34,7 @@ tc_stats_to_json(const tc_stats *s, const double *samples)
 {
 	tc_json *o = tc_bench__stats_json(s);
 
-	tc_json_object_set(o, "samples_ms", float_array(samples, s->count));
+	tc_json_object_set(o, "samples_ms", tc_json_new_float_array(samples, s->count));
 	return o;
 }
 
@@ -97,7 +87,7 @@ tc_runset_to_json(const tc_runset *rs)
 	tc_json_object_set(o, "decode", tc_stats_to_json(&rs->decode,
 	    rs->samples));
 	tc_json_object_set(o, "run_worst_rank_means_ms",
-	    float_array(rs->run_worst_rank_means_ms, rs->run_count));
+	    tc_json_new_float_array(rs->run_worst_rank_means_ms, rs->run_count));
 	tc_json_object_set(o, "run_worst_rank_means_exact_ms", exact);
 	tc_json_object_set(o, "median_run_worst_rank_mean_ms",
 	    tc_json_new_float(rs->median_run_worst_rank_mean_ms));

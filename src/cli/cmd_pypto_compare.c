@@ -15,7 +15,10 @@ cmd_pypto_compare(const struct tc_command *self, int argc, char **argv)
 {
 	tc_pypto_compare_opts o;
 	bool sw = false, sr = false, st = false, ss = false, sd = false;
+	bool interleaved = false;
 	long warmup = 0, repeats = 0, retry = 0, seed = 0, device = 0;
+	long pairs = TC_PYPTO_AB_MIN_PAIRS;
+	const char *baseline = NULL;
 	double timeout = 0;
 	tc_error err = TC_ERROR_INIT;
 	char *round = NULL;
@@ -37,6 +40,9 @@ cmd_pypto_compare(const struct tc_command *self, int argc, char **argv)
 		{ "--interpreter", TC_OPT_STRING, &o.interpreter, false, NULL },
 		{ "--timeout", TC_OPT_DOUBLE, &timeout, false, NULL },
 		{ "--quick", TC_OPT_FLAG, &o.quick, false, NULL },
+		{ "--interleaved", TC_OPT_FLAG, &interleaved, false, NULL },
+		{ "--pairs", TC_OPT_INT, &pairs, false, NULL },
+		{ "--baseline-runner", TC_OPT_STRING, &baseline, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 
@@ -71,6 +77,16 @@ cmd_pypto_compare(const struct tc_command *self, int argc, char **argv)
 		o.device = device;
 	}
 	o.timeout_s = timeout;
+	if (interleaved && o.quick)
+		return tc_die("--interleaved and --quick are exclusive");
+	if (interleaved) {
+		out = tc_pypto_interleave(&o, baseline, pairs, &round, &err);
+		rc = out != NULL ? tc_pypto_cli_print(out) :
+		    tc_pypto_cli_fail(&err);
+		free(round);
+		tc_error_clear(&err);
+		return rc;
+	}
 	out = tc_pypto_compare(&o, &round, &err);
 	if (out == NULL) {
 		if (round != NULL)
@@ -99,9 +115,14 @@ const struct tc_command cmd_pypto_compare_entry = {
 	.usage = "usage: tunectl pypto compare --op-dir DIR --case-manifest FILE [--op-name NAME]\n"
 	    "           [--case-arg FLAG | --case-env VAR] [--warmup N] [--repeats N] [--retry N]\n"
 	    "           [--seed 42] [--device N] [--timing-source process_timer|runner_reported]\n"
-	    "           [--collection-id ID] [--interpreter PROG] [--timeout S] [--quick]\n"
+	    "           [--collection-id ID] [--interpreter PROG] [--timeout S]\n"
+	    "           [--quick | --interleaved [--pairs N] [--baseline-runner FILE]]\n"
 	    "--quick screens a candidate: archived under docs/perf/quick/, written to\n"
 	    "quick_performance.*, never accepted by a formal gate.\n"
+	    "--interleaved measures the frozen baseline and the current runner in turns\n"
+	    "(N >= 5 pairs, default 5) into docs/perf/interleaved/ab_NNN: per case the\n"
+	    "median baseline/final ratio with its 95% interval, faster or slower only\n"
+	    "when the interval excludes 1.\n"
 	    "Values omitted come from docs/perf/frozen_contract.json when it exists.\n",
 	.run = cmd_pypto_compare,
 };

@@ -9,6 +9,7 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli.h"
 #include "tunectl/attest.h"
@@ -50,22 +51,36 @@ add_attestation(tc_json *out, const char *session, const char *file,
 	tc_error_clear(&err);
 }
 
-/* On stderr (the verdict on stdout stays the reference's): what the
- * sealed steps do not bind, which verify therefore cannot vouch for. */
+/* On stderr too: each manifest entry that is unbound or was missing when
+ * it was sealed, which verify therefore cannot vouch for. */
 static void
-name_unbound(const char *path)
+name_unbound_entries(const tc_session *s)
 {
-	tc_session *s;
-	tc_json *notes;
+	tc_json *notes = tc_session_unbound(s);
 	size_t i;
 
-	if (tc_session_load(path, 0, &s, NULL) != 0)
-		return;
-	notes = tc_session_unbound(s);
 	for (i = 0; i < notes->u.arr.len; i++)
 		fprintf(stderr, "tunectl: verify: not bound: %s\n",
 		    tc_json_string(notes->u.arr.items[i]));
 	tc_json_free(notes);
+}
+
+/* A valid reference-policy session whose artifacts nothing binds: say so
+ * on stderr (its verdict on stdout stays the reference's). */
+static void
+note_unbound(const char *path, const tc_json *out)
+{
+	const tc_json *valid = tc_json_get(out, "valid");
+	tc_session *s = NULL;
+	char *note;
+
+	if (!tc_json_is(valid, TC_JSON_BOOL) || !valid->u.b ||
+	    tc_session_load(path, 0, &s, NULL) != 0)
+		return;
+	if ((note = tc_unbound_note(s)) != NULL)
+		fprintf(stderr, "tunectl verify: %s\n", note);
+	free(note);
+	name_unbound_entries(s);
 	tc_session_free(s);
 }
 
@@ -93,7 +108,7 @@ cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 	    tc_verify_session(path, all ? TC_VERIFY_ALL : 0);
 	if (attestation != NULL)
 		add_attestation(out, path, attestation, pubkey);
-	name_unbound(path);
+	note_unbound(path, out);
 	return tc_cli_print_verdict(out);
 }
 

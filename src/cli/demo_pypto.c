@@ -5,7 +5,8 @@
  * agent host.  The demo plays the user once: when Stage 5 waits for its
  * entry confirmation it records that the user asked for optimisation of
  * every P0 case without questions, then runs on until stage5-check
- * passes and Stage 5 is completed.
+ * passes and Stage 5 is completed, and prints the result of the
+ * interleaved final compare.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,21 @@ num(const tc_json *v)
 	return d;
 }
 
+/* "1.234x [1.100, 1.350]" of a figure set (median ratio, ci95). */
+static void
+ratio_text(const tc_json *f)
+{
+	const tc_json *ci = tc_json_get(f, "ci95");
+
+	fprintf(stderr, "%.3fx [%.3f, %.3f]", num(tc_json_get(f, "median_ratio")),
+	    tc_json_is(ci, TC_JSON_ARRAY) && ci->u.arr.len == 2 ?
+	    num(ci->u.arr.items[0]) : 0, tc_json_is(ci, TC_JSON_ARRAY) &&
+	    ci->u.arr.len == 2 ? num(ci->u.arr.items[1]) : 0);
+}
+
+/* The result, from the interleaved compare of the baseline and the best
+ * version: "no change kept" with the spread of the same code, or the
+ * median ratio with its 95 % interval; never two separate rounds. */
 static void
 summarise(const char *op_dir)
 {
@@ -88,22 +104,39 @@ summarise(const char *op_dir)
 	tc_json *ev = text != NULL ? tc_pypto_fenced_json(text,
 	    "json stage5-evidence", NULL) : NULL;
 	const tc_json *pcs = tc_json_get(ev, "per_case");
+	const tc_json *agg = tc_json_get(tc_json_get(ev, "final_interleaved"),
+	    "aggregate");
+	const char *res = tc_json_get_string_or(ev, "result", "?");
 	size_t i;
 
 	fprintf(stderr, "\ndemo: PyPTO-Pro pipeline completed for %s: Stage 5 "
 	    "closed on a stage5-check PASS bound in the state\n", op_dir);
-	fprintf(stderr, "demo: best version %s\n",
-	    tc_json_get_string(ev, "best_candidate_id") != NULL ?
-	    tc_json_get_string(ev, "best_candidate_id") : "?");
+	fprintf(stderr, "demo: best version %s: ", tc_json_get_string_or(ev,
+	    "best_candidate_id", "?"));
+	if (strcmp(res, "no_change_kept") == 0) {
+		fprintf(stderr, "no change kept (no candidate was faster than the "
+		    "baseline beyond the noise)\n");
+	} else {
+		fprintf(stderr, "%s against the baseline, target cases ", res);
+		ratio_text(agg);
+		fprintf(stderr, "\n");
+	}
 	for (i = 0; tc_json_is(pcs, TC_JSON_ARRAY) && i < pcs->u.arr.len; i++) {
-		const tc_json *c = pcs->u.arr.items[i];
+		const tc_json *f = tc_json_get(pcs->u.arr.items[i], "interleaved");
 
-		fprintf(stderr, "demo:   %-10s baseline %10.1f us  final %10.1f us  "
-		    "speedup %.3fx (CPU timings)\n",
-		    tc_json_get_string(c, "case"),
-		    num(tc_json_get(c, "baseline_us")),
-		    num(tc_json_get(c, "final_us")),
-		    num(tc_json_get(c, "speedup")));
+		fprintf(stderr, "demo:   %-10s in turns, %g pairs: baseline %10.1f us"
+		    "  final %10.1f us  ", tc_json_get_string_or(
+		    pcs->u.arr.items[i], "case", "?"), num(tc_json_get(f, "pairs")),
+		    num(tc_json_get(f, "baseline_median_us")),
+		    num(tc_json_get(f, "final_median_us")));
+		if (strcmp(res, "no_change_kept") == 0) {
+			fprintf(stderr, "same code, ratio ");
+			ratio_text(f);
+		} else {
+			fprintf(stderr, "speedup ");
+			ratio_text(f);
+		}
+		fprintf(stderr, " (CPU timings, medians)\n");
 	}
 	fprintf(stderr, "demo: report      %s\n", p);
 	fprintf(stderr, "demo: state       tunectl pypto state --op-dir %s "

@@ -176,6 +176,16 @@ tc_json_new_float(double f)
 }
 
 tc_json *
+tc_json_new_float_array(const double *v, size_t n)
+{
+	tc_json *a = tc_json_new_array();
+
+	for (size_t i = 0; i < n; i++)
+		tc_json_array_push(a, tc_json_new_float(v[i]));
+	return a;
+}
+
+tc_json *
 tc_json_new_string(const char *s)
 {
 	return tc_json__new_inline(TC_JSON_STRING, s, strlen(s));

@@ -1,7 +1,7 @@
 /*
  * stats_ext.c - the statistics tunectl reports beyond the reference: a
  * seeded percentile-bootstrap interval of the improvement percentage and
- * the Mann-Whitney U test (exact without ties on small samples, normal
+ * of a median, and the Mann-Whitney U test (exact without ties on small samples, normal
  * approximation with tie and continuity corrections otherwise).  They
  * never change a reference verdict unless --significance asks for it.
  */
@@ -132,6 +132,41 @@ tc_bootstrap_improvement_ci(const double *base, size_t nb, const double *cand,
 	}
 	free(res);
 	return k > 0;
+}
+
+/* The median of n values drawn with replacement from v (tmp: n slots). */
+static double
+resample_median(rng *r, const double *v, size_t n, double *tmp)
+{
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = v[rng_below(r, n)];
+	qsort(tmp, n, sizeof(*tmp), cmp_double);
+	return n % 2 == 1 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+bool
+tc_bootstrap_median_ci(const double *v, size_t n, unsigned resamples,
+    uint64_t seed, double *lo, double *hi)
+{
+	rng r;
+	uint64_t x = seed;
+	double *res, *tmp;
+
+	*lo = *hi = NAN;
+	if (n == 0 || resamples == 0)
+		return false;
+	for (int i = 0; i < 4; i++)
+		r.s[i] = splitmix64(&x);
+	res = tc_xmalloc(resamples * sizeof(*res));
+	tmp = tc_xmalloc(n * sizeof(*tmp));
+	for (unsigned i = 0; i < resamples; i++)
+		res[i] = resample_median(&r, v, n, tmp);
+	qsort(res, resamples, sizeof(*res), cmp_double);
+	*lo = sorted_quantile(res, resamples, 0.025);
+	*hi = sorted_quantile(res, resamples, 0.975);
+	free(tmp);
+	free(res);
+	return true;
 }
 
 /* ---- Mann-Whitney U --------------------------------------------------------- */

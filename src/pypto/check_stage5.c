@@ -47,10 +47,12 @@ struct ctx {
 	char runner_sha[TC_SHA256_HEX_LEN + 1];
 	bool runner_ok;
 	tc_json *answers;		/* the verifier's review, or NULL */
+	tc_json *review;		/* the review document as given */
 	char *review_error;
 	tc_json *final_run;		/* python test_<op>.py, run now */
 	tc_json *ledger;
 	tc_json *state;			/* .orchestrator_state.json, or NULL */
+	tc_json *result;		/* P4: the interleaved result, or NULL */
 };
 
 /* ---- fenced JSON blocks ---------------------------------------------------------- */
@@ -258,10 +260,12 @@ ctx_free(struct ctx *c)
 	tc_json_free(c->contract);
 	free(c->runner);
 	tc_json_free(c->answers);
+	tc_json_free(c->review);
 	free(c->review_error);
 	tc_json_free(c->final_run);
 	tc_json_free(c->ledger);
 	tc_json_free(c->state);
+	tc_json_free(c->result);
 }
 
 /* ---- evidence helpers ---------------------------------------------------------------- */
@@ -751,6 +755,115 @@ gate_p3(struct ctx *c, tc_pypto_gate *g)
 	check_timelines(c, g);
 }
 
+/* The interleaved figures the report gives for one case or the
+ * aggregate equal the record's. */
+static bool
+figures_match(const tc_json *shown, const tc_json *rec)
+{
+	static const char *const keys[] = { "median_ratio", "ci95", "spread",
+	    "change", NULL };
+
+	for (size_t k = 0; keys[k] != NULL; k++)
+		if (tc_json_get(rec, keys[k]) != NULL &&
+		    !tc_json_equal(tc_json_get(shown, keys[k]), tc_json_get(rec,
+		    keys[k])))
+			return false;
+	return true;
+}
+
+/*
+ * P4, beyond the reference: the result comes from the latest interleaved
+ * compare of the final code against the frozen baseline, re-verified from
+ * its raw files; its per-case and aggregate figures are the report's; a
+ * final code other than the baseline must be faster beyond the noise, and
+ * the baseline kept is "no change kept".  c->result gets the figures.
+ */
+static void
+check_interleaved(struct ctx *c, tc_pypto_gate *g)
+{
+	const tc_json *fi = tc_json_get(c->ev, "final_interleaved");
+	const char *bsha = tc_json_get_string(c->base.collection,
+	    "executable_sha256");
+	const char *fsha = tc_json_get_string(c->fin.collection,
+	    "executable_sha256");
+	const char *path = tc_json_get_string(fi, "path");
+	const char *shown = tc_json_get_string_or(c->ev, "result", "?");
+	tc_error e = TC_ERROR_INIT;
+	tc_json *all, *rec;
+	const char *want;
+	size_t i;
+
+	if (path == NULL || bsha == NULL || fsha == NULL) {
+		tc_pypto_gate_fail(g, PEI, "the report names no interleaved compare "
+		    "of the final code against the frozen baseline "
+		    "(final_interleaved.path): a speedup is only claimed from one");
+		return;
+	}
+	if ((all = tc_pypto_ab_find(c->op_dir, bsha, fsha, &e)) == NULL) {
+		tc_pypto_gate_fail(g, PEI, "an interleaved compare does not "
+		    "re-verify: %s", tc_error_msg(&e));
+		tc_error_clear(&e);
+		return;
+	}
+	if (all->u.arr.len == 0 || strcmp(tc_json_get_string_or(
+	    all->u.arr.items[all->u.arr.len - 1], "path", ""), path) != 0) {
+		tc_pypto_gate_fail(g, PEI, "the report's interleaved compare %s is "
+		    "not the latest one of the final code (sha256 %s) against the "
+		    "frozen baseline (sha256 %s)", path, fsha, bsha);
+		tc_json_free(all);
+		return;
+	}
+	rec = all->u.arr.items[all->u.arr.len - 1];
+	for (i = 0; i < c->m.n; i++) {
+		const char *id = c->m.cases[i].id;
+
+		if (!figures_match(tc_json_get(ev_case(c, id), "interleaved"),
+		    tc_pypto_ab_case(rec, id)))
+			tc_pypto_gate_fail(g, PEI, "case %s: the report's interleaved "
+			    "figures are not those of %s", id, path);
+	}
+	if (!figures_match(tc_json_get(fi, "aggregate"), tc_json_get(rec,
+	    "aggregate")))
+		tc_pypto_gate_fail(g, PEI, "the report's interleaved aggregate is "
+		    "not that of %s", path);
+	want = strcmp(bsha, fsha) == 0 ? "no_change_kept" : tc_json_get_string_or(
+	    tc_json_get(rec, "aggregate"), "change", "no_change");
+	if (strcmp(shown, want) != 0)
+		tc_pypto_gate_fail(g, PEI, "the report's result is %s, the "
+		    "interleaved compare says %s", shown, want);
+	if (strcmp(bsha, fsha) != 0 && strcmp(want, "faster") != 0)
+		tc_pypto_gate_fail(g, PICI, "the final code is not the frozen "
+		    "baseline, but the interleaved compare %s finds it %s: a "
+		    "version is kept only when it is faster beyond the noise; "
+		    "re-select (the baseline is kept when nothing is)", path,
+		    want);
+	tc_json_free(c->result);
+	c->result = tc_json_new_object();
+	tc_json_object_set_string(c->result, "status", want);
+	tc_json_object_set_string(c->result, "interleaved", path);
+	tc_json_object_set(c->result, "pairs", tc_pj_clone(tc_json_get(rec,
+	    "pairs")));
+	tc_json_object_set(c->result, "aggregate", tc_json_clone(tc_json_get(
+	    rec, "aggregate")));
+	tc_json_object_set(c->result, "per_case", tc_json_new_array());
+	for (i = 0; i < c->m.n; i++) {
+		const tc_json *rc = tc_pypto_ab_case(rec, c->m.cases[i].id);
+		tc_json *x = tc_json_new_object();
+
+		tc_json_object_set_string(x, "case", c->m.cases[i].id);
+		tc_json_object_set(x, "speedup", tc_pj_clone(tc_json_get(rc,
+		    "median_ratio")));
+		tc_json_object_set(x, "ci95", tc_pj_clone(tc_json_get(rc, "ci95")));
+		tc_json_object_set(x, "change", tc_pj_clone(tc_json_get(rc,
+		    "change")));
+		tc_json_array_push(tc_json_get(c->result, "per_case"), x);
+	}
+	if (!g->failed)
+		tc_pypto_gate_note(g, "interleaved compare %s re-verified: result "
+		    "%s", path, want);
+	tc_json_free(all);
+}
+
 static void
 gate_p4(struct ctx *c, tc_pypto_gate *g)
 {
@@ -814,6 +927,7 @@ gate_p4(struct ctx *c, tc_pypto_gate *g)
 	if (!g->failed)
 		tc_pypto_gate_note(g, "per-case speedup = baseline/final recomputed for "
 		    "%zu cases", c->m.n);
+	check_interleaved(c, g);
 }
 
 static void
@@ -1027,8 +1141,22 @@ p7_ledger(struct ctx *c, tc_pypto_gate *g)
 	free(lp);
 }
 
+/* The interleaved compare (P4, re-verified) supports the selection: the
+ * baseline kept, or the final code faster beyond the noise.  It measures
+ * both in turns, so it decides where two separate rounds only show the
+ * machine's drift. */
+static bool
+interleaved_agrees(const struct ctx *c)
+{
+	const char *st = tc_json_get_string(c->result, "status");
+
+	return st != NULL && (strcmp(st, "no_change_kept") == 0 ||
+	    strcmp(st, "faster") == 0);
+}
+
 /* P7: the best version's independent final compare (c->fin) agrees with
- * its ranking round sr within the frozen stability range. */
+ * its ranking round sr within the frozen stability range, or the
+ * interleaved compare settles the question. */
 static void
 p7_final_agrees(struct ctx *c, tc_pypto_gate *g, const tc_pypto_round *sr)
 {
@@ -1084,6 +1212,16 @@ p7_final_agrees(struct ctx *c, tc_pypto_gate *g, const tc_pypto_round *sr)
 		tc_pypto_gate_fail(g, PEI, "final vs ranking data cannot be "
 		    "compared: %s", complete ? tc_error_msg(&err) :
 		    "case sets differ");
+	else if (tc_json_get(r, "tie_set")->u.arr.len != 2 &&
+	    interleaved_agrees(c))
+		tc_pypto_gate_note(g, "the independent final compare differs "
+		    "from the ranking data by more than the frozen stability "
+		    "range, but the interleaved compare %s measured the final code "
+		    "and the frozen baseline in turns and agrees with the "
+		    "selection (%s): the machine drifted between separate rounds, "
+		    "the code did not (disclosed)", tc_json_get_string_or(c->result,
+		    "interleaved", "?"), tc_json_get_string_or(c->result, "status",
+		    "?"));
 	else if (tc_json_get(r, "tie_set")->u.arr.len != 2)
 		tc_pypto_gate_fail(g, PICI, "the independent final compare "
 		    "differs from the ranking data by more than the frozen "
@@ -1306,31 +1444,40 @@ dispatch_error(const tc_json *d)
 	return NULL;
 }
 
-/* The dispatch: given, or (docs/spec/pypto.md "Stage 5 check routing")
- * stage4_path from the state and the target cases from the entry confirmation.
- */
-static tc_json *
-load_dispatch(const tc_pypto_check_opts *o, const tc_json *state,
-    tc_error *err)
+/* The dispatch a confirmed Stage 5 implies (docs/spec/pypto.md "Stage 5
+ * check routing"): stage4_path from the state and the target cases from
+ * the entry confirmation; NULL without a confirmation. */
+tc_json *
+tc_pypto_stage5_dispatch_of(const tc_json *state)
 {
+	const tc_json *c = tc_pypto_consent(state);
 	tc_json *d;
-	const tc_json *c;
 
-	if (o->dispatch != NULL)
-		return tc_json_clone(o->dispatch);
-	if (o->dispatch_path != NULL)
-		return tc_pj_load_object(o->dispatch_path, "dispatch", err);
-	if ((c = tc_pypto_consent(state)) == NULL) {
-		tc_error_set(err, "no dispatch given and no Stage 5 entry "
-		    "confirmation in the state to derive it from");
+	if (c == NULL)
 		return NULL;
-	}
 	d = tc_json_new_object();
 	tc_json_object_set(d, "stage4_path", tc_json_get(state, "stage4_path") !=
 	    NULL ? tc_json_clone(tc_json_get(state, "stage4_path")) :
 	    tc_json_new_null());
 	tc_json_object_set(d, "optimization_target", tc_pj_clone(tc_json_get(c,
 	    "optimization_target")));
+	return d;
+}
+
+/* The dispatch: given, or derived from the state. */
+static tc_json *
+load_dispatch(const tc_pypto_check_opts *o, const tc_json *state,
+    tc_error *err)
+{
+	tc_json *d;
+
+	if (o->dispatch != NULL)
+		return tc_json_clone(o->dispatch);
+	if (o->dispatch_path != NULL)
+		return tc_pj_load_object(o->dispatch_path, "dispatch", err);
+	if ((d = tc_pypto_stage5_dispatch_of(state)) == NULL)
+		tc_error_set(err, "no dispatch given and no Stage 5 entry "
+		    "confirmation in the state to derive it from");
 	return d;
 }
 
@@ -1348,6 +1495,7 @@ load_review(struct ctx *c, const tc_pypto_check_opts *o)
 	tc_error_clear(&err);
 	if (doc == NULL)
 		return;
+	c->review = tc_json_clone(doc);
 	items = tc_pypto_review_items(c->op_dir);
 	if (tc_pypto_review_read(doc, items, c->runner_ok ? c->runner_sha :
 	    NULL, &c->answers, &err) != 0)
@@ -1595,10 +1743,16 @@ tc_pypto_check_stage5(const tc_pypto_check_opts *o, tc_error *err)
 	    "sha256")) : tc_json_new_null());
 	tc_json_object_set(out, "review_error", c.review_error != NULL ?
 	    tc_json_new_string(c.review_error) : tc_json_new_null());
+	/* The review goes with the report it shaped, so that whoever holds
+	 * a bound report can recompute it (complete_stage(5) does). */
+	tc_json_object_set(out, "review", c.review != NULL ?
+	    tc_json_clone(c.review) : tc_json_new_null());
 	tc_json_object_set(out, "missing_evidence", missing);
 	tc_json_object_set(out, "missing_owners", owners);
 	tc_json_object_set(out, "final_run", c.final_run != NULL ?
 	    tc_json_clone(c.final_run) : tc_json_new_null());
+	tc_json_object_set(out, "result", c.result != NULL ?
+	    tc_json_clone(c.result) : tc_json_new_null());
 	for (i = 0; i < N_GATES; i++) {
 		if (selected(o->gates, g[i].id))
 			tc_json_array_push(list, gate_json(&g[i]));

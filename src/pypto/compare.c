@@ -35,14 +35,6 @@ tc_pypto_compare_opts_init(tc_pypto_compare_opts *o)
 	o->retry_pause_s = -1;
 }
 
-/* The effective protocol: CLI values, else the frozen contract, else the
- * reference tool's defaults (warm-up 3, repeats 1, retry 2). */
-struct protocol {
-	const char *op_name;
-	long warmup, repeats, retry;
-	const char *timing_source;
-	const char *case_arg, *case_env;
-};
 
 static int
 frozen_long(const tc_json *proto, const char *key, long given, long dflt,
@@ -86,7 +78,7 @@ frozen_str(const tc_json *proto, const char *key, const char *flag,
 
 static int
 resolve_protocol(const tc_pypto_compare_opts *o, const tc_json *contract,
-    struct protocol *p, tc_error *err)
+    tc_pypto_protocol *p, tc_error *err)
 {
 	const tc_json *proto = tc_json_get(contract, "protocol");
 	const tc_json *sel = tc_json_get(proto, "case_selector");
@@ -197,7 +189,7 @@ local_stamp(char out[40])
 }
 
 static bool
-uses_adapter(const tc_pypto_manifest *m, const struct protocol *p)
+uses_adapter(const tc_pypto_manifest *m, const tc_pypto_protocol *p)
 {
 	size_t i;
 
@@ -220,8 +212,8 @@ has_case_functions(const tc_pypto_manifest *m)
 	return false;
 }
 
-static void
-free_repeats(tc_pypto_repeat *reps, size_t n)
+void
+tc_pypto_free_repeats(tc_pypto_repeat *reps, size_t n)
 {
 	size_t i;
 
@@ -233,8 +225,8 @@ free_repeats(tc_pypto_repeat *reps, size_t n)
 }
 
 /* One attempt: every repeat (warm-ups first) must succeed. */
-static int
-attempt_case(tc_pypto_runctx *rc, const struct protocol *p,
+int
+tc_pypto_cmp_attempt(tc_pypto_runctx *rc, const tc_pypto_protocol *p,
     const char *case_id, tc_pypto_repeat *reps, tc_error *err)
 {
 	long r, w;
@@ -311,24 +303,9 @@ write_root(const char *op_dir, const tc_json *summary, bool quick,
 	return rc;
 }
 
-struct run_state {
-	tc_pypto_manifest m;
-	struct protocol p;
-	tc_json *contract;
-	char *op_dir;
-	char *runner;
-	char *collection_id;
-	char *round;
-	tc_json *collection;
-	char *collection_path;
-	tc_json **measurements;
-	long device;
-	const char *device_source;
-	char sha_start[TC_SHA256_HEX_LEN + 1];
-};
 
 static int
-fail_collection(struct run_state *s, const char *msg, tc_error *err)
+fail_collection(tc_pypto_cmp *s, const char *msg, tc_error *err)
 {
 	tc_error werr = TC_ERROR_INIT;
 
@@ -340,8 +317,8 @@ fail_collection(struct run_state *s, const char *msg, tc_error *err)
 	return -1;
 }
 
-static int
-prepare(const tc_pypto_compare_opts *o, struct run_state *s, tc_error *err)
+int
+tc_pypto_cmp_prepare(const tc_pypto_compare_opts *o, tc_pypto_cmp *s, tc_error *err)
 {
 	char *msg;
 	uint64_t size;
@@ -447,8 +424,8 @@ prepare(const tc_pypto_compare_opts *o, struct run_state *s, tc_error *err)
 	return 0;
 }
 
-static void
-state_free(struct run_state *s)
+void
+tc_pypto_cmp_free(tc_pypto_cmp *s)
 {
 	size_t i;
 
@@ -465,8 +442,8 @@ state_free(struct run_state *s)
 	free(s->collection_path);
 }
 
-static tc_json *
-collection_record(struct run_state *s, long seed, bool quick)
+tc_json *
+tc_pypto_cmp_collection(const tc_pypto_cmp *s, long seed, const char *mode)
 {
 	tc_json *c = tc_json_new_object(), *ids = tc_json_new_array();
 	char stamp[40];
@@ -475,7 +452,7 @@ collection_record(struct run_state *s, long seed, bool quick)
 	for (i = 0; i < s->m.n; i++)
 		tc_json_array_push(ids, tc_json_new_string(s->m.cases[i].id));
 	tc_json_object_set_string(c, "collection_id", s->collection_id);
-	tc_json_object_set_string(c, "mode", quick ? "quick" : "compare");
+	tc_json_object_set_string(c, "mode", mode);
 	tc_json_object_set_string(c, "status", "in_progress");
 	tc_json_object_set_string(c, "operator_dir", s->op_dir);
 	tc_json_object_set_string(c, "target_op_name", s->p.op_name);
@@ -497,8 +474,8 @@ collection_record(struct run_state *s, long seed, bool quick)
 
 /* Open the runner context, and check once that the runner's case
  * selector reaches every case. */
-static int
-open_runner(const tc_pypto_compare_opts *o, struct run_state *s,
+int
+tc_pypto_cmp_open_runner(const tc_pypto_compare_opts *o, tc_pypto_cmp *s,
     tc_pypto_runctx *rc, bool *rc_open, tc_error *err)
 {
 	char **ids;
@@ -530,7 +507,7 @@ open_runner(const tc_pypto_compare_opts *o, struct run_state *s,
  * s->measurements; the cases that failed are named in the collection
  * record.  Returns how many were measured. */
 static size_t
-measure_cases(struct run_state *s, tc_pypto_runctx *rc, double pause)
+measure_cases(tc_pypto_cmp *s, tc_pypto_runctx *rc, double pause)
 {
 	tc_pypto_repeat *reps = tc_xcalloc((size_t)s->p.repeats, sizeof(*reps));
 	tc_json *case_errors = tc_json_new_object();
@@ -546,16 +523,16 @@ measure_cases(struct run_state *s, tc_pypto_runctx *rc, double pause)
 
 		for (attempt = 0; attempt <= s->p.retry; attempt++) {
 			tc_error_clear(&aerr);
-			if (attempt_case(rc, &s->p, select ? id : NULL, reps,
+			if (tc_pypto_cmp_attempt(rc, &s->p, select ? id : NULL, reps,
 			    &aerr) == 0) {
 				s->measurements[i] = tc_pypto_archive_case(s->round,
 				    s->collection_id, s->p.op_name,
 				    s->p.timing_source, id, reps,
 				    (size_t)s->p.repeats, &aerr);
-				free_repeats(reps, (size_t)s->p.repeats);
+				tc_pypto_free_repeats(reps, (size_t)s->p.repeats);
 				break;
 			}
-			free_repeats(reps, (size_t)s->p.repeats);
+			tc_pypto_free_repeats(reps, (size_t)s->p.repeats);
 			pause_s(pause);
 		}
 		if (s->measurements[i] != NULL)
@@ -577,7 +554,7 @@ measure_cases(struct run_state *s, tc_pypto_runctx *rc, double pause)
  * source still holds and the runner did not change meanwhile;
  * otherwise it is recorded as failed. */
 static int
-check_collection(struct run_state *s, size_t valid, tc_error *err)
+check_collection(tc_pypto_cmp *s, size_t valid, tc_error *err)
 {
 	char sha_end[TC_SHA256_HEX_LEN + 1], *m2;
 	const tc_json *ce;
@@ -617,7 +594,7 @@ check_collection(struct run_state *s, size_t valid, tc_error *err)
 }
 
 static tc_json *
-summarize(const tc_pypto_compare_opts *o, struct run_state *s)
+summarize(const tc_pypto_compare_opts *o, tc_pypto_cmp *s)
 {
 	tc_pypto_summary_in in;
 	tc_json *summary;
@@ -654,7 +631,7 @@ tc_json *
 tc_pypto_compare(const tc_pypto_compare_opts *o, char **round_dir,
     tc_error *err)
 {
-	struct run_state s;
+	tc_pypto_cmp s;
 	tc_pypto_runctx rc;
 	tc_json *summary = NULL;
 	size_t valid;
@@ -664,8 +641,8 @@ tc_pypto_compare(const tc_pypto_compare_opts *o, char **round_dir,
 	memset(&s, 0, sizeof(s));
 	memset(&rc, 0, sizeof(rc));
 	*round_dir = NULL;
-	if (prepare(o, &s, err) != 0 ||
-	    open_runner(o, &s, &rc, &rc_open, err) != 0)
+	if (tc_pypto_cmp_prepare(o, &s, err) != 0 ||
+	    tc_pypto_cmp_open_runner(o, &s, &rc, &rc_open, err) != 0)
 		goto out;
 	s.collection_id = default_collection_id(o->collection_id, o->quick);
 	if ((s.round = o->quick ? tc_pypto_reserve_dir(s.op_dir,
@@ -674,7 +651,8 @@ tc_pypto_compare(const tc_pypto_compare_opts *o, char **round_dir,
 		goto out;
 	*round_dir = tc_xstrdup(s.round);
 	s.collection_path = tc_path_join(s.round, "collection.json");
-	s.collection = collection_record(&s, o->seed, o->quick);
+	s.collection = tc_pypto_cmp_collection(&s, o->seed, o->quick ? "quick" :
+	    "compare");
 	if (tc_write_json(s.collection_path, s.collection, 0, err) != 0)
 		goto out;
 	valid = measure_cases(&s, &rc, pause);
@@ -700,6 +678,6 @@ out:
 	if (rc_open)
 		tc_pypto_runctx_close(&rc);
 	free(s.round);
-	state_free(&s);
+	tc_pypto_cmp_free(&s);
 	return summary;
 }

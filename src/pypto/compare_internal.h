@@ -13,6 +13,7 @@
 #include "tunectl/error.h"
 #include "tunectl/json.h"
 #include "tunectl/pypto_cases.h"
+#include "tunectl/pypto_compare.h"
 
 #define TC_PYPTO_TIMING_CSV	"timing.csv"
 
@@ -27,6 +28,7 @@ typedef struct tc_pypto_runctx {
 	bool adapter;
 	long device;
 	double timeout_s;
+	const char *pythonpath;		/* prepended to PYTHONPATH; NULL: kept */
 	char *session;			/* private temp dir (owned) */
 	char *adapter_path;		/* adapter script in session (owned) */
 	unsigned serial;
@@ -110,6 +112,52 @@ int tc_pypto_csv_read(const char *path, tc_json **header, tc_json **rows,
 
 /* The merged metric row a timing CSV row stands for and its diagnosis. */
 tc_json *tc_pypto_repeat_diagnosis(tc_error *err);
+
+/* ---- compare.c: what the interleaved compare (interleave.c) shares ------------ */
+
+/* The effective protocol: CLI values, else the frozen contract, else the
+ * reference tool's defaults (warm-up 3, repeats 1, retry 2). */
+typedef struct tc_pypto_protocol {
+	const char *op_name;
+	long warmup, repeats, retry;
+	const char *timing_source;
+	const char *case_arg, *case_env;
+} tc_pypto_protocol;
+
+/* One compare in the making. */
+typedef struct tc_pypto_cmp {
+	tc_pypto_manifest m;
+	tc_pypto_protocol p;
+	tc_json *contract;
+	char *op_dir;
+	char *runner;
+	char *collection_id;
+	char *round;
+	tc_json *collection;
+	char *collection_path;
+	tc_json **measurements;
+	long device;
+	const char *device_source;
+	char sha_start[65];
+} tc_pypto_cmp;
+
+/* Argument, frozen-contract, manifest and selector checks; the runner
+ * and its digest. */
+int tc_pypto_cmp_prepare(const tc_pypto_compare_opts *o, tc_pypto_cmp *s,
+    tc_error *err);
+/* Open the runner context for s->runner and run the selector
+ * preflight. */
+int tc_pypto_cmp_open_runner(const tc_pypto_compare_opts *o, tc_pypto_cmp *s,
+    tc_pypto_runctx *rc, bool *rc_open, tc_error *err);
+/* p->repeats measured runs of one case (warm-ups before each) into
+ * reps[]. */
+int tc_pypto_cmp_attempt(tc_pypto_runctx *rc, const tc_pypto_protocol *p,
+    const char *case_id, tc_pypto_repeat *reps, tc_error *err);
+void tc_pypto_free_repeats(tc_pypto_repeat *reps, size_t n);
+/* collection.json in progress: the protocol, the cases, the runner. */
+tc_json *tc_pypto_cmp_collection(const tc_pypto_cmp *s, long seed,
+    const char *mode);
+void tc_pypto_cmp_free(tc_pypto_cmp *s);
 
 /* ---- summary.c ------------------------------------------------------------------- */
 

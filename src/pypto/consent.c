@@ -225,8 +225,50 @@ tc_pypto_entry_load(const char *op_dir, const tc_json *state, tc_error *err)
 	return load_bound(op_dir, rec, "Stage 5 entry snapshot", err);
 }
 
+/* A bound PASS is only a claim: the check runs again, now, on the files
+ * and the review the report carries, and must say PASS again.  A report
+ * bound by someone else (a worker that wrote the state) is no
+ * shortcut. */
+static int
+recomputed_pass(const char *op_dir, const tc_json *state,
+    const tc_json *report, const char *interpreter, tc_error *err)
+{
+	tc_pypto_check_opts co;
+	tc_json *dispatch = tc_pypto_stage5_dispatch_of(state), *again;
+	const char *verdict;
+	char *text;
+	int rc = -1;
+
+	memset(&co, 0, sizeof(co));
+	co.op_dir = op_dir;
+	co.dispatch = dispatch;
+	co.review = tc_json_is(tc_json_get(report, "review"), TC_JSON_OBJECT) ?
+	    tc_json_get(report, "review") : NULL;
+	co.interpreter = interpreter;
+	again = tc_pypto_check_stage5(&co, err);
+	tc_json_free(dispatch);
+	if (again == NULL)
+		return -1;
+	verdict = tc_json_get_string(again, "verdict");
+	if (verdict != NULL && strcmp(verdict, "PASS") == 0 &&
+	    tc_json_equal(tc_json_get(again, "runner_sha256"),
+	    tc_json_get(report, "runner_sha256"))) {
+		rc = 0;
+	} else {
+		text = tc_pypto_check_render(again);
+		tc_error_set(err, "the bound stage5-check PASS does not hold: "
+		    "recomputed now from the operator directory and the review "
+		    "bound with it, stage5-check says %s\n%s",
+		    verdict != NULL ? verdict : "nothing", text);
+		free(text);
+	}
+	tc_json_free(again);
+	return rc;
+}
+
 int
-tc_pypto_check_bound(const char *op_dir, const tc_json *state, tc_error *err)
+tc_pypto_check_bound(const char *op_dir, const tc_json *state,
+    const char *interpreter, tc_error *err)
 {
 	const tc_json *s5 = tc_json_get(tc_pypto_orch_get(state), "stage5");
 	const tc_json *rec = tc_json_get(s5, "check");
@@ -282,7 +324,7 @@ tc_pypto_check_bound(const char *op_dir, const tc_json *state, tc_error *err)
 		    "against the recorded Stage 5 entry snapshot");
 		goto out;
 	}
-	rc = 0;
+	rc = recomputed_pass(op_dir, state, report, interpreter, err);
 out:
 	tc_json_free(report);
 	return rc;

@@ -256,6 +256,7 @@ struct report_in {
 	tc_pypto_manifest m;
 	bool m_ok;
 	const tc_json *base, *best;
+	tc_json *ab;		/* the final interleaved compare */
 };
 
 static void
@@ -272,6 +273,7 @@ report_in_free(struct report_in *in)
 	tc_json_free(in->term);
 	tc_json_free(in->run);
 	tc_json_free(in->target);
+	tc_json_free(in->ab);
 }
 
 /* The archived evidence: the frozen contract, a re-verifiable formal
@@ -333,6 +335,32 @@ out:
 	return rc;
 }
 
+/* The latest interleaved compare of the best version against the frozen
+ * baseline: the only source of a speedup claim. */
+static int
+final_interleaved(struct report_in *in, tc_error *err)
+{
+	tc_json *recs = tc_pypto_ab_find(in->op_dir, tc_json_get_string(in->base,
+	    "executable_sha256"), tc_json_get_string(in->best,
+	    "executable_sha256"), err);
+	size_t n;
+
+	if (recs == NULL)
+		return -1;
+	n = recs->u.arr.len;
+	if (n == 0) {
+		tc_json_free(recs);
+		tc_error_set(err, "no interleaved compare of the selected version "
+		    "(%s) against the frozen baseline: run pypto compare "
+		    "--interleaved after the final compare",
+		    tc_json_get_string_or(in->best, "candidate_id", "?"));
+		return -1;
+	}
+	in->ab = tc_json_clone(recs->u.arr.items[n - 1]);
+	tc_json_free(recs);
+	return 0;
+}
+
 /* The frozen baseline and the selected best version, which the final
  * compare must have measured. */
 static int
@@ -354,7 +382,7 @@ pick_versions(struct report_in *in, tc_error *err)
 		    tc_json_get_string_or(in->best, "executable_sha256", "?"));
 		return -1;
 	}
-	return 0;
+	return final_interleaved(in, err);
 }
 
 static tc_json *
@@ -393,6 +421,41 @@ protocol_json(const tc_json *perf)
 	return proto;
 }
 
+/* The result a row or the whole reports: the baseline kept is "no change
+ * kept" whatever the two measurements of the same code say; otherwise
+ * the interleaved compare's verdict (faster, slower, no_change). */
+static const char *
+result_of(const struct report_in *in, const tc_json *figures)
+{
+	int64_t order = -1;
+
+	(void)tc_json_int64(tc_json_get(in->best, "evaluation_order"), &order);
+	if (order == 0)
+		return "no_change_kept";
+	return tc_json_get_string_or(figures, "change", "no_change");
+}
+
+/* The interleaved figures of one case (or the aggregate), as the
+ * evidence block carries them. */
+static tc_json *
+interleaved_json(const struct report_in *in, const tc_json *f)
+{
+	static const char *const keys[] = { "baseline_median_us",
+	    "final_median_us", "median_ratio", "ci95", "spread", "change",
+	    "cases", "metric", NULL };
+	tc_json *o = tc_json_new_object();
+	size_t k;
+
+	tc_json_object_set(o, "pairs", tc_pj_clone(tc_json_get(in->ab,
+	    "pairs")));
+	for (k = 0; keys[k] != NULL; k++)
+		if (tc_json_get(f, keys[k]) != NULL)
+			tc_json_object_set(o, keys[k], tc_json_clone(
+			    tc_json_get(f, keys[k])));
+	tc_json_object_set_string(o, "result", result_of(in, f));
+	return o;
+}
+
 /* One row per case: baseline and final times, the Golden ratio and the
  * case's terminal evidence (which must be there). */
 static tc_json *
@@ -425,6 +488,8 @@ per_case_json(const struct report_in *in, tc_error *err)
 		tc_json_object_set(c, "baseline_us", tc_json_new_float(bu));
 		tc_json_object_set(c, "final_us", tc_json_new_float(fu));
 		tc_json_object_set(c, "speedup", tc_json_new_float(bu / fu));
+		tc_json_object_set(c, "interleaved", interleaved_json(in,
+		    tc_pypto_ab_case(in->ab, id)));
 		tc_json_object_set(c, "golden_reference_ratio", ratio != NULL ?
 		    tc_json_clone(ratio) : tc_json_new_null());
 		tc_json_object_set(c, "target_met", met != NULL ?
@@ -444,7 +509,7 @@ per_case_json(const struct report_in *in, tc_error *err)
 static tc_json *
 evidence_json(const struct report_in *in, tc_error *err)
 {
-	tc_json *ev = tc_json_new_object(), *pcs;
+	tc_json *ev = tc_json_new_object(), *pcs, *ab;
 	char *fr;
 
 	if ((pcs = per_case_json(in, err)) == NULL) {
@@ -474,6 +539,17 @@ evidence_json(const struct report_in *in, tc_error *err)
 	tc_json_object_set(ev, "target", tc_pj_clone(in->target));
 	tc_json_object_set(ev, "protocol", protocol_json(in->perf));
 	tc_json_object_set(ev, "per_case", pcs);
+	ab = tc_json_new_object();
+	tc_json_object_set(ab, "path", tc_pj_clone(tc_json_get(in->ab, "path")));
+	tc_json_object_set(ab, "collection_id", tc_pj_clone(tc_json_get(in->ab,
+	    "collection_id")));
+	tc_json_object_set(ab, "pairs", tc_pj_clone(tc_json_get(in->ab,
+	    "pairs")));
+	tc_json_object_set(ab, "aggregate", interleaved_json(in, tc_json_get(
+	    in->ab, "aggregate")));
+	tc_json_object_set(ev, "final_interleaved", ab);
+	tc_json_object_set_string(ev, "result", result_of(in, tc_json_get(in->ab,
+	    "aggregate")));
 	return ev;
 }
 
@@ -514,6 +590,78 @@ md_front(tc_buf *b, const struct report_in *in)
 	free(md);
 }
 
+/* Element k of a two-number array, or NULL. */
+static const tc_json *
+pair_at(const tc_json *arr, size_t k)
+{
+	return tc_json_is(arr, TC_JSON_ARRAY) && arr->u.arr.len == 2 ?
+	    arr->u.arr.items[k] : NULL;
+}
+
+static void
+ci_text(tc_buf *b, const tc_json *f)
+{
+	const tc_json *ci = tc_json_get(f, "ci95");
+	const tc_json *sp = tc_json_get(f, "spread");
+
+	num(b, tc_json_get(f, "median_ratio"), 4);
+	tc_buf_puts(b, "x, 95% interval [");
+	num(b, pair_at(ci, 0), 4);
+	tc_buf_puts(b, ", ");
+	num(b, pair_at(ci, 1), 4);
+	tc_buf_puts(b, "], pairs from ");
+	num(b, pair_at(sp, 0), 4);
+	tc_buf_puts(b, "x to ");
+	num(b, pair_at(sp, 1), 4);
+	tc_buf_puts(b, "x");
+}
+
+/* The result: from the interleaved compare of the baseline and the best
+ * version, never from two separate rounds. */
+static void
+md_result(tc_buf *b, const struct report_in *in, const tc_json *ev)
+{
+	const tc_json *ab = tc_json_get(ev, "final_interleaved");
+	const tc_json *agg = tc_json_get(ab, "aggregate");
+	const tc_json *pcs = tc_json_get(ev, "per_case");
+	const char *res = tc_json_get_string_or(ev, "result", "?");
+	size_t i;
+
+	if (strcmp(res, "no_change_kept") == 0)
+		tc_buf_puts(b, "**Result: no change kept.**  No candidate was "
+		    "faster than the frozen baseline beyond the noise; the final "
+		    "code is the baseline.  The spread of the same code measured "
+		    "in turns: ");
+	else
+		tc_buf_printf(b, "**Result: %s** (%s).  ", strcmp(res, "faster") == 0 ?
+		    "faster than the frozen baseline" : strcmp(res, "slower") == 0 ?
+		    "slower than the frozen baseline" : "no change beyond the noise",
+		    tc_json_get_string_or(in->best, "candidate_id", "?"));
+	ci_text(b, agg);
+	tc_buf_printf(b, " (target cases, %s).\n\n", tc_json_get_string_or(agg,
+	    "metric", "?"));
+	tc_buf_printf(b, "Interleaved compare `%s`: the baseline and the final "
+	    "version in turns, ", tc_json_get_string_or(ab, "path", "?"));
+	num(b, tc_json_get(ab, "pairs"), 0);
+	tc_buf_puts(b, " pairs per case; ratio = baseline / final per pair.\n\n"
+	    "| case | baseline median (us) | final median (us) | median ratio, "
+	    "95% interval, spread | result |\n| --- | --- | --- | --- | --- |\n");
+	for (i = 0; i < pcs->u.arr.len; i++) {
+		const tc_json *f = tc_json_get(pcs->u.arr.items[i], "interleaved");
+
+		tc_buf_printf(b, "| %s | ", tc_json_get_string_or(
+		    pcs->u.arr.items[i], "case", "?"));
+		num(b, tc_json_get(f, "baseline_median_us"), 3);
+		tc_buf_puts(b, " | ");
+		num(b, tc_json_get(f, "final_median_us"), 3);
+		tc_buf_puts(b, " | ");
+		ci_text(b, f);
+		tc_buf_printf(b, " | %s |\n", tc_json_get_string_or(f, "result",
+		    "?"));
+	}
+	tc_buf_puts(b, "\n");
+}
+
 /* Sections 9 to 11: the final version per case, terminal evidence and
  * where the evidence lives. */
 static void
@@ -531,9 +679,13 @@ md_final(tc_buf *b, const struct report_in *in, const tc_json *ev)
 	tc_buf_printf(b, "- Final correctness (run now): `%s` exit %g\n\n",
 	    tc_json_get_string_or(tc_json_get(ev, "final_correctness"), "command", "?"),
 	    tc_js_number(tc_json_get(in->run, "exit_code")));
+	md_result(b, in, ev);
+	tc_buf_puts(b, "Separate formal rounds (the reference's per-case figures; "
+	    "two rounds of the same code can differ by more than a change, so "
+	    "the result above comes from the interleaved compare):\n\n");
 	tc_buf_puts(b, "| case | shape | dtype | baseline (us) | final (us) | "
-	    "speedup | Golden ratio (not a speedup) | target |\n| --- | --- | --- "
-	    "| --- | --- | --- | --- | --- |\n");
+	    "speedup (separate rounds) | Golden ratio (not a speedup) | target "
+	    "|\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	for (i = 0; i < pcs->u.arr.len; i++) {
 		const tc_json *c = pcs->u.arr.items[i];
 		const tc_json *met = tc_json_get(c, "target_met");

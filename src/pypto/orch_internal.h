@@ -40,6 +40,17 @@ int tc_pypto_store_open(const tc_pypto_state_opts *o, bool lock,
 int tc_pypto_store_write(tc_pypto_store *st, const tc_json *next,
     tc_error *err);
 void tc_pypto_store_close(tc_pypto_store *st);
+/* The mark of the state tunectl wrote last (.orchestrator/<mark>). */
+#define TC_PYPTO_WRITTEN_MARK	"state-written.sha256"
+/* Whether the store's state is the one tunectl wrote last. */
+bool tc_pypto_store_written_by_us(const tc_pypto_store *st);
+/* Keep the store's bytes as .orchestrator/dispatches/state-<sha>.json,
+ * the snapshot a task is cut from. */
+int tc_pypto_store_snapshot(const tc_pypto_store *st, tc_error *err);
+/* Put the snapshot of state <sha> back (its bytes must hash to sha) and
+ * make it the store's state. */
+int tc_pypto_store_restore(tc_pypto_store *st, const char *sha,
+    tc_error *err);
 
 /* One wrapper step on an in-memory state: tunectl's policies (Stage 5
  * rollback, the Stage 5 confirmation and closing gates), the lint gate,
@@ -161,8 +172,13 @@ tc_json *tc_pypto_entry_load(const char *op_dir, const tc_json *state,
 int tc_pypto_consent_apply(const tc_pypto_store *st, tc_json *state,
     const tc_pypto_orch_input *in, tc_json *out, tc_error *err);
 /* The bound stage5-check: consent, a PASS report whose digest matches,
- * for the current runner and the bound entry snapshot. */
+ * for the current runner and the bound entry snapshot, which still says
+ * PASS when tunectl recomputes it from the files and the review bound in
+ * it (interpreter: as tc_pypto_check_opts). */
 int tc_pypto_check_bound(const char *op_dir, const tc_json *state,
-    tc_error *err);
+    const char *interpreter, tc_error *err);
+/* The stage5-check dispatch a confirmed Stage 5 implies (stage4_path and
+ * the confirmed target cases); NULL without a confirmation. */
+tc_json *tc_pypto_stage5_dispatch_of(const tc_json *state);
 
 #endif

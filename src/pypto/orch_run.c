@@ -98,6 +98,12 @@ tc_pypto_dispatch(const tc_pypto_state_opts *o, tc_error *err)
 	    err) != 0)
 		return NULL;
 	task = cut_task(&st, o, &status, err);
+	/* What the task was cut from, for accept to put back when the
+	 * state is edited behind tunectl's back meanwhile. */
+	if (task != NULL && tc_pypto_store_snapshot(&st, err) != 0) {
+		tc_json_free(task);
+		task = NULL;
+	}
 	tc_pypto_store_close(&st);
 	return task;
 }
@@ -172,20 +178,6 @@ struct verdict {
 	tc_json *report;	/* the bound stage5-check report */
 };
 
-static tc_json *
-derived_dispatch(const tc_json *state)
-{
-	tc_json *d = tc_json_new_object();
-	const tc_json *path = tc_json_get(state, "stage4_path");
-	const tc_json *c = tc_pypto_consent(state);
-
-	tc_json_object_set(d, "stage4_path", path != NULL ? tc_json_clone(path) :
-	    tc_json_new_null());
-	tc_json_object_set(d, "optimization_target",
-	    tc_pj_clone(tc_json_get(c, "optimization_target")));
-	return d;
-}
-
 /*
  * A stage5-check is re-derived by tunectl from the files, with the
  * verifier's review as the only judgement it takes from the worker; the
@@ -196,7 +188,7 @@ rederive_stage5(tc_pypto_store *st, tc_json *work, const tc_json *result,
     const tc_pypto_state_opts *o, struct verdict *v, tc_error *err)
 {
 	tc_pypto_check_opts co;
-	tc_json *dispatch = derived_dispatch(st->state);
+	tc_json *dispatch = tc_pypto_stage5_dispatch_of(st->state);
 	const char *verdict, *cat;
 	char *text;
 
@@ -555,6 +547,36 @@ receipt_for(const tc_attempt *a, const tc_json *task, const char *argv_sha,
 	return r;
 }
 
+/* A refused task whose state was changed since its dispatch, and not by
+ * tunectl (the state is not the one tunectl wrote last): the change was
+ * made behind the orchestrator's back, by a worker most likely, and is
+ * undone: the dispatch snapshot goes back.  A state tunectl itself moved
+ * on (a later accept, a configure) stays; the task is merely stale. */
+static void
+undo_foreign_edit(tc_pypto_store *st, const tc_json *task, tc_error *err)
+{
+	const char *sha = tc_json_get_string(task, "state_sha256");
+	const char *op_dir = tc_json_get_string(task, "op_dir");
+	char now[TC_SHA256_HEX_LEN + 1], *why;
+	tc_error rerr = TC_ERROR_INIT;
+
+	if (sha == NULL || op_dir == NULL || strcmp(op_dir, st->op_dir) != 0 ||
+	    strcmp(sha, st->sha) == 0 || tc_pypto_store_written_by_us(st))
+		return;
+	memcpy(now, st->sha, sizeof(now));
+	why = tc_xstrdup(tc_error_msg(err));
+	if (tc_pypto_store_restore(st, sha, &rerr) != 0)
+		tc_error_set(err, "%s; %s was changed outside tunectl since the "
+		    "dispatch (sha256 %s) and could not be restored: %s", why,
+		    TC_PYPTO_STATE_FILE, now, tc_error_msg(&rerr));
+	else
+		tc_error_set(err, "%s; %s was changed outside tunectl since the "
+		    "dispatch (sha256 %s): the dispatch snapshot (sha256 %s) was "
+		    "restored", why, TC_PYPTO_STATE_FILE, now, sha);
+	free(why);
+	tc_error_clear(&rerr);
+}
+
 tc_json *
 tc_pypto_accept(const tc_pypto_state_opts *o, const tc_json *task,
     const tc_json *result, tc_error *err)
@@ -571,8 +593,10 @@ tc_pypto_accept(const tc_pypto_state_opts *o, const tc_json *task,
 	if (tc_pypto_store_open(o, true, TC_LOCK_DEFAULT_TIMEOUT_S, &st,
 	    err) != 0)
 		return NULL;
-	if (task_current(&st, task, err) != 0)
+	if (task_current(&st, task, err) != 0) {
+		undo_foreign_edit(&st, task, err);
 		goto out;
+	}
 	root = tc_pypto_orch_dir(st.op_dir);
 	if (tc_attempt_create(root, &tc_dispatch_layout, step_id, &a,
 	    err) != 0) {

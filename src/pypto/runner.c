@@ -110,13 +110,18 @@ build_env(const tc_pypto_runctx *c, const char *case_id)
 {
 	size_t n = 0, k = 0, i;
 	char **envp;
+	const char *old_pp = NULL;
 
 	while (environ[n] != NULL)
 		n++;
-	envp = tc_xcalloc(n + 4, sizeof(*envp));
+	envp = tc_xcalloc(n + 5, sizeof(*envp));
 	for (i = 0; i < n; i++) {
 		const char *e = environ[i];
 
+		if (c->pythonpath != NULL && strncmp(e, "PYTHONPATH=", 11) == 0) {
+			old_pp = e + 11;
+			continue;
+		}
 		if (strncmp(e, "ASCEND_RT_VISIBLE_DEVICES=", 26) == 0 ||
 		    strncmp(e, "TILE_FWK_DEVICE_ID=", 19) == 0 ||
 		    strncmp(e, "PYPTO_PERF_SEED=", 16) == 0)
@@ -126,6 +131,10 @@ build_env(const tc_pypto_runctx *c, const char *case_id)
 			continue;
 		envp[k++] = tc_xstrdup(e);
 	}
+	if (c->pythonpath != NULL)
+		envp[k++] = old_pp != NULL && *old_pp != '\0' ?
+		    tc_xasprintf("PYTHONPATH=%s:%s", c->pythonpath, old_pp) :
+		    tc_xasprintf("PYTHONPATH=%s", c->pythonpath);
 	envp[k++] = tc_xasprintf("TILE_FWK_DEVICE_ID=%ld", c->device);
 	envp[k++] = tc_xstrdup("PYPTO_PERF_SEED=42");
 	if (c->case_env != NULL && case_id != NULL)

@@ -572,10 +572,74 @@ build_rule(struct selection *s, tc_error *err)
 	return 0;
 }
 
+/*
+ * The noise rule, beyond the reference's tie rule: under a frozen contract
+ * a candidate other than the frozen baseline is ranked only when it was
+ * measured against the baseline in an interleaved compare (pypto compare
+ * --interleaved) and every such compare says faster (the target cases'
+ * 95 % interval lies above 1).  Two separate rounds cannot tell a change
+ * from the machine's drift; a difference inside the noise never selects.
+ * noise[i] tells each candidate's standing.
+ */
+static int
+noise_rule(const char *op_dir, struct selection *s, tc_json **noise,
+    tc_error *err)
+{
+	const char *bsha = tc_json_get_string(s->cands[s->base].round.collection,
+	    "executable_sha256");
+	tc_json *recs = tc_pypto_ab_find(op_dir, bsha, NULL, err);
+	size_t i, k;
+
+	if (recs == NULL) {
+		tc_error_prefix(err, "interleaved compares: ");
+		return -1;
+	}
+	*noise = tc_json_new_array();
+	for (i = 0; i < s->n; i++) {
+		const char *sha = tc_json_get_string(s->cands[i].round.collection,
+		    "executable_sha256");
+		tc_json *row = tc_json_new_object(), *paths = tc_json_new_array();
+		const tc_json *last = NULL;
+		const char *status = "not_measured";
+
+		for (k = 0; i != s->base && k < recs->u.arr.len; k++) {
+			const tc_json *r = recs->u.arr.items[k];
+			const char *ch = tc_json_get_string(tc_json_get(r,
+			    "aggregate"), "change");
+
+			if (sha == NULL || strcmp(tc_json_get_string_or(
+			    tc_json_get(r, "final"), "sha256", ""), sha) != 0)
+				continue;
+			tc_json_array_push(paths, tc_pj_clone(tc_json_get(r,
+			    "path")));
+			last = tc_json_get(r, "aggregate");
+			if (strcmp(status, "not_measured") == 0 ||
+			    strcmp(status, "faster") == 0 ||
+			    (ch != NULL && strcmp(ch, "slower") == 0))
+				status = ch != NULL ? ch : "no_change";
+		}
+		if (i == s->base)
+			status = "baseline";
+		else if (strcmp(status, "faster") != 0)
+			s->in[i].rankable = false;
+		tc_json_object_set_string(row, "status", status);
+		tc_json_object_set(row, "interleaved", paths);
+		tc_json_object_set(row, "median_ratio", last != NULL ?
+		    tc_pj_clone(tc_json_get(last, "median_ratio")) :
+		    tc_json_new_null());
+		tc_json_object_set(row, "ci95", last != NULL ?
+		    tc_pj_clone(tc_json_get(last, "ci95")) : tc_json_new_null());
+		tc_json_array_push(*noise, row);
+	}
+	tc_json_free(recs);
+	return 0;
+}
+
 /* What the ranking does not know: each row's evidence and round, the
  * selected version's round and executable, the rule it was chosen by. */
 static void
-annotate(tc_json *out, const struct selection *s, const tc_json *contract)
+annotate(tc_json *out, const struct selection *s, const tc_json *contract,
+    const tc_json *noise)
 {
 	static const char *const copied[] = { "source_items", "correct",
 	    "compliant", "correctness_evidence", "compliance_evidence",
@@ -599,6 +663,13 @@ annotate(tc_json *out, const struct selection *s, const tc_json *contract)
 		if (!cands[i].rankable)
 			tc_json_object_set_string(row, "not_rankable_reason",
 			    "not correct and compliant: recorded, never ranked");
+		else if (!s->in[i].rankable)
+			tc_json_object_set_string(row, "not_rankable_reason",
+			    "no interleaved compare shows it faster than the frozen "
+			    "baseline beyond the noise: recorded, never ranked");
+		if (noise != NULL)
+			tc_json_object_set(row, "noise", tc_json_clone(
+			    noise->u.arr.items[i]));
 	}
 	for (i = 0; i < s->n; i++)
 		if (strcmp(cands[i].id, tc_json_get_string(tc_json_get(out,
@@ -623,13 +694,18 @@ annotate(tc_json *out, const struct selection *s, const tc_json *contract)
 	    "(judged against A only); select the smallest "
 	    "evaluation_order in S");
 	tc_json_object_set_string(out, "baseline_candidate", cands[s->base].id);
+	tc_json_object_set_string(out, "noise_rule", noise != NULL ?
+	    "a candidate other than the frozen baseline is ranked only when "
+	    "every interleaved compare of it against the baseline says faster "
+	    "(the target cases' 95% interval of the median ratio above 1)" :
+	    "none (no frozen contract)");
 	tc_json_object_set_bool(out, "frozen_contract", contract != NULL);
 }
 
 tc_json *
 tc_pypto_select(const tc_pypto_select_opts *o, tc_error *err)
 {
-	tc_json *contract = NULL, *doc = NULL, *out = NULL;
+	tc_json *contract = NULL, *doc = NULL, *out = NULL, *noise = NULL;
 	tc_pypto_manifest m;
 	struct selection s;
 	char *op_dir;
@@ -654,10 +730,13 @@ tc_pypto_select(const tc_pypto_select_opts *o, tc_error *err)
 	    err) != 0 || check_candidates(op_dir, contract, &s, err) != 0 ||
 	    build_rule(&s, err) != 0)
 		goto out;
+	if (contract != NULL && noise_rule(op_dir, &s, &noise, err) != 0)
+		goto out;
 	if ((out = tc_pypto_rank(&s.rule, s.in, s.n, err)) == NULL)
 		goto out;
-	annotate(out, &s, contract);
+	annotate(out, &s, contract, noise);
 out:
+	tc_json_free(noise);
 	free(s.in);
 	free(s.tmask);
 	free(s.w);
@@ -670,6 +749,32 @@ out:
 	return out;
 }
 
+/* "faster: 1.2345x [1.1000, 1.3000]", the status alone, or "-". */
+static void
+noise_cell(tc_buf *b, const tc_json *noise)
+{
+	const tc_json *ci = tc_json_get(noise, "ci95");
+	double m = 0, lo = 0, hi = 0;
+
+	if (noise == NULL) {
+		tc_buf_puts(b, "-");
+		return;
+	}
+	tc_buf_puts(b, tc_json_get_string_or(noise, "status", "?"));
+	if (!tc_json_number(tc_json_get(noise, "median_ratio"), &m) ||
+	    !tc_json_is(ci, TC_JSON_ARRAY) || ci->u.arr.len != 2)
+		return;
+	(void)tc_json_number(ci->u.arr.items[0], &lo);
+	(void)tc_json_number(ci->u.arr.items[1], &hi);
+	tc_buf_puts(b, ": ");
+	tc_py_fixed(b, m, 4);
+	tc_buf_puts(b, "x [");
+	tc_py_fixed(b, lo, 4);
+	tc_buf_puts(b, ", ");
+	tc_py_fixed(b, hi, 4);
+	tc_buf_puts(b, "]");
+}
+
 char *
 tc_pypto_selection_markdown(const tc_json *s)
 {
@@ -679,9 +784,10 @@ tc_pypto_selection_markdown(const tc_json *s)
 
 	tc_buf_puts(&b, "| candidate | evaluation_order | source items | correct | "
 	    "compliant | collection / round | per-case duration (us) / speedup | "
-	    "score | within range of anchor | selected |\n");
+	    "score | within range of anchor | interleaved vs baseline | "
+	    "selected |\n");
 	tc_buf_puts(&b, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | "
-	    "--- |\n");
+	    "--- | --- |\n");
 	for (i = 0; tc_json_is(rows, TC_JSON_ARRAY) && i < rows->u.arr.len; i++) {
 		const tc_json *r = rows->u.arr.items[i];
 		const tc_json *pc = tc_json_get(r, "per_case");
@@ -722,9 +828,10 @@ tc_pypto_selection_markdown(const tc_json *s)
 			(void)tc_json_number(tc_json_get(r, "score"), &sc);
 			tc_py_fixed(&b, sc, 6);
 		}
-		tc_buf_printf(&b, " | %s | %s |\n",
-		    tc_json_get(r, "within_stability_range")->u.b ? "yes" : "no",
-		    strcmp(id, tc_json_get_string(tc_json_get(s, "selected"),
+		tc_buf_printf(&b, " | %s | ",
+		    tc_json_get(r, "within_stability_range")->u.b ? "yes" : "no");
+		noise_cell(&b, tc_json_get(r, "noise"));
+		tc_buf_printf(&b, " | %s |\n", strcmp(id, tc_json_get_string(tc_json_get(s, "selected"),
 		    "candidate_id")) == 0 ? "**selected**" : "");
 	}
 	tc_buf_puts(&b, "\n(* = frozen target case; score = mean case speedup "

@@ -219,6 +219,103 @@ fail:
 	return -1;
 }
 
+/* The digest of the state tunectl wrote last, so that a refused accept
+ * can tell a state moved on by tunectl (a legitimately stale task) from
+ * one edited behind its back.  Best effort: without the mark a refused
+ * accept restores its dispatch snapshot, the safe direction. */
+static void
+mark_written(const tc_pypto_store *st)
+{
+	char *path = tc_xasprintf("%s/%s/%s", st->op_dir, TC_PYPTO_ORCH_DIR,
+	    TC_PYPTO_WRITTEN_MARK);
+	char *line = tc_xasprintf("%s\n", st->sha);
+	tc_error e = TC_ERROR_INIT;
+
+	(void)tc_write_atomic(path, line, strlen(line), TC_WRITE_MKDIRS, &e);
+	tc_error_clear(&e);
+	free(line);
+	free(path);
+}
+
+bool
+tc_pypto_store_written_by_us(const tc_pypto_store *st)
+{
+	char *path = tc_xasprintf("%s/%s/%s", st->op_dir, TC_PYPTO_ORCH_DIR,
+	    TC_PYPTO_WRITTEN_MARK);
+	char *text = tc_read_file(path, 128, NULL, NULL);
+	bool ours = text != NULL && st->raw != NULL &&
+	    strncmp(text, st->sha, TC_SHA256_HEX_LEN) == 0 &&
+	    text[TC_SHA256_HEX_LEN] == '\n';
+
+	free(text);
+	free(path);
+	return ours;
+}
+
+int
+tc_pypto_store_snapshot(const tc_pypto_store *st, tc_error *err)
+{
+	char *path;
+	int rc = 0;
+
+	if (st->raw == NULL)
+		return 0;
+	path = tc_xasprintf("%s/%s/dispatches/state-%s.json", st->op_dir,
+	    TC_PYPTO_ORCH_DIR, st->sha);
+	if (!tc_path_exists(path))
+		rc = tc_write_atomic(path, st->raw, st->raw_len,
+		    TC_WRITE_MKDIRS, err);
+	free(path);
+	return rc;
+}
+
+int
+tc_pypto_store_restore(tc_pypto_store *st, const char *sha, tc_error *err)
+{
+	char *path;
+	char *raw;
+	size_t len = 0;
+	char hex[TC_SHA256_HEX_LEN + 1];
+	tc_json *doc;
+
+	if (sha == NULL || strlen(sha) != TC_SHA256_HEX_LEN ||
+	    strspn(sha, "0123456789abcdef") != TC_SHA256_HEX_LEN) {
+		tc_error_set(err, "the task names no state digest");
+		return -1;
+	}
+	path = tc_xasprintf("%s/%s/dispatches/state-%s.json", st->op_dir,
+	    TC_PYPTO_ORCH_DIR, sha);
+	raw = tc_is_regular_file_nofollow(path) ?
+	    tc_read_file(path, 0, &len, err) : NULL;
+	if (raw == NULL) {
+		tc_error_set(err, "no dispatch snapshot %s", path);
+		free(path);
+		return -1;
+	}
+	free(path);
+	tc_pypto_sha_buf(raw, len, hex);
+	if (strcmp(hex, sha) != 0 || (doc = tc_json_parse(raw, len,
+	    NULL)) == NULL) {
+		tc_error_set(err, "the dispatch snapshot of state %s does not "
+		    "hold that state", sha);
+		free(raw);
+		return -1;
+	}
+	if (tc_write_atomic(st->state_path, raw, len, 0, err) != 0) {
+		tc_json_free(doc);
+		free(raw);
+		return -1;
+	}
+	free(st->raw);
+	st->raw = raw;
+	st->raw_len = len;
+	memcpy(st->sha, hex, sizeof(hex));
+	tc_json_free(st->state);
+	st->state = doc;
+	mark_written(st);
+	return 0;
+}
+
 int
 tc_pypto_store_write(tc_pypto_store *st, const tc_json *next, tc_error *err)
 {
@@ -235,6 +332,7 @@ tc_pypto_store_write(tc_pypto_store *st, const tc_json *next, tc_error *err)
 	st->raw = text;
 	st->raw_len = len;
 	tc_pypto_sha_buf(text, len, st->sha);
+	mark_written(st);
 	if (next != st->state) {
 		tc_json_free(st->state);
 		st->state = tc_json_clone(next);
@@ -310,7 +408,7 @@ policy_check(const tc_json *prev, const tc_pypto_input *in, bool allow,
  * its own preconditions and messages come first). */
 static int
 stage5_gates(const tc_pypto_store *st, const tc_json *prev,
-    const tc_pypto_input *in, tc_error *err)
+    const tc_pypto_input *in, const char *interpreter, tc_error *err)
 {
 	double stage = in->stage != NULL ? tc_js_number_of_string(in->stage) :
 	    NAN;
@@ -324,7 +422,7 @@ stage5_gates(const tc_pypto_store *st, const tc_json *prev,
 		return -1;
 	}
 	if (strcmp(in->action, "complete_stage") == 0 && floor(stage) == 5 &&
-	    tc_pypto_check_bound(st->op_dir, prev, err) != 0) {
+	    tc_pypto_check_bound(st->op_dir, prev, interpreter, err) != 0) {
 		tc_error_prefix(err, "complete_stage(5) refused: Stage 5 closes "
 		    "only on a PASS of stage5-check bound in the state: ");
 		return -1;
@@ -385,7 +483,8 @@ tc_pypto_store_step(const tc_pypto_store *st, const tc_json *prev,
 	}
 	next = tc_pypto_state_apply(work != NULL ? work : prev, in, NULL, err);
 	tc_json_free(work);
-	if (next != NULL && stage5_gates(st, prev, in, err) != 0) {
+	if (next != NULL && stage5_gates(st, prev, in, o->interpreter,
+	    err) != 0) {
 		tc_json_free(next);
 		return NULL;
 	}

@@ -605,9 +605,31 @@ out:
 	return rc;
 }
 
+static int verify_collection(tc_pypto_round *out, const char *mode,
+    tc_error *err);
+
 int
 tc_pypto_round_verify(const char *op_dir, const char *round,
     tc_pypto_round *out, tc_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	if ((out->path = resolve_round(op_dir, round, &out->index, err)) == NULL)
+		return -1;
+	return verify_collection(out, "compare", err);
+}
+
+int
+tc_pypto_side_verify(const char *dir, tc_pypto_round *out, tc_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->path = tc_xstrdup(dir);
+	return verify_collection(out, "interleaved", err);
+}
+
+/* The collection in out->path, of the given mode, re-verified case by
+ * case from its raw files. */
+static int
+verify_collection(tc_pypto_round *out, const char *mode, tc_error *err)
 {
 	char *cp;
 	tc_json *c = NULL;
@@ -618,9 +640,6 @@ tc_pypto_round_verify(const char *op_dir, const char *round,
 	char *msg;
 	tc_error inner = TC_ERROR_INIT;
 
-	memset(out, 0, sizeof(*out));
-	if ((out->path = resolve_round(op_dir, round, &out->index, err)) == NULL)
-		return -1;
 	cp = tc_path_join(out->path, "collection.json");
 	c = tc_json_parse_file(cp, &inner);
 	free(cp);
@@ -634,8 +653,9 @@ tc_pypto_round_verify(const char *op_dir, const char *round,
 	if (tc_json_get_string(c, "status") == NULL ||
 	    strcmp(tc_json_get_string(c, "status"), "complete") != 0 ||
 	    tc_json_get_string(c, "mode") == NULL ||
-	    strcmp(tc_json_get_string(c, "mode"), "compare") != 0) {
-		tc_error_set(err, "collection manifest is not a complete compare");
+	    strcmp(tc_json_get_string(c, "mode"), mode) != 0) {
+		tc_error_set(err, "collection manifest is not a complete %s",
+		    mode);
 		goto fail;
 	}
 	cx.collection_id = tc_json_get_string(c, "collection_id");

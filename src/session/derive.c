@@ -523,7 +523,9 @@ write_documents(struct derive *d, tc_error *err)
 	    err) != 0)
 		goto fail;
 	c.files[c.nfiles++] = d->manifest_path;
-	if (tc_write_json(d->child_session, d->session, TC_WRITE_EXCLUSIVE,
+	/* the child's sidecar starts before it is written, as at init */
+	if (tc_sidecar_start_doc(d->child_session, d->session, err) != 0 ||
+	    tc_write_json(d->child_session, d->session, TC_WRITE_EXCLUSIVE,
 	    err) != 0)
 		goto fail;
 	c.files[c.nfiles++] = d->child_session;

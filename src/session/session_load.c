@@ -214,6 +214,7 @@ tc_session_free(tc_session *s)
 	tc_json_free(s->doc);
 	tc_json_free(s->described);
 	free(s->path);
+	tc_sidecar_free(s->sidecar);
 	free(s);
 }
 

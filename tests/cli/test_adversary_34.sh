@@ -272,8 +272,8 @@ ln -s nowhere "$R/s0/runset/dangling"
 ln -s ../missing-target "$R/s0/latest"
 ctl_seal "" 'result["produced_artifacts"] = ["s0/runset", "s0/latest", "s0/never-written.json"]'
 expect_rc 0 "S0 seals under the reference policy"
-M=$R/phases/s0-baseline/artifact-manifest.json
-expect_eq "$(jpy "$M" '[(a["path"], a["kind"]) for a in d["artifacts"]]')" \
+sidecar_manifest "$S" s0-baseline >"$T/r3-manifest.json"
+expect_eq "$(jpy "$T/r3-manifest.json" '[(a["path"], a["kind"]) for a in d["artifacts"]]')" \
     '[["s0/latest", "symlink"], ["s0/never-written.json", "missing"], ["s0/runset", "tree"]]' \
     "a run set holding a dangling link is bound as a tree; a dangling link by its text"
 tc keygen --out "$T/keys3/k"

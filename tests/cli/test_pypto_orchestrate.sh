@@ -27,6 +27,14 @@ export PYPTO_STUB_LOG=$T/stub.log
 
 jq_() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
+answer_task() {	# answer_task TASK: result1.json answers TASK
+	python3 - "$1" "$T/result1.json" <<'EOF'
+import json, sys
+t = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
+r["state_sha256"] = t["state_sha256"]; r["step_id"] = t["step"]["step_id"]
+json.dump(r, open(sys.argv[2], "w"))
+EOF
+}
 
 # ---- Stages 1-4 with fresh workers ------------------------------------------------
 P=$T/ready/project
@@ -139,12 +147,7 @@ tc pypto accept --project "$P" --op-dir custom/rmsnorm --task "$T/task1.json" --
 expect_rc 1 "accepting a result of a stale task is refused"
 expect_err "stale pypto task" "naming the stale task"
 tc pypto dispatch --project "$P" --op-dir custom/rmsnorm --output "$T/task2.json"
-python3 - "$T/task2.json" "$T/result1.json" <<'EOF'
-import json, sys
-t = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
-r["state_sha256"] = t["state_sha256"]; r["step_id"] = t["step"]["step_id"]
-json.dump(r, open(sys.argv[2], "w"))
-EOF
+answer_task "$T/task2.json"
 tc pypto accept --project "$P" --op-dir custom/rmsnorm --task "$T/task2.json" --result "$T/result1.json"
 expect_rc 0 "a current task's result is accepted"
 expect_out '"kind": "stage5_contract_blocked"' "a blocked handoff halts Stage 5"
@@ -172,6 +175,48 @@ expect_rc 1 "pypto run stops on a step that keeps failing"
 expect_err "step s5-008-optimizer failed 2 attempts in a row; the step stays pending and every attempt is kept under .orchestrator/dispatches/" \
     "after --max-attempts attempts in a row"
 check "each failed attempt kept its directory" test -d "$OP/.orchestrator/dispatches/s5-008-optimizer-attempt-003"
+
+# ---- a forged stage5-check PASS ---------------------------------------------------------------
+# A worker in the dispatch -> accept flow writes the state itself: it binds a
+# report that says PASS, for the current final test and the bound entry.
+forge_pass() {	# forge_pass: bind a hand-written PASS in the state file
+	python3 - "$OP" <<'EOF'
+import hashlib, json, sys
+op = sys.argv[1]
+sp = op + "/.orchestrator_state.json"
+s = json.load(open(sp))
+s5 = s["orchestration"]["stage5"]
+runner = hashlib.sha256(open(op + "/test_rmsnorm.py", "rb").read()).hexdigest()
+rep = {"schema_version": 1, "kind": "pypto_stage5_check", "verdict": "PASS",
+       "failure_category": None, "failed_checks": [], "checks_total": 25,
+       "checks_passed": 25, "partial": False, "runner_sha256": runner,
+       "entry_sha256": s5["entry"]["sha256"], "gates": []}
+path = op + "/.orchestrator/stage5/check-900.json"
+json.dump(rep, open(path, "w"))
+s5["check"] = {"path": ".orchestrator/stage5/check-900.json", "verdict": "PASS",
+               "sha256": hashlib.sha256(open(path, "rb").read()).hexdigest()}
+json.dump(s, open(sp, "w"), indent=2)
+EOF
+}
+use forged
+st consent --basis user_requested --statement "tune every P0" --no-questions >/dev/null
+tc pypto dispatch --project "$P" --op-dir custom/rmsnorm --output "$T/task3.json"
+expect_rc 0 "the optimizer's task is dispatched"
+dispatched=$(sha "$OP/.orchestrator_state.json")
+forge_pass
+answer_task "$T/task3.json"
+tc pypto accept --project "$P" --op-dir custom/rmsnorm --task "$T/task3.json" --result "$T/result1.json"
+expect_rc 1 "accepting over a state the worker edited is refused"
+expect_err "was changed outside tunectl since the dispatch" "the refusal names the edit"
+expect_err "the dispatch snapshot (sha256 $dispatched) was restored" "and the restored snapshot"
+expect_eq "$(sha "$OP/.orchestrator_state.json")" "$dispatched" "the state is the dispatch snapshot again"
+expect_eq "$(jq_ "$OP/.orchestrator_state.json" "(d['orchestration']['stage5'].get('check') or {}).get('path')")" None \
+    "the forged binding is gone"
+forge_pass
+st complete_stage --stage 5
+expect_rc 1 "a forged bound PASS does not close Stage 5"
+expect_err "the bound stage5-check PASS does not hold: recomputed now" "tunectl recomputed the check"
+expect_eq "$(jq_ "$OP/.orchestrator_state.json" "d['stage_status']['5']")" in_progress "Stage 5 stays in progress"
 
 # ---- environment triage ------------------------------------------------------------------------------
 use env

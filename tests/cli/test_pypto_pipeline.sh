@@ -56,6 +56,59 @@ expect_eq "$(jq_ "$CHECK" "d['runner_sha256']")" "$(sha "$OP/test_rmsnorm.py")" 
 tc pypto state --project "$P" --op-dir "$OP" complete_stage --stage 5
 expect_rc 1 "a completed Stage 5 does not complete twice"
 
+# ---- the result comes from the interleaved compare --------------------------------------------
+RES=$(python3 - "$OP/PERFORMANCE_REPORT.md" <<'EOF'
+import json, sys
+t = open(sys.argv[1]).read()
+print(json.loads(t.split("```json stage5-evidence\n")[1].split("```")[0])["result"])
+EOF
+)
+case $RES in
+no_change_kept)
+	check "the baseline kept is reported as no change kept" \
+	    grep -q "best version baseline: no change kept" "$T/demo.err"
+	check "with the spread of the same code, never a speedup" \
+	    test "$(sed -n '/pipeline completed/,$p' "$T/demo.err" | grep -c 'speedup')" = 0 ;;
+*)
+	check "a kept version is faster beyond the noise" test "$RES" = faster
+	check "the demo prints its interval" grep -Eq "faster against the baseline, target cases [0-9.]+x \[" "$T/demo.err" ;;
+esac
+expect_eq "$(jq_ "$CHECK" "d['result']['status']")" "$RES" "stage5-check recomputed the same result"
+expect_eq "$(jq_ "$CHECK" "len(d['result']['per_case'][0]['ci95'])")" 2 \
+    "its per-case speedup carries a 95% interval"
+AB=$OP/$(jq_ "$CHECK" "d['result']['interleaved']")
+expect_eq "$(jq_ "$AB/interleaved.json" "d['pairs'] >= 5")" True "at least five interleaved pairs"
+tc pypto select --op-dir "$OP" --candidates "$OP/docs/perf/candidates.json"
+expect_rc 0 "the selection recomputes"
+printf '%s' "$out" >"$T/sel.json"
+expect_eq "$(jq_ "$T/sel.json" "all(c['noise']['status'] == 'faster' for c in d['candidates'] if c['evaluation_order'] > 0 and 'not_rankable_reason' not in c)")" \
+    True "only candidates faster beyond the noise are ranked"
+tc pypto compare --op-dir "$OP" --case-manifest "$OP/PERFORMANCE_CASES.json" --interleaved --pairs 4
+expect_rc 1 "fewer than five pairs are refused"
+expect_err "at least 5 pairs" "naming the minimum"
+M=$(ls -d "$AB"/final/case_p0_small_*)/measurement.json
+cp "$M" "$T/abm.bak"
+pyedit() {	# pyedit FILE PYTHON-EXPR-ON-d
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+path, expr = sys.argv[1], sys.argv[2]
+d = json.load(open(path, encoding="utf-8"))
+exec(expr)
+open(path, "w", encoding="utf-8").write(json.dumps(d, indent=2) + "\n")
+EOF
+}
+pyedit "$M" 'd["duration_samples_us"][0] *= 0.5'
+tc pypto check stage5 --op-dir "$OP" --gates P4
+expect_rc 1 "an edited interleaved sample fails P4"
+expect_err "an interleaved compare does not re-verify" "the pair no longer matches its raw files"
+cp "$T/abm.bak" "$M"
+cp "$AB/interleaved.json" "$T/ab.bak"
+pyedit "$AB/interleaved.json" 'd["aggregate"]["change"] = "faster"; d["aggregate"]["ci95"][0] = 1.5'
+tc pypto check stage5 --op-dir "$OP" --gates P4
+expect_rc 1 "a forged interleaved verdict fails P4"
+expect_err "do not recompute from the archived pairs" "the figures are recomputed"
+cp "$T/ab.bak" "$AB/interleaved.json"
+
 # ---- the optimizer's handoff and the ledger -------------------------------------------------
 OPTR=$(ls -d "$OP"/.orchestrator/dispatches/s5-*-optimizer-attempt-001 | tail -1)/phase-result.json
 python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['handoff'], open(sys.argv[2], 'w'))" "$OPTR" "$T/handoff.json"
@@ -138,15 +191,6 @@ expect_out '"exit": "stage5_contract_blocked"' "with the blocked exit"
 mv "$T/memory.bak" "$OP/MEMORY.md"
 
 # ---- tampered rounds (what the file gates must catch) ----------------------------------------------------
-pyedit() {	# pyedit FILE PYTHON-EXPR-ON-d
-	python3 - "$1" "$2" <<'EOF'
-import json, sys
-path, expr = sys.argv[1], sys.argv[2]
-d = json.load(open(path, encoding="utf-8"))
-exec(expr)
-open(path, "w", encoding="utf-8").write(json.dumps(d, indent=2) + "\n")
-EOF
-}
 M=$(ls -d "$OP"/docs/perf/round_001/case_p0_large_*)/measurement.json
 cp "$M" "$T/m.bak"
 pyedit "$M" 'd["duration_samples_us"][0] *= 0.5'

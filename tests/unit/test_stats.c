@@ -189,6 +189,28 @@ bootstrap_without_data_reports_no_interval(void **state)
 	assert_true(isnan(lo) && isnan(hi));
 }
 
+/* Five paired ratios: the interval of their median lies within the
+ * sample's range and holds the median; all above 1 excludes no change,
+ * a spread around 1 does not. */
+static void
+median_ci_brackets_the_median_of_paired_ratios(void **state)
+{
+	const double up[] = { 1.30, 1.22, 1.41, 1.25, 1.35 };
+	const double flat[] = { 0.93, 1.04, 1.01, 0.97, 1.08 };
+	double lo, hi, lo2, hi2;
+
+	(void)state;
+	assert_true(tc_bootstrap_median_ci(up, N(up), 10000, 7, &lo, &hi));
+	assert_true(lo >= 1.22 && hi <= 1.41 && lo <= 1.30 && hi >= 1.30);
+	assert_true(lo > 1.0);
+	assert_true(tc_bootstrap_median_ci(up, N(up), 10000, 7, &lo2, &hi2));
+	assert_true(lo == lo2 && hi == hi2);
+	assert_true(tc_bootstrap_median_ci(flat, N(flat), 10000, 7, &lo, &hi));
+	assert_true(lo < 1.0 && hi > 1.0);
+	assert_false(tc_bootstrap_median_ci(flat, 0, 100, 7, &lo, &hi));
+	assert_true(isnan(lo) && isnan(hi));
+}
+
 static void
 mann_whitney_exact_for_separated_small_samples(void **state)
 {
@@ -259,6 +281,7 @@ main(void)
 		cmocka_unit_test(stats_leave_the_input_order_alone),
 		cmocka_unit_test(large_inputs_use_the_histogram_selection_correctly),
 		cmocka_unit_test(bootstrap_of_constant_sets_is_the_point_value),
+		cmocka_unit_test(median_ci_brackets_the_median_of_paired_ratios),
 		cmocka_unit_test(bootstrap_is_deterministic_per_seed),
 		cmocka_unit_test(bootstrap_without_data_reports_no_interval),
 		cmocka_unit_test(mann_whitney_exact_for_separated_small_samples),
