@@ -131,12 +131,18 @@ static tc_sidecar *
 sidecar_read(const char *session_path, const tc_json *session)
 {
 	tc_sidecar *sc = tc_xcalloc(1, sizeof(*sc));
+	tc_error err = TC_ERROR_INIT;
 	tc_json *records;
 
 	if ((sc->path = tc_sidecar_path(session_path)) == NULL ||
 	    !tc_path_exists(sc->path))
 		return sc;
-	sc->doc = tc_json_parse_file(sc->path, NULL);
+	if ((sc->doc = tc_json_parse_file(sc->path, &err)) == NULL) {
+		sc->problem = tc_xasprintf("cannot read the session's sidecar: "
+		    "%s", tc_error_msg(&err));
+		tc_error_clear(&err);
+		return sc;
+	}
 	records = records_of(sc);
 	if (records == NULL || !sess_str_is(tc_json_get(sc->doc,
 	    "schema_version"), TC_SIDECAR_SCHEMA)) {
@@ -275,12 +281,13 @@ tc_sidecar_check(const tc_session *s, tc_error *err)
 	const tc_json *records;
 	size_t i;
 
-	if (!tc_sidecar_present(sc))
-		return 0;
-	if (sc->problem != NULL) {
+	/* a sidecar that is there but cannot be read is not "none" */
+	if (!sc->foreign && sc->problem != NULL) {
 		tc_error_set(err, "%s", sc->problem);
 		return -1;
 	}
+	if (!tc_sidecar_present(sc))
+		return 0;
 	records = records_of(sc);
 	for (i = 0; records != NULL && i < records->u.arr.len; i++) {
 		const tc_json *r = records->u.arr.items[i];

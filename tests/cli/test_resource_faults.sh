@@ -193,7 +193,7 @@ if [ "$can_drop" = 1 ]; then
 	ctl_advance_to_final
 	ctl_result "$T/final.json"
 	chmod 644 "$T/final.json"
-	chown -R 65534:65534 "$U"
+	chown -R 65534:65534 "$U" "$TUNECTL_STATE_DIR"
 	chmod 000 "$R/ledger.json"
 	before=$(sha_file "$S")
 	tc_nobody seal --session "$S" --result "$T/final.json"

@@ -71,6 +71,14 @@ expect_out "artifact manifest does not belong to the sealed result: stage-a-scop
     "verify names the step"
 cp "$T/session.good" "$S"
 
+# a sidecar that is there but is not one is refused, not taken for none
+cp "$SC" "$T/sidecar.keep"
+printf 'not json' >"$SC"
+tc verify --session "$S"
+expect_rc 1 "an unreadable sidecar is refused"
+expect_out "cannot read the session's sidecar" "verify says it cannot read it"
+cp "$T/sidecar.keep" "$SC"
+
 # a sidecar left at the same path by another session is not this one's
 CTL_ID=session-b ctl_init "$T/b" none
 CTL_ID=session-b ctl_seal
