@@ -28,6 +28,8 @@ if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
 fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/tunectl-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
+# the sidecars of the benchmark's sessions go with them, not into $HOME
+export TUNECTL_STATE_DIR=$W/state
 
 declare -A T
 record() { T[$1]="${T[$1]:-} $2"; }
@@ -53,6 +55,11 @@ median() {	# median of the microsecond list on stdin, in ms
 	          printf "%.3f", m / 1000 }'
 }
 
+# what is measured: the hardened binary (docs/hardening.md, "The binary")
+kind=$(file -b "$TC" | grep -oE 'static-pie linked|dynamically linked|statically linked' || echo "unknown link")
+pie=$(readelf -hW "$TC" | awk '/Type:/ { print ($2 == "DYN") ? "PIE" : "position-dependent" }')
+relro=$(readelf -lW "$TC" | grep -q GNU_RELRO && readelf -dW "$TC" | grep -qE 'BIND_NOW|Flags: .*NOW' && echo "full RELRO" || echo "no full RELRO")
+echo "binary: $TC: $pie, $kind, $relro"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), sessions in $(df -P "$W" | awk 'NR == 2 { print $1 }')"
 for r in $(seq 1 "$REPS"); do	# none when REPS is 0
 	A=$W/s$r; S=$A/auto-tune-session.json
@@ -78,6 +85,8 @@ if [ "$REPS" -gt 0 ]; then
 		f=$(echo "${T[true_$c]}" | median)
 		printf '  %-9s %9s %11s %7s\n' "$c" "$t" "$f" "$(awk -v t="$t" -v f="$f" 'BEGIN { printf "%.2fx", t / f }')"
 	done
+	ratio() { awk -v t="$(echo "${T[$1]}" | median)" -v f="$(echo "${T[true_$1]}" | median)" 'BEGIN { printf "%.2fx", t / f }'; }
+	echo "hardened start-up ($pie, $relro): next $(ratio next), status $(ratio status) of /bin/true (aim: at most 1.5x)"
 fi
 
 # ---- verify on ~10 MB of sealed results and ledger ----------------------------

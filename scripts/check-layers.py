@@ -29,13 +29,14 @@ LAYERS = [
     ["util"],                   # memory, errors, files, paths, processes, text
     ["json"],                   # the JSON value model, reader and writers
     ["num"],                    # Python's decimal and statistics arithmetic
-    ["bench", "lease"],         # measurements and gates; device leases
+    ["bench", "lease", "analysis"],  # measurements and gates; device
+                                # leases; profile analysis after msprof
     ["ledger"],                 # the experiment ledger and the Final checks
     ["session"],                # the session controller
     ["report", "attest", "phase"],  # reports; signed sessions; phase entrypoints
     ["skills"],                 # the workers' skills
     ["host"],                   # agent hosts and attempts
-    ["pypto"],                  # the PyPTO-Pro pipeline
+    ["pypto", "tune"],          # the PyPTO-Pro pipeline; workload specs
     ["cli"],                    # the command-line program
 ]
 
@@ -46,7 +47,7 @@ HEADERS = {
     "text": "util",
     "json": "json", "canon": "json",
     "decimal": "num", "stats": "num",
-    "bench": "bench",
+    "bench": "bench", "analysis": "analysis",
     "lease": "lease", "slurm": "lease",
     "ledger": "ledger", "final": "ledger",
     "session": "session", "phases": "session", "evidence": "session",
@@ -57,6 +58,7 @@ HEADERS = {
     "phase": "phase", "envcheck": "phase",
     "skills": "skills",
     "host": "host", "attempt": "host", "support": "host",
+    "tune": "tune",
     # the umbrella header of library users includes every layer; version.h
     # (generated from VERSION) depends on nothing
     "tunectl": "cli", "version": "util",

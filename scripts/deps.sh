@@ -11,7 +11,7 @@ set -eu
 need="gcc make pkg-config libssl-dev libyaml-dev libgmp-dev"
 case "${1:-build}" in
 build) ;;
-check) need="$need libcmocka-dev python3 valgrind" ;;
+check) need="$need libcmocka-dev python3 valgrind devscripts" ;;
 demo) need="$need python3" ;;
 fuzz) need="$need clang" ;;
 browser) need="$need python3 chromium" ;;

@@ -87,6 +87,9 @@ logdir=$(mktemp -d "${TMPDIR:-/tmp}/tunectl-tests.XXXXXX")
 durations=$BUILD/test-durations
 trap 'kill -- $(jobs -p) 2>/dev/null; rm -rf "$logdir"' EXIT
 trap 'exit 130' INT TERM
+# Sidecars of the sessions tests create stay with the run, not in $HOME
+# (tests/cli/lib.sh gives each CLI test its own).
+export TUNECTL_STATE_DIR=${TUNECTL_STATE_DIR:-$logdir/state}
 
 # The tests, as "name<TAB>command": unit binaries, then CLI scripts.
 tests=()

@@ -23,7 +23,12 @@
 #define TC_DSSE_PAYLOAD_TYPE	"application/vnd.in-toto+json"
 #define TC_INTOTO_STATEMENT	"https://in-toto.io/Statement/v1"
 #define TC_ATTEST_PREDICATE	"urn:tunectl:predicate:verified-session:v1"
-#define TC_ATTEST_DEFAULT_NAME	"attestation.dsse.json"
+/* attest's default output: <artifact root>.attestation.dsse.json, the
+ * root's sibling, outside the directory workers write. */
+#define TC_ATTEST_DEFAULT_SUFFIX	".attestation.dsse.json"
+/* The most signatures verify --attestation reads; an envelope with more
+ * is refused before any is checked. */
+#define TC_DSSE_MAX_SIGNATURES	16
 
 /* ---- keys (keys.c) ------------------------------------------------------ */
 
@@ -66,8 +71,10 @@ unsigned char *tc_base64_decode(const char *text, size_t len,
 tc_json *tc_dsse_sign(const tc_key *k, const char *type, const void *payload,
     size_t len, tc_error *err);
 /* Check an envelope against a public key: the payload type, and one
- * signature that k made over PAE.  Returns the decoded payload
- * (malloc'd, *len set) or NULL with err set. */
+ * signature that k made over PAE (built once; an envelope with more than
+ * TC_DSSE_MAX_SIGNATURES signatures is refused before any is checked).
+ * Returns the decoded payload (malloc'd, *len set) or NULL with err
+ * set. */
 char *tc_dsse_open(const tc_json *envelope, const tc_key *k,
     const char *type, size_t *len, tc_error *err);
 
@@ -85,9 +92,10 @@ char *tc_dsse_open(const tc_json *envelope, const tc_key *k,
 tc_json *tc_attest_statement(const char *session_path, tc_error *err);
 
 /* Sign the statement with the private key at key_path and write the
- * envelope (pretty JSON) to output, or to
- * <artifact_root>/attestation.dsse.json when output is NULL.  *written
- * (optional) receives the path written. */
+ * envelope (pretty JSON) to output, or, when output is NULL, beside the
+ * artifact root: <artifact_root>.attestation.dsse.json (outside the root,
+ * which workers can write; refused when that would still be inside it, as
+ * for the root "/").  *written (optional) receives the path written. */
 int tc_attest_session(const char *session_path, const char *key_path,
     const char *output, char **written, tc_error *err);
 

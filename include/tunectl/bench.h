@@ -127,6 +127,11 @@ typedef struct tc_runset_opts {
  */
 int tc_runset_load(const char *dir, const tc_runset_opts *opts,
     tc_runset **out, tc_error *err);
+
+/* The rank count DIR/runset.json records (bench run writes it), or 0 when
+ * there is no valid runset.json or it records none: what --expected-ranks
+ * defaults to before the reference's 8. */
+long tc_runset_recorded_ranks(const char *dir);
 void tc_runset_free(tc_runset *rs);
 
 /* The reference's RunSet object (docs/spec/gates.md "Report JSON"), samples_ms

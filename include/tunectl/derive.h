@@ -41,6 +41,9 @@ struct tc_derive_args {
 	const char *ledger;		/* --ledger */
 	const char *source_scope_map;	/* --source-scope-map, or NULL */
 	bool approved;			/* --approve-imported-evidence */
+	/* --evidence-policy, or NULL: the parent's.  It may only tighten
+	 * the parent's (reference -> strict), never loosen it. */
+	const char *evidence_policy;
 };
 
 /*
@@ -50,6 +53,11 @@ struct tc_derive_args {
  * "Evidence-import manifest") and the session are written, and the session is
  * loaded back with full validation.  Returns the loaded session (caller frees)
  * or NULL.
+ *
+ * The child keeps the parent's evidence policy, or the stricter one
+ * args->evidence_policy names ("derived evidence_policy reference would
+ * loosen the parent's strict evidence policy ..." otherwise); the check
+ * runs right after the parent's, before the reference's later steps.
  *
  * Nothing is written until every check has passed, and a failure while
  * writing removes what this call created (files and directories), so a

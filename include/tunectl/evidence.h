@@ -1,19 +1,22 @@
 /*
  * evidence.h - what tunectl binds beyond the reference controller's
- * formats, all of it invisible to a reference reader (keys it ignores,
- * files beside its files):
+ * formats, all of it invisible to a reference reader:
  *
  *   - the evidence policy a session was created with ("reference", the
  *     default, or "strict"), recorded as the session key
  *     "evidence_policy" (absent = reference) and repeated in every
  *     artifact manifest, so removing it is noticed;
- *   - the artifact manifest of every step tunectl seals
- *     (phases/<step_id>/artifact-manifest.json): the sha256 and size of
- *     every file the result names, a tree digest for every directory,
- *     bound to the step by "artifact_manifest_path" /
- *     "artifact_manifest_sha256".  Written before anything else of the
- *     seal, it is also the record that tunectl itself started that seal
- *     (resume adopts no other scene);
+ *   - the artifact manifest of every step tunectl seals: the sha256 and
+ *     size of every file the result names, a tree digest for every
+ *     directory.  A strict session keeps it in
+ *     phases/<step_id>/artifact-manifest.json, bound to the step by
+ *     "artifact_manifest_path" / "artifact_manifest_sha256"; a
+ *     reference-policy session keeps it in its sidecar outside the
+ *     artifact root, so its document and root stay the reference's byte
+ *     for byte.  tc_manifest_load() reads either.  Written before
+ *     anything else of the seal, it is also the record that tunectl
+ *     itself started that seal (resume adopts no other scene);
+ *   - files planted in the scenes of pending steps, and their quarantine;
  *   - derived reports checked against what they are derived from
  *     (PHASE_REPORT.md, FINAL_E2E_REPORT.md);
  *   - under the strict policy, gate evidence for every status claim and
@@ -85,9 +88,11 @@ tc_json *tc_artifact_describe(const char *root, const char *rel);
 tc_json *tc_manifest_build(const tc_session *s, const tc_json *step,
     const tc_json *result, const char *sealed_over, tc_error *err);
 
-/* The manifest a sealed step binds, read and checked against
- * artifact_manifest_sha256 ("artifact manifest digest mismatch:
- * <step>").  *out is NULL (and 0 returned) when the step binds none. */
+/* The manifest a sealed step binds, wherever the binding is kept: in the
+ * session document (strict; read and checked against
+ * artifact_manifest_sha256: "artifact manifest digest mismatch: <step>")
+ * or in the session's sidecar (reference; its chain checked first).
+ * *out is NULL (and 0 returned) when the step binds none. */
 int tc_manifest_load(const tc_session *s, const tc_json *step,
     tc_json **out, tc_error *err);
 
@@ -104,6 +109,10 @@ int tc_manifest_check(const tc_session *s, const tc_json *step,
 /* dispatch (and so run-next): every sealed step's manifest checks out
  * (tc_manifest_check), so no worker builds on changed evidence. */
 int tc_session_check_bound(const tc_session *s, tc_error *err);
+
+/* The step ids of the sealed steps that bind no manifest (unbound:
+ * sealed by the reference, or their sidecar is gone).  Caller frees. */
+tc_json *tc_session_unbound_steps(const tc_session *s);
 
 /* render-final-report: the ledger and evidence the sealed Final step
  * binds are unchanged (a Final sealed without a manifest passes). */
@@ -122,6 +131,111 @@ int tc_session_check_root(const tc_session *s, tc_error *err);
  */
 bool tc_manifest_is_intent(const tc_session *s, const tc_json *step,
     const tc_json *result);
+
+/* ---- the sidecar of a reference-policy session (sidecar.c) ------------ */
+
+/*
+ * Under the reference policy the session document and the artifact root
+ * hold exactly what the reference writes; the artifact manifests of the
+ * steps tunectl seals (and the files it quarantines) are kept in the
+ * session's sidecar, a chain of records outside the artifact root
+ * (docs/security.md, "The sidecar").  A session without one (made by the
+ * reference, or whose sidecar was deleted) verifies as the reference
+ * would, its artifacts unbound.
+ */
+#define TC_SIDECAR_SCHEMA	"tunectl-sidecar-v1"
+
+typedef struct tc_sidecar tc_sidecar;
+
+/* Where the sidecar of the session at session_path is kept:
+ * <state>/sidecars/<sha256 of its resolved path>.json, <state> being
+ * $TUNECTL_STATE_DIR, $XDG_STATE_HOME/tunectl or
+ * $HOME/.local/state/tunectl.  NULL when none of them is set. */
+char *tc_sidecar_path(const char *session_path);
+
+/* The session's sidecar, read on first use and kept with the session. */
+const tc_sidecar *tc_session_sidecar(const tc_session *s);
+void tc_sidecar_free(tc_sidecar *sc);
+/* Its path (NULL: no state directory). */
+const char *tc_sidecar_where(const tc_sidecar *sc);
+/* Is there a sidecar of this session (one left by another session at
+ * the same path does not count)? */
+bool tc_sidecar_present(const tc_sidecar *sc);
+/* Why its chain does not hold, or NULL. */
+const char *tc_sidecar_problem(const tc_sidecar *sc);
+
+/* The manifest the sidecar binds to a sealed step (the newest record
+ * whose seal the session shows), or NULL.  Borrowed from the session. */
+const tc_json *tc_sidecar_manifest(const tc_session *s, const char *step_id);
+/* The manifest of an interrupted seal: the last record, whose step the
+ * session still shows pending.  NULL when there is none. */
+const tc_json *tc_sidecar_intent(const tc_session *s);
+/* verify: the chain holds, and no record but the last seals a step the
+ * session does not show sealed ("sidecar binds a seal of <step> that the
+ * session does not show: <path>"). */
+int tc_sidecar_check(const tc_session *s, tc_error *err);
+
+/* seal, before anything else is written: replace an interrupted seal's
+ * record and append this seal's (its step's manifest).  With adopt (the
+ * seal completes an interrupted one) the interrupted record must bind
+ * the same artifacts.  Writes the sidecar; does nothing without a state
+ * directory. */
+int tc_sidecar_begin_seal(tc_session *s, const tc_json *manifest,
+    bool adopt, tc_error *err);
+/* Add a short-circuited step's manifest to the seal's record (memory). */
+void tc_sidecar_add_manifest(tc_session *s, const tc_json *manifest);
+/* Record the digest of the session file about to be written and write
+ * the sidecar (the step before the session is written). */
+int tc_sidecar_commit(tc_session *s, const char *session_sha256,
+    tc_error *err);
+/* What verify and status say (on stderr) about a reference-policy
+ * session with unbound sealed steps: "artifacts unbound: <ids> (...)";
+ * NULL when every sealed step is bound, or under the strict policy
+ * (which refuses unbound steps).  Caller frees. */
+char *tc_unbound_note(const tc_session *s);
+
+/* init: a new chain for a new session (replacing whatever an earlier
+ * session left at its path), whose first record binds its document. */
+int tc_sidecar_start(tc_session *s, const char *session_sha256,
+    tc_error *err);
+/* The same for a document about to be written at session_path (init,
+ * derive-session), bound to the bytes tc_write_json will write. */
+int tc_sidecar_start_doc(const char *session_path, const tc_json *doc,
+    tc_error *err);
+
+/* Append a "quarantine" record naming files (tc_quarantine_files's
+ * entries) and the digest of the session file; written before they move. */
+int tc_sidecar_record_quarantine(tc_session *s, const tc_json *files,
+    tc_error *err);
+
+/* ---- planted files (quarantine.c) -------------------------------------- */
+
+/*
+ * The files in the scenes of pending steps (phase-result.json,
+ * PHASE_REPORT.md) that no seal of tunectl began: [{"step_id", "path"}].
+ * The next step's scene is not one when it is an interrupted seal tunectl
+ * began for the session as it is (resume completes it).  Caller frees.
+ */
+tc_json *tc_planted_files(const tc_session *s);
+
+/*
+ * Move files (entries as tc_planted_files gives them, grouped by step)
+ * into <root>/quarantine/<step_id>-NNN/, kept as evidence: each entry
+ * gains "moved_to" and "was" (tc_artifact_describe before the move); the
+ * sidecar records them all first, then each is renamed.
+ */
+int tc_quarantine_files(tc_session *s, tc_json *files, tc_error *err);
+
+/* tunectl quarantine: under the session lock, every planted file of the
+ * session.  Returns {"quarantined": [...], "session_id"} (caller frees)
+ * or NULL with err set. */
+tc_json *tc_quarantine_session(const char *session_path, tc_error *err);
+
+/* Strict run-next, right before it seals result for step: a scene that
+ * is present and is not exactly what this seal writes is quarantined.
+ * *moved receives the entries moved (empty when none; caller frees). */
+int tc_quarantine_scene(tc_session *s, const tc_json *step,
+    const tc_json *result, tc_json **moved, tc_error *err);
 
 /* ---- derived reports (report_check.c) ---------------------------------- */
 

@@ -53,6 +53,9 @@ typedef struct tc_attempt_report {
 	char *outcome_status;		/* the sealed status when passed (owned) */
 	double seconds;
 	bool recovered;			/* an interrupted earlier attempt was repaired */
+	char *quarantined;		/* planted files strict run-next moved
+					 * aside before it sealed, ", "-joined
+					 * (owned; NULL when none) */
 } tc_attempt_report;
 
 void tc_attempt_report_free(tc_attempt_report *r);

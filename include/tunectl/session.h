@@ -45,6 +45,9 @@ typedef struct tc_session {
 	const char *entrypoint;		/* "full" when the key is absent */
 	const char *status;		/* "active" / "completed" */
 	tc_json *steps;			/* the "steps" array */
+	/* tunectl's bindings of a reference-policy session, read when first
+	 * asked for (tc_session_sidecar, evidence.h); owned */
+	struct tc_sidecar *sidecar;
 } tc_session;
 
 /*

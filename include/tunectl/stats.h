@@ -45,6 +45,9 @@ void tc_stats_compute(const double *v, size_t n, tc_stats *out);
 /* ---- beyond the reference ------------------------------------------- */
 
 #define TC_BOOTSTRAP_RESAMPLES	10000
+/* The most rounds tunectl runs: gate --bootstrap-resamples, and a gate
+ * report recomputed from its provenance record (which a worker writes). */
+#define TC_BOOTSTRAP_RESAMPLES_MAX	10000000
 #define TC_BOOTSTRAP_SEED	UINT64_C(0x74756e6563746c31)	/* "tunectl1" */
 
 /*

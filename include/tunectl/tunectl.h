@@ -58,5 +58,6 @@
 #include "tunectl/support.h"
 #include "tunectl/text.h"
 #include "tunectl/timeutil.h"
+#include "tunectl/tune.h"
 
 #endif

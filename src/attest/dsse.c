@@ -101,6 +101,7 @@ tc_dsse_open(const tc_json *envelope, const tc_key *k, const char *type,
 {
 	const tc_json *payload = tc_json_get(envelope, "payload");
 	const tc_json *sigs = tc_json_get(envelope, "signatures");
+	tc_buf pae = TC_BUF_INIT;
 	unsigned char *body;
 	size_t body_len, i;
 	bool ok = false;
@@ -116,15 +117,23 @@ tc_dsse_open(const tc_json *envelope, const tc_key *k, const char *type,
 		tc_error_set(err, "attestation payloadType is not %s", type);
 		return NULL;
 	}
+	/* Before any work: an envelope from the artifact root may carry
+	 * thousands of bogus signatures, each a pass over the payload. */
+	if (sigs->u.arr.len > TC_DSSE_MAX_SIGNATURES) {
+		tc_error_set(err, "attestation has %zu signatures; at most %d "
+		    "are checked", sigs->u.arr.len, TC_DSSE_MAX_SIGNATURES);
+		return NULL;
+	}
 	body = tc_base64_decode(payload->u.str.ptr, payload->u.str.len,
 	    &body_len);
 	if (body == NULL) {
 		tc_error_set(err, "attestation payload is not base64");
 		return NULL;
 	}
+	/* the signed bytes are the same for every signature: built once */
+	tc_dsse_pae(&pae, type, body, body_len);
 	for (i = 0; i < sigs->u.arr.len && !ok; i++) {
 		const tc_json *s = tc_json_get(sigs->u.arr.items[i], "sig");
-		tc_buf pae = TC_BUF_INIT;
 		unsigned char *sig;
 		size_t sig_len;
 
@@ -132,11 +141,10 @@ tc_dsse_open(const tc_json *envelope, const tc_key *k, const char *type,
 		    (sig = tc_base64_decode(s->u.str.ptr, s->u.str.len,
 		    &sig_len)) == NULL)
 			continue;
-		tc_dsse_pae(&pae, type, body, body_len);
 		ok = tc_key_verify(k, pae.data, pae.len, sig, sig_len);
-		tc_buf_free(&pae);
 		free(sig);
 	}
+	tc_buf_free(&pae);
 	if (!ok) {
 		tc_error_set(err, "attestation signature does not verify with "
 		    "the given public key");

@@ -5,8 +5,8 @@
  *
  * Subjects are named by their path relative to the artifact root (an
  * absolute path when a file lies outside it, such as a session file kept
- * beside the root) and carry the SHA-256 of their bytes; a bound
- * directory contributes every file under it.
+ * beside the root, or the sidecar) and carry the SHA-256 of their bytes;
+ * a bound directory contributes every file under it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +132,20 @@ session_name(const tc_session *s)
 	return name;
 }
 
+/* The sidecar of a reference-policy session (tunectl's bindings),
+ * named by its absolute path: once attested, deleting or rewriting it
+ * fails verify --attestation. */
+static int
+add_sidecar(tc_json *subjects, const tc_session *s, tc_error *err)
+{
+	const tc_sidecar *sc = tc_session_sidecar(s);
+
+	if (!tc_sidecar_present(sc))
+		return 0;
+	return add_file(subjects, tc_sidecar_where(sc), tc_sidecar_where(sc),
+	    err);
+}
+
 /* Every subject of a loaded session: name -> sha256. */
 static tc_json *
 session_subjects(const tc_session *s, tc_error *err)
@@ -143,6 +157,8 @@ session_subjects(const tc_session *s, tc_error *err)
 
 	rc = add_file(subjects, name, s->path, err);
 	free(name);
+	if (rc == 0)
+		rc = add_sidecar(subjects, s, err);
 	for (i = 0; rc == 0 && i < tc_session_step_count(s); i++) {
 		const tc_json *step = tc_session_step_at(s, i);
 		char *report;
@@ -256,6 +272,29 @@ tc_attest_statement(const char *session_path, tc_error *err)
 	return st;
 }
 
+/* <root>.attestation.dsse.json, with the root's trailing slashes dropped;
+ * NULL when that is still inside the root. */
+static char *
+default_output(const char *root, tc_error *err)
+{
+	size_t n = strlen(root);
+	char *path;
+
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	path = tc_xmalloc(n + sizeof(TC_ATTEST_DEFAULT_SUFFIX));
+	memcpy(path, root, n);
+	memcpy(path + n, TC_ATTEST_DEFAULT_SUFFIX,
+	    sizeof(TC_ATTEST_DEFAULT_SUFFIX));
+	if (tc_path_is_within(path, root)) {
+		tc_error_set(err, "the default attestation path %s is inside the "
+		    "artifact root %s; give --output outside it", path, root);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 int
 tc_attest_session(const char *session_path, const char *key_path,
     const char *output, char **written, tc_error *err)
@@ -281,9 +320,9 @@ tc_attest_session(const char *session_path, const char *key_path,
 	if (output != NULL) {
 		target = tc_xstrdup(output);
 	} else {
-		if (tc_session_load(session_path, 0, &s, err) != 0)
+		if (tc_session_load(session_path, 0, &s, err) != 0 ||
+		    (target = default_output(s->artifact_root, err)) == NULL)
 			goto out;
-		target = tc_session_artifact_path(s, TC_ATTEST_DEFAULT_NAME);
 	}
 	if (tc_write_json(target, env, TC_WRITE_MKDIRS, err) != 0)
 		goto out;

@@ -193,3 +193,18 @@ tc_bench_load_manifest(const char *dir, char **error)
 	free(path);
 	return doc;
 }
+
+long
+tc_runset_recorded_ranks(const char *dir)
+{
+	char *error = NULL;
+	tc_json *doc = tc_bench_load_manifest(dir, &error);
+	int64_t ranks = 0;
+
+	if (doc == NULL || !tc_json_int64(tc_json_get(doc, "ranks"), &ranks) ||
+	    ranks < 1)
+		ranks = 0;
+	tc_json_free(doc);
+	free(error);
+	return (long)ranks;
+}

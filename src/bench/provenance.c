@@ -246,6 +246,15 @@ tc_analyze_recompute(const tc_json *prov, tc_buf *text, tc_error *err)
 	o.strict_environment = flag(&r, "strict_environment");
 	o.reference_output = flag(&r, "reference_output");
 	o.bootstrap_resamples = (unsigned)integer(&r, "bootstrap_resamples");
+	/* the record is a worker's file: it asks for no more work than the
+	 * CLI would do (2 * 10^8 rounds cost half a minute and 3 GB) */
+	if (!r.bad && o.bootstrap_resamples > TC_BOOTSTRAP_RESAMPLES_MAX) {
+		tc_error_set(err, "gate provenance asks for %u bootstrap "
+		    "resamples; at most %d can be recomputed (the limit of "
+		    "gate --bootstrap-resamples)", o.bootstrap_resamples,
+		    TC_BOOTSTRAP_RESAMPLES_MAX);
+		r.bad = 1;
+	}
 	seed_v = tc_json_get(prov, "bootstrap_seed");
 	if (tc_json_int64(seed_v, &seed) && seed >= 0) {
 		o.bootstrap_seed = (uint64_t)seed;

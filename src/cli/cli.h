@@ -180,6 +180,7 @@ const char *tc_self_exe(void);
 /* ---- the commands ------------------------------------------------------- */
 
 /* One entry per command, each in its src/cli/cmd_<name>.c. */
+extern const struct tc_command cmd_analyze_entry;
 extern const struct tc_command cmd_attest_entry;
 extern const struct tc_command cmd_bench_entry;
 extern const struct tc_command cmd_demo_entry;
@@ -198,6 +199,7 @@ extern const struct tc_command cmd_lineage_entry;
 extern const struct tc_command cmd_next_entry;
 extern const struct tc_command cmd_prompt_entry;
 extern const struct tc_command cmd_pypto_entry;
+extern const struct tc_command cmd_quarantine_entry;
 extern const struct tc_command cmd_render_final_report_entry;
 extern const struct tc_command cmd_render_round_report_entry;
 extern const struct tc_command cmd_report_entry;
@@ -210,6 +212,7 @@ extern const struct tc_command cmd_skills_entry;
 extern const struct tc_command cmd_source_range_from_smap_entry;
 extern const struct tc_command cmd_status_entry;
 extern const struct tc_command cmd_support_entry;
+extern const struct tc_command cmd_tune_entry;
 extern const struct tc_command cmd_verify_entry;
 extern const struct tc_command cmd_version_entry;
 

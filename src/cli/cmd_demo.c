@@ -499,5 +499,26 @@ const struct tc_command cmd_demo_entry = {
 	    "                    [--workload {cpu,gpu}] [--profile {standard,quick}] [--resume] [--no-html]\n"
 	    "                    [--quiet]\n"
 	    "       tunectl demo --pipeline pypto [--artifact-root DIR]\n",
+	.help = "\nRun a complete evidence-gated SuperKernel tuning session on the demo workload\n"
+	    "(examples/workload, or examples/gpu-workload with --workload gpu): one fresh\n"
+	    "worker per phase (examples/workers) through the plain-script agent host,\n"
+	    "intake, S0, Stage A, Stage O, BASE, the optional experiments and Final; then\n"
+	    "verify the session and write FINAL_E2E_REPORT.md and report.html.  Each demo\n"
+	    "gets a fresh directory under the artifact root; the closing lines say where,\n"
+	    "and which gate refused when one did.\n"
+	    "\n"
+	    "  --artifact-root DIR   parent of the demo's session directories (default\n"
+	    "                        tunectl-demo)\n"
+	    "  --optional-mode MODE  the optional experiments: none (default), multistream,\n"
+	    "                        source-range or both\n"
+	    "  --workload cpu|gpu    the CPU workload (default) or the CUDA one\n"
+	    "  --profile standard|quick\n"
+	    "                        standard: 600 decode steps a run; quick: shorter runs\n"
+	    "                        for tests, weaker evidence\n"
+	    "  --resume              continue the latest session under the artifact root\n"
+	    "  --no-html             skip report.html\n"
+	    "  --quiet               no progress lines\n"
+	    "  --pipeline pypto      run the PyPTO-Pro five-stage pipeline on the example\n"
+	    "                        operator instead\n",
 	.run = cmd_demo,
 };

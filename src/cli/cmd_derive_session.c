@@ -3,13 +3,16 @@
  * source-range-from-smap" (docs/spec/controller.md "Derived sessions"): start a
  * derived optional-experiment session from a completed parent's BASE/SMAP
  * evidence.  The second is the first with --optional-mode fixed to source-range
- * and --source-scope-map required.  Prints the derived session as loaded back.
+ * and --source-scope-map required.  --evidence-policy may only tighten the
+ * parent's policy, which the child keeps by default.  Prints the derived
+ * session as loaded back.
  */
 #include <stdbool.h>
 #include <string.h>
 
 #include "cli.h"
 #include "tunectl/derive.h"
+#include "tunectl/evidence.h"
 #include "tunectl/session.h"
 
 static int
@@ -28,12 +31,15 @@ derive(const struct tc_command *cmd, int argc, char **argv, bool fixed_mode)
 		  fixed_mode, NULL },
 		{ "--approve-imported-evidence", TC_OPT_FLAG, &a.approved, false,
 		  NULL },
+		{ "--evidence-policy", TC_OPT_STRING, &a.evidence_policy, false,
+		  NULL },
 		/* last, so that source-range-from-smap can drop it */
 		{ "--optional-mode", TC_OPT_STRING, &a.optional_mode, true, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 	struct tc_option used[sizeof(opts) / sizeof(opts[0])];
 	tc_error err = TC_ERROR_INIT;
+	tc_policy policy;
 	tc_session *s;
 	int rc;
 
@@ -41,7 +47,7 @@ derive(const struct tc_command *cmd, int argc, char **argv, bool fixed_mode)
 	memcpy(used, opts, sizeof(opts));
 	if (fixed_mode) {
 		/* argparse has no --optional-mode here: it is unknown */
-		memset(&used[8], 0, sizeof(used[8]));
+		memset(&used[9], 0, sizeof(used[9]));
 		a.optional_mode = "source-range";
 	}
 	if ((rc = tc_opts_parse(cmd, argc, argv, used, NULL)) != 0)
@@ -52,6 +58,11 @@ derive(const struct tc_command *cmd, int argc, char **argv, bool fixed_mode)
 		return tc_usage_error(cmd, "argument --optional-mode: invalid "
 		    "choice: '%s' (choose from 'multistream', 'source-range', "
 		    "'both')", a.optional_mode);
+	if (a.evidence_policy != NULL &&
+	    tc_policy_parse(a.evidence_policy, &policy) != 0)
+		return tc_usage_error(cmd, "argument --evidence-policy: invalid "
+		    "choice: '%s' (choose from 'reference', 'strict')",
+		    a.evidence_policy);
 	if ((s = tc_derive_session(&a, &err)) == NULL)
 		return tc_refuse_error(cmd, &err);
 	rc = tc_print_json(s->doc);
@@ -76,7 +87,8 @@ const struct tc_command cmd_derive_session_entry = {
 	.summary = "start a derived optional-experiment session from a completed parent's BASE/SMAP evidence",
 	.usage = "usage: tunectl derive-session --parent-session PATH --session PATH --artifact-root PATH --session-id ID\n"
 	    "                              --profiling-analysis PATH --ledger PATH [--source-scope-map PATH]\n"
-	    "                              [--approve-imported-evidence] --optional-mode {multistream,source-range,both}\n",
+	    "                              [--approve-imported-evidence] [--evidence-policy {reference,strict}]\n"
+	    "                              --optional-mode {multistream,source-range,both}\n",
 	.run = cmd_derive_session,
 };
 
@@ -85,6 +97,7 @@ const struct tc_command cmd_source_range_from_smap_entry = {
 	.summary = "derive a source-range session from a completed parent's BASE/SMAP evidence",
 	.usage = "usage: tunectl source-range-from-smap --parent-session PATH --session PATH --artifact-root PATH\n"
 	    "                                      --session-id ID --profiling-analysis PATH --ledger PATH\n"
-	    "                                      --source-scope-map PATH [--approve-imported-evidence]\n",
+	    "                                      --source-scope-map PATH [--approve-imported-evidence]\n"
+	    "                                      [--evidence-policy {reference,strict}]\n",
 	.run = cmd_source_range_from_smap,
 };

@@ -26,8 +26,25 @@
 	"         [--strict-environment] [--reference-output] [--replay-validator CMD]\n" \
 	"         [--require-pass]\n"
 
+/* What each mode is for: the first paragraph of its --help. */
+#define ANALYZE_INTRO \
+	"\nSummarize multi-rank inference logs and compare SuperKernel candidates.\n"
+#define PROMOTE_INTRO \
+	"\nFinal promotion: compare candidates against a frozen baseline (S0 or the\n" \
+	"incumbent) and recommend one only when it beats the baseline by\n" \
+	"--min-improvement-pct without a p90 or stddev regression beyond the\n" \
+	"allowances.  --selection-only and --option-trial are refused here (use\n" \
+	"gate screen or gate option-trial).\n"
+#define SCREEN_INTRO \
+	"\nStage-A screening (--selection-only implied): rank the clean candidates of\n" \
+	"the --screening-matrix and select one for later profiling; not a final\n" \
+	"promotion.  Every candidate is judged whole_scope.\n"
+#define TRIAL_INTRO \
+	"\nOne winner option trial (--option-trial implied): compare one candidate\n" \
+	"against a stable five-run incumbent; any strictly positive gain without a\n" \
+	"regression is accepted.  Every candidate is judged whole_scope.\n"
+
 #define REF_HELP \
-	"\nSummarize multi-rank inference logs and compare SuperKernel candidates.\n" \
 	"\nReference flags (analyze_performance.py):\n" \
 	"  --baseline DIR        run-set directory of the baseline (S0 or incumbent)\n" \
 	"  --candidate NAME=DIR  a candidate run set (repeatable)\n" \
@@ -45,7 +62,9 @@
 	"                        superkernel-screening-matrix-v2 JSON; required with\n" \
 	"                        --selection-only and rejected for final promotion\n" \
 	"  --warmup INT          leading decode samples dropped per rank log (default 8)\n" \
-	"  --expected-ranks INT  rank logs required in every run directory (default 8)\n" \
+	"  --expected-ranks INT  rank logs required in every run directory (default: the\n" \
+	"                        baseline's runset.json \"ranks\" when bench run wrote one,\n" \
+	"                        else 8)\n" \
 	"  --min-improvement-pct FLOAT\n" \
 	"                        minimum mean improvement for screening/final promotion; option\n" \
 	"                        trials always require strictly positive gain without a fixed\n" \
@@ -58,7 +77,7 @@
 	"  --significance        a candidate also needs the bootstrap 95% interval of its\n" \
 	"                        improvement to lie above 0\n" \
 	"  --bootstrap-resamples N  bootstrap rounds (default 10000)\n" \
-	"  --bootstrap-seed N    bootstrap seed (default 8391162081785326641)\n" \
+	"  --bootstrap-seed N    bootstrap seed (default 8391734862414113841)\n" \
 	"  --strict-environment  refuse run sets whose runset.json environment\n" \
 	"                        fingerprints differ or are missing (default: warn)\n" \
 	"  --reference-output    omit the \"tunectl\" key: the reference's report only\n" \
@@ -72,7 +91,14 @@
 	"revision, artifact paths, replay_min_child_nodes) and then refuses the report with\n" \
 	"failure_reason replay_recomputation_unavailable, unless --replay-validator names a\n" \
 	"program that prints the validation JSON object (with a boolean \"valid\").\n" \
-	"whole_scope candidates need no replay.  See docs/measurement.md.\n"
+	"whole_scope candidates need no replay.  See docs/measurement.md.\n" \
+	"\n\"replay evidence mapping mismatch (missing: NAME)\": a final promotion judges\n" \
+	"every candidate range_optimized unless told otherwise, and that mode needs\n" \
+	"--replay-evidence.  A program that is not a SuperKernel scope (any program\n" \
+	"timed by bench run) has none: pass --promotion-mode NAME=whole_scope for each\n" \
+	"--candidate NAME, and --expected-ranks 1 for a single-process program whose\n" \
+	"run sets have no runset.json.  \"extra: NAME\" names replay evidence given for a\n" \
+	"candidate that is whole_scope or not a candidate.\n"
 
 enum gate_kind { G_ANALYZE, G_STABILITY, G_PROMOTE, G_SCREEN, G_OPTION_TRIAL };
 
@@ -123,7 +149,7 @@ struct gate_args {
 	struct tc_strlist cand, replay, mode;	/* NAME=VALUE as given */
 	pairs cp, rp, mp;	/* ... and split */
 	const char *matrix_path, *json_out, *seed_text;
-	bool matrix_seen, require_pass;
+	bool matrix_seen, require_pass, ranks_seen;
 	long resamples;
 	tc_json *matrix;	/* the loaded --screening-matrix */
 };
@@ -158,7 +184,7 @@ parse_options(const struct tc_command *cmd, enum gate_kind kind, int argc,
 		  &a->matrix_seen },
 		{ "--warmup", TC_OPT_INT, &o->runset.warmup, false, NULL },
 		{ "--expected-ranks", TC_OPT_INT, &o->runset.expected_ranks,
-		  false, NULL },
+		  false, &a->ranks_seen },
 		{ "--min-improvement-pct", TC_OPT_DOUBLE,
 		  &o->policy.min_improvement_pct, false, NULL },
 		{ "--allow-p90-regression-pct", TC_OPT_DOUBLE,
@@ -183,7 +209,7 @@ parse_options(const struct tc_command *cmd, enum gate_kind kind, int argc,
 		{ "--baseline", TC_OPT_STRING, &o->baseline, true, NULL },
 		{ "--warmup", TC_OPT_INT, &o->runset.warmup, false, NULL },
 		{ "--expected-ranks", TC_OPT_INT, &o->runset.expected_ranks,
-		  false, NULL },
+		  false, &a->ranks_seen },
 		{ "--json-out", TC_OPT_STRING, &a->json_out, false, NULL },
 		{ "--reference-output", TC_OPT_FLAG, &o->reference_output, false,
 		  NULL },
@@ -272,6 +298,19 @@ check_modes(const struct tc_command *cmd, enum gate_kind kind,
 	return 0;
 }
 
+/* Without --expected-ranks, the ranks the baseline's runset.json records
+ * (bench run writes it; a run set the reference made has none and keeps
+ * the reference's default). */
+static void
+default_ranks(struct gate_args *a)
+{
+	long ranks;
+
+	if (!a->ranks_seen && a->o.baseline != NULL &&
+	    (ranks = tc_runset_recorded_ranks(a->o.baseline)) > 0)
+		a->o.runset.expected_ranks = ranks;
+}
+
 /* The screening matrix and tunectl's bootstrap options. */
 static int
 load_extras(const struct tc_command *cmd, struct gate_args *a)
@@ -289,9 +328,9 @@ load_extras(const struct tc_command *cmd, struct gate_args *a)
 		}
 		a->o.screening_matrix = a->matrix;
 	}
-	if (a->resamples < 1 || a->resamples > 10000000)
+	if (a->resamples < 1 || a->resamples > TC_BOOTSTRAP_RESAMPLES_MAX)
 		return tc_usage_error(cmd, "argument --bootstrap-resamples: must "
-		    "be between 1 and 10000000");
+		    "be between 1 and %d", TC_BOOTSTRAP_RESAMPLES_MAX);
 	a->o.bootstrap_resamples = (unsigned)a->resamples;
 	if (a->seed_text != NULL) {
 		char *end;
@@ -363,6 +402,13 @@ analyze_and_report(const struct tc_command *cmd, enum gate_kind kind,
 		fputs(warnings.data, stderr);
 	if (rc == TC_BENCH_VALUE_ERROR) {
 		rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
+		if (strncmp(tc_error_msg(&err), "replay evidence mapping "
+		    "mismatch", 32) == 0 && !a->o.reference_output)
+			fputs("tunectl: hint: a candidate without replay evidence "
+			    "is judged whole_scope only when\n"
+			    "tunectl: hint: told so: --promotion-mode "
+			    "NAME=whole_scope per --candidate NAME (see\n"
+			    "tunectl: hint: tunectl gate analyze --help)\n", stderr);
 		goto out;
 	}
 	if (rc != 0) {
@@ -419,9 +465,12 @@ gate_run(const struct tc_command *cmd, int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	tc_analyze_opts_init(&a.o);
 	a.resamples = TC_BOOTSTRAP_RESAMPLES;
-	if ((rc = parse_options(cmd, kind, argc, argv, &a)) != 0)
-		rc = rc < 0 ? TC_EXIT_OK : rc;
-	else if ((rc = split_pairs(cmd, &a)) == 0 &&
+	if ((rc = parse_options(cmd, kind, argc, argv, &a)) != 0) {
+		gate_args_free(&a);
+		return rc < 0 ? TC_EXIT_OK : rc;
+	}
+	default_ranks(&a);
+	if ((rc = split_pairs(cmd, &a)) == 0 &&
 	    (rc = check_modes(cmd, kind, &a)) == 0 &&
 	    (rc = load_extras(cmd, &a)) == 0)
 		rc = analyze_and_report(cmd, kind, &a);
@@ -431,18 +480,18 @@ gate_run(const struct tc_command *cmd, int argc, char **argv)
 
 /* analyze and the modes of it that take its flags: one entry each, told
  * apart by name; their usage line says what the mode requires. */
-#define REF_ENTRY(word, what, required) { \
+#define REF_ENTRY(word, what, required, intro) { \
 	.name = "gate " word, \
 	.summary = what, \
 	.usage = "usage: tunectl gate " word " --baseline DIR " required \
 	    REF_USAGE, \
-	.help = REF_HELP, \
+	.help = intro REF_HELP, \
 	.run = gate_run, \
 	.flags = TC_CMD_HELP_ANYWHERE, \
 }
 
 const struct tc_command cmd_gate_analyze_entry = REF_ENTRY("analyze",
-    "analyze_performance.py: every mode", "");
+    "analyze_performance.py: every mode", "", ANALYZE_INTRO);
 
 const struct tc_command cmd_gate_stability_entry = {
 	.name = "gate stability",
@@ -461,12 +510,13 @@ const struct tc_command cmd_gate_stability_entry = {
 };
 
 const struct tc_command cmd_gate_promote_entry = REF_ENTRY("promote",
-    "final promotion of candidates against a frozen baseline", "");
+    "final promotion of candidates against a frozen baseline", "",
+    PROMOTE_INTRO);
 
 const struct tc_command cmd_gate_screen_entry = REF_ENTRY("screen",
     "Stage-A screening (--selection-only implied)",
-    "--screening-matrix JSON ");
+    "--screening-matrix JSON ", SCREEN_INTRO);
 
 const struct tc_command cmd_gate_option_trial_entry = REF_ENTRY(
     "option-trial", "one winner option trial (--option-trial implied)",
-    "--candidate NAME=DIR ");
+    "--candidate NAME=DIR ", TRIAL_INTRO);

@@ -39,7 +39,8 @@ ledger_final_e2e(const struct tc_command *cmd, int argc, char **argv)
 	const char *ledger_path = NULL, *output = NULL, *config_path = NULL;
 	struct tc_strlist evidence = { NULL, 0 };
 	long warmup = TC_DEFAULT_WARMUP, ranks = TC_DEFAULT_EXPECTED_RANKS;
-	bool replace = false;
+	long recorded;
+	bool replace = false, ranks_seen = false;
 	tc_final_e2e_opts o;
 	tc_error err = TC_ERROR_INIT;
 	tc_json *ledger = NULL, *config = NULL, *fe = NULL, *gate = NULL;
@@ -61,7 +62,8 @@ ledger_final_e2e(const struct tc_command *cmd, int argc, char **argv)
 			{ "--baseline", TC_OPT_STRING, &o.baseline_dir, false, NULL },
 			{ "--candidate", TC_OPT_STRING, &o.candidate_dir, false, NULL },
 			{ "--warmup", TC_OPT_INT, &warmup, false, NULL },
-			{ "--expected-ranks", TC_OPT_INT, &ranks, false, NULL },
+			{ "--expected-ranks", TC_OPT_INT, &ranks, false,
+			  &ranks_seen },
 			{ "--min-improvement-pct", TC_OPT_DOUBLE,
 			  &o.min_improvement_pct, false, NULL },
 			{ "--allow-p90-regression-pct", TC_OPT_DOUBLE,
@@ -86,6 +88,10 @@ ledger_final_e2e(const struct tc_command *cmd, int argc, char **argv)
 		    "--classification");
 	}
 	o.warmup = warmup;
+	/* without --expected-ranks: what the baseline's runset.json records */
+	if (!ranks_seen && o.baseline_dir != NULL &&
+	    (recorded = tc_runset_recorded_ranks(o.baseline_dir)) > 0)
+		ranks = recorded;
 	o.expected_ranks = ranks;
 	o.evidence = evidence.items;
 	o.nevidence = evidence.len;

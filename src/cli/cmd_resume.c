@@ -27,7 +27,8 @@ cmd_resume(const struct tc_command *cmd, int argc, char **argv)
 	if (rep.unadopted != NULL)
 		fprintf(stderr, "tunectl: %s was not written by tunectl for this "
 		    "session state; it is left alone (seal it with tunectl seal "
-		    "--result if it is yours, or move it aside)\n", rep.unadopted);
+		    "--result if it is yours, or move it aside with tunectl "
+		    "quarantine --session %s)\n", rep.unadopted, path);
 	if (out != NULL && rep.repaired)
 		fprintf(stderr, "tunectl: resume completed an interrupted "
 		    "seal\n");

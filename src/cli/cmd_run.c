@@ -51,6 +51,30 @@ print_progress(const tc_attempt_report *r, bool sealed, const char *error,
 		fprintf(stderr, "tunectl run: %s\n", error);
 }
 
+/* The summary a person reads: the session, then one line per step. */
+static int
+print_summary(tc_json *done)
+{
+	const tc_json *steps = tc_json_get_array(done, "steps");
+	size_t i, n = steps != NULL ? steps->u.arr.len : 0;
+
+	printf("session %s %s: %zu steps\n",
+	    tc_json_get_string_or(done, "session_id", "?"),
+	    tc_json_get_string_or(done, "status", "?"), n);
+	for (i = 0; i < n; i++) {
+		const tc_json *st = steps->u.arr.items[i];
+
+		printf("  %-28s %-8s %s\n",
+		    tc_json_get_string_or(st, "step_id", "?"),
+		    tc_json_get_string_or(st, "state", "?"),
+		    tc_json_get_string_or(st, "outcome_status", "-"));
+	}
+	printf("(the session document: --json, or %s)\n",
+	    "tunectl status --session PATH");
+	tc_json_free(done);
+	return fflush(stdout) == 0 ? TC_EXIT_OK : TC_EXIT_FAIL;
+}
+
 static int
 cmd_run(const struct tc_command *cmd, int argc, char **argv)
 {
@@ -58,7 +82,7 @@ cmd_run(const struct tc_command *cmd, int argc, char **argv)
 	double timeout_s = TC_RUN_NEXT_DEFAULT_TIMEOUT_S;
 	double grace_s = TC_RUN_NEXT_DEFAULT_GRACE_S;
 	long max_attempts = 3;
-	bool quiet = false;
+	bool quiet = false, json = false;
 	const struct tc_option opts[] = {
 		{ "--session", TC_OPT_STRING, &session, true, NULL },
 		{ "--runner-command-json", TC_OPT_STRING, &runner_path, true, NULL },
@@ -66,6 +90,7 @@ cmd_run(const struct tc_command *cmd, int argc, char **argv)
 		{ "--grace-seconds", TC_OPT_DOUBLE, &grace_s, false, NULL },
 		{ "--max-attempts", TC_OPT_INT, &max_attempts, false, NULL },
 		{ "--quiet", TC_OPT_FLAG, &quiet, false, NULL },
+		{ "--json", TC_OPT_FLAG, &json, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_run_next_opts ro;
@@ -89,6 +114,8 @@ cmd_run(const struct tc_command *cmd, int argc, char **argv)
 	tc_runner_free(&runner);
 	if (done != NULL && !quiet)
 		fprintf(stderr, "tunectl run: session completed\n");
+	if (done != NULL && !json)
+		return print_summary(done);
 	return tc_cli_reply(cmd, done, &err);
 }
 
@@ -96,6 +123,9 @@ const struct tc_command cmd_run_entry = {
 	.name = "run",
 	.summary = "run every remaining step through an agent host until the session completes",
 	.usage = "usage: tunectl run --session PATH --runner-command-json PATH [--timeout-seconds T]\n"
-	    "                   [--grace-seconds G] [--max-attempts N] [--quiet]\n",
+	    "                   [--grace-seconds G] [--max-attempts N] [--quiet] [--json]\n",
+	.help = "\nPrints a summary of the completed session (one line per step: "
+	    "state and\noutcome); --json prints the whole session document "
+	    "instead.  A refusal is\nprinted as JSON either way.\n",
 	.run = cmd_run,
 };

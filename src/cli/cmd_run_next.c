@@ -37,6 +37,11 @@ cmd_run_next(const struct tc_command *cmd, int argc, char **argv)
 	ro.seal_program = tc_self_exe();
 	sealed = tc_run_next(session, &runner, &ro, &report, &err);
 	tc_runner_free(&runner);
+	if (report.quarantined != NULL)
+		fprintf(stderr, "tunectl: moved files planted in the scene of "
+		    "%s to quarantine before sealing it (named in its receipt): "
+		    "%s\n", report.step_id != NULL ? report.step_id : "the step",
+		    report.quarantined);
 	if (report.recovered)
 		fprintf(stderr, "tunectl: completed the receipt of a step sealed "
 		    "by an interrupted run-next\n");

@@ -8,10 +8,13 @@
  * subject; its problem comes first in "errors".
  */
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "cli.h"
 #include "tunectl/attest.h"
 #include "tunectl/derive.h"
+#include "tunectl/evidence.h"
 #include "tunectl/session.h"
 
 /* Put the attestation's verdict into the verify output. */
@@ -48,6 +51,24 @@ add_attestation(tc_json *out, const char *session, const char *file,
 	tc_error_clear(&err);
 }
 
+/* A valid reference-policy session whose artifacts nothing binds: say so
+ * on stderr (its verdict on stdout stays the reference's). */
+static void
+note_unbound(const char *path, const tc_json *out)
+{
+	const tc_json *valid = tc_json_get(out, "valid");
+	tc_session *s = NULL;
+	char *note;
+
+	if (!tc_json_is(valid, TC_JSON_BOOL) || !valid->u.b ||
+	    tc_session_load(path, 0, &s, NULL) != 0)
+		return;
+	if ((note = tc_unbound_note(s)) != NULL)
+		fprintf(stderr, "tunectl verify: %s\n", note);
+	free(note);
+	tc_session_free(s);
+}
+
 static int
 cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 {
@@ -72,6 +93,7 @@ cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 	    tc_verify_session(path, all ? TC_VERIFY_ALL : 0);
 	if (attestation != NULL)
 		add_attestation(out, path, attestation, pubkey);
+	note_unbound(path, out);
 	return tc_cli_print_verdict(out);
 }
 

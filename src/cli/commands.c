@@ -13,6 +13,7 @@
 /* Sorted by name, but for keygen after lease: "tunectl help" lists them
  * in this order and its output is pinned. */
 const struct tc_command *const tc_commands[] = {
+	&cmd_analyze_entry,
 	&cmd_attest_entry,
 	&cmd_bench_entry,
 	&cmd_demo_entry,
@@ -31,6 +32,7 @@ const struct tc_command *const tc_commands[] = {
 	&cmd_next_entry,
 	&cmd_prompt_entry,
 	&cmd_pypto_entry,
+	&cmd_quarantine_entry,
 	&cmd_render_final_report_entry,
 	&cmd_render_round_report_entry,
 	&cmd_report_entry,
@@ -43,6 +45,7 @@ const struct tc_command *const tc_commands[] = {
 	&cmd_source_range_from_smap_entry,
 	&cmd_status_entry,
 	&cmd_support_entry,
+	&cmd_tune_entry,
 	&cmd_verify_entry,
 	&cmd_version_entry,
 	NULL

@@ -24,6 +24,7 @@
 
 #include "host_internal.h"
 #include "tunectl/buf.h"
+#include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/host.h"
 #include "tunectl/lock.h"
@@ -157,6 +158,39 @@ recover_unbound(tc_session *s, bool *recovered, tc_error *err)
 	return 0;
 }
 
+/* Strict: a scene planted in the step about to be sealed is moved to
+ * quarantine/ first, and the receipt names what was moved. */
+static int
+quarantine_planted(tc_session *s, tc_json *step, const tc_json *result,
+    tc_json *receipt, tc_attempt_report *report, tc_error *err)
+{
+	tc_json *moved = NULL;
+	tc_buf names = TC_BUF_INIT;
+	size_t i;
+
+	if (step == NULL || tc_session_policy(s) != TC_POLICY_STRICT)
+		return 0;
+	if (tc_quarantine_scene(s, step, result, &moved, err) != 0) {
+		tc_json_free(moved);
+		return -1;
+	}
+	for (i = 0; i < moved->u.arr.len; i++) {
+		const tc_json *e = moved->u.arr.items[i];
+
+		tc_buf_printf(&names, "%s%s -> %s", i > 0 ? ", " : "",
+		    tc_json_get_string(e, "path"),
+		    tc_json_get_string(e, "moved_to"));
+	}
+	if (moved->u.arr.len > 0) {
+		tc_json_object_set(receipt, "quarantined", moved);
+		report->quarantined = tc_buf_detach(&names, NULL);
+	} else {
+		tc_json_free(moved);
+	}
+	tc_buf_free(&names);
+	return 0;
+}
+
 /* Seal the host's result under the session lock, then write and bind the
  * receipt.  Returns the session as written, or NULL (err set);
  * *receipt_written says whether the receipt was written. */
@@ -189,7 +223,8 @@ seal_attempt(const char *abs_session, const tc_json *task,
 	/* Checked again under the lock, right before the seal. */
 	if (tc_attempt_left_alone(a, err) != 0)
 		goto done;
-	if (tc_seal_session(s, result, err) != 0)
+	if (quarantine_planted(s, next, result, receipt, report, err) != 0 ||
+	    tc_seal_session(s, result, err) != 0)
 		goto done;
 	set_string(receipt, "runner_status", "passed");
 	if (tc_attempt_sha256(a, TC_ATTEMPT_RESULT, hex, err) != 0)

@@ -83,5 +83,6 @@ tc_attempt_report_free(tc_attempt_report *r)
 	free(r->step_id);
 	free(r->phase);
 	free(r->outcome_status);
+	free(r->quarantined);
 	memset(r, 0, sizeof(*r));
 }

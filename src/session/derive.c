@@ -21,6 +21,7 @@
 #include "session_internal.h"
 #include "tunectl/canon.h"
 #include "tunectl/derive.h"
+#include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/timeutil.h"
@@ -44,6 +45,7 @@ struct derive {
 	char *manifest_path;
 	tc_json *manifest;
 	tc_json *session;
+	tc_policy policy;		/* the child's evidence policy */
 };
 
 static int
@@ -108,6 +110,32 @@ check_parent(struct derive *d, tc_error *err)
 	if (same)
 		return fail(err, "derived session_id must differ from the parent "
 		    "session_id");
+	return 0;
+}
+
+/* tunectl's own step after 6: the child's evidence policy is the
+ * parent's, or a stricter one asked for; strictness is never lost on the
+ * way from a campaign to its derived sessions. */
+static int
+choose_policy(struct derive *d, tc_error *err)
+{
+	tc_policy want;
+
+	d->policy = tc_session_policy(d->parent);
+	if (d->a->evidence_policy == NULL)
+		return 0;
+	if (tc_policy_parse(d->a->evidence_policy, &want) != 0) {
+		tc_error_set(err, "derived evidence_policy must be reference or "
+		    "strict");
+		return -1;
+	}
+	if (want == TC_POLICY_REFERENCE && d->policy == TC_POLICY_STRICT) {
+		tc_error_set(err, "derived evidence_policy reference would loosen "
+		    "the parent's strict evidence policy (a derived session "
+		    "keeps its parent's policy or a stricter one)");
+		return -1;
+	}
+	d->policy = want;
 	return 0;
 }
 
@@ -411,6 +439,10 @@ build_documents(struct derive *d, tc_error *err)
 	tc_json_object_set_string(d->session, "status", "active");
 	tc_json_object_set_string(d->session, "created_at", now);
 	tc_json_object_set(d->session, "steps", steps);
+	/* as init writes it: a reference session has no key at all */
+	if (d->policy == TC_POLICY_STRICT)
+		tc_json_object_set_string(d->session, "evidence_policy",
+		    "strict");
 	return tc_session_validate(d->session, TC_SESSION_NO_IMPORT, err);
 }
 
@@ -491,7 +523,9 @@ write_documents(struct derive *d, tc_error *err)
 	    err) != 0)
 		goto fail;
 	c.files[c.nfiles++] = d->manifest_path;
-	if (tc_write_json(d->child_session, d->session, TC_WRITE_EXCLUSIVE,
+	/* the child's sidecar starts before it is written, as at init */
+	if (tc_sidecar_start_doc(d->child_session, d->session, err) != 0 ||
+	    tc_write_json(d->child_session, d->session, TC_WRITE_EXCLUSIVE,
 	    err) != 0)
 		goto fail;
 	c.files[c.nfiles++] = d->child_session;
@@ -539,7 +573,7 @@ tc_derive_session(const struct tc_derive_args *args, tc_error *err)
 	memset(&d, 0, sizeof(d));
 	d.a = args;
 	if (check_request(args, err) != 0 || check_parent(&d, err) != 0 ||
-	    check_paths(&d, err) != 0 ||
+	    choose_policy(&d, err) != 0 || check_paths(&d, err) != 0 ||
 	    tc_derive_latest_base(d.parent, d.parent_root, &d.base_step,
 	    &d.base_result, d.base_file_sha256, err) != 0 ||
 	    bind_artifacts(&d, err) != 0 || check_contents(&d, err) != 0 ||

@@ -93,8 +93,12 @@ tc_session_init_policy(const char *session_path, const char *artifact_root,
 	    tc_lock_acquire(&lock, path, TC_LOCK_DEFAULT_TIMEOUT_S, err) != 0)
 		goto out;
 	doc = new_session(session_id, root, optional_mode, policy);
-	/* Exclusive: a concurrent init of the same path loses cleanly. */
+	/* Exclusive: a concurrent init of the same path loses cleanly.  A
+	 * reference-policy session's sidecar starts before the session is
+	 * written, replacing one an earlier session left at this path. */
 	if (refuse_existing(path, err) != 0 ||
+	    (policy == TC_POLICY_REFERENCE && tc_sidecar_start_doc(path,
+	    doc, err) != 0) ||
 	    tc_write_json(path, doc, TC_WRITE_EXCLUSIVE, err) != 0) {
 		tc_json_free(doc);
 		doc = NULL;

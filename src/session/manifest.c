@@ -1,16 +1,19 @@
 /*
  * manifest.c - artifact manifests: what every file a sealed result names
- * looked like when it was sealed (phases/<step_id>/artifact-manifest.json),
- * and the checks that it still does.
+ * looked like when it was sealed, and the checks that it still does.
  *
  * A manifest is written first when tunectl seals a step, before the
  * result, the report and the session, and it records the fingerprint of
  * the session the seal started from ("sealed_over") and the digest of
- * the result.  The session binds it by file digest
- * (artifact_manifest_path / artifact_manifest_sha256, keys a reference
- * reader ignores).  So a manifest is also the intent record of an
- * interrupted seal: resume completes only a scene whose manifest names
- * the session as it is on disk.
+ * the result.  Where it is kept depends on the policy:
+ *   - strict: phases/<step_id>/artifact-manifest.json, bound by file
+ *     digest from the step (artifact_manifest_path /
+ *     artifact_manifest_sha256, keys a reference reader ignores);
+ *   - reference: the session's sidecar (sidecar.c), so the session and
+ *     the artifact root stay exactly the reference's.
+ * tc_manifest_load() is the one reader of either.  A manifest is also
+ * the intent record of an interrupted seal: resume completes only a
+ * scene whose manifest names the session as it is on disk.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -255,6 +258,22 @@ tc_manifest_build(const tc_session *s, const tc_json *step,
 
 /* ---- reading and checking ---------------------------------------------- */
 
+/* The binding in the sidecar of a reference-policy session. */
+static int
+load_from_sidecar(const tc_session *s, const tc_json *step, tc_json **out,
+    tc_error *err)
+{
+	const tc_json *m;
+
+	if (tc_session_policy(s) == TC_POLICY_STRICT)
+		return 0;
+	if (tc_sidecar_check(s, err) != 0)
+		return -1;
+	if ((m = tc_sidecar_manifest(s, tc_step_id(step))) != NULL)
+		*out = tc_json_clone(m);
+	return 0;
+}
+
 int
 tc_manifest_load(const tc_session *s, const tc_json *step, tc_json **out,
     tc_error *err)
@@ -265,8 +284,10 @@ tc_manifest_load(const tc_session *s, const tc_json *step, tc_json **out,
 	size_t len;
 
 	*out = NULL;
+	/* In the session document: strict sessions, and reference sessions
+	 * sealed by a tunectl that kept its bindings there. */
 	if (rel == NULL)
-		return 0;
+		return load_from_sidecar(s, step, out, err);
 	if (tc_require_relative_artifact(rel, "artifact_manifest_path",
 	    err) != 0 || tc_session__check_path_text(rel, err) != 0)
 		return -1;
@@ -415,11 +436,12 @@ tc_session_check_root(const tc_session *s, tc_error *err)
 		tc_json *m;
 		int rc;
 
-		if (!tc_step_is_sealed(step) ||
-		    tc_json_get(step, "artifact_manifest_path") == NULL)
+		if (!tc_step_is_sealed(step))
 			continue;
 		if (tc_manifest_load(s, step, &m, err) != 0)
 			return -1;
+		if (m == NULL)
+			continue;
 		rc = check_root(s, step, m, err);
 		tc_json_free(m);
 		return rc;
@@ -434,11 +456,18 @@ tc_manifest_is_intent(const tc_session *s, const tc_json *step,
 	char *rel = tc_xasprintf("phases/%s/%s", tc_step_id(step),
 	    TC_MANIFEST_FILE);
 	char *path = tc_session_artifact_path(s, rel);
+	const tc_json *intent = tc_session_policy(s) == TC_POLICY_STRICT ?
+	    NULL : tc_sidecar_intent(s);
 	char fingerprint[65], digest[65];
 	tc_json *m = NULL;
 	bool ok = false;
 
-	if (tc_is_regular_file_nofollow(path))
+	/* A reference-policy intent is only ever in the sidecar: a manifest
+	 * file in the artifact root is anybody's. */
+	if (intent != NULL)
+		m = tc_json_clone(intent);
+	else if (tc_session_policy(s) == TC_POLICY_STRICT &&
+	    tc_is_regular_file_nofollow(path))
 		m = tc_json_parse_file(path, NULL);
 	if (m != NULL && tc_session_fingerprint(s, fingerprint, NULL) == 0 &&
 	    tc_json_digest(result, digest, NULL) == 0)
@@ -462,8 +491,7 @@ tc_session_check_final_evidence(const tc_session *s, tc_error *err)
 		const tc_json *step = tc_session_step_at(s, i);
 
 		if (tc_step_is_sealed(step) &&
-		    tc_step_phase(step)->id == TC_PHASE_FINAL &&
-		    tc_json_get(step, "artifact_manifest_path") != NULL)
+		    tc_step_phase(step)->id == TC_PHASE_FINAL)
 			return tc_manifest_check(s, step, err);
 	}
 	return 0;
@@ -482,4 +510,26 @@ tc_session_check_bound(const tc_session *s, tc_error *err)
 			return -1;
 	}
 	return 0;
+}
+
+tc_json *
+tc_session_unbound_steps(const tc_session *s)
+{
+	tc_json *ids = tc_json_new_array();
+	size_t i;
+
+	for (i = 0; i < tc_session_step_count(s); i++) {
+		const tc_json *step = tc_session_step_at(s, i);
+		tc_error ignored = TC_ERROR_INIT;
+		tc_json *m = NULL;
+
+		if (!tc_step_is_sealed(step))
+			continue;
+		if (tc_manifest_load(s, step, &m, &ignored) == 0 && m == NULL)
+			tc_json_array_push(ids, tc_json_new_string(
+			    tc_step_id(step)));
+		tc_json_free(m);
+		tc_error_clear(&ignored);
+	}
+	return ids;
 }

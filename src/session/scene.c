@@ -1,10 +1,11 @@
 /*
  * scene.c - phase scenes: the files a sealed step leaves under
- * <artifact_root>/phases/<step_id>/ -- artifact-manifest.json (tunectl's,
- * written first), then the reference's phase-result.json and
- * PHASE_REPORT.md, written exclusively -- plus the comparisons that let
- * an interrupted seal be completed instead of stranded
- * (docs/controller.md, "Recovery").
+ * <artifact_root>/phases/<step_id>/ -- under the strict policy
+ * artifact-manifest.json (tunectl's, written first; under the reference
+ * policy the manifest goes to the sidecar instead, also first), then the
+ * reference's phase-result.json and PHASE_REPORT.md, written exclusively
+ * -- plus the comparisons that let an interrupted seal be completed
+ * instead of stranded (docs/controller.md, "Recovery").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,7 @@ tc_session__scene_init(struct sess_scene *sc, const tc_session *s,
 	sc->result_path = tc_session_artifact_path(s, sc->result_rel);
 	sc->report_path = tc_session_artifact_path(s, report_rel);
 	sc->manifest_path = tc_session_artifact_path(s, sc->manifest_rel);
+	sc->bind_in_doc = tc_session_policy(s) == TC_POLICY_STRICT;
 	free(report_rel);
 }
 
@@ -172,7 +174,7 @@ tc_session__scene_write(const tc_session *s, const struct sess_scene *sc,
 	if (resolved == NULL)
 		return -1;
 	free(resolved);
-	if (write_manifest(sc, t, adopt, err) != 0)
+	if (sc->bind_in_doc && write_manifest(sc, t, adopt, err) != 0)
 		return -1;
 	if (!adopt && tc_write_atomic(sc->result_path, t->result, t->result_len,
 	    TC_WRITE_EXCLUSIVE | TC_WRITE_MKDIRS, err) != 0)
@@ -198,9 +200,49 @@ tc_session__mark_sealed(tc_json *step, const struct sess_scene *sc,
 	tc_json_object_set_string(step, "result_sha256", digest);
 	tc_json_object_set_string(step, "outcome_status", status);
 	tc_json_object_set_string(step, "sealed_at", now);
+	if (!sc->bind_in_doc)
+		return;
 	tc_json_object_set_string(step, "artifact_manifest_path",
 	    sc->manifest_rel);
 	tc_json_object_set_string(step, "artifact_manifest_sha256", hex);
+}
+
+int
+tc_session__bind_sidecar(tc_session *s, const struct sess_scene *sc,
+    const struct sess_texts *t, bool first, bool adopt, tc_error *err)
+{
+	tc_json *m;
+	int rc = 0;
+
+	if (sc->bind_in_doc)
+		return 0;
+	if ((m = tc_json_parse(t->manifest, t->manifest_len, err)) == NULL)
+		return -1;
+	if (first)
+		rc = tc_sidecar_begin_seal(s, m, adopt, err);
+	else
+		tc_sidecar_add_manifest(s, m);
+	tc_json_free(m);
+	return rc;
+}
+
+int
+tc_session__write_sealed(tc_session *s, tc_error *err)
+{
+	char hex[TC_SHA256_HEX_LEN + 1];
+	size_t len;
+	char *text = tc_json_pretty(s->doc, &len, err);
+	int rc = -1;
+
+	if (text == NULL)
+		return -1;
+	tc_sha256_hex(text, len, hex);
+	if ((tc_session_policy(s) == TC_POLICY_STRICT ||
+	    tc_sidecar_commit(s, hex, err) == 0) &&
+	    tc_write_atomic(s->path, text, len, 0, err) == 0)
+		rc = 0;
+	free(text);
+	return rc;
 }
 
 int

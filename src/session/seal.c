@@ -5,14 +5,19 @@
  *
  * Write order, chosen so that a crash at any point is repaired by
  * re-running the same seal (or by resume):
- *   1. phases/<step>/artifact-manifest.json (tunectl's intent record: the
- *      session state this seal started from and the result it seals),
+ *   1. the step's artifact manifest, tunectl's intent record (the
+ *      session state this seal started from and the result it seals):
+ *      strict, phases/<step>/artifact-manifest.json; reference, a new
+ *      record of the sidecar (sidecar.c);
  *      then phase-result.json and PHASE_REPORT.md (exclusive);
- *   2. the scenes of short-circuited steps (each with its manifest);
+ *   2. the scenes of short-circuited steps (each with its manifest, in
+ *      the scene or in the sidecar record in memory);
  *   3. for the Final step, FINAL_E2E_REPORT.md (rendered from the
  *      session as it is about to be written);
- *   4. the session file, atomically, last.
- * Until step 4 the session on disk is unchanged, so the step is still
+ *   4. reference: the sidecar again, its record now complete with the
+ *      digest of the session about to be written;
+ *   5. the session file, atomically, last.
+ * Until step 5 the session on disk is unchanged, so the step is still
  * pending; a second seal of the same handoff finds byte-identical scenes
  * and adopts them instead of refusing "already sealed".
  */
@@ -46,6 +51,24 @@ check_acceptable(const tc_session *s, const tc_json *result, tc_error *err)
 		}
 	}
 	return 0;
+}
+
+/* A scene is on disk that this seal did not begin.  The reference's
+ * answer stands under its policy; tunectl's own says what is true: the
+ * step is not sealed. */
+static void
+refuse_scene(const tc_session *s, const tc_json *step, tc_error *err)
+{
+	if (tc_session_policy(s) != TC_POLICY_STRICT) {
+		tc_error_set(err, "current step is already sealed: %s",
+		    tc_step_id(step));
+		return;
+	}
+	tc_error_set(err, "step %s is not sealed, but its scene holds files "
+	    "tunectl did not write (phases/%s/): seal that phase-result.json "
+	    "if it is the step's result, or move them aside with tunectl "
+	    "quarantine --session %s", tc_step_id(step), tc_step_id(step),
+	    s->path);
 }
 
 /* Step 3 of the write order: the Final report from the in-memory
@@ -117,12 +140,12 @@ tc_seal_session(tc_session *s, const tc_json *result, tc_error *err)
 		 * trace of this very seal interrupted before step 4. */
 		adopt = tc_session__scene_matches(&sc, &t);
 		if (!adopt) {
-			tc_error_set(err, "current step is already sealed: %s",
-			    tc_step_id(expected));
+			refuse_scene(s, expected, err);
 			goto out;
 		}
 	}
-	if (tc_session__scene_write(s, &sc, &t, adopt, err) != 0)
+	if (tc_session__bind_sidecar(s, &sc, &t, true, adopt, err) != 0 ||
+	    tc_session__scene_write(s, &sc, &t, adopt, err) != 0)
 		goto out;
 
 	final = tc_step_phase(expected)->id == TC_PHASE_FINAL;
@@ -136,7 +159,7 @@ tc_seal_session(tc_session *s, const tc_json *result, tc_error *err)
 		if (render_final(s, err) != 0)
 			goto out;
 	}
-	rc = tc_write_json(s->path, s->doc, 0, err);
+	rc = tc_session__write_sealed(s, err);
 out:
 	tc_session__texts_free(&t);
 	tc_session__scene_free(&sc);

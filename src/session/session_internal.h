@@ -37,6 +37,8 @@ struct sess_scene {
 	char *report_path;	/* <root>/phases/<step_id>/PHASE_REPORT.md */
 	char *manifest_rel;	/* "phases/<step_id>/artifact-manifest.json" */
 	char *manifest_path;	/* <root>/<manifest_rel> */
+	bool bind_in_doc;	/* strict: the manifest is a file of the scene,
+				 * bound from the step; else in the sidecar */
 };
 
 /* The bytes of a scene's three files (malloc'd). */
@@ -79,8 +81,9 @@ int tc_session__scene_write(const tc_session *s, const struct sess_scene *sc,
     const struct sess_texts *t, bool adopt, tc_error *err);
 
 /* Mark step sealed with this result and bind its manifest: state,
- * result_path, result_sha256, outcome_status, sealed_at,
- * artifact_manifest_path, artifact_manifest_sha256. */
+ * result_path, result_sha256, outcome_status, sealed_at, and when the
+ * scene binds it in the document artifact_manifest_path,
+ * artifact_manifest_sha256. */
 void tc_session__mark_sealed(tc_json *step, const struct sess_scene *sc,
     const struct sess_texts *t, const char *digest, const char *status);
 
@@ -93,6 +96,17 @@ int tc_session__short_circuit(tc_session *s, const tc_json *reason_zh,
 /* Render the pretty result text and its PHASE_REPORT.md into t. */
 int tc_session__render_scene(const tc_json *result, const tc_json *step,
     struct sess_texts *t, tc_error *err);
+
+/* Keep the rendered manifest t->manifest in the sidecar when the scene
+ * does not bind it in the document: the sealed step's opens the seal's
+ * record (first; adopt as for the scene), a short-circuited step's joins
+ * it. */
+int tc_session__bind_sidecar(tc_session *s, const struct sess_scene *sc,
+    const struct sess_texts *t, bool first, bool adopt, tc_error *err);
+
+/* Write the session document, last: under the reference policy the
+ * sidecar's record of this seal first learns its digest. */
+int tc_session__write_sealed(tc_session *s, tc_error *err);
 
 /* Build the artifact manifest of result for step and render it into
  * t->manifest. */

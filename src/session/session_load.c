@@ -213,6 +213,7 @@ tc_session_free(tc_session *s)
 		return;
 	tc_json_free(s->doc);
 	free(s->path);
+	tc_sidecar_free(s->sidecar);
 	free(s);
 }
 

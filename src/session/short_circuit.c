@@ -134,7 +134,8 @@ seal_generated(tc_session *s, tc_json *step, const tc_json *reason_zh,
 	    tc_session__render_manifest(s, step, result, sealed_over, &t, err) != 0 ||
 	    tc_json_digest(result, digest, err) != 0)
 		goto out;
-	if (tc_session__scene_write(s, &sc, &t, adopted != NULL, err) != 0)
+	if (tc_session__bind_sidecar(s, &sc, &t, false, false, err) != 0 ||
+	    tc_session__scene_write(s, &sc, &t, adopted != NULL, err) != 0)
 		goto out;
 	tc_session__mark_sealed(step, &sc, &t, digest,
 	    tc_json_get_string(result, "status"));

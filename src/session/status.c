@@ -83,6 +83,42 @@ describe_next(const tc_session *s, const tc_json *next, const char *program,
 	    program, quoted);
 }
 
+/* Files planted in the scenes of pending steps, and what to do. */
+static void
+describe_planted(const tc_session *s, const char *program, const char *quoted,
+    tc_buf *out)
+{
+	tc_json *planted = tc_planted_files(s);
+	size_t i;
+
+	if (planted->u.arr.len == 0) {
+		tc_json_free(planted);
+		return;
+	}
+	tc_buf_puts(out, "\nPlanted files (in the scene of a step that is not "
+	    "sealed; tunectl did not write them):\n");
+	for (i = 0; i < planted->u.arr.len; i++) {
+		char *p = printable(tc_json_get_string(planted->u.arr.items[i],
+		    "path"));
+		char *id = printable(tc_json_get_string(planted->u.arr.items[i],
+		    "step_id"));
+
+		tc_buf_printf(out, "  - %s (step %s is pending)\n", p, id);
+		free(id);
+		free(p);
+	}
+	tc_buf_printf(out, "Sealing such a step is refused while they are there "
+	    "(%s).  If one is the step's genuine result, seal it with\n"
+	    "  %s seal --session %s --result <that file>\n"
+	    "otherwise move them aside (kept under quarantine/, recorded in "
+	    "the sidecar):\n  %s quarantine --session %s\n",
+	    tc_session_policy(s) == TC_POLICY_STRICT ?
+	    "strict run-next moves them itself" :
+	    "the reference's answer: \"current step is already sealed\"",
+	    program, quoted, program, quoted);
+	tc_json_free(planted);
+}
+
 /* The path as a shell word: bare when it only has safe characters. */
 static char *
 shell_quote(const char *s)
@@ -127,8 +163,17 @@ tc_session_describe(const char *session_path, const char *program,
 
 	errors = tc_json_new_array();
 	if (tc_verify_loaded(s, TC_VERIFY_ALL, errors) == 0) {
+		char *note = tc_unbound_note(s);
+
 		tc_buf_puts(out, "\nIntegrity: verified (every sealed result "
 		    "matches its digest, every bound artifact is unchanged)\n");
+		if (note != NULL) {
+			char *p = printable(note);
+
+			tc_buf_printf(out, "  %s\n", p);
+			free(p);
+		}
+		free(note);
 	} else {
 		size_t i;
 
@@ -143,6 +188,7 @@ tc_session_describe(const char *session_path, const char *program,
 		    "repaired:\n  %s verify --all --session %s\n", program,
 		    quoted);
 	}
+	describe_planted(s, program, quoted, out);
 	describe_next(s, next, program, quoted, out);
 	tc_json_free(errors);
 	free(quoted);

@@ -282,11 +282,14 @@ tc_skills_install(const char *skills_dir, const char *host, const char *dest,
 		    "codex, opencode)", host);
 		return NULL;
 	}
+	/* A project without the directory yet gets it, as mkdir -p would. */
+	if (!tc_path_exists(dest) && tc_mkdirs(dest, err) != 0)
+		return NULL;
 	if ((abs = tc_path_resolve(dest, err)) == NULL)
 		return NULL;
 	if (!tc_is_directory(abs)) {
-		tc_error_set(err, "install directory must be an existing "
-		    "directory: %s", dest);
+		tc_error_set(err, "install directory is not a directory: %s",
+		    dest);
 		free(abs);
 		return NULL;
 	}

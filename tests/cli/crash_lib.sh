@@ -49,6 +49,9 @@ if [ "${TUNECTL_CRASH_TMPFS:-1}" = 1 ] && [ -d /dev/shm ] && [ -w /dev/shm ]; th
 fi
 W=$CRASH_DIR/work
 CRASH_SNAP=$CRASH_DIR/snapshot
+# The sidecars of reference-policy sessions live under $W, so that every
+# run starts from the same sidecar as from the same session.
+export TUNECTL_STATE_DIR=$W/.state
 
 crash_reference() { :; }
 CRASH_REF=""
@@ -132,6 +135,22 @@ crash_session_verifies() {	# crash_session_verifies SESSION
 		echo "verify failed: $o"
 		return 1
 	fi
+	# every step the session shows sealed is bound by its sidecar: a
+	# seal completes its sidecar record before it writes the session
+	case $o in
+	*"artifacts unbound"*) echo "a sealed step lost its binding: $o"; return 1 ;;
+	esac
+}
+
+# What the sidecar of a reference-policy session holds: one line per
+# record, its kind and the steps its manifests bind.
+crash_sidecar() {	# crash_sidecar SESSION
+	local f
+	f=$(sidecar_of "$1")
+	[ -f "$f" ] || { echo "no sidecar"; return 0; }
+	python3 -c 'import json, sys
+for r in json.load(open(sys.argv[1]))["records"]:
+    print("sidecar", r["seq"], r["kind"], " ".join(m["step_id"] for m in r.get("manifests", [])))' "$f"
 }
 
 # No temp file of the atomic writer is left where a reader could take it

@@ -22,6 +22,26 @@ TUNECTL_TEST_BIN=${TUNECTL_TEST_BIN:-${TUNECTL_BIN%/*}/tunectl-test}
 TUNECTL_SRC=${TUNECTL_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 T=$(mktemp -d "${TMPDIR:-/tmp}/tunectl-cli.XXXXXX")
 trap '[ -n "${KEEP_T:-}" ] || rm -rf "$T"' EXIT
+# The sidecars of reference-policy sessions (docs/security.md) go with $T.
+export TUNECTL_STATE_DIR=$T/.state
+
+# sidecar_of SESSION: the path of that session's sidecar
+# (<state>/sidecars/<sha256 of the resolved session path>.json).
+sidecar_of() {
+	python3 -c 'import hashlib, os, sys
+p = os.path.realpath(sys.argv[1]).encode("utf-8", "surrogateescape")
+print(os.path.join(os.environ["TUNECTL_STATE_DIR"], "sidecars", hashlib.sha256(p).hexdigest() + ".json"))' "$1"
+}
+# sidecar_manifest SESSION STEP_ID: the artifact manifest the newest seal
+# record of that sidecar binds to the step (JSON, pretty), or nothing.
+sidecar_manifest() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for r in reversed(d["records"]):
+    for m in r.get("manifests", []):
+        if m["step_id"] == sys.argv[2]:
+            print(json.dumps(m, ensure_ascii=False, indent=2, sort_keys=True)); sys.exit(0)' "$(sidecar_of "$1")" "$2"
+}
 _n=0
 _failed=0
 out=""

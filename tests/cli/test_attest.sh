@@ -38,7 +38,9 @@ expect_rc 0 "an active session that verifies can be attested"
 ctl_seal not_run
 tc verify --session "$S" --attestation "$T/active.dsse.json" --pubkey "$T/keys/signer.pub"
 expect_rc 1 "an attestation made before the Final was sealed no longer verifies"
-expect_out "attestation subject changed: auto-tune-session.json" "the session file changed"
+# the first changed subject in name order: the sidecar (an absolute
+# path) when there is one, else the session file
+expect_out "attestation subject changed: $(sidecar_of "$S")" "the session's sidecar changed"
 flip_char() {
 	python3 - "$1" <<'PY'
 import sys
@@ -57,8 +59,9 @@ cp "$T/report.bak" "$R/phases/intake-preparation/PHASE_REPORT.md"
 
 tc attest --session "$S" --key "$T/keys/signer"
 expect_rc 0 "attest signs a verified session"
-A="$R/attestation.dsse.json"
-expect_out "\"attestation\": \"$A\"" "by default into <artifact-root>/attestation.dsse.json"
+A="$R.attestation.dsse.json"
+expect_out "\"attestation\": \"$A\"" "by default beside the root, outside it: <artifact-root>.attestation.dsse.json"
+check "nothing is written into the artifact root" test ! -e "$R/attestation.dsse.json"
 expect_out "\"keyid\": \"$keyid\"" "naming the key"
 
 # ---- a standard reader: DSSE PAE + openssl ------------------------------------------------
@@ -90,7 +93,7 @@ for s in st["subject"]:
 PY
 names=$(jpy "$T/statement.json" '" ".join(s["name"] for s in d["subject"])')
 for want in auto-tune-session.json phases/s0-baseline/phase-result.json \
-    phases/s0-baseline/PHASE_REPORT.md phases/s0-baseline/artifact-manifest.json \
+    phases/s0-baseline/PHASE_REPORT.md "$(sidecar_of "$S")" \
     s0/runset/run-1/log_0.log FINAL_E2E_REPORT.md ledger.json; do
 	check "the statement covers $want" bash -c "[[ ' $names ' == *' $want '* ]]"
 done

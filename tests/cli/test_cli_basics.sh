@@ -41,4 +41,11 @@ for cmd in $(printf '%s\n' "$out" | awk '/^  [a-z]/ {print $1}'); do
 	expect_out "usage: tunectl" "$cmd --help prints a usage line"
 done
 
+tc demo --help
+expect_rc 0 "demo --help exits 0"
+expect_out "Run a complete evidence-gated SuperKernel tuning session" "demo --help says what the demo does"
+for flag in --artifact-root --optional-mode --workload --profile --resume --no-html --quiet --pipeline; do
+	expect_out "  $flag " "demo --help describes $flag"
+done
+
 finish

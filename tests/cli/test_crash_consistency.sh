@@ -3,10 +3,13 @@
 # run-next, derive-session, init and pypto state (the atomic writer's
 # fault injection, tests/cli/crash_lib.sh), and after each kill: the
 # session still loads and verifies (the old state or the new one, never a
-# mix), no temp file poses as evidence, the designed recovery works
+# mix; every step it shows sealed still bound by its sidecar), no temp
+# file poses as evidence, the designed recovery works
 # (docs/controller.md "Recovery": re-running the command, or resume, or
 # run-next completing a receipt), and the recovered state equals what an
 # uninterrupted run leaves.
+#
+# quarantine is swept too (its sidecar record, then the move).
 #
 # The short form (make check) sweeps one representative command of each
 # kind; TUNECTL_STRESS=1 (make stress) sweeps every step of every mode.
@@ -25,6 +28,7 @@ T_RESULT=$T/handoff.json
 # time-dependent digest, so only their outcome counts).
 seal_reference() {
 	crash_steps "$S"
+	crash_sidecar "$S"
 	[ -f "$SEAL_SCENE" ] && sha_file "$SEAL_SCENE"
 	[ -f "$R/FINAL_E2E_REPORT.md" ] && echo "final report present"
 	return 0
@@ -121,7 +125,10 @@ crash_run() {
 	"$TUNECTL_BIN" init --session "$W/artifacts/auto-tune-session.json" \
 	    --artifact-root "$W/artifacts" --session-id "$CTL_ID" --optional-mode both
 }
-crash_reference() { crash_steps "$W/artifacts/auto-tune-session.json"; }
+crash_reference() {
+	crash_steps "$W/artifacts/auto-tune-session.json"
+	crash_sidecar "$W/artifacts/auto-tune-session.json"
+}
 crash_recover() {
 	local s=$W/artifacts/auto-tune-session.json
 	if [ -e "$s" ]; then
@@ -132,6 +139,29 @@ crash_recover() {
 	[ "$(crash_reference)" = "$CRASH_REF" ] || { echo "another session"; return 1; }
 }
 crash_sweep "init"
+
+# ---- quarantine -----------------------------------------------------------------
+# A file planted in S0's scene: quarantine records it in the sidecar, then
+# moves it.  After a kill the session verifies and quarantine again ends
+# with the planted bytes under quarantine/ and the scene free.
+crash_setup() {
+	ctl_init "$W" none || return 1
+	ctl_seal || return 1
+	mkdir -p "$W/artifacts/phases/s0-baseline"
+	printf '{"forged": true}\n' >"$W/artifacts/phases/s0-baseline/phase-result.json"
+}
+crash_run() { "$TUNECTL_BIN" quarantine --session "$W/artifacts/auto-tune-session.json"; }
+crash_reference() {
+	[ -e "$W/artifacts/phases/s0-baseline/phase-result.json" ] && echo "scene occupied"
+	find "$W/artifacts/quarantine" -type f -exec sha256sum {} + 2>/dev/null | cut -d' ' -f1
+	crash_steps "$W/artifacts/auto-tune-session.json"
+}
+crash_recover() {
+	crash_session_verifies "$W/artifacts/auto-tune-session.json" || return 1
+	crash_run >/dev/null || { echo "re-running quarantine failed"; return 1; }
+	[ "$(crash_reference)" = "$CRASH_REF" ] || { echo "another state:"; crash_reference; return 1; }
+}
+crash_sweep "quarantine (sidecar record, move)"
 
 # ---- run-next -------------------------------------------------------------------
 printf '["%s", "ok"]\n' "$HOST" >"$T/ok.json"
@@ -154,6 +184,7 @@ runnext_reference() {
 			echo "$id $st $o receipt $(grep -o '"runner_status": "[a-z_]*"' "$R/$rel" | cut -d'"' -f4)"
 		fi
 	done
+	crash_sidecar "$S"
 }
 # One more run-next.  When the session is already complete (the kill or
 # resume sealed the last step) it has nothing to dispatch: it binds the

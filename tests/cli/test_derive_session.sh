@@ -299,6 +299,7 @@ for st in s["steps"]:
     st.pop("artifact_manifest_sha256", None)
 open(sys.argv[1], "w").write(json.dumps(s, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
 PY
+rm -f "$(sidecar_of "$PS")"
 edit_evidence() {	# edit_evidence FILE PYTHON [refingerprint]
 	python3 - "$PC/evidence/$1" "$2" <<'PY'
 import json, sys

@@ -37,16 +37,24 @@ ctl_seal accepted 'result["produced_artifacts"] = ["ledger.json"]'
 expect_rc 0 "the Final seals"
 tc verify --session "$S"
 expect_rc 0 "the untouched session verifies"
-check "every step binds a manifest" test \
-    "$(jpy "$S" 'all("artifact_manifest_sha256" in s for s in d["steps"])')" = true
+check "the session document is the reference's: no binding keys" test \
+    "$(jpy "$S" 'any("artifact_manifest_sha256" in s for s in d["steps"])')" = false
+check "the artifact root holds no manifest files" test -z "$(find "$R" -name artifact-manifest.json)"
+check "the sidecar binds a manifest to every step" test \
+    "$(jpy "$(sidecar_of "$S")" 'len({m["step_id"] for r in d["records"] for m in r.get("manifests", [])})')" = 7
+sidecar_manifest "$S" s0-baseline >"$T/s0.manifest"
+sidecar_manifest "$S" intake-preparation >"$T/intake.manifest"
+sidecar_manifest "$S" final-e2e-report >"$T/final.manifest"
 check "a directory is bound by its tree digest" test \
-    "$(jpy "$R/phases/s0-baseline/artifact-manifest.json" '[a["sha256"] for a in d["artifacts"] if a["path"] == "s0/runset"][0]')" = \
+    "$(jpy "$T/s0.manifest" '[a["sha256"] for a in d["artifacts"] if a["path"] == "s0/runset"][0]')" = \
     "$(cd "$R/s0/runset" && find . -type f -printf '%P\n' | LC_ALL=C sort | xargs -r -d '\n' sha256sum | sha256sum | cut -d' ' -f1)"
 check "a named file that does not exist is recorded as missing" \
-    grep -q '"kind": "missing"' "$R/phases/intake-preparation/artifact-manifest.json"
-check "the Final binds its ledger" grep -q '"ledger"' "$R/phases/final-e2e-report/artifact-manifest.json"
+    grep -q '"kind": "missing"' "$T/intake.manifest"
+check "the Final binds its ledger" grep -q '"ledger"' "$T/final.manifest"
+SC=$(sidecar_of "$S")
+cp -a "$SC" "$T/sidecar.orig"
 cp -a "$R" "$T/a.orig"
-restore() { rm -rf "$R"; cp -a "$T/a.orig" "$R"; }
+restore() { rm -rf "$R"; cp -a "$T/a.orig" "$R"; cp -a "$T/sidecar.orig" "$SC"; }
 
 # ---- item 2: derived reports are rendered again and compared
 flip_char "$R/phases/intake-preparation/PHASE_REPORT.md"
@@ -112,10 +120,23 @@ tc verify --session "$S" --all
 expect_rc 1 "a removed artifact is refused"
 expect_out "intake/environment.json (removed)" "verify says it was removed"
 restore
-flip_char "$R/phases/intake-preparation/artifact-manifest.json"
+python3 - "$SC" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["records"]:
+    for m in r.get("manifests", []):
+        if m["step_id"] == "intake-preparation":
+            m["artifacts"][0]["sha256"] = "0" * 64
+open(sys.argv[1], "w").write(json.dumps(d))
+PY
 tc verify --session "$S"
-expect_rc 1 "an edited manifest is refused"
-expect_out "artifact manifest digest mismatch: intake-preparation" "verify names the step"
+expect_rc 1 "an edited manifest in the sidecar is refused"
+expect_out "sidecar chain broken: record 2 does not chain to the record before it" "verify says where the chain breaks"
+restore
+rm "$SC"
+tc verify --session "$S"
+expect_rc 0 "a session whose sidecar was deleted verifies as the reference would"
+expect_err "artifacts unbound" "verify says its artifacts are unbound"
 restore
 tc verify --session "$S"
 expect_rc 0 "the restored session verifies again"
@@ -143,13 +164,12 @@ python3 - "$S" "$R" <<'PY'
 import json, os, sys
 s = json.load(open(sys.argv[1]))
 for st in s["steps"]:
-    st.pop("artifact_manifest_path", None)
-    st.pop("artifact_manifest_sha256", None)
-    os.remove(os.path.join(sys.argv[2], "phases", st["step_id"], "artifact-manifest.json"))
-open(sys.argv[1], "w").write(json.dumps(s, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    assert "artifact_manifest_path" not in st
 PY
+rm "$(sidecar_of "$S")"
 tc verify --session "$S"
 expect_rc 0 "a session sealed without manifests (the reference's) verifies"
+expect_err "artifacts unbound: intake-preparation, s0-baseline" "verify names the unbound steps"
 flip_char "$R/phases/s0-baseline/PHASE_REPORT.md"
 tc verify --session "$S"
 expect_rc 1 "its reports are still checked"

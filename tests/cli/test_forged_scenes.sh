@@ -80,8 +80,11 @@ tc resume --session "$S"
 expect_rc 0 "resume completes tunectl's own interrupted seal"
 expect_err "resume completed an interrupted seal" "and says so"
 check "the interrupted step is sealed" test "$(jpy "$S" 'd["steps"][1]["state"]')" = sealed
-check "the step binds its artifact manifest" \
-    test "$(jpy "$S" 'd["steps"][1]["artifact_manifest_path"]')" = phases/s0-baseline/artifact-manifest.json
+sidecar_manifest "$S" s0-baseline >"$T/s0.manifest"
+check "the step binds its artifact manifest in the sidecar" \
+    test "$(jpy "$T/s0.manifest" 'd["step_id"]')" = s0-baseline
+check "and the session document stays the reference's" \
+    test "$(jpy "$S" '"artifact_manifest_path" in d["steps"][1]')" = false
 
 # ---- the artifact root is the one the sealed steps were sealed under
 ctl_init "$T/moved" none

@@ -44,9 +44,15 @@ check "report has the early selection form (no ranked_candidates)" \
 	bash -c '! grep -q ranked_candidates s0/report.json'
 check "report ends with a newline" bash -c '[ "$(tail -c1 s0/report.json | od -An -c | tr -d " ")" = "\\n" ]'
 tc gate stability --baseline base
-expect_rc 2 "default --expected-ranks 8 against one-rank runs"
-expect_err "tunectl gate stability: error: base/run-1: expected 8 rank logs, found 1" \
+expect_rc 0 "without --expected-ranks the ranks come from the baseline's runset.json"
+expect_out "baseline 5 10.2000 10.2000 10.3600 0.1414 - - True" "and the one-rank run set is read"
+cp -r base noman && rm noman/runset.json
+tc gate stability --baseline noman
+expect_rc 2 "without runset.json the reference's default --expected-ranks 8 holds"
+expect_err "tunectl gate stability: error: noman/run-1: expected 8 rank logs, found 1" \
 	"the reference's rank-count message"
+tc gate stability --baseline base --expected-ranks 2
+expect_rc 2 "--expected-ranks given wins over runset.json"
 tc gate stability --baseline nowhere "${R[@]}"
 expect_rc 2 "a missing run set"
 expect_err "nowhere: no run-* directories found" "the reference's message"
@@ -70,6 +76,14 @@ check "--reference-output omits the tunectl key" bash -c '! grep -q "\"tunectl\"
 tc gate promote --baseline base --candidate S1=fast "${R[@]}"
 expect_rc 2 "range_optimized (the default) needs replay evidence"
 expect_err "replay evidence mapping mismatch (missing: S1)" "named like the reference"
+expect_err "tunectl: hint: told so: --promotion-mode NAME=whole_scope per --candidate NAME" \
+	"followed by the fix"
+tc gate promote --help
+expect_out "Final promotion: compare candidates against a frozen baseline" "gate promote --help says what promote does"
+check "gate promote --help is not analyze's" bash -c '! grep -q "Summarize multi-rank" <<<"$0"' "$out"
+tc gate analyze --help
+expect_out "pass --promotion-mode NAME=whole_scope for each" "gate analyze --help explains the mapping mismatch"
+expect_out "bootstrap seed (default 8391734862414113841)" "the seed printed is the code's (\"tunectl1\")"
 tc gate analyze --baseline base --candidate S1=one --promotion-mode S1=whole_scope "${R[@]}"
 expect_rc 0 "a one-run candidate is reported"
 expect_out "S1 1 8.0000 8.0000 8.0000 0.0000 21.57% False - -" "but not promoted (needs 3 runs)"

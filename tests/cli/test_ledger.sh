@@ -237,6 +237,17 @@ check "the unmeasured record is written to --output" grep -q '"classification": 
 tc ledger final-e2e "${FE_ARGS[@]}" --classification not_run --baseline "$T/fe/s0"
 expect_rc 2 "mixing run sets and --classification is a usage error"
 
+# Without --expected-ranks: the ranks the baseline's runset.json records, else 8.
+FE_NORANKS=("${FE_ARGS[@]:0:${#FE_ARGS[@]}-2}" --replace --output "$T/fe/out2.json")
+tc ledger final-e2e "${FE_NORANKS[@]}" --baseline "$T/fe/s0" --candidate "$T/fe/cand"
+expect_rc 1 "without --expected-ranks or runset.json, 8 rank logs are expected"
+expect_out "expected 8 rank logs, found 1" "the reference's default"
+printf '{"schema_version": "tunectl-runset-v1", "ranks": 1}\n' >"$T/fe/s0/runset.json"
+tc ledger final-e2e "${FE_NORANKS[@]}" --baseline "$T/fe/s0" --candidate "$T/fe/cand"
+expect_rc 0 "the baseline's runset.json gives the rank count"
+expect_out '"classification": "beneficial"' "and the record is measured"
+rm "$T/fe/s0/runset.json"
+
 # ---- --analysis-validator: an external program as the analyser -----------
 
 cat >"$T/analyser.sh" <<'SH'

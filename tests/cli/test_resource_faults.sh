@@ -149,7 +149,8 @@ if [ "$can_drop" = 1 ]; then
 	ctl_seal
 	ctl_result "$T/s0.json"
 	chmod 644 "$T/s0.json"
-	chown -R 65534:65534 "$U"
+	# the session's sidecar (outside the root) belongs to the same user
+	chown -R 65534:65534 "$U" "$TUNECTL_STATE_DIR"
 
 	chmod 000 "$S"
 	tc_nobody verify --session "$S"

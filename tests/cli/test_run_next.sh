@@ -204,6 +204,13 @@ tc run --session "$S" --runner-command-json "$T/ok.json"
 unset FAKE_STATUS_optional_multistream FAKE_CANDIDATE
 expect_rc 0 "tunectl run drives a both-branch session to completion"
 expect_err "session completed" "run reports completion"
+expect_out "completed: 9 steps" "run prints a summary, not the session document"
+expect_out "final-e2e-report             sealed   accepted" "one line per step with its state and outcome"
+check "without --json the session document is not printed" bash -c '! grep -q "\"steps\"" <<<"$0"' "$out"
+tc run --session "$S" --runner-command-json "$T/ok.json" --json
+expect_rc 0 "tunectl run --json on a completed session"
+expect_eq "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["status"])' "$out")" "completed" \
+    "--json prints the session document"
 expect_eq "$(jq_ "$S" "d['status']")" "completed" "the session is completed"
 expect_eq "$(jq_ "$S" "','.join(s['step_id'] for s in d['steps'])")" \
     "intake-preparation,s0-baseline,stage-a-scope-selection,stage-o-option-tuning,base-profile-source-mapping,optional-multistream,base-profile-derived,optional-source-range,final-e2e-report" \

@@ -132,8 +132,14 @@ expect_err "refusing to install skills through a symbolic link: $T/proj-link/.cl
 check "nothing was written through the link" test -z "$(ls -A "$T/elsewhere")"
 tc skills install --host gemini --dir "$T/proj-link"
 expect_rc 2 "an unknown host is a usage error"
-tc skills install --host claude --dir "$T/no-such-dir"
-expect_rc 1 "installing into a missing directory fails"
+tc skills install --host claude --dir "$T/no-such-dir/sub"
+expect_rc 0 "installing into a missing directory creates it"
+check "the missing directory and its parents were created with the skills" \
+    test -f "$T/no-such-dir/sub/.claude/skills/superkernel-s0-baseline/SKILL.md"
+: > "$T/a-file"
+tc skills install --host claude --dir "$T/a-file"
+expect_rc 1 "installing into a file that is not a directory fails"
+expect_err "install directory is not a directory: $T/a-file" "the error names the file"
 
 # ---- prompt names an existing SKILL.md --------------------------------------------
 A=$T/a

@@ -78,8 +78,14 @@
 #define LLVMFuzzerTestOneInput fuzz_support_one
 #include "../fuzz/fuzz_support.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_tune_spec_one
+#include "../fuzz/fuzz_tune_spec.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_pypto_orch_one
 #include "../fuzz/fuzz_pypto_orch.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_kernel_details_one
+#include "../fuzz/fuzz_kernel_details.c"
 #undef LLVMFuzzerTestOneInput
 
 typedef int (*replay_fn)(const uint8_t *data, size_t size);
@@ -154,6 +160,8 @@ REPLAY_TEST(fuzz_pypto_items)
 REPLAY_TEST(fuzz_report_html)
 REPLAY_TEST(fuzz_support)
 REPLAY_TEST(fuzz_pypto_orch)
+REPLAY_TEST(fuzz_tune_spec)
+REPLAY_TEST(fuzz_kernel_details)
 
 #define T(name) cmocka_unit_test(name##_corpus_replays_without_a_finding)
 
@@ -169,6 +177,8 @@ main(void)
 		T(fuzz_report_html),
 		T(fuzz_support),
 		T(fuzz_pypto_orch),
+		T(fuzz_tune_spec),
+		T(fuzz_kernel_details),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

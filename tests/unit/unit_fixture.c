@@ -65,8 +65,12 @@ remove_at(int at, const char *name)
 		return errno == ENOENT ? 0 : -1;
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(at, name, 0);
-	if ((st.st_mode & 0700) != 0700)
-		(void)fchmodat(at, name, (st.st_mode & 07777) | 0700, 0);
+	if ((st.st_mode & 0700) != 0700) {
+		/* a failure shows when the directory cannot be opened below */
+		int ignored = fchmodat(at, name, (st.st_mode & 07777) | 0700, 0);
+
+		(void)ignored;
+	}
 	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	if (fd < 0)

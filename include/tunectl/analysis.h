@@ -1,0 +1,81 @@
+/*
+ * analysis.h - profile analysis after msprof: the SuperKernel fusion
+ * performance analysis ("tunectl analyze fusion", the reference's
+ * analyze_fusion_performance.py).
+ *
+ * Two kernel_details.csv files (SuperKernel off and on), the fused-node
+ * metadata and the run's configs and workloads go in; out comes the
+ * per-SK verdict document of schema "1.2" (profiling-analysis-result.json)
+ * and, on request, its Chinese Markdown report.  Both are written
+ * together or not at all.  docs/analysis.md describes every field.
+ */
+#ifndef TUNECTL_ANALYSIS_H
+#define TUNECTL_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tunectl/error.h"
+#include "tunectl/json.h"
+
+/* The reference's floor on --min-occurrences. */
+#define TC_ANALYSIS_HARD_MIN_OCCURRENCES 3
+
+struct tc_analysis_thresholds {
+	double min_relative_change_pct;	/* default 3.0 */
+	double min_absolute_change_us;	/* default 1.0 */
+	long min_occurrences;		/* the effective value, >= 3 */
+};
+
+/* The command line of "tunectl analyze fusion"; NULL for an option not
+ * given.  Paths are as typed. */
+struct tc_fusion_args {
+	const char *baseline_profile, *candidate_profile, *sk_meta;
+	const char *baseline_config, *candidate_config;
+	const char *baseline_workload, *candidate_workload;
+	const char *declared_change_set;
+	const char *candidate_name, *experiment_id, *round_id;
+	const char *analysis_agent_id, *source_revision;
+	const char *sk_prof, *environment_evidence, *source_scope_map;
+	const char *source_root;
+	const char *baseline_collection_manifest, *profile_collection_manifest;
+	double min_relative_change_pct, min_absolute_change_us;
+	long min_occurrences;		/* as given (the floor applies inside) */
+	const char *json_out, *markdown_out;
+};
+
+/*
+ * Run the analysis and write its outputs.  Returns the analysis document
+ * (the caller frees it) or NULL with err set to the message the reference
+ * prints after "error: " (every failure here is a usage or input error,
+ * exit 2).  Option checks that argparse makes (trimmed identities, the
+ * round of the candidate, threshold ranges) are tc_fusion_args_check's.
+ */
+tc_json *tc_analysis_fusion(const struct tc_fusion_args *args, tc_error *err);
+
+/* The checks the reference makes right after parsing its arguments;
+ * -1 with the message in err. */
+int tc_fusion_args_check(const struct tc_fusion_args *args, tc_error *err);
+
+/* round_belongs_to_candidate(): both trimmed and non-empty, and round_id
+ * is "<candidate>-" + AUTO, BASE, P<n> (n >= 1, no leading zero) or FINAL. */
+bool tc_round_belongs_to_candidate(const char *candidate, const char *round);
+
+/* The zh Markdown report of an analysis document (render_report of the
+ * reference), after checking the document as the renderer does; NULL
+ * with err when the document is refused.  malloc'd. */
+char *tc_analysis_markdown(const tc_json *report, tc_error *err);
+
+/* validate_manifest_set of collection manifests: roles[i] (in the
+ * reference's order baseline_profile, candidate_compat, candidate_verify,
+ * candidate_profile) read from paths[i].  The summary, with its
+ * set_fingerprint, or NULL with the reference's message. */
+tc_json *tc_collection_validate_set(const char *const *roles,
+    const char *const *paths, size_t n, tc_error *err);
+
+/* The analysis_content_fingerprint of report: SHA-256 of the ASCII
+ * canonical JSON of the document without that key. */
+int tc_analysis_content_fingerprint(const tc_json *report, char hex[65],
+    tc_error *err);
+
+#endif

@@ -1,0 +1,319 @@
+/*
+ * analysis_internal.h - what the files of src/analysis share: Python
+ * values the analyzer needs (an optional number, the text rules of its
+ * names), the rows it keeps from kernel_details.csv, the fused-node groups
+ * of sk_meta, robust statistics and the overlap analysis.
+ *
+ * Every number is an IEEE double, as the reference's are; a number that
+ * Python would hold as None is an an_num with ok false.  Python ints made
+ * from doubles (int(float(text))) keep the truncated double.
+ */
+#ifndef TUNECTL_ANALYSIS_INTERNAL_H
+#define TUNECTL_ANALYSIS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tunectl/analysis.h"
+#include "tunectl/buf.h"
+#include "tunectl/error.h"
+#include "tunectl/json.h"
+
+/* A number or None. */
+typedef struct an_num {
+	bool ok;
+	double v;
+} an_num;
+
+#define AN_NONE ((an_num){ false, 0.0 })
+#define AN_NUM(x) ((an_num){ true, (x) })
+
+/* ---- Python's text and number rules (names.c) -------------------------- */
+
+/* float(text.strip()) unless the text is empty or "N/A"; None for text
+ * float() refuses and for results that are not finite. */
+an_num an_to_float(const char *s, size_t n);
+/* int() of that: the value truncated toward zero. */
+an_num an_to_int(const char *s, size_t n);
+/* A Python int (held as a truncated double) as a JSON integer. */
+tc_json *an_json_int(double v);
+/* An an_num as a JSON float, or null. */
+tc_json *an_json_float(an_num x);
+/* An an_num holding an int as a JSON integer, or null. */
+tc_json *an_json_intnum(an_num x);
+
+/* s decoded as UTF-8 with errors="replace" (each maximal ill-formed
+ * subpart becomes U+FFFD), NUL-terminated; malloc'd. */
+char *an_utf8_replace(const char *s, size_t n, size_t *outlen);
+/* str.strip() copy of s[0..n), malloc'd, never NULL. */
+char *an_strip_dup(const char *s, size_t n);
+
+/* The reference's operator of a launch name: static_kernel_<Op>_, the
+ * text after an aclnn prefix up to "_", else the text before the first
+ * "_".  NULL for an empty name (None); "" is possible.  malloc'd. */
+char *an_op_from_function(const char *name);
+
+/* The core family of a profiler row or fused node. */
+enum an_family {
+	AN_CUBE, AN_VECTOR, AN_MIX, AN_COMMUNICATION, AN_OTHER, AN_NFAMILY
+};
+extern const char *const an_family_names[AN_NFAMILY];
+enum an_family an_core_family(const char *accelerator_core,
+    const char *op_type, const char *name, const char *kernel_type);
+
+/* An SK launch name sk_<n>_<scope>_start_<fn>_end_<fn>, split. */
+struct an_boundary {
+	char *scope;		/* stripped */
+	char *start_function, *end_function;
+	char *start_op, *end_op;	/* may be NULL (None) */
+};
+/* Parse name; false (nothing allocated) when it does not have that form. */
+bool an_parse_sk_name(const char *name, struct an_boundary *b);
+void an_boundary_free(struct an_boundary *b);
+/* The boundary object of the analysis (five fields). */
+tc_json *an_boundary_json(const struct an_boundary *b);
+/* The n of a name starting sk_<n>_; None otherwise. */
+an_num an_raw_sk_id(const char *name);
+
+/* str.splitlines(): call fn for each line of text[0..n). */
+void an_splitlines(const char *text, size_t n,
+    void (*fn)(void *ctx, const char *line, size_t len), void *ctx);
+/* Skip Python regex \s* at s[*i..n). */
+void an_skip_space(const char *s, size_t n, size_t *i);
+
+/* ---- kernel_details.csv (kernel_details.c) ---------------------------- */
+
+/* One accepted row (start and duration valid).  Strings are stripped,
+ * never NULL. */
+struct an_row {
+	size_t index;		/* data row number, from 0 */
+	size_t line;		/* physical line where the record starts */
+	const char *step_id;
+	const char *discriminator[4];	/* occurrence, iteration, request,
+					 * batch */
+	an_num device_id;
+	const char *model_id;
+	an_num task_id, stream_id;
+	const char *name, *type, *op_state, *accelerator_core;
+	double start, duration;
+	an_num end;		/* None when start + duration overflows */
+	an_num aic_scalar_time, aiv_scalar_time;
+	an_num aic_scalar_ratio, aiv_scalar_ratio;
+	bool partial;		/* only name, type, model, task, start,
+				 * duration and end are set (see wants) */
+};
+
+/* One rejected row: its model, name and reason. */
+struct an_rejected {
+	size_t index, line;
+	const char *model_id, *name, *reason;
+};
+
+struct an_csv_sink {
+	void *ctx;
+	/* optional: false when a row (name, type, model, task, start,
+	 * duration and end read so far) is needed no further; the row then
+	 * reaches row() with partial set */
+	bool (*wants)(void *ctx, const struct an_row *row);
+	/* the strings of row are valid during the call only */
+	int (*row)(void *ctx, const struct an_row *row, tc_error *err);
+	int (*rejected)(void *ctx, const struct an_rejected *rej,
+	    tc_error *err);
+};
+
+/* The kernel_details.csv of path (the file itself, or the only one
+ * under the directory), malloc'd, as Python spells it; NULL with err. */
+char *an_find_kernel_details(const char *path, tc_error *err);
+/* Read csv_path row by row into sink; hex gets the SHA-256 of its
+ * bytes.  Errors name the file and line. */
+int an_kernel_details_read(const char *csv_path, const struct an_csv_sink *sink,
+    char hex[65], tc_error *err);
+
+/* ---- files under a directory (walk.c) --------------------------------- */
+
+struct an_paths {
+	char **items;
+	size_t len;
+};
+/* Path(root).rglob(pattern) sorted as pathlib sorts: pattern is an exact
+ * name, or with one '*' a prefix and suffix.  Symlinked directories are
+ * not entered; an exact name must exist (links followed). */
+int an_rglob(const char *root, const char *pattern, struct an_paths *out,
+    tc_error *err);
+void an_paths_free(struct an_paths *p);
+/* The non-empty components of a path. */
+struct an_parts {
+	char **p;
+	size_t n;
+};
+void an_path_split(const char *path, struct an_parts *out);
+void an_parts_free(struct an_parts *x);
+/* str(Path(p)): "//" collapsed, "." components and trailing "/" dropped. */
+char *an_py_path(const char *p);
+
+/* ---- sk_meta fused groups (sk_meta.c) ---------------------------------- */
+
+struct an_node {
+	int64_t node_id, stream_id;
+	char *func_name, *kernel_type;
+	char *op_type;		/* may be NULL (None) */
+	enum an_family family;
+};
+
+struct an_group {
+	char *function;
+	char *model_id;		/* NULL: no model_<n> directory */
+	int64_t scope_id, node_count;
+	struct an_node *nodes;
+	size_t nnodes;
+	bool has_signature;
+	struct an_boundary sig;	/* scope, start_op, end_op matter */
+};
+
+struct an_groups {
+	struct an_group *items;
+	size_t len;
+};
+int an_sk_meta_load(const char *root, struct an_groups *out, tc_error *err);
+void an_groups_free(struct an_groups *g);
+
+/* ---- statistics (stats.c) ---------------------------------------------- */
+
+struct an_stats {
+	size_t count;
+	an_num p50, p90, mad;
+	double min, max;
+	an_num mean;
+	bool has_mean;
+};
+/* _robust_stats / _stats of v[0..n) (finite values kept, in order for the
+ * mean); false when none is left (the object is None). */
+bool an_robust_stats(const double *v, size_t n, bool with_mean,
+    struct an_stats *out);
+tc_json *an_stats_json(const struct an_stats *s);
+
+/* Finite-or-None arithmetic of the reference. */
+an_num an_fin(double x);
+an_num an_sum2(an_num a, an_num b);
+an_num an_diff(an_num a, an_num b);
+an_num an_ratio(an_num num, an_num den);
+an_num an_pct(an_num num, an_num den);
+
+struct an_classification {
+	const char *classification;
+	const char *classification_zh;
+	an_num noise_pct, improvement_us, improvement_pct;
+	tc_json *errors;	/* list of strings, owned */
+};
+void an_classify(const struct an_stats *baseline,
+    const struct an_stats *candidate, const struct tc_analysis_thresholds *t,
+    const tc_json *evidence_errors, struct an_classification *out);
+
+/* One timed event for the interval and overlap analyses. */
+struct an_event {
+	an_num stream;
+	enum an_family family;
+	double start;
+	an_num end;
+};
+/* _core_overlap_analysis(rows, limit) as its JSON object. */
+tc_json *an_core_overlap(const struct an_event *ev, size_t n, size_t limit);
+/* Length of the union of [start, end) (touching intervals merge); None
+ * when some end is None or a sum overflows. */
+an_num an_interval_union(const struct an_event *ev, size_t n);
+
+/* Counter.most_common(limit) of a list of names as [{"name","count"}];
+ * a NULL name counts as None. */
+struct an_counter {
+	char **names;
+	size_t *counts;
+	size_t len, cap;
+};
+void an_counter_add(struct an_counter *c, const char *name);
+tc_json *an_counter_json(const struct an_counter *c, size_t limit);
+void an_counter_free(struct an_counter *c);
+
+/* ---- JSON inputs (inputs.c) -------------------------------------------- */
+
+/* _load_json_artifact: a JSON object read with errors="replace"; errors
+ * "<path>: cannot read <label>: ...", "<path>: invalid <label> JSON: ...",
+ * "<path>: <label> must be a JSON object". */
+tc_json *an_load_json_artifact(const char *path, const char *label,
+    tc_error *err);
+
+struct an_fingerprints {
+	char baseline_config[65], candidate_config[65];
+	char baseline_workload[65], candidate_workload[65];
+	char baseline_control[65], candidate_control[65];
+	bool workload_match, control_match;
+	tc_json *declared_change_set;	/* a copy */
+	tc_json *evidence_errors;	/* list of codes */
+};
+int an_fingerprints(const tc_json *baseline_config,
+    const tc_json *candidate_config, const tc_json *baseline_workload,
+    const tc_json *candidate_workload, const tc_json *declared_change_set,
+    struct an_fingerprints *out, tc_error *err);
+void an_fingerprints_free(struct an_fingerprints *f);
+
+/* A collection manifest's workload: normalize_workload(w) == w, else
+ * the reference's message. */
+int an_workload_normalized(const tc_json *w, tc_error *err);
+
+/* ---- collection manifests (collection.c) -------------------------------- */
+
+/* validate_manifest_set for roles[i] -> paths[i]: the summary (with
+ * set_fingerprint), and with manifests_out the parsed manifests (the
+ * caller's); NULL with the reference's message. */
+tc_json *an_collection_validate_set(const char *const *roles,
+    const char *const *paths, size_t n, tc_json **manifests_out,
+    tc_error *err);
+
+/* The lenient read of --source-scope-map as a task-range layer map:
+ * -1 with the reference's message when it is malformed. */
+int an_layer_map_check(const char *path, tc_error *err);
+/* The source_scope_mapping object (path NULL: not requested). */
+tc_json *an_source_scope_mapping(const char *path, tc_error *err);
+
+struct an_dcci {
+	const char *state;	/* enabled, disabled, conflict, unknown */
+	const char *source[3], *state_of[3];
+	size_t n;
+};
+int an_dcci_state(const tc_json *environment, const tc_json *candidate_config,
+    struct an_dcci *out, tc_error *err);
+
+/* ---- the SK child trace (sk_prof.c) ------------------------------------ */
+
+/* summarize_sk_child_profile(path); its "paths" as Python spells them. */
+tc_json *an_sk_prof_summary(const char *path, tc_error *err);
+
+/* ---- string maps (map.c) ------------------------------------------------- */
+
+/* A hash map from strings to size_t, keys copied. */
+struct an_map {
+	char **keys;
+	size_t *vals;
+	size_t cap, len;
+};
+/* The value slot of key, created as 0 when absent (*created says so). */
+size_t *an_map_slot(struct an_map *m, const char *key, bool *created);
+/* The value slot of key, or NULL. */
+size_t *an_map_find(const struct an_map *m, const char *key);
+void an_map_free(struct an_map *m);
+
+/* ---- the analysis (fusion.c) --------------------------------------------- */
+
+/* _mapping_coverage of per_sk_decisions: one entry per (device, model,
+ * raw SK id), its child count bucket, confidence and mapping blockers. */
+tc_json *an_mapping_coverage(const tc_json *decisions);
+
+/* ---- small JSON helpers (names.c) -------------------------------------- */
+
+/* Append s to a list unless it is already there (dict.fromkeys order). */
+void an_list_add_unique(tc_json *list, const char *s);
+bool an_list_has(const tc_json *list, const char *s);
+/* SHA-256 of the ASCII canonical JSON; -1 with err for NaN and the like. */
+int an_ascii_digest(const tc_json *v, char hex[65], tc_error *err);
+
+#endif

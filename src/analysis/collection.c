@@ -1,0 +1,834 @@
+/*
+ * collection.c - collection manifests (schema "1.0", the reference's
+ * artifact_contract.py): checking a set of them as the structural
+ * association requires.  A manifest lies in its capture root beside the
+ * root marker .collection-session.json; it binds the capture session
+ * (role, absolute root, start), the producer run, the normalized
+ * workload, config and control, and every role file by SHA-256, size,
+ * ctime and mtime, each ctime inside the capture window.  The set's
+ * summary carries the set fingerprint the analysis records.
+ *
+ * Paths inside a capture never pass through a symbolic link, and nothing
+ * in a capture root may be a link or a special file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "analysis_internal.h"
+#include "tunectl/fileio.h"
+#include "tunectl/path.h"
+#include "tunectl/sha256.h"
+#include "tunectl/text.h"
+
+#define MARKER ".collection-session.json"
+
+static const char *const profile_files[] = { "kernel_details", "task_time",
+	"trace_view", NULL };
+static const char *const candidate_files[] = { "kernel_details",
+	"sk_fused_nodes", "sk_graph_origin", "sk_graph_updated",
+	"sk_scope_split", "super_kernel", "task_time", "trace_view", NULL };
+static const char *const meta_files[] = { "sk_fused_nodes",
+	"sk_graph_origin", "sk_graph_updated", "sk_scope_split",
+	"super_kernel", NULL };
+
+/* The files a role must record (sorted), or NULL for an unknown role. */
+static const char *const *
+role_files(const char *role)
+{
+	if (strcmp(role, "baseline_profile") == 0)
+		return profile_files;
+	if (strcmp(role, "candidate_profile") == 0)
+		return candidate_files;
+	if (strcmp(role, "candidate_compat") == 0 ||
+	    strcmp(role, "candidate_verify") == 0)
+		return meta_files;
+	return NULL;
+}
+
+static bool
+known_file_role(const char *r)
+{
+	const char *const *f;
+
+	for (f = candidate_files; *f != NULL; f++)
+		if (strcmp(*f, r) == 0)
+			return true;
+	return strcmp(r, "sk_prof") == 0;
+}
+
+/* An open descriptor of path, refusing symbolic links on the way. */
+static int
+open_nofollow(int dirfd, const char *rel, const char *label, struct stat *st,
+    tc_error *err)
+{
+	char *copy = tc_xstrdup(rel), *p = copy, *slash;
+	int fd, next;
+
+	if (dirfd == AT_FDCWD)
+		fd = open(rel[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC);
+	else
+		fd = dup(dirfd);
+	if (fd < 0) {
+		tc_error_set(err, "%s does not exist or cannot be opened", label);
+		free(copy);
+		return -1;
+	}
+
+	while ((slash = strchr(p, '/')) != NULL) {
+		*slash = '\0';
+		if (*p != '\0' && strcmp(p, ".") != 0) {
+			next = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			    O_CLOEXEC);
+			if (next < 0) {
+				struct stat ls;
+
+				tc_error_set(err, fstatat(fd, p, &ls,
+				    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(ls.st_mode) ?
+				    "%s path contains a symlink" : "%s path contains "
+				    "a missing or non-directory component", label);
+				close(fd);
+				free(copy);
+				return -1;
+			}
+			close(fd);
+			fd = next;
+		}
+		p = slash + 1;
+	}
+	next = openat(fd, p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	close(fd);
+	free(copy);
+	if (next < 0) {
+		tc_error_set(err, errno == ELOOP ? "%s path contains a symlink" :
+		    "%s does not exist or cannot be opened", label);
+		return -1;
+	}
+	if (fstat(next, st) != 0 || !S_ISREG(st->st_mode)) {
+		tc_error_set(err, "%s must be a regular file", label);
+		close(next);
+		return -1;
+	}
+	return next;
+}
+
+static char *
+read_all(int fd, size_t *len)
+{
+	tc_buf b = TC_BUF_INIT;
+	char block[65536];
+	ssize_t n;
+
+	while ((n = read(fd, block, sizeof(block))) > 0)
+		tc_buf_add(&b, block, (size_t)n);
+	tc_buf_grow(&b, 0);
+	*len = b.len;
+	return tc_buf_detach(&b, NULL);
+}
+
+/* _load_json: a regular file reached without links, strict UTF-8, no
+ * NaN or Infinity.  dev/ino in *st, the absolute path in *abs. */
+static tc_json *
+load_strict(const char *path, const char *label, struct stat *st, char **abs,
+    tc_error *err)
+{
+	tc_error e = TC_ERROR_INIT;
+	int fd = open_nofollow(AT_FDCWD, path, label, st, err);
+	size_t len;
+	char *text, *cwd;
+	tc_json *v;
+
+	if (fd < 0)
+		return NULL;
+	text = read_all(fd, &len);
+	close(fd);
+	if (!tc_utf8_valid(text, len)) {
+		tc_error_set(err, "%s must be UTF-8 JSON", label);
+		free(text);
+		return NULL;
+	}
+	v = tc_json_parse(text, len, &e);
+	free(text);
+	if (v == NULL) {
+		const char *m = tc_error_msg(&e), *at = strstr(m, ": line ");
+
+		tc_error_set(err, "invalid %s JSON: %.*s", label,
+		    at ? (int)(at - m) : (int)strlen(m), m);
+		tc_error_clear(&e);
+		return NULL;
+	}
+	if (path[0] == '/') {
+		*abs = tc_path_normalize(path);
+	} else {
+		cwd = getcwd(NULL, 0);
+		*abs = tc_path_join(cwd ? cwd : ".", path);
+		free(cwd);
+	}
+	return v;
+}
+
+static int
+exact_keys(const tc_json *v, const char *const *keys, const char *label,
+    tc_error *err)
+{
+	tc_buf miss = TC_BUF_INIT, extra = TC_BUF_INIT;
+	size_t i, k;
+	int rc = 0;
+
+	if (v == NULL || v->type != TC_JSON_OBJECT) {
+		tc_error_set(err, "%s must be an object", label);
+		return -1;
+	}
+	for (k = 0; keys[k] != NULL; k++)	/* keys are sorted */
+		if (tc_json_get(v, keys[k]) == NULL)
+			tc_buf_printf(&miss, "%s%s", miss.len ? ", " : "", keys[k]);
+	for (i = 0; i < v->u.obj.len; i++) {
+		for (k = 0; keys[k] != NULL; k++)
+			if (strcmp(v->u.obj.members[i].key, keys[k]) == 0)
+				break;
+		if (keys[k] == NULL)
+			tc_buf_printf(&extra, "%s%s", extra.len ? ", " : "",
+			    v->u.obj.members[i].key);
+	}
+	if (miss.len) {
+		tc_error_set(err, "%s missing fields: %s", label,
+		    tc_buf_cstr(&miss));
+		rc = -1;
+	} else if (extra.len) {
+		tc_error_set(err, "%s has unknown fields: %s", label,
+		    tc_buf_cstr(&extra));
+		rc = -1;
+	}
+	tc_buf_free(&miss);
+	tc_buf_free(&extra);
+	return rc;
+}
+
+static bool
+is_sha(const tc_json *v)
+{
+	size_t i;
+
+	if (v == NULL || v->type != TC_JSON_STRING || v->u.str.len != 64)
+		return false;
+	for (i = 0; i < 64; i++)
+		if (!strchr("0123456789abcdef", v->u.str.ptr[i]))
+			return false;
+	return true;
+}
+
+static int
+sha_field(const tc_json *o, const char *key, const char *label, tc_error *err)
+{
+	if (is_sha(tc_json_get(o, key)))
+		return 0;
+	tc_error_set(err, "%s must be a lowercase SHA-256 fingerprint", label);
+	return -1;
+}
+
+/* _integer: a non-negative (or positive) JSON integer. */
+static int
+integer(const tc_json *v, const char *label, bool positive, int64_t *out,
+    tc_error *err)
+{
+	if (v == NULL || v->type != TC_JSON_INT || !tc_json_int64(v, out) ||
+	    (positive ? *out <= 0 : *out < 0)) {
+		tc_error_set(err, "%s must be a %s integer", label,
+		    positive ? "positive" : "nonnegative");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+trimmed(const tc_json *v, const char *label, tc_error *err)
+{
+	if (v == NULL || v->type != TC_JSON_STRING || v->u.str.len == 0 ||
+	    !tc_text_is_canonical(v->u.str.ptr, v->u.str.len)) {
+		tc_error_set(err, "%s must be a trimmed non-empty string", label);
+		return -1;
+	}
+	return 0;
+}
+
+static bool
+digest_is(const tc_json *v, const char *want)
+{
+	char hex[65];
+
+	return an_ascii_digest(v, hex, NULL) == 0 && strcmp(hex, want) == 0;
+}
+
+/* The session record's fingerprint for role, root and start. */
+static tc_json *
+session_record(const char *role, const char *root, int64_t started)
+{
+	tc_json *p = tc_json_new_object();
+	char hex[65];
+
+	tc_json_object_set_string(p, "schema_version", "1.0");
+	tc_json_object_set_string(p, "capture_role", role);
+	tc_json_object_set_string(p, "capture_root", root);
+	tc_json_object_set_int(p, "started_ns", started);
+	tc_json_object_set_bool(p, "root_was_empty", true);
+	an_ascii_digest(p, hex, NULL);
+	tc_json_object_set_string(p, "session_fingerprint", hex);
+	return p;
+}
+
+/* A recorded artifact path: printable ASCII, relative, canonical. */
+static int
+artifact_path(const char *p, tc_error *err)
+{
+	const char *s;
+	char *copy, *part, *save = NULL;
+	int rc = 0;
+
+	for (s = p; *s != '\0'; s++)
+		if (*s < 0x20 || *s > 0x7e) {
+			tc_error_set(err, "artifact path must use printable ASCII "
+			    "POSIX characters");
+			return -1;
+		}
+	if (strchr(p, '\\') != NULL) {
+		tc_error_set(err, "artifact path must use POSIX '/' separators");
+		return -1;
+	}
+	if (p[0] == '/') {
+		tc_error_set(err, "artifact path must be relative");
+		return -1;
+	}
+	if (strcmp(p, MARKER) == 0) {
+		tc_error_set(err, "collection marker is not a role artifact");
+		return -1;
+	}
+	copy = tc_xstrdup(p);
+	for (s = p; rc == 0 && s != NULL; s = strchr(s, '/') ? strchr(s, '/') + 1 :
+	    NULL) {
+		size_t n = strcspn(s, "/");
+
+		if (n == 2 && strncmp(s, "..", 2) == 0) {
+			tc_error_set(err, "artifact path must not contain "
+			    "traversal ('..')");
+			rc = -1;
+		}
+	}
+	for (s = p; rc == 0 && s != NULL; s = strchr(s, '/') ? strchr(s, '/') + 1 :
+	    NULL) {
+		size_t n = strcspn(s, "/");
+
+		if (n == 0 || (n == 1 && s[0] == '.')) {
+			tc_error_set(err, "artifact path must be a canonical "
+			    "relative path");
+			rc = -1;
+		}
+	}
+	(void)part;
+	(void)save;
+	free(copy);
+	return rc;
+}
+
+/* _scan_capture_directory: no links, no special files, nothing older
+ * than the session. */
+static int
+scan(int dirfd, const char *prefix, int64_t started, tc_error *err)
+{
+	int fd = dup(dirfd);
+	DIR *d = fdopendir(fd);
+	struct dirent *de;
+	int rc = 0;
+
+	if (d == NULL) {
+		close(fd);
+		tc_error_set(err, "capture root must be an openable regular "
+		    "directory");
+		return -1;
+	}
+	rewinddir(d);
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		struct stat st;
+		char *rel;
+		int64_t ct;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		rel = prefix[0] ? tc_xasprintf("%s/%s", prefix, de->d_name) :
+		    tc_xstrdup(de->d_name);
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			tc_error_set(err, "capture entry changed during scan: %s",
+			    rel);
+			rc = -1;
+		} else if (strcmp(rel, MARKER) == 0) {
+			if (!S_ISREG(st.st_mode)) {
+				tc_error_set(err, "collection marker must be a "
+				    "regular file");
+				rc = -1;
+			}
+		} else if (S_ISLNK(st.st_mode)) {
+			tc_error_set(err, "capture root contains symlink: %s", rel);
+			rc = -1;
+		} else if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+			tc_error_set(err, "capture root contains unsafe special "
+			    "file: %s", rel);
+			rc = -1;
+		} else if ((ct = (int64_t)st.st_ctim.tv_sec * 1000000000 +
+		    st.st_ctim.tv_nsec) < started) {
+			tc_error_set(err, "capture content predates capture "
+			    "session: %s", rel);
+			rc = -1;
+		} else if (S_ISDIR(st.st_mode)) {
+			int child = openat(dirfd, de->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (child < 0) {
+				tc_error_set(err, "capture entry changed during "
+				    "scan: %s", rel);
+				rc = -1;
+			} else {
+				rc = scan(child, rel, started, err);
+				close(child);
+			}
+		}
+		free(rel);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int64_t
+ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+/* _validate_file_record; its (dev, ino) in *id. */
+static int
+file_record(const tc_json *rec, int rootfd, int64_t started, int64_t final,
+    dev_t *dev, ino_t *ino, tc_error *err)
+{
+	static const char *const keys[] = { "ctime_ns", "mtime_ns", "path",
+	    "sha256", "size", NULL };
+	const tc_json *p;
+	struct stat st;
+	char hex[65];
+	int64_t size, ct, mt;
+	int fd;
+	const char *path;
+
+	if (exact_keys(rec, keys, "file record", err) != 0)
+		return -1;
+	p = tc_json_get(rec, "path");
+	if (trimmed(p, "file.path", err) != 0)
+		return -1;
+	path = p->u.str.ptr;
+	if (artifact_path(path, err) != 0)
+		return -1;
+	if ((fd = open_nofollow(rootfd, path, "artifact", &st, err)) < 0)
+		return -1;
+	if (tc_sha256_fd(fd, path, hex, NULL, err) != 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	{
+		const tc_json *sha = tc_json_get(rec, "sha256");
+
+		if (sha->type != TC_JSON_STRING || strcmp(sha->u.str.ptr, hex)) {
+			tc_error_set(err, "artifact content fingerprint changed: %s",
+			    path);
+			return -1;
+		}
+	}
+	if (integer(tc_json_get(rec, "size"), "file.size", false, &size, err) ||
+	    integer(tc_json_get(rec, "ctime_ns"), "file.ctime_ns", false, &ct,
+	    err) || integer(tc_json_get(rec, "mtime_ns"), "file.mtime_ns", false,
+	    &mt, err))
+		return -1;
+	if (size != (int64_t)st.st_size || ct != ns(&st.st_ctim) ||
+	    mt != ns(&st.st_mtim)) {
+		tc_error_set(err, "artifact stat fingerprint changed: %s", path);
+		return -1;
+	}
+	if (ct < started || ct > final) {
+		tc_error_set(err, "artifact ctime is outside capture session: %s",
+		    path);
+		return -1;
+	}
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}
+
+struct ident {
+	dev_t dev;
+	ino_t ino;
+};
+
+static int
+check_files(const tc_json *files, const char *role, const char *root,
+    int64_t started, int64_t final, const tc_json *session, tc_error *err)
+{
+	const char *const *need = role_files(role);
+	struct ident *seen = NULL;
+	size_t nseen = 0, i, j, k;
+	tc_buf miss = TC_BUF_INIT;
+	int rootfd, rc = -1, fd;
+	struct stat st;
+	char *expected, *marker;
+	size_t len;
+
+	if (files == NULL || files->type != TC_JSON_OBJECT) {
+		tc_error_set(err, "files must be an object");
+		return -1;
+	}
+	for (i = 0; i < files->u.obj.len; i++)
+		if (!known_file_role(files->u.obj.members[i].key)) {
+			tc_buf_printf(&miss, "%s%s", miss.len ? ", " : "",
+			    files->u.obj.members[i].key);
+		}
+	if (miss.len) {
+		tc_error_set(err, "files has unknown roles: %s",
+		    tc_buf_cstr(&miss));
+		tc_buf_free(&miss);
+		return -1;
+	}
+	for (k = 0; need[k] != NULL; k++)
+		if (tc_json_get(files, need[k]) == NULL)
+			tc_buf_printf(&miss, "%s%s", miss.len ? ", " : "", need[k]);
+	if (miss.len) {
+		tc_error_set(err, "%s missing required files: %s", role,
+		    tc_buf_cstr(&miss));
+		tc_buf_free(&miss);
+		return -1;
+	}
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rootfd < 0) {
+		tc_error_set(err, "capture root must be an openable regular "
+		    "directory");
+		return -1;
+	}
+	if ((fd = open_nofollow(rootfd, MARKER, "collection marker", &st,
+	    err)) < 0)
+		goto done;
+	marker = read_all(fd, &len);
+	close(fd);
+	expected = tc_json_canonical(session, NULL, NULL);
+	{
+		tc_buf b = TC_BUF_INIT;
+
+		tc_json_write(&b, session, TC_JSON_ASCII, NULL);
+		tc_buf_putc(&b, '\n');
+		if (b.len != len || memcmp(b.data, marker, len) != 0) {
+			tc_error_set(err, "collection marker does not match "
+			    "session record");
+			tc_buf_free(&b);
+			free(marker);
+			free(expected);
+			goto done;
+		}
+		tc_buf_free(&b);
+	}
+	free(marker);
+	free(expected);
+	if (scan(rootfd, "", started, err) != 0)
+		goto done;
+	for (i = 0; i < files->u.obj.len; i++) {	/* sorted roles */
+		const tc_json *recs = files->u.obj.members[i].value;
+		const char *fr = files->u.obj.members[i].key;
+
+		if (recs->type != TC_JSON_ARRAY || recs->u.arr.len == 0) {
+			tc_error_set(err, "files.%s must be a non-empty array", fr);
+			goto done;
+		}
+		for (j = 0; j < recs->u.arr.len; j++) {
+			struct ident id;
+			const char *p;
+
+			if (file_record(recs->u.arr.items[j], rootfd, started,
+			    final, &id.dev, &id.ino, err) != 0)
+				goto done;
+			p = tc_json_get_string(recs->u.arr.items[j], "path");
+			for (k = 0; k < nseen; k++)
+				if (seen[k].dev == id.dev && seen[k].ino == id.ino) {
+					tc_error_set(err, "artifact is repeated "
+					    "across file roles: %s", p);
+					goto done;
+				}
+			seen = tc_xrealloc(seen, (nseen + 1) * sizeof(*seen));
+			seen[nseen++] = id;
+			if (j > 0 && strcmp(tc_json_get_string(
+			    recs->u.arr.items[j - 1], "path"), p) >= 0) {
+				tc_error_set(err, "files.%s is not canonical", fr);
+				goto done;
+			}
+		}
+	}
+	rc = 0;
+done:
+	free(seen);
+	close(rootfd);
+	return rc;
+}
+
+/* _validate_manifest of one role whose manifest lies in root. */
+static int
+check_manifest(const tc_json *m, const char *role, const char *root,
+    tc_error *err)
+{
+	static const char *const keys[] = { "capture", "capture_role",
+	    "capture_root", "config", "config_fingerprint", "control",
+	    "control_fingerprint", "files", "manifest_fingerprint", "producer",
+	    "schema_version", "source_revision", "workload",
+	    "workload_fingerprint", NULL };
+	static const char *const ckeys[] = { "finalized_ns", "root_was_empty",
+	    "session_fingerprint", "started_ns", NULL };
+	static const char *const pkeys[] = { "command_fingerprint", "ended_ns",
+	    "native_pid", "started_ns", NULL };
+	char *label = tc_xasprintf("%s manifest", role);
+	const tc_json *cap, *prod, *root_empty, *v;
+	int64_t started, final, pid, pstart, pend;
+	tc_json *session = NULL, *payload;
+	int rc = -1;
+
+	if (exact_keys(m, keys, label, err) != 0)
+		goto done;
+	v = tc_json_get(m, "schema_version");
+	if (v->type != TC_JSON_STRING || strcmp(v->u.str.ptr, "1.0") != 0) {
+		tc_error_set(err, "%s schema_version mismatch", role);
+		goto done;
+	}
+	v = tc_json_get(m, "capture_role");
+	if (v->type != TC_JSON_STRING || strcmp(v->u.str.ptr, role) != 0) {
+		tc_error_set(err, "%s capture_role mismatch", role);
+		goto done;
+	}
+	v = tc_json_get(m, "capture_root");
+	if (v->type != TC_JSON_STRING || strcmp(v->u.str.ptr, ".") != 0) {
+		tc_error_set(err, "%s capture_root must be '.'", role);
+		goto done;
+	}
+	if (trimmed(tc_json_get(m, "source_revision"), "source_revision", err) ||
+	    sha_field(m, "config_fingerprint", "config_fingerprint", err) ||
+	    sha_field(m, "control_fingerprint", "control_fingerprint", err))
+		goto done;
+	if (!digest_is(tc_json_get(m, "config"),
+	    tc_json_get_string(m, "config_fingerprint"))) {
+		tc_error_set(err, "config fingerprint mismatch");
+		goto done;
+	}
+	if (!digest_is(tc_json_get(m, "control"),
+	    tc_json_get_string(m, "control_fingerprint"))) {
+		tc_error_set(err, "control fingerprint mismatch");
+		goto done;
+	}
+	cap = tc_json_get(m, "capture");
+	if (exact_keys(cap, ckeys, "capture", err) != 0)
+		goto done;
+	root_empty = tc_json_get(cap, "root_was_empty");
+	if (root_empty->type != TC_JSON_BOOL || !root_empty->u.b) {
+		tc_error_set(err, "capture.root_was_empty must be true");
+		goto done;
+	}
+	if (integer(tc_json_get(cap, "started_ns"), "capture.started_ns", false,
+	    &started, err) || integer(tc_json_get(cap, "finalized_ns"),
+	    "capture.finalized_ns", false, &final, err))
+		goto done;
+	if (final <= started) {
+		tc_error_set(err, "capture.finalized_ns must be greater than "
+		    "capture.started_ns");
+		goto done;
+	}
+	session = session_record(role, root, started);
+	v = tc_json_get(cap, "session_fingerprint");
+	if (v->type != TC_JSON_STRING || strcmp(v->u.str.ptr,
+	    tc_json_get_string(session, "session_fingerprint")) != 0) {
+		tc_error_set(err, "%s session fingerprint mismatch", role);
+		goto done;
+	}
+	prod = tc_json_get(m, "producer");
+	if (exact_keys(prod, pkeys, "producer", err) != 0 ||
+	    integer(tc_json_get(prod, "native_pid"), "native_pid", true, &pid,
+	    err) || integer(tc_json_get(prod, "started_ns"), "started_ns",
+	    false, &pstart, err) || integer(tc_json_get(prod, "ended_ns"),
+	    "ended_ns", false, &pend, err))
+		goto done;
+	if (pend <= pstart) {
+		tc_error_set(err, "ended_ns must be greater than started_ns");
+		goto done;
+	}
+	if (sha_field(prod, "command_fingerprint", "command_fingerprint", err))
+		goto done;
+	if (pstart < started) {
+		tc_error_set(err, "producer run started before capture session");
+		goto done;
+	}
+	if (pend > final) {
+		tc_error_set(err, "producer run ended after manifest finalization");
+		goto done;
+	}
+	if (an_workload_normalized(tc_json_get(m, "workload"), err) != 0)
+		goto done;
+	if (!digest_is(tc_json_get(m, "workload"),
+	    tc_json_get_string(m, "workload_fingerprint"))) {
+		tc_error_set(err, "workload fingerprint mismatch");
+		goto done;
+	}
+	if (check_files(tc_json_get(m, "files"), role, root, started, final,
+	    session, err) != 0)
+		goto done;
+	if (sha_field(m, "manifest_fingerprint", "manifest_fingerprint", err))
+		goto done;
+	payload = tc_json_clone(m);
+	tc_json_object_remove(payload, "manifest_fingerprint");
+	if (!digest_is(payload, tc_json_get_string(m, "manifest_fingerprint"))) {
+		tc_error_set(err, "%s manifest fingerprint mismatch", role);
+		tc_json_free(payload);
+		goto done;
+	}
+	tc_json_free(payload);
+	rc = 0;
+done:
+	tc_json_free(session);
+	free(label);
+	return rc;
+}
+
+tc_json *
+an_collection_validate_set(const char *const *roles, const char *const *paths,
+    size_t n, tc_json **manifests_out, tc_error *err)
+{
+	tc_json **m = tc_xcalloc(n + 1, sizeof(*m)), *summary = NULL, *r;
+	struct stat *st = tc_xcalloc(n + 1, sizeof(*st));
+	char **abs = tc_xcalloc(n + 1, sizeof(*abs)), **root;
+	static const char *const match[][2] = {
+		{ "source_revision", "source_revision" }, { "config", "config" },
+		{ "control", "control" }, { "workload_fingerprint", "workload" },
+		{ "workload", "workload" }, { "config_fingerprint", "config" },
+		{ "control_fingerprint", "control" },
+	};
+	size_t i, j, k;
+	char hex[65];
+
+	root = tc_xcalloc(n + 1, sizeof(*root));
+	for (i = 0; i < n; i++) {
+		char *label = tc_xasprintf("%s manifest", roles[i]);
+
+		m[i] = load_strict(paths[i], label, &st[i], &abs[i], err);
+		free(label);
+		if (m[i] == NULL)
+			goto done;
+		root[i] = tc_path_dirname(abs[i]);
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++) {
+			if (st[i].st_dev == st[j].st_dev &&
+			    st[i].st_ino == st[j].st_ino) {
+				tc_error_set(err, "collection manifest inputs must "
+				    "be distinct");
+				goto done;
+			}
+			if (strcmp(root[i], root[j]) == 0) {
+				tc_error_set(err, "capture roots must be pairwise "
+				    "distinct");
+				goto done;
+			}
+		}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i; j++) {
+			const char *a = tc_json_get_string(tc_json_get(m[i],
+			    "capture"), "session_fingerprint");
+			const char *b = tc_json_get_string(tc_json_get(m[j],
+			    "capture"), "session_fingerprint");
+
+			if (a != NULL && b != NULL && strcmp(a, b) == 0) {
+				tc_error_set(err, "capture session fingerprints "
+				    "must be pairwise distinct");
+				goto done;
+			}
+		}
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++) {
+			const tc_json *a = tc_json_get(m[i], "producer");
+			const tc_json *b = tc_json_get(m[j], "producer");
+			const char *const f[] = { "native_pid", "started_ns",
+			    "command_fingerprint" };
+			bool same = a != NULL && b != NULL &&
+			    a->type == TC_JSON_OBJECT && b->type == TC_JSON_OBJECT;
+
+			for (k = 0; same && k < 3; k++) {
+				const tc_json *x = tc_json_get(a, f[k]);
+				const tc_json *y = tc_json_get(b, f[k]);
+
+				same = (x == NULL && y == NULL) || (x && y &&
+				    x->type == y->type && tc_json_equal(x, y));
+			}
+			if (same) {
+				tc_error_set(err, "producer identities must be "
+				    "pairwise distinct");
+				goto done;
+			}
+		}
+	for (i = 0; i < n; i++)
+		if (check_manifest(m[i], roles[i], root[i], err) != 0)
+			goto done;
+	for (k = 0; k < sizeof(match) / sizeof(match[0]); k++)
+		for (i = 1; i < n; i++)
+			if (!tc_json_equal(tc_json_get(m[i], match[k][0]),
+			    tc_json_get(m[0], match[k][0]))) {
+				tc_error_set(err, "%s mismatch across collection "
+				    "manifests", match[k][1]);
+				goto done;
+			}
+	summary = tc_json_new_object();
+	tc_json_object_set_string(summary, "schema_version", "1.0");
+	for (k = 0; k < 7; k++)
+		if (k == 0 || k == 3 || k == 5 || k == 6)
+			tc_json_object_set(summary, match[k][0],
+			    tc_json_clone(tc_json_get(m[0], match[k][0])));
+	r = tc_json_new_object();
+	for (i = 0; i < n; i++) {
+		tc_json *e = tc_json_new_object();
+
+		tc_json_object_set(e, "manifest_fingerprint",
+		    tc_json_clone(tc_json_get(m[i], "manifest_fingerprint")));
+		tc_json_object_set(e, "session_fingerprint", tc_json_clone(
+		    tc_json_get(tc_json_get(m[i], "capture"),
+		    "session_fingerprint")));
+		tc_json_object_set(r, roles[i], e);
+	}
+	tc_json_object_set(summary, "roles", r);
+	an_ascii_digest(summary, hex, NULL);
+	tc_json_object_set_string(summary, "set_fingerprint", hex);
+	if (manifests_out != NULL)
+		for (i = 0; i < n; i++) {
+			manifests_out[i] = m[i];
+			m[i] = NULL;
+		}
+done:
+	for (i = 0; i < n; i++) {
+		tc_json_free(m[i]);
+		free(abs[i]);
+		free(root[i]);
+	}
+	free(m);
+	free(st);
+	free(abs);
+	free(root);
+	return summary;
+}
+
+tc_json *
+tc_collection_validate_set(const char *const *roles, const char *const *paths,
+    size_t n, tc_error *err)
+{
+	return an_collection_validate_set(roles, paths, n, NULL, err);
+}

@@ -1,0 +1,464 @@
+/*
+ * names.c - the text and number rules the analyzer applies to profiler
+ * cells and launch names: Python's float() on a cell, int() of it, the
+ * operator of a launch name, the core family of a row, the parts of an
+ * SK launch name, str.splitlines(), and a few JSON conveniences.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+#include "tunectl/text.h"
+
+const char *const an_family_names[AN_NFAMILY] = {
+	"CUBE", "VECTOR", "MIX", "COMMUNICATION", "OTHER"
+};
+
+static bool
+is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Digits with single underscores between them, as float() reads a digit
+ * run; appends the digits to out and returns how many bytes it took. */
+static size_t
+digit_run(const char *s, size_t n, char *out, size_t *len)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		if (is_digit(s[i])) {
+			out[(*len)++] = s[i++];
+			continue;
+		}
+		if (s[i] == '_' && i > 0 && i + 1 < n && is_digit(s[i - 1]) &&
+		    is_digit(s[i + 1])) {
+			i++;
+			continue;
+		}
+		break;
+	}
+	return i;
+}
+
+static bool
+word_is(const char *s, size_t n, const char *word)
+{
+	size_t i;
+
+	if (n != strlen(word))
+		return false;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (c != word[i])
+			return false;
+	}
+	return true;
+}
+
+/* float(s) of Python for stripped ASCII text; false where it raises.
+ * The digits (underscores dropped) are copied for strtod, which would
+ * otherwise also take hex and "infinity" spellings float() refuses. */
+static bool
+py_float(const char *s, size_t n, double *out)
+{
+	char stack[96], *b = n + 4 <= sizeof(stack) ? stack :
+	    tc_xmalloc(n + 4);
+	size_t i = 0, len = 0, k, intd, fracd = 0;
+	bool neg = false, ok = false;
+
+	if (i < n && (s[i] == '+' || s[i] == '-'))
+		neg = s[i++] == '-';
+	if (word_is(s + i, n - i, "inf") || word_is(s + i, n - i, "infinity")) {
+		*out = neg ? -INFINITY : INFINITY;
+		ok = true;
+		goto done;
+	}
+	if (word_is(s + i, n - i, "nan")) {
+		*out = NAN;
+		ok = true;
+		goto done;
+	}
+	if (neg)
+		b[len++] = '-';
+	k = len;
+	i += digit_run(s + i, n - i, b, &len);
+	intd = len - k;
+	if (i < n && s[i] == '.') {
+		b[len++] = '.';
+		i++;
+		k = len;
+		i += digit_run(s + i, n - i, b, &len);
+		fracd = len - k;
+	}
+	if (intd + fracd == 0)
+		goto done;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		b[len++] = 'e';
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			b[len++] = s[i++];
+		k = len;
+		i += digit_run(s + i, n - i, b, &len);
+		if (len == k)
+			goto done;
+	}
+	if (i != n)
+		goto done;
+	b[len] = '\0';
+	*out = strtod(b, NULL);
+	ok = true;
+done:
+	if (b != stack)
+		free(b);
+	return ok;
+}
+
+an_num
+an_to_float(const char *s, size_t n)
+{
+	size_t a, e;
+	double v;
+
+	if (s == NULL)
+		return AN_NONE;
+	if (n > 0 && s[0] > 0x20 && s[0] < 0x7f && s[n - 1] > 0x20 &&
+	    s[n - 1] < 0x7f) {
+		a = 0;
+		e = n;
+	} else {
+		tc_py_strip(s, n, &a, &e);
+	}
+	if (a == e || (e - a == 3 && memcmp(s + a, "N/A", 3) == 0))
+		return AN_NONE;
+	if (!py_float(s + a, e - a, &v) || !isfinite(v))
+		return AN_NONE;
+	return AN_NUM(v);
+}
+
+an_num
+an_to_int(const char *s, size_t n)
+{
+	an_num x = an_to_float(s, n);
+
+	if (x.ok)
+		x.v = trunc(x.v) + 0.0;
+	return x;
+}
+
+tc_json *
+an_json_int(double v)
+{
+	char text[400];
+
+	if (fabs(v) < 9.2e18)
+		return tc_json_new_int((int64_t)v);
+	snprintf(text, sizeof(text), "%.0f", v);
+	return tc_json_new_int_text(text);
+}
+
+tc_json *
+an_json_float(an_num x)
+{
+	return x.ok ? tc_json_new_float(x.v) : tc_json_new_null();
+}
+
+tc_json *
+an_json_intnum(an_num x)
+{
+	return x.ok ? an_json_int(x.v) : tc_json_new_null();
+}
+
+char *
+an_utf8_replace(const char *s, size_t n, size_t *outlen)
+{
+	tc_buf b = TC_BUF_INIT;
+	size_t i = 0, k;
+	uint32_t cp;
+	char enc[4];
+
+	if (tc_utf8_valid(s, n)) {
+		char *r = tc_xstrndup(s, n);
+
+		if (outlen != NULL)
+			*outlen = n;
+		return r;
+	}
+	while (i < n) {
+		if ((unsigned char)s[i] < 0x80) {
+			tc_buf_putc(&b, s[i++]);
+			continue;
+		}
+		k = tc_utf8_decode(s + i, n - i, &cp, TC_UTF8_REPLACE);
+		tc_buf_add(&b, enc, tc_utf8_encode(enc, cp));
+		i += k;
+	}
+	tc_buf_grow(&b, 0);
+	if (outlen != NULL)
+		*outlen = b.len;
+	return tc_buf_detach(&b, NULL);
+}
+
+char *
+an_strip_dup(const char *s, size_t n)
+{
+	size_t a, e;
+
+	tc_py_strip(s, n, &a, &e);
+	return tc_xstrndup(s + a, e - a);
+}
+
+static bool
+is_alnum(char c)
+{
+	return is_digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+char *
+an_op_from_function(const char *name)
+{
+	const char *p = name, *us;
+	static const char marker[] = "static_kernel_";
+	size_t ml = sizeof(marker) - 1;
+
+	if (name == NULL || name[0] == '\0')
+		return NULL;
+	while ((p = strstr(p, marker)) != NULL) {
+		const char *q = p + ml, *r = q;
+
+		if (p == name || p[-1] == '_') {
+			while (is_alnum(*r))
+				r++;
+			if (r > q && *r == '_')
+				return tc_xstrndup(q, (size_t)(r - q));
+		}
+		p++;
+	}
+	if (strncmp(name, "aclnn", 5) == 0) {
+		const char *tail = name + 5;
+
+		us = strchr(tail, '_');
+		if ((us != NULL ? us : tail + strlen(tail)) == tail)
+			return NULL;
+		return us != NULL ? tc_xstrndup(tail, (size_t)(us - tail)) :
+		    tc_xstrdup(tail);
+	}
+	us = strchr(name, '_');
+	return us != NULL ? tc_xstrndup(name, (size_t)(us - name)) :
+	    tc_xstrdup(name);
+}
+
+/* needle (lower case) occurs in hay, ASCII case ignored */
+static bool
+contains_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle), i, j;
+
+	for (i = 0; hay[i] != '\0'; i++) {
+		for (j = 0; j < n; j++) {
+			char c = hay[i + j];
+
+			if (c >= 'A' && c <= 'Z')
+				c = (char)(c - 'A' + 'a');
+			if (c != needle[j])
+				break;
+		}
+		if (j == n)
+			return true;
+	}
+	return false;
+}
+
+/* A marker of the upper-cased "accelerator_core kernel_type" text: no
+ * marker holds a space, so each part is searched on its own. */
+static bool
+upper_has(const char *a, const char *b, const char *lower_marker)
+{
+	return contains_nocase(a, lower_marker) ||
+	    contains_nocase(b, lower_marker);
+}
+
+enum an_family
+an_core_family(const char *accelerator_core, const char *op_type,
+    const char *name, const char *kernel_type)
+{
+	static const char *const comm[] = { "allreduce", "reducescatter",
+	    "allgather", "alltoall", "broadcast", "send", "recv", "hccl" };
+	const char *ac = accelerator_core ? accelerator_core : "";
+	const char *kt = kernel_type ? kernel_type : "";
+	size_t i;
+
+	for (i = 0; i < sizeof(comm) / sizeof(comm[0]); i++)
+		if (contains_nocase(op_type ? op_type : "", comm[i]) ||
+		    contains_nocase(name ? name : "", comm[i]))
+			return AN_COMMUNICATION;
+	if (upper_has(ac, kt, "mix"))
+		return AN_MIX;
+	if (upper_has(ac, kt, "ai_vector") || upper_has(ac, kt, "aiv") ||
+	    upper_has(ac, kt, "vector"))
+		return AN_VECTOR;
+	if (upper_has(ac, kt, "ai_core") || upper_has(ac, kt, "aic") ||
+	    upper_has(ac, kt, "cube"))
+		return AN_CUBE;
+	return AN_OTHER;
+}
+
+bool
+an_parse_sk_name(const char *name, struct an_boundary *b)
+{
+	size_t n = strlen(name), i = 3, q;
+
+	memset(b, 0, sizeof(*b));
+	if (strncmp(name, "sk_", 3) != 0 || !is_digit(name[i]) ||
+	    memchr(name, '\n', n) != NULL)
+		return false;
+	while (is_digit(name[i]))
+		i++;
+	if (name[i] != '_')
+		return false;
+	i++;
+	/* the shortest scope whose rest splits as _start_X_end_Y, X and Y
+	 * non-empty, X as long as possible */
+	for (q = i + 1; q + 7 <= n; q++) {
+		size_t after = q + 7, r;
+
+		if (memcmp(name + q, "_start_", 7) != 0)
+			continue;
+		for (r = n; r-- > after + 1;) {
+			if (r + 5 >= n || memcmp(name + r, "_end_", 5) != 0)
+				continue;
+			b->scope = an_strip_dup(name + i, q - i);
+			b->start_function = tc_xstrndup(name + after,
+			    r - after);
+			b->end_function = tc_xstrdup(name + r + 5);
+			b->start_op = an_op_from_function(b->start_function);
+			b->end_op = an_op_from_function(b->end_function);
+			return true;
+		}
+	}
+	return false;
+}
+
+void
+an_boundary_free(struct an_boundary *b)
+{
+	free(b->scope);
+	free(b->start_function);
+	free(b->end_function);
+	free(b->start_op);
+	free(b->end_op);
+	memset(b, 0, sizeof(*b));
+}
+
+tc_json *
+an_boundary_json(const struct an_boundary *b)
+{
+	tc_json *o = tc_json_new_object();
+
+	tc_json_object_set_string(o, "scope", b->scope);
+	tc_json_object_set_string(o, "start_function", b->start_function);
+	tc_json_object_set_string(o, "end_function", b->end_function);
+	tc_json_object_set_string_or_null(o, "start_op", b->start_op);
+	tc_json_object_set_string_or_null(o, "end_op", b->end_op);
+	return o;
+}
+
+an_num
+an_raw_sk_id(const char *name)
+{
+	size_t i = 3;
+
+	if (name == NULL || strncmp(name, "sk_", 3) != 0 || !is_digit(name[i]))
+		return AN_NONE;
+	while (is_digit(name[i]))
+		i++;
+	if (name[i] != '_')
+		return AN_NONE;
+	return AN_NUM(strtod(name + 3, NULL));
+}
+
+/* The length of the line break at s[0..n), 0 when none starts there. */
+static size_t
+line_break(const char *s, size_t n)
+{
+	unsigned char c = (unsigned char)s[0];
+
+	if (c == '\r')
+		return n > 1 && s[1] == '\n' ? 2 : 1;
+	if (c == '\n' || c == 0x0b || c == 0x0c || c == 0x1c || c == 0x1d ||
+	    c == 0x1e)
+		return 1;
+	if (c == 0xc2 && n > 1 && (unsigned char)s[1] == 0x85)
+		return 2;
+	if (c == 0xe2 && n > 2 && (unsigned char)s[1] == 0x80 &&
+	    ((unsigned char)s[2] == 0xa8 || (unsigned char)s[2] == 0xa9))
+		return 3;
+	return 0;
+}
+
+void
+an_splitlines(const char *text, size_t n,
+    void (*fn)(void *ctx, const char *line, size_t len), void *ctx)
+{
+	size_t start = 0, i = 0, k;
+
+	while (i < n) {
+		if ((k = line_break(text + i, n - i)) == 0) {
+			i++;
+			continue;
+		}
+		fn(ctx, text + start, i - start);
+		i += k;
+		start = i;
+	}
+	if (start < n)
+		fn(ctx, text + start, n - start);
+}
+
+void
+an_skip_space(const char *s, size_t n, size_t *i)
+{
+	uint32_t cp;
+	size_t k;
+
+	while (*i < n) {
+		k = tc_utf8_decode(s + *i, n - *i, &cp, TC_UTF8_WTF8);
+		if (k == 0 || !tc_py_isspace(cp))
+			return;
+		*i += k;
+	}
+}
+
+bool
+an_list_has(const tc_json *list, const char *s)
+{
+	size_t i;
+
+	for (i = 0; list != NULL && i < list->u.arr.len; i++) {
+		const char *t = tc_json_string(list->u.arr.items[i]);
+
+		if (t != NULL && strcmp(t, s) == 0)
+			return true;
+	}
+	return false;
+}
+
+void
+an_list_add_unique(tc_json *list, const char *s)
+{
+	if (!an_list_has(list, s))
+		tc_json_array_push(list, tc_json_new_string(s));
+}
+
+int
+an_ascii_digest(const tc_json *v, char hex[65], tc_error *err)
+{
+	return tc_json_digest_flags(v, TC_JSON_ASCII | TC_JSON_NO_NAN, hex,
+	    err);
+}

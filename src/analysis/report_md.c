@@ -1,0 +1,817 @@
+/*
+ * report_md.c - the Chinese Markdown report of an analysis document
+ * ("SuperKernel 融合性能分析"), section by section as the reference's
+ * renderer writes it, after the checks it makes on the scope actions.
+ *
+ * Cells: null reads "N/A", booleans true/false, floats "%.6f" without
+ * trailing zeros, objects and lists as compact sorted JSON; then "&<>"
+ * are HTML-escaped, line breaks become "<br>" and every Markdown special
+ * character gets a backslash.  Header cells and fixed sentences are
+ * written as they are.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+#include "tunectl/text.h"
+
+#define MISSING "N/A"
+#define EMPTY "无"
+
+/* _display(v) appended to out */
+static void
+display(tc_buf *out, const tc_json *v)
+{
+	if (v == NULL || v->type == TC_JSON_NULL) {
+		tc_buf_puts(out, MISSING);
+	} else if (v->type == TC_JSON_BOOL) {
+		tc_buf_puts(out, v->u.b ? "true" : "false");
+	} else if (v->type == TC_JSON_INT) {
+		tc_buf_puts(out, v->u.int_text);
+	} else if (v->type == TC_JSON_FLOAT) {
+		char *s;
+		size_t n;
+
+		if (!isfinite(v->u.f)) {
+			tc_buf_puts(out, MISSING);
+			return;
+		}
+		s = tc_xasprintf("%.6f", v->u.f);
+		n = strlen(s);
+		while (n > 0 && s[n - 1] == '0')
+			n--;
+		if (n > 0 && s[n - 1] == '.')
+			n--;
+		tc_buf_add(out, s, n);
+		free(s);
+	} else if (v->type == TC_JSON_STRING) {
+		tc_buf_add(out, v->u.str.ptr, v->u.str.len);
+	} else {
+		char *s = tc_json_canonical(v, NULL, NULL);
+
+		tc_buf_puts(out, s ? s : "");
+		free(s);
+	}
+}
+
+/* _markdown(v) appended to out */
+static void
+markdown(tc_buf *out, const tc_json *v)
+{
+	tc_buf t = TC_BUF_INIT;
+	size_t i;
+
+	display(&t, v);
+	for (i = 0; i < t.len; i++) {
+		char c = t.data[i];
+
+		switch (c) {
+		case '&':
+			tc_buf_puts(out, "&amp;");
+			break;
+		case '<':
+			tc_buf_puts(out, "&lt;");
+			break;
+		case '>':
+			tc_buf_puts(out, "&gt;");
+			break;
+		case '\r':
+			if (i + 1 < t.len && t.data[i + 1] == '\n')
+				i++;
+			/* FALLTHROUGH */
+		case '\n':
+			tc_buf_puts(out, "<br>");
+			break;
+		default:
+			if (strchr("\\`*_{}[]()#+-.!|", c) != NULL)
+				tc_buf_putc(out, '\\');
+			tc_buf_putc(out, c);
+		}
+	}
+	tc_buf_free(&t);
+}
+
+static void
+header(tc_buf *out, const char *const *h, size_t n)
+{
+	size_t i;
+
+	tc_buf_puts(out, "|");
+	for (i = 0; i < n; i++)
+		tc_buf_printf(out, " %s |", h[i]);
+	tc_buf_puts(out, "\n|");
+	for (i = 0; i < n; i++)
+		tc_buf_puts(out, " --- |");
+	tc_buf_puts(out, "\n");
+}
+
+/* One row of cells (owned; freed here). */
+static void
+row(tc_buf *out, tc_json **cells, size_t n)
+{
+	size_t i;
+
+	tc_buf_puts(out, "|");
+	for (i = 0; i < n; i++) {
+		tc_buf_putc(out, ' ');
+		markdown(out, cells[i]);
+		tc_buf_puts(out, " |");
+		tc_json_free(cells[i]);
+	}
+	tc_buf_puts(out, "\n");
+}
+
+static tc_json *
+get(const tc_json *o, const char *k)
+{
+	const tc_json *v = o != NULL && o->type == TC_JSON_OBJECT ?
+	    tc_json_get(o, k) : NULL;
+
+	return v != NULL ? tc_json_clone(v) : tc_json_new_null();
+}
+
+static const tc_json *
+nested(const tc_json *o, const char *a, const char *b, const char *c)
+{
+	const char *keys[3] = { a, b, c };
+	size_t i;
+
+	for (i = 0; i < 3 && keys[i] != NULL; i++) {
+		if (o == NULL || o->type != TC_JSON_OBJECT)
+			return NULL;
+		o = tc_json_get(o, keys[i]);
+	}
+	return o;
+}
+
+static tc_json *
+nested_clone(const tc_json *o, const char *a, const char *b, const char *c)
+{
+	const tc_json *v = nested(o, a, b, c);
+
+	return v != NULL ? tc_json_clone(v) : tc_json_new_null();
+}
+
+static tc_json *
+text(const char *s)
+{
+	return tc_json_new_string(s);
+}
+
+/* Items sorted by (range_id, sk_id, kind or option) as text. */
+static const tc_json **
+by_range(const tc_json *list, size_t *n)
+{
+	const tc_json **v;
+	size_t i, j;
+
+	*n = list != NULL && list->type == TC_JSON_ARRAY ? list->u.arr.len : 0;
+	v = tc_xmalloc((*n + 1) * sizeof(*v));
+	for (i = 0; i < *n; i++)
+		v[i] = list->u.arr.items[i];
+	for (i = 1; i < *n; i++) {
+		for (j = i; j > 0; j--) {
+			const char *ka[3] = { "range_id", "sk_id", "kind" };
+			int c = 0;
+			size_t k;
+
+			for (k = 0; k < 3 && c == 0; k++) {
+				tc_buf x = TC_BUF_INIT, y = TC_BUF_INIT;
+				const tc_json *xv = tc_json_get(v[j - 1], ka[k]);
+				const tc_json *yv = tc_json_get(v[j], ka[k]);
+
+				if (k == 2 && !tc_json_truthy(xv))
+					xv = tc_json_get(v[j - 1], "option");
+				if (k == 2 && !tc_json_truthy(yv))
+					yv = tc_json_get(v[j], "option");
+				if (tc_json_truthy(xv))
+					tc_json_str(&x, xv);
+				if (tc_json_truthy(yv))
+					tc_json_str(&y, yv);
+				c = strcmp(tc_buf_cstr(&x), tc_buf_cstr(&y));
+				tc_buf_free(&x);
+				tc_buf_free(&y);
+			}
+			if (c <= 0)
+				break;
+			{
+				const tc_json *t = v[j - 1];
+
+				v[j - 1] = v[j];
+				v[j] = t;
+			}
+		}
+	}
+	return v;
+}
+
+/* ---- the renderer's checks ---------------------------------------------- */
+
+static bool
+text_ok(const tc_json *v)
+{
+	return v != NULL && v->type == TC_JSON_STRING &&
+	    tc_text_has_content(v->u.str.ptr, v->u.str.len);
+}
+
+static bool
+sequence_ok(const tc_json *s)
+{
+	size_t i;
+
+	if (s == NULL || s->type != TC_JSON_ARRAY || s->u.arr.len == 0)
+		return false;
+	for (i = 0; i < s->u.arr.len; i++)
+		if (!text_ok(s->u.arr.items[i]))
+			return false;
+	return true;
+}
+
+/* _validate_scope_action and the decisions' scope contract, the checks
+ * an analysis made from partial evidence can fail. */
+static int
+check(const tc_json *report, tc_error *err)
+{
+	static const char *const fields[] = { "range_id", "sk_id",
+	    "classification", "action", "source_scope" };
+	const tc_json *acts = tc_json_get(report, "scope_actions");
+	const tc_json *decs = tc_json_get(report, "per_sk_decisions");
+	size_t i, k;
+
+	if (decs == NULL || decs->type != TC_JSON_ARRAY ||
+	    decs->u.arr.len == 0) {
+		tc_error_set(err, "per_sk_decisions must contain at least one "
+		    "decision");
+		return -1;
+	}
+	for (i = 0; acts != NULL && i < acts->u.arr.len; i++) {
+		const tc_json *a = acts->u.arr.items[i], *b;
+
+		for (k = 0; k < 5; k++)
+			if (!text_ok(tc_json_get(a, fields[k]))) {
+				tc_error_set(err, "scope_actions[%zu].%s must be a "
+				    "non-empty string", i, fields[k]);
+				return -1;
+			}
+		b = tc_json_get(a, "boundary");
+		if (b == NULL || b->type != TC_JSON_OBJECT) {
+			tc_error_set(err, "scope_actions[%zu].boundary must be an "
+			    "object", i);
+			return -1;
+		}
+		for (k = 0; k < 2; k++)
+			if (!text_ok(tc_json_get(b, k ? "end_op" : "start_op"))) {
+				tc_error_set(err, "scope_actions[%zu].boundary.%s "
+				    "must be a non-empty string", i,
+				    k ? "end_op" : "start_op");
+				return -1;
+			}
+		if (!sequence_ok(tc_json_get(a, "ordered_child_op_sequence"))) {
+			tc_error_set(err, "scope_actions[%zu]."
+			    "ordered_child_op_sequence must be a non-empty "
+			    "string list", i);
+			return -1;
+		}
+	}
+	for (i = 0; i < decs->u.arr.len; i++) {
+		const tc_json *d = decs->u.arr.items[i];
+		const tc_json *id = tc_json_get(d, "identity");
+
+		if (!text_ok(tc_json_get(id, "source_scope"))) {
+			tc_error_set(err, "per_sk_decisions[%zu].identity."
+			    "source_scope must be a non-empty string", i);
+			return -1;
+		}
+		if (!sequence_ok(tc_json_get(id, "ordered_child_op_sequence"))) {
+			tc_error_set(err, "per_sk_decisions[%zu].identity."
+			    "ordered_child_op_sequence must be a non-empty "
+			    "string list", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- cells of the per-SK table --------------------------------------------- */
+
+static tc_json *
+na(const tc_json *v)
+{
+	return v != NULL && v->type != TC_JSON_NULL ? tc_json_clone(v) :
+	    tc_json_new_string(MISSING);
+}
+
+static tc_json *
+occurrence_counts(const tc_json *d)
+{
+	tc_json *o = tc_json_new_object();
+
+	tc_json_object_set(o, "baseline", na(nested(d, "original",
+	    "occurrence_count", NULL)));
+	tc_json_object_set(o, "SK", na(tc_json_get(d,
+	    "candidate_occurrence_count")));
+	return o;
+}
+
+static tc_json *
+stream_overlap(const tc_json *d)
+{
+	const tc_json *occ = nested(d, "original", "example_occurrence", NULL);
+	const tc_json *ov = occ != NULL && occ->type == TC_JSON_OBJECT ?
+	    tc_json_get(occ, "multi_stream_analysis") : NULL;
+	tc_json *o = tc_json_new_object();
+	const char *keys[] = { "multi_stream_detected",
+	    "cube_vector_parallel_detected", "cube_vector_overlap_us",
+	    "cube_vector_overlap_ratio" };
+	size_t i;
+
+	if (occ != NULL && occ->type != TC_JSON_OBJECT)
+		occ = NULL;
+	if (ov != NULL && ov->type != TC_JSON_OBJECT)
+		ov = NULL;
+	tc_json_object_set(o, "stream_ids", na(occ ? tc_json_get(occ,
+	    "stream_ids") : NULL));
+	tc_json_object_set(o, "stream_count", na(occ ? tc_json_get(occ,
+	    "stream_count") : NULL));
+	for (i = 0; i < 4; i++)
+		tc_json_object_set(o, keys[i], na(ov ? tc_json_get(ov, keys[i]) :
+		    NULL));
+	return o;
+}
+
+static bool
+blank(const tc_json *v)
+{
+	if (v == NULL || v->type == TC_JSON_NULL)
+		return true;
+	if (v->type == TC_JSON_STRING)
+		return v->u.str.len == 0;
+	if (v->type == TC_JSON_ARRAY)
+		return v->u.arr.len == 0;
+	if (v->type == TC_JSON_OBJECT)
+		return v->u.obj.len == 0;
+	return false;
+}
+
+/* _missing_decision_fields, sorted */
+static tc_json *
+missing_fields(const tc_json *d)
+{
+	static const char *const spec[][4] = {
+		{ "range_id", "range_id", NULL, NULL },
+		{ "sk_id", "sk_id", NULL, NULL },
+		{ "child_count", "child_count", NULL, NULL },
+		{ "original.interval_us.p50", "original", "interval_us", "p50" },
+		{ "original.interval_us.p90", "original", "interval_us", "p90" },
+		{ "original.interval_us.mad", "original", "interval_us", "mad" },
+		{ "original.duration_sum_us.p50", "original", "duration_sum_us",
+		    "p50" },
+		{ "original.duration_sum_us.p90", "original", "duration_sum_us",
+		    "p90" },
+		{ "original.duration_sum_us.mad", "original", "duration_sum_us",
+		    "mad" },
+		{ "sk_duration.p50", "sk_duration", "p50", NULL },
+		{ "sk_duration.p90", "sk_duration", "p90", NULL },
+		{ "sk_duration.mad", "sk_duration", "mad", NULL },
+		{ "original.occurrence_count", "original", "occurrence_count",
+		    NULL },
+		{ "candidate_occurrence_count", "candidate_occurrence_count", NULL,
+		    NULL },
+		{ "classification", "classification", NULL, NULL },
+		{ "classification_zh", "classification_zh", NULL, NULL },
+		{ "action", "action", NULL, NULL },
+		{ "mapping_method", "mapping_method", NULL, NULL },
+		{ "mapping_confidence", "mapping_confidence", NULL, NULL },
+		{ "boundary", "boundary", NULL, NULL },
+		{ "identity.ordered_child_op_sequence", "identity",
+		    "ordered_child_op_sequence", NULL },
+		{ "original.example_occurrence.stream_ids", "original",
+		    "example_occurrence", "stream_ids" },
+		{ "original.example_occurrence.stream_count", "original",
+		    "example_occurrence", "stream_count" },
+		{ "original.example_occurrence.multi_stream_analysis", "original",
+		    "example_occurrence", "multi_stream_analysis" },
+	};
+	size_t n = sizeof(spec) / sizeof(spec[0]), i, j;
+	const char *names[sizeof(spec) / sizeof(spec[0])];
+	size_t k = 0;
+	tc_json *list = tc_json_new_array();
+
+	for (i = 0; i < n; i++)
+		if (blank(nested(d, spec[i][1], spec[i][2], spec[i][3])))
+			names[k++] = spec[i][0];
+	for (i = 1; i < k; i++)
+		for (j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			const char *t = names[j - 1];
+
+			names[j - 1] = names[j];
+			names[j] = t;
+		}
+	for (i = 0; i < k; i++)
+		tc_json_array_push(list, tc_json_new_string(names[i]));
+	return list;
+}
+
+static tc_json *
+decision_evidence(const tc_json *d)
+{
+	tc_json *o = tc_json_new_object(), *m = missing_fields(d);
+	const tc_json *e = tc_json_get(d, "evidence_errors");
+	const tc_json *b = tc_json_get(d, "action_blocker");
+
+	if (m->u.arr.len > 0)
+		tc_json_object_set(o, "missing_fields", m);
+	else
+		tc_json_free(m);
+	if (tc_json_truthy(e))
+		tc_json_object_set(o, "evidence_errors", tc_json_clone(e));
+	if (tc_json_truthy(b))
+		tc_json_object_set(o, "action_blocker", tc_json_clone(b));
+	if (o->u.obj.len == 0) {
+		tc_json_free(o);
+		return text(EMPTY);
+	}
+	return o;
+}
+
+static tc_json *
+reliable(const tc_json *d)
+{
+	const char *c = tc_json_get_string(d, "mapping_confidence");
+
+	if (c != NULL && (strcmp(c, "exact") == 0 ||
+	    strcmp(c, "exact_projected_trace") == 0))
+		return tc_json_new_bool(true);
+	if (c != NULL && (strcmp(c, "diagnostic_only") == 0 ||
+	    strcmp(c, "ambiguous") == 0 || strcmp(c, "unmapped") == 0))
+		return tc_json_new_bool(false);
+	return text(MISSING);
+}
+
+static tc_json *
+binding_text(const tc_json *report, const tc_json *range_id)
+{
+	static const char *const fields[] = { "source_revision",
+	    "baseline_config_fingerprint", "candidate_config_fingerprint",
+	    "control_fingerprint", "workload_fingerprint" };
+	tc_buf b = TC_BUF_INIT;
+	tc_json *v;
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		tc_buf_printf(&b, "%s=", fields[i]);
+		display(&b, tc_json_get(report, fields[i]));
+		tc_buf_puts(&b, "; ");
+	}
+	tc_buf_puts(&b, "range_id=");
+	display(&b, range_id);
+	v = tc_json_new_stringn(b.data, b.len);
+	tc_buf_free(&b);
+	return v;
+}
+
+static tc_json *
+slash(const tc_json *d, const char *a, const char *b)
+{
+	tc_buf t = TC_BUF_INIT;
+	tc_json *v;
+
+	display(&t, tc_json_get(d, a));
+	tc_buf_puts(&t, " / ");
+	display(&t, tc_json_get(d, b));
+	v = tc_json_new_stringn(t.data, t.len);
+	tc_buf_free(&t);
+	return v;
+}
+
+static tc_json *
+source_action(const tc_json *d)
+{
+	const char *m = tc_json_get_string(d, "mapping_method");
+	const char *c = tc_json_get_string(d, "mapping_confidence");
+
+	if (m != NULL && c != NULL && strcmp(m, "source_scope_map") == 0 &&
+	    strcmp(c, "exact") == 0)
+		return get(d, "action");
+	if (c != NULL && strcmp(c, "exact_projected_trace") == 0)
+		return text("仅性能分类；不可直接 prune");
+	return text("无自动源码动作");
+}
+
+static tc_json *
+proof_alternatives(const tc_json *report, const tc_json *d)
+{
+	tc_buf k = TC_BUF_INIT;
+	const tc_json *proofs = tc_json_get(report, "graph_alignment_proof");
+	const tc_json *p;
+	tc_json *v;
+
+	tc_buf_puts(&k, "device:");
+	display(&k, tc_json_get(d, "device_id"));
+	tc_buf_puts(&k, "/model:");
+	display(&k, tc_json_get(d, "model_id"));
+	tc_buf_puts(&k, "/sk:");
+	display(&k, tc_json_get(d, "raw_sk_id"));
+	p = proofs != NULL && proofs->type == TC_JSON_OBJECT ?
+	    tc_json_get(proofs, tc_buf_cstr(&k)) : NULL;
+	v = get(p, "alternative_solution_count_by_step");
+	tc_buf_free(&k);
+	return v;
+}
+
+static void
+section(tc_buf *out, const char *title)
+{
+	tc_buf_printf(out, "\n## %s\n\n", title);
+}
+
+static void
+kv_table(tc_buf *out, const char *h1, const char *h2, const tc_json *obj,
+    const char *const *keys, size_t n)
+{
+	const char *h[2] = { h1, h2 };
+	size_t i;
+
+	header(out, h, 2);
+	for (i = 0; i < n; i++) {
+		tc_json *cells[2] = { text(keys[i]), get(obj, keys[i]) };
+
+		row(out, cells, 2);
+	}
+}
+
+static void
+none_bullet(tc_buf *out)
+{
+	tc_buf_puts(out, "- " EMPTY "\n");
+}
+
+char *
+tc_analysis_markdown(const tc_json *r, tc_error *err)
+{
+	static const char *const input_keys[] = { "experiment_id", "round_id",
+	    "analysis_agent_id", "candidate_name", "source_revision",
+	    "workload_fingerprint", "control_fingerprint",
+	    "declared_change_set", "inputs" };
+	static const char *const threshold_keys[] = {
+	    "min_relative_change_pct", "min_absolute_change_us",
+	    "min_occurrences" };
+	static const char *const coverage_keys[] = { "total_sk_ids",
+	    "bound_sk_ids", "exact_projected_trace_sk_ids", "ambiguous_sk_ids",
+	    "unmapped_sk_ids", "filtered_by_child_count" };
+	static const char *const perf_headers[] = { "range_id", "sk_id",
+	    "child count", "baseline interval P50 (us)",
+	    "baseline interval P90 (us)", "baseline interval MAD (us)",
+	    "baseline duration sum P50 (us)", "baseline duration sum P90 (us)",
+	    "baseline duration sum MAD (us)", "SK P50 (us)", "SK P90 (us)",
+	    "SK MAD (us)", "occurrence count", "change (%)",
+	    "MAD/dynamic threshold (%)", "classification（英文 + 中文）",
+	    "action", "mapping method", "mapping confidence",
+	    "mapping reliable", "boundary", "ordered child sequence",
+	    "stream/overlap", "analysis Agent", "条件证据绑定",
+	    "blocker/evidence" };
+	tc_buf out = TC_BUF_INIT;
+	const tc_json *cov = tc_json_get(r, "mapping_coverage");
+	const tc_json *dist = tc_json_get(cov, "child_count_distribution");
+	const tc_json *assoc = tc_json_get(r, "association_protocol");
+	const tc_json *pb = tc_json_get(assoc, "blockers");
+	const tc_json *excl = tc_json_get(assoc, "model_projection_exclusions");
+	const tc_json **v;
+	size_t n, i;
+
+	if (check(r, err) != 0)
+		return NULL;
+	tc_buf_puts(&out, "# SuperKernel 融合性能分析\n");
+	section(&out, "输入与可信度");
+	kv_table(&out, "字段", "值", r, input_keys, 9);
+	section(&out, "判定阈值");
+	kv_table(&out, "阈值", "值", tc_json_get(r, "thresholds"),
+	    threshold_keys, 3);
+	section(&out, "结构关联覆盖率");
+	kv_table(&out, "指标", "数量", cov, coverage_keys, 6);
+	section(&out, "Child Count 分布");
+	{
+		const char *h[2] = { "Child 数", "SK 数" };
+
+		header(&out, h, 2);
+		/* object keys are kept sorted: the order of str(key) */
+		for (i = 0; dist != NULL && dist->type == TC_JSON_OBJECT &&
+		    i < dist->u.obj.len; i++) {
+			tc_json *cells[2] = { text(dist->u.obj.members[i].key),
+			    tc_json_clone(dist->u.obj.members[i].value) };
+
+			row(&out, cells, 2);
+		}
+	}
+	tc_buf_puts(&out, "\nraw Task ID/名称提示仅用于诊断；child_count<5 "
+	    "没有被过滤。\n");
+	section(&out, "逐 SK 结构与性能证据");
+	{
+		const char *h[7] = { "SK", "Child 数", "同进程绑定",
+		    "Kernel Projection", "各 Step 替代解", "性能分类",
+		    "源码动作" };
+
+		header(&out, h, 7);
+		v = by_range(tc_json_get(r, "per_sk_decisions"), &n);
+		for (i = 0; i < n; i++) {
+			tc_json *cells[7] = { get(v[i], "sk_id"),
+			    get(v[i], "child_count"),
+			    get(v[i], "candidate_binding_status"),
+			    slash(v[i], "mapping_method", "mapping_confidence"),
+			    proof_alternatives(r, v[i]),
+			    get(v[i], "classification"), source_action(v[i]) };
+
+			row(&out, cells, 7);
+		}
+		free(v);
+	}
+	section(&out, "关联阻塞项");
+	{
+		const char *h[2] = { "SK", "mapping blockers" };
+
+		header(&out, h, 2);
+		v = by_range(tc_json_get(r, "per_sk_decisions"), &n);
+		for (i = 0; i < n; i++) {
+			const tc_json *mb = tc_json_get(v[i], "mapping_blockers");
+			tc_json *cells[2] = { get(v[i], "sk_id"),
+			    tc_json_truthy(mb) ? tc_json_clone(mb) : text(EMPTY) };
+
+			row(&out, cells, 2);
+		}
+		free(v);
+		for (i = 0; pb != NULL && pb->type == TC_JSON_ARRAY &&
+		    i < pb->u.arr.len; i++) {
+			tc_buf_puts(&out, "- protocol: ");
+			markdown(&out, pb->u.arr.items[i]);
+			tc_buf_putc(&out, '\n');
+		}
+		if (pb == NULL || pb->type != TC_JSON_ARRAY || pb->u.arr.len == 0)
+			tc_buf_puts(&out, "- protocol: " EMPTY "\n");
+	}
+	if (excl != NULL && excl->type == TC_JSON_OBJECT && excl->u.obj.len > 0) {
+		const char *h[7] = { "模型", "协议", "状态", "occurrence",
+		    "候选节点", "排除节点", "blockers" };
+
+		section(&out, "Projection 排除门禁");
+		header(&out, h, 7);
+		for (i = 0; i < excl->u.obj.len; i++) {
+			const tc_json *e = excl->u.obj.members[i].value;
+			const tc_json *cn = tc_json_get(e, "candidate_node_keys");
+			const tc_json *xn = tc_json_get(e, "excluded_node_keys");
+			const tc_json *bl = tc_json_get(e, "blockers");
+			const tc_json *oc = tc_json_get(e, "occurrence_count");
+			tc_json *cells[7] = { text(excl->u.obj.members[i].key),
+			    get(e, "protocol"), get(e, "status"),
+			    oc ? tc_json_clone(oc) : tc_json_new_int(0),
+			    tc_json_new_int(cn && cn->type == TC_JSON_ARRAY ?
+			    (int64_t)cn->u.arr.len : 0),
+			    tc_json_new_int(xn && xn->type == TC_JSON_ARRAY ?
+			    (int64_t)xn->u.arr.len : 0),
+			    tc_json_truthy(bl) ? tc_json_clone(bl) : text(EMPTY) };
+
+			row(&out, cells, 7);
+		}
+	}
+	section(&out, "Automatic AOT 与源码动作边界");
+	tc_buf_puts(&out, "automatic AOT kernel projection 可用于性能分类，但不能"
+	    "证明 Python 源码 offset，不能直接驱动 prune；应先完成 winner-only "
+	    "SMAP，由 stable_source + marker_only_calibration 独立证明原始源码"
+	    "区间。\n");
+	section(&out, "逐 SK 性能对比");
+	v = by_range(tc_json_get(r, "per_sk_decisions"), &n);
+	if (n == 0)
+		none_bullet(&out);
+	else
+		header(&out, perf_headers, 26);
+	for (i = 0; i < n; i++) {
+		const tc_json *d = v[i];
+		tc_json *cells[26] = {
+			get(d, "range_id"), get(d, "sk_id"),
+			get(d, "child_count"),
+			nested_clone(d, "original", "interval_us", "p50"),
+			nested_clone(d, "original", "interval_us", "p90"),
+			nested_clone(d, "original", "interval_us", "mad"),
+			nested_clone(d, "original", "duration_sum_us", "p50"),
+			nested_clone(d, "original", "duration_sum_us", "p90"),
+			nested_clone(d, "original", "duration_sum_us", "mad"),
+			nested_clone(d, "sk_duration", "p50", NULL),
+			nested_clone(d, "sk_duration", "p90", NULL),
+			nested_clone(d, "sk_duration", "mad", NULL),
+			occurrence_counts(d), get(d, "improvement_pct"),
+			get(d, "noise_threshold_pct"),
+			slash(d, "classification", "classification_zh"),
+			get(d, "action"), get(d, "mapping_method"),
+			get(d, "mapping_confidence"), reliable(d),
+			get(d, "boundary"),
+			nested_clone(d, "identity", "ordered_child_op_sequence",
+			    NULL),
+			stream_overlap(d), get(r, "analysis_agent_id"),
+			binding_text(r, tc_json_get(d, "range_id")),
+			decision_evidence(d)
+		};
+
+		row(&out, cells, 26);
+	}
+	free(v);
+	section(&out, "Scope 保留与裁剪");
+	v = by_range(tc_json_get(r, "scope_actions"), &n);
+	if (n == 0) {
+		none_bullet(&out);
+	} else {
+		const char *h[4] = { "range_id", "sk_id", "classification",
+		    "action" };
+
+		header(&out, h, 4);
+	}
+	for (i = 0; i < n; i++) {
+		tc_json *cells[4] = { get(v[i], "range_id"), get(v[i], "sk_id"),
+		    get(v[i], "classification"), get(v[i], "action") };
+
+		row(&out, cells, 4);
+	}
+	free(v);
+	section(&out, "劣化原因假设");
+	v = by_range(tc_json_get(r, "diagnostic_hypotheses"), &n);
+	if (n == 0) {
+		none_bullet(&out);
+	} else {
+		const char *h[6] = { "range_id", "kind", "confidence", "evidence",
+		    "说明", "requires A/B test" };
+
+		header(&out, h, 6);
+	}
+	for (i = 0; i < n; i++) {
+		const tc_json *ev = tc_json_get(v[i], "evidence");
+		tc_json *cells[6] = { get(v[i], "range_id"), get(v[i], "kind"),
+		    get(v[i], "confidence"),
+		    tc_json_truthy(ev) ? tc_json_clone(ev) : text(EMPTY),
+		    get(v[i], "explanation_zh"), get(v[i], "requires_ab_test") };
+
+		row(&out, cells, 6);
+	}
+	free(v);
+	section(&out, "建议验证实验");
+	v = by_range(tc_json_get(r, "recommended_experiments"), &n);
+	if (n == 0) {
+		none_bullet(&out);
+	} else {
+		const char *h[8] = { "experiment_id", "range_id", "option",
+		    "value", "only change", "accepted evidence", "预期信号",
+		    "lifecycle gates" };
+
+		header(&out, h, 8);
+	}
+	for (i = 0; i < n; i++) {
+		tc_json *cells[8] = { get(v[i], "experiment_id"),
+		    get(v[i], "range_id"), get(v[i], "option"), get(v[i], "value"),
+		    get(v[i], "only_change"), get(v[i], "accepted_evidence"),
+		    get(v[i], "expected_signal_zh"), get(v[i], "lifecycle_gates") };
+
+		row(&out, cells, 8);
+	}
+	free(v);
+	section(&out, "阻塞项");
+	{
+		const tc_json *bl = tc_json_get(r, "blockers");
+		size_t nb = bl != NULL && bl->type == TC_JSON_ARRAY ?
+		    bl->u.arr.len : 0, j;
+		char **items = tc_xmalloc((nb + 1) * sizeof(*items));
+
+		for (i = 0; i < nb; i++) {
+			tc_buf b = TC_BUF_INIT;
+
+			markdown(&b, bl->u.arr.items[i]);
+			tc_buf_grow(&b, 0);
+			items[i] = tc_buf_detach(&b, NULL);
+		}
+		for (i = 1; i < nb; i++)
+			for (j = i; j > 0 && strcmp(items[j - 1], items[j]) > 0;
+			    j--) {
+				char *t = items[j - 1];
+
+				items[j - 1] = items[j];
+				items[j] = t;
+			}
+		for (i = 0; i < nb; i++) {
+			tc_buf_printf(&out, "- %s\n", items[i]);
+			free(items[i]);
+		}
+		free(items);
+		if (nb == 0)
+			none_bullet(&out);
+	}
+	section(&out, "给主实验 Agent 的后续指导");
+	{
+		const tc_json *g = tc_json_get(r, "next_agent_guidance_zh");
+
+		if (tc_json_truthy(g))
+			markdown(&out, g);
+		else
+			tc_buf_puts(&out, MISSING);
+		tc_buf_putc(&out, '\n');
+	}
+	tc_buf_grow(&out, 0);
+	return tc_buf_detach(&out, NULL);
+}

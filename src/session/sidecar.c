@@ -1,0 +1,567 @@
+/*
+ * sidecar.c - the sidecar of a reference-policy session: where tunectl
+ * keeps what it binds beyond the reference's formats (the artifact
+ * manifest of every step it seals, the files it quarantined), so that
+ * the artifact root holds exactly the files the reference writes and the
+ * session document is the reference's, byte for byte.
+ *
+ * The sidecar is one JSON document outside the artifact root:
+ *   <state>/sidecars/<sha256 of the session's resolved path>.json
+ * <state> is $TUNECTL_STATE_DIR, else $XDG_STATE_HOME/tunectl, else
+ * $HOME/.local/state/tunectl.  It holds a chain of records: each names
+ * its position ("seq"), the digest of the record before it
+ * ("prev_sha256", tc_json_digest of that record; null for the first),
+ * the session it belongs to (session_id, created_at) and the digest of
+ * the session file written with it ("session_sha256").
+ *
+ * A seal writes its record twice, both times before the session: first
+ * as the intent (the step's manifest, the session state it seals over;
+ * session_sha256 null), then complete (every manifest the seal binds,
+ * short-circuited steps included, and the digest of the session about to
+ * be written).  A record whose step the session still shows pending is
+ * an interrupted seal: only the last record may be one, and the next
+ * seal or resume replaces it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session_internal.h"
+#include "tunectl/evidence.h"
+#include "tunectl/fileio.h"
+#include "tunectl/path.h"
+#include "tunectl/sha256.h"
+#include "tunectl/timeutil.h"
+
+struct tc_sidecar {
+	char *path;	/* where it is or would be; NULL: no state directory */
+	tc_json *doc;	/* the document (read or new); NULL while absent */
+	bool foreign;	/* present, but another session's (or unreadable) */
+	char *problem;	/* why the chain does not hold; NULL when it does */
+};
+
+static char *
+state_dir(void)
+{
+	const char *v;
+
+	if ((v = getenv("TUNECTL_STATE_DIR")) != NULL && *v != '\0')
+		return tc_xstrdup(v);
+	if ((v = getenv("XDG_STATE_HOME")) != NULL && v[0] == '/')
+		return tc_path_join(v, "tunectl");
+	if ((v = getenv("HOME")) != NULL && v[0] == '/')
+		return tc_path_join(v, ".local/state/tunectl");
+	return NULL;
+}
+
+char *
+tc_sidecar_path(const char *session_path)
+{
+	char hex[TC_SHA256_HEX_LEN + 1];
+	char *dir = state_dir(), *abs, *name, *path;
+
+	if (dir == NULL)
+		return NULL;
+	if ((abs = tc_path_resolve(session_path, NULL)) == NULL) {
+		free(dir);
+		return NULL;
+	}
+	tc_sha256_hex(abs, strlen(abs), hex);
+	name = tc_xasprintf("sidecars/%s.json", hex);
+	path = tc_path_join(dir, name);
+	free(name);
+	free(abs);
+	free(dir);
+	return path;
+}
+
+void
+tc_sidecar_free(tc_sidecar *sc)
+{
+	if (sc == NULL)
+		return;
+	free(sc->path);
+	tc_json_free(sc->doc);
+	free(sc->problem);
+	free(sc);
+}
+
+static tc_json *
+records_of(const tc_sidecar *sc)
+{
+	tc_json *r = sc->doc != NULL ? tc_json_get(sc->doc, "records") : NULL;
+
+	return tc_json_is(r, TC_JSON_ARRAY) ? r : NULL;
+}
+
+/* Is the record one of this session's (its first record decides)? */
+static bool
+same_session(const tc_json *record, const tc_json *session)
+{
+	return tc_session__field_equal(record, session, "session_id") &&
+	    tc_session__field_equal(record, session, "created_at");
+}
+
+/* The chain: seq, prev_sha256, schema; NULL or the problem. */
+static char *
+chain_problem(const tc_json *records)
+{
+	char prev[65] = "";
+	size_t i;
+
+	for (i = 0; i < records->u.arr.len; i++) {
+		const tc_json *r = records->u.arr.items[i];
+		const tc_json *link = tc_json_get(r, "prev_sha256");
+		int64_t seq;
+
+		if (!tc_json_is(r, TC_JSON_OBJECT) ||
+		    !tc_json_int64(tc_json_get(r, "seq"), &seq) ||
+		    seq != (int64_t)i)
+			return tc_xasprintf("record %zu is out of sequence", i);
+		if (i == 0 ? !tc_json_is(link, TC_JSON_NULL) :
+		    !sess_str_is(link, prev))
+			return tc_xasprintf("record %zu does not chain to the "
+			    "record before it", i);
+		if (tc_json_digest(r, prev, NULL) != 0)
+			return tc_xasprintf("record %zu cannot be digested", i);
+	}
+	return NULL;
+}
+
+static tc_sidecar *
+sidecar_read(const char *session_path, const tc_json *session)
+{
+	tc_sidecar *sc = tc_xcalloc(1, sizeof(*sc));
+	tc_json *records;
+
+	if ((sc->path = tc_sidecar_path(session_path)) == NULL ||
+	    !tc_path_exists(sc->path))
+		return sc;
+	sc->doc = tc_json_parse_file(sc->path, NULL);
+	records = records_of(sc);
+	if (records == NULL || !sess_str_is(tc_json_get(sc->doc,
+	    "schema_version"), TC_SIDECAR_SCHEMA)) {
+		sc->problem = tc_xasprintf("sidecar %s is not a %s document",
+		    sc->path, TC_SIDECAR_SCHEMA);
+		return sc;
+	}
+	if (records->u.arr.len == 0 ||
+	    !same_session(records->u.arr.items[0], session)) {
+		sc->foreign = true;
+		return sc;
+	}
+	if ((sc->problem = chain_problem(records)) != NULL) {
+		char *why = sc->problem;
+
+		sc->problem = tc_xasprintf("sidecar chain broken: %s: %s",
+		    why, sc->path);
+		free(why);
+	}
+	return sc;
+}
+
+const tc_sidecar *
+tc_session_sidecar(const tc_session *s)
+{
+	/* A cache on a session the caller holds const: loading it changes
+	 * nothing the session says. */
+	tc_session *m = (tc_session *)s;
+
+	if (m->sidecar == NULL)
+		m->sidecar = sidecar_read(s->path, s->doc);
+	return m->sidecar;
+}
+
+const char *
+tc_sidecar_where(const tc_sidecar *sc)
+{
+	return sc->path;
+}
+
+bool
+tc_sidecar_present(const tc_sidecar *sc)
+{
+	return sc->doc != NULL && !sc->foreign;
+}
+
+const char *
+tc_sidecar_problem(const tc_sidecar *sc)
+{
+	return sc->foreign ? NULL : sc->problem;
+}
+
+/* The manifest of the step a seal record seals (NULL when none). */
+static const tc_json *
+first_manifest(const tc_json *record)
+{
+	const tc_json *ms = tc_json_get(record, "manifests");
+
+	return tc_json_is(ms, TC_JSON_ARRAY) && ms->u.arr.len > 0 ?
+	    ms->u.arr.items[0] : NULL;
+}
+
+/* What the session says of the step a record seals: sealed with the
+ * result the record binds (committed; also a record that seals no step),
+ * not sealed (pending: an interrupted seal, or a rollback), or sealed
+ * with another result (mismatch). */
+enum rec_state { REC_COMMITTED, REC_PENDING, REC_MISMATCH };
+
+static enum rec_state
+record_state(const tc_session *s, const tc_json *record)
+{
+	const tc_json *m = first_manifest(record), *step;
+	const char *id = tc_json_get_string(m, "step_id");
+
+	if (m == NULL)
+		return REC_COMMITTED;
+	step = id != NULL ? tc_session_find_step(s, id, NULL) : NULL;
+	if (step == NULL || !tc_step_is_sealed(step))
+		return REC_PENDING;
+	return tc_session__field_equal(m, step, "result_sha256") ?
+	    REC_COMMITTED : REC_MISMATCH;
+}
+
+static bool
+record_committed(const tc_session *s, const tc_json *record)
+{
+	return record_state(s, record) == REC_COMMITTED;
+}
+
+static bool
+record_pending(const tc_session *s, const tc_json *record)
+{
+	return sess_str_is(tc_json_get(record, "kind"), "seal") &&
+	    record_state(s, record) == REC_PENDING;
+}
+
+const tc_json *
+tc_sidecar_manifest(const tc_session *s, const char *step_id)
+{
+	const tc_sidecar *sc = tc_session_sidecar(s);
+	const tc_json *records = tc_sidecar_present(sc) ? records_of(sc) : NULL;
+	size_t i, j;
+
+	for (i = records != NULL ? records->u.arr.len : 0; i-- > 0;) {
+		const tc_json *r = records->u.arr.items[i];
+		const tc_json *ms = tc_json_get(r, "manifests");
+
+		if (!sess_str_is(tc_json_get(r, "kind"), "seal") ||
+		    !tc_json_is(ms, TC_JSON_ARRAY) || !record_committed(s, r))
+			continue;
+		for (j = 0; j < ms->u.arr.len; j++)
+			if (sess_str_is(tc_json_get(ms->u.arr.items[j], "step_id"),
+			    step_id))
+				return ms->u.arr.items[j];
+	}
+	return NULL;
+}
+
+const tc_json *
+tc_sidecar_intent(const tc_session *s)
+{
+	const tc_sidecar *sc = tc_session_sidecar(s);
+	const tc_json *records = tc_sidecar_present(sc) ? records_of(sc) : NULL;
+	const tc_json *last;
+
+	if (records == NULL || records->u.arr.len == 0)
+		return NULL;
+	last = records->u.arr.items[records->u.arr.len - 1];
+	return record_pending(s, last) ? first_manifest(last) : NULL;
+}
+
+int
+tc_sidecar_check(const tc_session *s, tc_error *err)
+{
+	const tc_sidecar *sc = tc_session_sidecar(s);
+	const tc_json *records;
+	size_t i;
+
+	if (!tc_sidecar_present(sc))
+		return 0;
+	if (sc->problem != NULL) {
+		tc_error_set(err, "%s", sc->problem);
+		return -1;
+	}
+	records = records_of(sc);
+	for (i = 0; records != NULL && i < records->u.arr.len; i++) {
+		const tc_json *r = records->u.arr.items[i];
+		const char *id = tc_json_get_string(first_manifest(r),
+		    "step_id");
+		enum rec_state st;
+
+		if (!sess_str_is(tc_json_get(r, "kind"), "seal"))
+			continue;
+		st = record_state(s, r);
+		if (st == REC_MISMATCH) {
+			tc_error_set(err, "artifact manifest does not belong to "
+			    "the sealed result: %s (sidecar %s)", id, sc->path);
+			return -1;
+		}
+		/* Only the last record may be a seal the session does not
+		 * show (an interrupted one). */
+		if (st == REC_PENDING && i + 1 < records->u.arr.len) {
+			tc_error_set(err, "sidecar binds a seal of %s that the "
+			    "session does not show: %s", id != NULL ? id : "?",
+			    sc->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- writing --------------------------------------------------------------- */
+
+/*
+ * The sidecar to append to: *out NULL (and 0) without a state directory.
+ * None yet, or another session's left at this path: a new chain.  A
+ * broken chain is evidence and is never extended nor replaced.
+ */
+static int
+writable(tc_session *s, tc_sidecar **out, tc_error *err)
+{
+	tc_sidecar *sc = (tc_sidecar *)tc_session_sidecar(s);
+
+	*out = NULL;
+	if (sc->path == NULL)
+		return 0;
+	if (!sc->foreign && sc->problem != NULL) {
+		tc_error_set(err, "%s (move it aside to start a new one)",
+		    sc->problem);
+		return -1;
+	}
+	if (sc->doc == NULL || sc->foreign) {
+		tc_json_free(sc->doc);
+		sc->doc = tc_json_new_object();
+		tc_json_object_set_string(sc->doc, "schema_version",
+		    TC_SIDECAR_SCHEMA);
+		tc_json_object_set(sc->doc, "records", tc_json_new_array());
+		sc->foreign = false;
+		free(sc->problem);
+		sc->problem = NULL;
+	}
+	*out = sc;
+	return 0;
+}
+
+static int
+sidecar_write(tc_sidecar *sc, tc_error *err)
+{
+	tc_error why = TC_ERROR_INIT;
+
+	if (tc_write_json(sc->path, sc->doc, TC_WRITE_MKDIRS |
+	    TC_WRITE_PRIVATE, &why) == 0)
+		return 0;
+	tc_error_set(err, "cannot write the session's sidecar (set "
+	    "TUNECTL_STATE_DIR to a writable directory): %s",
+	    tc_error_msg(&why));
+	tc_error_clear(&why);
+	return -1;
+}
+
+/* The records of a sidecar being written (writable() made them). */
+static tc_json *
+records_w(tc_sidecar *sc)
+{
+	tc_json *records = records_of(sc);
+
+	if (records == NULL) {
+		records = tc_json_new_array();
+		tc_json_object_set(sc->doc, "records", records);
+	}
+	return records;
+}
+
+/* Append a new record of kind to the chain (in memory). */
+static tc_json *
+append(tc_sidecar *sc, const tc_session *s, const char *kind)
+{
+	tc_json *records = records_w(sc);
+	tc_json *r = tc_json_new_object();
+	char prev[65], now[TC_TIMESTAMP_LEN + 1];
+
+	tc_now_iso(now);
+	tc_json_object_set_int(r, "seq", (int64_t)records->u.arr.len);
+	if (records->u.arr.len == 0 || tc_json_digest(records->u.arr.items[
+	    records->u.arr.len - 1], prev, NULL) != 0)
+		tc_json_object_set(r, "prev_sha256", tc_json_new_null());
+	else
+		tc_json_object_set_string(r, "prev_sha256", prev);
+	tc_json_object_set_string(r, "kind", kind);
+	tc_json_object_set(r, "session_id",
+	    tc_json_clone(tc_json_get(s->doc, "session_id")));
+	tc_json_object_set(r, "created_at",
+	    tc_json_clone(tc_json_get(s->doc, "created_at")));
+	tc_json_object_set(r, "session_sha256", tc_json_new_null());
+	tc_json_object_set_string(r, "recorded_at", now);
+	tc_json_array_push(records, r);
+	return r;
+}
+
+/* Drop a trailing record the session does not show (an interrupted seal). */
+static tc_json *
+drop_intent(tc_sidecar *sc, const tc_session *s)
+{
+	tc_json *records = records_w(sc), *last;
+
+	if (records->u.arr.len == 0)
+		return NULL;
+	last = records->u.arr.items[records->u.arr.len - 1];
+	if (!record_pending(s, last))
+		return NULL;
+	records->u.arr.len--;
+	return last;
+}
+
+int
+tc_sidecar_begin_seal(tc_session *s, const tc_json *manifest, bool adopt,
+    tc_error *err)
+{
+	tc_sidecar *sc;
+	tc_json *old, *r, *ms;
+	int rc = 0;
+
+	if (writable(s, &sc, err) != 0)
+		return -1;
+	if (sc == NULL)
+		return 0;
+	old = drop_intent(sc, s);
+	/* Completing an interrupted seal: its artifacts must still be
+	 * what that seal described. */
+	if (adopt && old != NULL && !tc_json_equal(tc_json_get(
+	    first_manifest(old), "artifacts"), tc_json_get(manifest,
+	    "artifacts")))
+		rc = -1;
+	tc_json_free(old);
+	if (rc != 0) {
+		tc_error_set(err, "cannot complete an interrupted seal: the "
+		    "sidecar's record of %s no longer matches the artifacts it "
+		    "binds", tc_json_get_string(manifest, "step_id"));
+		return -1;
+	}
+	r = append(sc, s, "seal");
+	ms = tc_json_new_array();
+	tc_json_array_push(ms, tc_json_clone(manifest));
+	tc_json_object_set(r, "manifests", ms);
+	return sidecar_write(sc, err);
+}
+
+void
+tc_sidecar_add_manifest(tc_session *s, const tc_json *manifest)
+{
+	tc_sidecar *sc = s->sidecar;
+	tc_json *records, *ms;
+
+	if (sc == NULL || sc->doc == NULL || (records = records_of(sc)) == NULL ||
+	    records->u.arr.len == 0)
+		return;
+	ms = tc_json_get(records->u.arr.items[records->u.arr.len - 1],
+	    "manifests");
+	if (tc_json_is(ms, TC_JSON_ARRAY))
+		tc_json_array_push(ms, tc_json_clone(manifest));
+}
+
+int
+tc_sidecar_commit(tc_session *s, const char *session_sha256, tc_error *err)
+{
+	tc_sidecar *sc = s->sidecar;
+	tc_json *records;
+
+	if (sc == NULL || sc->path == NULL || sc->doc == NULL ||
+	    (records = records_of(sc)) == NULL || records->u.arr.len == 0)
+		return 0;
+	tc_json_object_set_string(records->u.arr.items[records->u.arr.len - 1],
+	    "session_sha256", session_sha256);
+	return sidecar_write(sc, err);
+}
+
+int
+tc_sidecar_start(tc_session *s, const char *session_sha256, tc_error *err)
+{
+	tc_sidecar *sc;
+
+	tc_sidecar_free(s->sidecar);
+	s->sidecar = tc_xcalloc(1, sizeof(*s->sidecar));
+	if ((s->sidecar->path = tc_sidecar_path(s->path)) == NULL)
+		return 0;
+	if (writable(s, &sc, err) != 0)
+		return -1;
+	append(sc, s, "init");
+	return tc_sidecar_commit(s, session_sha256, err);
+}
+
+int
+tc_sidecar_start_doc(const char *session_path, const tc_json *doc,
+    tc_error *err)
+{
+	char hex[TC_SHA256_HEX_LEN + 1];
+	tc_session *s;
+	size_t len;
+	char *text = tc_json_pretty(doc, &len, err);
+	int rc;
+
+	if (text == NULL)
+		return -1;
+	tc_sha256_hex(text, len, hex);
+	free(text);
+	s = tc_session_wrap(tc_json_clone(doc), session_path);
+	rc = tc_sidecar_start(s, hex, err);
+	tc_session_free(s);
+	return rc;
+}
+
+int
+tc_sidecar_record_quarantine(tc_session *s, const tc_json *files,
+    tc_error *err)
+{
+	char hex[TC_SHA256_HEX_LEN + 1];
+	tc_sidecar *sc;
+	tc_json *r;
+
+	if (writable(s, &sc, err) != 0)
+		return -1;
+	if (sc == NULL)
+		return 0;
+	r = append(sc, s, "quarantine");
+	tc_json_object_set(r, "files", tc_json_clone(files));
+	/* the session file as it is: a quarantine does not rewrite it */
+	if (tc_sha256_file(s->path, hex, NULL, err) != 0)
+		return -1;
+	tc_json_object_set_string(r, "session_sha256", hex);
+	return sidecar_write(sc, err);
+}
+
+/* ---- what verify and status say about it ---------------------------------- */
+
+char *
+tc_unbound_note(const tc_session *s)
+{
+	const tc_sidecar *sc = tc_session_sidecar(s);
+	tc_json *ids;
+	tc_buf msg = TC_BUF_INIT;
+	size_t i;
+
+	if (tc_session_policy(s) == TC_POLICY_STRICT)
+		return NULL;
+	ids = tc_session_unbound_steps(s);
+	if (ids->u.arr.len == 0) {
+		tc_json_free(ids);
+		return NULL;
+	}
+	tc_buf_puts(&msg, "artifacts unbound: ");
+	for (i = 0; i < ids->u.arr.len; i++) {
+		if (i > 0)
+			tc_buf_puts(&msg, ", ");
+		tc_buf_puts(&msg, tc_json_string(ids->u.arr.items[i]));
+	}
+	tc_json_free(ids);
+	if (sc->path == NULL)
+		tc_buf_puts(&msg, " (no state directory for a sidecar: set "
+		    "TUNECTL_STATE_DIR)");
+	else if (!tc_sidecar_present(sc))
+		tc_buf_printf(&msg, " (no sidecar at %s)", sc->path);
+	else
+		tc_buf_printf(&msg, " (sealed without tunectl's binding; "
+		    "sidecar %s)", sc->path);
+	tc_buf_puts(&msg, "; their results and reports were checked as "
+	    "the reference checks them");
+	return tc_buf_detach(&msg, NULL);
+}

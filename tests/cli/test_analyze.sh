@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+# test_analyze.sh - "tunectl analyze fusion" and its launcher
+# share/tools/analyze_profiler.py: the reference's recorded run on its eval
+# fixture reproduced (JSON after canonical form, Markdown byte for byte),
+# the content fingerprint recomputable, exit 2 with nothing written for
+# usage and input errors, and the CSV reader on what msprof really writes.
+. "$(dirname "$0")/lib.sh"
+
+FIX=$TUNECTL_SRC/tests/fixtures/analysis
+REC=$FIX/afp-pipeline
+
+# stage DIR: a copy of the fixture inputs beside an empty out/
+stage() {
+	rm -rf "$1"
+	mkdir -p "$1/out"
+	cp -r "$FIX/in" "$1/in"
+	chmod -R u+w "$1"
+}
+
+canon() { "$TUNECTL_BIN" json canonical "$1"; }
+
+# the recorded argv, without the tool's name
+read -r -a ARGV < "$REC/command"
+ARGV=("${ARGV[@]:1}")
+
+stage "$T/run"
+(cd "$T/run" && "$TUNECTL_BIN" analyze fusion "${ARGV[@]}" > stdout.txt 2> stderr.txt)
+rc=$?
+expect_rc 0 "the recorded eval-fixture run exits 0"
+check "the analysis equals the reference's after canonical JSON" \
+    [ "$(canon "$T/run/out/profiling-analysis-result.json")" = "$(canon "$REC/out/profiling-analysis-result.json")" ]
+check "the zh Markdown report equals the reference's byte for byte" \
+    cmp -s "$T/run/out/profiling-analysis-report.md" "$REC/out/profiling-analysis-report.md"
+check "stdout is the written document" \
+    cmp -s "$T/run/stdout.txt" "$T/run/out/profiling-analysis-result.json"
+check "every decision of the legacy inputs is insufficient_evidence/reprofile" \
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not all((x["classification"],x["action"])==("insufficient_evidence","reprofile") for x in d["per_sk_decisions"]))' \
+    "$T/run/out/profiling-analysis-result.json"
+check "analysis_content_fingerprint is the ASCII canonical SHA-256 of the rest" \
+    python3 -c '
+import hashlib, json, sys
+d = json.load(open(sys.argv[1]))
+fp = d.pop("analysis_content_fingerprint")
+c = json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+sys.exit(hashlib.sha256(c.encode()).hexdigest() != fp)' "$T/run/out/profiling-analysis-result.json"
+
+# The launcher: the same argv, the same files, no exit 69.
+stage "$T/launch"
+(cd "$T/launch" && TUNECTL=$TUNECTL_BIN "$TUNECTL_SRC/share/tools/analyze_profiler.py" "${ARGV[@]}" > stdout.txt 2> stderr.txt)
+rc=$?
+expect_rc 0 "analyze_profiler.py with the reference's argv runs the analysis"
+check "the launcher writes the same analysis" \
+    cmp -s "$T/launch/out/profiling-analysis-result.json" "$T/run/out/profiling-analysis-result.json"
+check "the launcher writes the same report" \
+    cmp -s "$T/launch/out/profiling-analysis-report.md" "$T/run/out/profiling-analysis-report.md"
+if command -v python3 >/dev/null; then
+	(cd "$T/launch" && rm -f out/* && TUNECTL=$TUNECTL_BIN python3 "$TUNECTL_SRC/share/tools/analyze_profiler.py" "${ARGV[@]}" > /dev/null 2>&1)
+	rc=$?
+	expect_rc 0 "python3 analyze_profiler.py works as the reference's workers call it"
+fi
+
+# --help describes every flag, the retired ones included.
+tc analyze fusion --help
+expect_rc 0 "--help exits 0"
+for flag in --baseline-profile --candidate-profile --sk-meta --baseline-config \
+    --candidate-config --baseline-workload --candidate-workload --declared-change-set \
+    --candidate-name --experiment-id --round-id --analysis-agent-id --source-revision \
+    --sk-prof --environment-evidence --source-scope-map --source-root \
+    --baseline-collection-manifest --profile-collection-manifest \
+    --min-relative-change-pct --min-absolute-change-us --min-occurrences --json-out \
+    --markdown-out --profile --replay-evidence --compat-collection-manifest \
+    --verify-collection-manifest; do
+	case $out in *"$flag"*) ;; *) not_ok "--help names $flag"; continue ;; esac
+done
+ok "--help names every flag, retired ones too"
+
+# run ARGS...: the recorded argv with changes, from a fresh stage
+run() {
+	stage "$T/e"
+	(cd "$T/e" && "$TUNECTL_BIN" analyze fusion "$@" > stdout.txt 2> stderr.txt)
+	rc=$?
+	err=$(cat "$T/e/stderr.txt")
+}
+nothing_written() {
+	check "$1: nothing is written" [ -z "$(ls -A "$T/e/out")" ]
+}
+with() {	# with FLAG VALUE: ARGV with FLAG's value replaced
+	local f=$1 v=$2 i out=()
+	for ((i = 0; i < ${#ARGV[@]}; i++)); do
+		if [ "${ARGV[$i]}" = "$f" ]; then
+			out+=("$f" "$v")
+			i=$((i + 1))
+		else
+			out+=("${ARGV[$i]}")
+		fi
+	done
+	printf '%s\0' "${out[@]}"
+}
+run_with() {
+	local a=()
+	while IFS= read -r -d '' x; do a+=("$x"); done < <(with "$1" "$2")
+	run "${a[@]}" "${@:3}"
+}
+
+run "${ARGV[@]}" --profile x
+expect_rc 2 "a retired flag is a usage error"
+expect_err "unrecognized arguments: --profile" "the retired flag is named"
+nothing_written "retired flag"
+
+run_with --round-id S2-R1
+expect_rc 2 "an Rn round is refused"
+expect_err "--round-id must belong to --candidate-name and use AUTO/BASE/Pn/Rn/FINAL" "the round rule is quoted"
+
+run_with --candidate-name " S2"
+expect_rc 2 "an untrimmed candidate name is refused"
+expect_err "--candidate-name must be a non-empty trimmed string" "the trimmed-string rule is quoted"
+
+run "${ARGV[@]}" --min-occurrences 0
+expect_rc 2 "--min-occurrences 0 is refused"
+expect_err "--min-occurrences must be at least 1" "the floor is quoted"
+
+run_with --sk-meta in/pipeline/baseline.csv
+expect_rc 2 "--sk-meta must be a directory"
+expect_err "in/pipeline/baseline.csv: sk_meta must be an existing directory" "the sk_meta error names the path"
+nothing_written "sk_meta not a directory"
+
+run_with --json-out in/pipeline/baseline.csv
+expect_rc 2 "an output that is an input is refused"
+expect_err "output path conflicts with an input artifact" "the conflict is named"
+
+run_with --markdown-out out/profiling-analysis-result.json
+expect_rc 2 "one path for both outputs is refused"
+expect_err "JSON and Markdown output paths must be distinct" "the distinct-outputs rule is quoted"
+
+stage "$T/e"
+mkdir -p "$T/e/out/d.json"
+(cd "$T/e" && "$TUNECTL_BIN" analyze fusion $(with --json-out out/d.json | tr '\0' ' ') >/dev/null 2>stderr.txt); rc=$?
+expect_rc 2 "a directory as JSON output is refused"
+check "the directory error names it" grep -q "out/d.json: JSON output must not be a directory" "$T/e/stderr.txt"
+
+stage "$T/e"
+printf '{"runtime": ' > "$T/e/in/held-out/common/baseline-config.json"
+(cd "$T/e" && "$TUNECTL_BIN" analyze fusion "${ARGV[@]}" >/dev/null 2>stderr.txt); rc=$?
+expect_rc 2 "malformed config JSON is an input error"
+check "the JSON error names the file, line and column" \
+    grep -q "in/held-out/common/baseline-config.json: invalid baseline config JSON: Expecting value at line 1 column 13" "$T/e/stderr.txt"
+check "malformed config: nothing is written" [ -z "$(ls -A "$T/e/out")" ]
+
+# bad profiles
+csv_case() {	# csv_case NAME CONTENT: the candidate profile replaced
+	stage "$T/e"
+	printf '%s' "$2" > "$T/e/in/pipeline/candidate.csv"
+	(cd "$T/e" && "$TUNECTL_BIN" analyze fusion "${ARGV[@]}" > stdout.txt 2>stderr.txt)
+	rc=$?
+	err=$(cat "$T/e/stderr.txt")
+}
+H='Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us)'
+csv_case norows "$H
+1,0,48,99,1,sk_1_x_start_a_end_b,SuperKernel,static,MIX_AIC,N/A,14
+1,0,48,99,1,sk_1_x_start_a_end_b,SuperKernel,static,MIX_AIC,0,-1
+"
+expect_rc 2 "a profile with no valid row is an input error"
+expect_err "in/pipeline/candidate.csv: no kernel rows with start/duration" "the empty profile is named"
+nothing_written "no valid row"
+
+csv_case nosk "$H
+1,0,48,5,1,static_kernel_Add_hash,Add,static,AI_CORE,0,3
+"
+expect_rc 2 "a candidate without SuperKernel rows is refused"
+expect_err "candidate profile contains no SuperKernel occurrences" "the missing SKs are named"
+
+# what msprof really writes: a BOM, quoted names holding commas
+csv_case bom "$(printf '\xef\xbb\xbf')$H
+\"1\",0,48,99,1,\"sk_1_decoder.layer.0.mlp_start_static_kernel_GroupedMatmul_hash_end_static_kernel_VectorPost_hash\",SuperKernel,static,MIX_AIC,0,14
+1,0,48,7,1,\"Add,with comma\",Add,static,AI_CORE,0,1
+"
+expect_rc 0 "a BOM and quoted fields are read"
+check "the quoted SK name is one field" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["per_sk_decisions"][0]["raw_sk_id"] != 1)' "$T/e/out/profiling-analysis-result.json"
+
+# A directory holding two kernel_details.csv is ambiguous.
+stage "$T/e"
+mkdir -p "$T/e/in/prof/a" "$T/e/in/prof/b"
+cp "$FIX/in/pipeline/candidate.csv" "$T/e/in/prof/a/kernel_details.csv"
+cp "$FIX/in/pipeline/candidate.csv" "$T/e/in/prof/b/kernel_details.csv"
+(cd "$T/e" && "$TUNECTL_BIN" analyze fusion $(with --candidate-profile in/prof | tr '\0' ' ') >/dev/null 2>stderr.txt); rc=$?
+expect_rc 2 "two kernel_details.csv under a directory are refused"
+check "the ambiguity is named" grep -q "in/prof: found multiple kernel_details.csv files; pass one exact file" "$T/e/stderr.txt"
+rm "$T/e/in/prof/b/kernel_details.csv"
+(cd "$T/e" && "$TUNECTL_BIN" analyze fusion $(with --candidate-profile in/prof | tr '\0' ' ') >/dev/null 2>stderr.txt); rc=$?
+expect_rc 0 "the one kernel_details.csv under a directory is read"
+check "its fingerprint is that of the file's bytes" python3 -c '
+import hashlib, json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(d["candidate_profile_fingerprint"] != hashlib.sha256(open(sys.argv[2], "rb").read()).hexdigest())' \
+    "$T/e/out/profiling-analysis-result.json" "$T/e/in/prof/a/kernel_details.csv"
+
+# Both outputs or neither: an SK whose name carries no scope passes the
+# analysis but not the report's checks.
+csv_case noscope "$H
+1,0,48,99,1,sk_1_unnamed,SuperKernel,static,MIX_AIC,0,14
+"
+expect_rc 2 "a report the renderer refuses fails the run"
+expect_err "scope_actions[0].source_scope must be a non-empty string" "the renderer's check is quoted"
+nothing_written "refused report"
+stage "$T/e"
+printf '%s' "$H
+1,0,48,99,1,sk_1_unnamed,SuperKernel,static,MIX_AIC,0,14
+" > "$T/e/in/pipeline/candidate.csv"
+args=()
+for ((i = 0; i < ${#ARGV[@]}; i++)); do
+	[ "${ARGV[$i]}" = --markdown-out ] && { i=$((i + 1)); continue; }
+	args+=("${ARGV[$i]}")
+done
+(cd "$T/e" && "$TUNECTL_BIN" analyze fusion "${args[@]}" >/dev/null 2>stderr.txt); rc=$?
+expect_rc 0 "without --markdown-out the same analysis is written"
+check "and its decision says why it cannot be mapped" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["per_sk_decisions"][0]
+sys.exit(not {"candidate_identity_incomplete", "exact_mapping_missing"} <= set(d["evidence_errors"]))' \
+    "$T/e/out/profiling-analysis-result.json"
+
+# ---- collection manifests ------------------------------------------------
+# capture ROLE ROOT FILE_ROLE=SRC...: a capture root as the collection
+# contract leaves it (root marker, copied files, collection-manifest.json)
+cat > "$T/capture.py" <<'PY'
+import hashlib, json, os, shutil, sys
+def cj(v): return json.dumps(v, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+def h(v): return hashlib.sha256(cj(v).encode()).hexdigest()
+role, root, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+shutil.rmtree(root, ignore_errors=True); os.makedirs(root)
+start = 1_000_000_000
+sess = {"schema_version": "1.0", "capture_role": role, "capture_root": os.path.abspath(root),
+        "started_ns": start, "root_was_empty": True}
+sess["session_fingerprint"] = h(sess)
+open(os.path.join(root, ".collection-session.json"), "w").write(cj(sess) + "\n")
+files = {}
+for spec in sys.argv[4:]:
+    fr, src = spec.split("=", 1)
+    rel = os.path.basename(src) if fr in ("kernel_details", "task_time", "trace_view") else "device_0/model_7/" + os.path.basename(src)
+    dst = os.path.join(root, rel); os.makedirs(os.path.dirname(dst), exist_ok=True)
+    data = open(src, "rb").read(); open(dst, "wb").write(data); st = os.stat(dst)
+    files.setdefault(fr, []).append({"path": rel, "sha256": hashlib.sha256(data).hexdigest(),
+        "size": st.st_size, "ctime_ns": st.st_ctime_ns, "mtime_ns": st.st_mtime_ns})
+wl = {"model": "pangu-synthetic", "input": [1, 128], "batch": 1, "rank": 1, "mode": "decode",
+      "warmup": 2, "iterations": 5, "runtime": {"graph_mode": "max-autotune"}}
+m = {"schema_version": "1.0", "capture_role": role, "capture_root": ".",
+     "capture": {"session_fingerprint": sess["session_fingerprint"], "started_ns": start,
+                 "finalized_ns": 4102444800000000000, "root_was_empty": True},
+     "source_revision": "rev-abc123", "config": {"c": 1}, "config_fingerprint": h({"c": 1}),
+     "control": {"k": 2}, "control_fingerprint": h({"k": 2}),
+     "producer": {"native_pid": pid, "started_ns": start + 1, "ended_ns": start + 2,
+                  "command_fingerprint": hashlib.sha256(role.encode()).hexdigest()},
+     "workload": wl, "workload_fingerprint": h(wl), "files": {k: files[k] for k in sorted(files)}}
+m["manifest_fingerprint"] = h(m)
+open(os.path.join(root, "collection-manifest.json"), "w").write(json.dumps(m, indent=2) + "\n")
+PY
+stage "$T/c"
+P=$T/c/in/pipeline
+for f in task_time.csv trace_view.json sk_graph_origin.json sk_graph_updated.json \
+    sk_fused_nodes.log sk_scope_split.log super_kernel.log; do
+	echo x > "$T/c/$f"
+done
+python3 "$T/capture.py" baseline_profile "$T/c/cap/b" 4101 "kernel_details=$P/baseline.csv" \
+    "task_time=$T/c/task_time.csv" "trace_view=$T/c/trace_view.json"
+python3 "$T/capture.py" candidate_profile "$T/c/cap/c" 4202 "kernel_details=$P/candidate.csv" \
+    "task_time=$T/c/task_time.csv" "trace_view=$T/c/trace_view.json" \
+    "sk_graph_origin=$T/c/sk_graph_origin.json" "sk_graph_updated=$T/c/sk_graph_updated.json" \
+    "sk_fused_nodes=$T/c/sk_fused_nodes.log" "sk_scope_split=$T/c/sk_scope_split.log" \
+    "super_kernel=$T/c/super_kernel.log"
+MB=cap/b/collection-manifest.json
+MC=cap/c/collection-manifest.json
+(cd "$T/c" && "$TUNECTL_BIN" analyze collection validate-set --manifest "baseline_profile=$MB" \
+    --manifest "candidate_profile=$MC" > vs.txt 2> vs.err); rc=$?
+expect_rc 0 "validate-set accepts a fresh capture set"
+check "the summary binds both manifests with a set fingerprint" python3 -c '
+import hashlib, json, sys
+s = json.loads(open(sys.argv[1]).read())
+f = s.pop("set_fingerprint")
+c = json.dumps(s, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+sys.exit(f != hashlib.sha256(c.encode()).hexdigest() or set(s["roles"]) != {"baseline_profile", "candidate_profile"})' "$T/c/vs.txt"
+(cd "$T/c" && "$TUNECTL_BIN" analyze collection validate-set --manifest "baseline_profile=$MB" > /dev/null 2> vs.err); rc=$?
+expect_rc 2 "validate-set refuses a set with one profile role"
+check "the role rule is quoted" grep -q "validate-set requires exactly baseline_profile and candidate_profile manifests" "$T/c/vs.err"
+
+# the analysis records the validated set; tunectl cannot project it yet
+(cd "$T/c" && "$TUNECTL_BIN" analyze fusion "${ARGV[@]}" --baseline-collection-manifest "$MB" \
+    --profile-collection-manifest "$MC" > /dev/null 2> an.err); rc=$?
+expect_rc 0 "the analysis runs with both collection manifests"
+check "the validated set is recorded and the association blocked" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["association_protocol"]
+sys.exit(not (p["status"] == "blocked" and len(p["manifest_set_fingerprint"]) == 64
+    and p["blockers"] == ["kernel_projection_artifact_association_failed"]
+    and d["blockers"] == p["blockers"]
+    and d["per_sk_decisions"][0]["mapping_blockers"][0] == p["blockers"][0]))' "$T/c/out/profiling-analysis-result.json"
+
+printf 'tampered\n' >> "$T/c/cap/b/baseline.csv"
+(cd "$T/c" && "$TUNECTL_BIN" analyze collection validate-set --manifest "baseline_profile=$MB" \
+    --manifest "candidate_profile=$MC" > /dev/null 2> vs.err); rc=$?
+expect_rc 2 "validate-set refuses a changed capture file"
+check "the changed file is named" grep -q "artifact content fingerprint changed: baseline.csv" "$T/c/vs.err"
+(cd "$T/c" && rm -f out/* && "$TUNECTL_BIN" analyze fusion "${ARGV[@]}" --baseline-collection-manifest "$MB" \
+    --profile-collection-manifest "$MC" > /dev/null 2> an.err); rc=$?
+check "an invalid set blocks the association" python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["association_protocol"]
+sys.exit(p["blockers"] != ["structural_collection_manifest_set_invalid"] or p["manifest_set_fingerprint"] is not None)' "$T/c/out/profiling-analysis-result.json"
+(cd "$T/c" && rm -f out/* && "$TUNECTL_BIN" analyze fusion "${ARGV[@]}" --baseline-collection-manifest "$MB" > /dev/null 2> an.err); rc=$?
+check "one manifest alone is an incomplete set" python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["association_protocol"]
+sys.exit(p["blockers"] != ["structural_collection_manifest_set_incomplete"] or p["status"] != "blocked")' "$T/c/out/profiling-analysis-result.json"
+
+finish

@@ -1,0 +1,414 @@
+/*
+ * test_analysis.c - the fusion analysis's arithmetic and readers against
+ * the reference's own expected values: robust statistics, the
+ * classification and its tail and non-finite rules, the mapping coverage,
+ * interval unions, launch-name operators, round ids, Python's float() on a
+ * cell, and kernel_details.csv read as csv.DictReader reads it.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../src/analysis/analysis_internal.h"
+#include "tunectl/analysis.h"
+#include "tunectl/fileio.h"
+#include "unit_fixture.h"
+
+static const struct tc_analysis_thresholds defaults = { 3.0, 1.0, 3 };
+
+static struct an_stats
+stats_of(const double *v, size_t n)
+{
+	struct an_stats s;
+
+	assert_true(an_robust_stats(v, n, false, &s));
+	return s;
+}
+
+/* The classification of baseline b against candidate c. */
+static const char *
+classify(const double *b, size_t nb, const double *c, size_t nc,
+    tc_json **errors)
+{
+	struct an_stats sb = stats_of(b, nb), sc = stats_of(c, nc);
+	struct an_classification cl;
+
+	an_classify(&sb, &sc, &defaults, NULL, &cl);
+	if (errors != NULL)
+		*errors = cl.errors;
+	else
+		tc_json_free(cl.errors);
+	return cl.classification;
+}
+
+static void
+classification_follows_the_reference_cases(void **state)
+{
+	static const double base[] = { 100, 101, 99 };
+	static const double faster[] = { 94, 95, 96 };
+	static const double slower[] = { 104, 105, 106 };
+	static const double same[] = { 99, 100, 101 };
+
+	(void)state;
+	assert_string_equal(classify(base, 3, faster, 3, NULL), "beneficial");
+	assert_string_equal(classify(base, 3, slower, 3, NULL), "regressed");
+	assert_string_equal(classify(base, 3, same, 3, NULL), "neutral");
+	assert_string_equal(classify(base, 2, faster, 2, NULL),
+	    "insufficient_evidence");
+}
+
+static void
+small_changes_stay_neutral(void **state)
+{
+	static const double b[] = { 100, 100, 100 };
+	static const double c98[] = { 98, 98, 98 }, c95[] = { 95, 95, 95 };
+	static const double c995[] = { 99.5, 99.5, 99.5 };
+	static const double c1005[] = { 100.5, 100.5, 100.5 };
+	static const double mad[] = { 90, 100, 110 };
+
+	(void)state;
+	assert_true(stats_of(mad, 3).mad.v == 10);
+	assert_string_equal(classify(b, 3, c98, 3, NULL), "neutral");
+	assert_string_equal(classify(b, 3, c95, 3, NULL), "beneficial");
+	assert_string_equal(classify(b, 3, c995, 3, NULL), "neutral");
+	assert_string_equal(classify(b, 3, c1005, 3, NULL), "neutral");
+}
+
+static bool
+has_error(const tc_json *errors, const char *code)
+{
+	return an_list_has(errors, code);
+}
+
+static void
+tails_zeros_and_overflow_are_insufficient_evidence(void **state)
+{
+	static const double b[] = { 14.38, 15.66, 46.82 };
+	static const double c[] = { 33.62, 35.24, 35.54 };
+	static const double zeros[] = { 0, 0, 0 };
+	static const double huge[] = { 1e308, 1e308, 1e308 };
+	static const double neg[] = { -1e308, -1e308, -1e308 };
+	tc_json *e;
+
+	(void)state;
+	assert_string_equal(classify(b, 3, c, 3, &e), "insufficient_evidence");
+	assert_true(has_error(e, "minimum_sample_unrepresented_tail"));
+	assert_true(has_error(e, "baseline_minimum_sample_unrepresented_tail"));
+	tc_json_free(e);
+	assert_string_equal(classify(zeros, 3, c, 3, &e),
+	    "insufficient_evidence");
+	assert_true(has_error(e, "non_finite_performance_statistics"));
+	tc_json_free(e);
+	assert_string_equal(classify(huge, 3, neg, 3, &e),
+	    "insufficient_evidence");
+	assert_true(has_error(e, "non_finite_derived_statistics"));
+	tc_json_free(e);
+}
+
+static void
+statistics_of_the_structural_record(void **state)
+{
+	static const double iv[] = { 42, 42.25, 42.5, 43 };
+	static const double du[] = { 29.5, 30, 30.5, 31 };
+	struct an_stats a, b;
+	struct an_classification cl;
+
+	(void)state;
+	assert_true(an_robust_stats(iv, 4, true, &a));
+	assert_true(a.p50.v == 42.375 && a.p90.v == 42.85 && a.mad.v == 0.25);
+	assert_true(a.mean.ok && a.mean.v == 42.4375);
+	b = stats_of(du, 4);
+	assert_true(b.p50.v == 30.25 && b.p90.v == 30.85 && b.mad.v == 0.5);
+	an_classify(&a, &b, &defaults, NULL, &cl);
+	assert_true(cl.noise_pct.ok && cl.noise_pct.v == 3.3057851239669422);
+	assert_string_equal(cl.classification, "beneficial");
+	tc_json_free(cl.errors);
+}
+
+static tc_json *
+decision(int raw, int children, const char *confidence, bool blocked)
+{
+	tc_json *d = tc_json_new_object(), *b = tc_json_new_array();
+
+	tc_json_object_set_int(d, "device_id", 0);
+	tc_json_object_set_string(d, "model_id", "7");
+	tc_json_object_set_int(d, "raw_sk_id", raw);
+	tc_json_object_set_int(d, "child_count", children);
+	tc_json_object_set_string(d, "candidate_binding_status", "bound");
+	tc_json_object_set_string(d, "mapping_confidence", confidence);
+	if (blocked)
+		tc_json_array_push(b,
+		    tc_json_new_string("structural_replay_mismatch"));
+	tc_json_object_set(d, "mapping_blockers", b);
+	return d;
+}
+
+static void
+mapping_coverage_counts_each_sk_once(void **state)
+{
+	tc_json *list = tc_json_new_array(), *cov;
+	char *text;
+
+	(void)state;
+	tc_json_array_push(list, decision(1, 1, "exact_projected_trace", false));
+	tc_json_array_push(list, decision(2, 2, "exact_projected_trace", false));
+	tc_json_array_push(list, decision(3, 4, "ambiguous", true));
+	tc_json_array_push(list, decision(4, 5, "exact_projected_trace", false));
+	tc_json_array_push(list, decision(5, 9, "unmapped", true));
+	tc_json_array_push(list, decision(5, 9, "unmapped", true));
+	cov = an_mapping_coverage(list);
+	text = tc_json_canonical(cov, NULL, NULL);
+	assert_string_equal(text, "{\"ambiguous_sk_ids\":1,\"blocker_counts\":"
+	    "{\"structural_replay_mismatch\":2},\"bound_sk_ids\":5,"
+	    "\"child_count_distribution\":{\"1\":1,\"2\":1,\"4\":1,\"5+\":2},"
+	    "\"exact_projected_trace_sk_ids\":3,\"filtered_by_child_count\":0,"
+	    "\"total_sk_ids\":5,\"unmapped_sk_ids\":1}");
+	free(text);
+	tc_json_free(cov);
+	tc_json_free(list);
+}
+
+static void
+interval_union_merges_overlaps(void **state)
+{
+	struct an_event ev[2] = {
+		{ AN_NUM(1), AN_CUBE, 0, AN_NUM(10) },
+		{ AN_NUM(2), AN_VECTOR, 2, AN_NUM(10) },
+	};
+	an_num u;
+
+	(void)state;
+	u = an_interval_union(ev, 2);
+	assert_true(u.ok && u.v == 10);
+	ev[1].end = AN_NONE;
+	assert_false(an_interval_union(ev, 2).ok);
+}
+
+static void
+operators_of_launch_names(void **state)
+{
+	static const struct { const char *name, *op; } t[] = {
+		{ "static_kernel_GroupedMatmul_hash", "GroupedMatmul" },
+		{ "aclnnMatmul_MatMulV2_0", "Matmul" },
+		{ "aclnnInplaceAdd_x", "InplaceAdd" },
+		{ "Add_12", "Add" },
+		{ "_lead", "" },
+		{ "x_static_kernel_Mul_1", "Mul" },
+		{ "static_kernel_Mul", "static" },
+	};
+	size_t i;
+	char *op;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		op = an_op_from_function(t[i].name);
+		assert_non_null(op);
+		assert_string_equal(op, t[i].op);
+		free(op);
+	}
+	assert_null(an_op_from_function(""));
+	assert_null(an_op_from_function("aclnn_x"));
+}
+
+static void
+sk_names_split_at_the_first_start_and_last_end(void **state)
+{
+	struct an_boundary b;
+
+	(void)state;
+	assert_true(an_parse_sk_name("sk_12_decoder.layer.0.mlp_start_"
+	    "static_kernel_A_h_end_x_end_static_kernel_B_h", &b));
+	assert_string_equal(b.scope, "decoder.layer.0.mlp");
+	assert_string_equal(b.start_function, "static_kernel_A_h_end_x");
+	assert_string_equal(b.end_function, "static_kernel_B_h");
+	assert_string_equal(b.start_op, "A");
+	assert_string_equal(b.end_op, "B");
+	an_boundary_free(&b);
+	assert_false(an_parse_sk_name("sk_1_unnamed", &b));
+	assert_false(an_parse_sk_name("sk_x_a_start_b_end_c", &b));
+	assert_true(an_raw_sk_id("sk_42_a").v == 42);
+	assert_false(an_raw_sk_id("sk_a_1").ok);
+	assert_int_equal(an_core_family("MIX_AIC", "", "", ""), AN_MIX);
+	assert_int_equal(an_core_family("AI_VECTOR_CORE", "", "", ""),
+	    AN_VECTOR);
+	assert_int_equal(an_core_family("AI_CORE", "", "", ""), AN_CUBE);
+	assert_int_equal(an_core_family("AI_CORE", "HcclAllReduce", "", ""),
+	    AN_COMMUNICATION);
+	assert_int_equal(an_core_family("", "", "", ""), AN_OTHER);
+}
+
+static void
+rounds_belong_to_their_candidate(void **state)
+{
+	(void)state;
+	assert_true(tc_round_belongs_to_candidate("S4", "S4-BASE"));
+	assert_true(tc_round_belongs_to_candidate("S4", "S4-AUTO"));
+	assert_true(tc_round_belongs_to_candidate("S4", "S4-P1"));
+	assert_true(tc_round_belongs_to_candidate("S4", "S4-P10"));
+	assert_true(tc_round_belongs_to_candidate("S4", "S4-FINAL"));
+	assert_false(tc_round_belongs_to_candidate("S4", "S4"));
+	assert_false(tc_round_belongs_to_candidate("S4", "S4-P0"));
+	assert_false(tc_round_belongs_to_candidate("S4", "Other-BASE"));
+	assert_false(tc_round_belongs_to_candidate("S4", "S4-X1"));
+	assert_false(tc_round_belongs_to_candidate("S4", "S4-FINAL-more"));
+	assert_false(tc_round_belongs_to_candidate("S4", "S4-R1"));
+	assert_false(tc_round_belongs_to_candidate(" S4", " S4-BASE"));
+}
+
+static void
+cells_parse_as_python_float(void **state)
+{
+	static const struct { const char *in; bool ok; double v; } t[] = {
+		{ " 2.5 ", true, 2.5 }, { "1_000", true, 1000 },
+		{ "1e3", true, 1000 }, { ".5", true, 0.5 }, { "5.", true, 5 },
+		{ "-0", true, 0 }, { "N/A", false, 0 }, { "", false, 0 },
+		{ "inf", false, 0 }, { "nan", false, 0 }, { "1e400", false, 0 },
+		{ "1e", false, 0 }, { "0x10", false, 0 }, { "1__0", false, 0 },
+		{ "_1", false, 0 }, { "1,5", false, 0 }, { ".", false, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		an_num x = an_to_float(t[i].in, strlen(t[i].in));
+
+		assert_int_equal(x.ok, t[i].ok);
+		if (t[i].ok)
+			assert_true(x.v == t[i].v);
+	}
+	assert_true(an_to_int("-7.9", 4).v == -7);
+}
+
+struct seen {
+	char names[8][64];
+	size_t rows, lines[8];
+	char reasons[8][40];
+	size_t rejected;
+	char step[8][16];
+};
+
+static int
+on_row(void *ctx, const struct an_row *r, tc_error *err)
+{
+	struct seen *s = ctx;
+
+	(void)err;
+	if (s->rows < 8) {
+		snprintf(s->names[s->rows], 64, "%s", r->name);
+		snprintf(s->step[s->rows], 16, "%s", r->step_id);
+		s->lines[s->rows] = r->line;
+	}
+	s->rows++;
+	return 0;
+}
+
+static int
+on_rejected(void *ctx, const struct an_rejected *r, tc_error *err)
+{
+	struct seen *s = ctx;
+
+	(void)err;
+	if (s->rejected < 8)
+		snprintf(s->reasons[s->rejected], 40, "%s", r->reason);
+	s->rejected++;
+	return 0;
+}
+
+static void
+kernel_details_reads_as_dictreader(void **state)
+{
+	char *dir = unit_tmpdir("analysis-csv"), *path, hex[65];
+	static const char csv[] =
+	    "\xef\xbb\xbf" "Name,Start Time(us),Duration(us),Step Id\r\n"
+	    "\"a,b\",0,1,3\r\n"
+	    "\r\n"
+	    "\"multi\nline\",1,2,4\n"
+	    "x,N/A,1,5\n"
+	    "y,1,,6\n"
+	    "z,1,0,7\n"
+	    "\"q\"\"uote\"tail,2,3\n"
+	    "\"open,4,5";
+	struct an_csv_sink sink;
+	struct seen s;
+	tc_error err = TC_ERROR_INIT;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	path = tc_xasprintf("%s/kernel_details.csv", dir);
+	assert_int_equal(tc_write_atomic(path, csv, sizeof(csv) - 1, 0, &err),
+	    0);
+	sink.ctx = &s;
+	sink.wants = NULL;
+	sink.row = on_row;
+	sink.rejected = on_rejected;
+	assert_int_equal(an_kernel_details_read(path, &sink, hex, &err), 0);
+	assert_int_equal(s.rows, 3);
+	/* the BOM stays in the first column's name, so "Name" is not
+	 * found; the quoted comma and line break stay inside their fields */
+	assert_string_equal(s.names[0], "");
+	assert_string_equal(s.step[0], "3");
+	assert_int_equal(s.lines[1], 4);
+	assert_string_equal(s.step[1], "4");
+	assert_string_equal(s.step[2], "");
+	assert_int_equal(s.rejected, 4);
+	assert_string_equal(s.reasons[0], "invalid_or_missing_start");
+	assert_string_equal(s.reasons[1], "invalid_or_missing_duration");
+	assert_string_equal(s.reasons[2], "non_positive_duration");
+	assert_string_equal(s.reasons[3], "invalid_or_missing_start");
+	free(path);
+	unit_rmtree(dir);
+	free(dir);
+}
+
+static void
+an_oversized_field_names_file_and_line(void **state)
+{
+	char *dir = unit_tmpdir("analysis-big"), *path, hex[65];
+	tc_buf b = TC_BUF_INIT;
+	struct an_csv_sink sink = { NULL, NULL, NULL, NULL };
+	tc_error err = TC_ERROR_INIT;
+	size_t i;
+
+	(void)state;
+	tc_buf_puts(&b, "Name,Start Time(us)\nx,1\n");
+	for (i = 0; i < 131073; i++)
+		tc_buf_putc(&b, 'a');
+	path = tc_xasprintf("%s/k.csv", dir);
+	assert_int_equal(tc_write_atomic(path, b.data, b.len, 0, &err), 0);
+	assert_int_equal(an_kernel_details_read(path, &sink, hex, &err), -1);
+	assert_non_null(strstr(tc_error_msg(&err), "k.csv: line 3: field "
+	    "larger than field limit (131072)"));
+	tc_error_clear(&err);
+	tc_buf_free(&b);
+	free(path);
+	unit_rmtree(dir);
+	free(dir);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(classification_follows_the_reference_cases),
+		cmocka_unit_test(small_changes_stay_neutral),
+		cmocka_unit_test(tails_zeros_and_overflow_are_insufficient_evidence),
+		cmocka_unit_test(statistics_of_the_structural_record),
+		cmocka_unit_test(mapping_coverage_counts_each_sk_once),
+		cmocka_unit_test(interval_union_merges_overlaps),
+		cmocka_unit_test(operators_of_launch_names),
+		cmocka_unit_test(sk_names_split_at_the_first_start_and_last_end),
+		cmocka_unit_test(rounds_belong_to_their_candidate),
+		cmocka_unit_test(cells_parse_as_python_float),
+		cmocka_unit_test(kernel_details_reads_as_dictreader),
+		cmocka_unit_test(an_oversized_field_names_file_and_line),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
