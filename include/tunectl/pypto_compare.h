@@ -68,6 +68,7 @@ char *tc_pypto_case_dir_name(const char *case_id);
 /* ---- the interleaved A/B compare (interleave.c) -------------------------- */
 
 #define TC_PYPTO_AB_MIN_PAIRS	5
+#define TC_PYPTO_AB_MAX_PAIRS	1000	/* bounds what a record costs to re-verify */
 
 /* Measure the frozen baseline (the bytes of baseline, or found by digest:
  * the runner itself, docs/perf/baseline/<runner>, an experiment's restore

@@ -129,13 +129,14 @@ summarise(const char *op_dir)
 		    pcs->u.arr.items[i], "case", "?"), num(tc_json_get(f, "pairs")),
 		    num(tc_json_get(f, "baseline_median_us")),
 		    num(tc_json_get(f, "final_median_us")));
-		if (strcmp(res, "no_change_kept") == 0) {
-			fprintf(stderr, "same code, ratio ");
-			ratio_text(f);
-		} else {
-			fprintf(stderr, "speedup ");
-			ratio_text(f);
-		}
+		/* A case's own verdict names its figure: only a case faster
+		 * beyond the noise shows a speedup. */
+		fprintf(stderr, "%s ", strcmp(res, "no_change_kept") == 0 ?
+		    "same code, ratio" : strcmp(tc_json_get_string_or(f, "change",
+		    ""), "faster") == 0 ? "speedup" : strcmp(
+		    tc_json_get_string_or(f, "change", ""), "slower") == 0 ?
+		    "slower, ratio" : "inside the noise, ratio");
+		ratio_text(f);
 		fprintf(stderr, " (CPU timings, medians)\n");
 	}
 	fprintf(stderr, "demo: report      %s\n", p);

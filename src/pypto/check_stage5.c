@@ -1764,6 +1764,36 @@ tc_pypto_check_stage5(const tc_pypto_check_opts *o, tc_error *err)
 	return out;
 }
 
+/* "Result (interleaved compare P, N pairs): S; case 1.234x [lo, hi], ..."
+ * : the speedup stage5-check recomputed (P4). */
+static void
+render_result(tc_buf *b, const tc_json *res)
+{
+	const tc_json *pcs = tc_json_get(res, "per_case");
+	size_t i;
+
+	if (!tc_json_is(res, TC_JSON_OBJECT))
+		return;
+	tc_buf_printf(b, "Result (interleaved compare %s, %lld pairs): %s",
+	    tc_json_get_string_or(res, "interleaved", "?"),
+	    (long long)tc_pj_int_or(tc_json_get(res, "pairs"), 0),
+	    tc_json_get_string_or(res, "status", "?"));
+	for (i = 0; tc_json_is(pcs, TC_JSON_ARRAY) && i < pcs->u.arr.len; i++) {
+		const tc_json *c = pcs->u.arr.items[i];
+		const tc_json *ci = tc_json_get(c, "ci95");
+		double sp = 0, lo = 0, hi = 0;
+
+		(void)tc_json_number(tc_json_get(c, "speedup"), &sp);
+		if (tc_json_is(ci, TC_JSON_ARRAY) && ci->u.arr.len == 2) {
+			(void)tc_json_number(ci->u.arr.items[0], &lo);
+			(void)tc_json_number(ci->u.arr.items[1], &hi);
+		}
+		tc_buf_printf(b, "%s %s %.3fx [%.3f, %.3f]", i == 0 ? ";" : ",",
+		    tc_json_get_string_or(c, "case", "?"), sp, lo, hi);
+	}
+	tc_buf_putc(b, '\n');
+}
+
 char *
 tc_pypto_check_render(const tc_json *r)
 {
@@ -1793,6 +1823,7 @@ tc_pypto_check_render(const tc_json *r)
 		    "passed.\nEvidence: P1-P8 and the Stage 4 rerun below; "
 		    "residual states are disclosed, not escalated.\n",
 		    (long long)tc_pj_int_or(tc_json_get(r, "checks_total"), 0));
+		render_result(&b, tc_json_get(r, "result"));
 	} else {
 		tc_buf_puts(&b, "Stage 5 verification NOT COMPLETE: no check "
 		    "failed, but evidence is missing (never a PASS without it):\n");

@@ -17,6 +17,7 @@
  * a record from those files and recomputes every figure.
  */
 #include <dirent.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +157,7 @@ static tc_json *
 statistic_json(void)
 {
 	tc_json *st = tc_json_new_object();
+	char *seed = tc_xasprintf("0x%016" PRIx64, TC_BOOTSTRAP_SEED);
 
 	tc_json_object_set_string(st, "ratio", "baseline_us / final_us of one "
 	    "pair (above 1: the final version is faster)");
@@ -163,7 +165,8 @@ statistic_json(void)
 	tc_json_object_set_string(st, "interval", "95% percentile bootstrap of "
 	    "the median");
 	tc_json_object_set_int(st, "resamples", TC_BOOTSTRAP_RESAMPLES);
-	tc_json_object_set_string(st, "seed", "0x74756e6563746c31");
+	tc_json_object_set_string(st, "seed", seed);
+	free(seed);
 	tc_json_object_set_string(st, "rule", "faster when ci95[0] > 1, slower "
 	    "when ci95[1] < 1, otherwise no_change (inside the noise)");
 	return st;
@@ -437,9 +440,10 @@ tc_pypto_interleave(const tc_pypto_compare_opts *o, const char *baseline,
 	sd[0].label = "baseline";
 	sd[1].label = "final";
 	*out_dir = NULL;
-	if (pairs < TC_PYPTO_AB_MIN_PAIRS) {
+	if (pairs < TC_PYPTO_AB_MIN_PAIRS || pairs > TC_PYPTO_AB_MAX_PAIRS) {
 		tc_error_set(err, "an interleaved compare needs at least %d pairs "
-		    "(got %ld)", TC_PYPTO_AB_MIN_PAIRS, pairs);
+		    "and at most %d (got %ld)", TC_PYPTO_AB_MIN_PAIRS,
+		    TC_PYPTO_AB_MAX_PAIRS, pairs);
 		return NULL;
 	}
 	if (tc_pypto_cmp_prepare(o, &s, err) != 0)
@@ -462,8 +466,8 @@ tc_pypto_interleave(const tc_pypto_compare_opts *o, const char *baseline,
 	rel = tc_path_relative_to(dir, s.op_dir);
 	cid = o->collection_id != NULL ? tc_xstrdup(o->collection_id) :
 	    tc_xstrdup(tc_path_basename(dir));
-	memcpy(sd[0].sha, want, sizeof(sd[0].sha));
-	memcpy(sd[1].sha, s.sha_start, sizeof(sd[1].sha));
+	snprintf(sd[0].sha, sizeof(sd[0].sha), "%s", want);
+	snprintf(sd[1].sha, sizeof(sd[1].sha), "%s", s.sha_start);
 	p = tc_path_join(dir, "runner_baseline");
 	sd[0].runner = stage_copy(p, tc_path_basename(s.runner), src, want,
 	    err);
@@ -630,9 +634,9 @@ tc_pypto_ab_load(const char *op_dir, const char *rel, tc_error *err)
 	if (rec == NULL)
 		goto fail;
 	if (!tc_pj_int(tc_json_get(rec, "pairs"), &pairs) ||
-	    pairs < TC_PYPTO_AB_MIN_PAIRS) {
-		tc_error_set(err, "%s: pairs must be an integer >= %d", rel,
-		    TC_PYPTO_AB_MIN_PAIRS);
+	    pairs < TC_PYPTO_AB_MIN_PAIRS || pairs > TC_PYPTO_AB_MAX_PAIRS) {
+		tc_error_set(err, "%s: pairs must be an integer in %d..%d", rel,
+		    TC_PYPTO_AB_MIN_PAIRS, TC_PYPTO_AB_MAX_PAIRS);
 		goto fail;
 	}
 	if (load_side(op_dir, dir, rec, "baseline", &r[0], err) != 0 ||

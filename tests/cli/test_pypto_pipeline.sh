@@ -71,7 +71,9 @@ no_change_kept)
 	    test "$(sed -n '/pipeline completed/,$p' "$T/demo.err" | grep -c 'speedup')" = 0 ;;
 *)
 	check "a kept version is faster beyond the noise" test "$RES" = faster
-	check "the demo prints its interval" grep -Eq "faster against the baseline, target cases [0-9.]+x \[" "$T/demo.err" ;;
+	check "the demo prints its interval" grep -Eq "faster against the baseline, target cases [0-9.]+x \[" "$T/demo.err"
+	check "no case is shown with a speedup below 1" \
+	    test -z "$(sed -n '/pipeline completed/,$p' "$T/demo.err" | grep -oE 'speedup 0\.[0-9]+x')" ;;
 esac
 expect_eq "$(jq_ "$CHECK" "d['result']['status']")" "$RES" "stage5-check recomputed the same result"
 expect_eq "$(jq_ "$CHECK" "len(d['result']['per_case'][0]['ci95'])")" 2 \
