@@ -259,6 +259,9 @@ void an_fingerprints_free(struct an_fingerprints *f);
 /* A collection manifest's workload: normalize_workload(w) == w, else
  * the reference's message. */
 int an_workload_normalized(const tc_json *w, tc_error *err);
+/* normalize_workload(w) into *out (the caller's). */
+int an_workload_normalized_copy(const tc_json *w, tc_json **out,
+    tc_error *err);
 
 /* ---- collection manifests (collection.c) -------------------------------- */
 

@@ -393,6 +393,28 @@ valid_concept(const char *c, const tc_json *v)
 }
 
 int
+an_workload_normalized_copy(const tc_json *w, tc_json **out, tc_error *err)
+{
+	const char *code, *concept;
+
+	if (w == NULL || w->type != TC_JSON_OBJECT) {
+		tc_error_set(err, "workload must be an object");
+		return -1;
+	}
+	if ((*out = normalize_workload(w, &code, &concept)) == NULL) {
+		if (strcmp(code, "missing") == 0)
+			tc_error_set(err, "workload.%s is required", concept);
+		else if (strcmp(code, "conflicting") == 0)
+			tc_error_set(err, "workload.%s aliases conflict", concept);
+		else
+			tc_error_set(err, "workload must contain only standard "
+			    "JSON values");
+		return -1;
+	}
+	return 0;
+}
+
+int
 an_workload_normalized(const tc_json *w, tc_error *err)
 {
 	const char *code, *concept;
