@@ -264,7 +264,7 @@ digest_is(const tc_json *v, const char *want)
 {
 	char hex[65];
 
-	return an_ascii_digest(v, hex, NULL) == 0 && strcmp(hex, want) == 0;
+	return tc_analysis__ascii_digest(v, hex, NULL) == 0 && strcmp(hex, want) == 0;
 }
 
 /* The session record's fingerprint for role, root and start. */
@@ -279,7 +279,7 @@ session_record(const char *role, const char *root, int64_t started)
 	tc_json_object_set_string(p, "capture_root", root);
 	tc_json_object_set_int(p, "started_ns", started);
 	tc_json_object_set_bool(p, "root_was_empty", true);
-	an_ascii_digest(p, hex, NULL);
+	tc_analysis__ascii_digest(p, hex, NULL);
 	tc_json_object_set_string(p, "session_fingerprint", hex);
 	return p;
 }
@@ -675,7 +675,7 @@ check_manifest(const tc_json *m, const char *role, const char *root,
 		tc_error_set(err, "producer run ended after manifest finalization");
 		goto done;
 	}
-	if (an_workload_normalized(tc_json_get(m, "workload"), err) != 0)
+	if (tc_analysis__workload_normalized(tc_json_get(m, "workload"), err) != 0)
 		goto done;
 	if (!digest_is(tc_json_get(m, "workload"),
 	    tc_json_get_string(m, "workload_fingerprint"))) {
@@ -703,7 +703,7 @@ done:
 }
 
 tc_json *
-an_collection_validate_set(const char *const *roles, const char *const *paths,
+tc_analysis__collection_validate_set(const char *const *roles, const char *const *paths,
     size_t n, tc_json **manifests_out, tc_error *err)
 {
 	tc_json **m = tc_xcalloc(n + 1, sizeof(*m)), *summary = NULL, *r;
@@ -807,7 +807,7 @@ an_collection_validate_set(const char *const *roles, const char *const *paths,
 		tc_json_object_set(r, roles[i], e);
 	}
 	tc_json_object_set(summary, "roles", r);
-	an_ascii_digest(summary, hex, NULL);
+	tc_analysis__ascii_digest(summary, hex, NULL);
 	tc_json_object_set_string(summary, "set_fingerprint", hex);
 	if (manifests_out != NULL)
 		for (i = 0; i < n; i++) {
@@ -831,7 +831,7 @@ tc_json *
 tc_collection_validate_set(const char *const *roles, const char *const *paths,
     size_t n, tc_error *err)
 {
-	return an_collection_validate_set(roles, paths, n, NULL, err);
+	return tc_analysis__collection_validate_set(roles, paths, n, NULL, err);
 }
 
 /* ---- writing: begin and finalize -------------------------------------- */
@@ -1206,7 +1206,7 @@ tc_collection_finalize(const struct tc_collection_finalize_args *a,
 		tc_error_set(err, "producer run started before capture session");
 		goto fail;
 	}
-	if (an_workload_normalized_copy(in[1], &files, err) != 0)
+	if (tc_analysis__workload_normalized_copy(in[1], &files, err) != 0)
 		goto fail;
 	specs = tc_xcalloc(a->nfiles + 1, sizeof(*specs));
 	for (i = 0; i < a->nfiles; i++)
@@ -1369,10 +1369,10 @@ tc_collection_finalize(const struct tc_collection_finalize_args *a,
 		tc_json_object_set(m, "capture", cap);
 		tc_json_object_set_string(m, "source_revision", a->source_revision);
 		tc_json_object_set(m, "config", tc_json_clone(in[2]));
-		an_ascii_digest(in[2], hex, NULL);
+		tc_analysis__ascii_digest(in[2], hex, NULL);
 		tc_json_object_set_string(m, "config_fingerprint", hex);
 		tc_json_object_set(m, "control", tc_json_clone(in[3]));
-		an_ascii_digest(in[3], hex, NULL);
+		tc_analysis__ascii_digest(in[3], hex, NULL);
 		tc_json_object_set_string(m, "control_fingerprint", hex);
 		tc_json_object_set_int(prod, "native_pid", a->native_pid);
 		tc_json_object_set_int(prod, "started_ns", a->started_ns);
@@ -1380,7 +1380,7 @@ tc_collection_finalize(const struct tc_collection_finalize_args *a,
 		tc_json_object_set_string(prod, "command_fingerprint",
 		    a->command_fingerprint);
 		tc_json_object_set(m, "producer", prod);
-		an_ascii_digest(files, hex, NULL);
+		tc_analysis__ascii_digest(files, hex, NULL);
 		tc_json_object_set(m, "workload", files);
 		files = NULL;
 		tc_json_object_set_string(m, "workload_fingerprint", hex);
@@ -1400,7 +1400,7 @@ tc_collection_finalize(const struct tc_collection_finalize_args *a,
 			}
 		}
 	}
-	an_ascii_digest(m, hex, NULL);
+	tc_analysis__ascii_digest(m, hex, NULL);
 	tc_json_object_set_string(m, "manifest_fingerprint", hex);
 	if (publish(op, m, err) != 0)
 		goto fail;
