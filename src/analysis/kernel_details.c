@@ -101,6 +101,13 @@ ascii(const char *s, size_t n)
 	return acc < 0x80;
 }
 
+/* The bytes of field i (a record of empty fields has no buffer). */
+static const char *
+field(const struct reader *r, size_t i)
+{
+	return r->rec.data != NULL ? r->rec.data + r->off[i] : "";
+}
+
 /* add_char for a run of bytes that cannot end or quote the field */
 static int
 add_run(struct reader *r, const char *s, size_t n)
@@ -130,7 +137,7 @@ value(struct reader *r, enum col c, size_t *n)
 
 	if (j < 0 || (size_t)j >= r->nf)
 		return NULL;
-	f = r->rec.data + r->off[j];
+	f = field(r, (size_t)j);
 	len = r->len[j];
 	tc_buf_reset(&r->val[c]);
 	if (ascii(f, len)) {
@@ -194,7 +201,7 @@ number(struct reader *r, enum col c, bool integer)
 
 	if (j < 0 || (size_t)j >= r->nf)
 		return AN_NONE;
-	f = r->rec.data + r->off[j];
+	f = field(r, (size_t)j);
 	n = r->len[j];
 	if (!ascii(f, n))
 		f = value(r, c, &n);
@@ -211,7 +218,7 @@ header(struct reader *r)
 		r->jmax[c] = -1;
 	for (i = 0; i < r->nf; i++) {
 		size_t len;
-		char *h = tc_analysis__utf8_replace(r->rec.data + r->off[i], r->len[i],
+		char *h = tc_analysis__utf8_replace(field(r, i), r->len[i],
 		    &len);
 
 		for (c = 0; c < NCOL; c++)
