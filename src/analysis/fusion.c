@@ -2277,7 +2277,8 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 		tc_error_set(err, "%s", tc_error_msg(&meta_err));
 		goto done;
 	}
-	qsort(run.cand.g, run.cand.ng, sizeof(*run.cand.g), cmp_group);
+	if (run.cand.ng > 1)
+		qsort(run.cand.g, run.cand.ng, sizeof(*run.cand.g), cmp_group);
 	decisions = tc_json_new_array();
 	for (i = 0; i < run.cand.ng; i++)
 		tc_json_array_push(decisions, decision(&run, &run.cand.g[i]));
