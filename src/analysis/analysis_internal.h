@@ -311,6 +311,19 @@ void tc_analysis__map_free(struct an_map *m);
  * raw SK id), its child count bucket, confidence and mapping blockers. */
 tc_json *tc_analysis__mapping_coverage(const tc_json *decisions);
 
+/* ---- the origin graph (graph.c) ------------------------------------------ */
+
+/* canonical_op: the operator token of a launch name or node type
+ * ("MatMulV2_1" -> "MatMulV2", "UNKNOWN" for none).  malloc'd. */
+char *tc_analysis__canonical_op(const char *text);
+/* canonical_core_family: AI_CORE, AI_VECTOR_CORE, CONTROL, COMMUNICATION
+ * or UNKNOWN. */
+const char *tc_analysis__canonical_core_family(const char *text);
+/* The canonical fingerprint of an sk_graph_origin document (the
+ * projection's profile_origin_graph_fingerprint). */
+int tc_analysis__graph_fingerprint(const tc_json *origin, char hex[65],
+    tc_error *err);
+
 /* ---- small JSON helpers (names.c) -------------------------------------- */
 
 /* Append s to a list unless it is already there (dict.fromkeys order). */

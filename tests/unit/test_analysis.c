@@ -392,6 +392,60 @@ an_oversized_field_names_file_and_line(void **state)
 	free(dir);
 }
 
+static void
+canonical_ops_and_families(void **state)
+{
+	static const struct { const char *in, *op; } t[] = {
+		{ "MatMulV2_1", "MatMulV2" }, { "RmsNorm_5", "RmsNorm" },
+		{ "NOTIFY", "NOTIFY" }, { " n/a ", "UNKNOWN" },
+		{ "[0/3] Add_2", "Add" }, { "Foo_0x1a_3", "Foo" },
+		{ "Conv_FP16_ND", "Conv" }, { "all_reduce_3", "all_reduce" },
+		{ "x_static_kernel_Mul_h", "Mul" }, { "__", "UNKNOWN" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *op = tc_analysis__canonical_op(t[i].in);
+
+		assert_string_equal(op, t[i].op);
+		free(op);
+	}
+	assert_string_equal(tc_analysis__canonical_core_family("AIC_ONLY"),
+	    "AI_CORE");
+	assert_string_equal(tc_analysis__canonical_core_family(" aiv_only "),
+	    "AI_VECTOR_CORE");
+	assert_string_equal(tc_analysis__canonical_core_family("wait"),
+	    "CONTROL");
+	assert_string_equal(tc_analysis__canonical_core_family("EVENT_RECORD"),
+	    "CONTROL");
+	assert_string_equal(tc_analysis__canonical_core_family("all_gather"),
+	    "COMMUNICATION");
+	assert_string_equal(tc_analysis__canonical_core_family(NULL),
+	    "UNKNOWN");
+}
+
+/* The recorded case's origin graph: the fingerprint the reference
+ * recorded as profile_origin_graph_fingerprint. */
+static void
+origin_graph_fingerprint_matches_the_record(void **state)
+{
+	const char *src = getenv("TUNECTL_SRC");
+	char *path = tc_xasprintf("%s/tests/fixtures/analysis/in/held-out/"
+	    "struct/graph/sk_graph_origin.json", src ? src : ".");
+	tc_error err = TC_ERROR_INIT;
+	tc_json *g = tc_json_parse_file(path, &err);
+	char hex[65];
+
+	(void)state;
+	assert_non_null(g);
+	assert_int_equal(tc_analysis__graph_fingerprint(g, hex, &err), 0);
+	assert_string_equal(hex, "52a1d190df6a708c756592e1c60222f6d0966c65ce13"
+	    "db5484395859ef9c5e80");
+	tc_json_free(g);
+	free(path);
+}
+
 int
 main(void)
 {
@@ -408,6 +462,8 @@ main(void)
 		cmocka_unit_test(cells_parse_as_python_float),
 		cmocka_unit_test(kernel_details_reads_as_dictreader),
 		cmocka_unit_test(an_oversized_field_names_file_and_line),
+		cmocka_unit_test(canonical_ops_and_families),
+		cmocka_unit_test(origin_graph_fingerprint_matches_the_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
