@@ -206,6 +206,36 @@ suffix_pass(char *t, size_t *n)
 	return *n != before;
 }
 
+static void
+skip_blank(const char *t, size_t n, size_t *j)
+{
+	while (*j < n && (t[*j] == ' ' || t[*j] == '\t'))
+		(*j)++;
+}
+
+/* blanks, then the character c */
+static bool
+bracket_part(const char *t, size_t n, size_t *j, char c)
+{
+	skip_blank(t, n, j);
+	if (*j >= n || t[*j] != c)
+		return false;
+	(*j)++;
+	return true;
+}
+
+/* blanks, digits (at least one), then blanks and the character c */
+static bool
+digits_then(const char *t, size_t n, size_t *j, char c)
+{
+	size_t d;
+
+	skip_blank(t, n, j);
+	for (d = *j; *j < n && is_digit(t[*j]); (*j)++)
+		;
+	return *j > d && bracket_part(t, n, j, c);
+}
+
 char *
 tc_analysis__canonical_op(const char *text)
 {
@@ -230,41 +260,15 @@ tc_analysis__canonical_op(const char *text)
 	}
 	/* leading [i/n] prefixes */
 	for (;;) {
-		size_t j = 0, d;
+		size_t j = 0;
 
-		while (j < n && (t[j] == ' ' || t[j] == '\t'))
-			j++;
-		if (j >= n || t[j] != '[')
+		if (!bracket_part(t, n, &j, '[') || !digits_then(t, n, &j, '/') ||
+		    !digits_then(t, n, &j, ']'))
 			break;
-		j++;
-		while (j < n && t[j] == ' ')
-			j++;
-		for (d = j; j < n && is_digit(t[j]); j++)
-			;
-		if (j == d)
-			break;
-		while (j < n && t[j] == ' ')
-			j++;
-		if (j >= n || t[j] != '/')
-			break;
-		j++;
-		while (j < n && t[j] == ' ')
-			j++;
-		for (d = j; j < n && is_digit(t[j]); j++)
-			;
-		if (j == d)
-			break;
-		while (j < n && t[j] == ' ')
-			j++;
-		if (j >= n || t[j] != ']')
-			break;
-		j++;
-		while (j < n && t[j] == ' ')
-			j++;
+		skip_blank(t, n, &j);
 		if (j < n && (t[j] == '-' || t[j] == ':'))
 			j++;
-		while (j < n && t[j] == ' ')
-			j++;
+		skip_blank(t, n, &j);
 		cut(t, &n, 0, j);
 	}
 	strip_py(t, &n);
