@@ -73,6 +73,25 @@ char *tc_analysis_markdown(const tc_json *report, tc_error *err);
 tc_json *tc_collection_validate_set(const char *const *roles,
     const char *const *paths, size_t n, tc_error *err);
 
+/* artifact_contract.py begin: publish the session record at session_out
+ * (outside the capture root, which must be empty) and the root marker;
+ * the record, or NULL with the reference's message. */
+tc_json *tc_collection_begin(const char *role, const char *root,
+    const char *session_out, tc_error *err);
+
+struct tc_collection_finalize_args {
+	const char *session, *source_revision, *command_fingerprint;
+	long long native_pid, started_ns, ended_ns;
+	const char *workload, *config, *control, *out;
+	const char *const *files;	/* ROLE=RELATIVE_PATH */
+	size_t nfiles;
+};
+/* artifact_contract.py finalize: the manifest of the capture, written to
+ * out (directly in the capture root, never replacing a file); NULL with
+ * the reference's message. */
+tc_json *tc_collection_finalize(const struct tc_collection_finalize_args *a,
+    tc_error *err);
+
 /* The analysis_content_fingerprint of report: SHA-256 of the ASCII
  * canonical JSON of the document without that key. */
 int tc_analysis_content_fingerprint(const tc_json *report, char hex[65],

@@ -16,6 +16,7 @@
 #include "tunectl/version.h"
 
 #include "tunectl/attempt.h"
+#include "tunectl/analysis.h"
 #include "tunectl/attest.h"
 #include "tunectl/bench.h"
 #include "tunectl/buf.h"

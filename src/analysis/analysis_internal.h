@@ -33,33 +33,33 @@ typedef struct an_num {
 
 /* float(text.strip()) unless the text is empty or "N/A"; None for text
  * float() refuses and for results that are not finite. */
-an_num an_to_float(const char *s, size_t n);
+an_num tc_analysis__to_float(const char *s, size_t n);
 /* int() of that: the value truncated toward zero. */
-an_num an_to_int(const char *s, size_t n);
+an_num tc_analysis__to_int(const char *s, size_t n);
 /* A Python int (held as a truncated double) as a JSON integer. */
-tc_json *an_json_int(double v);
+tc_json *tc_analysis__json_int(double v);
 /* An an_num as a JSON float, or null. */
-tc_json *an_json_float(an_num x);
+tc_json *tc_analysis__json_float(an_num x);
 /* An an_num holding an int as a JSON integer, or null. */
-tc_json *an_json_intnum(an_num x);
+tc_json *tc_analysis__json_intnum(an_num x);
 
 /* s decoded as UTF-8 with errors="replace" (each maximal ill-formed
  * subpart becomes U+FFFD), NUL-terminated; malloc'd. */
-char *an_utf8_replace(const char *s, size_t n, size_t *outlen);
+char *tc_analysis__utf8_replace(const char *s, size_t n, size_t *outlen);
 /* str.strip() copy of s[0..n), malloc'd, never NULL. */
-char *an_strip_dup(const char *s, size_t n);
+char *tc_analysis__strip_dup(const char *s, size_t n);
 
 /* The reference's operator of a launch name: static_kernel_<Op>_, the
  * text after an aclnn prefix up to "_", else the text before the first
  * "_".  NULL for an empty name (None); "" is possible.  malloc'd. */
-char *an_op_from_function(const char *name);
+char *tc_analysis__op_from_function(const char *name);
 
 /* The core family of a profiler row or fused node. */
 enum an_family {
 	AN_CUBE, AN_VECTOR, AN_MIX, AN_COMMUNICATION, AN_OTHER, AN_NFAMILY
 };
-extern const char *const an_family_names[AN_NFAMILY];
-enum an_family an_core_family(const char *accelerator_core,
+extern const char *const tc_analysis__family_names[AN_NFAMILY];
+enum an_family tc_analysis__core_family(const char *accelerator_core,
     const char *op_type, const char *name, const char *kernel_type);
 
 /* An SK launch name sk_<n>_<scope>_start_<fn>_end_<fn>, split. */
@@ -69,18 +69,18 @@ struct an_boundary {
 	char *start_op, *end_op;	/* may be NULL (None) */
 };
 /* Parse name; false (nothing allocated) when it does not have that form. */
-bool an_parse_sk_name(const char *name, struct an_boundary *b);
-void an_boundary_free(struct an_boundary *b);
+bool tc_analysis__parse_sk_name(const char *name, struct an_boundary *b);
+void tc_analysis__boundary_free(struct an_boundary *b);
 /* The boundary object of the analysis (five fields). */
-tc_json *an_boundary_json(const struct an_boundary *b);
+tc_json *tc_analysis__boundary_json(const struct an_boundary *b);
 /* The n of a name starting sk_<n>_; None otherwise. */
-an_num an_raw_sk_id(const char *name);
+an_num tc_analysis__raw_sk_id(const char *name);
 
 /* str.splitlines(): call fn for each line of text[0..n). */
-void an_splitlines(const char *text, size_t n,
+void tc_analysis__splitlines(const char *text, size_t n,
     void (*fn)(void *ctx, const char *line, size_t len), void *ctx);
 /* Skip Python regex \s* at s[*i..n). */
-void an_skip_space(const char *s, size_t n, size_t *i);
+void tc_analysis__skip_space(const char *s, size_t n, size_t *i);
 
 /* ---- kernel_details.csv (kernel_details.c) ---------------------------- */
 
@@ -124,10 +124,10 @@ struct an_csv_sink {
 
 /* The kernel_details.csv of path (the file itself, or the only one
  * under the directory), malloc'd, as Python spells it; NULL with err. */
-char *an_find_kernel_details(const char *path, tc_error *err);
+char *tc_analysis__find_kernel_details(const char *path, tc_error *err);
 /* Read csv_path row by row into sink; hex gets the SHA-256 of its
  * bytes.  Errors name the file and line. */
-int an_kernel_details_read(const char *csv_path, const struct an_csv_sink *sink,
+int tc_analysis__kernel_details_read(const char *csv_path, const struct an_csv_sink *sink,
     char hex[65], tc_error *err);
 
 /* ---- files under a directory (walk.c) --------------------------------- */
@@ -139,18 +139,18 @@ struct an_paths {
 /* Path(root).rglob(pattern) sorted as pathlib sorts: pattern is an exact
  * name, or with one '*' a prefix and suffix.  Symlinked directories are
  * not entered; an exact name must exist (links followed). */
-int an_rglob(const char *root, const char *pattern, struct an_paths *out,
+int tc_analysis__rglob(const char *root, const char *pattern, struct an_paths *out,
     tc_error *err);
-void an_paths_free(struct an_paths *p);
+void tc_analysis__paths_free(struct an_paths *p);
 /* The non-empty components of a path. */
 struct an_parts {
 	char **p;
 	size_t n;
 };
-void an_path_split(const char *path, struct an_parts *out);
-void an_parts_free(struct an_parts *x);
+void tc_analysis__path_split(const char *path, struct an_parts *out);
+void tc_analysis__parts_free(struct an_parts *x);
 /* str(Path(p)): "//" collapsed, "." components and trailing "/" dropped. */
-char *an_py_path(const char *p);
+char *tc_analysis__py_path(const char *p);
 
 /* ---- sk_meta fused groups (sk_meta.c) ---------------------------------- */
 
@@ -175,8 +175,8 @@ struct an_groups {
 	struct an_group *items;
 	size_t len;
 };
-int an_sk_meta_load(const char *root, struct an_groups *out, tc_error *err);
-void an_groups_free(struct an_groups *g);
+int tc_analysis__sk_meta_load(const char *root, struct an_groups *out, tc_error *err);
+void tc_analysis__groups_free(struct an_groups *g);
 
 /* ---- statistics (stats.c) ---------------------------------------------- */
 
@@ -189,16 +189,16 @@ struct an_stats {
 };
 /* _robust_stats / _stats of v[0..n) (finite values kept, in order for the
  * mean); false when none is left (the object is None). */
-bool an_robust_stats(const double *v, size_t n, bool with_mean,
+bool tc_analysis__robust_stats(const double *v, size_t n, bool with_mean,
     struct an_stats *out);
-tc_json *an_stats_json(const struct an_stats *s);
+tc_json *tc_analysis__stats_json(const struct an_stats *s);
 
 /* Finite-or-None arithmetic of the reference. */
-an_num an_fin(double x);
-an_num an_sum2(an_num a, an_num b);
-an_num an_diff(an_num a, an_num b);
-an_num an_ratio(an_num num, an_num den);
-an_num an_pct(an_num num, an_num den);
+an_num tc_analysis__fin(double x);
+an_num tc_analysis__sum2(an_num a, an_num b);
+an_num tc_analysis__diff(an_num a, an_num b);
+an_num tc_analysis__ratio(an_num num, an_num den);
+an_num tc_analysis__pct(an_num num, an_num den);
 
 struct an_classification {
 	const char *classification;
@@ -206,7 +206,7 @@ struct an_classification {
 	an_num noise_pct, improvement_us, improvement_pct;
 	tc_json *errors;	/* list of strings, owned */
 };
-void an_classify(const struct an_stats *baseline,
+void tc_analysis__classify(const struct an_stats *baseline,
     const struct an_stats *candidate, const struct tc_analysis_thresholds *t,
     const tc_json *evidence_errors, struct an_classification *out);
 
@@ -218,10 +218,10 @@ struct an_event {
 	an_num end;
 };
 /* _core_overlap_analysis(rows, limit) as its JSON object. */
-tc_json *an_core_overlap(const struct an_event *ev, size_t n, size_t limit);
+tc_json *tc_analysis__core_overlap(const struct an_event *ev, size_t n, size_t limit);
 /* Length of the union of [start, end) (touching intervals merge); None
  * when some end is None or a sum overflows. */
-an_num an_interval_union(const struct an_event *ev, size_t n);
+an_num tc_analysis__interval_union(const struct an_event *ev, size_t n);
 
 /* Counter.most_common(limit) of a list of names as [{"name","count"}];
  * a NULL name counts as None. */
@@ -230,19 +230,19 @@ struct an_counter {
 	size_t *counts;
 	size_t len, cap;
 };
-void an_counter_add(struct an_counter *c, const char *name);
-tc_json *an_counter_json(const struct an_counter *c, size_t limit);
-void an_counter_free(struct an_counter *c);
+void tc_analysis__counter_add(struct an_counter *c, const char *name);
+tc_json *tc_analysis__counter_json(const struct an_counter *c, size_t limit);
+void tc_analysis__counter_free(struct an_counter *c);
 
 /* ---- JSON inputs (inputs.c) -------------------------------------------- */
 
 /* _load_json_artifact: a JSON object read with errors="replace"; errors
  * "<path>: cannot read <label>: ...", "<path>: invalid <label> JSON: ...",
  * "<path>: <label> must be a JSON object". */
-tc_json *an_load_json_artifact(const char *path, const char *label,
+tc_json *tc_analysis__load_json_artifact(const char *path, const char *label,
     tc_error *err);
 
-struct an_fingerprints {
+struct tc_analysis__fingerprints {
 	char baseline_config[65], candidate_config[65];
 	char baseline_workload[65], candidate_workload[65];
 	char baseline_control[65], candidate_control[65];
@@ -250,43 +250,46 @@ struct an_fingerprints {
 	tc_json *declared_change_set;	/* a copy */
 	tc_json *evidence_errors;	/* list of codes */
 };
-int an_fingerprints(const tc_json *baseline_config,
+int tc_analysis__fingerprints(const tc_json *baseline_config,
     const tc_json *candidate_config, const tc_json *baseline_workload,
     const tc_json *candidate_workload, const tc_json *declared_change_set,
-    struct an_fingerprints *out, tc_error *err);
-void an_fingerprints_free(struct an_fingerprints *f);
+    struct tc_analysis__fingerprints *out, tc_error *err);
+void tc_analysis__fingerprints_free(struct tc_analysis__fingerprints *f);
 
 /* A collection manifest's workload: normalize_workload(w) == w, else
  * the reference's message. */
-int an_workload_normalized(const tc_json *w, tc_error *err);
+int tc_analysis__workload_normalized(const tc_json *w, tc_error *err);
+/* normalize_workload(w) into *out (the caller's). */
+int tc_analysis__workload_normalized_copy(const tc_json *w, tc_json **out,
+    tc_error *err);
 
 /* ---- collection manifests (collection.c) -------------------------------- */
 
 /* validate_manifest_set for roles[i] -> paths[i]: the summary (with
  * set_fingerprint), and with manifests_out the parsed manifests (the
  * caller's); NULL with the reference's message. */
-tc_json *an_collection_validate_set(const char *const *roles,
+tc_json *tc_analysis__collection_validate_set(const char *const *roles,
     const char *const *paths, size_t n, tc_json **manifests_out,
     tc_error *err);
 
 /* The lenient read of --source-scope-map as a task-range layer map:
  * -1 with the reference's message when it is malformed. */
-int an_layer_map_check(const char *path, tc_error *err);
+int tc_analysis__layer_map_check(const char *path, tc_error *err);
 /* The source_scope_mapping object (path NULL: not requested). */
-tc_json *an_source_scope_mapping(const char *path, tc_error *err);
+tc_json *tc_analysis__source_scope_mapping(const char *path, tc_error *err);
 
 struct an_dcci {
 	const char *state;	/* enabled, disabled, conflict, unknown */
 	const char *source[3], *state_of[3];
 	size_t n;
 };
-int an_dcci_state(const tc_json *environment, const tc_json *candidate_config,
+int tc_analysis__dcci_state(const tc_json *environment, const tc_json *candidate_config,
     struct an_dcci *out, tc_error *err);
 
 /* ---- the SK child trace (sk_prof.c) ------------------------------------ */
 
 /* summarize_sk_child_profile(path); its "paths" as Python spells them. */
-tc_json *an_sk_prof_summary(const char *path, tc_error *err);
+tc_json *tc_analysis__sk_prof_summary(const char *path, tc_error *err);
 
 /* ---- string maps (map.c) ------------------------------------------------- */
 
@@ -297,23 +300,36 @@ struct an_map {
 	size_t cap, len;
 };
 /* The value slot of key, created as 0 when absent (*created says so). */
-size_t *an_map_slot(struct an_map *m, const char *key, bool *created);
+size_t *tc_analysis__map_slot(struct an_map *m, const char *key, bool *created);
 /* The value slot of key, or NULL. */
-size_t *an_map_find(const struct an_map *m, const char *key);
-void an_map_free(struct an_map *m);
+size_t *tc_analysis__map_find(const struct an_map *m, const char *key);
+void tc_analysis__map_free(struct an_map *m);
 
 /* ---- the analysis (fusion.c) --------------------------------------------- */
 
 /* _mapping_coverage of per_sk_decisions: one entry per (device, model,
  * raw SK id), its child count bucket, confidence and mapping blockers. */
-tc_json *an_mapping_coverage(const tc_json *decisions);
+tc_json *tc_analysis__mapping_coverage(const tc_json *decisions);
+
+/* ---- the origin graph (graph.c) ------------------------------------------ */
+
+/* canonical_op: the operator token of a launch name or node type
+ * ("MatMulV2_1" -> "MatMulV2", "UNKNOWN" for none).  malloc'd. */
+char *tc_analysis__canonical_op(const char *text);
+/* canonical_core_family: AI_CORE, AI_VECTOR_CORE, CONTROL, COMMUNICATION
+ * or UNKNOWN. */
+const char *tc_analysis__canonical_core_family(const char *text);
+/* The canonical fingerprint of an sk_graph_origin document (the
+ * projection's profile_origin_graph_fingerprint). */
+int tc_analysis__graph_fingerprint(const tc_json *origin, char hex[65],
+    tc_error *err);
 
 /* ---- small JSON helpers (names.c) -------------------------------------- */
 
 /* Append s to a list unless it is already there (dict.fromkeys order). */
-void an_list_add_unique(tc_json *list, const char *s);
-bool an_list_has(const tc_json *list, const char *s);
+void tc_analysis__list_add_unique(tc_json *list, const char *s);
+bool tc_analysis__list_has(const tc_json *list, const char *s);
 /* SHA-256 of the ASCII canonical JSON; -1 with err for NaN and the like. */
-int an_ascii_digest(const tc_json *v, char hex[65], tc_error *err);
+int tc_analysis__ascii_digest(const tc_json *v, char hex[65], tc_error *err);
 
 #endif

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <dirent.h>
 
@@ -263,7 +264,7 @@ digest_is(const tc_json *v, const char *want)
 {
 	char hex[65];
 
-	return an_ascii_digest(v, hex, NULL) == 0 && strcmp(hex, want) == 0;
+	return tc_analysis__ascii_digest(v, hex, NULL) == 0 && strcmp(hex, want) == 0;
 }
 
 /* The session record's fingerprint for role, root and start. */
@@ -278,7 +279,7 @@ session_record(const char *role, const char *root, int64_t started)
 	tc_json_object_set_string(p, "capture_root", root);
 	tc_json_object_set_int(p, "started_ns", started);
 	tc_json_object_set_bool(p, "root_was_empty", true);
-	an_ascii_digest(p, hex, NULL);
+	tc_analysis__ascii_digest(p, hex, NULL);
 	tc_json_object_set_string(p, "session_fingerprint", hex);
 	return p;
 }
@@ -674,7 +675,7 @@ check_manifest(const tc_json *m, const char *role, const char *root,
 		tc_error_set(err, "producer run ended after manifest finalization");
 		goto done;
 	}
-	if (an_workload_normalized(tc_json_get(m, "workload"), err) != 0)
+	if (tc_analysis__workload_normalized(tc_json_get(m, "workload"), err) != 0)
 		goto done;
 	if (!digest_is(tc_json_get(m, "workload"),
 	    tc_json_get_string(m, "workload_fingerprint"))) {
@@ -702,7 +703,7 @@ done:
 }
 
 tc_json *
-an_collection_validate_set(const char *const *roles, const char *const *paths,
+tc_analysis__collection_validate_set(const char *const *roles, const char *const *paths,
     size_t n, tc_json **manifests_out, tc_error *err)
 {
 	tc_json **m = tc_xcalloc(n + 1, sizeof(*m)), *summary = NULL, *r;
@@ -806,7 +807,7 @@ an_collection_validate_set(const char *const *roles, const char *const *paths,
 		tc_json_object_set(r, roles[i], e);
 	}
 	tc_json_object_set(summary, "roles", r);
-	an_ascii_digest(summary, hex, NULL);
+	tc_analysis__ascii_digest(summary, hex, NULL);
 	tc_json_object_set_string(summary, "set_fingerprint", hex);
 	if (manifests_out != NULL)
 		for (i = 0; i < n; i++) {
@@ -830,5 +831,599 @@ tc_json *
 tc_collection_validate_set(const char *const *roles, const char *const *paths,
     size_t n, tc_error *err)
 {
-	return an_collection_validate_set(roles, paths, n, NULL, err);
+	return tc_analysis__collection_validate_set(roles, paths, n, NULL, err);
+}
+
+/* ---- writing: begin and finalize -------------------------------------- */
+
+static int64_t
+now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return ns(&t);
+}
+
+/* Write cj(v) + "\n" to path, which must not exist yet. */
+static int
+publish(const char *path, const tc_json *v, tc_error *err)
+{
+	tc_buf b = TC_BUF_INIT;
+	tc_error e = TC_ERROR_INIT;
+	int rc;
+
+	tc_json_write(&b, v, TC_JSON_ASCII, NULL);
+	tc_buf_putc(&b, '\n');
+	rc = tc_write_atomic(path, b.data, b.len, TC_WRITE_EXCLUSIVE |
+	    TC_WRITE_MKDIRS, &e);
+	if (rc != 0) {
+		if (tc_path_exists(path))
+			tc_error_set(err, "output already exists: %s", path);
+		else
+			tc_error_set(err, "%s", tc_error_msg(&e));
+	}
+	tc_error_clear(&e);
+	tc_buf_free(&b);
+	return rc;
+}
+
+/* Path(p).parent.resolve() / name */
+static char *
+publication_path(const char *p, tc_error *err)
+{
+	char *dir = tc_path_dirname(p), *r = tc_path_resolve(dir, err), *out;
+
+	free(dir);
+	if (r == NULL)
+		return NULL;
+	out = tc_path_join(r, tc_path_basename(p));
+	free(r);
+	return out;
+}
+
+/* The entries of dir other than "." and ".."; -1 when it cannot be read. */
+static int
+entries(const char *dir, bool *only_marker, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	*n = 0;
+	*only_marker = true;
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		(*n)++;
+		if (strcmp(de->d_name, MARKER) != 0)
+			*only_marker = false;
+	}
+	closedir(d);
+	return 0;
+}
+
+static int
+marker_matches(const char *root, const tc_json *record, tc_error *err)
+{
+	struct stat st;
+	tc_buf want = TC_BUF_INIT;
+	size_t len;
+	char *got;
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), mfd, rc = 0;
+
+	if (fd < 0) {
+		tc_error_set(err, "capture root must be an openable regular "
+		    "directory");
+		return -1;
+	}
+	mfd = open_nofollow(fd, MARKER, "collection marker", &st, err);
+	close(fd);
+	if (mfd < 0)
+		return -1;
+	got = read_all(mfd, &len);
+	close(mfd);
+	tc_json_write(&want, record, TC_JSON_ASCII, NULL);
+	tc_buf_putc(&want, '\n');
+	if (want.len != len || memcmp(want.data, got, len) != 0) {
+		tc_error_set(err, "collection marker does not match session record");
+		rc = -1;
+	}
+	free(got);
+	tc_buf_free(&want);
+	return rc;
+}
+
+/* _validate_session_record: its role and resolved root. */
+static int
+session_check(const tc_json *rec, const char **role, char **root,
+    int64_t *started, tc_error *err)
+{
+	static const char *const keys[] = { "capture_role", "capture_root",
+	    "root_was_empty", "schema_version", "session_fingerprint",
+	    "started_ns", NULL };
+	const tc_json *v;
+	tc_error e = TC_ERROR_INIT;
+	struct stat lst;
+	tc_json *want;
+	char *r;
+	bool ok;
+
+	if (exact_keys(rec, keys, "session record", err) != 0)
+		return -1;
+	v = tc_json_get(rec, "schema_version");
+	if (v->type != TC_JSON_STRING || strcmp(v->u.str.ptr, "1.0") != 0) {
+		tc_error_set(err, "unsupported session schema_version");
+		return -1;
+	}
+	v = tc_json_get(rec, "capture_role");
+	if (v->type != TC_JSON_STRING || role_files(v->u.str.ptr) == NULL) {
+		tc_error_set(err, "unknown capture role: %s",
+		    v->type == TC_JSON_STRING ? v->u.str.ptr : "?");
+		return -1;
+	}
+	*role = v->u.str.ptr;
+	v = tc_json_get(rec, "capture_root");
+	if (trimmed(v, "capture_root", err) != 0)
+		return -1;
+	if (v->u.str.ptr[0] != '/') {
+		tc_error_set(err, "session capture_root must be absolute");
+		return -1;
+	}
+	if ((r = tc_path_resolve_strict(v->u.str.ptr, &e)) == NULL) {
+		tc_error_clear(&e);
+		tc_error_set(err, "capture root no longer exists");
+		return -1;
+	}
+	if (strcmp(r, v->u.str.ptr) != 0 || !tc_is_directory(r) ||
+	    (lstat(v->u.str.ptr, &lst) == 0 && S_ISLNK(lst.st_mode))) {
+		free(r);
+		tc_error_set(err, "session capture_root must be a resolved regular "
+		    "directory");
+		return -1;
+	}
+	if (integer(tc_json_get(rec, "started_ns"), "capture.started_ns", false,
+	    started, err) != 0) {
+		free(r);
+		return -1;
+	}
+	v = tc_json_get(rec, "root_was_empty");
+	if (v->type != TC_JSON_BOOL || !v->u.b) {
+		free(r);
+		tc_error_set(err, "capture root was not empty at session start");
+		return -1;
+	}
+	want = session_record(*role, r, *started);
+	ok = tc_json_equal(tc_json_get(want, "session_fingerprint"),
+	    tc_json_get(rec, "session_fingerprint"));
+	tc_json_free(want);
+	if (!ok) {
+		free(r);
+		tc_error_set(err, "session fingerprint mismatch");
+		return -1;
+	}
+	*root = r;
+	return 0;
+}
+
+tc_json *
+tc_collection_begin(const char *role, const char *root_arg,
+    const char *session_out, tc_error *err)
+{
+	struct stat lst, st;
+	char *root = NULL, *sp = NULL, *marker = NULL;
+	tc_json *record = NULL, *existing = NULL;
+	bool only_marker, session_exists;
+	size_t n;
+	tc_error e = TC_ERROR_INIT;
+
+	if (role_files(role) == NULL) {
+		tc_error_set(err, "unknown capture role: %s", role);
+		return NULL;
+	}
+	if (lstat(root_arg, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		tc_error_set(err, "capture root must not be a symlink");
+		return NULL;
+	}
+	if (tc_mkdirs(root_arg, err) != 0)
+		return NULL;
+	if ((root = tc_path_resolve_strict(root_arg, err)) == NULL)
+		return NULL;
+	if (!tc_is_directory(root)) {
+		tc_error_set(err, "capture root must be a directory");
+		goto fail;
+	}
+	if ((sp = publication_path(session_out, err)) == NULL)
+		goto fail;
+	if (tc_path_is_within(sp, root)) {
+		tc_error_set(err, "session record must be outside the capture root");
+		goto fail;
+	}
+	if (entries(root, &only_marker, &n) != 0 || !only_marker) {
+		tc_error_set(err, "capture root must be empty");
+		goto fail;
+	}
+	session_exists = lstat(sp, &st) == 0;
+	if (n == 1 && !session_exists) {
+		tc_error_set(err, "collection marker exists without a recoverable "
+		    "session record");
+		goto fail;
+	}
+	if (session_exists) {
+		const char *r2;
+		char *root2 = NULL, *abs = NULL;
+		int64_t started;
+
+		existing = load_strict(sp, "session record", &st, &abs, &e);
+		free(abs);
+		if (existing == NULL || session_check(existing, &r2, &root2,
+		    &started, &e) != 0) {
+			tc_error_set(err, "existing session_out is not a "
+			    "recoverable session record: %s", tc_error_msg(&e));
+			goto fail;
+		}
+		if (strcmp(r2, role) != 0 || strcmp(root2, root) != 0) {
+			free(root2);
+			tc_error_set(err, "session record does not match requested "
+			    "collection");
+			goto fail;
+		}
+		free(root2);
+		record = tc_json_clone(existing);
+	} else {
+		record = session_record(role, root, now_ns());
+		if (publish(sp, record, err) != 0)
+			goto fail;
+	}
+	marker = tc_path_join(root, MARKER);
+	if (!tc_path_exists(marker) && publish(marker, record, err) != 0)
+		goto fail;
+	if (marker_matches(root, record, err) != 0)
+		goto fail;
+	if (entries(root, &only_marker, &n) != 0 || !only_marker || n != 1) {
+		tc_error_set(err, "capture root changed before collection marker "
+		    "was established");
+		goto fail;
+	}
+	goto done;
+fail:
+	tc_json_free(record);
+	record = NULL;
+done:
+	tc_error_clear(&e);
+	tc_json_free(existing);
+	free(root);
+	free(sp);
+	free(marker);
+	return record;
+}
+
+struct spec {
+	const char *role;
+	char *path;
+};
+
+static int
+parse_spec(const char *s, struct spec *out, tc_error *err)
+{
+	const char *eq = strchr(s, '=');
+	char *role;
+
+	if (eq == NULL) {
+		tc_error_set(err, "file must use ROLE=RELATIVE_PATH");
+		return -1;
+	}
+	role = tc_xstrndup(s, (size_t)(eq - s));
+	if (role[0] == '\0' || !tc_text_is_canonical(role, strlen(role))) {
+		tc_error_set(err, "file role must be a trimmed non-empty string");
+		free(role);
+		return -1;
+	}
+	if (eq[1] == '\0' || !tc_text_is_canonical(eq + 1, strlen(eq + 1))) {
+		tc_error_set(err, "artifact path must be a trimmed non-empty "
+		    "string");
+		free(role);
+		return -1;
+	}
+	if (!known_file_role(role)) {
+		tc_error_set(err, "unknown artifact file role: %s", role);
+		free(role);
+		return -1;
+	}
+	if (artifact_path(eq + 1, err) != 0) {
+		free(role);
+		return -1;
+	}
+	out->role = role;
+	out->path = tc_xstrdup(eq + 1);
+	return 0;
+}
+
+tc_json *
+tc_collection_finalize(const struct tc_collection_finalize_args *a,
+    tc_error *err)
+{
+	struct stat st[4];
+	char *abs[4] = { NULL, NULL, NULL, NULL }, *root = NULL, *op = NULL;
+	tc_json *in[4] = { NULL, NULL, NULL, NULL }, *m = NULL, *files = NULL;
+	const char *labels[4] = { "session record", "workload", "config",
+	    "control" };
+	const char *paths[4] = { a->session, a->workload, a->config, a->control };
+	const char *role;
+	const char *const *need;
+	struct spec *specs = NULL;
+	struct ident *ids = NULL;
+	int64_t started, finalized;
+	size_t i, j, k, nids = 0;
+	tc_buf miss = TC_BUF_INIT;
+	int rootfd = -1;
+	char hex[65];
+
+	for (i = 0; i < 4; i++)
+		if ((in[i] = load_strict(paths[i], labels[i], &st[i], &abs[i],
+		    err)) == NULL)
+			goto fail;
+	if (session_check(in[0], &role, &root, &started, err) != 0)
+		goto fail;
+	if (tc_path_is_within(abs[0], root)) {
+		tc_error_set(err, "session record must be outside the capture root");
+		goto fail;
+	}
+	if (marker_matches(root, in[0], err) != 0)
+		goto fail;
+	if (a->source_revision[0] == '\0' || !tc_text_is_canonical(
+	    a->source_revision, strlen(a->source_revision))) {
+		tc_error_set(err, "source_revision must be a trimmed non-empty "
+		    "string");
+		goto fail;
+	}
+	if (a->native_pid <= 0) {
+		tc_error_set(err, "native_pid must be a positive integer");
+		goto fail;
+	}
+	if (a->started_ns < 0 || a->ended_ns < 0) {
+		tc_error_set(err, "%s must be a nonnegative integer",
+		    a->started_ns < 0 ? "started_ns" : "ended_ns");
+		goto fail;
+	}
+	if (a->ended_ns <= a->started_ns) {
+		tc_error_set(err, "ended_ns must be greater than started_ns");
+		goto fail;
+	}
+	{
+		tc_json *s = tc_json_new_string(a->command_fingerprint);
+
+		if (!is_sha(s)) {
+			tc_json_free(s);
+			tc_error_set(err, "command_fingerprint must be a lowercase "
+			    "SHA-256 fingerprint");
+			goto fail;
+		}
+		tc_json_free(s);
+	}
+	if (a->started_ns < started) {
+		tc_error_set(err, "producer run started before capture session");
+		goto fail;
+	}
+	if (tc_analysis__workload_normalized_copy(in[1], &files, err) != 0)
+		goto fail;
+	specs = tc_xcalloc(a->nfiles + 1, sizeof(*specs));
+	for (i = 0; i < a->nfiles; i++)
+		if (parse_spec(a->files[i], &specs[i], err) != 0)
+			goto fail;
+	need = role_files(role);
+	for (k = 0; need[k] != NULL; k++) {
+		for (i = 0; i < a->nfiles; i++)
+			if (strcmp(specs[i].role, need[k]) == 0)
+				break;
+		if (i == a->nfiles)
+			tc_buf_printf(&miss, "%s%s", miss.len ? ", " : "", need[k]);
+	}
+	if (miss.len) {
+		tc_error_set(err, "%s missing required files: %s", role,
+		    tc_buf_cstr(&miss));
+		goto fail;
+	}
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < i; j++)
+			if (strcmp(abs[i], abs[j]) == 0 || (st[i].st_dev ==
+			    st[j].st_dev && st[i].st_ino == st[j].st_ino)) {
+				tc_error_set(err, "session, workload, config, and "
+				    "control inputs must be distinct");
+				goto fail;
+			}
+	m = tc_json_new_object();
+	{
+		tc_json *fobj = tc_json_new_object();
+
+		rootfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (rootfd < 0 || scan(rootfd, "", started, err) != 0) {
+			if (rootfd < 0)
+				tc_error_set(err, "capture root must be an "
+				    "openable regular directory");
+			tc_json_free(fobj);
+			goto fail;
+		}
+		for (i = 0; i < a->nfiles; i++) {
+			struct stat fs;
+			int fd = open_nofollow(rootfd, specs[i].path, "artifact",
+			    &fs, err);
+			tc_json *rec, *list;
+
+			if (fd < 0 || tc_sha256_fd(fd, specs[i].path, hex, NULL,
+			    err) != 0) {
+				if (fd >= 0)
+					close(fd);
+				tc_json_free(fobj);
+				goto fail;
+			}
+			close(fd);
+			if (ns(&fs.st_ctim) < started) {
+				tc_error_set(err, "artifact predates capture "
+				    "session: %s", specs[i].path);
+				tc_json_free(fobj);
+				goto fail;
+			}
+			for (k = 0; k < nids; k++)
+				if (ids[k].dev == fs.st_dev &&
+				    ids[k].ino == fs.st_ino)
+					break;
+			if (k < nids) {
+				tc_error_set(err, "artifact input is repeated: %s",
+				    specs[i].path);
+				tc_json_free(fobj);
+				goto fail;
+			}
+			for (k = 0; k < 4; k++)
+				if (st[k].st_dev == fs.st_dev &&
+				    st[k].st_ino == fs.st_ino)
+					break;
+			if (k < 4) {
+				tc_error_set(err, "artifact overlaps a JSON input: "
+				    "%s", specs[i].path);
+				tc_json_free(fobj);
+				goto fail;
+			}
+			ids = tc_xrealloc(ids, (nids + 1) * sizeof(*ids));
+			ids[nids].dev = fs.st_dev;
+			ids[nids++].ino = fs.st_ino;
+			rec = tc_json_new_object();
+			tc_json_object_set_string(rec, "path", specs[i].path);
+			tc_json_object_set_string(rec, "sha256", hex);
+			tc_json_object_set_int(rec, "size", (int64_t)fs.st_size);
+			tc_json_object_set_int(rec, "ctime_ns", ns(&fs.st_ctim));
+			tc_json_object_set_int(rec, "mtime_ns", ns(&fs.st_mtim));
+			if ((list = tc_json_get(fobj, specs[i].role)) == NULL) {
+				list = tc_json_new_array();
+				tc_json_object_set(fobj, specs[i].role, list);
+			}
+			tc_json_array_push(list, rec);
+		}
+		/* records by path within each role */
+		for (i = 0; i < fobj->u.obj.len; i++) {
+			tc_json *l = fobj->u.obj.members[i].value;
+
+			for (j = 1; j < l->u.arr.len; j++)
+				for (k = j; k > 0 && strcmp(tc_json_get_string(
+				    l->u.arr.items[k - 1], "path"),
+				    tc_json_get_string(l->u.arr.items[k], "path"))
+				    > 0; k--) {
+					tc_json *t = l->u.arr.items[k - 1];
+
+					l->u.arr.items[k - 1] = l->u.arr.items[k];
+					l->u.arr.items[k] = t;
+				}
+		}
+		tc_json_object_set(m, "files", fobj);
+	}
+	if ((op = publication_path(a->out, err)) == NULL)
+		goto fail;
+	for (i = 0; i < 4; i++)
+		if (strcmp(op, abs[i]) == 0)
+			break;
+	for (k = 0; i == 4 && k < a->nfiles; k++) {
+		char *ap = tc_path_join(root, specs[k].path);
+
+		if (strcmp(ap, op) == 0)
+			i = 0;
+		free(ap);
+	}
+	if (i < 4) {
+		tc_error_set(err, "output overlaps an input");
+		goto fail;
+	}
+	{
+		char *parent = tc_path_dirname(op);
+		bool direct = strcmp(parent, root) == 0;
+
+		free(parent);
+		if (!direct) {
+			tc_error_set(err, "manifest output must be directly inside "
+			    "the capture root");
+			goto fail;
+		}
+	}
+	finalized = now_ns();
+	if (finalized <= started) {
+		tc_error_set(err, "finalize time must be after capture session "
+		    "start");
+		goto fail;
+	}
+	if (a->ended_ns > finalized) {
+		tc_error_set(err, "producer run ended after manifest finalization");
+		goto fail;
+	}
+	{
+		tc_json *cap = tc_json_new_object(), *prod = tc_json_new_object();
+
+		tc_json_object_set_string(m, "schema_version", "1.0");
+		tc_json_object_set_string(m, "capture_role", role);
+		tc_json_object_set_string(m, "capture_root", ".");
+		tc_json_object_set(cap, "session_fingerprint", tc_json_clone(
+		    tc_json_get(in[0], "session_fingerprint")));
+		tc_json_object_set_int(cap, "started_ns", started);
+		tc_json_object_set_int(cap, "finalized_ns", finalized);
+		tc_json_object_set_bool(cap, "root_was_empty", true);
+		tc_json_object_set(m, "capture", cap);
+		tc_json_object_set_string(m, "source_revision", a->source_revision);
+		tc_json_object_set(m, "config", tc_json_clone(in[2]));
+		tc_analysis__ascii_digest(in[2], hex, NULL);
+		tc_json_object_set_string(m, "config_fingerprint", hex);
+		tc_json_object_set(m, "control", tc_json_clone(in[3]));
+		tc_analysis__ascii_digest(in[3], hex, NULL);
+		tc_json_object_set_string(m, "control_fingerprint", hex);
+		tc_json_object_set_int(prod, "native_pid", a->native_pid);
+		tc_json_object_set_int(prod, "started_ns", a->started_ns);
+		tc_json_object_set_int(prod, "ended_ns", a->ended_ns);
+		tc_json_object_set_string(prod, "command_fingerprint",
+		    a->command_fingerprint);
+		tc_json_object_set(m, "producer", prod);
+		tc_analysis__ascii_digest(files, hex, NULL);
+		tc_json_object_set(m, "workload", files);
+		files = NULL;
+		tc_json_object_set_string(m, "workload_fingerprint", hex);
+	}
+	for (i = 0; i < tc_json_get(m, "files")->u.obj.len; i++) {
+		tc_json *l = tc_json_get(m, "files")->u.obj.members[i].value;
+
+		for (j = 0; j < l->u.arr.len; j++) {
+			int64_t c = 0;
+
+			tc_json_int64(tc_json_get(l->u.arr.items[j], "ctime_ns"), &c);
+			if (c > finalized) {
+				tc_error_set(err, "artifact ctime is after "
+				    "finalization: %s", tc_json_get_string(
+				    l->u.arr.items[j], "path"));
+				goto fail;
+			}
+		}
+	}
+	tc_analysis__ascii_digest(m, hex, NULL);
+	tc_json_object_set_string(m, "manifest_fingerprint", hex);
+	if (publish(op, m, err) != 0)
+		goto fail;
+	goto done;
+fail:
+	tc_json_free(m);
+	m = NULL;
+done:
+	if (rootfd >= 0)
+		close(rootfd);
+	for (i = 0; i < 4; i++) {
+		tc_json_free(in[i]);
+		free(abs[i]);
+	}
+	for (i = 0; specs != NULL && i < a->nfiles; i++) {
+		free((char *)specs[i].role);
+		free(specs[i].path);
+	}
+	free(specs);
+	free(ids);
+	free(root);
+	free(op);
+	tc_json_free(files);
+	tc_buf_free(&miss);
+	return m;
 }

@@ -94,9 +94,9 @@ row_operator(struct baseline *b, const char *type, const char *name)
 	tc_buf_puts(&b->key, type);
 	tc_buf_putc(&b->key, '\x1f');
 	tc_buf_puts(&b->key, name);
-	slot = an_map_slot(&b->op_of, tc_buf_cstr(&b->key), &created);
+	slot = tc_analysis__map_slot(&b->op_of, tc_buf_cstr(&b->key), &created);
 	if (created) {
-		char *t = normalize_op(type), *op = an_op_from_function(name);
+		char *t = normalize_op(type), *op = tc_analysis__op_from_function(name);
 		char *f = normalize_op(op);
 
 		b->ops = tc_xrealloc(b->ops, (b->nops + 1) * sizeof(*b->ops));
@@ -122,7 +122,7 @@ static const char *
 intern(struct baseline *b, const char *s)
 {
 	bool created;
-	size_t *slot = an_map_slot(&b->pool, s, &created);
+	size_t *slot = tc_analysis__map_slot(&b->pool, s, &created);
 
 	if (created) {
 		b->strs = tc_xrealloc(b->strs, (b->nstrs + 1) *
@@ -143,7 +143,7 @@ baseline_wants(void *vctx, const struct an_row *r)
 	if (!r->task_id.ok || b->keep == NULL)
 		return false;
 	task_key(tk, sizeof(tk), r->task_id.v);
-	return an_map_find(b->keep, tk) != NULL;
+	return tc_analysis__map_find(b->keep, tk) != NULL;
 }
 
 static bool
@@ -169,7 +169,7 @@ baseline_row(void *vctx, const struct an_row *r, tc_error *err)
 
 	(void)err;
 	b->total++;
-	(*an_map_slot(&b->by_name, r->name, NULL))++;
+	(*tc_analysis__map_slot(&b->by_name, r->name, NULL))++;
 	if (!r->task_id.ok)
 		return 0;
 	task_key(tk, sizeof(tk), r->task_id.v);
@@ -177,8 +177,8 @@ baseline_row(void *vctx, const struct an_row *r, tc_error *err)
 	tc_buf_puts(&b->key, r->model_id);
 	tc_buf_putc(&b->key, '\x1f');
 	tc_buf_puts(&b->key, tk);
-	(*an_map_slot(&b->by_model_task, tc_buf_cstr(&b->key), NULL))++;
-	(*an_map_slot(&b->by_task, tk, NULL))++;
+	(*tc_analysis__map_slot(&b->by_model_task, tc_buf_cstr(&b->key), NULL))++;
+	(*tc_analysis__map_slot(&b->by_task, tk, NULL))++;
 	if (r->partial)
 		return 0;
 	if (b->n == b->cap) {
@@ -214,18 +214,18 @@ baseline_free(struct baseline *b)
 	for (i = 0; i < b->nstrs; i++)
 		free(b->strs[i]);
 	free(b->strs);
-	an_map_free(&b->pool);
+	tc_analysis__map_free(&b->pool);
 	free(b->rows);
 	free(b->next);
 	for (i = 0; i < b->nops; i++)
 		free(b->ops[i]);
 	free(b->ops);
-	an_map_free(&b->op_of);
+	tc_analysis__map_free(&b->op_of);
 	tc_buf_free(&b->key);
-	an_map_free(&b->first);
-	an_map_free(&b->by_model_task);
-	an_map_free(&b->by_task);
-	an_map_free(&b->by_name);
+	tc_analysis__map_free(&b->first);
+	tc_analysis__map_free(&b->by_model_task);
+	tc_analysis__map_free(&b->by_task);
+	tc_analysis__map_free(&b->by_name);
 }
 
 /* Chain the kept rows of each task, in file order. */
@@ -241,7 +241,7 @@ baseline_index(struct baseline *b)
 		size_t *slot;
 
 		task_key(tk, sizeof(tk), b->rows[i].task_id.v);
-		slot = an_map_slot(&b->first, tk, &created);
+		slot = tc_analysis__map_slot(&b->first, tk, &created);
 		if (created)
 			*slot = i + 1;
 		else
@@ -315,12 +315,12 @@ candidate_rejected(void *vctx, const struct an_rejected *r, tc_error *err)
 	tc_buf k = TC_BUF_INIT;
 
 	(void)err;
-	if (!an_parse_sk_name(r->name, &bd))
+	if (!tc_analysis__parse_sk_name(r->name, &bd))
 		return 0;
 	signature_key(&k, r->model_id, &bd);
-	an_map_slot(&c->rejected, tc_buf_cstr(&k), NULL);
+	tc_analysis__map_slot(&c->rejected, tc_buf_cstr(&k), NULL);
 	tc_buf_free(&k);
-	an_boundary_free(&bd);
+	tc_analysis__boundary_free(&bd);
 	return 0;
 }
 
@@ -336,8 +336,8 @@ static size_t
 new_row_kind(struct candidate *c, const struct an_row *r)
 {
 	struct an_boundary bd;
-	bool parsed = an_parse_sk_name(r->name, &bd);
-	an_num raw = an_raw_sk_id(r->name);
+	bool parsed = tc_analysis__parse_sk_name(r->name, &bd);
+	an_num raw = tc_analysis__raw_sk_id(r->name);
 	size_t *match = NULL, nmatch = 0, i, j;
 	char **seqkeys = NULL;
 	size_t *bucket_of = NULL, nbuckets = 0;
@@ -411,11 +411,11 @@ new_row_kind(struct candidate *c, const struct an_row *r)
 		keyobj = tc_json_new_object();
 		tc_json_object_set(keyobj, "identity", tc_json_clone(identity));
 		tc_json_object_set(keyobj, "device_id",
-		    an_json_intnum(r->device_id));
-		tc_json_object_set(keyobj, "raw_sk_id", an_json_intnum(raw));
+		    tc_analysis__json_intnum(r->device_id));
+		tc_json_object_set(keyobj, "raw_sk_id", tc_analysis__json_intnum(raw));
 		key = tc_json_canonical(keyobj, NULL, NULL);
 		tc_json_free(keyobj);
-		slot = an_map_slot(&c->by_key, key, &created);
+		slot = tc_analysis__map_slot(&c->by_key, key, &created);
 		if (created) {
 			struct cgroup *g;
 
@@ -450,7 +450,7 @@ new_row_kind(struct candidate *c, const struct an_row *r)
 	free(bucket_of);
 	free(match);
 	if (parsed)
-		an_boundary_free(&bd);
+		tc_analysis__boundary_free(&bd);
 	c->lists = tc_xrealloc(c->lists, (c->nlists + 1) * sizeof(*c->lists));
 	c->list_len = tc_xrealloc(c->list_len, (c->nlists + 1) *
 	    sizeof(*c->list_len));
@@ -475,7 +475,7 @@ candidate_row(void *vctx, const struct an_row *r, tc_error *err)
 	tc_buf_printf(&k, "%s\x1f", r->model_id);
 	num_text(&k, r->device_id);
 	tc_buf_printf(&k, "\x1f%s", r->name);
-	slot = an_map_slot(&c->by_row, tc_buf_cstr(&k), &created);
+	slot = tc_analysis__map_slot(&c->by_row, tc_buf_cstr(&k), &created);
 	tc_buf_free(&k);
 	if (created)
 		*slot = new_row_kind(c, r);
@@ -495,12 +495,12 @@ candidate_row(void *vctx, const struct an_row *r, tc_error *err)
 			free(g->rep_model);
 			free(g->rep_name);
 			if (g->rep_has_boundary)
-				an_boundary_free(&g->rep_boundary);
+				tc_analysis__boundary_free(&g->rep_boundary);
 			g->rep_model = tc_xstrdup(r->model_id);
 			g->rep_name = tc_xstrdup(r->name);
 			g->rep_task = r->task_id;
 			g->rep_stream = r->stream_id;
-			g->rep_has_boundary = an_parse_sk_name(r->name,
+			g->rep_has_boundary = tc_analysis__parse_sk_name(r->name,
 			    &g->rep_boundary);
 		}
 	}
@@ -521,7 +521,7 @@ candidate_free(struct candidate *c)
 		free(g->rep_model);
 		free(g->rep_name);
 		if (g->rep_has_boundary)
-			an_boundary_free(&g->rep_boundary);
+			tc_analysis__boundary_free(&g->rep_boundary);
 		free(g->dur);
 	}
 	free(c->g);
@@ -529,9 +529,9 @@ candidate_free(struct candidate *c)
 		free(c->lists[i]);
 	free(c->lists);
 	free(c->list_len);
-	an_map_free(&c->by_key);
-	an_map_free(&c->by_row);
-	an_map_free(&c->rejected);
+	tc_analysis__map_free(&c->by_key);
+	tc_analysis__map_free(&c->by_row);
+	tc_analysis__map_free(&c->rejected);
 }
 
 /* ---- reading both profiles ------------------------------------------------- */
@@ -540,12 +540,12 @@ static int
 read_profile(const char *path, const struct an_csv_sink *sink, size_t *rows,
     char hex[65], tc_error *err)
 {
-	char *csv = an_find_kernel_details(path, err);
+	char *csv = tc_analysis__find_kernel_details(path, err);
 	int rc;
 
 	if (csv == NULL)
 		return -1;
-	rc = an_kernel_details_read(csv, sink, hex, err);
+	rc = tc_analysis__kernel_details_read(csv, sink, hex, err);
 	if (rc == 0 && *rows == 0) {
 		tc_error_set(err, "%s: no kernel rows with start/duration", csv);
 		rc = -1;
@@ -616,16 +616,16 @@ summary_nonfinite(struct base_row **rows, size_t n, an_num *interval,
 		} else if (end.ok && rows[i]->end.v > end.v) {
 			end = rows[i]->end;
 		}
-		sum = an_sum2(sum, AN_NUM(rows[i]->duration));
-		scalar = an_sum2(scalar, an_sum2(a, v));
+		sum = tc_analysis__sum2(sum, AN_NUM(rows[i]->duration));
+		scalar = tc_analysis__sum2(scalar, tc_analysis__sum2(a, v));
 		ev[i].stream = AN_NONE;
 		ev[i].family = AN_OTHER;
 		ev[i].start = rows[i]->start;
 		ev[i].end = rows[i]->end;
 	}
-	*interval = an_diff(end, AN_NUM(start));
+	*interval = tc_analysis__diff(end, AN_NUM(start));
 	*dsum = sum;
-	*uni = an_interval_union(ev, n);
+	*uni = tc_analysis__interval_union(ev, n);
 	free(ev);
 	return bad || !end.ok || !interval->ok || !sum.ok || !uni->ok ||
 	    !scalar.ok;
@@ -676,7 +676,7 @@ occurrence_key(const struct base_row *r)
 	}
 	k = tc_json_new_array();
 	tc_json_array_push(k, tc_json_new_string(r->model_id));
-	tc_json_array_push(k, an_json_intnum(r->device_id));
+	tc_json_array_push(k, tc_analysis__json_intnum(r->device_id));
 	tc_json_array_push(k, tc_json_new_string(field));
 	tc_json_array_push(k, tc_json_new_string(val));
 	text = tc_json_canonical(k, NULL, NULL);
@@ -726,7 +726,7 @@ aggregate_legacy(struct base_row **mapped, size_t n, const int64_t *ids,
 
 	if (n == 0) {
 		if (nids > 0)
-			an_list_add_unique(errors,
+			tc_analysis__list_add_unique(errors,
 			    "baseline_child_occurrence_count_mismatch");
 		return 0;
 	}
@@ -770,7 +770,7 @@ aggregate_legacy(struct base_row **mapped, size_t n, const int64_t *ids,
 			if (strcmp(per[i][k].key, per[0][k].key) != 0)
 				err = "baseline_child_occurrence_key_mismatch";
 	if (err != NULL) {
-		an_list_add_unique(errors, err);
+		tc_analysis__list_add_unique(errors, err);
 		goto done;
 	}
 	/* one occurrence per key, in key order: its interval numbers */
@@ -790,12 +790,12 @@ aggregate_legacy(struct base_row **mapped, size_t n, const int64_t *ids,
 	}
 	if (summary_nonfinite(mapped, n, &iv, &ds, &un))
 		nonfinite = true;
-	if (!an_robust_stats(ivs, count, true, &st) ||
-	    !an_robust_stats(dss, count, true, &st) ||
-	    !an_robust_stats(uns, count, true, &st))
+	if (!tc_analysis__robust_stats(ivs, count, true, &st) ||
+	    !tc_analysis__robust_stats(dss, count, true, &st) ||
+	    !tc_analysis__robust_stats(uns, count, true, &st))
 		nonfinite = true;
 	if (nonfinite)
-		an_list_add_unique(errors, "non_finite_derived_statistics");
+		tc_analysis__list_add_unique(errors, "non_finite_derived_statistics");
 done:
 	for (i = 0; i < nids; i++) {
 		for (k = 0; per[i] != NULL && k < nk[i]; k++)
@@ -819,7 +819,7 @@ struct run {
 	struct an_groups groups;
 	struct baseline base;
 	struct candidate cand;
-	struct an_fingerprints fp;
+	struct tc_analysis__fingerprints fp;
 	tc_json *assoc;			/* association_protocol */
 };
 
@@ -893,7 +893,7 @@ fusion_benefit(size_t child_count, an_num sk_p50)
 		tc_json_object_set_null(f, "launch_count_with_sk");
 	tc_json_object_set_int(f, "estimated_launch_reduction",
 	    child_count > 0 ? (int64_t)child_count - 1 : 0);
-	tc_json_object_set(f, "sk_duration_us", an_json_float(sk_p50));
+	tc_json_object_set(f, "sk_duration_us", tc_analysis__json_float(sk_p50));
 	tc_json_object_set_null(f, "original_interval_p50_us");
 	tc_json_object_set_null(f, "original_duration_sum_p50_us");
 	tc_json_object_set_null(f, "interval_improvement_us");
@@ -922,7 +922,7 @@ decision(struct run *run, struct cgroup *g)
 	bool node_count_mismatch = false;
 	char tk[40];
 
-	an_robust_stats(g->dur, g->n, false, &cs);
+	tc_analysis__robust_stats(g->dur, g->n, false, &cs);
 	errors = tc_json_clone(run->fp.evidence_errors);
 	{
 		const tc_json *b = tc_json_get(g->identity, "boundary");
@@ -940,7 +940,7 @@ decision(struct run *run, struct cgroup *g)
 			sig.start_op = (char *)tc_json_get_string(b, "start_op");
 			sig.end_op = (char *)tc_json_get_string(b, "end_op");
 			signature_key(&key, g->rep_model, &sig);
-			invalid = an_map_find(&c->rejected, tc_buf_cstr(&key)) !=
+			invalid = tc_analysis__map_find(&c->rejected, tc_buf_cstr(&key)) !=
 			    NULL;
 			tc_buf_free(&key);
 		}
@@ -1000,7 +1000,7 @@ dup:
 
 					task_key(tk, sizeof(tk),
 					    (double)ids[ni]);
-					first = an_map_find(&run->base.first,
+					first = tc_analysis__map_find(&run->base.first,
 					    tk);
 					for (k = first ? *first : 0; k > 0;
 					    k = run->base.next[k - 1]) {
@@ -1052,7 +1052,7 @@ mapped_done:
 			size_t *n;
 
 			task_key(tk, sizeof(tk), (double)ids[i]);
-			if ((n = an_map_find(&run->base.by_task, tk)) != NULL)
+			if ((n = tc_analysis__map_find(&run->base.by_task, tk)) != NULL)
 				total += *n;
 		}
 		if (total > 0)
@@ -1065,7 +1065,7 @@ mapped_done:
 
 		task_key(tk, sizeof(tk), g->rep_task.v);
 		mk = tc_xasprintf("%s\x1f%s", g->rep_model, tk);
-		n = an_map_find(&run->base.by_model_task, mk);
+		n = tc_analysis__map_find(&run->base.by_model_task, mk);
 		if (n != NULL && *n > 0)
 			add_hint(hints, "same_task_id", "baseline_row_count", *n);
 		free(mk);
@@ -1080,7 +1080,7 @@ mapped_done:
 
 			if (run->base.by_name.keys[i] == NULL)
 				continue;
-			op = an_op_from_function(run->base.by_name.keys[i]);
+			op = tc_analysis__op_from_function(run->base.by_name.keys[i]);
 			if (op != NULL && ((sop && sop[0] && strcmp(op, sop) ==
 			    0) || (eop && eop[0] && strcmp(op, eop) == 0)))
 				total += run->base.by_name.vals[i];
@@ -1093,9 +1093,9 @@ mapped_done:
 	/* the legacy rung: diagnostic only */
 	blockers = tc_json_new_array();
 	for (i = 0; assoc_blockers && i < assoc_blockers->u.arr.len; i++)
-		an_list_add_unique(blockers,
+		tc_analysis__list_add_unique(blockers,
 		    tc_json_string(assoc_blockers->u.arr.items[i]));
-	an_list_add_unique(blockers, "cross_compile_runtime_id_not_identity");
+	tc_analysis__list_add_unique(blockers, "cross_compile_runtime_id_not_identity");
 	append_all(merrs, raw_errs);
 	append_all(merrs, blockers);
 	occ = aggregate_legacy(mapped, nmapped, ids, nids, merrs);
@@ -1106,20 +1106,20 @@ mapped_done:
 	tc_json_array_push(errors, tc_json_new_string("baseline_mapping_missing"));
 	list = tc_json_new_array();
 	for (i = 0; i < errors->u.arr.len; i++)
-		an_list_add_unique(list, tc_json_string(errors->u.arr.items[i]));
+		tc_analysis__list_add_unique(list, tc_json_string(errors->u.arr.items[i]));
 	tc_json_free(errors);
 	errors = list;
-	an_classify(NULL, &cs, &run->t, errors, &cl);
+	tc_analysis__classify(NULL, &cs, &run->t, errors, &cl);
 
 	/* the decision */
 	tc_json_object_set_string(d, "candidate", run->args->candidate_name);
-	tc_json_object_set(d, "device_id", an_json_intnum(g->device_id));
+	tc_json_object_set(d, "device_id", tc_analysis__json_intnum(g->device_id));
 	tc_json_object_set_string(d, "model_id", g->rep_model);
-	tc_json_object_set(d, "raw_sk_id", an_json_intnum(g->raw_sk_id));
-	tc_json_object_set(d, "task_id", an_json_intnum(g->rep_task));
-	tc_json_object_set(d, "stream_id", an_json_intnum(g->rep_stream));
+	tc_json_object_set(d, "raw_sk_id", tc_analysis__json_intnum(g->raw_sk_id));
+	tc_json_object_set(d, "task_id", tc_analysis__json_intnum(g->rep_task));
+	tc_json_object_set(d, "stream_id", tc_analysis__json_intnum(g->rep_stream));
 	tc_json_object_set_string(d, "name", g->rep_name);
-	boundary = g->rep_has_boundary ? an_boundary_json(&g->rep_boundary) :
+	boundary = g->rep_has_boundary ? tc_analysis__boundary_json(&g->rep_boundary) :
 	    tc_json_new_object();
 	tc_json_object_set(d, "boundary", boundary);
 	tc_json_object_set(d, "identity", tc_json_clone(g->identity));
@@ -1127,7 +1127,7 @@ mapped_done:
 		char hex[65];
 		char *id;
 
-		an_ascii_digest(g->identity, hex, NULL);
+		tc_analysis__ascii_digest(g->identity, hex, NULL);
 		id = tc_xasprintf("sk-%s", hex);
 		tc_json_object_set_string(d, "sk_id", id);
 		free(id);
@@ -1136,8 +1136,8 @@ mapped_done:
 		free(id);
 	}
 	tc_json_object_set_null(d, "graph_occurrence_fingerprint");
-	tc_json_object_set(d, "sk_duration_us", an_json_float(cs.p50));
-	tc_json_object_set(d, "sk_duration", an_stats_json(&cs));
+	tc_json_object_set(d, "sk_duration_us", tc_analysis__json_float(cs.p50));
+	tc_json_object_set(d, "sk_duration", tc_analysis__stats_json(&cs));
 	if (g->nmeta > 0)
 		tc_json_object_set_string(d, "mapping_method", "sk_meta_node_ids");
 	else
@@ -1154,9 +1154,9 @@ mapped_done:
 		for (j = 0; j < grp->nnodes; j++) {
 			tc_json_array_push(list,
 			    tc_json_new_string(grp->nodes[j].func_name));
-			an_counter_add(&ops, grp->nodes[j].op_type);
-			an_counter_add(&fams,
-			    an_family_names[grp->nodes[j].family]);
+			tc_analysis__counter_add(&ops, grp->nodes[j].op_type);
+			tc_analysis__counter_add(&fams,
+			    tc_analysis__family_names[grp->nodes[j].family]);
 			child_count++;
 		}
 	}
@@ -1164,9 +1164,9 @@ mapped_done:
 	    (int64_t)child_count);
 	tc_json_object_set(d, "metadata_child_functions", list);
 	tc_json_object_set(d, "metadata_child_op_types",
-	    an_counter_json(&ops, 20));
+	    tc_analysis__counter_json(&ops, 20));
 	tc_json_object_set(d, "metadata_child_core_families",
-	    an_counter_json(&fams, 20));
+	    tc_analysis__counter_json(&fams, 20));
 	tc_json_object_set_null(d, "original");
 	tc_json_object_set_int(d, "child_count", (int64_t)child_count);
 	tc_json_object_set_int(d, "candidate_occurrence_count",
@@ -1175,10 +1175,10 @@ mapped_done:
 	    fusion_benefit(child_count, cs.p50));
 	tc_json_object_set_string(d, "classification", cl.classification);
 	tc_json_object_set_string(d, "classification_zh", cl.classification_zh);
-	tc_json_object_set(d, "noise_threshold_pct", an_json_float(cl.noise_pct));
-	tc_json_object_set(d, "improvement_us", an_json_float(cl.improvement_us));
+	tc_json_object_set(d, "noise_threshold_pct", tc_analysis__json_float(cl.noise_pct));
+	tc_json_object_set(d, "improvement_us", tc_analysis__json_float(cl.improvement_us));
 	tc_json_object_set(d, "improvement_pct",
-	    an_json_float(cl.improvement_pct));
+	    tc_analysis__json_float(cl.improvement_pct));
 	tc_json_object_set(d, "evidence_errors", cl.errors);
 	/* insufficient_evidence on this rung: reprofile */
 	tc_json_object_set_string(d, "action",
@@ -1189,8 +1189,8 @@ mapped_done:
 	    strcmp(cl.classification, "regressed") == 0)
 		tc_json_object_set_string(d, "action_blocker",
 		    "prune_requires_exact_source_scope_boundary_mapping");
-	an_counter_free(&ops);
-	an_counter_free(&fams);
+	tc_analysis__counter_free(&ops);
+	tc_analysis__counter_free(&fams);
 	tc_json_free(errors);
 	tc_json_free(merrs);
 	tc_json_free(raw_errs);
@@ -1270,7 +1270,7 @@ disambiguate(tc_json *decisions, tc_error *err)
 			    tc_json_clone(tc_json_get(d, "identity")));
 			tc_json_object_set(payload, "discriminator",
 			    tc_json_clone(disc));
-			an_ascii_digest(payload, hex, NULL);
+			tc_analysis__ascii_digest(payload, hex, NULL);
 			tc_json_free(payload);
 			for (q = 0; q < m; q++)
 				if (strcmp(generated[q], hex) == 0)
@@ -1310,7 +1310,7 @@ json_is_int(const tc_json *v)
 }
 
 tc_json *
-an_mapping_coverage(const tc_json *decisions)
+tc_analysis__mapping_coverage(const tc_json *decisions)
 {
 	tc_json *o = tc_json_new_object(), *dist = tc_json_new_object();
 	tc_json *bc = tc_json_new_object();
@@ -1334,7 +1334,7 @@ an_mapping_coverage(const tc_json *decisions)
 			continue;
 		key = tc_xasprintf("%s\x1f%s\x1f%s", dev->u.int_text, ms,
 		    raw->u.int_text);
-		an_map_slot(&seen, key, &created);
+		tc_analysis__map_slot(&seen, key, &created);
 		free(key);
 		if (!created)
 			continue;
@@ -1379,7 +1379,7 @@ an_mapping_coverage(const tc_json *decisions)
 			tc_json_object_set_int(bc, b, slot ? v + 1 : 1);
 		}
 	}
-	an_map_free(&seen);
+	tc_analysis__map_free(&seen);
 	tc_json_object_set_int(o, "total_sk_ids", (int64_t)total);
 	tc_json_object_set_int(o, "bound_sk_ids", (int64_t)bound);
 	tc_json_object_set_int(o, "exact_projected_trace_sk_ids", (int64_t)exact);
@@ -1458,7 +1458,7 @@ diagnostics(const tc_json *decisions, const tc_json *env,
 	struct an_dcci dcci;
 	size_t i, j;
 
-	if (an_dcci_state(env, cand_config, &dcci, err) != 0)
+	if (tc_analysis__dcci_state(env, cand_config, &dcci, err) != 0)
 		return -1;
 	*hyp = tc_json_new_array();
 	*blockers = tc_json_new_array();
@@ -1550,7 +1550,7 @@ diagnostics(const tc_json *decisions, const tc_json *env,
 				    "unknown）：%s；scalar/cache 指标不能代替明确的"
 				    "状态证据。", b.len ? tc_buf_cstr(&b) :
 				    "未提供显式 runtime_evidence.dcci_state 来源");
-			an_list_add_unique(*blockers, tc_buf_cstr(&m));
+			tc_analysis__list_add_unique(*blockers, tc_buf_cstr(&m));
 			tc_buf_free(&b);
 			tc_buf_free(&m);
 		}
@@ -1577,8 +1577,8 @@ relative_path(const char *path, const char *out, tc_error *err)
 		free(a);
 		return NULL;
 	}
-	an_path_split(a, &pa);
-	an_path_split(b, &pb);
+	tc_analysis__path_split(a, &pa);
+	tc_analysis__path_split(b, &pb);
 	while (common < pa.n && common < pb.n &&
 	    strcmp(pa.p[common], pb.p[common]) == 0)
 		common++;
@@ -1591,8 +1591,8 @@ relative_path(const char *path, const char *out, tc_error *err)
 	}
 	if (r.len == 0)
 		tc_buf_putc(&r, '.');
-	an_parts_free(&pa);
-	an_parts_free(&pb);
+	tc_analysis__parts_free(&pa);
+	tc_analysis__parts_free(&pb);
 	free(a);
 	free(b);
 	tc_buf_grow(&r, 0);
@@ -1667,7 +1667,7 @@ check_paths(const struct tc_fusion_args *a, tc_error *err)
 	}
 	for (k = 0; k < 2; k++) {
 		if (outs[k] != NULL && is_dir(outs[k])) {
-			char *shown = an_py_path(outs[k]);
+			char *shown = tc_analysis__py_path(outs[k]);
 
 			tc_error_set(err, "%s: %s must not be a directory", shown,
 			    labels[k]);
@@ -1710,7 +1710,7 @@ records_hold(const tc_json *m, const char *sha)
  */
 static tc_json *
 association_protocol(const struct tc_fusion_args *a, const char *bhex,
-    const char *chex, const struct an_fingerprints *fp)
+    const char *chex, const struct tc_analysis__fingerprints *fp)
 {
 	const char *paths[2] = { a->baseline_collection_manifest,
 	    a->profile_collection_manifest };
@@ -1753,7 +1753,7 @@ association_protocol(const struct tc_fusion_args *a, const char *bhex,
 	} else {
 		tc_error e = TC_ERROR_INIT;
 
-		summary = an_collection_validate_set(roles, paths, 2, m, &e);
+		summary = tc_analysis__collection_validate_set(roles, paths, 2, m, &e);
 		tc_error_clear(&e);
 		if (summary == NULL) {
 			blocker = "structural_collection_manifest_set_invalid";
@@ -1992,7 +1992,7 @@ tc_analysis_content_fingerprint(const tc_json *report, char hex[65],
 	int rc;
 
 	tc_json_object_remove(copy, "analysis_content_fingerprint");
-	rc = an_ascii_digest(copy, hex, err);
+	rc = tc_analysis__ascii_digest(copy, hex, err);
 	tc_json_free(copy);
 	return rc;
 }
@@ -2025,7 +2025,7 @@ collect_node_ids(const struct an_groups *g, struct an_map *keep)
 		for (j = 0; j < g->items[i].nnodes; j++) {
 			task_key(tk, sizeof(tk),
 			    (double)g->items[i].nodes[j].node_id);
-			an_map_slot(keep, tk, NULL);
+			tc_analysis__map_slot(keep, tk, NULL);
 		}
 }
 
@@ -2053,7 +2053,7 @@ build_report(struct run *run, tc_json *decisions, tc_json *sk_child,
 	tc_json_object_set_string(id, "analysis_agent_id", a->analysis_agent_id);
 	tc_json_object_set_string(id, "candidate_name", a->candidate_name);
 	tc_json_object_set_string(id, "source_revision", a->source_revision);
-	an_ascii_digest(id, hex, NULL);
+	tc_analysis__ascii_digest(id, hex, NULL);
 	s = tc_xasprintf("analysis-%s", hex);
 	tc_json_object_set_string(r, "analysis_id", s);
 	free(s);
@@ -2142,7 +2142,7 @@ build_report(struct run *run, tc_json *decisions, tc_json *sk_child,
 	    tc_json_new_object());
 	tc_json_object_set(r, "stream_role_mapping", tc_json_new_object());
 	tc_json_object_set(r, "graph_alignment_proof", tc_json_new_object());
-	tc_json_object_set(r, "mapping_coverage", an_mapping_coverage(decisions));
+	tc_json_object_set(r, "mapping_coverage", tc_analysis__mapping_coverage(decisions));
 	tc_json_object_set(r, "scope_actions", scope_actions(decisions));
 	tc_json_object_set(r, "per_sk_decisions", decisions);
 	{
@@ -2221,36 +2221,36 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 	if (check_paths(a, err) != 0)
 		return NULL;
 	if (!is_dir(a->sk_meta)) {
-		char *shown = an_py_path(a->sk_meta);
+		char *shown = tc_analysis__py_path(a->sk_meta);
 
 		tc_error_set(err, "%s: sk_meta must be an existing directory",
 		    shown);
 		free(shown);
 		return NULL;
 	}
-	if ((bc = an_load_json_artifact(a->baseline_config, "baseline config",
+	if ((bc = tc_analysis__load_json_artifact(a->baseline_config, "baseline config",
 	    err)) == NULL ||
-	    (cc = an_load_json_artifact(a->candidate_config, "candidate config",
+	    (cc = tc_analysis__load_json_artifact(a->candidate_config, "candidate config",
 	    err)) == NULL ||
-	    (bw = an_load_json_artifact(a->baseline_workload,
+	    (bw = tc_analysis__load_json_artifact(a->baseline_workload,
 	    "baseline workload", err)) == NULL ||
-	    (cw = an_load_json_artifact(a->candidate_workload,
+	    (cw = tc_analysis__load_json_artifact(a->candidate_workload,
 	    "candidate workload", err)) == NULL ||
-	    (dcs = an_load_json_artifact(a->declared_change_set,
+	    (dcs = tc_analysis__load_json_artifact(a->declared_change_set,
 	    "declared change set", err)) == NULL)
 		goto done;
 	if (a->environment_evidence != NULL &&
-	    (env = an_load_json_artifact(a->environment_evidence,
+	    (env = tc_analysis__load_json_artifact(a->environment_evidence,
 	    "environment evidence", err)) == NULL)
 		goto done;
 	if (a->source_scope_map != NULL &&
-	    an_layer_map_check(a->source_scope_map, err) != 0)
+	    tc_analysis__layer_map_check(a->source_scope_map, err) != 0)
 		goto done;
-	if (an_fingerprints(bc, cc, bw, cw, dcs, &run.fp, err) != 0)
+	if (tc_analysis__fingerprints(bc, cc, bw, cw, dcs, &run.fp, err) != 0)
 		goto done;
 	/* the fused-node metadata names the baseline rows worth keeping;
 	 * its own errors are the reference's, after both profiles */
-	meta_rc = an_sk_meta_load(a->sk_meta, &run.groups, &meta_err);
+	meta_rc = tc_analysis__sk_meta_load(a->sk_meta, &run.groups, &meta_err);
 	collect_node_ids(&run.groups, &keep);
 	run.base.keep = &keep;
 	bsink.ctx = &run.base;
@@ -2261,7 +2261,7 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 	    err) != 0)
 		goto done;
 	baseline_index(&run.base);
-	if ((mapping = an_source_scope_mapping(a->source_scope_map, err)) ==
+	if ((mapping = tc_analysis__source_scope_mapping(a->source_scope_map, err)) ==
 	    NULL)
 		goto done;
 	run.cand.groups = &run.groups;
@@ -2277,7 +2277,8 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 		tc_error_set(err, "%s", tc_error_msg(&meta_err));
 		goto done;
 	}
-	qsort(run.cand.g, run.cand.ng, sizeof(*run.cand.g), cmp_group);
+	if (run.cand.ng > 1)
+		qsort(run.cand.g, run.cand.ng, sizeof(*run.cand.g), cmp_group);
 	decisions = tc_json_new_array();
 	for (i = 0; i < run.cand.ng; i++)
 		tc_json_array_push(decisions, decision(&run, &run.cand.g[i]));
@@ -2289,7 +2290,7 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 		goto done;
 	}
 	if (a->sk_prof != NULL &&
-	    (sk_child = an_sk_prof_summary(a->sk_prof, err)) == NULL)
+	    (sk_child = tc_analysis__sk_prof_summary(a->sk_prof, err)) == NULL)
 		goto done;
 	report = build_report(&run, decisions, sk_child, env, cc, mapping, err);
 	decisions = sk_child = mapping = NULL;
@@ -2329,10 +2330,10 @@ done:
 	tc_json_free(decisions);
 	tc_json_free(sk_child);
 	tc_json_free(run.assoc);
-	an_fingerprints_free(&run.fp);
-	an_groups_free(&run.groups);
+	tc_analysis__fingerprints_free(&run.fp);
+	tc_analysis__groups_free(&run.groups);
 	baseline_free(&run.base);
 	candidate_free(&run.cand);
-	an_map_free(&keep);
+	tc_analysis__map_free(&keep);
 	return report;
 }

@@ -25,7 +25,7 @@ load_lenient(const char *path, tc_error *err)
 
 	if (raw == NULL)
 		return NULL;
-	text = an_utf8_replace(raw, len, &tlen);
+	text = tc_analysis__utf8_replace(raw, len, &tlen);
 	free(raw);
 	v = tc_json_parse_text(text, tlen, err);
 	free(text);
@@ -33,10 +33,10 @@ load_lenient(const char *path, tc_error *err)
 }
 
 tc_json *
-an_load_json_artifact(const char *path, const char *label, tc_error *err)
+tc_analysis__load_json_artifact(const char *path, const char *label, tc_error *err)
 {
 	tc_error e = TC_ERROR_INIT;
-	char *shown = an_py_path(path);
+	char *shown = tc_analysis__py_path(path);
 	size_t len, tlen;
 	char *raw = tc_read_file(shown, TC_READ_MAX_BYTES, &len, &e), *text;
 	tc_json *v = NULL;
@@ -46,7 +46,7 @@ an_load_json_artifact(const char *path, const char *label, tc_error *err)
 		    tc_error_msg(&e));
 		goto done;
 	}
-	text = an_utf8_replace(raw, len, &tlen);
+	text = tc_analysis__utf8_replace(raw, len, &tlen);
 	free(raw);
 	v = tc_json_parse_text(text, tlen, &e);
 	free(text);
@@ -393,7 +393,29 @@ valid_concept(const char *c, const tc_json *v)
 }
 
 int
-an_workload_normalized(const tc_json *w, tc_error *err)
+tc_analysis__workload_normalized_copy(const tc_json *w, tc_json **out, tc_error *err)
+{
+	const char *code, *concept;
+
+	if (w == NULL || w->type != TC_JSON_OBJECT) {
+		tc_error_set(err, "workload must be an object");
+		return -1;
+	}
+	if ((*out = normalize_workload(w, &code, &concept)) == NULL) {
+		if (strcmp(code, "missing") == 0)
+			tc_error_set(err, "workload.%s is required", concept);
+		else if (strcmp(code, "conflicting") == 0)
+			tc_error_set(err, "workload.%s aliases conflict", concept);
+		else
+			tc_error_set(err, "workload must contain only standard "
+			    "JSON values");
+		return -1;
+	}
+	return 0;
+}
+
+int
+tc_analysis__workload_normalized(const tc_json *w, tc_error *err)
 {
 	const char *code, *concept;
 	tc_json *n;
@@ -459,7 +481,7 @@ workload_errors(const tc_json *w, tc_json *errors)
 				    "workload_manifest_incomplete"));
 			snprintf(buf, sizeof(buf), "workload_manifest_invalid_%s",
 			    concepts[c]);
-			an_list_add_unique(mine, buf);
+			tc_analysis__list_add_unique(mine, buf);
 		}
 		tc_json_free(n);
 	}
@@ -485,8 +507,8 @@ canonical_or_error(const tc_json *v, tc_error *err)
 }
 
 int
-an_fingerprints(const tc_json *bc, const tc_json *cc, const tc_json *bw,
-    const tc_json *cw, const tc_json *dcs, struct an_fingerprints *out,
+tc_analysis__fingerprints(const tc_json *bc, const tc_json *cc, const tc_json *bw,
+    const tc_json *cw, const tc_json *dcs, struct tc_analysis__fingerprints *out,
     tc_error *err)
 {
 	const tc_json *pointers = tc_json_get(dcs, "allowed_json_pointers");
@@ -516,12 +538,12 @@ an_fingerprints(const tc_json *bc, const tc_json *cc, const tc_json *bw,
 	    (text[2] = canonical_or_error(bctl, err)) == NULL ||
 	    (text[3] = canonical_or_error(cctl, err)) == NULL)
 		goto done;
-	if (an_ascii_digest(bwv, out->baseline_workload, err) != 0 ||
-	    an_ascii_digest(cwv, out->candidate_workload, err) != 0 ||
-	    an_ascii_digest(bctl, out->baseline_control, err) != 0 ||
-	    an_ascii_digest(cctl, out->candidate_control, err) != 0 ||
-	    an_ascii_digest(bc, out->baseline_config, err) != 0 ||
-	    an_ascii_digest(cc, out->candidate_config, err) != 0)
+	if (tc_analysis__ascii_digest(bwv, out->baseline_workload, err) != 0 ||
+	    tc_analysis__ascii_digest(cwv, out->candidate_workload, err) != 0 ||
+	    tc_analysis__ascii_digest(bctl, out->baseline_control, err) != 0 ||
+	    tc_analysis__ascii_digest(cctl, out->candidate_control, err) != 0 ||
+	    tc_analysis__ascii_digest(bc, out->baseline_config, err) != 0 ||
+	    tc_analysis__ascii_digest(cc, out->candidate_config, err) != 0)
 		goto done;
 	out->workload_match = strcmp(text[0], text[1]) == 0;
 	out->control_match = strcmp(text[2], text[3]) == 0;
@@ -536,7 +558,7 @@ an_fingerprints(const tc_json *bc, const tc_json *cc, const tc_json *bw,
 		    tc_json_new_string("undeclared_config_differences"));
 	out->evidence_errors = tc_json_new_array();
 	for (i = 0; i < errors->u.arr.len; i++)
-		an_list_add_unique(out->evidence_errors,
+		tc_analysis__list_add_unique(out->evidence_errors,
 		    tc_json_string(errors->u.arr.items[i]));
 	tc_json_free(errors);
 	out->declared_change_set = tc_json_clone(dcs);
@@ -556,7 +578,7 @@ done:
 }
 
 void
-an_fingerprints_free(struct an_fingerprints *f)
+tc_analysis__fingerprints_free(struct tc_analysis__fingerprints *f)
 {
 	tc_json_free(f->evidence_errors);
 	tc_json_free(f->declared_change_set);
@@ -696,7 +718,7 @@ boundary_ok(const tc_json *b)
 }
 
 int
-an_layer_map_check(const char *path, tc_error *err)
+tc_analysis__layer_map_check(const char *path, tc_error *err)
 {
 	tc_json *data = load_lenient(path, err);
 	const tc_json *ranges, *p;
@@ -706,7 +728,7 @@ an_layer_map_check(const char *path, tc_error *err)
 
 	if (data == NULL)
 		return -1;
-	shown = an_py_path(path);
+	shown = tc_analysis__py_path(path);
 	p = data->type == TC_JSON_OBJECT ? tc_json_get(data, "protocol") : NULL;
 	if (p != NULL && p->type == TC_JSON_STRING &&
 	    strcmp(p->u.str.ptr, "source_scope_map_v2") == 0) {
@@ -806,7 +828,7 @@ load_strict_map(const char *path, tc_error *err)
 }
 
 tc_json *
-an_source_scope_mapping(const char *path, tc_error *err)
+tc_analysis__source_scope_mapping(const char *path, tc_error *err)
 {
 	tc_json *v, *m;
 	const tc_json *p, *sv;
@@ -873,7 +895,7 @@ optional_object(const tc_json *parent, const char *key, const char *label,
 }
 
 int
-an_dcci_state(const tc_json *env, const tc_json *cand, struct an_dcci *out,
+tc_analysis__dcci_state(const tc_json *env, const tc_json *cand, struct an_dcci *out,
     tc_error *err)
 {
 	const tc_json *src[3], *runtime;

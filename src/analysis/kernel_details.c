@@ -101,6 +101,13 @@ ascii(const char *s, size_t n)
 	return acc < 0x80;
 }
 
+/* The bytes of field i (a record of empty fields has no buffer). */
+static const char *
+field(const struct reader *r, size_t i)
+{
+	return r->rec.data != NULL ? r->rec.data + r->off[i] : "";
+}
+
 /* add_char for a run of bytes that cannot end or quote the field */
 static int
 add_run(struct reader *r, const char *s, size_t n)
@@ -130,13 +137,13 @@ value(struct reader *r, enum col c, size_t *n)
 
 	if (j < 0 || (size_t)j >= r->nf)
 		return NULL;
-	f = r->rec.data + r->off[j];
+	f = field(r, (size_t)j);
 	len = r->len[j];
 	tc_buf_reset(&r->val[c]);
 	if (ascii(f, len)) {
 		tc_buf_add(&r->val[c], f, len);
 	} else {
-		char *d = an_utf8_replace(f, len, &len);
+		char *d = tc_analysis__utf8_replace(f, len, &len);
 
 		tc_buf_add(&r->val[c], d, len);
 		free(d);
@@ -194,11 +201,11 @@ number(struct reader *r, enum col c, bool integer)
 
 	if (j < 0 || (size_t)j >= r->nf)
 		return AN_NONE;
-	f = r->rec.data + r->off[j];
+	f = field(r, (size_t)j);
 	n = r->len[j];
 	if (!ascii(f, n))
 		f = value(r, c, &n);
-	return integer ? an_to_int(f, n) : an_to_float(f, n);
+	return integer ? tc_analysis__to_int(f, n) : tc_analysis__to_float(f, n);
 }
 
 static int
@@ -211,7 +218,7 @@ header(struct reader *r)
 		r->jmax[c] = -1;
 	for (i = 0; i < r->nf; i++) {
 		size_t len;
-		char *h = an_utf8_replace(r->rec.data + r->off[i], r->len[i],
+		char *h = tc_analysis__utf8_replace(field(r, i), r->len[i],
 		    &len);
 
 		for (c = 0; c < NCOL; c++)
@@ -255,7 +262,7 @@ row(struct reader *r)
 	}
 	w.start = start.v;
 	w.duration = duration.v;
-	w.end = an_sum2(start, duration);
+	w.end = tc_analysis__sum2(start, duration);
 	w.name = text(r, C_NAME);
 	w.type = text(r, C_TYPE);
 	w.model_id = text(r, C_MODEL);
@@ -385,7 +392,7 @@ end_line(struct reader *r)
 }
 
 int
-an_kernel_details_read(const char *csv_path, const struct an_csv_sink *sink,
+tc_analysis__kernel_details_read(const char *csv_path, const struct an_csv_sink *sink,
     char hex[65], tc_error *err)
 {
 	struct reader r;
@@ -478,15 +485,15 @@ an_kernel_details_read(const char *csv_path, const struct an_csv_sink *sink,
 }
 
 char *
-an_find_kernel_details(const char *path, tc_error *err)
+tc_analysis__find_kernel_details(const char *path, tc_error *err)
 {
 	struct an_paths found;
 	struct stat st;
-	char *shown = an_py_path(path), *p;
+	char *shown = tc_analysis__py_path(path), *p;
 
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
 		return shown;
-	an_rglob(path, "kernel_details.csv", &found, err);
+	tc_analysis__rglob(path, "kernel_details.csv", &found, err);
 	if (found.len == 0)
 		tc_error_set(err, "%s: no kernel_details.csv found", shown);
 	else if (found.len > 1)
@@ -494,11 +501,11 @@ an_find_kernel_details(const char *path, tc_error *err)
 		    "files; pass one exact file", shown);
 	free(shown);
 	if (found.len != 1) {
-		an_paths_free(&found);
+		tc_analysis__paths_free(&found);
 		return NULL;
 	}
 	p = found.items[0];
 	found.items[0] = NULL;
-	an_paths_free(&found);
+	tc_analysis__paths_free(&found);
 	return p;
 }

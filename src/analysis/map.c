@@ -56,7 +56,7 @@ grow(struct an_map *m)
 }
 
 size_t *
-an_map_slot(struct an_map *m, const char *key, bool *created)
+tc_analysis__map_slot(struct an_map *m, const char *key, bool *created)
 {
 	size_t i;
 
@@ -74,7 +74,7 @@ an_map_slot(struct an_map *m, const char *key, bool *created)
 }
 
 size_t *
-an_map_find(const struct an_map *m, const char *key)
+tc_analysis__map_find(const struct an_map *m, const char *key)
 {
 	size_t i;
 
@@ -85,7 +85,7 @@ an_map_find(const struct an_map *m, const char *key)
 }
 
 void
-an_map_free(struct an_map *m)
+tc_analysis__map_free(struct an_map *m)
 {
 	size_t i;
 

@@ -12,7 +12,7 @@
 #include "analysis_internal.h"
 #include "tunectl/text.h"
 
-const char *const an_family_names[AN_NFAMILY] = {
+const char *const tc_analysis__family_names[AN_NFAMILY] = {
 	"CUBE", "VECTOR", "MIX", "COMMUNICATION", "OTHER"
 };
 
@@ -121,7 +121,7 @@ done:
 }
 
 an_num
-an_to_float(const char *s, size_t n)
+tc_analysis__to_float(const char *s, size_t n)
 {
 	size_t a, e;
 	double v;
@@ -143,9 +143,9 @@ an_to_float(const char *s, size_t n)
 }
 
 an_num
-an_to_int(const char *s, size_t n)
+tc_analysis__to_int(const char *s, size_t n)
 {
-	an_num x = an_to_float(s, n);
+	an_num x = tc_analysis__to_float(s, n);
 
 	if (x.ok)
 		x.v = trunc(x.v) + 0.0;
@@ -153,7 +153,7 @@ an_to_int(const char *s, size_t n)
 }
 
 tc_json *
-an_json_int(double v)
+tc_analysis__json_int(double v)
 {
 	char text[400];
 
@@ -164,19 +164,19 @@ an_json_int(double v)
 }
 
 tc_json *
-an_json_float(an_num x)
+tc_analysis__json_float(an_num x)
 {
 	return x.ok ? tc_json_new_float(x.v) : tc_json_new_null();
 }
 
 tc_json *
-an_json_intnum(an_num x)
+tc_analysis__json_intnum(an_num x)
 {
-	return x.ok ? an_json_int(x.v) : tc_json_new_null();
+	return x.ok ? tc_analysis__json_int(x.v) : tc_json_new_null();
 }
 
 char *
-an_utf8_replace(const char *s, size_t n, size_t *outlen)
+tc_analysis__utf8_replace(const char *s, size_t n, size_t *outlen)
 {
 	tc_buf b = TC_BUF_INIT;
 	size_t i = 0, k;
@@ -206,7 +206,7 @@ an_utf8_replace(const char *s, size_t n, size_t *outlen)
 }
 
 char *
-an_strip_dup(const char *s, size_t n)
+tc_analysis__strip_dup(const char *s, size_t n)
 {
 	size_t a, e;
 
@@ -221,7 +221,7 @@ is_alnum(char c)
 }
 
 char *
-an_op_from_function(const char *name)
+tc_analysis__op_from_function(const char *name)
 {
 	const char *p = name, *us;
 	static const char marker[] = "static_kernel_";
@@ -285,7 +285,7 @@ upper_has(const char *a, const char *b, const char *lower_marker)
 }
 
 enum an_family
-an_core_family(const char *accelerator_core, const char *op_type,
+tc_analysis__core_family(const char *accelerator_core, const char *op_type,
     const char *name, const char *kernel_type)
 {
 	static const char *const comm[] = { "allreduce", "reducescatter",
@@ -310,7 +310,7 @@ an_core_family(const char *accelerator_core, const char *op_type,
 }
 
 bool
-an_parse_sk_name(const char *name, struct an_boundary *b)
+tc_analysis__parse_sk_name(const char *name, struct an_boundary *b)
 {
 	size_t n = strlen(name), i = 3, q;
 
@@ -333,12 +333,12 @@ an_parse_sk_name(const char *name, struct an_boundary *b)
 		for (r = n; r-- > after + 1;) {
 			if (r + 5 >= n || memcmp(name + r, "_end_", 5) != 0)
 				continue;
-			b->scope = an_strip_dup(name + i, q - i);
+			b->scope = tc_analysis__strip_dup(name + i, q - i);
 			b->start_function = tc_xstrndup(name + after,
 			    r - after);
 			b->end_function = tc_xstrdup(name + r + 5);
-			b->start_op = an_op_from_function(b->start_function);
-			b->end_op = an_op_from_function(b->end_function);
+			b->start_op = tc_analysis__op_from_function(b->start_function);
+			b->end_op = tc_analysis__op_from_function(b->end_function);
 			return true;
 		}
 	}
@@ -346,7 +346,7 @@ an_parse_sk_name(const char *name, struct an_boundary *b)
 }
 
 void
-an_boundary_free(struct an_boundary *b)
+tc_analysis__boundary_free(struct an_boundary *b)
 {
 	free(b->scope);
 	free(b->start_function);
@@ -357,7 +357,7 @@ an_boundary_free(struct an_boundary *b)
 }
 
 tc_json *
-an_boundary_json(const struct an_boundary *b)
+tc_analysis__boundary_json(const struct an_boundary *b)
 {
 	tc_json *o = tc_json_new_object();
 
@@ -370,7 +370,7 @@ an_boundary_json(const struct an_boundary *b)
 }
 
 an_num
-an_raw_sk_id(const char *name)
+tc_analysis__raw_sk_id(const char *name)
 {
 	size_t i = 3;
 
@@ -403,7 +403,7 @@ line_break(const char *s, size_t n)
 }
 
 void
-an_splitlines(const char *text, size_t n,
+tc_analysis__splitlines(const char *text, size_t n,
     void (*fn)(void *ctx, const char *line, size_t len), void *ctx)
 {
 	size_t start = 0, i = 0, k;
@@ -422,7 +422,7 @@ an_splitlines(const char *text, size_t n,
 }
 
 void
-an_skip_space(const char *s, size_t n, size_t *i)
+tc_analysis__skip_space(const char *s, size_t n, size_t *i)
 {
 	uint32_t cp;
 	size_t k;
@@ -436,7 +436,7 @@ an_skip_space(const char *s, size_t n, size_t *i)
 }
 
 bool
-an_list_has(const tc_json *list, const char *s)
+tc_analysis__list_has(const tc_json *list, const char *s)
 {
 	size_t i;
 
@@ -450,14 +450,14 @@ an_list_has(const tc_json *list, const char *s)
 }
 
 void
-an_list_add_unique(tc_json *list, const char *s)
+tc_analysis__list_add_unique(tc_json *list, const char *s)
 {
-	if (!an_list_has(list, s))
+	if (!tc_analysis__list_has(list, s))
 		tc_json_array_push(list, tc_json_new_string(s));
 }
 
 int
-an_ascii_digest(const tc_json *v, char hex[65], tc_error *err)
+tc_analysis__ascii_digest(const tc_json *v, char hex[65], tc_error *err)
 {
 	return tc_json_digest_flags(v, TC_JSON_ASCII | TC_JSON_NO_NAN, hex,
 	    err);

@@ -71,23 +71,23 @@ match_header(const char *s, size_t n, size_t *ns, size_t *ne, int64_t *scope,
 		size_t i = (size_t)(p - s) + 12, c;
 
 		from = (size_t)(p - s) + 1;
-		an_skip_space(s, n, &i);
+		tc_analysis__skip_space(s, n, &i);
 		for (c = i; c < n; c++) {
 			size_t j = c + 1;
 
 			if (s[c] != ',')
 				continue;
-			an_skip_space(s, n, &j);
+			tc_analysis__skip_space(s, n, &j);
 			if (!literal(s, n, &j, "scope id:"))
 				continue;
-			an_skip_space(s, n, &j);
+			tc_analysis__skip_space(s, n, &j);
 			if (!digits(s, n, &j, scope) || j >= n || s[j] != ',')
 				continue;
 			j++;
-			an_skip_space(s, n, &j);
+			tc_analysis__skip_space(s, n, &j);
 			if (!literal(s, n, &j, "Node Count:"))
 				continue;
-			an_skip_space(s, n, &j);
+			tc_analysis__skip_space(s, n, &j);
 			if (!digits(s, n, &j, count))
 				continue;
 			*ns = i;
@@ -122,7 +122,7 @@ match_node(const char *s, size_t n, struct an_node *node)
 		from = (size_t)(p - s) + 1;
 		if (!digits(s, n, &i, &nid) || !literal(s, n, &i, ","))
 			continue;
-		an_skip_space(s, n, &i);
+		tc_analysis__skip_space(s, n, &i);
 		if (!literal(s, n, &i, "streamId:") ||
 		    !digits(s, n, &i, &sid))
 			continue;
@@ -134,7 +134,7 @@ match_node(const char *s, size_t n, struct an_node *node)
 			if (fl == 0 || f + fl >= n || s[f + fl] != ',')
 				continue;
 			j = f + fl + 1;
-			an_skip_space(s, n, &j);
+			tc_analysis__skip_space(s, n, &j);
 			if (!literal(s, n, &j, "kernelType:"))
 				continue;
 			if ((tl = field_run(s, n, j)) == 0)
@@ -176,7 +176,7 @@ on_line(void *vctx, const char *line, size_t len)
 		    NULL;
 		grp->scope_id = scope;
 		grp->node_count = count;
-		grp->has_signature = an_parse_sk_name(grp->function, &grp->sig);
+		grp->has_signature = tc_analysis__parse_sk_name(grp->function, &grp->sig);
 		ctx->have_current = true;
 		return;
 	}
@@ -184,8 +184,8 @@ on_line(void *vctx, const char *line, size_t len)
 	if (ctx->have_current && match_node(line, len, &node)) {
 		struct an_group *grp = &g->items[g->len - 1];
 
-		node.op_type = an_op_from_function(node.func_name);
-		node.family = an_core_family("", "", node.func_name,
+		node.op_type = tc_analysis__op_from_function(node.func_name);
+		node.family = tc_analysis__core_family("", "", node.func_name,
 		    node.kernel_type);
 		grp->nodes = tc_xrealloc(grp->nodes, (grp->nnodes + 1) *
 		    sizeof(*grp->nodes));
@@ -237,7 +237,7 @@ model_of(const char *log_path, const char *root_resolved)
 }
 
 int
-an_sk_meta_load(const char *root, struct an_groups *out, tc_error *err)
+tc_analysis__sk_meta_load(const char *root, struct an_groups *out, tc_error *err)
 {
 	struct an_paths logs;
 	tc_error rerr = TC_ERROR_INIT;
@@ -250,7 +250,7 @@ an_sk_meta_load(const char *root, struct an_groups *out, tc_error *err)
 		tc_error_clear(&rerr);
 		return -1;
 	}
-	an_rglob(root, "sk_fused_nodes.log", &logs, err);
+	tc_analysis__rglob(root, "sk_fused_nodes.log", &logs, err);
 	for (i = 0; i < logs.len; i++) {
 		struct log_ctx ctx = { out, NULL, false };
 		size_t len, tlen;
@@ -258,25 +258,25 @@ an_sk_meta_load(const char *root, struct an_groups *out, tc_error *err)
 		    err), *text, *model;
 
 		if (raw == NULL) {
-			an_paths_free(&logs);
+			tc_analysis__paths_free(&logs);
 			free(root_resolved);
 			return -1;
 		}
-		text = an_utf8_replace(raw, len, &tlen);
+		text = tc_analysis__utf8_replace(raw, len, &tlen);
 		free(raw);
 		model = model_of(logs.items[i], root_resolved);
 		ctx.model_id = model;
-		an_splitlines(text, tlen, on_line, &ctx);
+		tc_analysis__splitlines(text, tlen, on_line, &ctx);
 		free(model);
 		free(text);
 	}
-	an_paths_free(&logs);
+	tc_analysis__paths_free(&logs);
 	free(root_resolved);
 	return 0;
 }
 
 void
-an_groups_free(struct an_groups *g)
+tc_analysis__groups_free(struct an_groups *g)
 {
 	size_t i, j;
 
@@ -285,7 +285,7 @@ an_groups_free(struct an_groups *g)
 
 		free(grp->function);
 		free(grp->model_id);
-		an_boundary_free(&grp->sig);
+		tc_analysis__boundary_free(&grp->sig);
 		for (j = 0; j < grp->nnodes; j++) {
 			free(grp->nodes[j].func_name);
 			free(grp->nodes[j].kernel_type);

@@ -38,11 +38,11 @@ json_float(const tc_json *v)
 		return AN_NONE;
 	switch (v->type) {
 	case TC_JSON_INT:
-		return an_fin(strtod(v->u.int_text, NULL));
+		return tc_analysis__fin(strtod(v->u.int_text, NULL));
 	case TC_JSON_FLOAT:
-		return an_fin(v->u.f);
+		return tc_analysis__fin(v->u.f);
 	case TC_JSON_STRING:
-		return an_to_float(v->u.str.ptr, v->u.str.len);
+		return tc_analysis__to_float(v->u.str.ptr, v->u.str.len);
 	default:
 		return AN_NONE;
 	}
@@ -112,14 +112,14 @@ take_event(struct summary *s, const tc_json *event, const tc_json *file_range)
 	memset(&c, 0, sizeof(c));
 	name = str_first(tc_json_get(event, "name"), tc_json_get(args, "name"),
 	    NULL, "");
-	c.name = an_strip_dup(name, strlen(name));
+	c.name = tc_analysis__strip_dup(name, strlen(name));
 	free(name);
 	{
 		char *kt = str_first(tc_json_get(args, "kernelType"),
 		    tc_json_get(args, "kernel_type"),
 		    tc_json_get(args, "Accelerator Core"), "");
 
-		c.family = an_core_family("", "", c.name, kt);
+		c.family = tc_analysis__core_family("", "", c.name, kt);
 		free(kt);
 	}
 	{
@@ -147,7 +147,7 @@ take_event(struct summary *s, const tc_json *event, const tc_json *file_range)
 	c.type = str_first(tc_json_get(args, "type"), NULL, NULL, "SK child");
 	c.start = start.v;
 	c.duration = dur.v;
-	c.end = an_sum2(start, dur);
+	c.end = tc_analysis__sum2(start, dur);
 	s->rows = tc_xrealloc(s->rows, (s->n + 1) * sizeof(*s->rows));
 	s->rows[s->n++] = c;
 }
@@ -204,7 +204,7 @@ stream_ids(const struct summary *s, size_t *count)
 	for (i = 0; i < k; i++) {
 		if (i > 0 && v[i] == v[i - 1])
 			continue;
-		tc_json_array_push(list, an_json_int(v[i]));
+		tc_json_array_push(list, tc_analysis__json_int(v[i]));
 		m++;
 	}
 	free(v);
@@ -245,9 +245,9 @@ interval(const struct summary *s)
 	for (i = 0; i < s->n; i++) {
 		const struct child *c = &s->rows[i];
 
-		tc_json_array_push(tasks, an_json_intnum(c->task_id));
-		an_counter_add(&types, c->type);
-		an_counter_add(&fams, an_family_names[c->family]);
+		tc_json_array_push(tasks, tc_analysis__json_intnum(c->task_id));
+		tc_analysis__counter_add(&types, c->type);
+		tc_analysis__counter_add(&fams, tc_analysis__family_names[c->family]);
 		if (c->start < start)
 			start = c->start;
 		if (!c->end.ok) {
@@ -256,25 +256,25 @@ interval(const struct summary *s)
 		} else if (end.ok && c->end.v > end.v) {
 			end = c->end;
 		}
-		sum = an_sum2(sum, AN_NUM(c->duration));
+		sum = tc_analysis__sum2(sum, AN_NUM(c->duration));
 	}
-	iv = an_diff(end, AN_NUM(start));
+	iv = tc_analysis__diff(end, AN_NUM(start));
 	ev = events_of(s);
-	uni = an_interval_union(ev, s->n);
+	uni = tc_analysis__interval_union(ev, s->n);
 	o = tc_json_new_object();
 	tc_json_object_set_int(o, "row_count", (int64_t)s->n);
 	tc_json_object_set(o, "task_ids", tasks);
-	tc_json_object_set(o, "op_types", an_counter_json(&types, 12));
-	tc_json_object_set(o, "core_families", an_counter_json(&fams, 12));
+	tc_json_object_set(o, "op_types", tc_analysis__counter_json(&types, 12));
+	tc_json_object_set(o, "core_families", tc_analysis__counter_json(&fams, 12));
 	tc_json_object_set(o, "stream_ids", stream_ids(s, &ns));
 	tc_json_object_set_int(o, "stream_count", (int64_t)ns);
 	tc_json_object_set(o, "start_us", tc_json_new_float(start));
-	tc_json_object_set(o, "end_us", an_json_float(end));
-	tc_json_object_set(o, "interval_us", an_json_float(iv));
-	tc_json_object_set(o, "duration_sum_us", an_json_float(sum));
-	tc_json_object_set(o, "union_duration_us", an_json_float(uni));
+	tc_json_object_set(o, "end_us", tc_analysis__json_float(end));
+	tc_json_object_set(o, "interval_us", tc_analysis__json_float(iv));
+	tc_json_object_set(o, "duration_sum_us", tc_analysis__json_float(sum));
+	tc_json_object_set(o, "union_duration_us", tc_analysis__json_float(uni));
 	tc_json_object_set(o, "multi_stream_analysis",
-	    an_core_overlap(ev, s->n, 20));
+	    tc_analysis__core_overlap(ev, s->n, 20));
 	/* no scalar columns in a trace: (None or 0) + (None or 0) per row */
 	tc_json_object_set_int(o, "scalar_time_us", 0);
 	tc_json_object_set_null(o, "max_scalar_ratio");
@@ -284,8 +284,8 @@ interval(const struct summary *s)
 		    tc_json_new_string("non_finite_derived_statistics"));
 	tc_json_object_set(o, "evidence_errors", errs);
 	free(ev);
-	an_counter_free(&types);
-	an_counter_free(&fams);
+	tc_analysis__counter_free(&types);
+	tc_analysis__counter_free(&fams);
 	return o;
 }
 
@@ -317,7 +317,7 @@ build(const struct summary *s, const struct an_paths *files)
 			cv++;
 			cv_known += s->rows[i].stream_id.ok;
 		}
-		an_counter_add(&fams, an_family_names[s->rows[i].family]);
+		tc_analysis__counter_add(&fams, tc_analysis__family_names[s->rows[i].family]);
 	}
 	tc_json_object_set_int(o, "known_stream_event_count", (int64_t)known);
 	tc_json_object_set_bool(o, "stream_identity_complete",
@@ -325,12 +325,12 @@ build(const struct summary *s, const struct an_paths *files)
 	tc_json_object_set_bool(o, "cube_vector_stream_identity_complete",
 	    cv > 0 && cv_known == cv);
 	tc_json_object_set(o, "interval", interval(s));
-	tc_json_object_set(o, "core_family_counts", an_counter_json(&fams, 20));
+	tc_json_object_set(o, "core_family_counts", tc_analysis__counter_json(&fams, 20));
 	tc_json_free(stream_ids(s, &ns));
 	tc_json_object_set_int(o, "stream_count", (int64_t)ns);
 	ev = events_of(s);
 	tc_json_object_set(o, "multi_stream_analysis",
-	    an_core_overlap(ev, s->n, 20));
+	    tc_analysis__core_overlap(ev, s->n, 20));
 	free(ev);
 	/* the longest events first, ties in trace order */
 	idx = tc_xmalloc((s->n + 1) * sizeof(*idx));
@@ -348,9 +348,9 @@ build(const struct summary *s, const struct an_paths *files)
 		tc_json *item = tc_json_new_object();
 
 		tc_json_object_set_string(item, "name", c->name);
-		tc_json_object_set(item, "stream_id", an_json_intnum(c->stream_id));
+		tc_json_object_set(item, "stream_id", tc_analysis__json_intnum(c->stream_id));
 		tc_json_object_set_string(item, "core_family",
-		    an_family_names[c->family]);
+		    tc_analysis__family_names[c->family]);
 		tc_json_object_set(item, "duration_us",
 		    tc_json_new_float(c->duration));
 		tc_json_array_push(list, item);
@@ -358,12 +358,12 @@ build(const struct summary *s, const struct an_paths *files)
 	free(idx);
 	tc_json_object_set(o, "top_events_by_duration", list);
 	tc_json_object_set_bool(o, "diagnostic_only", true);
-	an_counter_free(&fams);
+	tc_analysis__counter_free(&fams);
 	return o;
 }
 
 tc_json *
-an_sk_prof_summary(const char *path, tc_error *err)
+tc_analysis__sk_prof_summary(const char *path, tc_error *err)
 {
 	struct an_paths files = { NULL, 0 };
 	struct summary s;
@@ -374,12 +374,12 @@ an_sk_prof_summary(const char *path, tc_error *err)
 	memset(&s, 0, sizeof(s));
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 		files.items = tc_xmalloc(sizeof(*files.items));
-		files.items[0] = an_py_path(path);
+		files.items[0] = tc_analysis__py_path(path);
 		files.len = 1;
 	} else {
-		an_rglob(path, "sk_prof_device_*.json", &files, err);
+		tc_analysis__rglob(path, "sk_prof_device_*.json", &files, err);
 		if (files.len == 0) {
-			char *shown = an_py_path(path);
+			char *shown = tc_analysis__py_path(path);
 
 			tc_error_set(err, "%s: no sk_prof_device_*.json found",
 			    shown);
@@ -396,7 +396,7 @@ an_sk_prof_summary(const char *path, tc_error *err)
 
 		if (raw == NULL)
 			goto done;
-		text = an_utf8_replace(raw, len, &tlen);
+		text = tc_analysis__utf8_replace(raw, len, &tlen);
 		free(raw);
 		doc = tc_json_parse_text(text, tlen, err);
 		free(text);
@@ -417,6 +417,6 @@ done:
 	for (i = 0; i < s.nranges; i++)
 		free(s.range_ids[i]);
 	free(s.range_ids);
-	an_paths_free(&files);
+	tc_analysis__paths_free(&files);
 	return out;
 }

@@ -14,41 +14,41 @@
 #include "analysis_internal.h"
 
 an_num
-an_fin(double x)
+tc_analysis__fin(double x)
 {
 	return isfinite(x) ? AN_NUM(x) : AN_NONE;
 }
 
 an_num
-an_sum2(an_num a, an_num b)
+tc_analysis__sum2(an_num a, an_num b)
 {
 	if (!a.ok || !b.ok)
 		return AN_NONE;
-	return an_fin(a.v + b.v);
+	return tc_analysis__fin(a.v + b.v);
 }
 
 an_num
-an_diff(an_num a, an_num b)
+tc_analysis__diff(an_num a, an_num b)
 {
 	if (!a.ok || !b.ok)
 		return AN_NONE;
-	return an_fin(a.v - b.v);
+	return tc_analysis__fin(a.v - b.v);
 }
 
 an_num
-an_ratio(an_num num, an_num den)
+tc_analysis__ratio(an_num num, an_num den)
 {
 	if (!num.ok || !den.ok || den.v == 0)
 		return AN_NONE;
-	return an_fin(num.v / den.v);
+	return tc_analysis__fin(num.v / den.v);
 }
 
 an_num
-an_pct(an_num num, an_num den)
+tc_analysis__pct(an_num num, an_num den)
 {
-	an_num r = an_ratio(num, den);
+	an_num r = tc_analysis__ratio(num, den);
 
-	return r.ok ? an_fin(r.v * 100) : AN_NONE;
+	return r.ok ? tc_analysis__fin(r.v * 100) : AN_NONE;
 }
 
 static int
@@ -69,7 +69,7 @@ median_sorted(const double *v, size_t n)
 }
 
 bool
-an_robust_stats(const double *v, size_t n, bool with_mean,
+tc_analysis__robust_stats(const double *v, size_t n, bool with_mean,
     struct an_stats *out)
 {
 	double *s = tc_xmalloc((n ? n : 1) * sizeof(*s)), *dev;
@@ -92,7 +92,7 @@ an_robust_stats(const double *v, size_t n, bool with_mean,
 	total_ok = isfinite(total);
 	qsort(s, k, sizeof(*s), cmp_double);
 	out->count = k;
-	out->p50 = an_fin(median_sorted(s, k));
+	out->p50 = tc_analysis__fin(median_sorted(s, k));
 	if (k == 1) {
 		out->p90 = AN_NUM(s[0]);
 	} else {
@@ -100,44 +100,44 @@ an_robust_stats(const double *v, size_t n, bool with_mean,
 		lo = (size_t)pos;
 		hi = lo + 1 < k ? lo + 1 : k - 1;
 		frac = pos - (double)lo;
-		out->p90 = an_fin(s[lo] + (s[hi] - s[lo]) * frac);
+		out->p90 = tc_analysis__fin(s[lo] + (s[hi] - s[lo]) * frac);
 	}
 	out->mad = AN_NONE;
 	if (out->p50.ok) {
 		dev = tc_xmalloc(k * sizeof(*dev));
 		for (i = 0; i < k; i++) {
-			an_num d = an_fin(s[i] - out->p50.v);
+			an_num d = tc_analysis__fin(s[i] - out->p50.v);
 
 			if (d.ok)
 				dev[nd++] = fabs(d.v);
 		}
 		if (nd == k) {
 			qsort(dev, nd, sizeof(*dev), cmp_double);
-			out->mad = an_fin(median_sorted(dev, nd));
+			out->mad = tc_analysis__fin(median_sorted(dev, nd));
 		}
 		free(dev);
 	}
 	out->min = s[0];
 	out->max = s[k - 1];
 	out->has_mean = with_mean;
-	out->mean = total_ok ? an_fin(total / (double)k) : AN_NONE;
+	out->mean = total_ok ? tc_analysis__fin(total / (double)k) : AN_NONE;
 	free(s);
 	return true;
 }
 
 tc_json *
-an_stats_json(const struct an_stats *s)
+tc_analysis__stats_json(const struct an_stats *s)
 {
 	tc_json *o = tc_json_new_object();
 
 	tc_json_object_set_int(o, "count", (int64_t)s->count);
-	tc_json_object_set(o, "p50", an_json_float(s->p50));
-	tc_json_object_set(o, "p90", an_json_float(s->p90));
-	tc_json_object_set(o, "mad", an_json_float(s->mad));
+	tc_json_object_set(o, "p50", tc_analysis__json_float(s->p50));
+	tc_json_object_set(o, "p90", tc_analysis__json_float(s->p90));
+	tc_json_object_set(o, "mad", tc_analysis__json_float(s->mad));
 	tc_json_object_set(o, "min", tc_json_new_float(s->min));
 	tc_json_object_set(o, "max", tc_json_new_float(s->max));
 	if (s->has_mean)
-		tc_json_object_set(o, "mean", an_json_float(s->mean));
+		tc_json_object_set(o, "mean", tc_analysis__json_float(s->mean));
 	return o;
 }
 
@@ -157,7 +157,7 @@ dedupe(tc_json *list)
 	size_t i;
 
 	for (i = 0; i < list->u.arr.len; i++)
-		an_list_add_unique(d, tc_json_string(list->u.arr.items[i]));
+		tc_analysis__list_add_unique(d, tc_json_string(list->u.arr.items[i]));
 	tc_json_free(list);
 	return d;
 }
@@ -169,7 +169,7 @@ usable(an_num x)
 }
 
 void
-an_classify(const struct an_stats *b, const struct an_stats *c,
+tc_analysis__classify(const struct an_stats *b, const struct an_stats *c,
     const struct tc_analysis_thresholds *t, const tc_json *evidence_errors,
     struct an_classification *out)
 {
@@ -230,12 +230,12 @@ an_classify(const struct an_stats *b, const struct an_stats *c,
 		insufficient(out, dedupe(errors));
 		return;
 	}
-	bn = an_pct(b->mad, b->p50);
-	cn = an_pct(c->mad, c->p50);
-	bn = bn.ok ? an_fin(bn.v * 2) : AN_NONE;
-	cn = cn.ok ? an_fin(cn.v * 2) : AN_NONE;
-	imp_us = an_diff(b->p50, c->p50);
-	imp_pct = an_pct(imp_us, b->p50);
+	bn = tc_analysis__pct(b->mad, b->p50);
+	cn = tc_analysis__pct(c->mad, c->p50);
+	bn = bn.ok ? tc_analysis__fin(bn.v * 2) : AN_NONE;
+	cn = cn.ok ? tc_analysis__fin(cn.v * 2) : AN_NONE;
+	imp_us = tc_analysis__diff(b->p50, c->p50);
+	imp_pct = tc_analysis__pct(imp_us, b->p50);
 	if (!bn.ok || !cn.ok || !imp_us.ok || !imp_pct.ok) {
 		tc_json_array_push(errors,
 		    tc_json_new_string("non_finite_derived_statistics"));
@@ -299,7 +299,7 @@ merge(struct span *v, size_t n)
 }
 
 an_num
-an_interval_union(const struct an_event *ev, size_t n)
+tc_analysis__interval_union(const struct an_event *ev, size_t n)
 {
 	struct span *v = tc_xmalloc((n ? n : 1) * sizeof(*v));
 	size_t i, m;
@@ -315,7 +315,7 @@ an_interval_union(const struct an_event *ev, size_t n)
 	}
 	m = merge(v, n);
 	for (i = 0; i < m && total.ok; i++)
-		total = an_sum2(total, an_fin(v[i].e - v[i].s));
+		total = tc_analysis__sum2(total, tc_analysis__fin(v[i].e - v[i].s));
 	free(v);
 	return total;
 }
@@ -339,7 +339,7 @@ intersection(const struct span *a, size_t na, const struct span *b,
 		double e = l[i].e < r[j].e ? l[i].e : r[j].e;
 
 		if (e > s) {
-			total = an_sum2(total, an_fin(e - s));
+			total = tc_analysis__sum2(total, tc_analysis__fin(e - s));
 			if (!total.ok)
 				break;
 		}
@@ -421,7 +421,7 @@ pair_get(const struct pair_total *p, size_t n, const char *name, bool *found)
 }
 
 tc_json *
-an_core_overlap(const struct an_event *ev, size_t n, size_t limit)
+tc_analysis__core_overlap(const struct an_event *ev, size_t n, size_t limit)
 {
 	struct bucket *bk = NULL;
 	size_t nb = 0, ns = 0, i, j, nr = 0, np = 0;
@@ -474,8 +474,8 @@ an_core_overlap(const struct an_event *ev, size_t n, size_t limit)
 				for (rf = 0; rf < AN_NFAMILY; rf++) {
 					an_num ov, tot;
 					char name[32];
-					const char *a = an_family_names[lf];
-					const char *b = an_family_names[rf];
+					const char *a = tc_analysis__family_names[lf];
+					const char *b = tc_analysis__family_names[rf];
 
 					rb = NULL;
 					for (q = 0; q < nb; q++)
@@ -497,7 +497,7 @@ an_core_overlap(const struct an_event *ev, size_t n, size_t limit)
 					}
 					snprintf(name, sizeof(name), "%s+%s", a,
 					    b);
-					tot = an_sum2(AN_NUM(pair_get(pairs, np,
+					tot = tc_analysis__sum2(AN_NUM(pair_get(pairs, np,
 					    name, &found)), ov);
 					if (!tot.ok)
 						continue;
@@ -528,16 +528,16 @@ an_core_overlap(const struct an_event *ev, size_t n, size_t limit)
 		if (strstr(pairs[i].name, "MIX") == NULL ||
 		    strcmp(pairs[i].name, "MIX+MIX") == 0)
 			continue;
-		mix = an_sum2(mix, AN_NUM(pairs[i].total));
+		mix = tc_analysis__sum2(mix, AN_NUM(pairs[i].total));
 		mix_int = false;
 	}
 	same = pair_get(pairs, np, "CUBE+CUBE", &found);
-	same_n = an_sum2(AN_NUM(same), AN_NUM(pair_get(pairs, np,
+	same_n = tc_analysis__sum2(AN_NUM(same), AN_NUM(pair_get(pairs, np,
 	    "VECTOR+VECTOR", &found)));
-	same_n = an_sum2(same_n, AN_NUM(pair_get(pairs, np, "MIX+MIX",
+	same_n = tc_analysis__sum2(same_n, AN_NUM(pair_get(pairs, np, "MIX+MIX",
 	    &found)));
-	device_union = an_interval_union(ev, n);
-	ratio = an_ratio(AN_NUM(cv), device_union);
+	device_union = tc_analysis__interval_union(ev, n);
+	ratio = tc_analysis__ratio(AN_NUM(cv), device_union);
 	if (cv > 0)
 		strategy = "preserve_cube_vector_parallelism";
 	else if ((mix.ok && mix.v > 0) || (same_n.ok && same_n.v > 0))
@@ -549,11 +549,11 @@ an_core_overlap(const struct an_event *ev, size_t n, size_t limit)
 	tc_json_object_set_bool(o, "multi_stream_detected", ns > 1);
 	tc_json_object_set_bool(o, "cube_vector_parallel_detected", cv > 0);
 	tc_json_object_set(o, "cube_vector_overlap_us", tc_json_new_float(cv));
-	tc_json_object_set(o, "cube_vector_overlap_ratio", an_json_float(ratio));
+	tc_json_object_set(o, "cube_vector_overlap_ratio", tc_analysis__json_float(ratio));
 	tc_json_object_set(o, "mix_competition_overlap_us", !mix.ok ?
 	    tc_json_new_null() : mix_int ? tc_json_new_int(0) :
 	    tc_json_new_float(mix.v));
-	tc_json_object_set(o, "same_resource_overlap_us", an_json_float(same_n));
+	tc_json_object_set(o, "same_resource_overlap_us", tc_analysis__json_float(same_n));
 	/* family totals, most common first (ties in first-seen order) */
 	idx = tc_xmalloc((np + nr + 1) * sizeof(*idx));
 	keys = tc_xmalloc((np + nr + 1) * sizeof(*keys));
@@ -586,12 +586,12 @@ an_core_overlap(const struct an_event *ev, size_t n, size_t limit)
 		const struct record *r = &rec[idx[i]];
 		tc_json *item = tc_json_new_object(), *a = tc_json_new_array();
 
-		tc_json_array_push(a, an_json_int(r->l));
-		tc_json_array_push(a, an_json_int(r->r));
+		tc_json_array_push(a, tc_analysis__json_int(r->l));
+		tc_json_array_push(a, tc_analysis__json_int(r->r));
 		tc_json_object_set(item, "streams", a);
 		a = tc_json_new_array();
-		tc_json_array_push(a, tc_json_new_string(an_family_names[r->lf]));
-		tc_json_array_push(a, tc_json_new_string(an_family_names[r->rf]));
+		tc_json_array_push(a, tc_json_new_string(tc_analysis__family_names[r->lf]));
+		tc_json_array_push(a, tc_json_new_string(tc_analysis__family_names[r->rf]));
 		tc_json_object_set(item, "core_families", a);
 		tc_json_object_set(item, "overlap_us",
 		    tc_json_new_float(r->overlap));
@@ -613,7 +613,7 @@ an_core_overlap(const struct an_event *ev, size_t n, size_t limit)
 /* ---- counters ----------------------------------------------------------- */
 
 void
-an_counter_add(struct an_counter *c, const char *name)
+tc_analysis__counter_add(struct an_counter *c, const char *name)
 {
 	size_t i;
 
@@ -633,7 +633,7 @@ an_counter_add(struct an_counter *c, const char *name)
 }
 
 tc_json *
-an_counter_json(const struct an_counter *c, size_t limit)
+tc_analysis__counter_json(const struct an_counter *c, size_t limit)
 {
 	size_t *idx = tc_xmalloc((c->len + 1) * sizeof(*idx)), i;
 	double *keys = tc_xmalloc((c->len + 1) * sizeof(*keys));
@@ -659,7 +659,7 @@ an_counter_json(const struct an_counter *c, size_t limit)
 }
 
 void
-an_counter_free(struct an_counter *c)
+tc_analysis__counter_free(struct an_counter *c)
 {
 	size_t i;
 

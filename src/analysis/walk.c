@@ -13,7 +13,7 @@
 #include "tunectl/path.h"
 
 void
-an_path_split(const char *path, struct an_parts *out)
+tc_analysis__path_split(const char *path, struct an_parts *out)
 {
 	const char *s = path, *e;
 
@@ -34,7 +34,7 @@ an_path_split(const char *path, struct an_parts *out)
 }
 
 void
-an_parts_free(struct an_parts *x)
+tc_analysis__parts_free(struct an_parts *x)
 {
 	size_t i;
 
@@ -46,7 +46,7 @@ an_parts_free(struct an_parts *x)
 }
 
 char *
-an_py_path(const char *p)
+tc_analysis__py_path(const char *p)
 {
 	return tc_path_normalize(p);
 }
@@ -112,7 +112,7 @@ walk(const char *dir, const char *pattern, bool exact, struct an_paths *out)
 	closedir(d);
 	for (i = 0; i < subdirs.len; i++)
 		walk(subdirs.items[i], pattern, exact, out);
-	an_paths_free(&subdirs);
+	tc_analysis__paths_free(&subdirs);
 }
 
 /* pathlib orders paths by their parts. */
@@ -138,10 +138,10 @@ cmp_parts(const void *a, const void *b)
 }
 
 int
-an_rglob(const char *root, const char *pattern, struct an_paths *out,
+tc_analysis__rglob(const char *root, const char *pattern, struct an_paths *out,
     tc_error *err)
 {
-	char *base = an_py_path(root);
+	char *base = tc_analysis__py_path(root);
 	struct stat st;
 
 	(void)err;
@@ -155,7 +155,7 @@ an_rglob(const char *root, const char *pattern, struct an_paths *out,
 }
 
 void
-an_paths_free(struct an_paths *p)
+tc_analysis__paths_free(struct an_paths *p)
 {
 	size_t i;
 

@@ -293,14 +293,138 @@ static const struct tc_command collection_validate_set_entry = {
 	.run = collection_validate_set,
 };
 
+/* Print cj(doc) and a newline, or the usage error; frees doc. */
+static int
+print_canonical(const struct tc_command *cmd, tc_json *doc, tc_error *err)
+{
+	tc_buf out = TC_BUF_INIT;
+	int rc;
+
+	if (doc == NULL) {
+		rc = tc_usage_error(cmd, "%s", tc_error_msg(err));
+		tc_error_clear(err);
+		return rc;
+	}
+	tc_json_write(&out, doc, TC_JSON_ASCII, NULL);
+	tc_buf_putc(&out, '\n');
+	fwrite(out.data, 1, out.len, stdout);
+	tc_buf_free(&out);
+	tc_json_free(doc);
+	return TC_EXIT_OK;
+}
+
+static int
+collection_begin(const struct tc_command *cmd, int argc, char **argv)
+{
+	static const char *const roles[] = { "baseline_profile",
+	    "candidate_compat", "candidate_verify", "candidate_profile" };
+	const char *role = NULL, *root = NULL, *session_out = NULL;
+	tc_error err = TC_ERROR_INIT;
+	size_t i;
+	int rc;
+	const struct tc_option opts[] = {
+		{ "--role", TC_OPT_STRING, &role, true, NULL },
+		{ "--root", TC_OPT_STRING, &root, true, NULL },
+		{ "--session-out", TC_OPT_STRING, &session_out, true, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
+		return rc < 0 ? TC_EXIT_OK : rc;
+	for (i = 0; i < 4 && strcmp(role, roles[i]) != 0; i++)
+		;
+	if (i == 4)
+		return tc_usage_error(cmd, "argument --role: invalid choice: '%s' "
+		    "(choose from 'baseline_profile', 'candidate_compat', "
+		    "'candidate_verify', 'candidate_profile')", role);
+	return print_canonical(cmd, tc_collection_begin(role, root, session_out,
+	    &err), &err);
+}
+
+static int
+collection_finalize(const struct tc_command *cmd, int argc, char **argv)
+{
+	struct tc_collection_finalize_args a;
+	struct tc_strlist files = { NULL, 0 };
+	long pid = 0, started = 0, ended = 0;
+	tc_error err = TC_ERROR_INIT;
+	int rc;
+	const struct tc_option opts[] = {
+		{ "--session", TC_OPT_STRING, &a.session, true, NULL },
+		{ "--source-revision", TC_OPT_STRING, &a.source_revision, true,
+		    NULL },
+		{ "--native-pid", TC_OPT_INT, &pid, true, NULL },
+		{ "--started-ns", TC_OPT_INT, &started, true, NULL },
+		{ "--ended-ns", TC_OPT_INT, &ended, true, NULL },
+		{ "--command-fingerprint", TC_OPT_STRING, &a.command_fingerprint,
+		    true, NULL },
+		{ "--workload", TC_OPT_STRING, &a.workload, true, NULL },
+		{ "--config", TC_OPT_STRING, &a.config, true, NULL },
+		{ "--control", TC_OPT_STRING, &a.control, true, NULL },
+		{ "--file", TC_OPT_LIST, &files, true, NULL },
+		{ "--out", TC_OPT_STRING, &a.out, true, NULL },
+		{ NULL, 0, NULL, false, NULL }
+	};
+
+	memset(&a, 0, sizeof(a));
+	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0) {
+		tc_strlist_free(&files);
+		return rc < 0 ? TC_EXIT_OK : rc;
+	}
+	a.native_pid = pid;
+	a.started_ns = started;
+	a.ended_ns = ended;
+	a.files = files.items;
+	a.nfiles = files.len;
+	rc = print_canonical(cmd, tc_collection_finalize(&a, &err), &err);
+	tc_strlist_free(&files);
+	return rc;
+}
+
+static const struct tc_command collection_begin_entry = {
+	.name = "analyze collection begin",
+	.summary = "open a capture session",
+	.usage = "usage: tunectl analyze collection begin --role ROLE --root DIR "
+	    "--session-out FILE\n",
+	.help = "\nOpen a capture session (the reference's artifact_contract.py\n"
+	    "begin): ROLE is baseline_profile, candidate_compat,\n"
+	    "candidate_verify or candidate_profile; DIR must be empty (it is\n"
+	    "created); the session record goes to FILE outside DIR and the\n"
+	    "marker .collection-session.json into DIR.  Prints the record.\n",
+	.run = collection_begin,
+};
+
+static const struct tc_command collection_finalize_entry = {
+	.name = "analyze collection finalize",
+	.summary = "write the manifest of a capture",
+	.usage = "usage: tunectl analyze collection finalize --session FILE "
+	    "--source-revision REV --native-pid N\n"
+	    "           --started-ns N --ended-ns N --command-fingerprint HEX "
+	    "--workload JSON\n"
+	    "           --config JSON --control JSON --file ROLE=PATH "
+	    "[--file ...] --out FILE\n",
+	.help = "\nWrite the collection manifest of a capture session (the\n"
+	    "reference's artifact_contract.py finalize): every --file is a\n"
+	    "role file relative to the capture root, recorded by SHA-256, size\n"
+	    "and times; the manifest (OUT, directly in the root, never\n"
+	    "replacing a file) binds the session, the producer run, the\n"
+	    "normalized workload, config and control.  Prints the manifest.\n",
+	.run = collection_finalize,
+};
+
 static const struct tc_command *const collection_subs[] = {
+	&collection_begin_entry, &collection_finalize_entry,
 	&collection_validate_set_entry, NULL
 };
 
 static const struct tc_command analyze_collection_entry = {
 	.name = "analyze collection",
 	.summary = "collection manifests of structural captures",
-	.usage = "usage: tunectl analyze collection validate-set --manifest "
+	.usage = "usage: tunectl analyze collection begin --role ROLE --root DIR "
+	    "--session-out FILE\n"
+	    "       tunectl analyze collection finalize --session FILE ... "
+	    "--out FILE\n"
+	    "       tunectl analyze collection validate-set --manifest "
 	    "ROLE=PATH ... [--json-out FILE]\n",
 	.subs = collection_subs,
 };

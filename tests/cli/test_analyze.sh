@@ -312,4 +312,57 @@ import json, sys
 p = json.load(open(sys.argv[1]))["association_protocol"]
 sys.exit(p["blockers"] != ["structural_collection_manifest_set_incomplete"] or p["status"] != "blocked")' "$T/c/out/profiling-analysis-result.json"
 
+# begin and finalize write what validate-set and the analysis accept
+stage "$T/w"
+cd "$T/w"
+now() { date +%s%N; }
+sha() { printf '%s' "$1" | sha256sum | cut -c1-64; }
+echo '{"c": 1}' > cfg.json; echo '{"k": 2}' > ctl.json
+cp in/held-out/common/workload.json wl.json
+tc analyze collection begin --role baseline_profile --root cap/b --session-out sess-b.json
+expect_rc 0 "begin opens a baseline capture"
+check "begin leaves the root marker" test -f cap/b/.collection-session.json
+tc analyze collection begin --role baseline_profile --root cap/b2 --session-out cap/b2/s.json
+expect_rc 2 "a session record inside the capture root is refused"
+expect_err "session record must be outside the capture root" "the rule is quoted"
+tc analyze collection begin --role nonsense --root cap/x --session-out sx.json
+expect_rc 2 "an unknown role is refused"
+t0=$(now)
+cp in/pipeline/baseline.csv cap/b/kernel_details.csv
+echo x > cap/b/task_time.csv; echo '{}' > cap/b/trace_view.json
+tc analyze collection finalize --session sess-b.json --source-revision rev-abc123 --native-pid 41 \
+    --started-ns "$t0" --ended-ns "$(now)" --command-fingerprint "$(sha b)" --workload wl.json \
+    --config cfg.json --control ctl.json --file kernel_details=kernel_details.csv \
+    --file task_time=task_time.csv --out cap/b/collection-manifest.json
+expect_rc 2 "finalize refuses a capture missing a role file"
+expect_err "baseline_profile missing required files: trace_view" "the missing file is named"
+tc analyze collection finalize --session sess-b.json --source-revision rev-abc123 --native-pid 41 \
+    --started-ns "$t0" --ended-ns "$(now)" --command-fingerprint "$(sha b)" --workload wl.json \
+    --config cfg.json --control ctl.json --file kernel_details=kernel_details.csv \
+    --file task_time=task_time.csv --file trace_view=trace_view.json --out cap/b/collection-manifest.json
+expect_rc 0 "finalize writes the baseline manifest"
+tc analyze collection begin --role candidate_profile --root cap/c --session-out sess-c.json
+t0=$(now)
+cp in/pipeline/candidate.csv cap/c/kernel_details.csv
+mkdir -p cap/c/g
+for f in task_time.csv trace_view.json g/o.json g/u.json g/f.log g/s.log g/k.log; do echo x > "cap/c/$f"; done
+tc analyze collection finalize --session sess-c.json --source-revision rev-abc123 --native-pid 42 \
+    --started-ns "$t0" --ended-ns "$(now)" --command-fingerprint "$(sha c)" --workload wl.json \
+    --config cfg.json --control ctl.json --file kernel_details=kernel_details.csv \
+    --file task_time=task_time.csv --file trace_view=trace_view.json --file sk_graph_origin=g/o.json \
+    --file sk_graph_updated=g/u.json --file sk_fused_nodes=g/f.log --file sk_scope_split=g/s.log \
+    --file super_kernel=g/k.log --out cap/c/collection-manifest.json
+expect_rc 0 "finalize writes the candidate manifest"
+tc analyze collection validate-set --manifest baseline_profile=cap/b/collection-manifest.json \
+    --manifest candidate_profile=cap/c/collection-manifest.json
+expect_rc 0 "the set finalize wrote validates"
+tc analyze fusion "${ARGV[@]}" --baseline-collection-manifest cap/b/collection-manifest.json \
+    --profile-collection-manifest cap/c/collection-manifest.json
+expect_rc 0 "the analysis reads the set finalize wrote"
+check "and finds it valid and bound to its profiles" python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["association_protocol"]
+sys.exit(p["blockers"] != ["kernel_projection_artifact_association_failed"])' out/profiling-analysis-result.json
+cd "$TUNECTL_SRC"
+
 finish

@@ -28,7 +28,7 @@ stats_of(const double *v, size_t n)
 {
 	struct an_stats s;
 
-	assert_true(an_robust_stats(v, n, false, &s));
+	assert_true(tc_analysis__robust_stats(v, n, false, &s));
 	return s;
 }
 
@@ -40,7 +40,7 @@ classify(const double *b, size_t nb, const double *c, size_t nc,
 	struct an_stats sb = stats_of(b, nb), sc = stats_of(c, nc);
 	struct an_classification cl;
 
-	an_classify(&sb, &sc, &defaults, NULL, &cl);
+	tc_analysis__classify(&sb, &sc, &defaults, NULL, &cl);
 	if (errors != NULL)
 		*errors = cl.errors;
 	else
@@ -84,7 +84,7 @@ small_changes_stay_neutral(void **state)
 static bool
 has_error(const tc_json *errors, const char *code)
 {
-	return an_list_has(errors, code);
+	return tc_analysis__list_has(errors, code);
 }
 
 static void
@@ -121,12 +121,12 @@ statistics_of_the_structural_record(void **state)
 	struct an_classification cl;
 
 	(void)state;
-	assert_true(an_robust_stats(iv, 4, true, &a));
+	assert_true(tc_analysis__robust_stats(iv, 4, true, &a));
 	assert_true(a.p50.v == 42.375 && a.p90.v == 42.85 && a.mad.v == 0.25);
 	assert_true(a.mean.ok && a.mean.v == 42.4375);
 	b = stats_of(du, 4);
 	assert_true(b.p50.v == 30.25 && b.p90.v == 30.85 && b.mad.v == 0.5);
-	an_classify(&a, &b, &defaults, NULL, &cl);
+	tc_analysis__classify(&a, &b, &defaults, NULL, &cl);
 	assert_true(cl.noise_pct.ok && cl.noise_pct.v == 3.3057851239669422);
 	assert_string_equal(cl.classification, "beneficial");
 	tc_json_free(cl.errors);
@@ -163,7 +163,7 @@ mapping_coverage_counts_each_sk_once(void **state)
 	tc_json_array_push(list, decision(4, 5, "exact_projected_trace", false));
 	tc_json_array_push(list, decision(5, 9, "unmapped", true));
 	tc_json_array_push(list, decision(5, 9, "unmapped", true));
-	cov = an_mapping_coverage(list);
+	cov = tc_analysis__mapping_coverage(list);
 	text = tc_json_canonical(cov, NULL, NULL);
 	assert_string_equal(text, "{\"ambiguous_sk_ids\":1,\"blocker_counts\":"
 	    "{\"structural_replay_mismatch\":2},\"bound_sk_ids\":5,"
@@ -185,10 +185,10 @@ interval_union_merges_overlaps(void **state)
 	an_num u;
 
 	(void)state;
-	u = an_interval_union(ev, 2);
+	u = tc_analysis__interval_union(ev, 2);
 	assert_true(u.ok && u.v == 10);
 	ev[1].end = AN_NONE;
-	assert_false(an_interval_union(ev, 2).ok);
+	assert_false(tc_analysis__interval_union(ev, 2).ok);
 }
 
 static void
@@ -208,13 +208,13 @@ operators_of_launch_names(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		op = an_op_from_function(t[i].name);
+		op = tc_analysis__op_from_function(t[i].name);
 		assert_non_null(op);
 		assert_string_equal(op, t[i].op);
 		free(op);
 	}
-	assert_null(an_op_from_function(""));
-	assert_null(an_op_from_function("aclnn_x"));
+	assert_null(tc_analysis__op_from_function(""));
+	assert_null(tc_analysis__op_from_function("aclnn_x"));
 }
 
 static void
@@ -223,25 +223,25 @@ sk_names_split_at_the_first_start_and_last_end(void **state)
 	struct an_boundary b;
 
 	(void)state;
-	assert_true(an_parse_sk_name("sk_12_decoder.layer.0.mlp_start_"
+	assert_true(tc_analysis__parse_sk_name("sk_12_decoder.layer.0.mlp_start_"
 	    "static_kernel_A_h_end_x_end_static_kernel_B_h", &b));
 	assert_string_equal(b.scope, "decoder.layer.0.mlp");
 	assert_string_equal(b.start_function, "static_kernel_A_h_end_x");
 	assert_string_equal(b.end_function, "static_kernel_B_h");
 	assert_string_equal(b.start_op, "A");
 	assert_string_equal(b.end_op, "B");
-	an_boundary_free(&b);
-	assert_false(an_parse_sk_name("sk_1_unnamed", &b));
-	assert_false(an_parse_sk_name("sk_x_a_start_b_end_c", &b));
-	assert_true(an_raw_sk_id("sk_42_a").v == 42);
-	assert_false(an_raw_sk_id("sk_a_1").ok);
-	assert_int_equal(an_core_family("MIX_AIC", "", "", ""), AN_MIX);
-	assert_int_equal(an_core_family("AI_VECTOR_CORE", "", "", ""),
+	tc_analysis__boundary_free(&b);
+	assert_false(tc_analysis__parse_sk_name("sk_1_unnamed", &b));
+	assert_false(tc_analysis__parse_sk_name("sk_x_a_start_b_end_c", &b));
+	assert_true(tc_analysis__raw_sk_id("sk_42_a").v == 42);
+	assert_false(tc_analysis__raw_sk_id("sk_a_1").ok);
+	assert_int_equal(tc_analysis__core_family("MIX_AIC", "", "", ""), AN_MIX);
+	assert_int_equal(tc_analysis__core_family("AI_VECTOR_CORE", "", "", ""),
 	    AN_VECTOR);
-	assert_int_equal(an_core_family("AI_CORE", "", "", ""), AN_CUBE);
-	assert_int_equal(an_core_family("AI_CORE", "HcclAllReduce", "", ""),
+	assert_int_equal(tc_analysis__core_family("AI_CORE", "", "", ""), AN_CUBE);
+	assert_int_equal(tc_analysis__core_family("AI_CORE", "HcclAllReduce", "", ""),
 	    AN_COMMUNICATION);
-	assert_int_equal(an_core_family("", "", "", ""), AN_OTHER);
+	assert_int_equal(tc_analysis__core_family("", "", "", ""), AN_OTHER);
 }
 
 static void
@@ -277,13 +277,13 @@ cells_parse_as_python_float(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		an_num x = an_to_float(t[i].in, strlen(t[i].in));
+		an_num x = tc_analysis__to_float(t[i].in, strlen(t[i].in));
 
 		assert_int_equal(x.ok, t[i].ok);
 		if (t[i].ok)
 			assert_true(x.v == t[i].v);
 	}
-	assert_true(an_to_int("-7.9", 4).v == -7);
+	assert_true(tc_analysis__to_int("-7.9", 4).v == -7);
 }
 
 struct seen {
@@ -348,7 +348,7 @@ kernel_details_reads_as_dictreader(void **state)
 	sink.wants = NULL;
 	sink.row = on_row;
 	sink.rejected = on_rejected;
-	assert_int_equal(an_kernel_details_read(path, &sink, hex, &err), 0);
+	assert_int_equal(tc_analysis__kernel_details_read(path, &sink, hex, &err), 0);
 	assert_int_equal(s.rows, 3);
 	/* the BOM stays in the first column's name, so "Name" is not
 	 * found; the quoted comma and line break stay inside their fields */
@@ -382,7 +382,7 @@ an_oversized_field_names_file_and_line(void **state)
 		tc_buf_putc(&b, 'a');
 	path = tc_xasprintf("%s/k.csv", dir);
 	assert_int_equal(tc_write_atomic(path, b.data, b.len, 0, &err), 0);
-	assert_int_equal(an_kernel_details_read(path, &sink, hex, &err), -1);
+	assert_int_equal(tc_analysis__kernel_details_read(path, &sink, hex, &err), -1);
 	assert_non_null(strstr(tc_error_msg(&err), "k.csv: line 3: field "
 	    "larger than field limit (131072)"));
 	tc_error_clear(&err);
@@ -390,6 +390,60 @@ an_oversized_field_names_file_and_line(void **state)
 	free(path);
 	unit_rmtree(dir);
 	free(dir);
+}
+
+static void
+canonical_ops_and_families(void **state)
+{
+	static const struct { const char *in, *op; } t[] = {
+		{ "MatMulV2_1", "MatMulV2" }, { "RmsNorm_5", "RmsNorm" },
+		{ "NOTIFY", "NOTIFY" }, { " n/a ", "UNKNOWN" },
+		{ "[0/3] Add_2", "Add" }, { "Foo_0x1a_3", "Foo" },
+		{ "Conv_FP16_ND", "Conv" }, { "all_reduce_3", "all_reduce" },
+		{ "x_static_kernel_Mul_h", "Mul" }, { "__", "UNKNOWN" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *op = tc_analysis__canonical_op(t[i].in);
+
+		assert_string_equal(op, t[i].op);
+		free(op);
+	}
+	assert_string_equal(tc_analysis__canonical_core_family("AIC_ONLY"),
+	    "AI_CORE");
+	assert_string_equal(tc_analysis__canonical_core_family(" aiv_only "),
+	    "AI_VECTOR_CORE");
+	assert_string_equal(tc_analysis__canonical_core_family("wait"),
+	    "CONTROL");
+	assert_string_equal(tc_analysis__canonical_core_family("EVENT_RECORD"),
+	    "CONTROL");
+	assert_string_equal(tc_analysis__canonical_core_family("all_gather"),
+	    "COMMUNICATION");
+	assert_string_equal(tc_analysis__canonical_core_family(NULL),
+	    "UNKNOWN");
+}
+
+/* The recorded case's origin graph: the fingerprint the reference
+ * recorded as profile_origin_graph_fingerprint. */
+static void
+origin_graph_fingerprint_matches_the_record(void **state)
+{
+	const char *src = getenv("TUNECTL_SRC");
+	char *path = tc_xasprintf("%s/tests/fixtures/analysis/in/held-out/"
+	    "struct/graph/sk_graph_origin.json", src ? src : ".");
+	tc_error err = TC_ERROR_INIT;
+	tc_json *g = tc_json_parse_file(path, &err);
+	char hex[65];
+
+	(void)state;
+	assert_non_null(g);
+	assert_int_equal(tc_analysis__graph_fingerprint(g, hex, &err), 0);
+	assert_string_equal(hex, "52a1d190df6a708c756592e1c60222f6d0966c65ce13"
+	    "db5484395859ef9c5e80");
+	tc_json_free(g);
+	free(path);
 }
 
 int
@@ -408,6 +462,8 @@ main(void)
 		cmocka_unit_test(cells_parse_as_python_float),
 		cmocka_unit_test(kernel_details_reads_as_dictreader),
 		cmocka_unit_test(an_oversized_field_names_file_and_line),
+		cmocka_unit_test(canonical_ops_and_families),
+		cmocka_unit_test(origin_graph_fingerprint_matches_the_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
