@@ -266,6 +266,9 @@ struct tc_cli_drive {
  * verify it.  The finished session document, or NULL with err ("the
  * finished session does not verify" when it does not). */
 tc_json *tc_cli_drive_session(const struct tc_cli_drive *d, tc_error *err);
+/* Each line of text (every line ends with a newline) after prefix, on
+ * stderr. */
+void tc_cli_print_lines(const char *prefix, const char *text);
 /* Write report.html (html NULL: none) and say where the reports are. */
 int tc_cli_finish_reports(const char *label, const char *root,
     const char *session, const char *html, tc_error *err);

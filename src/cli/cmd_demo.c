@@ -106,15 +106,6 @@ advice(enum tc_refusal_kind kind, bool gpu)
 	}
 }
 
-/* Each line of text (every line ends with a newline) after prefix. */
-static void
-print_lines(const char *prefix, const char *text)
-{
-	for (const char *nl; text != NULL && (nl = strchr(text, '\n')) != NULL;
-	    text = nl + 1)
-		fprintf(stderr, "%s%.*s\n", prefix, (int)(nl - text), text);
-}
-
 /* Print the outcome a newcomer wants to read first; when the session did
  * not end beneficial, which gate refused, its numbers, and what to do. */
 static void
@@ -155,9 +146,9 @@ summarise(const char *root, const char *session_path, const tc_json *session,
 		if (kind != TC_REFUSAL_NONE) {
 			fprintf(stderr, "demo: no tuning was admitted; a gate "
 			    "refused the evidence:\n");
-			print_lines("demo:   ", why.data);
+			tc_cli_print_lines("demo:   ", why.data);
 			fprintf(stderr, "demo: what you can do:\n");
-			print_lines("demo:   ", advice(kind, gpu));
+			tc_cli_print_lines("demo:   ", advice(kind, gpu));
 		}
 		tc_buf_free(&why);
 		tc_session_free(s);

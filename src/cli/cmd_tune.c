@@ -24,6 +24,7 @@
 #include "tunectl/html.h"
 #include "tunectl/path.h"
 #include "tunectl/phase.h"
+#include "tunectl/refusal.h"
 #include "tunectl/session.h"
 #include "tunectl/tune.h"
 
@@ -193,9 +194,30 @@ show_worker_error(const char *root)
 	free(log);
 }
 
+/* Which gate refused, with its numbers, when the session did not end
+ * beneficial. */
+static void
+explain_refusal(const char *session_path)
+{
+	tc_session *s = NULL;
+	tc_buf why = TC_BUF_INIT;
+	const char *step = NULL;
+
+	if (tc_session_load(session_path, 0, &s, NULL) == 0 &&
+	    tc_report_refusal(s, &why, &step) != TC_REFUSAL_NONE) {
+		fprintf(stderr, "tune: no configuration was admitted; a gate "
+		    "refused the evidence:\n");
+		tc_cli_print_lines("tune:   ", why.data);
+		fprintf(stderr, "tune: a busy machine makes timings noisy: see "
+		    "docs/your-workload.md, \"When a gate refuses\"\n");
+	}
+	tc_buf_free(&why);
+	tc_session_free(s);
+}
+
 /* The outcome in two lines: the classification and the winner. */
 static void
-summarise(const char *root, const tc_json *session)
+summarise(const char *root, const char *session_path, const tc_json *session)
 {
 	char *path = tc_xasprintf("%s/ledger.json", root);
 	tc_json *ledger = tc_json_parse_file(path, NULL);
@@ -214,6 +236,8 @@ summarise(const char *root, const tc_json *session)
 	else
 		fprintf(stderr, "tune: final clean E2E: %s: %s\n", cls,
 		    tc_json_get_string(fe, "reason_zh"));
+	if (cls != NULL && strcmp(cls, "beneficial") != 0)
+		explain_refusal(session_path);
 	tc_json_free(ledger);
 	free(path);
 }
@@ -259,7 +283,7 @@ run_session(const struct tune_opts *o, const tc_json *plan_doc,
 		goto out;
 	if ((done = tc_cli_drive_session(&drive, &err)) == NULL)
 		goto out;
-	summarise(root, done);
+	summarise(root, session, done);
 	if (tc_cli_finish_reports("tune", root, session, html, &err) != 0)
 		goto out;
 	rc = TC_EXIT_OK;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -180,4 +181,12 @@ tc_cli_finish_reports(const char *label, const char *root,
 	fprintf(stderr, "%s: session       %s (tunectl verify --session %s)\n",
 	    label, session, session);
 	return 0;
+}
+
+void
+tc_cli_print_lines(const char *prefix, const char *text)
+{
+	for (const char *nl; text != NULL && (nl = strchr(text, '\n')) != NULL;
+	    text = nl + 1)
+		fprintf(stderr, "%s%.*s\n", prefix, (int)(nl - text), text);
 }

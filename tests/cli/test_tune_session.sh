@@ -118,4 +118,16 @@ check "FINAL_E2E_REPORT.md" test -s "$R/FINAL_E2E_REPORT.md"
 check "report.html" test -s "$R/report.html"
 check "the spec and its plan are kept" test -s "$R/tune/spec.yaml" -a -s "$R/tune/plan.json"
 
+# A baseline too noisy to trust: S0 refuses it (three series), the session
+# completes not_run, and tune says which gate refused with its numbers.
+sed -e 's/+ 0.01 \* (k % 3)/+ 4 * (k % 3)/' -e 's/^name: dgemm-test/name: noisy/' ex/tune.yaml > ex/noisy.yaml
+tc tune ex/noisy.yaml --session-dir s
+expect_rc 0 "a refused baseline is a finished session"
+expect_err "final clean E2E: not_run" "that ends not_run"
+expect_err "a gate refused the evidence:" "naming the refusal"
+expect_err "stability gate (s0/stability-3.json): spread" "with the gate and its numbers"
+N=$(cd s/latest && pwd -P)
+tc verify --session "$N/auto-tune-session.json"
+expect_rc 0 "and it verifies"
+
 finish
