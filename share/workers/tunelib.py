@@ -293,9 +293,11 @@ class Worker:
         self.note_attempts(rel_dir, tried)
         return runset, st, jr
 
-    def trial_series(self, config_rel, rel_dir, runs=3, archive=False):
-        """A short series for a comparison, measured again while its own
-        runs spread more than the stability limit."""
+    def trial_series(self, config_rel, rel_dir, archive=False):
+        """A series of the spec's runs for a comparison, measured again
+        while its own runs spread more than gate.stability.max_spread_pct
+        (series_attempts in all)."""
+        runs = GATE.get("runs", 5)
         tried = []
         for k in range(1, SERIES_ATTEMPTS + 1):
             rd = self.attempt_name(rel_dir, k)
