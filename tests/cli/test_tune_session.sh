@@ -118,6 +118,48 @@ check "FINAL_E2E_REPORT.md" test -s "$R/FINAL_E2E_REPORT.md"
 check "report.html" test -s "$R/report.html"
 check "the spec and its plan are kept" test -s "$R/tune/spec.yaml" -a -s "$R/tune/plan.json"
 
+# A program that is not built, whose figure is read from a JSON file it
+# writes into its run directory (metric.from: file), or from its stderr;
+# its check is a text its stdout must hold.
+for from in file stderr; do
+	if [ $from = file ]; then
+		emit='printf "{{\"timing\": {{\"ms\": [%s, %s]}}}}\n" $t $t > {run_dir}/result.json'
+		metric='{from: file, file: result.json, pointer: /timing/ms, unit: ms, direction: lower}'
+	else
+		emit='echo "elapsed $t ms" >&2'
+		metric="{from: stderr, regex: 'elapsed ([0-9.]+) ms', unit: ms, direction: lower}"
+	fi
+	cat > ex/$from.yaml <<YAML
+version: 1
+name: script-$from
+run:
+  command: >-
+    t=\$(awk -v v={variant} -v n={n} -v k="\$TUNECTL_RUN_INDEX"
+    'BEGIN {{ printf "%.3f", (v == "fast" ? 6 : 10) / n + 0.01 * (k % 2) }}');
+    $emit; echo ok
+  timeout: 5
+check: {expected_output: ok}
+metric: $metric
+variants:
+  - {name: slow, params: {}}
+  - {name: fast, params: {}}
+options:
+  parameters:
+    n: [1, 2]
+baseline: {variant: slow, params: {n: 1}}
+gate: {runs: 5, warmup_runs: 0, warmup_samples: 0}
+YAML
+	tc tune ex/$from.yaml --session-dir s
+	expect_rc 0 "metric.from $from: the session completes"
+	expect_err "final clean E2E: beneficial, +69." "about 70 % faster, read from $from"
+	expect_err "% for fast n=2" "the winner: the fast variant at n=2"
+	F=$(cd s/latest && pwd -P)
+	check "metric.from $from: the run sets record the reader" \
+		grep -q "\"source\": \"metric_$([ $from = file ] && echo file || echo regex)\"" "$F/s0/runset/runset.json"
+	tc verify --session "$F/auto-tune-session.json"
+	expect_rc 0 "metric.from $from: the session verifies"
+done
+
 # A baseline too noisy to trust: S0 refuses it (three series), the session
 # completes not_run, and tune says which gate refused with its numbers.
 sed -e 's/+ 0.01 \* (k % 3)/+ 4 * (k % 3)/' -e 's/^name: dgemm-test/name: noisy/' ex/tune.yaml > ex/noisy.yaml
