@@ -139,6 +139,7 @@ run:
     $emit; echo ok
   timeout: 5
 check: {expected_output: ok}
+profile: {command: "echo profiled {variant} n={n}", timeout: 5}
 metric: $metric
 variants:
   - {name: slow, params: {}}
@@ -156,6 +157,8 @@ YAML
 	F=$(cd s/latest && pwd -P)
 	check "metric.from $from: the run sets record the reader" \
 		grep -q "\"source\": \"metric_$([ $from = file ] && echo file || echo regex)\"" "$F/s0/runset/runset.json"
+	check "metric.from $from: BASE ran the profile command on the winner" \
+		grep -qx "profiled fast n=2" "$F/$("$TUNECTL_BIN" json get "$F/base/profile.json" /stdout)"
 	tc verify --session "$F/auto-tune-session.json"
 	expect_rc 0 "metric.from $from: the session verifies"
 done
