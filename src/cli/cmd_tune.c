@@ -52,6 +52,10 @@ not_yet(const tc_tune_spec *spec, const char *host)
 	if (strcmp(spec->gate.decide_by, "mean") != 0)
 		return "gate.decide_by ci: the gates decide by the mean "
 		    "improvement in this version (decide_by: mean)";
+	if (spec->search == TC_TUNE_EXHAUSTIVE && spec->nparams > 0)
+		return "options.search exhaustive: Stage O's workers change one "
+		    "parameter at a time against the incumbent "
+		    "(search: one-at-a-time)";
 	if (spec->nvariants < 2)
 		return "Stage A screens the variants besides the baseline's, "
 		    "and the spec has none: give at least two variants";

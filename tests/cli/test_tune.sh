@@ -123,6 +123,10 @@ expect_err "no variant named 'O9'" "in words"
 tc tune "$T/ci.yaml" --prepare "$T/c4.json"
 expect_rc 2 "--prepare needs --cache"
 
+sed -e 's/search: one-at-a-time/search: exhaustive/' "$SPEC" > "$T/exh.yaml"
+tc tune "$T/exh.yaml" --session-dir "$T/ci-sessions"
+expect_rc 1 "tune refuses an exhaustive search for now"
+expect_err "tunectl: tune: not yet: options.search exhaustive" "and says so in words"
 tc tune "$SPEC" --host nosuch
 expect_rc 2 "an unknown host is a usage error"
 tc tune --json "$SPEC"
