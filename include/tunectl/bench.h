@@ -336,6 +336,9 @@ typedef struct tc_bench_run_opts {
 	long warmup_samples;		/* -1: 8, or 0 for wall time */
 	long warmup_runs;		/* discarded processes run first */
 	const char *metric_regex;	/* NULL: the reference regex */
+	bool metric_stderr;		/* the regex reads stderr, not stdout */
+	const char *metric_file;	/* a JSON file of the run directory */
+	const char *metric_pointer;	/* RFC 6901 into metric_file */
 	double timeout_s;		/* <= 0: none */
 	char *const *argv;		/* the workload command */
 	const char *out_dir;

@@ -175,6 +175,22 @@ int tc_tune_build_key(const tc_tune_spec *spec, const tc_tune_config *c,
 int tc_tune_build(const tc_tune_spec *spec, const tc_tune_config *c,
     const char *cache, char **dir, bool *reused, tc_error *err);
 
+/*
+ * One configuration made ready to run.  conf is {"variant": NAME (null or
+ * absent: the baseline's), "params": {NAME: VALUE} (absent ones: the
+ * baseline's)}; every value must be one the spec lists (a number matches
+ * by value, a string by its text).  A configuration the constraints allow
+ * is built through the cache (tc_tune_build; none without a build
+ * command) and its run, check and profile commands expanded with run_dir
+ * for {run_dir}.  Returns tunectl-tune-prepared-v1 {variant, params (as
+ * text), allowed, broken_constraint, build_dir, build_reused, run, check,
+ * profile} (no build and no commands when a constraint refuses it), or
+ * NULL with err naming the spec line of what is wrong or the failed
+ * build's log.
+ */
+tc_json *tc_tune_prepare(const tc_tune_spec *spec, const tc_json *conf,
+    const char *cache, const char *run_dir, tc_error *err);
+
 /* The built-in template names (NULL-terminated): spec_dir, build_dir,
  * run_dir, variant. */
 extern const char *const tc_tune_builtins[];

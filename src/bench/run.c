@@ -15,6 +15,14 @@
  *     whole match) of every match is a sample in ms; raw rank logs are
  *     renamed raw_log_<rank>.log and log_<rank>.log is rewritten with
  *     reference lines "Inference time (decode): <value> ms";
+ *   - --metric-stream stderr: the regex reads the run's stderr.log
+ *     instead of its stdout (one rank); a run it finds nothing in fails,
+ *     it is never timed by its wall clock instead;
+ *   - --metric-file FILE --metric-pointer PTR: the run writes the JSON
+ *     file FILE into its run directory; the number (or array of numbers)
+ *     at the RFC 6901 pointer PTR is its samples, written into log_0.log
+ *     as reference lines (one rank; a missing file or pointer fails the
+ *     run);
  *   - when the first run logs no timing at all (and R is 1) the metric is
  *     the process wall time: log_0.log holds one reference line with the
  *     wall time in ms, and every later run is measured the same way;
@@ -43,7 +51,7 @@
 
 extern char **environ;
 
-enum metric { M_UNDECIDED, M_LOG, M_REGEX, M_WALL };
+enum metric { M_UNDECIDED, M_LOG, M_REGEX, M_WALL, M_FILE };
 
 typedef struct run_rec {
 	char *name;			/* "run-07" */
@@ -86,6 +94,39 @@ digits(long n)
 	return d;
 }
 
+/* --metric-stream stderr and --metric-file: one rank, one reader. */
+static int
+check_metric_opts(const tc_bench_run_opts *o, tc_error *err)
+{
+	if (o->metric_stderr && o->metric_regex == NULL) {
+		tc_error_set(err, "--metric-stream stderr needs --metric-regex");
+		return -1;
+	}
+	if ((o->metric_file == NULL) != (o->metric_pointer == NULL)) {
+		tc_error_set(err, "--metric-file and --metric-pointer go together");
+		return -1;
+	}
+	if (o->metric_file == NULL && !o->metric_stderr)
+		return 0;
+	if (o->metric_file != NULL && (o->metric_regex != NULL ||
+	    o->metric_stderr)) {
+		tc_error_set(err, "--metric-file reads the metric from a file; "
+		    "--metric-regex and --metric-stream read it from the output");
+		return -1;
+	}
+	if (o->ranks != 1) {
+		tc_error_set(err, "--metric-stream stderr and --metric-file "
+		    "read one rank (--ranks 1)");
+		return -1;
+	}
+	if (o->metric_file != NULL && !tc_path_is_relative_artifact(o->metric_file)) {
+		tc_error_set(err, "--metric-file %s: give a path relative to "
+		    "the run directory, without '..'", o->metric_file);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 session_open(session *s, const tc_bench_run_opts *o, tc_error *err)
 {
@@ -119,6 +160,8 @@ session_open(session *s, const tc_bench_run_opts *o, tc_error *err)
 		}
 		s->have_re = true;
 	}
+	if (check_metric_opts(o, err) != 0)
+		return TC_BENCH_VALUE_ERROR;
 	s->dir = tc_path_normalize(o->out_dir);
 	if (tc_mkdirs(s->dir, err) != 0)
 		return TC_BENCH_FAIL;
@@ -136,7 +179,8 @@ session_open(session *s, const tc_bench_run_opts *o, tc_error *err)
 		return TC_BENCH_FAIL;
 	s->width = digits(o->runs);
 	s->runs = tc_xcalloc((size_t)o->runs, sizeof(*s->runs));
-	s->metric = s->have_re ? M_REGEX : M_UNDECIDED;
+	s->metric = o->metric_file != NULL ? M_FILE : s->have_re ? M_REGEX :
+	    M_UNDECIDED;
 	if (o->warmup_runs < 0) {
 		tc_error_set(err, "--warmup-runs must not be negative");
 		return TC_BENCH_VALUE_ERROR;
@@ -366,7 +410,7 @@ decide_metric(session *s, const run_rec *r, size_t total)
 	if (total == 0 && s->metric == M_UNDECIDED && s->o->ranks == 1)
 		s->metric = M_WALL;
 	if (total == 0 && s->metric == M_REGEX && s->o->ranks == 1 &&
-	    r == &s->runs[0])
+	    r == &s->runs[0] && !s->o->metric_stderr)
 		s->metric = M_WALL;
 	if (s->metric == M_UNDECIDED)
 		s->metric = M_LOG;
@@ -444,13 +488,81 @@ write_wall_log(const char *run_dir, run_rec *r, bool from_stdout,
 	return rc;
 }
 
+/* One sample of the metric file as a reference line; false when v is not
+ * a number. */
+static bool
+file_sample(const tc_json *v, tc_buf *out)
+{
+	if (!tc_json_is(v, TC_JSON_INT) && !tc_json_is(v, TC_JSON_FLOAT))
+		return false;
+	tc_buf_puts(out, "Inference time (decode): ");
+	tc_json_repr(out, v);
+	tc_buf_puts(out, " ms\n");
+	return true;
+}
+
+/* --metric-file: the number, or array of numbers, at the pointer of the
+ * JSON file the run wrote is its samples (log_0.log).  0 with a problem
+ * noted in r when the file, the pointer or a number is missing. */
+static int
+file_samples(session *s, const char *run_dir, run_rec *r, tc_error *err)
+{
+	tc_error why = TC_ERROR_INIT;
+	char *path = tc_path_under_root(run_dir, s->o->metric_file,
+	    "--metric-file", &why);
+	tc_json *doc = NULL;
+	const tc_json *v = NULL;
+	tc_buf out = TC_BUF_INIT;
+	bool ok = true;
+	int rc = 0;
+
+	if (path != NULL && !tc_is_regular_file(path))
+		tc_error_set(&why, "the run did not write %s", s->o->metric_file);
+	else if (path != NULL && (doc = tc_json_parse_file(path, &why)) != NULL)
+		v = tc_json_pointer(doc, s->o->metric_pointer, &why);
+	if (v != NULL && tc_json_is(v, TC_JSON_ARRAY)) {
+		for (size_t i = 0; ok && i < v->u.arr.len; i++)
+			ok = file_sample(v->u.arr.items[i], &out);
+		ok = ok && v->u.arr.len > 0;
+	} else if (v != NULL) {
+		ok = file_sample(v, &out);
+	}
+	if (v == NULL) {
+		r->problem = tc_xasprintf("%s: --metric-file %s --metric-pointer "
+		    "%s: %s", run_dir, s->o->metric_file, s->o->metric_pointer,
+		    tc_error_msg(&why));
+	} else if (!ok) {
+		r->problem = tc_xasprintf("%s: %s at %s is not a number or a "
+		    "non-empty array of numbers", run_dir, s->o->metric_file,
+		    s->o->metric_pointer);
+	} else {
+		char *target = tc_bench_join(run_dir, "log_0.log");
+
+		rc = tc_write_atomic(target, out.data, out.len,
+		    TC_WRITE_EXCLUSIVE, err);
+		free(target);
+	}
+	tc_buf_free(&out);
+	tc_json_free(doc);
+	tc_error_clear(&why);
+	free(path);
+	return rc;
+}
+
 /* Turn the workload's output of one run into reference rank logs. */
 static int
 collect(session *s, const char *run_dir, run_rec *r, tc_error *err)
 {
-	char *stdout_path = tc_bench_join(run_dir, "stdout.log");
+	char *stdout_path = tc_bench_join(run_dir, s->o->metric_stderr ?
+	    "stderr.log" : "stdout.log");
 	size_t nlogs, nsrc, total = 0;
-	char **logs = tc_bench_rank_logs(run_dir, &nlogs, err);
+	char **logs;
+
+	if (s->metric == M_FILE) {
+		free(stdout_path);
+		return file_samples(s, run_dir, r, err);
+	}
+	logs = tc_bench_rank_logs(run_dir, &nlogs, err);
 	const char **src;
 	tc_buf *norm = NULL;
 	int rc = -1;
@@ -463,7 +575,8 @@ collect(session *s, const char *run_dir, run_rec *r, tc_error *err)
 		rc = 0;
 		goto out;
 	}
-	/* without rank logs, a one-rank workload's stdout is its log */
+	/* without rank logs, a one-rank workload's stdout (or the stderr the
+	 * metric is read from) is its log */
 	src = nlogs == 0 ? (const char **)&stdout_path : (const char **)logs;
 	nsrc = nlogs == 0 ? 1 : nlogs;
 	if (s->metric != M_WALL) {
@@ -474,6 +587,10 @@ collect(session *s, const char *run_dir, run_rec *r, tc_error *err)
 	}
 	if (s->metric == M_WALL) {
 		rc = write_wall_log(run_dir, r, nlogs == 0, err);
+	} else if (total == 0 && s->o->metric_stderr) {
+		r->problem = tc_xasprintf("%s: --metric-regex matched nothing "
+		    "in stderr.log", run_dir);
+		rc = 0;
 	} else if (total == 0) {
 		r->problem = tc_xasprintf("%s: the workload logged no "
 		    "timing samples", run_dir);
@@ -603,7 +720,7 @@ static const char *
 metric_name(enum metric m)
 {
 	return m == M_WALL ? "wall_time" : m == M_REGEX ? "metric_regex" :
-	    "reference_log_regex";
+	    m == M_FILE ? "metric_file" : "reference_log_regex";
 }
 
 /* runset.json's metric: where the samples came from and their clock. */
@@ -614,9 +731,14 @@ metric_json(const session *s)
 
 	tc_json_object_set_string(metric, "source", metric_name(s->metric));
 	tc_json_object_set_string(metric, "unit", "ms");
-	if (s->o->metric_regex != NULL)
+	if (s->metric == M_FILE) {
+		tc_json_object_set_string(metric, "file", s->o->metric_file);
+		tc_json_object_set_string(metric, "pointer", s->o->metric_pointer);
+	} else if (s->o->metric_regex != NULL) {
 		tc_json_object_set_string(metric, "regex", s->o->metric_regex);
-	else
+		if (s->o->metric_stderr)
+			tc_json_object_set_string(metric, "stream", "stderr");
+	} else
 		tc_json_object_set_string(metric, "regex",
 		    "Inference time \\((decode|prefill)\\): ([0-9.]+) ms");
 	if (s->metric == M_WALL)

@@ -242,6 +242,39 @@ int tc_cli_lease_exit(const struct tc_command *cmd, int rc, const tc_json *manif
 /* tc_runner_load + export TUNECTL_RUNNER_COMMAND_JSON (cmd_run.c) */
 struct tc_runner;
 int tc_cli_load_runner(const char *path, struct tc_runner *runner, tc_error *err);
+/* Run directories of demo and tune (run_dir.c): a fresh
+ * <parent>/<prefix>-<UTC time> linked as <parent>/latest (absolute,
+ * malloc'd; NULL with err), the one latest names (NULL when none), and
+ * <parent>/script-runner.json naming host, exported as the runner the
+ * workers' "tunectl support run" uses. */
+char *tc_cli_new_run_dir(const char *parent, const char *prefix, tc_error *err);
+char *tc_cli_latest_run_dir(const char *parent);
+int tc_cli_write_runner(const char *parent, const char *host, tc_error *err);
+
+/* A whole session as demo and tune run it (run_dir.c). */
+struct tc_cli_drive {
+	const char *label;		/* "demo", "tune": every line's prefix and the id's */
+	const char *session;		/* <root>/auto-tune-session.json */
+	const char *root;
+	const char *mode;		/* the optional mode of a new session */
+	bool resume;			/* resume the session instead of creating it */
+	bool quiet;			/* no line for a failed attempt's error */
+	const struct tc_runner *runner;
+	const struct tc_run_next_opts *ro;
+	long max_attempts;		/* attempts of a step in a row */
+};
+/* Create the session (strict policy, id "<label>-<UTC time>") or resume
+ * it, run it to its end through the runner with a line per attempt, and
+ * verify it.  The finished session document, or NULL with err ("the
+ * finished session does not verify" when it does not). */
+tc_json *tc_cli_drive_session(const struct tc_cli_drive *d, tc_error *err);
+/* Each line of text (every line ends with a newline) after prefix, on
+ * stderr. */
+void tc_cli_print_lines(const char *prefix, const char *text);
+/* Write report.html (html NULL: none) and say where the reports are. */
+int tc_cli_finish_reports(const char *label, const char *root,
+    const char *session, const char *html, tc_error *err);
+
 /* demo --pipeline pypto (demo_pypto.c): the example operator under root. */
 int tc_demo_pypto(const char *examples, const char *root, bool quiet);
 

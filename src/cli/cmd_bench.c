@@ -19,6 +19,14 @@
 	"  --metric-regex RE     POSIX extended regex; group 1 (or the match) is a\n" \
 	"                        sample in ms (default: the reference's\n" \
 	"                        'Inference time (decode|prefill): X ms' lines)\n" \
+	"  --metric-stream stdout|stderr\n" \
+	"                        where --metric-regex looks (default stdout; stderr:\n" \
+	"                        one rank, and a run it matches nothing in fails)\n" \
+	"  --metric-file FILE --metric-pointer PTR\n" \
+	"                        the run writes the JSON file FILE (relative to\n" \
+	"                        $TUNECTL_RUN_DIR); the number or array of numbers\n" \
+	"                        at the RFC 6901 pointer PTR is its samples in ms\n" \
+	"                        (one rank; a missing file or pointer fails the run)\n" \
 	"  --timeout-seconds T   end a run's process group after T seconds\n" \
 	"\nEach run K gets RUNSET/run-K/ with stdout.log, stderr.log and the rank logs\n" \
 	"log_<rank>.log in the reference layout; a workload that logs no timing is\n" \
@@ -65,7 +73,8 @@ bench_run(const struct tc_command *cmd, int argc, char **argv)
 {
 	long runs = 0, ranks = 1, warmup = -1, warmup_runs = 0;
 	double timeout = 0;
-	const char *out = NULL, *regex = NULL;
+	const char *out = NULL, *regex = NULL, *stream = NULL, *mfile = NULL;
+	const char *mpointer = NULL;
 	struct tc_option opts[] = {
 		{ "--runs", TC_OPT_INT, &runs, true, NULL },
 		{ "--out", TC_OPT_STRING, &out, true, NULL },
@@ -73,6 +82,9 @@ bench_run(const struct tc_command *cmd, int argc, char **argv)
 		{ "--warmup-samples", TC_OPT_INT, &warmup, false, NULL },
 		{ "--warmup-runs", TC_OPT_INT, &warmup_runs, false, NULL },
 		{ "--metric-regex", TC_OPT_STRING, &regex, false, NULL },
+		{ "--metric-stream", TC_OPT_STRING, &stream, false, NULL },
+		{ "--metric-file", TC_OPT_STRING, &mfile, false, NULL },
+		{ "--metric-pointer", TC_OPT_STRING, &mpointer, false, NULL },
 		{ "--timeout-seconds", TC_OPT_DOUBLE, &timeout, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
@@ -95,6 +107,12 @@ bench_run(const struct tc_command *cmd, int argc, char **argv)
 		tc_parse_result_free(&pr);
 		return tc_usage_error(cmd, "--warmup-samples must be >= 0");
 	}
+	if (stream != NULL && strcmp(stream, "stdout") != 0 &&
+	    strcmp(stream, "stderr") != 0) {
+		tc_parse_result_free(&pr);
+		return tc_usage_error(cmd, "argument --metric-stream: invalid "
+		    "choice: '%s' (choose from 'stdout', 'stderr')", stream);
+	}
 	cmdv = tc_xcalloc(pr.positional.len + 1, sizeof(*cmdv));
 	for (size_t i = 0; i < pr.positional.len; i++)
 		cmdv[i] = (char *)pr.positional.items[i];
@@ -104,6 +122,9 @@ bench_run(const struct tc_command *cmd, int argc, char **argv)
 	o.warmup_samples = warmup;
 	o.warmup_runs = warmup_runs;
 	o.metric_regex = regex;
+	o.metric_stderr = stream != NULL && strcmp(stream, "stderr") == 0;
+	o.metric_file = mfile;
+	o.metric_pointer = mpointer;
 	o.timeout_s = timeout;
 	o.argv = cmdv;
 	o.out_dir = out;
@@ -122,7 +143,8 @@ bench_ab(const struct tc_command *cmd, int argc, char **argv)
 {
 	long runs = 0, ranks = 1, warmup = -1;
 	double timeout = 0;
-	const char *out_a = NULL, *out_b = NULL, *regex = NULL;
+	const char *out_a = NULL, *out_b = NULL, *regex = NULL, *stream = NULL;
+	const char *mfile = NULL, *mpointer = NULL;
 	struct tc_option opts[] = {
 		{ "--runs", TC_OPT_INT, &runs, true, NULL },
 		{ "--out-a", TC_OPT_STRING, &out_a, true, NULL },
@@ -130,6 +152,9 @@ bench_ab(const struct tc_command *cmd, int argc, char **argv)
 		{ "--ranks", TC_OPT_INT, &ranks, false, NULL },
 		{ "--warmup-samples", TC_OPT_INT, &warmup, false, NULL },
 		{ "--metric-regex", TC_OPT_STRING, &regex, false, NULL },
+		{ "--metric-stream", TC_OPT_STRING, &stream, false, NULL },
+		{ "--metric-file", TC_OPT_STRING, &mfile, false, NULL },
+		{ "--metric-pointer", TC_OPT_STRING, &mpointer, false, NULL },
 		{ "--timeout-seconds", TC_OPT_DOUBLE, &timeout, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
@@ -158,6 +183,12 @@ bench_ab(const struct tc_command *cmd, int argc, char **argv)
 		tc_parse_result_free(&pr);
 		return tc_usage_error(cmd, "--warmup-samples must be >= 0");
 	}
+	if (stream != NULL && strcmp(stream, "stdout") != 0 &&
+	    strcmp(stream, "stderr") != 0) {
+		tc_parse_result_free(&pr);
+		return tc_usage_error(cmd, "argument --metric-stream: invalid "
+		    "choice: '%s' (choose from 'stdout', 'stderr')", stream);
+	}
 	av = tc_xcalloc(sep + 1, sizeof(*av));
 	bv = tc_xcalloc(n - sep, sizeof(*bv));
 	for (i = 0; i < sep; i++)
@@ -169,6 +200,9 @@ bench_ab(const struct tc_command *cmd, int argc, char **argv)
 	a.ranks = ranks;
 	a.warmup_samples = warmup;
 	a.metric_regex = regex;
+	a.metric_stderr = stream != NULL && strcmp(stream, "stderr") == 0;
+	a.metric_file = mfile;
+	a.metric_pointer = mpointer;
 	a.timeout_s = timeout;
 	a.argv = av;
 	a.out_dir = out_a;
@@ -190,7 +224,8 @@ static const struct tc_command bench_run_entry = {
 	.name = "bench run",
 	.summary = "N clean runs of a workload",
 	.usage = "usage: tunectl bench run --runs N --out RUNSET_DIR [--ranks R] [--warmup-samples W]\n"
-	    "                         [--warmup-runs K] [--metric-regex RE] [--timeout-seconds T]\n"
+	    "                         [--warmup-runs K] [--metric-regex RE] [--metric-stream stdout|stderr]\n"
+	    "                         [--metric-file FILE --metric-pointer PTR] [--timeout-seconds T]\n"
 	    "                         -- CMD [ARGS...]\n"
 	    "\n  --warmup-runs K       run K discarded processes first (RUNSET/warmup-K,\n"
 	    "                        never read by a gate; default 0)" COMMON_HELP,

@@ -67,43 +67,6 @@ find_examples(const char *exe_dir)
 	return NULL;
 }
 
-static void
-progress(const tc_attempt_report *r, bool sealed, const char *error, void *ctx)
-{
-	const struct demo *d = ctx;
-
-	if (r->step_id == NULL) {
-		if (error != NULL)
-			fprintf(stderr, "demo: %s\n", error);
-		return;
-	}
-	fprintf(stderr, "demo: %-28s attempt %d  %-10s %7.1fs\n", r->step_id,
-	    r->attempt, sealed && r->outcome_status != NULL ?
-	    r->outcome_status : r->runner_status != NULL ? r->runner_status :
-	    "-", r->seconds);
-	if (error != NULL && !d->quiet)
-		fprintf(stderr, "demo:   %s\n", error);
-}
-
-static int
-latest_link(const char *parent, const char *root, tc_error *err)
-{
-	char *link = tc_xasprintf("%s/latest", parent);
-	char *tmp = tc_xasprintf("%s/.latest.tmp", parent);
-	const char *base = tc_path_basename(root);
-	int rc = 0;
-
-	unlink(tmp);
-	if (symlink(base, tmp) != 0 || rename(tmp, link) != 0) {
-		tc_error_os(err, errno, link);
-		unlink(tmp);
-		rc = -1;
-	}
-	free(link);
-	free(tmp);
-	return rc;
-}
-
 /* What a newcomer can do about each kind of refusal (one line each). */
 static const char *
 advice(enum tc_refusal_kind kind, bool gpu)
@@ -141,15 +104,6 @@ advice(enum tc_refusal_kind kind, bool gpu)
 	default:
 		return "read the phase report of the step named above.\n";
 	}
-}
-
-/* Each line of text (every line ends with a newline) after prefix. */
-static void
-print_lines(const char *prefix, const char *text)
-{
-	for (const char *nl; text != NULL && (nl = strchr(text, '\n')) != NULL;
-	    text = nl + 1)
-		fprintf(stderr, "%s%.*s\n", prefix, (int)(nl - text), text);
 }
 
 /* Print the outcome a newcomer wants to read first; when the session did
@@ -192,33 +146,15 @@ summarise(const char *root, const char *session_path, const tc_json *session,
 		if (kind != TC_REFUSAL_NONE) {
 			fprintf(stderr, "demo: no tuning was admitted; a gate "
 			    "refused the evidence:\n");
-			print_lines("demo:   ", why.data);
+			tc_cli_print_lines("demo:   ", why.data);
 			fprintf(stderr, "demo: what you can do:\n");
-			print_lines("demo:   ", advice(kind, gpu));
+			tc_cli_print_lines("demo:   ", advice(kind, gpu));
 		}
 		tc_buf_free(&why);
 		tc_session_free(s);
 	}
 	tc_json_free(doc);
 	free(ledger);
-}
-
-/* <parent>/script-runner.json: the plain-script host's runner file, named
- * by TUNECTL_RUNNER_COMMAND_JSON for the workers' "tunectl support run". */
-static int
-write_runner(const char *parent, const char *host, tc_error *err)
-{
-	char *path = tc_xasprintf("%s/script-runner.json", parent);
-	tc_json *argv = tc_json_new_array();
-	int rc;
-
-	tc_json_array_push(argv, tc_json_new_string(host));
-	rc = tc_write_json(path, argv, 0, err);
-	if (rc == 0)
-		setenv(TC_RUNNER_ENV, path, 1);
-	tc_json_free(argv);
-	free(path);
-	return rc;
 }
 
 static int
@@ -236,7 +172,10 @@ run_superkernel(struct demo *d, const char *parent, const char *root,
 	char *argv_host[] = { host, NULL };
 	tc_runner runner = { argv_host, 1 };
 	tc_run_next_opts ro = { 3600.0, 10.0, tc_self_exe() };
-	tc_json *done = NULL, *verdict = NULL;
+	const struct tc_cli_drive drive = { .label = "demo", .session = session,
+	    .root = root, .mode = mode, .resume = resume, .quiet = d->quiet,
+	    .runner = &runner, .ro = &ro, .max_attempts = 2 };
+	tc_json *done = NULL;
 	int rc = TC_EXIT_FAIL;
 
 	setenv("TUNECTL", tc_self_exe(), 1);
@@ -245,48 +184,15 @@ run_superkernel(struct demo *d, const char *parent, const char *root,
 	setenv("TUNECTL_WORKERS", workers, 1);
 	setenv("TUNECTL_LEASE_ROOT", leases, 1);
 	/* The workers hand support roles to the same host ("support run"). */
-	if (write_runner(parent, host, &err) != 0)
+	if (tc_cli_write_runner(parent, host, &err) != 0)
 		goto out;
-	if (!resume) {
-		char id[64];
-		time_t now = time(NULL);
-		struct tm tm;
-		tc_json *s;
-
-		gmtime_r(&now, &tm);
-		strftime(id, sizeof(id), "demo-%Y%m%d-%H%M%S", &tm);
-		if ((s = tc_session_init_policy(session, root, id, mode,
-		    TC_POLICY_STRICT, &err)) == NULL)
-			goto out;
-		tc_json_free(s);
-		fprintf(stderr, "demo: new session %s (optional mode %s) in %s\n",
-		    id, mode, root);
-	} else {
-		fprintf(stderr, "demo: resuming %s\n", session);
-		if ((verdict = tc_resume_session(session, NULL, &err)) == NULL)
-			goto out;
-		tc_json_free(verdict);
-		verdict = NULL;
-	}
 	fprintf(stderr, "demo: workload %s on %s\n", d->w.binary, d->w.devices);
-	done = tc_run_session(session, &runner, &ro, 2, progress, d, &err);
-	if (done == NULL)
+	if ((done = tc_cli_drive_session(&drive, &err)) == NULL)
 		goto out;
-	verdict = tc_verify_session(session, 0);
-	if (!tc_json_is(tc_json_get(verdict, "valid"), TC_JSON_BOOL) ||
-	    !tc_json_get(verdict, "valid")->u.b) {
-		tc_error_set(&err, "the finished session does not verify");
-		goto out;
-	}
 	summarise(root, session, done, strcmp(d->w.kind, "gpu") == 0);
-	if (!no_html) {
-		if (tc_report_html_write(session, html, &err) != 0)
-			goto out;
-		fprintf(stderr, "demo: HTML report   %s\n", html);
-	}
-	fprintf(stderr, "demo: final report  %s/FINAL_E2E_REPORT.md\n", root);
-	fprintf(stderr, "demo: session       %s (tunectl status --session %s)\n",
-	    session, session);
+	if (tc_cli_finish_reports("demo", root, session, no_html ? NULL : html,
+	    &err) != 0)
+		goto out;
 	rc = TC_EXIT_OK;
 out:
 	if (rc != TC_EXIT_OK) {
@@ -296,61 +202,12 @@ out:
 	}
 	tc_error_clear(&err);
 	tc_json_free(done);
-	tc_json_free(verdict);
 	free(session);
 	free(host);
 	free(workers);
 	free(leases);
 	free(html);
 	return rc;
-}
-
-/* The run directory the latest demo under parent used; NULL if none. */
-static char *
-latest_root(const char *parent)
-{
-	char *latest = tc_xasprintf("%s/latest", parent);
-	char *root = tc_path_resolve(latest, NULL);
-
-	free(latest);
-	if (root != NULL && !tc_is_directory(root)) {
-		free(root);
-		root = NULL;
-	}
-	return root;
-}
-
-/* A fresh run directory <parent>/<pipeline>-<UTC time>, linked as latest. */
-static char *
-new_root(const char *parent, const char *pipeline, tc_error *err)
-{
-	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	char *root = NULL;
-
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	if (tc_mkdirs(parent, err) != 0)
-		return NULL;
-	for (int n = 0; root == NULL && n < 100; n++) {
-		char *cand = n == 0 ?
-		    tc_xasprintf("%s/%s-%s", parent, pipeline, stamp) :
-		    tc_xasprintf("%s/%s-%s.%d", parent, pipeline, stamp, n);
-
-		if (mkdir(cand, 0777) == 0)
-			root = tc_path_resolve(cand, err);
-		free(cand);
-	}
-	if (root == NULL) {
-		tc_error_set(err, "cannot create a run directory under %s", parent);
-		return NULL;
-	}
-	if (latest_link(parent, root, err) != 0) {
-		free(root);
-		return NULL;
-	}
-	return root;
 }
 
 /* The workload a run directory was started with ("cpu" for runs from
@@ -439,7 +296,7 @@ cmd_demo(const struct tc_command *cmd, int argc, char **argv)
 		goto out;
 	}
 	parent = tc_xstrdup(root_arg != NULL ? root_arg : "tunectl-demo");
-	if (resume && (root = latest_root(parent)) == NULL) {
+	if (resume && (root = tc_cli_latest_run_dir(parent)) == NULL) {
 		rc = tc_die("demo: nothing to resume under %s", parent);
 		goto out;
 	}
@@ -459,7 +316,7 @@ cmd_demo(const struct tc_command *cmd, int argc, char **argv)
 		}
 	}
 	/* Every demo gets a fresh directory unless it resumes the latest. */
-	if (!resume && ((root = new_root(parent, pipeline, &err)) == NULL ||
+	if (!resume && ((root = tc_cli_new_run_dir(parent, pipeline, &err)) == NULL ||
 	    (superkernel && record_workload(root, &d, &err) != 0))) {
 		rc = tc_die("demo: %s", tc_error_msg(&err));
 		goto out;

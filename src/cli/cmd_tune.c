@@ -1,26 +1,378 @@
 /*
  * cmd_tune.c - "tunectl tune SPEC": tune a program described by a
  * workload spec (tune.yaml).  --dry-run reads the spec and prints the
- * plan a session would freeze (text, or JSON with --json); running the
- * seven phases from a spec is not there yet and is refused in words.
+ * plan a session would freeze (text, or JSON with --json).  Without it,
+ * tune runs the seven-phase evidence-gated session on the spec: a fresh
+ * run directory under --session-dir (the spec, its frozen plan and the
+ * session), one generic phase worker per phase (share/workers) through
+ * the plain-script host, then verify and the HTML report, as the demo
+ * does for its own workload.  --prepare is the workers' door to the spec:
+ * one configuration checked, built through the cache and its commands
+ * expanded.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
+#include "tunectl/evidence.h"
+#include "tunectl/fileio.h"
+#include "tunectl/host.h"
+#include "tunectl/html.h"
+#include "tunectl/path.h"
+#include "tunectl/phase.h"
+#include "tunectl/refusal.h"
+#include "tunectl/session.h"
 #include "tunectl/tune.h"
+
+/* The run directory's record of the spec it tunes, for --resume. */
+#define TUNE_RECORD "tune/run.json"
+
+struct tune_opts {
+	const char *spec_path;
+	const char *parent;	/* --session-dir */
+	const char *host;
+	bool resume;
+};
+
+/* What this version cannot run yet, in words; NULL when it can. */
+static const char *
+not_yet(const tc_tune_spec *spec, const char *host)
+{
+	if (strcmp(host, "script") != 0)
+		return "only the plain-script host (--host script) runs the "
+		    "generic phase workers; the agent hosts follow the "
+		    "SuperKernel skills, which do not read a workload spec";
+	if (spec->metric.higher_is_better)
+		return "metric.direction higher: the gates compare times "
+		    "(lower is better); report a time, or its inverse";
+	if (strcmp(spec->gate.decide_by, "mean") != 0)
+		return "gate.decide_by ci: the gates decide by the mean "
+		    "improvement in this version (decide_by: mean)";
+	if (spec->search == TC_TUNE_EXHAUSTIVE && spec->nparams > 0)
+		return "options.search exhaustive: Stage O's workers change one "
+		    "parameter at a time against the incumbent "
+		    "(search: one-at-a-time)";
+	if (spec->nvariants < 2)
+		return "Stage A screens the variants besides the baseline's, "
+		    "and the spec has none: give at least two variants";
+	if (spec->ranks != 1 && spec->metric.from != TC_TUNE_FROM_RANK_LOG)
+		return "ranks > 1 needs metric.from rank-log";
+	return NULL;
+}
+
+/* A fresh run directory: the spec's bytes, its frozen plan and the record
+ * --resume checks the spec against. */
+static char *
+start_run(const struct tune_opts *o, const tc_tune_spec *spec,
+    const tc_json *plan, tc_error *err)
+{
+	/* The reader allows letters, digits, '_', '.' and '-' in a name. */
+	char *root = tc_cli_new_run_dir(o->parent, spec->name, err);
+	char *dir = NULL, *path = NULL, *text = NULL, *abs_spec = NULL;
+	tc_json *rec = NULL;
+	size_t len;
+	int rc = -1;
+
+	if (root == NULL)
+		return NULL;
+	dir = tc_xasprintf("%s/tune", root);
+	if (tc_mkdirs(dir, err) != 0 ||
+	    (text = tc_read_file(o->spec_path, TC_TUNE_MAX_BYTES, &len,
+	    err)) == NULL ||
+	    (abs_spec = tc_path_resolve(o->spec_path, err)) == NULL)
+		goto out;
+	path = tc_xasprintf("%s/spec.yaml", dir);
+	if (tc_write_atomic(path, text, len, TC_WRITE_EXCLUSIVE, err) != 0)
+		goto out;
+	free(path);
+	path = tc_xasprintf("%s/plan.json", dir);
+	if (tc_write_json(path, plan, TC_WRITE_EXCLUSIVE, err) != 0)
+		goto out;
+	rec = tc_json_new_object();
+	tc_json_object_set_string(rec, "schema_version", "tunectl-tune-run-v1");
+	tc_json_object_set_string(rec, "spec_path", abs_spec);
+	tc_json_object_set_string(rec, "spec_sha256", spec->sha256);
+	tc_json_object_set_string(rec, "host", o->host);
+	free(path);
+	path = tc_xasprintf("%s/%s", root, TUNE_RECORD);
+	rc = tc_write_json(path, rec, TC_WRITE_EXCLUSIVE, err);
+out:
+	tc_json_free(rec);
+	free(abs_spec);
+	free(text);
+	free(path);
+	free(dir);
+	if (rc != 0) {
+		free(root);
+		return NULL;
+	}
+	return root;
+}
+
+/* The latest run directory under the parent, if it tunes this very spec. */
+static char *
+resume_run(const struct tune_opts *o, const tc_tune_spec *spec, tc_error *err)
+{
+	char *root = tc_cli_latest_run_dir(o->parent);
+	char *path;
+	tc_json *rec;
+	const char *sha;
+
+	if (root == NULL) {
+		tc_error_set(err, "nothing to resume under %s", o->parent);
+		return NULL;
+	}
+	path = tc_xasprintf("%s/%s", root, TUNE_RECORD);
+	rec = tc_json_parse_file(path, err);
+	sha = tc_json_get_string(rec, "spec_sha256");
+	if (rec != NULL && (sha == NULL || strcmp(sha, spec->sha256) != 0))
+		tc_error_set(err, "%s tunes a spec with sha256 %.12s, and %s "
+		    "now has %.12s: a changed spec is a new session (run tune "
+		    "without --resume)", root, sha != NULL ? sha : "?",
+		    o->spec_path, spec->sha256);
+	if (rec == NULL || sha == NULL || strcmp(sha, spec->sha256) != 0) {
+		free(root);
+		root = NULL;
+	}
+	tc_json_free(rec);
+	free(path);
+	return root;
+}
+
+/* The host's stderr of the newest attempt under root/dispatches; NULL
+ * when there is none. */
+static char *
+newest_attempt_log(const char *root)
+{
+	char *dir = tc_xasprintf("%s/dispatches", root), *best = NULL;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct timespec best_t = { 0, 0 };
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		char *p = tc_xasprintf("%s/%s/runner.stderr.log", dir, e->d_name);
+		struct stat st;
+
+		if (e->d_name[0] != '.' && stat(p, &st) == 0 &&
+		    (st.st_mtim.tv_sec > best_t.tv_sec ||
+		    (st.st_mtim.tv_sec == best_t.tv_sec &&
+		    st.st_mtim.tv_nsec >= best_t.tv_nsec))) {
+			best_t = st.st_mtim;
+			free(best);
+			best = p;
+		} else {
+			free(p);
+		}
+	}
+	if (d != NULL)
+		closedir(d);
+	free(dir);
+	return best;
+}
+
+/* A worker that stopped on a failed run says which run, in a line
+ * "tune worker PHASE: ..." of its stderr: show it on the console. */
+static void
+show_worker_error(const char *root)
+{
+	char *log = newest_attempt_log(root);
+	size_t len;
+	char *text = log != NULL ? tc_read_file(log, 1u << 20, &len, NULL) : NULL;
+	const char *line = text;
+
+	for (; line != NULL && *line != '\0'; ) {
+		const char *nl = strchr(line, '\n');
+		int n = nl != NULL ? (int)(nl - line) : (int)strlen(line);
+
+		if (strncmp(line, "tune worker ", 12) == 0)
+			fprintf(stderr, "tune: %.*s\n", n, line);
+		line = nl != NULL ? nl + 1 : NULL;
+	}
+	if (log != NULL)
+		fprintf(stderr, "tune: the worker's log: %s\n", log);
+	free(text);
+	free(log);
+}
+
+/* Which gate refused, with its numbers, when the session did not end
+ * beneficial. */
+static void
+explain_refusal(const char *session_path)
+{
+	tc_session *s = NULL;
+	tc_buf why = TC_BUF_INIT;
+	const char *step = NULL;
+
+	if (tc_session_load(session_path, 0, &s, NULL) == 0 &&
+	    tc_report_refusal(s, &why, &step) != TC_REFUSAL_NONE) {
+		fprintf(stderr, "tune: no configuration was admitted; a gate "
+		    "refused the evidence:\n");
+		tc_cli_print_lines("tune:   ", why.data);
+		fprintf(stderr, "tune: a busy machine makes timings noisy: see "
+		    "docs/your-workload.md, \"When a gate refuses\"\n");
+	}
+	tc_buf_free(&why);
+	tc_session_free(s);
+}
+
+/* The outcome in two lines: the classification and the winner. */
+static void
+summarise(const char *root, const char *session_path, const tc_json *session)
+{
+	char *path = tc_xasprintf("%s/ledger.json", root);
+	tc_json *ledger = tc_json_parse_file(path, NULL);
+	const tc_json *fe = tc_json_get(ledger, "final_e2e");
+	const char *cls = tc_json_get_string(fe, "classification");
+	double imp;
+
+	fprintf(stderr, "\ntune: session %s is %s\n",
+	    tc_json_get_string(session, "session_id"),
+	    tc_json_get_string(session, "status"));
+	if (cls == NULL)
+		fprintf(stderr, "tune: no final_e2e was recorded\n");
+	else if (tc_json_number(tc_json_get(fe, "improvement_pct"), &imp))
+		fprintf(stderr, "tune: final clean E2E: %s, %+.2f%% for %s\n",
+		    cls, imp, tc_json_get_string(fe, "scope_strategy"));
+	else
+		fprintf(stderr, "tune: final clean E2E: %s: %s\n", cls,
+		    tc_json_get_string(fe, "reason_zh"));
+	if (cls != NULL && strcmp(cls, "beneficial") != 0)
+		explain_refusal(session_path);
+	tc_json_free(ledger);
+	free(path);
+}
+
+static int
+run_session(const struct tune_opts *o, const tc_json *plan_doc,
+    const char *root, const char *parent, const char *workers)
+{
+	tc_error err = TC_ERROR_INIT;
+	char *session = tc_xasprintf("%s/auto-tune-session.json", root);
+	char *host = tc_xasprintf("%s/host.sh", workers);
+	char *leases = tc_xasprintf("%s/leases", parent);
+	char *plan = tc_xasprintf("%s/tune/plan.json", root);
+	char *html = tc_xasprintf("%s/report.html", root);
+	char *spec = tc_path_resolve(o->spec_path, NULL);
+	char *argv_host[] = { host, NULL };
+	tc_runner runner = { argv_host, 1 };
+	tc_run_next_opts ro = { 3600.0, 10.0, tc_self_exe() };
+	/* One attempt a step: a run that failed fails again; the user fixes
+	 * the cause and resumes. */
+	const struct tc_cli_drive drive = { .label = "tune", .session = session,
+	    .root = root, .mode = "none", .resume = o->resume,
+	    .runner = &runner, .ro = &ro, .max_attempts = 1 };
+	tc_json *done = NULL;
+	int rc = TC_EXIT_FAIL;
+	double most;
+
+	/* A phase may take as long as every run of the plan to its timeout
+	 * (a hanging run is ended by its own timeout long before). */
+	if (tc_json_number(tc_json_get(tc_json_get(plan_doc, "estimate"),
+	    "seconds_at_most"), &most) && most + 600 > ro.timeout_s)
+		ro.timeout_s = most + 600;
+
+	setenv("TUNECTL", tc_self_exe(), 1);
+	setenv("TUNECTL_WORKERS", workers, 1);
+	setenv("TUNECTL_TUNE_SPEC", spec != NULL ? spec : o->spec_path, 1);
+	setenv("TUNECTL_TUNE_PLAN", plan, 1);
+	setenv("TUNECTL_LEASE_ROOT", leases, 1);
+	setenv("TUNECTL_DEVICE_IDS", "0", 1);
+	/* An installed share/ may be read-only, and the tree stays clean. */
+	setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+	if (tc_cli_write_runner(parent, host, &err) != 0)
+		goto out;
+	if ((done = tc_cli_drive_session(&drive, &err)) == NULL)
+		goto out;
+	summarise(root, session, done);
+	if (tc_cli_finish_reports("tune", root, session, html, &err) != 0)
+		goto out;
+	rc = TC_EXIT_OK;
+out:
+	if (rc != TC_EXIT_OK) {
+		fprintf(stderr, "tune: %s\n", tc_error_msg(&err));
+		show_worker_error(root);
+		fprintf(stderr, "tune: nothing of the failed attempt was sealed; "
+		    "fix the cause and continue with: tunectl tune %s --resume "
+		    "--session-dir %s\n", o->spec_path, parent);
+	}
+	tc_error_clear(&err);
+	tc_json_free(done);
+	free(session);
+	free(host);
+	free(leases);
+	free(plan);
+	free(html);
+	free(spec);
+	return rc;
+}
+
+static int
+tune_session(const struct tune_opts *o, const tc_tune_spec *spec,
+    const tc_json *plan)
+{
+	tc_error err = TC_ERROR_INIT;
+	const char *why = not_yet(spec, o->host);
+	char *workers = NULL, *root = NULL, *parent = NULL;
+	int rc;
+
+	if (why != NULL)
+		return tc_die("tune: not yet: %s", why);
+	if ((workers = tc_share_dir(tc_self_exe(), "workers", &err)) == NULL) {
+		rc = tc_die("tune: %s", tc_error_msg(&err));
+		goto out;
+	}
+	root = o->resume ? resume_run(o, spec, &err) : start_run(o, spec, plan,
+	    &err);
+	if (root == NULL || (parent = tc_path_resolve(o->parent, &err)) == NULL) {
+		rc = tc_die("tune: %s", tc_error_msg(&err));
+		goto out;
+	}
+	rc = run_session(o, plan, root, parent, workers);
+out:
+	tc_error_clear(&err);
+	free(workers);
+	free(root);
+	free(parent);
+	return rc;
+}
+
+/* --prepare CONF: one configuration, built and expanded, on stdout. */
+static int
+tune_prepare(const tc_tune_spec *spec, const char *conf_path,
+    const char *cache, const char *run_dir)
+{
+	tc_error err = TC_ERROR_INIT;
+	tc_json *conf = tc_json_parse_file(conf_path, &err), *out = NULL;
+	char *abs_cache = NULL;
+
+	/* The build runs in the spec's directory: the cache must be absolute. */
+	if (conf != NULL && tc_mkdirs(cache, &err) == 0 &&
+	    (abs_cache = tc_path_resolve(cache, &err)) != NULL)
+		out = tc_tune_prepare(spec, conf, abs_cache, run_dir, &err);
+	tc_json_free(conf);
+	free(abs_cache);
+	return tc_cli_reply_or_die(out, &err);
+}
 
 static int
 cmd_tune(const struct tc_command *cmd, int argc, char **argv)
 {
-	const char *session_dir = NULL, *host = NULL;
-	bool dry_run = false, json = false, resume = false;
+	const char *prepare = NULL, *cache = NULL, *run_dir = NULL;
+	struct tune_opts o = { NULL, "tunectl-tune", "script", false };
+	bool dry_run = false, json = false;
 	const struct tc_option opts[] = {
 		{ "--dry-run", TC_OPT_FLAG, &dry_run, false, NULL },
 		{ "--json", TC_OPT_FLAG, &json, false, NULL },
-		{ "--session-dir", TC_OPT_STRING, &session_dir, false, NULL },
-		{ "--host", TC_OPT_STRING, &host, false, NULL },
-		{ "--resume", TC_OPT_FLAG, &resume, false, NULL },
+		{ "--session-dir", TC_OPT_STRING, &o.parent, false, NULL },
+		{ "--host", TC_OPT_STRING, &o.host, false, NULL },
+		{ "--resume", TC_OPT_FLAG, &o.resume, false, NULL },
+		{ "--prepare", TC_OPT_STRING, &prepare, false, NULL },
+		{ "--cache", TC_OPT_STRING, &cache, false, NULL },
+		{ "--run-dir", TC_OPT_STRING, &run_dir, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 	struct tc_parse_result res;
@@ -41,19 +393,33 @@ cmd_tune(const struct tc_command *cmd, int argc, char **argv)
 		tc_parse_result_free(&res);
 		return tc_usage_error(cmd, "--json goes with --dry-run");
 	}
-	if (tc_tune_spec_load(res.positional.items[0], &spec, &err) != 0 ||
-	    (plan = tc_tune_plan(spec, &err)) == NULL) {
+	if ((prepare != NULL) != (cache != NULL)) {
+		tc_parse_result_free(&res);
+		return tc_usage_error(cmd, "--prepare and --cache go together");
+	}
+	if (strcmp(o.host, "script") != 0 && strcmp(o.host, "claude") != 0 &&
+	    strcmp(o.host, "codex") != 0 && strcmp(o.host, "opencode") != 0) {
+		tc_parse_result_free(&res);
+		return tc_usage_error(cmd, "argument --host: invalid choice: "
+		    "'%s' (choose from 'script', 'claude', 'codex', "
+		    "'opencode')", o.host);
+	}
+	o.spec_path = res.positional.items[0];
+	if (tc_tune_spec_load(o.spec_path, &spec, &err) != 0) {
+		rc = tc_die("tune: %s", tc_error_msg(&err));
+		goto out;
+	}
+	if (prepare != NULL) {
+		rc = tune_prepare(spec, prepare, cache, run_dir);
+		goto out;
+	}
+	if ((plan = tc_tune_plan(spec, &err)) == NULL) {
 		rc = tc_die("tune: %s", tc_error_msg(&err));
 		goto out;
 	}
 	if (!dry_run) {
-		rc = tc_die("tune: not yet: running the seven phases from a spec "
-		    "is not implemented in this version; 'tunectl tune --dry-run "
-		    "%s' prints the plan, and 'tunectl demo' runs a whole "
-		    "session on the demo workload", res.positional.items[0]);
-		goto out;
-	}
-	if (json) {
+		rc = tune_session(&o, spec, plan);
+	} else if (json) {
 		rc = tc_print_json(plan);
 	} else {
 		tc_buf b = TC_BUF_INIT;
@@ -73,21 +439,44 @@ out:
 
 const struct tc_command cmd_tune_entry = {
 	.name = "tune",
-	.summary = "tune a program described by a workload spec (tune.yaml); --dry-run prints the plan",
-	.usage = "usage: tunectl tune --dry-run [--json] SPEC\n"
-	    "       tunectl tune SPEC [--session-dir DIR] [--host script] [--resume]   (not yet)\n",
-	.help = "\nRead the workload spec SPEC (YAML, version 1; docs/workload-spec.md) and\n"
-	    "print the plan a tuning session would freeze: the variants Stage A\n"
-	    "screens, the option matrix after the constraints and the trials Stage O\n"
-	    "makes, the runs of every phase, the builds, and a time estimate.\n"
+	.summary = "tune a program described by a workload spec (tune.yaml) through the seven phases",
+	.usage = "usage: tunectl tune SPEC [--session-dir DIR] [--host script] [--resume]\n"
+	    "       tunectl tune --dry-run [--json] SPEC\n"
+	    "       tunectl tune SPEC --prepare CONFIG --cache DIR [--run-dir TEXT]\n",
+	.help = "\nRun a complete evidence-gated tuning session on the program the workload\n"
+	    "spec SPEC describes (YAML, version 1; docs/workload-spec.md, and the worked\n"
+	    "example docs/your-workload.md): intake, the baseline S0, Stage A screening\n"
+	    "the variants, Stage O trying the option values one at a time, BASE (the\n"
+	    "spec's profile command on the winner, or a record that none was asked),\n"
+	    "the optional experiments (none) and the Final clean comparison against S0,\n"
+	    "each phase done by a fresh generic worker (share/workers) through the\n"
+	    "plain-script host, every run under a device lease, every gate report\n"
+	    "recomputed when its phase is sealed.  The session is then verified and\n"
+	    "report.html written.  A variant that fails the check is never timed.\n"
+	    "\n"
+	    "  --session-dir DIR  parent of the run directories (default tunectl-tune);\n"
+	    "                     each session gets DIR/<name>-<UTC time>, linked as\n"
+	    "                     DIR/latest\n"
+	    "  --host script      the plain-script host (the agent hosts claude, codex\n"
+	    "                     and opencode are refused: not yet)\n"
+	    "  --resume           continue the latest session under DIR (a run that\n"
+	    "                     failed or hung stops the session with its run\n"
+	    "                     directory named; fix the cause and resume)\n"
+	    "  --dry-run          print the plan a session would freeze and run nothing:\n"
+	    "                     the variants, the option matrix after the\n"
+	    "                     constraints, the runs of every phase, the builds and\n"
+	    "                     a time estimate\n"
+	    "  --json             with --dry-run: the plan as JSON (tunectl-tune-plan-v1)\n"
+	    "  --prepare CONFIG --cache DIR\n"
+	    "                     the workers' door to the spec: CONFIG is a JSON file\n"
+	    "                     {\"variant\": NAME, \"params\": {NAME: VALUE}}; print it\n"
+	    "                     checked against the spec and the constraints, built\n"
+	    "                     once in DIR (the build cache) and its run, check and\n"
+	    "                     profile commands expanded (tunectl-tune-prepared-v1);\n"
+	    "                     --run-dir TEXT is what {run_dir} becomes\n"
+	    "\n"
 	    "A spec with an unknown key, a wrong type, a duplicate key, a template\n"
 	    "naming a missing parameter or a baseline outside the constraints is\n"
-	    "refused with one message naming the file and line (exit 1).\n"
-	    "\n"
-	    "  --dry-run     print the plan and run nothing\n"
-	    "  --json        the plan as JSON (tunectl-tune-plan-v1) instead of text\n"
-	    "\n"
-	    "Without --dry-run, tune would run the seven-phase session on the spec;\n"
-	    "that is not implemented yet and is refused (exit 1).\n",
+	    "refused with one message naming the file and line (exit 1).\n",
 	.run = cmd_tune,
 };

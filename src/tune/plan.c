@@ -549,8 +549,8 @@ tc_tune_plan(const tc_tune_spec *s, tc_error *err)
 	    "one profiled run of the winner" : "no profile command: BASE "
 	    "records that none was asked", 0, 0, 0,
 	    s->profile.command != NULL ? 1 : 0);
-	phase(&t, s, "final-e2e-report", "the frozen baseline and the winner, "
-	    "one series each", 2, 2 * extra, 0, 0);
+	phase(&t, s, "final-e2e-report", "the winner, one series, against the "
+	    "frozen baseline", 1, extra, 0, 0);
 
 	plan = tc_json_new_object();
 	tc_json_object_set_string(plan, "schema_version", "tunectl-tune-plan-v1");

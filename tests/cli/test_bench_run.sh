@@ -66,6 +66,53 @@ check "samples rewritten in the reference format" \
 check "raw output kept" grep -q 'step took 13ms' rx/run-1/stdout.log
 check "mean over the regex samples" grep -q '"worst_rank_mean_exact_ms": "12.75"' rx/runset.json
 
+# The metric read from stderr: stdout's look-alike is ignored.
+tc bench run --runs 2 --out rxerr --warmup-samples 0 --metric-stream stderr \
+	--metric-regex 'took ([0-9.]+)ms' -- sh -c 'echo "took 99ms"; echo "took 7.5ms" >&2'
+expect_rc 0 "--metric-stream stderr"
+check "the stderr sample, not stdout's" grep -qx 'Inference time (decode): 7.5 ms' rxerr/run-1/log_0.log
+check "stdout left alone" grep -q 'took 99ms' rxerr/run-1/stdout.log
+check "runset.json names the stream" grep -q '"stream": "stderr"' rxerr/runset.json
+tc bench run --runs 1 --out rxnone --metric-stream stderr --metric-regex 'took ([0-9.]+)ms' \
+	-- sh -c 'echo "took 5ms"'
+expect_rc 1 "a stderr regex that matches nothing fails the run"
+expect_err "rxnone/run-1: --metric-regex matched nothing in stderr.log" "naming the run directory"
+check "it is not timed by its wall clock" sh -c '! grep -q wall_time rxnone/runset.json'
+tc bench run --runs 1 --out rxnore --metric-stream stderr -- true
+expect_rc 2 "--metric-stream stderr without a regex"
+tc bench run --runs 1 --out rxbadstream --metric-stream both --metric-regex x -- true
+expect_rc 2 "an unknown stream"
+
+# The metric read from a JSON file the run writes, by JSON pointer.
+tc bench run --runs 2 --out jf --warmup-samples 0 --metric-file out/res.json \
+	--metric-pointer /timing/ms -- sh -c 'mkdir -p "$TUNECTL_RUN_DIR/out" &&
+	echo "{\"timing\": {\"ms\": [4.5, 5.5]}}" > "$TUNECTL_RUN_DIR/out/res.json"'
+expect_rc 0 "--metric-file with an array of numbers"
+check "each number a sample" grep -qx 'Inference time (decode): 5.5 ms' jf/run-2/log_0.log
+check "mean over the file's samples" grep -q '"worst_rank_mean_exact_ms": "5.0"' jf/runset.json
+check "runset.json names the file and pointer" grep -q '"pointer": "/timing/ms"' jf/runset.json
+tc bench run --runs 1 --out jf1 --warmup-samples 0 --metric-file r.json --metric-pointer /t \
+	-- sh -c 'echo "{\"t\": 3}" > "$TUNECTL_RUN_DIR/r.json"'
+expect_rc 0 "--metric-file with one number"
+check "one sample" grep -qx 'Inference time (decode): 3 ms' jf1/run-1/log_0.log
+tc bench run --runs 1 --out jfmiss --metric-file r.json --metric-pointer /t -- true
+expect_rc 1 "a run that writes no metric file fails"
+expect_err "jfmiss/run-1: --metric-file r.json --metric-pointer /t: the run did not write r.json" \
+	"naming the run directory and the file"
+tc bench run --runs 1 --out jfptr --metric-file r.json --metric-pointer /nope \
+	-- sh -c 'echo "{\"t\": 3}" > "$TUNECTL_RUN_DIR/r.json"'
+expect_rc 1 "a pointer that does not resolve fails the run"
+tc bench run --runs 1 --out jfstr --metric-file r.json --metric-pointer /t \
+	-- sh -c 'echo "{\"t\": \"3\"}" > "$TUNECTL_RUN_DIR/r.json"'
+expect_rc 1 "a string at the pointer fails the run"
+expect_err "is not a number or a non-empty array of numbers" "in words"
+tc bench run --runs 1 --out jfabs --metric-file /etc/passwd --metric-pointer /t -- true
+expect_rc 2 "an absolute metric file is a usage error"
+tc bench run --runs 1 --out jfnoptr --metric-file r.json -- true
+expect_rc 2 "--metric-file needs --metric-pointer"
+tc bench run --runs 1 --out jfre --metric-file r.json --metric-pointer /t --metric-regex x -- true
+expect_rc 2 "--metric-file and --metric-regex exclude each other"
+
 tc bench run --runs 1 --out rxbad --metric-regex 'took (x)' -- sh -c 'echo took x'
 expect_rc 1 "a regex group that is not a number"
 expect_err "is not a decimal number of milliseconds" "is refused"

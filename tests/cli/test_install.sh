@@ -32,6 +32,11 @@ for f in lib/libtunectl.a lib/pkgconfig/tunectl.pc include/tunectl/tunectl.h \
 	check "installed $P/$f" test -f "$D$P/$f"
 done
 check "nothing is installed outside DESTDIR/PREFIX" test "$(ls "$D")" = opt
+for f in host.sh tunelib.py intake_preparation s0_baseline stage_a_scope_selection \
+    stage_o_option_tuning base_profile_source_mapping optional_experiments final_e2e_report; do
+	check "tune's generic worker share/tunectl/workers/$f is installed" test -f "$D$P/share/tunectl/workers/$f"
+done
+check "and the workers stay executable" test -x "$D$P/share/tunectl/workers/stage_a_scope_selection"
 
 export PKG_CONFIG_PATH=$D$P/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D
 expect_eq "$(pkg-config --modversion tunectl 2>&1)" "$version" "pkg-config reports the version of VERSION"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_tune.sh - "tunectl tune": --dry-run prints the plan of the DGEMM
 # example (examples/dgemm/tune.yaml) as text and as JSON; a bad spec is
-# refused naming its file and line; tune without --dry-run refuses, in
-# words, to do what it cannot do yet; and the example itself builds and
+# refused naming its file and line; tune refuses, in words, what it
+# cannot do yet; and the example itself builds and
 # passes its own correctness check with every variant's flags.
 . "$(dirname "$0")/lib.sh"
 
@@ -22,8 +22,8 @@ expect_out "5 trial(s) against the incumbent:" "the trials of Stage O"
 expect_out "the matrix after the constraints:
     block_i=16 block_k=32" "the matrix after the constraints, listed"
 check "the point the constraint removes is not listed" bash -c '! grep -q "block_i=64 block_k=256" <<<"$0"' "$out"
-expect_out "total runs 75 (at most 207), builds 3" "the runs and builds"
-expect_out "time: about 48 s" "a time estimate from the spec's estimate of a run"
+expect_out "total runs 69 (at most 189), builds 3" "the runs and builds"
+expect_out "time: about 44 s" "a time estimate from the spec's estimate of a run"
 
 tc tune --dry-run --json "$SPEC"
 expect_rc 0 "tune --dry-run --json exits 0"
@@ -85,10 +85,50 @@ tc tune --dry-run "$T/no-such.yaml"
 expect_rc 1 "a missing spec is refused"
 expect_err "cannot read the spec: [Errno 2] No such file or directory: '$T/no-such.yaml'" "naming the file"
 
-tc tune "$SPEC"
-expect_rc 1 "tune without --dry-run refuses for now"
-expect_err "tunectl: tune: not yet: running the seven phases from a spec is not implemented" \
-    "and says so in words"
+# What tune cannot run yet is refused in words before anything starts
+# (test_tune_session.sh runs a whole session).
+sed -e 's/^  decide_by: mean/  decide_by: ci/' "$SPEC" > "$T/ci.yaml"
+cp "$TUNECTL_SRC/examples/dgemm/dgemm.c" "$T/"
+tc tune "$T/ci.yaml" --session-dir "$T/ci-sessions"
+expect_rc 1 "tune refuses decide_by ci for now"
+expect_err "tunectl: tune: not yet: gate.decide_by ci" "and says so in words"
+check "before anything is written" test ! -e "$T/ci-sessions"
+sed -e 's/direction: lower/direction: higher/' "$SPEC" > "$T/higher.yaml"
+tc tune "$T/higher.yaml" --session-dir "$T/ci-sessions"
+expect_rc 1 "tune refuses a higher-is-better metric for now"
+expect_err "tunectl: tune: not yet: metric.direction higher" "and says so in words"
+# --prepare: the workers' door to the spec (one configuration checked,
+# built once and its commands expanded).
+echo '{"variant": "O3", "params": {"block_i": 16}}' > "$T/c1.json"
+tc tune "$T/ci.yaml" --prepare "$T/c1.json" --cache "$T/cache" --run-dir '$RUN'
+expect_rc 0 "--prepare builds a configuration"
+expect_eq "$(jq_ "d['allowed'], d['params'], d['build_reused']")" \
+    "(True, {'block_i': '16', 'block_k': '64'}, False)" "the baseline fills the parameters it does not name"
+expect_out "-bi 16 -bk 64 -r 5" "the run command is expanded"
+check "the build is in the cache" test -x "$(jq_ "d['build_dir']")/dgemm"
+tc tune "$T/ci.yaml" --prepare "$T/c1.json" --cache "$T/cache"
+expect_eq "$(jq_ "d['build_reused']")" True "and reused the second time"
+echo '{"variant": "O3", "params": {"block_i": 64, "block_k": 256}}' > "$T/c2.json"
+tc tune "$T/ci.yaml" --prepare "$T/c2.json" --cache "$T/cache"
+expect_eq "$(jq_ "d['allowed'], d['broken_constraint'], d['build_dir']")" \
+    "(False, 'block_i * block_k <= 8192', None)" "a point the constraints refuse is never built"
+echo '{"variant": "O3", "params": {"block_i": 48}}' > "$T/c3.json"
+tc tune "$T/ci.yaml" --prepare "$T/c3.json" --cache "$T/cache"
+expect_rc 1 "a value the spec does not list is refused"
+expect_err "block_i does not list the value 48" "naming the parameter and its line"
+echo '{"variant": "O9"}' > "$T/c4.json"
+tc tune "$T/ci.yaml" --prepare "$T/c4.json" --cache "$T/cache"
+expect_rc 1 "an unknown variant is refused"
+expect_err "no variant named 'O9'" "in words"
+tc tune "$T/ci.yaml" --prepare "$T/c4.json"
+expect_rc 2 "--prepare needs --cache"
+
+sed -e 's/search: one-at-a-time/search: exhaustive/' "$SPEC" > "$T/exh.yaml"
+tc tune "$T/exh.yaml" --session-dir "$T/ci-sessions"
+expect_rc 1 "tune refuses an exhaustive search for now"
+expect_err "tunectl: tune: not yet: options.search exhaustive" "and says so in words"
+tc tune "$SPEC" --host nosuch
+expect_rc 2 "an unknown host is a usage error"
 tc tune --json "$SPEC"
 expect_rc 2 "--json without --dry-run is a usage error"
 tc tune --dry-run

@@ -552,17 +552,18 @@ plan_counts_the_matrix_trials_builds_and_runs(void **state)
 	/* one build per variant: the options do not enter the build */
 	assert_int_equal(plan_int(plan, "/totals/builds"), 3);
 	/* per series 1 warm-up + 5; intake 1; S0 1 series; A 2; O 1 + 5;
-	 * final 2: 11 series, 66 runs + 1 probe */
-	assert_int_equal(plan_int(plan, "/totals/runs"), 67);
+	 * final 1 (the winner, against the frozen S0): 10 series, 60 runs
+	 * + 1 probe */
+	assert_int_equal(plan_int(plan, "/totals/runs"), 61);
 	/* every series measured up to 3 times */
-	assert_int_equal(plan_int(plan, "/totals/runs_at_most"), 67 + 11 * 2 * 6);
+	assert_int_equal(plan_int(plan, "/totals/runs_at_most"), 61 + 10 * 2 * 6);
 	assert_int_equal(plan_int(plan, "/phases/2/series"), 2);
 	{
 		double sec;
 
 		assert_true(tc_json_number(tc_json_get(tc_json_get(plan,
 		    "estimate"), "seconds"), &sec));
-		assert_true(sec == 67 * 2 + 3 * 3);
+		assert_true(sec == 61 * 2 + 3 * 3);
 	}
 	tc_json_free(plan);
 }
@@ -609,8 +610,8 @@ a_spec_with_nothing_to_tune_plans_the_baseline_only(void **state)
 	assert_int_equal(plan_int(plan, "/options/points"), 0);
 	assert_int_equal(plan_int(plan, "/phases/2/series"), 0);
 	assert_int_equal(plan_int(plan, "/phases/3/series"), 0);
-	/* intake's probe, S0 and Final: 1 + 3 x 6 */
-	assert_int_equal(plan_int(plan, "/totals/runs"), 19);
+	/* intake's probe, S0 and Final's winner: 1 + 2 x 6 */
+	assert_int_equal(plan_int(plan, "/totals/runs"), 13);
 	tc_tune_plan_text(plan, &b);
 	assert_non_null(strstr(b.data, "Stage A screens 0 variant(s)"));
 	assert_non_null(strstr(b.data, "check     none asked"));
