@@ -17,6 +17,7 @@
  * a record from those files and recomputes every figure.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "compare_internal.h"
 #include "pypto_internal.h"
@@ -253,6 +255,11 @@ stage_copy(const char *dir, const char *name, const char *src,
 	dst = tc_xasprintf("%s/%s", dir, name);
 	if (tc_write_atomic(dst, text, len, TC_WRITE_MKDIRS |
 	    TC_WRITE_EXCLUSIVE, err) != 0) {
+		free(dst);
+		dst = NULL;
+	} else if (access(src, X_OK) == 0 && chmod(dst, 0755) != 0) {
+		/* a runner started without an interpreter runs as itself */
+		tc_error_os(err, errno, dst);
 		free(dst);
 		dst = NULL;
 	}

@@ -85,6 +85,32 @@ compare(const char *id)
 	free(round);
 }
 
+/* The interleaved compare of the current runner against the baseline's
+ * bytes (kept at root/baseline_runner), as the optimizer's final compare
+ * runs it; the record (plus "path"). */
+static tc_json *
+interleave(void)
+{
+	tc_pypto_compare_opts o;
+	tc_error err = TC_ERROR_INIT;
+	char mp[256], bp[256], *dir = NULL;
+	tc_json *rec;
+
+	snprintf(mp, sizeof(mp), "%s/PERFORMANCE_CASES.json", op);
+	snprintf(bp, sizeof(bp), "%s/baseline_runner", root);
+	tc_pypto_compare_opts_init(&o);
+	o.op_dir = op;
+	o.manifest_path = mp;
+	o.interpreter = "";
+	o.collection_id = "ab";
+	o.retry_pause_s = 0;
+	rec = tc_pypto_interleave(&o, bp, TC_PYPTO_AB_MIN_PAIRS, &dir, &err);
+	if (rec == NULL)
+		fail_msg("interleaved compare: %s", tc_error_msg(&err));
+	free(dir);
+	return rec;
+}
+
 static double
 aggregate(int round, const char *id)
 {
@@ -213,8 +239,9 @@ setup(void **st)
 	tc_error err = TC_ERROR_INIT;
 	tc_pypto_freeze_opts f;
 	tc_pypto_ledger_op lop;
-	tc_json *doc, *pcs, *t;
-	char lp[256], mp[256];
+	tc_json *doc, *pcs, *t, *ab, *fi;
+	char lp[256], mp[256], bp[256];
+	size_t i;
 	int k;
 	static const char *const kinds[] = { "kb_selected", "general_method",
 	    "knowledge_card", "template" };
@@ -265,9 +292,22 @@ setup(void **st)
 		fail_msg("freeze: %s", tc_error_msg(&err));
 	tc_json_free(doc);
 	compare("base");
+	snprintf(mp, sizeof(mp), "%s/test_op.py", op);
+	snprintf(bp, sizeof(bp), "%s/baseline_runner", root);
+	{
+		tc_error err2 = TC_ERROR_INIT;
+		size_t len;
+		char *bytes = tc_read_file(mp, 0, &len, &err2);
+
+		assert_non_null(bytes);
+		assert_int_equal(tc_write_atomic(bp, bytes, len, 0, &err2), 0);
+		assert_int_equal(chmod(bp, 0755), 0);
+		free(bytes);
+	}
 	runner("fast", 500, 1000);
 	compare("cand");
 	compare("final");
+	ab = interleave();
 	timeline("a");
 	timeline("b");
 	/* a closed ledger: every preset enumerated empty, swept */
@@ -329,6 +369,19 @@ setup(void **st)
 	tc_json_array_push(pcs, case_evidence("a", "[1,8]"));
 	tc_json_array_push(pcs, case_evidence("b", "[2,8]"));
 	tc_json_object_set(evidence, "per_case", pcs);
+	/* the result: the interleaved compare's figures, as the report gives */
+	for (i = 0; i < pcs->u.arr.len; i++)
+		tc_json_object_set(pcs->u.arr.items[i], "interleaved",
+		    tc_json_clone(tc_pypto_ab_case(ab, tc_json_get_string(
+		    pcs->u.arr.items[i], "case"))));
+	fi = tc_json_new_object();
+	tc_json_object_set(fi, "path", tc_json_clone(tc_json_get(ab, "path")));
+	tc_json_object_set(fi, "aggregate", tc_json_clone(tc_json_get(ab,
+	    "aggregate")));
+	tc_json_object_set(evidence, "final_interleaved", fi);
+	tc_json_object_set_string(evidence, "result", tc_json_get_string(
+	    tc_json_get(ab, "aggregate"), "change"));
+	tc_json_free(ab);
 	write_report();
 	make_review();
 	return 0;
