@@ -148,4 +148,16 @@ tc_json *tc_session_lineage(const char *session_path);
  */
 tc_json *tc_verify_session_deep(const char *session_path, unsigned flags);
 
+/*
+ * Plain verify (what `tunectl verify` prints without --deep): the
+ * session's own checks, and for a derived session every ancestor's too,
+ * so evidence the child imported cannot change under it unnoticed (a
+ * parent's sealed result or ledger rewritten after the import).  The
+ * verdict has tc_verify_session()'s shape: a valid one is the
+ * reference's document; an invalid ancestor adds "parent session is
+ * invalid: <its errors>".
+ */
+tc_json *tc_verify_session_covered(const char *session_path,
+    unsigned flags);
+
 #endif

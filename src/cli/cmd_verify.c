@@ -2,8 +2,9 @@
  * cmd_verify.c - "tunectl verify": integrity of every sealed handoff
  * (docs/spec/controller.md "Verify").  Always prints its verdict; exit 0 when
  * valid, 1 otherwise.  --all lists every broken step instead of the first
- * problem.  --deep also verifies every ancestor of a derived session
- * ("parent").  --attestation FILE --pubkey KEY.pub first checks a signed
+ * problem.  A derived session is valid only while every ancestor is
+ * (the evidence it imported is theirs); --deep also reports each
+ * ancestor's verdict ("parent").  --attestation FILE --pubkey KEY.pub first checks a signed
  * attestation (tunectl attest) against the session: its signature, then every
  * subject; its problem comes first in "errors".
  */
@@ -105,7 +106,7 @@ cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 	if ((attestation == NULL) != (pubkey == NULL))
 		return tc_usage_error(cmd, "--attestation and --pubkey go together");
 	out = deep ? tc_verify_session_deep(path, all ? TC_VERIFY_ALL : 0) :
-	    tc_verify_session(path, all ? TC_VERIFY_ALL : 0);
+	    tc_verify_session_covered(path, all ? TC_VERIFY_ALL : 0);
 	if (attestation != NULL)
 		add_attestation(out, path, attestation, pubkey);
 	note_unbound(path, out);

@@ -324,3 +324,14 @@ tc_verify_session_deep(const char *session_path, unsigned flags)
 	tc_json_free(visited);
 	return out;
 }
+
+tc_json *
+tc_verify_session_covered(const char *session_path, unsigned flags)
+{
+	tc_json *out = tc_verify_session_deep(session_path, flags);
+
+	/* the ancestors' verdicts decide; the document keeps plain verify's
+	 * shape (no "parent" object), so a valid answer is the reference's */
+	tc_json_object_remove(out, "parent");
+	return out;
+}

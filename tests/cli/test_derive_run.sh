@@ -85,19 +85,40 @@ check "deep verify reports the parent's own verdict" \
 tc verify --session "$PS1" --deep
 check "deep verify of a full session has a null parent" test "$(field 'v["parent"]')" = null
 
-# The reference only digest-binds the parent: a parent that no longer
-# verifies (its report was deleted; the session bytes are unchanged) still
-# leaves the child valid for plain verify, but not for --deep.
+# The reference only digest-binds the parent; tunectl's verify also
+# verifies every ancestor (issue 34): a parent that no longer verifies
+# (its report was deleted; the session bytes are unchanged) makes the
+# child invalid for plain verify too, in plain verify's shape.
 make_parent "$T/p-lost" || exit 1
 derive_from "$PS" "$P/evidence" "$T/lost" multistream
+tc verify --session "$CS"
+expect_rc 0 "the child of an intact parent verifies"
 rm "$P/FINAL_E2E_REPORT.md"
 tc verify --session "$CS"
-expect_rc 0 "plain verify only digest-binds the parent"
+expect_rc 1 "plain verify refuses a child whose parent no longer verifies"
+check "plain verify names the parent's problem, without a parent object" \
+    test "$(field '[v["errors"], "parent" in v]')" = \
+    '[["parent session is invalid: completed session is missing FINAL_E2E_REPORT.md"], false]'
 tc verify --session "$CS" --deep
 expect_rc 1 "deep verify refuses a child whose parent no longer verifies"
 check "deep verify names the parent's problem" test "$(field 'v["errors"]')" = \
     '["parent session is invalid: completed session is missing FINAL_E2E_REPORT.md"]'
 check "deep verify keeps the parent's verdict" test "$(field 'v["parent"]["valid"]')" = false
+
+# The attack of issue 34: after the import, the parent's sealed S0 result
+# is rewritten (the parent session, which the child digest-binds, is not).
+make_parent "$T/p-s0" || exit 1
+derive_from "$PS" "$P/evidence" "$T/s0" multistream
+S0R=$P/$(jpy "$PS" '[s["result_path"] for s in d["steps"] if s["step_id"] == "s0-baseline"][0]')
+python3 - "$S0R" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["summary"] = "rewritten after the child imported its parent"
+json.dump(d, open(sys.argv[1], "w"), indent=2, sort_keys=True)
+PY
+tc verify --session "$CS"
+expect_rc 1 "plain verify refuses a child whose parent's sealed S0 result was rewritten"
+expect_out "parent session is invalid" "the refusal says it is the parent's evidence"
 
 # ---- lineage ---------------------------------------------------------------
 
@@ -155,7 +176,9 @@ check "the broken link is the middle session, with its error" \
     test "$(field '[[e["valid"] for e in v["chain"]], v["chain"][1]["errors"], v["valid"]]')" = \
     '[[true, false, true], ["imported artifact ledger digest mismatch"], false]'
 tc verify --session "$GC"
-expect_rc 0 "plain verify of the grandchild does not look past its parent's bytes"
+expect_rc 1 "plain verify of the grandchild looks past its parent's bytes to every ancestor"
+check "plain verify names the broken ancestor as deep verify does" test "$(field 'v["errors"]')" = \
+    '["parent session is invalid: imported artifact ledger digest mismatch"]'
 tc verify --session "$GC" --deep
 expect_rc 1 "deep verify of the grandchild finds the broken link"
 check "deep verify names the broken parent" test "$(field 'v["errors"]')" = \
