@@ -203,6 +203,10 @@ void tc_evaluate(const tc_runset *baseline, const tc_runset *cand,
     const tc_gate_policy *policy, tc_gate_mode mode, bool replay_valid,
     tc_evaluation *out);
 
+/* Whether every check of e passes, with improvement standing for the
+ * mean-improvement check (e->mean_improvement for the reference rule). */
+bool tc_evaluation_passes(const tc_evaluation *e, bool improvement);
+
 /* Set the evaluation's measured figures in o: mean_improvement_pct,
  * median_run_improvement_pct, p90_regression_pct and
  * stddev_regression_pct (null when not measured). */
@@ -228,6 +232,9 @@ typedef struct tc_analyze_opts {
 	tc_gate_policy policy;
 	/* Beyond the reference. */
 	bool significance;		/* pass also needs CI lower bound > 0 */
+	bool decide_by_ci;		/* --decide-by ci: the improvement check
+					 * is the bootstrap interval's, not the
+					 * mean's (docs/measurement.md) */
 	bool strict_environment;	/* refuse differing fingerprints */
 	bool reference_output;		/* omit the "tunectl" report key */
 	const char *replay_validator;	/* external replay recomputation */
@@ -269,7 +276,8 @@ bool tc_gate_explain(const tc_json *report, const char *label, tc_buf *out);
  * "promotion_modes": [{"name", "mode"}], "selection_only", "option_trial",
  * "screening_matrix" (path or null), "warmup", "expected_ranks",
  * "min_improvement_pct", "allow_p90_regression_pct",
- * "allow_stddev_regression_pct", "significance", "strict_environment",
+ * "allow_stddev_regression_pct", "significance", "decide_by" ("mean" or
+ * "ci"; a record without it decides by the mean), "strict_environment",
  * "reference_output", "bootstrap_resamples", "bootstrap_seed" (or null),
  * "replay_validator" (or null)}; paths exactly as given.
  */

@@ -75,6 +75,8 @@ tc_analyze_provenance(const tc_analyze_opts *o,
 	tc_json_object_set(p, "allow_stddev_regression_pct",
 	    tc_json_new_float(o->policy.allow_stddev_regression_pct));
 	tc_json_object_set_bool(p, "significance", o->significance);
+	tc_json_object_set_string(p, "decide_by", o->decide_by_ci ? "ci" :
+	    "mean");
 	tc_json_object_set_bool(p, "strict_environment", o->strict_environment);
 	tc_json_object_set_bool(p, "reference_output", o->reference_output);
 	tc_json_object_set_int(p, "bootstrap_resamples",
@@ -175,6 +177,22 @@ number(struct rec *r, const char *key)
 	return d;
 }
 
+/* "decide_by": "mean" or "ci"; a record written before it existed decides
+ * by the mean. */
+static bool
+decide_by(struct rec *r)
+{
+	const tc_json *v = tc_json_get(r->p, "decide_by");
+	const char *s = tc_json_string(v);
+
+	if (v == NULL || (s != NULL && strcmp(s, "mean") == 0))
+		return false;
+	if (s != NULL && strcmp(s, "ci") == 0)
+		return true;
+	malformed(r, "decide_by");
+	return false;
+}
+
 /* A list of {"name", <value_key>} into *out (pointers into the record). */
 static size_t
 pairs(struct rec *r, const char *key, const char *value_key, bool is_path,
@@ -243,6 +261,7 @@ tc_analyze_recompute(const tc_json *prov, tc_buf *text, tc_error *err)
 	o.policy.allow_stddev_regression_pct = number(&r,
 	    "allow_stddev_regression_pct");
 	o.significance = flag(&r, "significance");
+	o.decide_by_ci = decide_by(&r);
 	o.strict_environment = flag(&r, "strict_environment");
 	o.reference_output = flag(&r, "reference_output");
 	o.bootstrap_resamples = (unsigned)integer(&r, "bootstrap_resamples");

@@ -24,7 +24,7 @@
 	"         [--allow-stddev-regression-pct FLOAT] [--json-out FILE]\n" \
 	"         [--significance] [--bootstrap-resamples N] [--bootstrap-seed N]\n" \
 	"         [--strict-environment] [--reference-output] [--replay-validator CMD]\n" \
-	"         [--require-pass]\n"
+	"         [--decide-by mean|ci] [--require-pass]\n"
 
 /* What each mode is for: the first paragraph of its --help. */
 #define ANALYZE_INTRO \
@@ -76,6 +76,7 @@
 	"\ntunectl extensions (never change a verdict unless asked):\n" \
 	"  --significance        a candidate also needs the bootstrap 95% interval of its\n" \
 	"                        improvement to lie above 0\n" \
+	"  --decide-by ci        pass on the interval: it excludes 0, lower bound >= min\n" \
 	"  --bootstrap-resamples N  bootstrap rounds (default 10000)\n" \
 	"  --bootstrap-seed N    bootstrap seed (default 8391734862414113841)\n" \
 	"  --strict-environment  refuse run sets whose runset.json environment\n" \
@@ -148,7 +149,7 @@ struct gate_args {
 	tc_analyze_opts o;	/* the options bound straight to it */
 	struct tc_strlist cand, replay, mode;	/* NAME=VALUE as given */
 	pairs cp, rp, mp;	/* ... and split */
-	const char *matrix_path, *json_out, *seed_text;
+	const char *matrix_path, *json_out, *seed_text, *decide_by;
 	bool matrix_seen, require_pass, ranks_seen;
 	long resamples;
 	tc_json *matrix;	/* the loaded --screening-matrix */
@@ -193,6 +194,7 @@ parse_options(const struct tc_command *cmd, enum gate_kind kind, int argc,
 		  &o->policy.allow_stddev_regression_pct, false, NULL },
 		{ "--json-out", TC_OPT_STRING, &a->json_out, false, NULL },
 		{ "--significance", TC_OPT_FLAG, &o->significance, false, NULL },
+		{ "--decide-by", TC_OPT_STRING, &a->decide_by, false, NULL },
 		{ "--bootstrap-resamples", TC_OPT_INT, &a->resamples, false,
 		  NULL },
 		{ "--bootstrap-seed", TC_OPT_STRING, &a->seed_text, false, NULL },
@@ -341,6 +343,14 @@ load_extras(const struct tc_command *cmd, struct gate_args *a)
 			return tc_usage_error(cmd, "argument --bootstrap-seed: "
 			    "invalid int value: '%s'", a->seed_text);
 		a->o.bootstrap_seed_set = true;
+	}
+	if (a->decide_by != NULL) {
+		if (strcmp(a->decide_by, "ci") != 0 &&
+		    strcmp(a->decide_by, "mean") != 0)
+			return tc_usage_error(cmd, "argument --decide-by: "
+			    "invalid choice: '%s' (choose from 'mean', 'ci')",
+			    a->decide_by);
+		a->o.decide_by_ci = strcmp(a->decide_by, "ci") == 0;
 	}
 	return 0;
 }
