@@ -235,6 +235,9 @@ typedef struct tc_analyze_opts {
 	bool decide_by_ci;		/* --decide-by ci: the improvement check
 					 * is the bootstrap interval's, not the
 					 * mean's (docs/measurement.md) */
+	bool stability_relative;	/* --stability relative: an interval
+					 * clearing the threshold waives the
+					 * baseline-spread and stddev checks */
 	bool strict_environment;	/* refuse differing fingerprints */
 	bool reference_output;		/* omit the "tunectl" report key */
 	const char *replay_validator;	/* external replay recomputation */
@@ -277,7 +280,8 @@ bool tc_gate_explain(const tc_json *report, const char *label, tc_buf *out);
  * "screening_matrix" (path or null), "warmup", "expected_ranks",
  * "min_improvement_pct", "allow_p90_regression_pct",
  * "allow_stddev_regression_pct", "significance", "decide_by" ("mean" or
- * "ci"; a record without it decides by the mean), "strict_environment",
+ * "ci"; a record without it decides by the mean), "stability_rule"
+ * ("reference" or "relative"; absent: reference), "strict_environment",
  * "reference_output", "bootstrap_resamples", "bootstrap_seed" (or null),
  * "replay_validator" (or null)}; paths exactly as given.
  */

@@ -24,7 +24,7 @@
 	"         [--allow-stddev-regression-pct FLOAT] [--json-out FILE]\n" \
 	"         [--significance] [--bootstrap-resamples N] [--bootstrap-seed N]\n" \
 	"         [--strict-environment] [--reference-output] [--replay-validator CMD]\n" \
-	"         [--decide-by mean|ci] [--require-pass]\n"
+	"         [--decide-by mean|ci] [--stability reference|relative] [--require-pass]\n"
 
 /* What each mode is for: the first paragraph of its --help. */
 #define ANALYZE_INTRO \
@@ -76,7 +76,14 @@
 	"\ntunectl extensions (never change a verdict unless asked):\n" \
 	"  --significance        a candidate also needs the bootstrap 95% interval of its\n" \
 	"                        improvement to lie above 0\n" \
-	"  --decide-by ci        pass on the interval: it excludes 0, lower bound >= min\n" \
+	"  --decide-by mean|ci   the improvement check: mean (the reference's, default)\n" \
+	"                        compares the mean improvement with the threshold; ci\n" \
+	"                        passes when the bootstrap 95% interval excludes 0 and\n" \
+	"                        its lower bound reaches it (> 0 for an option trial)\n" \
+	"  --stability reference|relative\n" \
+	"                        relative: when that interval clears the threshold, a\n" \
+	"                        baseline spread over 5% and a candidate stddev rise no\n" \
+	"                        longer refuse the candidate (default reference: they do)\n" \
 	"  --bootstrap-resamples N  bootstrap rounds (default 10000)\n" \
 	"  --bootstrap-seed N    bootstrap seed (default 8391734862414113841)\n" \
 	"  --strict-environment  refuse run sets whose runset.json environment\n" \
@@ -86,6 +93,9 @@
 	"  --replay-validator CMD\n" \
 	"                        run CMD REPORT NAME to recompute a replay report (see below)\n" \
 	"  --require-pass        exit 1 when the gate's verdict is negative\n" \
+
+/* The rest of the help: one literal may hold at most 4095 characters. */
+#define REF_HELP_MORE \
 	"\nNot reproduced: the reference validates replay evidence with an external analyser\n" \
 	"(analyze_sk_meta.validate_replay_report) whose recomputation from SK metadata is not\n" \
 	"specified.  tunectl applies the specified checks (candidate name, round id, source\n" \
@@ -150,6 +160,7 @@ struct gate_args {
 	struct tc_strlist cand, replay, mode;	/* NAME=VALUE as given */
 	pairs cp, rp, mp;	/* ... and split */
 	const char *matrix_path, *json_out, *seed_text, *decide_by;
+	const char *stability;
 	bool matrix_seen, require_pass, ranks_seen;
 	long resamples;
 	tc_json *matrix;	/* the loaded --screening-matrix */
@@ -195,6 +206,7 @@ parse_options(const struct tc_command *cmd, enum gate_kind kind, int argc,
 		{ "--json-out", TC_OPT_STRING, &a->json_out, false, NULL },
 		{ "--significance", TC_OPT_FLAG, &o->significance, false, NULL },
 		{ "--decide-by", TC_OPT_STRING, &a->decide_by, false, NULL },
+		{ "--stability", TC_OPT_STRING, &a->stability, false, NULL },
 		{ "--bootstrap-resamples", TC_OPT_INT, &a->resamples, false,
 		  NULL },
 		{ "--bootstrap-seed", TC_OPT_STRING, &a->seed_text, false, NULL },
@@ -352,6 +364,14 @@ load_extras(const struct tc_command *cmd, struct gate_args *a)
 			    a->decide_by);
 		a->o.decide_by_ci = strcmp(a->decide_by, "ci") == 0;
 	}
+	if (a->stability != NULL) {
+		if (strcmp(a->stability, "relative") != 0 &&
+		    strcmp(a->stability, "reference") != 0)
+			return tc_usage_error(cmd, "argument --stability: "
+			    "invalid choice: '%s' (choose from 'reference', "
+			    "'relative')", a->stability);
+		a->o.stability_relative = strcmp(a->stability, "relative") == 0;
+	}
 	return 0;
 }
 
@@ -496,6 +516,7 @@ gate_run(const struct tc_command *cmd, int argc, char **argv)
 	.usage = "usage: tunectl gate " word " --baseline DIR " required \
 	    REF_USAGE, \
 	.help = intro REF_HELP, \
+	.help_more = REF_HELP_MORE, \
 	.run = gate_run, \
 	.flags = TC_CMD_HELP_ANYWHERE, \
 }

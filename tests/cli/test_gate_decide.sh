@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_gate_decide.sh - the gate's decision policy beyond the reference
-# (docs/measurement.md "Deciding by the interval"): --decide-by ci on
-# synthetic run sets (a noisy +40 % win, a +2 % difference inside the
-# noise, a regression) and the report's and provenance's record of the
+# (docs/measurement.md "Deciding by the interval"): --decide-by ci and
+# --stability relative on synthetic run sets (a noisy +40 % win, a +2 %
+# difference inside the noise, a regression, a baseline spread wide) and the report's and provenance's record of the
 # rule (recomputing from it: tests/unit/test_session_evidence.c).
 . "$(dirname "$0")/lib.sh"
 W="$TUNECTL_SRC/tests/fixtures/workloads/timed_workload.sh"
@@ -22,6 +22,9 @@ mk win 5 5.0 6.5 5.5 7.0 6.0		# +41 %, five times the baseline's spread
 mk wide 5 9.95 10.0 10.2 10.4 10.45
 mk noisy 3 9.75 10.0 10.15		# +2.29 % against wide, inside the noise
 mk slow 5 11.0 11.2 11.1 11.3 10.9	# a 9 % regression
+mk wild 5 8.0 10.0 12.0 9.0 11.0	# a baseline spread of 40 %
+mk near 3 9.8 10.2 10.0			# no difference against wild
+mk half 3 5.0 5.1 5.2			# +49 % against wild
 P=(--expected-ranks 1 --promotion-mode S1=whole_scope)
 
 # ---- a noisy +40 % win -----------------------------------------------------------
@@ -69,11 +72,42 @@ expect_rc 0 "an option trial accepts a win whose interval is above 0"
 check "with the strictly-positive rule" \
 	grep -q '"decision_rule": "bootstrap 95% interval of the improvement excludes 0 and its lower bound is > 0"' ci/trial.json
 
+# ---- --stability relative ---------------------------------------------------------
+tc gate analyze --baseline base --candidate S1=win "${P[@]}" --decide-by ci \
+	--stability relative --json-out rel/win.json --require-pass
+expect_rc 0 "--stability relative: the interval clearing 2 % outweighs the candidate's spread"
+check "the stddev check is named as waived, its figure kept" \
+	test "$(jf rel/win.json "(d['candidates']['S1']['promotion']['waived_by_interval'], d['candidates']['S1']['promotion']['stddev_regression_pct'] > 100)")" = "(['stddev_no_material_regression'], True)"
+check "the rule is recorded in the report and its provenance" \
+	test "$(jf rel/win.json "d['tunectl']['stability_rule']")$(jf rel/win.json.provenance.json "d['stability_rule']")" = relativerelative
+tc gate analyze --baseline base --candidate S1=slow "${P[@]}" --decide-by ci \
+	--stability relative --json-out rel/slow.json --require-pass
+expect_rc 1 "--stability relative still refuses a regression"
+check "and waives nothing for it" \
+	test "$(jf rel/slow.json "d['candidates']['S1']['promotion']['waived_by_interval']")" = "[]"
+tc gate analyze --baseline base --candidate S1=slow "${P[@]}" --stability relative --require-pass
+expect_rc 1 "also under the mean rule"
+tc gate analyze --baseline wild --candidate S1=near "${P[@]}" --decide-by ci \
+	--stability relative --allow-stddev-regression-pct 1000 --json-out rel/wild.json --require-pass
+expect_rc 1 "a wild baseline is still refused when the interval includes 0"
+check "for its spread and for the interval" \
+	test "$(jf rel/wild.json "(d['candidates']['S1']['promotion']['checks']['baseline_stable'], d['candidates']['S1']['promotion']['checks']['ci_improvement'])")" = "(False, False)"
+tc gate analyze --baseline wild --candidate S1=half "${P[@]}" --decide-by ci --require-pass
+expect_rc 1 "the reference stability rule refuses a +49 % win over a 40 % spread baseline"
+tc gate analyze --baseline wild --candidate S1=half "${P[@]}" --decide-by ci \
+	--stability relative --json-out rel/half.json --require-pass
+expect_rc 0 "--stability relative accepts it: the interval clears the threshold"
+check "naming the baseline's spread as waived" \
+	test "$(jf rel/half.json "d['candidates']['S1']['promotion']['waived_by_interval'][0]")" = baseline_stable
+tc gate analyze --baseline base --candidate S1=win "${P[@]}" --stability loose
+expect_rc 2 "an unknown --stability is a usage error"
+expect_err "argument --stability: invalid choice: 'loose' (choose from 'reference', 'relative')" "naming the choices"
+
 # ---- bad input and the default ---------------------------------------------------
 tc gate analyze --baseline base --candidate S1=win "${P[@]}" --decide-by median
 expect_rc 2 "an unknown --decide-by is a usage error"
 expect_err "argument --decide-by: invalid choice: 'median' (choose from 'mean', 'ci')" "naming the choices"
 tc gate analyze --baseline base --candidate S1=win "${P[@]}" --json-out ci/mean.json
 check "by default the gate decides by the mean, as the reference does" \
-	test "$(jf ci/mean.json "('mean_improvement' in d['candidates']['S1']['promotion']['checks'], d['tunectl']['decide_by'])")" = "(True, 'mean')"
+	test "$(jf ci/mean.json "('mean_improvement' in d['candidates']['S1']['promotion']['checks'], d['tunectl']['decide_by'], 'waived_by_interval' in d['candidates']['S1']['promotion'])")" = "(True, 'mean', False)"
 finish

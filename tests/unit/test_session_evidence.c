@@ -228,6 +228,11 @@ recomputation_refuses_what_it_cannot_repeat_safely(void **state)
 	/* a record written before the rule existed decides by the mean:
 	 * it gets as far as reading the (missing) run set */
 	tc_json_object_remove(p, "decide_by");
+	tc_json_object_set_string(p, "stability_rule", "loose");
+	assert_int_equal(tc_analyze_recompute(p, &text, &err), -1);
+	assert_string_equal(tc_error_msg(&err),
+	    "gate provenance is malformed: stability_rule");
+	tc_json_object_remove(p, "stability_rule");
 	assert_int_equal(tc_analyze_recompute(p, &text, &err) != 0, 1);
 	assert_null(strstr(tc_error_msg(&err), "malformed"));
 	tc_json_free(p);
