@@ -156,6 +156,7 @@ typedef struct tc_stability {
 	double *values;			/* the float list (owned) */
 	bool has_spread_ms, has_mean_ms, has_spread_pct;
 	double spread_ms, mean_ms, spread_pct;
+	double max_spread_pct;		/* the limit judged against */
 } tc_stability;
 
 /* values: per-run worst-rank means; exact: the matching Decimal strings
@@ -164,6 +165,9 @@ typedef struct tc_stability {
 void tc_stability_eval(const double *values, const char *const *exact,
     size_t n, tc_stability *out);
 void tc_stability_eval_runset(const tc_runset *rs, tc_stability *out);
+/* Judge s again against another spread limit (--max-spread-pct): the
+ * evaluations use TC_S0_MAX_SPREAD_PCT, the reference's. */
+void tc_stability_set_limit(tc_stability *s, double max_spread_pct);
 void tc_stability_free(tc_stability *s);
 tc_json *tc_stability_to_json(const tc_stability *s);
 
@@ -180,9 +184,11 @@ typedef struct tc_gate_policy {
 	double min_improvement_pct;		/* --min-improvement-pct */
 	double allow_p90_regression_pct;
 	double allow_stddev_regression_pct;
+	double max_spread_pct;			/* --max-spread-pct (S0) */
 } tc_gate_policy;
 
-#define TC_GATE_POLICY_INIT { TC_DEFAULT_MIN_IMPROVEMENT_PCT, 0.0, 0.0 }
+#define TC_GATE_POLICY_INIT { TC_DEFAULT_MIN_IMPROVEMENT_PCT, 0.0, 0.0, \
+	TC_S0_MAX_SPREAD_PCT }
 
 typedef struct tc_evaluation {
 	bool passed;			/* promoted / eligible / accepted */
@@ -281,7 +287,8 @@ bool tc_gate_explain(const tc_json *report, const char *label, tc_buf *out);
  * "min_improvement_pct", "allow_p90_regression_pct",
  * "allow_stddev_regression_pct", "significance", "decide_by" ("mean" or
  * "ci"; a record without it decides by the mean), "stability_rule"
- * ("reference" or "relative"; absent: reference), "strict_environment",
+ * ("reference" or "relative"; absent: reference), "max_spread_pct"
+ * (absent: 5.0), "strict_environment",
  * "reference_output", "bootstrap_resamples", "bootstrap_seed" (or null),
  * "replay_validator" (or null)}; paths exactly as given.
  */

@@ -707,6 +707,7 @@ tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
 	if ((rc = tc_runset_load(o->baseline, &a.ro, &a.base, err)) != 0)
 		goto out;
 	tc_stability_eval_runset(a.base, &a.st);
+	tc_stability_set_limit(&a.st, o->policy.max_spread_pct);
 	a.warn_list = tc_json_new_array();
 	health_warnings("baseline", a.base, a.warn_list, warnings);
 	a.cs = tc_xcalloc(a.n + 1, sizeof(*a.cs));

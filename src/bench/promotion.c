@@ -36,6 +36,7 @@ tc_evaluate(const tc_runset *baseline, const tc_runset *cand,
 
 	memset(out, 0, sizeof(*out));
 	tc_stability_eval_runset(baseline, &st);
+	tc_stability_set_limit(&st, policy->max_spread_pct);
 	out->strict_gain = mode == TC_GATE_OPTION_TRIAL;
 	out->min_improvement_pct = out->strict_gain ?
 	    TC_OPTION_TRIAL_MIN_IMPROVEMENT_PCT : policy->min_improvement_pct;

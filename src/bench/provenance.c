@@ -79,6 +79,8 @@ tc_analyze_provenance(const tc_analyze_opts *o,
 	    "mean");
 	tc_json_object_set_string(p, "stability_rule", o->stability_relative ?
 	    "relative" : "reference");
+	tc_json_object_set(p, "max_spread_pct",
+	    tc_json_new_float(o->policy.max_spread_pct));
 	tc_json_object_set_bool(p, "strict_environment", o->strict_environment);
 	tc_json_object_set_bool(p, "reference_output", o->reference_output);
 	tc_json_object_set_int(p, "bootstrap_resamples",
@@ -266,6 +268,8 @@ tc_analyze_recompute(const tc_json *prov, tc_buf *text, tc_error *err)
 	o.decide_by_ci = choice(&r, "decide_by", "mean", "ci");
 	o.stability_relative = choice(&r, "stability_rule", "reference",
 	    "relative");
+	if (tc_json_get(prov, "max_spread_pct") != NULL)
+		o.policy.max_spread_pct = number(&r, "max_spread_pct");
 	o.strict_environment = flag(&r, "strict_environment");
 	o.reference_output = flag(&r, "reference_output");
 	o.bootstrap_resamples = (unsigned)integer(&r, "bootstrap_resamples");

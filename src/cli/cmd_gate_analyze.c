@@ -24,7 +24,8 @@
 	"         [--allow-stddev-regression-pct FLOAT] [--json-out FILE]\n" \
 	"         [--significance] [--bootstrap-resamples N] [--bootstrap-seed N]\n" \
 	"         [--strict-environment] [--reference-output] [--replay-validator CMD]\n" \
-	"         [--decide-by mean|ci] [--stability reference|relative] [--require-pass]\n"
+	"         [--decide-by mean|ci] [--stability reference|relative]\n" \
+	"         [--max-spread-pct FLOAT] [--require-pass]\n"
 
 /* What each mode is for: the first paragraph of its --help. */
 #define ANALYZE_INTRO \
@@ -84,6 +85,7 @@
 	"                        relative: when that interval clears the threshold, a\n" \
 	"                        baseline spread over 5% and a candidate stddev rise no\n" \
 	"                        longer refuse the candidate (default reference: they do)\n" \
+	"  --max-spread-pct FLOAT  the S0 spread limit (default 5.0, the reference's)\n" \
 	"  --bootstrap-resamples N  bootstrap rounds (default 10000)\n" \
 	"  --bootstrap-seed N    bootstrap seed (default 8391734862414113841)\n" \
 	"  --strict-environment  refuse run sets whose runset.json environment\n" \
@@ -207,6 +209,8 @@ parse_options(const struct tc_command *cmd, enum gate_kind kind, int argc,
 		{ "--significance", TC_OPT_FLAG, &o->significance, false, NULL },
 		{ "--decide-by", TC_OPT_STRING, &a->decide_by, false, NULL },
 		{ "--stability", TC_OPT_STRING, &a->stability, false, NULL },
+		{ "--max-spread-pct", TC_OPT_DOUBLE, &o->policy.max_spread_pct,
+		  false, NULL },
 		{ "--bootstrap-resamples", TC_OPT_INT, &a->resamples, false,
 		  NULL },
 		{ "--bootstrap-seed", TC_OPT_STRING, &a->seed_text, false, NULL },
@@ -228,6 +232,8 @@ parse_options(const struct tc_command *cmd, enum gate_kind kind, int argc,
 		{ "--reference-output", TC_OPT_FLAG, &o->reference_output, false,
 		  NULL },
 		{ "--require-pass", TC_OPT_FLAG, &a->require_pass, false, NULL },
+		{ "--max-spread-pct", TC_OPT_DOUBLE, &o->policy.max_spread_pct,
+		  false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 
@@ -364,6 +370,10 @@ load_extras(const struct tc_command *cmd, struct gate_args *a)
 			    a->decide_by);
 		a->o.decide_by_ci = strcmp(a->decide_by, "ci") == 0;
 	}
+	if (!(a->o.policy.max_spread_pct > 0 &&
+	    a->o.policy.max_spread_pct <= 100))
+		return tc_usage_error(cmd, "argument --max-spread-pct: must be "
+		    "above 0 and at most 100");
 	if (a->stability != NULL) {
 		if (strcmp(a->stability, "relative") != 0 &&
 		    strcmp(a->stability, "reference") != 0)
@@ -529,13 +539,15 @@ const struct tc_command cmd_gate_stability_entry = {
 	.summary = "the S0 five-run stability gate",
 	.usage = "usage: tunectl gate stability --baseline DIR [--warmup INT] "
 	    "[--expected-ranks INT]\n"
-	    "         [--json-out FILE] [--reference-output] [--require-pass]\n",
+	    "         [--json-out FILE] [--reference-output] [--require-pass]\n"
+	    "         [--max-spread-pct FLOAT]\n",
 	.help = "\nThe S0 gate: exactly 5 runs and a spread of the per-run "
 	    "worst-rank means\n"
 	    "of at most 5.0% of their mean (Decimal arithmetic).  The report is\n"
 	    "analyze_performance.py's with no candidates.  --require-pass exits "
 	    "1 when\n"
-	    "the baseline is unstable.\n",
+	    "the baseline is unstable.  --max-spread-pct sets another spread "
+	    "limit\n(tunectl; default 5.0, the reference's).\n",
 	.run = gate_run,
 	.flags = TC_CMD_HELP_ANYWHERE,
 };

@@ -103,6 +103,21 @@ tc gate analyze --baseline base --candidate S1=win "${P[@]}" --stability loose
 expect_rc 2 "an unknown --stability is a usage error"
 expect_err "argument --stability: invalid choice: 'loose' (choose from 'reference', 'relative')" "naming the choices"
 
+# ---- --max-spread-pct: the S0 limit -------------------------------------------------
+tc gate stability --baseline wild --expected-ranks 1 --require-pass
+expect_rc 1 "a 40 % spread is unstable under the reference's 5 %"
+tc gate stability --baseline wild --expected-ranks 1 --max-spread-pct 45 --json-out s0/wild.json --require-pass
+expect_rc 0 "and stable under --max-spread-pct 45"
+check "the report carries the limit it judged against" \
+	test "$(jf s0/wild.json "d['baseline_stability']['max_spread_pct']")" = 45.0
+check "the provenance records it" \
+	test "$(jf s0/wild.json.provenance.json "d['max_spread_pct']")" = 45.0
+tc gate analyze --baseline wild --candidate S1=half "${P[@]}" --decide-by ci --max-spread-pct 45 --require-pass
+expect_rc 0 "the candidates' baseline check follows the limit too"
+tc gate stability --baseline wild --expected-ranks 1 --max-spread-pct 0
+expect_rc 2 "a limit of 0 is refused"
+expect_err "argument --max-spread-pct: must be above 0 and at most 100" "in words"
+
 # ---- bad input and the default ---------------------------------------------------
 tc gate analyze --baseline base --candidate S1=win "${P[@]}" --decide-by median
 expect_rc 2 "an unknown --decide-by is a usage error"
