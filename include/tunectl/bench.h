@@ -156,6 +156,7 @@ typedef struct tc_stability {
 	double *values;			/* the float list (owned) */
 	bool has_spread_ms, has_mean_ms, has_spread_pct;
 	double spread_ms, mean_ms, spread_pct;
+	double max_spread_pct;		/* the limit judged against */
 } tc_stability;
 
 /* values: per-run worst-rank means; exact: the matching Decimal strings
@@ -164,6 +165,9 @@ typedef struct tc_stability {
 void tc_stability_eval(const double *values, const char *const *exact,
     size_t n, tc_stability *out);
 void tc_stability_eval_runset(const tc_runset *rs, tc_stability *out);
+/* Judge s again against another spread limit (--max-spread-pct): the
+ * evaluations use TC_S0_MAX_SPREAD_PCT, the reference's. */
+void tc_stability_set_limit(tc_stability *s, double max_spread_pct);
 void tc_stability_free(tc_stability *s);
 tc_json *tc_stability_to_json(const tc_stability *s);
 
@@ -180,9 +184,11 @@ typedef struct tc_gate_policy {
 	double min_improvement_pct;		/* --min-improvement-pct */
 	double allow_p90_regression_pct;
 	double allow_stddev_regression_pct;
+	double max_spread_pct;			/* --max-spread-pct (S0) */
 } tc_gate_policy;
 
-#define TC_GATE_POLICY_INIT { TC_DEFAULT_MIN_IMPROVEMENT_PCT, 0.0, 0.0 }
+#define TC_GATE_POLICY_INIT { TC_DEFAULT_MIN_IMPROVEMENT_PCT, 0.0, 0.0, \
+	TC_S0_MAX_SPREAD_PCT }
 
 typedef struct tc_evaluation {
 	bool passed;			/* promoted / eligible / accepted */
@@ -202,6 +208,10 @@ typedef struct tc_evaluation {
 void tc_evaluate(const tc_runset *baseline, const tc_runset *cand,
     const tc_gate_policy *policy, tc_gate_mode mode, bool replay_valid,
     tc_evaluation *out);
+
+/* Whether every check of e passes, with improvement standing for the
+ * mean-improvement check (e->mean_improvement for the reference rule). */
+bool tc_evaluation_passes(const tc_evaluation *e, bool improvement);
 
 /* Set the evaluation's measured figures in o: mean_improvement_pct,
  * median_run_improvement_pct, p90_regression_pct and
@@ -228,6 +238,12 @@ typedef struct tc_analyze_opts {
 	tc_gate_policy policy;
 	/* Beyond the reference. */
 	bool significance;		/* pass also needs CI lower bound > 0 */
+	bool decide_by_ci;		/* --decide-by ci: the improvement check
+					 * is the bootstrap interval's, not the
+					 * mean's (docs/measurement.md) */
+	bool stability_relative;	/* --stability relative: an interval
+					 * clearing the threshold waives the
+					 * baseline-spread and stddev checks */
 	bool strict_environment;	/* refuse differing fingerprints */
 	bool reference_output;		/* omit the "tunectl" report key */
 	const char *replay_validator;	/* external replay recomputation */
@@ -269,7 +285,10 @@ bool tc_gate_explain(const tc_json *report, const char *label, tc_buf *out);
  * "promotion_modes": [{"name", "mode"}], "selection_only", "option_trial",
  * "screening_matrix" (path or null), "warmup", "expected_ranks",
  * "min_improvement_pct", "allow_p90_regression_pct",
- * "allow_stddev_regression_pct", "significance", "strict_environment",
+ * "allow_stddev_regression_pct", "significance", "decide_by" ("mean" or
+ * "ci"; a record without it decides by the mean), "stability_rule"
+ * ("reference" or "relative"; absent: reference), "max_spread_pct"
+ * (absent: 5.0), "strict_environment",
  * "reference_output", "bootstrap_resamples", "bootstrap_seed" (or null),
  * "replay_validator" (or null)}; paths exactly as given.
  */

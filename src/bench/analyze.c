@@ -302,6 +302,8 @@ typedef struct cand_state {
 	bool reference_passed;
 	double ci_lo, ci_hi;
 	bool ci_ok;
+	bool ci_pass;		/* the interval clears the threshold */
+	bool waived_stable, waived_stddev;	/* --stability relative */
 	tc_mwu mwu;
 	tc_json *replay;	/* first validation (final mode) */
 } cand_state;
@@ -370,6 +372,10 @@ extension_block(const tc_analyze_opts *o, const tc_runset *base,
 	    "bootstrap interval's lower bound is above 0");
 	tc_json_object_set(sig, "reference_decisions", refd);
 	tc_json_object_set(ext, "significance", sig);
+	tc_json_object_set_string(ext, "decide_by", o->decide_by_ci ? "ci" :
+	    "mean");
+	tc_json_object_set_string(ext, "stability_rule", o->stability_relative ?
+	    "relative" : "reference");
 	tc_json_object_set(env, "baseline", fingerprint(base) != NULL ?
 	    tc_json_clone(fingerprint(base)) : tc_json_new_null());
 	tc_json_object_set(env, "candidates", envc);
@@ -479,6 +485,21 @@ evaluate_candidate(const tc_analyze_opts *o, const tc_runset_opts *ro,
 	    TC_BOOTSTRAP_SEED, &c->ci_lo, &c->ci_hi);
 	tc_mann_whitney(base->run_worst_rank_means_ms, base->run_count,
 	    c->rs->run_worst_rank_means_ms, c->rs->run_count, &c->mwu);
+	/* the interval must exclude 0 and its lower bound pass the threshold
+	 * (> 0 for an option trial) */
+	c->ci_pass = c->ci_ok && c->ci_lo > 0 && (c->eval.strict_gain ||
+	    c->ci_lo >= c->eval.min_improvement_pct);
+	if (o->stability_relative && c->ci_pass) {
+		/* a win the interval establishes is not refused for the
+		 * spread: the figures stay in the report */
+		c->waived_stable = !c->eval.baseline_stable;
+		c->waived_stddev = !c->eval.stddev_no_material_regression;
+		c->eval.baseline_stable = true;
+		c->eval.stddev_no_material_regression = true;
+	}
+	if (o->decide_by_ci || o->stability_relative)
+		c->eval.passed = tc_evaluation_passes(&c->eval,
+		    o->decide_by_ci ? c->ci_pass : c->eval.mean_improvement);
 	if (o->significance)
 		c->eval.passed = c->eval.passed && c->ci_ok && c->ci_lo > 0;
 	health_warnings(c->name, c->rs, warn_list, warnings);
@@ -499,6 +520,44 @@ evaluate_candidate(const tc_analyze_opts *o, const tc_runset_opts *ro,
 	return TC_BENCH_OK;
 }
 
+/* Under --decide-by ci the evaluation's improvement check is the
+ * interval's: "ci_improvement" stands in "checks" for "mean_improvement",
+ * and the interval, the rule and its threshold are written beside it. */
+static void
+ci_decision_json(tc_json *ev, const cand_state *cs)
+{
+	tc_json *checks = tc_json_get_object(ev, "checks");
+	tc_json *ci = tc_json_new_array();
+
+	tc_json_object_remove(checks, "mean_improvement");
+	tc_json_object_set_bool(checks, "ci_improvement", cs->ci_pass);
+	tc_json_array_push(ci, tc_bench_float_or_null(cs->ci_ok, cs->ci_lo));
+	tc_json_array_push(ci, tc_bench_float_or_null(cs->ci_ok, cs->ci_hi));
+	tc_json_object_set_string(ev, "decide_by", "ci");
+	tc_json_object_set(ev, "ci95_improvement_pct", ci);
+	tc_json_object_set_string(ev, "decision_rule", cs->eval.strict_gain ?
+	    "bootstrap 95% interval of the improvement excludes 0 and its "
+	    "lower bound is > 0" :
+	    "bootstrap 95% interval of the improvement excludes 0 and its "
+	    "lower bound is >= min_improvement_pct");
+}
+
+/* Under --stability relative: the rule, and the checks the interval
+ * waived (their figures stay where the reference writes them). */
+static void
+relative_json(tc_json *ev, const cand_state *cs)
+{
+	tc_json *waived = tc_json_new_array();
+
+	if (cs->waived_stable)
+		tc_json_array_push(waived, tc_json_new_string("baseline_stable"));
+	if (cs->waived_stddev)
+		tc_json_array_push(waived, tc_json_new_string(
+		    "stddev_no_material_regression"));
+	tc_json_object_set_string(ev, "stability_rule", "relative");
+	tc_json_object_set(ev, "waived_by_interval", waived);
+}
+
 /* The report's entry for one candidate: its run set, improvement and
  * the evaluation under the name its gate mode uses. */
 static tc_json *
@@ -512,6 +571,10 @@ candidate_json(const tc_analyze_opts *o, tc_gate_mode mode,
 	    tc_json_new_float(cs->improvement));
 	ev = tc_evaluation_to_json(&cs->eval, &o->policy, mode, cs->mode,
 	    cs->replay != NULL ? tc_json_clone(cs->replay) : NULL);
+	if (o->decide_by_ci)
+		ci_decision_json(ev, cs);
+	if (o->stability_relative)
+		relative_json(ev, cs);
 	if (o->significance)
 		tc_json_object_set_bool(tc_json_get_object(ev, "checks"),
 		    "bootstrap_ci_lower_bound_positive",
@@ -644,6 +707,7 @@ tc_analyze(const tc_analyze_opts *o, tc_json **report, tc_buf *table,
 	if ((rc = tc_runset_load(o->baseline, &a.ro, &a.base, err)) != 0)
 		goto out;
 	tc_stability_eval_runset(a.base, &a.st);
+	tc_stability_set_limit(&a.st, o->policy.max_spread_pct);
 	a.warn_list = tc_json_new_array();
 	health_warnings("baseline", a.base, a.warn_list, warnings);
 	a.cs = tc_xcalloc(a.n + 1, sizeof(*a.cs));

@@ -115,6 +115,29 @@ explain_evaluation(const tc_json *ev, const char *label, const char *name,
 			    number(ev, "min_improvement_pct"));
 		sep = "; ";
 	}
+	if (check_failed(checks, "ci_improvement")) {
+		const tc_json *ci = tc_json_get(ev, "ci95_improvement_pct");
+		double lo = 0, hi = 0;
+
+		tc_buf_printf(out, "%simprovement 95%% interval ", sep);
+		if (tc_json_is(ci, TC_JSON_ARRAY) && ci->u.arr.len == 2 &&
+		    tc_json_number(ci->u.arr.items[0], &lo) &&
+		    tc_json_number(ci->u.arr.items[1], &hi)) {
+			tc_buf_putc(out, '[');
+			pct(out, lo);
+			tc_buf_puts(out, ", ");
+			pct(out, hi);
+			tc_buf_putc(out, ']');
+		} else {
+			tc_buf_puts(out, "not computed");
+		}
+		if (rule != NULL && strcmp(rule, "strictly_positive") == 0)
+			tc_buf_puts(out, " (lower bound must be > 0)");
+		else
+			tc_buf_printf(out, " (must exclude 0, lower bound >= "
+			    "%.1f %%)", number(ev, "min_improvement_pct"));
+		sep = "; ";
+	}
 	if (check_failed(checks, "median_run_direction")) {
 		tc_buf_printf(out, "%smedian run improvement ", sep);
 		pct(out, number(ev, "median_run_improvement_pct"));

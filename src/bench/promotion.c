@@ -36,6 +36,7 @@ tc_evaluate(const tc_runset *baseline, const tc_runset *cand,
 
 	memset(out, 0, sizeof(*out));
 	tc_stability_eval_runset(baseline, &st);
+	tc_stability_set_limit(&st, policy->max_spread_pct);
 	out->strict_gain = mode == TC_GATE_OPTION_TRIAL;
 	out->min_improvement_pct = out->strict_gain ?
 	    TC_OPTION_TRIAL_MIN_IMPROVEMENT_PCT : policy->min_improvement_pct;
@@ -62,12 +63,17 @@ tc_evaluate(const tc_runset *baseline, const tc_runset *cand,
 	    out->p90_regression_pct <= policy->allow_p90_regression_pct;
 	out->stddev_no_material_regression = out->has_stddev &&
 	    out->stddev_regression_pct <= policy->allow_stddev_regression_pct;
-	out->passed = out->baseline_stable && out->baseline_min_runs &&
-	    out->candidate_min_runs && out->deep_fusion_replay &&
-	    out->mean_improvement && out->median_run_direction &&
-	    out->p90_no_material_regression &&
-	    out->stddev_no_material_regression;
+	out->passed = tc_evaluation_passes(out, out->mean_improvement);
 	tc_stability_free(&st);
+}
+
+bool
+tc_evaluation_passes(const tc_evaluation *e, bool improvement)
+{
+	return e->baseline_stable && e->baseline_min_runs &&
+	    e->candidate_min_runs && e->deep_fusion_replay && improvement &&
+	    e->median_run_direction && e->p90_no_material_regression &&
+	    e->stddev_no_material_regression;
 }
 
 static tc_json *

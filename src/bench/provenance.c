@@ -75,6 +75,12 @@ tc_analyze_provenance(const tc_analyze_opts *o,
 	tc_json_object_set(p, "allow_stddev_regression_pct",
 	    tc_json_new_float(o->policy.allow_stddev_regression_pct));
 	tc_json_object_set_bool(p, "significance", o->significance);
+	tc_json_object_set_string(p, "decide_by", o->decide_by_ci ? "ci" :
+	    "mean");
+	tc_json_object_set_string(p, "stability_rule", o->stability_relative ?
+	    "relative" : "reference");
+	tc_json_object_set(p, "max_spread_pct",
+	    tc_json_new_float(o->policy.max_spread_pct));
 	tc_json_object_set_bool(p, "strict_environment", o->strict_environment);
 	tc_json_object_set_bool(p, "reference_output", o->reference_output);
 	tc_json_object_set_int(p, "bootstrap_resamples",
@@ -175,6 +181,22 @@ number(struct rec *r, const char *key)
 	return d;
 }
 
+/* A rule of two choices: false for off (also when the key is absent, as
+ * in a record written before the rule existed), true for on. */
+static bool
+choice(struct rec *r, const char *key, const char *off, const char *on)
+{
+	const tc_json *v = tc_json_get(r->p, key);
+	const char *s = tc_json_string(v);
+
+	if (v == NULL || (s != NULL && strcmp(s, off) == 0))
+		return false;
+	if (s != NULL && strcmp(s, on) == 0)
+		return true;
+	malformed(r, key);
+	return false;
+}
+
 /* A list of {"name", <value_key>} into *out (pointers into the record). */
 static size_t
 pairs(struct rec *r, const char *key, const char *value_key, bool is_path,
@@ -243,6 +265,11 @@ tc_analyze_recompute(const tc_json *prov, tc_buf *text, tc_error *err)
 	o.policy.allow_stddev_regression_pct = number(&r,
 	    "allow_stddev_regression_pct");
 	o.significance = flag(&r, "significance");
+	o.decide_by_ci = choice(&r, "decide_by", "mean", "ci");
+	o.stability_relative = choice(&r, "stability_rule", "reference",
+	    "relative");
+	if (tc_json_get(prov, "max_spread_pct") != NULL)
+		o.policy.max_spread_pct = number(&r, "max_spread_pct");
 	o.strict_environment = flag(&r, "strict_environment");
 	o.reference_output = flag(&r, "reference_output");
 	o.bootstrap_resamples = (unsigned)integer(&r, "bootstrap_resamples");

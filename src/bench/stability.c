@@ -79,10 +79,16 @@ tc_stability_eval(const double *values, const char *const *exact, size_t n,
 		tc_dec_clear(&d[i]);
 	free(d);
 	out->check_required_run_count = n == TC_S0_REQUIRED_RUNS;
-	out->check_max_spread_pct = out->has_spread_pct &&
-	    out->spread_pct <= TC_S0_MAX_SPREAD_PCT;
-	out->stable = out->check_required_run_count &&
-	    out->check_max_spread_pct;
+	tc_stability_set_limit(out, TC_S0_MAX_SPREAD_PCT);
+}
+
+void
+tc_stability_set_limit(tc_stability *s, double max_spread_pct)
+{
+	s->max_spread_pct = max_spread_pct;
+	s->check_max_spread_pct = s->has_spread_pct &&
+	    s->spread_pct <= max_spread_pct;
+	s->stable = s->check_required_run_count && s->check_max_spread_pct;
 }
 
 void
@@ -120,7 +126,7 @@ tc_stability_to_json(const tc_stability *s)
 	tc_json_object_set(o, "checks", checks);
 	tc_json_object_set_int(o, "required_run_count", TC_S0_REQUIRED_RUNS);
 	tc_json_object_set(o, "max_spread_pct",
-	    tc_json_new_float(TC_S0_MAX_SPREAD_PCT));
+	    tc_json_new_float(s->max_spread_pct));
 	for (size_t i = 0; i < s->count; i++)
 		tc_json_array_push(vals, tc_json_new_float(s->values[i]));
 	tc_json_object_set(o, "run_worst_rank_means_ms", vals);

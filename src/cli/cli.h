@@ -47,6 +47,7 @@ struct tc_command {
 	const char *summary;	/* one line for "tunectl help" */
 	const char *usage;	/* --help, and before every usage error */
 	const char *help;	/* more text --help prints after the usage */
+	const char *help_more;	/* and after help (C caps one literal) */
 	/*
 	 * argv[0] is the (sub)command's own word; self is this entry, or the
 	 * parent's with TC_CMD_PARENT_USAGE.  A command with subcommands and

@@ -24,7 +24,8 @@
 	"         [--allow-stddev-regression-pct FLOAT] [--json-out FILE]\n" \
 	"         [--significance] [--bootstrap-resamples N] [--bootstrap-seed N]\n" \
 	"         [--strict-environment] [--reference-output] [--replay-validator CMD]\n" \
-	"         [--require-pass]\n"
+	"         [--decide-by mean|ci] [--stability reference|relative]\n" \
+	"         [--max-spread-pct FLOAT] [--require-pass]\n"
 
 /* What each mode is for: the first paragraph of its --help. */
 #define ANALYZE_INTRO \
@@ -76,6 +77,15 @@
 	"\ntunectl extensions (never change a verdict unless asked):\n" \
 	"  --significance        a candidate also needs the bootstrap 95% interval of its\n" \
 	"                        improvement to lie above 0\n" \
+	"  --decide-by mean|ci   the improvement check: mean (the reference's, default)\n" \
+	"                        compares the mean improvement with the threshold; ci\n" \
+	"                        passes when the bootstrap 95% interval excludes 0 and\n" \
+	"                        its lower bound reaches it (> 0 for an option trial)\n" \
+	"  --stability reference|relative\n" \
+	"                        relative: when that interval clears the threshold, a\n" \
+	"                        baseline spread over 5% and a candidate stddev rise no\n" \
+	"                        longer refuse the candidate (default reference: they do)\n" \
+	"  --max-spread-pct FLOAT  the S0 spread limit (default 5.0, the reference's)\n" \
 	"  --bootstrap-resamples N  bootstrap rounds (default 10000)\n" \
 	"  --bootstrap-seed N    bootstrap seed (default 8391734862414113841)\n" \
 	"  --strict-environment  refuse run sets whose runset.json environment\n" \
@@ -85,6 +95,9 @@
 	"  --replay-validator CMD\n" \
 	"                        run CMD REPORT NAME to recompute a replay report (see below)\n" \
 	"  --require-pass        exit 1 when the gate's verdict is negative\n" \
+
+/* The rest of the help: one literal may hold at most 4095 characters. */
+#define REF_HELP_MORE \
 	"\nNot reproduced: the reference validates replay evidence with an external analyser\n" \
 	"(analyze_sk_meta.validate_replay_report) whose recomputation from SK metadata is not\n" \
 	"specified.  tunectl applies the specified checks (candidate name, round id, source\n" \
@@ -148,7 +161,8 @@ struct gate_args {
 	tc_analyze_opts o;	/* the options bound straight to it */
 	struct tc_strlist cand, replay, mode;	/* NAME=VALUE as given */
 	pairs cp, rp, mp;	/* ... and split */
-	const char *matrix_path, *json_out, *seed_text;
+	const char *matrix_path, *json_out, *seed_text, *decide_by;
+	const char *stability;
 	bool matrix_seen, require_pass, ranks_seen;
 	long resamples;
 	tc_json *matrix;	/* the loaded --screening-matrix */
@@ -193,6 +207,10 @@ parse_options(const struct tc_command *cmd, enum gate_kind kind, int argc,
 		  &o->policy.allow_stddev_regression_pct, false, NULL },
 		{ "--json-out", TC_OPT_STRING, &a->json_out, false, NULL },
 		{ "--significance", TC_OPT_FLAG, &o->significance, false, NULL },
+		{ "--decide-by", TC_OPT_STRING, &a->decide_by, false, NULL },
+		{ "--stability", TC_OPT_STRING, &a->stability, false, NULL },
+		{ "--max-spread-pct", TC_OPT_DOUBLE, &o->policy.max_spread_pct,
+		  false, NULL },
 		{ "--bootstrap-resamples", TC_OPT_INT, &a->resamples, false,
 		  NULL },
 		{ "--bootstrap-seed", TC_OPT_STRING, &a->seed_text, false, NULL },
@@ -214,6 +232,8 @@ parse_options(const struct tc_command *cmd, enum gate_kind kind, int argc,
 		{ "--reference-output", TC_OPT_FLAG, &o->reference_output, false,
 		  NULL },
 		{ "--require-pass", TC_OPT_FLAG, &a->require_pass, false, NULL },
+		{ "--max-spread-pct", TC_OPT_DOUBLE, &o->policy.max_spread_pct,
+		  false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 
@@ -341,6 +361,26 @@ load_extras(const struct tc_command *cmd, struct gate_args *a)
 			return tc_usage_error(cmd, "argument --bootstrap-seed: "
 			    "invalid int value: '%s'", a->seed_text);
 		a->o.bootstrap_seed_set = true;
+	}
+	if (a->decide_by != NULL) {
+		if (strcmp(a->decide_by, "ci") != 0 &&
+		    strcmp(a->decide_by, "mean") != 0)
+			return tc_usage_error(cmd, "argument --decide-by: "
+			    "invalid choice: '%s' (choose from 'mean', 'ci')",
+			    a->decide_by);
+		a->o.decide_by_ci = strcmp(a->decide_by, "ci") == 0;
+	}
+	if (!(a->o.policy.max_spread_pct > 0 &&
+	    a->o.policy.max_spread_pct <= 100))
+		return tc_usage_error(cmd, "argument --max-spread-pct: must be "
+		    "above 0 and at most 100");
+	if (a->stability != NULL) {
+		if (strcmp(a->stability, "relative") != 0 &&
+		    strcmp(a->stability, "reference") != 0)
+			return tc_usage_error(cmd, "argument --stability: "
+			    "invalid choice: '%s' (choose from 'reference', "
+			    "'relative')", a->stability);
+		a->o.stability_relative = strcmp(a->stability, "relative") == 0;
 	}
 	return 0;
 }
@@ -486,6 +526,7 @@ gate_run(const struct tc_command *cmd, int argc, char **argv)
 	.usage = "usage: tunectl gate " word " --baseline DIR " required \
 	    REF_USAGE, \
 	.help = intro REF_HELP, \
+	.help_more = REF_HELP_MORE, \
 	.run = gate_run, \
 	.flags = TC_CMD_HELP_ANYWHERE, \
 }
@@ -498,13 +539,15 @@ const struct tc_command cmd_gate_stability_entry = {
 	.summary = "the S0 five-run stability gate",
 	.usage = "usage: tunectl gate stability --baseline DIR [--warmup INT] "
 	    "[--expected-ranks INT]\n"
-	    "         [--json-out FILE] [--reference-output] [--require-pass]\n",
+	    "         [--json-out FILE] [--reference-output] [--require-pass]\n"
+	    "         [--max-spread-pct FLOAT]\n",
 	.help = "\nThe S0 gate: exactly 5 runs and a spread of the per-run "
 	    "worst-rank means\n"
 	    "of at most 5.0% of their mean (Decimal arithmetic).  The report is\n"
 	    "analyze_performance.py's with no candidates.  --require-pass exits "
 	    "1 when\n"
-	    "the baseline is unstable.\n",
+	    "the baseline is unstable.  --max-spread-pct sets another spread "
+	    "limit\n(tunectl; default 5.0, the reference's).\n",
 	.run = gate_run,
 	.flags = TC_CMD_HELP_ANYWHERE,
 };

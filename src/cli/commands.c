@@ -78,6 +78,8 @@ tc_cli_print_help(const struct tc_command *cmd, FILE *fp, bool full)
 		fputs(cmd->usage, fp);
 	if (full && cmd->help != NULL)
 		fputs(cmd->help, fp);
+	if (full && cmd->help_more != NULL)
+		fputs(cmd->help_more, fp);
 }
 
 static bool

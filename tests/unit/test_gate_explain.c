@@ -112,6 +112,30 @@ test_option_trial_needs_a_positive_gain(void **state)
 }
 
 static void
+test_decide_by_ci_names_the_interval(void **state)
+{
+	(void)state;
+	expect_explained("{\"selection\": {\"stage\": \"final_promotion\"}, "
+	    "\"baseline_stability\": {\"stable\": true}, \"candidates\": {"
+	    "\"S1\": {\"promotion\": {\"promoted\": false, \"checks\": "
+	    "{\"ci_improvement\": false, \"median_run_direction\": true}, "
+	    "\"mean_improvement_rule\": \"at_least_threshold\", "
+	    "\"decide_by\": \"ci\", \"min_improvement_pct\": 2.0, "
+	    "\"ci95_improvement_pct\": [-1.25, 4.5]}}}}",
+	    "final gate",
+	    "final gate S1: improvement 95% interval [-1.25 %, +4.50 %] "
+	    "(must exclude 0, lower bound >= 2.0 %)\n");
+	expect_explained("{\"selection\": {}, \"candidates\": {"
+	    "\"O1\": {\"option_trial_evaluation\": {\"accepted\": false, "
+	    "\"checks\": {\"ci_improvement\": false}, "
+	    "\"mean_improvement_rule\": \"strictly_positive\", "
+	    "\"ci95_improvement_pct\": [null, null]}}}}",
+	    "trial",
+	    "trial O1: improvement 95% interval not computed "
+	    "(lower bound must be > 0)\n");
+}
+
+static void
 test_promotion_names_replay_failure(void **state)
 {
 	(void)state;
@@ -136,6 +160,7 @@ main(void)
 		cmocka_unit_test(test_screening_lists_each_failed_check),
 		cmocka_unit_test(test_option_trial_needs_a_positive_gain),
 		cmocka_unit_test(test_promotion_names_replay_failure),
+		cmocka_unit_test(test_decide_by_ci_names_the_interval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

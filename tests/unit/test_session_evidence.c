@@ -218,6 +218,24 @@ recomputation_refuses_what_it_cannot_repeat_safely(void **state)
 	assert_string_equal(tc_error_msg(&err),
 	    "gate provenance is malformed: warmup");
 	tc_json_free(p);
+	/* the decision rule is read back: ci or mean, nothing else */
+	p = provenance("/abs/runs", NULL);
+	assert_string_equal(tc_json_get_string(p, "decide_by"), "mean");
+	tc_json_object_set_string(p, "decide_by", "vote");
+	assert_int_equal(tc_analyze_recompute(p, &text, &err), -1);
+	assert_string_equal(tc_error_msg(&err),
+	    "gate provenance is malformed: decide_by");
+	/* a record written before the rule existed decides by the mean:
+	 * it gets as far as reading the (missing) run set */
+	tc_json_object_remove(p, "decide_by");
+	tc_json_object_set_string(p, "stability_rule", "loose");
+	assert_int_equal(tc_analyze_recompute(p, &text, &err), -1);
+	assert_string_equal(tc_error_msg(&err),
+	    "gate provenance is malformed: stability_rule");
+	tc_json_object_remove(p, "stability_rule");
+	assert_int_equal(tc_analyze_recompute(p, &text, &err) != 0, 1);
+	assert_null(strstr(tc_error_msg(&err), "malformed"));
+	tc_json_free(p);
 	p = tc_json_new_object();
 	assert_int_equal(tc_analyze_recompute(p, &text, &err), -1);
 	assert_non_null(strstr(tc_error_msg(&err), TC_GATE_PROVENANCE_SCHEMA));
