@@ -282,17 +282,23 @@ tc_report_html(const char *session_path, tc_buf *out, tc_error *err)
 }
 
 int
+tc_html_publish(int rendered, tc_buf *b, const char *output, tc_error *err)
+{
+	int rc = -1;
+
+	if (rendered == 0)
+		rc = tc_write_atomic(output, b->data, b->len, TC_WRITE_MKDIRS,
+		    err);
+	tc_buf_free(b);
+	return rc;
+}
+
+int
 tc_report_html_write(const char *session_path, const char *output,
     tc_error *err)
 {
 	tc_buf b = TC_BUF_INIT;
-	int rc;
 
-	if (tc_report_html(session_path, &b, err) != 0) {
-		tc_buf_free(&b);
-		return -1;
-	}
-	rc = tc_write_atomic(output, b.data, b.len, TC_WRITE_MKDIRS, err);
-	tc_buf_free(&b);
-	return rc;
+	return tc_html_publish(tc_report_html(session_path, &b, err), &b,
+	    output, err);
 }
