@@ -47,7 +47,18 @@ verdict_class(const char *word)
 	return "missing";
 }
 
-/* A percentage, or "n/a" when the document holds no finite number. */
+/* A number as "%g" then suffix, or "n/a" when the document holds no
+ * finite number. */
+static void
+number(tc_buf *b, double v, const char *suffix)
+{
+	if (isfinite(v))
+		tc_buf_printf(b, "%g%s", v, suffix);
+	else
+		tc_buf_puts(b, "n/a");
+}
+
+/* A percentage (two decimals), or "n/a". */
 static void
 pct(tc_buf *b, double v, bool sign)
 {
@@ -74,7 +85,8 @@ bar_scale(const tc_json *decisions)
 		if (isfinite(noise) && noise > m)
 			m = noise;
 	}
-	return m * 1.1;
+	/* a margin, unless the widest figure is already near DBL_MAX */
+	return isfinite(m * 1.1) ? m * 1.1 : m;
 }
 
 /* x of a percentage on a bar of the given scale, clamped to the bar. */
@@ -257,9 +269,11 @@ header(tc_buf *b, const tc_json *doc, const char *path)
 	}
 	tc_buf_puts(b, ".</p><p class=\"thresholds\">Thresholds: relative ");
 	pct(b, tc_report__num(th, "min_relative_change_pct"), false);
-	tc_buf_printf(b, ", absolute %g us, at least %g occurrences.</p>"
-	    "</header>", tc_report__num(th, "min_absolute_change_us"),
-	    tc_report__num(th, "min_occurrences"));
+	tc_buf_puts(b, ", absolute ");
+	number(b, tc_report__num(th, "min_absolute_change_us"), " us");
+	tc_buf_puts(b, ", at least ");
+	number(b, tc_report__num(th, "min_occurrences"), " occurrences");
+	tc_buf_puts(b, ".</p></header>");
 }
 
 int

@@ -95,6 +95,22 @@ check "it is escaped text" has '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&amp;
 check "an evidence error is escaped too" has '<code>x&lt;y&gt;</code>' "$H"
 check "the hostile page is well-formed XML" python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$H"
 
+# Numbers of the wrong kind or size, an SK that is no object, thresholds
+# missing: drawn as n/a or clamped, never as inf or nan.
+edit "$A" "$T/odd.json" '
+s = d["per_sk_decisions"][0]
+big = copy.deepcopy(s); big.update(improvement_pct=1.7e308, noise_threshold_pct="3", improvement_us=None)
+neg = copy.deepcopy(s); neg.update(improvement_pct=-1.7e308, noise_threshold_pct=-2.0, name=7)
+d["per_sk_decisions"] = [big, neg, 42, None]
+d["thresholds"] = {"min_relative_change_pct": "x"}'
+tc report html --analysis "$T/odd.json" --out "$T/odd.html"
+expect_rc 0 "odd numbers and entries are drawn"
+check "four rows" [ "$(grep -o '<tr class="sk">' "$T/odd.html" | wc -l)" -eq 4 ]
+check "no inf or nan on the page" bash -c '! grep -qiE "inf|nan" "$1"' _ "$T/odd.html"
+check "bars stay inside their 200 px" \
+    python3 -c 'import re, sys; v = [float(x) for x in re.findall(r"(?:x|width)=\"(-?[0-9.e+]+)\"", open(sys.argv[1]).read())]; sys.exit(not all(0 <= x <= 200 for x in v))' "$T/odd.html"
+check "the odd page is well-formed XML" python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$T/odd.html"
+
 # A tampered document: the fingerprint no longer matches.
 python3 -c '
 import json, sys
