@@ -40,6 +40,13 @@ void tc_html_href(tc_buf *b, const char *rel);
 
 /* ---- html.c --------------------------------------------------------------- */
 
+/* The page around a report: the doctype, <head> with title (a fixed
+ * text) + subject (escaped) and the shared style + style (fixed CSS), and
+ * <body>; then the footer naming the fixed source and the closing tags. */
+void tc_html_page_open(tc_buf *b, const char *title, const char *subject,
+    const char *style);
+void tc_html_page_close(tc_buf *b, const char *source);
+
 /* Write the page in b atomically to output (parents made) and free b;
  * a failed render (rendered != 0) frees b and writes nothing. */
 int tc_html_publish(int rendered, tc_buf *b, const char *output,
