@@ -3,7 +3,8 @@
  * then inline SVG charts of the measurements the phases sealed (S0 spread
  * with the 5% band, Stage A candidates, Stage O trials, final baseline vs
  * candidate), then every phase's evidence with its digest.  No network,
- * no scripts; the markup is well-formed XML (polyglot XHTML).
+ * no scripts; the markup is well-formed XML (polyglot XHTML).  Also the
+ * HTML view of a fusion analysis (analysis.h).
  */
 #ifndef TUNECTL_HTML_H
 #define TUNECTL_HTML_H
@@ -17,5 +18,19 @@ int tc_report_html(const char *session_path, tc_buf *out, tc_error *err);
 /* Render and write it atomically to output. */
 int tc_report_html_write(const char *session_path, const char *output,
     tc_error *err);
+
+/*
+ * The HTML view of a fusion analysis (schema "1.2", "tunectl analyze
+ * fusion"): a table of the per-SK verdicts, each with an inline SVG bar
+ * of its improvement against its noise band.  Refused (-1, err) when the
+ * file is not such an analysis or its analysis_content_fingerprint does
+ * not match its content.
+ */
+int tc_report_html_analysis(const char *analysis_path, tc_buf *out,
+    tc_error *err);
+
+/* Render it and write it atomically to output (never over the analysis). */
+int tc_report_html_analysis_write(const char *analysis_path,
+    const char *output, tc_error *err);
 
 #endif

@@ -1,22 +1,44 @@
 /*
  * cmd_report.c - "tunectl report html": the self-contained HTML report of a
- * session (outcome, charts of the sealed measurements, evidence digests).
+ * session (outcome, charts of the sealed measurements, evidence digests),
+ * or, with --analysis, the per-SK verdicts of a fusion analysis.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "tunectl/html.h"
 #include "tunectl/path.h"
 #include "tunectl/session.h"
 
+/* The default view of an analysis: its path with ".json" replaced by
+ * ".html" (or ".html" appended).  malloc'd. */
+static char *
+analysis_html_path(const char *analysis)
+{
+	size_t n = strlen(analysis);
+	char *p = malloc(n + 6);
+
+	if (p == NULL)
+		return NULL;
+	memcpy(p, analysis, n + 1);
+	if (n > 5 && strcmp(p + n - 5, ".json") == 0)
+		p[n - 5] = '\0';
+	strcat(p, ".html");
+	return p;
+}
+
 static int
 report_html(const struct tc_command *cmd, int argc, char **argv)
 {
-	const char *session = NULL, *output = NULL;
+	const char *session = NULL, *output = NULL, *out = NULL;
+	const char *analysis = NULL;
 	const struct tc_option opts[] = {
-		{ "--session", TC_OPT_STRING, &session, true, NULL },
+		{ "--session", TC_OPT_STRING, &session, false, NULL },
+		{ "--analysis", TC_OPT_STRING, &analysis, false, NULL },
 		{ "--output", TC_OPT_STRING, &output, false, NULL },
+		{ "--out", TC_OPT_STRING, &out, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_error err = TC_ERROR_INIT;
@@ -25,7 +47,18 @@ report_html(const struct tc_command *cmd, int argc, char **argv)
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if (output == NULL) {
+	if ((session == NULL) == (analysis == NULL))
+		return tc_usage_error(cmd, "give exactly one of --session and "
+		    "--analysis");
+	if (output != NULL && out != NULL)
+		return tc_usage_error(cmd, "--out and --output name the same "
+		    "file; give one");
+	if (output == NULL)
+		output = out;
+	if (output == NULL && analysis != NULL) {
+		if ((output = path = analysis_html_path(analysis)) == NULL)
+			return tc_die("out of memory");
+	} else if (output == NULL) {
 		tc_session *s;
 
 		if (tc_session_load(session, 0, &s, &err) != 0)
@@ -34,7 +67,8 @@ report_html(const struct tc_command *cmd, int argc, char **argv)
 		tc_session_free(s);
 		output = path;
 	}
-	if (tc_report_html_write(session, output, &err) != 0)
+	if ((analysis != NULL ? tc_report_html_analysis_write(analysis, output,
+	    &err) : tc_report_html_write(session, output, &err)) != 0)
 		rc = tc_refuse_error(cmd, &err);
 	else
 		rc = tc_cli_print_path("report", output);
@@ -44,7 +78,7 @@ report_html(const struct tc_command *cmd, int argc, char **argv)
 
 static const struct tc_command report_html_entry = {
 	.name = "report html",
-	.summary = "the HTML report of a session",
+	.summary = "the HTML report of a session or of a fusion analysis",
 	.run = report_html,
 	.flags = TC_CMD_PARENT_USAGE,
 };
@@ -55,7 +89,9 @@ static const struct tc_command *const report_subs[] = {
 
 const struct tc_command cmd_report_entry = {
 	.name = "report",
-	.summary = "write the self-contained HTML report of a session",
-	.usage = "usage: tunectl report html --session PATH [--output PATH]\n",
+	.summary = "write the self-contained HTML report of a session or of "
+	    "a fusion analysis",
+	.usage = "usage: tunectl report html --session PATH [--output PATH]\n"
+	    "       tunectl report html --analysis ANALYSIS.json [--out PATH]\n",
 	.subs = report_subs,
 };

@@ -2,7 +2,8 @@
  * html_internal.h - the parts of the HTML report (html.h): what markup a
  * document's text may become (html_markup.c), which sealed evidence the
  * charts may draw and how it is checked (html_evidence.c), and the SVG
- * charts (html_charts.c).  html.c puts the page together.
+ * charts (html_charts.c).  html.c puts the page together; html_analysis.c
+ * draws the view of a fusion analysis on the same skeleton.
  *
  * Every byte of the page that comes from a document goes through
  * tc_html_text() or tc_html_href(); a chart draws only numbers and names
@@ -38,6 +39,18 @@ void tc_html_cstr(tc_buf *b, const char *s);
 void tc_html_href(tc_buf *b, const char *rel);
 
 /* ---- html.c --------------------------------------------------------------- */
+
+/* The page around a report: the doctype, <head> with title (a fixed
+ * text) + subject (escaped) and the shared style + style (fixed CSS), and
+ * <body>; then the footer naming the fixed source and the closing tags. */
+void tc_html_page_open(tc_buf *b, const char *title, const char *subject,
+    const char *style);
+void tc_html_page_close(tc_buf *b, const char *source);
+
+/* Write the page in b atomically to output (parents made) and free b;
+ * a failed render (rendered != 0) frees b and writes nothing. */
+int tc_html_publish(int rendered, tc_buf *b, const char *output,
+    tc_error *err);
 
 /* The number v[key] holds, or NaN when it holds none. */
 double tc_report__num(const tc_json *v, const char *key);
