@@ -213,6 +213,21 @@ void tc_evaluate(const tc_runset *baseline, const tc_runset *cand,
  * mean-improvement check (e->mean_improvement for the reference rule). */
 bool tc_evaluation_passes(const tc_evaluation *e, bool improvement);
 
+/*
+ * Apply the interval rules beyond the reference to e (docs/measurement.md
+ * "Deciding by the interval", "A stability rule for a loaded machine"):
+ * ci_ok/ci_lo is the bootstrap interval's lower bound (ci_ok false: none).
+ * Returns whether the interval clears the threshold (excludes 0, lo >=
+ * the effective threshold, lo > 0 for an option trial).  With relative
+ * and a clearing interval, the baseline-spread and stddev checks count as
+ * passed (*waived_stable / *waived_stddev say which were failing; may be
+ * NULL); with decide_by_ci the interval stands for the mean-improvement
+ * check.  e->passed is recomputed when either rule is on.
+ */
+bool tc_evaluation_apply_interval(tc_evaluation *e, bool ci_ok,
+    double ci_lo, bool decide_by_ci, bool relative, bool *waived_stable,
+    bool *waived_stddev);
+
 /* Set the evaluation's measured figures in o: mean_improvement_pct,
  * median_run_improvement_pct, p90_regression_pct and
  * stddev_regression_pct (null when not measured). */

@@ -201,6 +201,10 @@ typedef struct tc_final_e2e_opts {
 	double min_improvement_pct;
 	double allow_p90_regression_pct;
 	double allow_stddev_regression_pct;
+	/* The gate flags beyond the reference (docs/measurement.md):
+	 * --decide-by ci, --stability relative, --max-spread-pct. */
+	bool decide_by_ci, stability_relative;
+	double max_spread_pct;
 	/* Unmeasured classification: "not_run", "failed" or "blocked". */
 	const char *classification;
 } tc_final_e2e_opts;

@@ -263,6 +263,7 @@ class Worker:
             for name, _ in candidates:
                 args += ["--promotion-mode", "%s=whole_scope" % name]
         policy = self.gate_policy()
+        args += self.gate_rule_args(stability_only=mode == "stability")
         if mode != "stability":
             args += ["--allow-p90-regression-pct", policy["allow_p90_regression_pct"],
                      "--allow-stddev-regression-pct", policy["allow_stddev_regression_pct"]]
@@ -315,6 +316,25 @@ class Worker:
             log("%s: measured %d times" % (rel_dir, len(tried)))
             self.decisions.append({"decision": "series_remeasured", "series": rel_dir,
                                    "max_spread_pct": MAX_SPREAD_PCT, "attempts": tried})
+
+    def gate_rule_args(self, stability_only=False):
+        """The frozen spec's decision rule as gate flags: --max-spread-pct,
+        and unless only the S0 stability is judged --decide-by and
+        --stability (gate.stability.rule spread is the reference's rule)."""
+        gate = self.frozen_gate()
+        st = gate.get("stability", {})
+        args = ["--max-spread-pct", st.get("max_spread_pct", 5.0)]
+        if not stability_only:
+            args += ["--decide-by", gate.get("decide_by", "mean"),
+                     "--stability", "relative" if st.get("rule") == "relative" else "reference"]
+        return args
+
+    def frozen_gate(self):
+        """The spec's gate section intake froze (intake/freeze.json), else the plan's."""
+        path = self.path("intake/freeze.json")
+        if os.path.exists(path):
+            return read_json(path).get("gate", GATE)
+        return GATE
 
     def gate_policy(self):
         path = self.path("intake/freeze.json")

@@ -485,21 +485,9 @@ evaluate_candidate(const tc_analyze_opts *o, const tc_runset_opts *ro,
 	    TC_BOOTSTRAP_SEED, &c->ci_lo, &c->ci_hi);
 	tc_mann_whitney(base->run_worst_rank_means_ms, base->run_count,
 	    c->rs->run_worst_rank_means_ms, c->rs->run_count, &c->mwu);
-	/* the interval must exclude 0 and its lower bound pass the threshold
-	 * (> 0 for an option trial) */
-	c->ci_pass = c->ci_ok && c->ci_lo > 0 && (c->eval.strict_gain ||
-	    c->ci_lo >= c->eval.min_improvement_pct);
-	if (o->stability_relative && c->ci_pass) {
-		/* a win the interval establishes is not refused for the
-		 * spread: the figures stay in the report */
-		c->waived_stable = !c->eval.baseline_stable;
-		c->waived_stddev = !c->eval.stddev_no_material_regression;
-		c->eval.baseline_stable = true;
-		c->eval.stddev_no_material_regression = true;
-	}
-	if (o->decide_by_ci || o->stability_relative)
-		c->eval.passed = tc_evaluation_passes(&c->eval,
-		    o->decide_by_ci ? c->ci_pass : c->eval.mean_improvement);
+	c->ci_pass = tc_evaluation_apply_interval(&c->eval, c->ci_ok, c->ci_lo,
+	    o->decide_by_ci, o->stability_relative, &c->waived_stable,
+	    &c->waived_stddev);
 	if (o->significance)
 		c->eval.passed = c->eval.passed && c->ci_ok && c->ci_lo > 0;
 	health_warnings(c->name, c->rs, warn_list, warnings);

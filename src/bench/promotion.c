@@ -76,6 +76,30 @@ tc_evaluation_passes(const tc_evaluation *e, bool improvement)
 	    e->stddev_no_material_regression;
 }
 
+bool
+tc_evaluation_apply_interval(tc_evaluation *e, bool ci_ok, double ci_lo,
+    bool decide_by_ci, bool relative, bool *waived_stable,
+    bool *waived_stddev)
+{
+	bool pass = ci_ok && ci_lo > 0 && (e->strict_gain ||
+	    ci_lo >= e->min_improvement_pct);
+
+	if (relative && pass) {
+		/* a win the interval establishes is not refused for the
+		 * spread: the figures stay in the report */
+		if (waived_stable != NULL)
+			*waived_stable = !e->baseline_stable;
+		if (waived_stddev != NULL)
+			*waived_stddev = !e->stddev_no_material_regression;
+		e->baseline_stable = true;
+		e->stddev_no_material_regression = true;
+	}
+	if (decide_by_ci || relative)
+		e->passed = tc_evaluation_passes(e, decide_by_ci ? pass :
+		    e->mean_improvement);
+	return pass;
+}
+
 static tc_json *
 num_or_null(bool has, double v)
 {

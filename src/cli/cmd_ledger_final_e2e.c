@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "ledger_cli.h"
@@ -37,6 +38,7 @@ static int
 ledger_final_e2e(const struct tc_command *cmd, int argc, char **argv)
 {
 	const char *ledger_path = NULL, *output = NULL, *config_path = NULL;
+	const char *decide_by = NULL, *stability = NULL;
 	struct tc_strlist evidence = { NULL, 0 };
 	long warmup = TC_DEFAULT_WARMUP, ranks = TC_DEFAULT_EXPECTED_RANKS;
 	long recorded;
@@ -70,6 +72,10 @@ ledger_final_e2e(const struct tc_command *cmd, int argc, char **argv)
 			  &o.allow_p90_regression_pct, false, NULL },
 			{ "--allow-stddev-regression-pct", TC_OPT_DOUBLE,
 			  &o.allow_stddev_regression_pct, false, NULL },
+			{ "--decide-by", TC_OPT_STRING, &decide_by, false, NULL },
+			{ "--stability", TC_OPT_STRING, &stability, false, NULL },
+			{ "--max-spread-pct", TC_OPT_DOUBLE, &o.max_spread_pct,
+			  false, NULL },
 			{ "--classification", TC_OPT_STRING, &o.classification,
 			  false, NULL },
 			{ NULL, 0, NULL, false, NULL }
@@ -87,6 +93,27 @@ ledger_final_e2e(const struct tc_command *cmd, int argc, char **argv)
 		return tc_usage_error(cmd, "give --baseline and --candidate, or "
 		    "--classification");
 	}
+	if (decide_by != NULL && strcmp(decide_by, "ci") != 0 &&
+	    strcmp(decide_by, "mean") != 0) {
+		tc_strlist_free(&evidence);
+		return tc_usage_error(cmd, "argument --decide-by: invalid "
+		    "choice: '%s' (choose from 'mean', 'ci')", decide_by);
+	}
+	if (stability != NULL && strcmp(stability, "relative") != 0 &&
+	    strcmp(stability, "reference") != 0) {
+		tc_strlist_free(&evidence);
+		return tc_usage_error(cmd, "argument --stability: invalid "
+		    "choice: '%s' (choose from 'reference', 'relative')",
+		    stability);
+	}
+	if (!(o.max_spread_pct > 0 && o.max_spread_pct <= 100)) {
+		tc_strlist_free(&evidence);
+		return tc_usage_error(cmd, "argument --max-spread-pct: must be "
+		    "above 0 and at most 100");
+	}
+	o.decide_by_ci = decide_by != NULL && strcmp(decide_by, "ci") == 0;
+	o.stability_relative = stability != NULL &&
+	    strcmp(stability, "relative") == 0;
 	o.warmup = warmup;
 	/* without --expected-ranks: what the baseline's runset.json records */
 	if (!ranks_seen && o.baseline_dir != NULL &&
@@ -147,7 +174,8 @@ const struct tc_command cmd_ledger_final_e2e_entry = {
 	    "         --option-config CONFIG.json [--evidence PATH]...\n"
 	    "         (--baseline DIR --candidate DIR [--warmup INT] [--expected-ranks INT]\n"
 	    "          [--min-improvement-pct FLOAT] [--allow-p90-regression-pct FLOAT]\n"
-	    "          [--allow-stddev-regression-pct FLOAT]\n"
+	    "          [--allow-stddev-regression-pct FLOAT] [--decide-by mean|ci]\n"
+	    "          [--stability reference|relative] [--max-spread-pct FLOAT]\n"
 	    "          | --classification not_run|failed|blocked)\n"
 	    "\nWrites final_e2e (docs/spec/controller.md) into a schema 2 ledger (OUT, default\n"
 	    "LEDGER in place).  Measured: baseline/candidate median_ms are the medians over\n"
@@ -157,7 +185,9 @@ const struct tc_command cmd_ledger_final_e2e_entry = {
 	    "promotion gate passes (5 stable S0 runs, >= 3 candidate runs, mean gain >=\n"
 	    "--min-improvement-pct, positive median direction, no P90/stddev regression)\n"
 	    "and the improvement is positive, else no_gain.  Unmeasured outcomes take\n"
-	    "--classification.  Prints {\"final_e2e\": ..., \"gate\": ...}.  Refuses to\n"
+	    "--classification.  --decide-by, --stability and --max-spread-pct are gate\n"
+	    "analyze's (docs/measurement.md): give the ones the final promotion gate had,\n"
+	    "so that the ledger and the gate report agree.  Prints {\"final_e2e\": ..., \"gate\": ...}.  Refuses to\n"
 	    "replace an existing final_e2e without --replace.\n",
 	.run = ledger_final_e2e,
 	.refusal = TC_REFUSAL_SORTED,

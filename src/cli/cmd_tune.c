@@ -49,9 +49,6 @@ not_yet(const tc_tune_spec *spec, const char *host)
 	if (spec->metric.higher_is_better)
 		return "metric.direction higher: the gates compare times "
 		    "(lower is better); report a time, or its inverse";
-	if (strcmp(spec->gate.decide_by, "mean") != 0)
-		return "gate.decide_by ci: the gates decide by the mean "
-		    "improvement in this version (decide_by: mean)";
 	if (spec->search == TC_TUNE_EXHAUSTIVE && spec->nparams > 0)
 		return "options.search exhaustive: Stage O's workers change one "
 		    "parameter at a time against the incumbent "

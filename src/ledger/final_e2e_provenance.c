@@ -40,6 +40,12 @@ tc_final_e2e_provenance(const tc_final_e2e_opts *o)
 	    tc_json_new_float(o->allow_p90_regression_pct));
 	tc_json_object_set(p, "allow_stddev_regression_pct",
 	    tc_json_new_float(o->allow_stddev_regression_pct));
+	tc_json_object_set_string(p, "decide_by", o->decide_by_ci ? "ci" :
+	    "mean");
+	tc_json_object_set_string(p, "stability_rule", o->stability_relative ?
+	    "relative" : "reference");
+	tc_json_object_set(p, "max_spread_pct",
+	    tc_json_new_float(o->max_spread_pct));
 	return p;
 }
 
@@ -58,6 +64,21 @@ count(const tc_json *p, const char *key, long *out)
 		return false;
 	*out = (long)i;
 	return true;
+}
+
+/* A two-way rule of the record: absent or def is false, alt true. */
+static bool
+rule(const tc_json *p, const char *key, const char *def, const char *alt,
+    bool *out)
+{
+	const char *s = tc_json_get_string(p, key);
+
+	*out = false;
+	if (tc_json_get(p, key) == NULL)
+		return true;
+	if (s != NULL && strcmp(s, alt) == 0)
+		*out = true;
+	return s != NULL && (strcmp(s, def) == 0 || *out);
 }
 
 /* An absolute run-set path of the record, or NULL (err set). */
@@ -111,6 +132,16 @@ tc_final_e2e_recheck(const tc_json *prov, const tc_json *final_e2e,
 	    &o.allow_p90_regression_pct) ||
 	    !number(prov, "allow_stddev_regression_pct",
 	    &o.allow_stddev_regression_pct)) {
+		tc_error_set(err, "final_e2e provenance is malformed");
+		goto out;
+	}
+	/* absent (an older record): the reference's rules */
+	if (!rule(prov, "decide_by", "mean", "ci", &o.decide_by_ci) ||
+	    !rule(prov, "stability_rule", "reference", "relative",
+	    &o.stability_relative) ||
+	    (tc_json_get(prov, "max_spread_pct") != NULL &&
+	    (!number(prov, "max_spread_pct", &o.max_spread_pct) ||
+	    !(o.max_spread_pct > 0 && o.max_spread_pct <= 100)))) {
 		tc_error_set(err, "final_e2e provenance is malformed");
 		goto out;
 	}

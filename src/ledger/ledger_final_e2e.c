@@ -20,6 +20,7 @@ tc_final_e2e_opts_init(tc_final_e2e_opts *o)
 	o->warmup = TC_DEFAULT_WARMUP;
 	o->expected_ranks = TC_DEFAULT_EXPECTED_RANKS;
 	o->min_improvement_pct = TC_DEFAULT_MIN_IMPROVEMENT_PCT;
+	o->max_spread_pct = TC_S0_MAX_SPREAD_PCT;
 }
 
 /* A metric set: medians of runs, pooled decode spread, both counts. */
@@ -90,7 +91,19 @@ measure(const tc_final_e2e_opts *o, tc_json *fe, tc_json **gate,
 	policy.allow_p90_regression_pct = o->allow_p90_regression_pct;
 	policy.allow_stddev_regression_pct = o->allow_stddev_regression_pct;
 	/* Final clean E2E follows whole-scope or FINAL promotion: no replay. */
+	policy.max_spread_pct = o->max_spread_pct;
 	tc_evaluate(base, cand, &policy, TC_GATE_FINAL_PROMOTION, true, &ev);
+	if (o->decide_by_ci || o->stability_relative) {
+		/* the interval gate analyze draws (default resamples, seed) */
+		double lo, hi;
+		bool ok = tc_bootstrap_improvement_ci(
+		    base->run_worst_rank_means_ms, base->run_count,
+		    cand->run_worst_rank_means_ms, cand->run_count,
+		    TC_BOOTSTRAP_RESAMPLES, TC_BOOTSTRAP_SEED, &lo, &hi);
+
+		tc_evaluation_apply_interval(&ev, ok, lo, o->decide_by_ci,
+		    o->stability_relative, NULL, NULL);
+	}
 	tc_json_object_set_string(fe, "classification",
 	    ev.passed && pct > 0.0 ? "beneficial" : "no_gain");
 	tc_json_object_set(fe, "baseline", metrics(base));

@@ -667,7 +667,9 @@ tc_tune_plan_text(const tc_json *plan, tc_buf *out)
 	tc_json_str(out, tc_json_get(g, "runs"));
 	tc_buf_puts(out, " after ");
 	tc_json_str(out, tc_json_get(g, "warmup_runs"));
-	tc_buf_puts(out, " warm-up; stability: spread <= ");
+	tc_buf_puts(out, " warm-up; stability (rule ");
+	tc_buf_puts(out, tc_json_get_string(st, "rule"));
+	tc_buf_puts(out, "): spread <= ");
 	tc_json_str(out, tc_json_get(st, "max_spread_pct"));
 	tc_buf_puts(out, " % (a disturbed series measured again, ");
 	tc_json_str(out, tc_json_get(st, "series_attempts"));

@@ -286,6 +286,23 @@ get_choice(struct rd *r, yaml_node_t *n, const char *where,
 	return rc;
 }
 
+/* One of choices, kept as a copy in *dst (the old one freed) when n is
+ * given (n NULL: *dst stays). */
+static int
+set_choice(struct rd *r, yaml_node_t *n, const char *where,
+    const char *const *choices, char **dst)
+{
+	int i;
+
+	if (n == NULL)
+		return 0;
+	if (get_choice(r, n, where, choices, &i) != 0)
+		return -1;
+	free(*dst);
+	*dst = tc_xstrdup(choices[i]);
+	return 0;
+}
+
 /* A parameter value: a non-empty scalar, numeric when YAML reads a plain
  * number. */
 static int
@@ -784,17 +801,16 @@ out:
 static int
 read_stability(struct rd *r, yaml_node_t *n, tc_tune_gate *g)
 {
-	static const char *const rules[] = { "spread", NULL };
+	static const char *const rules[] = { "spread", "relative", NULL };
 	struct field f[] = {
 		{ "rule", NULL, NULL }, { "max_spread_pct", NULL, NULL },
 		{ "series_attempts", NULL, NULL }, { NULL, NULL, NULL }
 	};
-	int rule;
 
 	if (read_mapping(r, n, "gate.stability", f) != 0)
 		return -1;
-	if (field(f, "rule") != NULL && get_choice(r, field(f, "rule"),
-	    "gate.stability.rule", rules, &rule) != 0)
+	if (set_choice(r, field(f, "rule"), "gate.stability.rule", rules,
+	    &g->stability_rule) != 0)
 		return -1;
 	if (field(f, "max_spread_pct") != NULL && get_number(r,
 	    field(f, "max_spread_pct"), "gate.stability.max_spread_pct", 0.001,
@@ -820,7 +836,6 @@ read_gate(struct rd *r, yaml_node_t *n)
 		{ "allow_stddev_regression_pct", NULL, NULL },
 		{ "decide_by", NULL, NULL }, { NULL, NULL, NULL }
 	};
-	int d;
 
 	if (read_mapping(r, n, "gate", f) != 0)
 		return -1;
@@ -846,14 +861,8 @@ read_gate(struct rd *r, yaml_node_t *n)
 	    "gate.allow_stddev_regression_pct", 0, 1000,
 	    &g->allow_stddev_regression_pct) != 0))
 		return -1;
-	if (field(f, "decide_by") != NULL) {
-		if (get_choice(r, field(f, "decide_by"), "gate.decide_by", decide,
-		    &d) != 0)
-			return -1;
-		free(g->decide_by);
-		g->decide_by = tc_xstrdup(decide[d]);
-	}
-	return 0;
+	return set_choice(r, field(f, "decide_by"), "gate.decide_by", decide,
+	    &g->decide_by);
 }
 
 /* ---- templates ---------------------------------------------------------- */

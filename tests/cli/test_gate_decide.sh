@@ -125,4 +125,29 @@ expect_err "argument --decide-by: invalid choice: 'median' (choose from 'mean', 
 tc gate analyze --baseline base --candidate S1=win "${P[@]}" --json-out ci/mean.json
 check "by default the gate decides by the mean, as the reference does" \
 	test "$(jf ci/mean.json "('mean_improvement' in d['candidates']['S1']['promotion']['checks'], d['tunectl']['decide_by'], 'waived_by_interval' in d['candidates']['S1']['promotion'])")" = "(True, 'mean', False)"
+# ---- ledger final-e2e: the final record follows the gate's rule -----------------------
+fe() {	# fe NAME BASE CAND [FLAGS...]: the classification ledger final-e2e computes
+	local name=$1 base=$2 cand=$3
+	shift 3
+	echo '{"schema_version": 2, "experiments": {}}' > "fe-$name.json"
+	"$TUNECTL_BIN" ledger final-e2e --ledger "fe-$name.json" --candidate-id S1 \
+		--scope-strategy x --reason-zh x --option-config opt.json --baseline "$base" \
+		--candidate "$cand" --expected-ranks 1 "$@" >/dev/null 2>&1 || echo "# final-e2e $name failed" >&2
+	jf "fe-$name.json" "d['final_e2e']['classification']"
+}
+echo '{}' > opt.json
+expect_eq "$(fe mean wide noisy)" beneficial "final-e2e: the mean rule counts +2.29 % inside the noise"
+expect_eq "$(fe ci wide noisy --decide-by ci)" no_gain "final-e2e --decide-by ci does not, as the gate"
+check "its provenance records the rule" \
+	test "$(jf fe-ci.json.provenance.json "(d['decide_by'], d['stability_rule'], d['max_spread_pct'])")" = "('ci', 'reference', 5.0)"
+expect_eq "$(fe ref base win --decide-by ci)" no_gain "final-e2e: the fivefold spread refuses the +41 % win"
+expect_eq "$(fe rel base win --decide-by ci --stability relative)" beneficial \
+	"final-e2e --stability relative accepts it, as the gate"
+expect_eq "$(fe spread wild half --decide-by ci)" no_gain "final-e2e: a 40 % spread baseline is unstable at 5 %"
+expect_eq "$(fe spread45 wild half --decide-by ci --max-spread-pct 45)" beneficial \
+	"final-e2e --max-spread-pct 45 follows the limit"
+tc ledger final-e2e --ledger fe-mean.json --replace --candidate-id S1 --scope-strategy x \
+	--reason-zh x --option-config opt.json --baseline base --candidate win --decide-by median
+expect_rc 2 "final-e2e: an unknown --decide-by is a usage error"
+
 finish

@@ -335,7 +335,7 @@ static const struct bad_case bad_cases[] = {
 	{ "a stability that is a number", MIN "gate: {stability: 5}\n",
 	  "t.yaml:6: gate.stability must be a mapping" },
 	{ "a stability rule of luck", MIN "gate: {stability: {rule: luck}}\n",
-	  "t.yaml:6: gate.stability.rule must be one of spread, got 'luck'" },
+	  "t.yaml:6: gate.stability.rule must be one of spread, relative, got 'luck'" },
 	{ "a spread limit of 0", MIN "gate: {stability: {max_spread_pct: 0}}\n",
 	  "t.yaml:6: gate.stability.max_spread_pct must be between" },
 	{ "eleven series attempts", MIN "gate: {stability: {series_attempts: "
