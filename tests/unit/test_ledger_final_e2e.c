@@ -284,6 +284,63 @@ test_measured_and_unmeasured_inputs_do_not_mix(void **state)
 	free(zdir);
 }
 
+/* The gate rules beyond the reference (--stability relative, --decide-by
+ * ci) decide the final record as they decide gate analyze, and the
+ * provenance carries them so the recomputation agrees. */
+static void
+test_relaxed_rules_decide_and_travel_in_the_provenance(void **state)
+{
+	static const double wild[] = { 8.0, 10.0, 12.0, 9.0, 11.0 };
+	static const double half[] = { 5.0, 5.1, 5.2 };
+	struct world *w = *state;
+	char *wdir = tc_xasprintf("%s/wild", w->root);
+	char *hdir = tc_xasprintf("%s/half", w->root);
+	tc_final_e2e_opts o;
+	tc_error err = TC_ERROR_INIT;
+	tc_json *fe, *prov;
+
+	write_runset(wdir, wild, 5);
+	write_runset(hdir, half, 3);
+	opts_for(w, &o, hdir);
+	o.baseline_dir = wdir;
+	fe = tc_final_e2e_build(&o, NULL, &err);
+	assert_non_null(fe);
+	assert_string_equal(tc_json_get_string(fe, "classification"), "no_gain");
+	tc_json_free(fe);
+	o.decide_by_ci = true;
+	o.stability_relative = true;
+	fe = tc_final_e2e_build(&o, NULL, &err);
+	assert_non_null(fe);
+	assert_string_equal(tc_json_get_string(fe, "classification"),
+	    "beneficial");
+	prov = tc_final_e2e_provenance(&o);
+	assert_string_equal(tc_json_get_string(prov, "decide_by"), "ci");
+	assert_string_equal(tc_json_get_string(prov, "stability_rule"),
+	    "relative");
+	assert_int_equal(tc_final_e2e_recheck(prov, fe, &err), 0);
+	tc_json_object_set_string(prov, "stability_rule", "reference");
+	assert_int_not_equal(tc_final_e2e_recheck(prov, fe, &err), 0);
+	tc_error_clear(&err);
+	tc_json_object_set_string(prov, "stability_rule", "loose");
+	assert_int_not_equal(tc_final_e2e_recheck(prov, fe, &err), 0);
+	assert_string_equal(tc_error_msg(&err),
+	    "final_e2e provenance is malformed");
+	tc_error_clear(&err);
+	/* a record without the keys is the reference's rules */
+	tc_json_free(prov);
+	o.decide_by_ci = o.stability_relative = false;
+	prov = tc_final_e2e_provenance(&o);
+	tc_json_object_remove(prov, "decide_by");
+	tc_json_object_remove(prov, "stability_rule");
+	tc_json_object_remove(prov, "max_spread_pct");
+	assert_int_not_equal(tc_final_e2e_recheck(prov, fe, &err), 0);
+	tc_error_clear(&err);
+	tc_json_free(prov);
+	tc_json_free(fe);
+	free(wdir);
+	free(hdir);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int
@@ -297,6 +354,7 @@ main(void)
 		T(test_record_is_refused_when_the_controller_would_refuse_it),
 		T(test_final_e2e_is_stored_once_unless_replaced),
 		T(test_measured_and_unmeasured_inputs_do_not_mix),
+		T(test_relaxed_rules_decide_and_travel_in_the_provenance),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
