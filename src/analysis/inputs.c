@@ -417,24 +417,11 @@ tc_analysis__workload_normalized_copy(const tc_json *w, tc_json **out, tc_error 
 int
 tc_analysis__workload_normalized(const tc_json *w, tc_error *err)
 {
-	const char *code, *concept;
 	tc_json *n;
 	bool same;
 
-	if (w == NULL || w->type != TC_JSON_OBJECT) {
-		tc_error_set(err, "workload must be an object");
+	if (tc_analysis__workload_normalized_copy(w, &n, err) != 0)
 		return -1;
-	}
-	if ((n = normalize_workload(w, &code, &concept)) == NULL) {
-		if (strcmp(code, "missing") == 0)
-			tc_error_set(err, "workload.%s is required", concept);
-		else if (strcmp(code, "conflicting") == 0)
-			tc_error_set(err, "workload.%s aliases conflict", concept);
-		else
-			tc_error_set(err, "workload must contain only standard "
-			    "JSON values");
-		return -1;
-	}
 	same = tc_json_equal(n, w);
 	tc_json_free(n);
 	if (!same) {
