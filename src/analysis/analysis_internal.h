@@ -175,6 +175,10 @@ struct an_groups {
 	struct an_group *items;
 	size_t len;
 };
+/* The groups of one sk_fused_nodes.log text (bytes decoded with
+ * errors="replace"), appended to out; model_id may be NULL. */
+void tc_analysis__fused_log_parse(const char *raw, size_t len,
+    const char *model_id, struct an_groups *out);
 int tc_analysis__sk_meta_load(const char *root, struct an_groups *out, tc_error *err);
 void tc_analysis__groups_free(struct an_groups *g);
 
@@ -319,10 +323,81 @@ char *tc_analysis__canonical_op(const char *text);
 /* canonical_core_family: AI_CORE, AI_VECTOR_CORE, CONTROL, COMMUNICATION
  * or UNKNOWN. */
 const char *tc_analysis__canonical_core_family(const char *text);
+/* One node of an origin graph.  key "sk:n%06d" counts every node (control
+ * nodes too) stream by stream; stream_key "sk:s%06d" is its stream's rank
+ * in the natural order of streamIdxInGraph. */
+struct an_gnode {
+	char key[32], stream_key[32];
+	size_t stream, pos;		/* stream rank, ordinal in it */
+	int64_t node_id;
+	bool has_node_id;
+	char *kind;			/* nodeType upper-cased */
+	char *op;			/* canonical_op */
+	const char *family;		/* canonical_core_family */
+	char *func_name;		/* KERNEL nodes; may be NULL */
+	bool topology_only, has_event;
+	int64_t event;
+};
+int tc_analysis__graph_nodes(const tc_json *origin, struct an_gnode **out,
+    size_t *n, size_t *nstreams, tc_error *err);
+void tc_analysis__gnodes_free(struct an_gnode *v, size_t n);
 /* The canonical fingerprint of an sk_graph_origin document (the
  * projection's profile_origin_graph_fingerprint). */
 int tc_analysis__graph_fingerprint(const tc_json *origin, char hex[65],
     tc_error *err);
+
+/* ---- the kernel projection (projection.c) -------------------------------- */
+
+/* A candidate SK row as the projection reads it (texts stripped). */
+struct an_sk_row {
+	int64_t device, model, sk, step;
+	char *start_text, *dur_text;
+};
+/* The SK rows of a candidate kernel_details.csv (malloc'd array). */
+int tc_analysis__candidate_sk_rows(const char *csv_path,
+    struct an_sk_row **out, size_t *n, tc_error *err);
+void tc_analysis__sk_rows_free(struct an_sk_row *rows, size_t n);
+/* The kernel_projection_trace_v2 document of (device, model): manifest is
+ * the candidate profile's collection manifest, root its directory,
+ * bhex the SHA-256 of baseline_csv; NULL with err when the projection
+ * cannot be built. */
+tc_json *tc_analysis__projection_trace(const char *baseline_csv,
+    const char *bhex, const tc_json *manifest, const char *root,
+    int64_t device, int64_t model, const struct an_sk_row *rows, size_t n,
+    tc_error *err);
+
+/* ---- the structural association (structural.c) ------------------------ */
+
+/* One fused SK's binding: the mapping of its (device, model, sk id). */
+struct an_binding {
+	int64_t device, model, sk;
+	bool valid;			/* the mapping is exact */
+	const tc_json *mapping;		/* in its trace */
+	const char *status;		/* bound, blocked or NULL */
+	char occurrence_fp[65];		/* graph_occurrence_fingerprint */
+};
+
+struct an_structural {
+	tc_json **traces;
+	size_t ntraces;
+	struct an_binding *b;
+	size_t nb;
+	/* the analysis' objects, keyed "device:D/model:M[/sk:S]" */
+	tc_json *mapping_fps, *exclusions, *occurrences, *summary;
+	tc_json *graph_fps, *stream_roles, *proofs;
+};
+/* Project every (device, model) of the candidate's SK rows. */
+int tc_analysis__structural(const char *baseline_csv, const char *bhex,
+    const tc_json *manifest, const char *manifest_path,
+    const char *candidate_csv, struct an_structural *out, tc_error *err);
+void tc_analysis__structural_free(struct an_structural *s);
+/* The binding of a candidate SK (model as its text), or NULL. */
+const struct an_binding *tc_analysis__binding(const struct an_structural *s,
+    an_num device, const char *model, an_num raw_sk_id);
+/* The original object of a bound SK (NULL unless valid); iv gets its
+ * interval statistics, ds its duration-sum ones. */
+tc_json *tc_analysis__binding_original(const struct an_binding *b,
+    struct an_stats *iv, struct an_stats *ds);
 
 /* ---- small JSON helpers (names.c) -------------------------------------- */
 

@@ -269,10 +269,12 @@ struct cgroup {
 	double *dur;
 	size_t n, cap;
 	bool end_error;
+	const struct an_binding *sb;	/* its structural binding */
 };
 
 struct candidate {
 	const struct an_groups *groups;
+	const struct an_structural *st;	/* NULL: no association */
 	struct an_map by_key;		/* identity key -> group index */
 	struct cgroup *g;
 	size_t ng;
@@ -285,6 +287,7 @@ struct candidate {
 };
 
 static void task_key(char *buf, size_t len, double task);
+static void append_all(tc_json *to, const tc_json *from);
 
 static void
 num_text(tc_buf *b, an_num x)
@@ -342,8 +345,12 @@ new_row_kind(struct candidate *c, const struct an_row *r)
 	char **seqkeys = NULL;
 	size_t *bucket_of = NULL, nbuckets = 0;
 	size_t *list = NULL, nlist = 0;
+	const struct an_binding *sb = tc_analysis__binding(c->st, r->device_id,
+	    r->model_id, raw);
 
-	for (i = 0; parsed && i < c->groups->len; i++) {
+	/* a valid binding stands for the metadata groups */
+	for (i = 0; parsed && !(sb != NULL && sb->valid) &&
+	    i < c->groups->len; i++) {
 		const struct an_group *g = &c->groups->items[i];
 
 		if (!g->has_signature || g->model_id == NULL ||
@@ -394,6 +401,9 @@ new_row_kind(struct candidate *c, const struct an_row *r)
 				break;
 			}
 		seq = tc_json_new_array();
+		if (sb != NULL && sb->valid)
+			append_all(seq, tc_json_get(sb->mapping,
+			    "ordered_child_ops"));
 		for (i = 0; first != NULL && i < first->nnodes; i++)
 			tc_json_array_push(seq, first->nodes[i].op_type ?
 			    tc_json_new_string(first->nodes[i].op_type) :
@@ -427,6 +437,9 @@ new_row_kind(struct candidate *c, const struct an_row *r)
 			g->device_id = r->device_id;
 			g->raw_sk_id = raw;
 			g->matching = nmatch;
+			g->sb = sb;
+			if (sb != NULL && sb->valid)
+				g->matching = 1;
 			for (i = 0; i < nmatch; i++) {
 				if (bucket_of[i] != j)
 					continue;
@@ -821,6 +834,8 @@ struct run {
 	struct candidate cand;
 	struct tc_analysis__fingerprints fp;
 	tc_json *assoc;			/* association_protocol */
+	struct an_structural st;	/* when have_st */
+	bool have_st;
 };
 
 static void
@@ -880,7 +895,8 @@ append_all(tc_json *to, const tc_json *from)
 }
 
 static tc_json *
-fusion_benefit(size_t child_count, an_num sk_p50)
+fusion_benefit(size_t child_count, an_num sk_p50, const struct an_stats *iv,
+    const struct an_stats *ds)
 {
 	tc_json *f = tc_json_new_object();
 
@@ -902,6 +918,25 @@ fusion_benefit(size_t child_count, an_num sk_p50)
 	tc_json_object_set_null(f, "duration_sum_improvement_pct");
 	tc_json_object_set_string(f, "benefit_basis",
 	    "metadata_launch_reduction_only");
+	if (iv != NULL && ds != NULL) {
+		an_num di = tc_analysis__diff(iv->p50, sk_p50);
+		an_num dd = tc_analysis__diff(ds->p50, sk_p50);
+
+		tc_json_object_set(f, "original_interval_p50_us",
+		    tc_analysis__json_float(iv->p50));
+		tc_json_object_set(f, "original_duration_sum_p50_us",
+		    tc_analysis__json_float(ds->p50));
+		tc_json_object_set(f, "interval_improvement_us",
+		    tc_analysis__json_float(di));
+		tc_json_object_set(f, "interval_improvement_pct",
+		    tc_analysis__json_float(tc_analysis__pct(di, iv->p50)));
+		tc_json_object_set(f, "duration_sum_improvement_us",
+		    tc_analysis__json_float(dd));
+		tc_json_object_set(f, "duration_sum_improvement_pct",
+		    tc_analysis__json_float(tc_analysis__pct(dd, ds->p50)));
+		tc_json_object_set_string(f, "benefit_basis",
+		    "profiler_original_child_interval");
+	}
 	return f;
 }
 
@@ -921,7 +956,12 @@ decision(struct run *run, struct cgroup *g)
 	const tc_json *assoc_blockers = tc_json_get(run->assoc, "blockers");
 	bool node_count_mismatch = false;
 	char tk[40];
+	const struct an_binding *sb = g->sb;
+	tc_json *original = NULL;
+	struct an_stats ivs, dss;
 
+	memset(&ivs, 0, sizeof(ivs));
+	memset(&dss, 0, sizeof(dss));
 	tc_analysis__robust_stats(g->dur, g->n, false, &cs);
 	errors = tc_json_clone(run->fp.evidence_errors);
 	{
@@ -962,7 +1002,11 @@ decision(struct run *run, struct cgroup *g)
 		tc_json_array_push(merrs, tc_json_new_string(
 		    "metadata_group_count_mismatch"));
 	}
-	if (g->nmeta > 0) {
+	if (sb != NULL) {
+		if (!sb->valid)
+			tc_json_array_push(merrs, tc_json_new_string(
+			    "candidate_binding_not_exact"));
+	} else if (g->nmeta > 0) {
 		for (i = 0; i < g->nmeta; i++) {
 			const struct an_group *grp = &groups->items[g->meta[i]];
 
@@ -1090,26 +1134,44 @@ mapped_done:
 			add_hint(hints, "name_boundary", "baseline_row_count",
 			    total);
 	}
-	/* the legacy rung: diagnostic only */
 	blockers = tc_json_new_array();
-	for (i = 0; assoc_blockers && i < assoc_blockers->u.arr.len; i++)
+	if (sb != NULL) {
+		/* the structural rung: exact when the projection is */
+		const tc_json *mb = tc_json_get(sb->mapping,
+		    "mapping_blockers");
+
+		for (i = 0; i < mb->u.arr.len; i++)
+			tc_analysis__list_add_unique(blockers,
+			    tc_json_string(mb->u.arr.items[i]));
+		original = tc_analysis__binding_original(sb, &ivs, &dss);
+		if (!sb->valid)
+			append_all(merrs, blockers);
+	} else {
+		/* the legacy rung: diagnostic only */
+		for (i = 0; assoc_blockers && i < assoc_blockers->u.arr.len;
+		    i++)
+			tc_analysis__list_add_unique(blockers,
+			    tc_json_string(assoc_blockers->u.arr.items[i]));
 		tc_analysis__list_add_unique(blockers,
-		    tc_json_string(assoc_blockers->u.arr.items[i]));
-	tc_analysis__list_add_unique(blockers, "cross_compile_runtime_id_not_identity");
-	append_all(merrs, raw_errs);
-	append_all(merrs, blockers);
-	occ = aggregate_legacy(mapped, nmapped, ids, nids, merrs);
-	if (occ > 0)
-		add_hint(hints, "sk_meta_node_ids", "baseline_occurrence_count",
-		    occ);
+		    "cross_compile_runtime_id_not_identity");
+		append_all(merrs, raw_errs);
+		append_all(merrs, blockers);
+		occ = aggregate_legacy(mapped, nmapped, ids, nids, merrs);
+		if (occ > 0)
+			add_hint(hints, "sk_meta_node_ids",
+			    "baseline_occurrence_count", occ);
+	}
 	append_all(errors, merrs);
-	tc_json_array_push(errors, tc_json_new_string("baseline_mapping_missing"));
+	if (original == NULL)
+		tc_json_array_push(errors, tc_json_new_string(
+		    "baseline_mapping_missing"));
 	list = tc_json_new_array();
 	for (i = 0; i < errors->u.arr.len; i++)
 		tc_analysis__list_add_unique(list, tc_json_string(errors->u.arr.items[i]));
 	tc_json_free(errors);
 	errors = list;
-	tc_analysis__classify(NULL, &cs, &run->t, errors, &cl);
+	tc_analysis__classify(original != NULL && ivs.count > 0 ? &ivs : NULL,
+	    &cs, &run->t, errors, &cl);
 
 	/* the decision */
 	tc_json_object_set_string(d, "candidate", run->args->candidate_name);
@@ -1135,17 +1197,28 @@ mapped_done:
 		tc_json_object_set_string(d, "range_id", id);
 		free(id);
 	}
-	tc_json_object_set_null(d, "graph_occurrence_fingerprint");
+	tc_json_object_set_string_or_null(d, "graph_occurrence_fingerprint",
+	    sb != NULL ? sb->occurrence_fp : NULL);
 	tc_json_object_set(d, "sk_duration_us", tc_analysis__json_float(cs.p50));
 	tc_json_object_set(d, "sk_duration", tc_analysis__stats_json(&cs));
-	if (g->nmeta > 0)
-		tc_json_object_set_string(d, "mapping_method", "sk_meta_node_ids");
-	else
-		tc_json_object_set_null(d, "mapping_method");
-	tc_json_object_set_string(d, "mapping_confidence", "diagnostic_only");
+	if (sb != NULL) {
+		tc_json_object_set(d, "mapping_method", tc_json_clone(
+		    tc_json_get(sb->mapping, "mapping_method")));
+		tc_json_object_set(d, "mapping_confidence", tc_json_clone(
+		    tc_json_get(sb->mapping, "mapping_confidence")));
+	} else {
+		if (g->nmeta > 0)
+			tc_json_object_set_string(d, "mapping_method",
+			    "sk_meta_node_ids");
+		else
+			tc_json_object_set_null(d, "mapping_method");
+		tc_json_object_set_string(d, "mapping_confidence",
+		    "diagnostic_only");
+	}
 	tc_json_object_set(d, "mapping_blockers", blockers);
 	tc_json_object_set(d, "mapping_hints", hints);
-	tc_json_object_set_null(d, "candidate_binding_status");
+	tc_json_object_set_string_or_null(d, "candidate_binding_status",
+	    sb != NULL ? sb->status : NULL);
 	tc_json_object_set_int(d, "metadata_group_count", (int64_t)g->matching);
 	list = tc_json_new_array();
 	for (i = 0; i < g->nmeta; i++) {
@@ -1160,6 +1233,18 @@ mapped_done:
 			child_count++;
 		}
 	}
+	if (sb != NULL && sb->valid) {
+		/* the binding's children stand for the metadata's */
+		const tc_json *bo = tc_json_get(sb->mapping,
+		    "ordered_child_ops");
+
+		tc_analysis__counter_free(&ops);
+		memset(&ops, 0, sizeof(ops));
+		for (i = 0; i < bo->u.arr.len; i++)
+			tc_analysis__counter_add(&ops,
+			    tc_json_string(bo->u.arr.items[i]));
+		child_count = bo->u.arr.len;
+	}
 	tc_json_object_set_int(d, "metadata_child_node_count",
 	    (int64_t)child_count);
 	tc_json_object_set(d, "metadata_child_functions", list);
@@ -1167,12 +1252,29 @@ mapped_done:
 	    tc_analysis__counter_json(&ops, 20));
 	tc_json_object_set(d, "metadata_child_core_families",
 	    tc_analysis__counter_json(&fams, 20));
-	tc_json_object_set_null(d, "original");
-	tc_json_object_set_int(d, "child_count", (int64_t)child_count);
+	tc_json_object_set(d, "fusion_benefit", fusion_benefit(child_count,
+	    cs.p50, original ? &ivs : NULL, original ? &dss : NULL));
+	{
+		int64_t cc = (int64_t)child_count;
+
+		if (sb != NULL)
+			tc_json_int64(tc_json_get(sb->mapping, "child_count"),
+			    &cc);
+		tc_json_object_set_int(d, "child_count", cc);
+	}
 	tc_json_object_set_int(d, "candidate_occurrence_count",
 	    (int64_t)cs.count);
-	tc_json_object_set(d, "fusion_benefit",
-	    fusion_benefit(child_count, cs.p50));
+	if (original != NULL) {
+		tc_json_object_set(d, "sk_vs_original_interval_pct",
+		    tc_analysis__json_float(tc_analysis__pct(
+		    tc_analysis__diff(cs.p50, ivs.p50), ivs.p50)));
+		tc_json_object_set(d, "sk_vs_original_duration_sum_pct",
+		    tc_analysis__json_float(tc_analysis__pct(
+		    tc_analysis__diff(cs.p50, dss.p50), dss.p50)));
+		tc_json_object_set(d, "original", original);
+	} else {
+		tc_json_object_set_null(d, "original");
+	}
 	tc_json_object_set_string(d, "classification", cl.classification);
 	tc_json_object_set_string(d, "classification_zh", cl.classification_zh);
 	tc_json_object_set(d, "noise_threshold_pct", tc_analysis__json_float(cl.noise_pct));
@@ -1700,17 +1802,44 @@ records_hold(const tc_json *m, const char *sha)
 	return false;
 }
 
+/* The projection of a validated set; p gains what it proves. */
+static int
+project(const struct tc_fusion_args *a, const char *bhex,
+    const tc_json *manifest, struct an_structural *st, tc_json *p)
+{
+	tc_error e = TC_ERROR_INIT;
+	char *bcsv = tc_analysis__find_kernel_details(a->baseline_profile, &e);
+	char *ccsv = bcsv ? tc_analysis__find_kernel_details(
+	    a->candidate_profile, &e) : NULL;
+	int rc = -1;
+
+	if (ccsv != NULL && tc_analysis__structural(bcsv, bhex, manifest,
+	    a->profile_collection_manifest, ccsv, st, &e) == 0) {
+		tc_json_object_set_string(p, "status", "associated");
+		tc_json_object_set(p, "model_mapping_fingerprints",
+		    tc_json_clone(st->mapping_fps));
+		tc_json_object_set(p, "model_projection_exclusions",
+		    tc_json_clone(st->exclusions));
+		rc = 0;
+	}
+	tc_error_clear(&e);
+	free(bcsv);
+	free(ccsv);
+	return rc;
+}
+
 /*
  * The association protocol and its blockers.  Without both collection
  * manifests there is no structural association; a set that does not
  * validate, or that does not bind these profiles, workload and revision,
- * blocks it.  The projection of a validated set onto the SK-off profile
- * (kernel_projection_trace_v2) is not in this build, so a set that passes
- * every check still blocks the association, as a failed projection does.
+ * blocks it.  A set that passes is projected onto the SK-off profile
+ * (kernel_projection_trace_v2, structural.c) into *st; a projection that
+ * cannot be built blocks the association too.
  */
 static tc_json *
 association_protocol(const struct tc_fusion_args *a, const char *bhex,
-    const char *chex, const struct tc_analysis__fingerprints *fp)
+    const char *chex, const struct tc_analysis__fingerprints *fp,
+    struct an_structural *st, bool *have_st)
 {
 	const char *paths[2] = { a->baseline_collection_manifest,
 	    a->profile_collection_manifest };
@@ -1776,6 +1905,8 @@ association_protocol(const struct tc_fusion_args *a, const char *bhex,
 			    summary, "source_revision")) ||
 			    !records_hold(m[0], bhex) || !records_hold(m[1], chex))
 				blocker = "structural_fingerprint_mismatch";
+			else if (project(a, bhex, m[1], st, p) == 0)
+				*have_st = true;
 			else
 				blocker =
 				    "kernel_projection_artifact_association_failed";
@@ -1784,7 +1915,8 @@ association_protocol(const struct tc_fusion_args *a, const char *bhex,
 			tc_json_free(m[1]);
 		}
 	}
-	tc_json_array_push(blockers, tc_json_new_string(blocker));
+	if (blocker != NULL)
+		tc_json_array_push(blockers, tc_json_new_string(blocker));
 	tc_json_object_set(p, "blockers", blockers);
 	return p;
 }
@@ -2135,13 +2267,21 @@ build_report(struct run *run, tc_json *decisions, tc_json *sk_child,
 	tc_json_object_set(r, "coverage", o);
 	tc_json_object_set(r, "association_protocol", tc_json_clone(run->assoc));
 	o = tc_json_new_object();
-	tc_json_object_set_null(o, "summary");
-	tc_json_object_set(o, "occurrences", tc_json_new_array());
+	if (run->have_st) {
+		tc_json_object_set(o, "summary", tc_json_clone(run->st.summary));
+		tc_json_object_set(o, "occurrences",
+		    tc_json_clone(run->st.occurrences));
+	} else {
+		tc_json_object_set_null(o, "summary");
+		tc_json_object_set(o, "occurrences", tc_json_new_array());
+	}
 	tc_json_object_set(r, "candidate_binding_evidence", o);
-	tc_json_object_set(r, "canonical_graph_fingerprints",
-	    tc_json_new_object());
-	tc_json_object_set(r, "stream_role_mapping", tc_json_new_object());
-	tc_json_object_set(r, "graph_alignment_proof", tc_json_new_object());
+	tc_json_object_set(r, "canonical_graph_fingerprints", run->have_st ?
+	    tc_json_clone(run->st.graph_fps) : tc_json_new_object());
+	tc_json_object_set(r, "stream_role_mapping", run->have_st ?
+	    tc_json_clone(run->st.stream_roles) : tc_json_new_object());
+	tc_json_object_set(r, "graph_alignment_proof", run->have_st ?
+	    tc_json_clone(run->st.proofs) : tc_json_new_object());
 	tc_json_object_set(r, "mapping_coverage", tc_analysis__mapping_coverage(decisions));
 	tc_json_object_set(r, "scope_actions", scope_actions(decisions));
 	tc_json_object_set(r, "per_sk_decisions", decisions);
@@ -2264,6 +2404,23 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 	if ((mapping = tc_analysis__source_scope_mapping(a->source_scope_map, err)) ==
 	    NULL)
 		goto done;
+	if (a->baseline_collection_manifest != NULL &&
+	    a->profile_collection_manifest != NULL) {
+		/* the association decides the candidate's identities */
+		tc_error e = TC_ERROR_INIT;
+		char *ccsv = tc_analysis__find_kernel_details(
+		    a->candidate_profile, &e);
+
+		chex[0] = '\0';
+		if (ccsv == NULL || tc_sha256_file(ccsv, chex, NULL, &e) != 0)
+			chex[0] = '\0';
+		tc_error_clear(&e);
+		free(ccsv);
+		run.assoc = association_protocol(a, bhex, chex, &run.fp,
+		    &run.st, &run.have_st);
+		if (run.have_st)
+			run.cand.st = &run.st;
+	}
 	run.cand.groups = &run.groups;
 	csink.ctx = &run.cand;
 	csink.wants = candidate_wants;
@@ -2272,7 +2429,9 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 	if (read_profile(a->candidate_profile, &csink, &run.cand.total, chex,
 	    err) != 0)
 		goto done;
-	run.assoc = association_protocol(a, bhex, chex, &run.fp);
+	if (run.assoc == NULL)
+		run.assoc = association_protocol(a, bhex, chex, &run.fp,
+		    &run.st, &run.have_st);
 	if (meta_rc != 0) {
 		tc_error_set(err, "%s", tc_error_msg(&meta_err));
 		goto done;
@@ -2330,6 +2489,8 @@ done:
 	tc_json_free(decisions);
 	tc_json_free(sk_child);
 	tc_json_free(run.assoc);
+	if (run.have_st)
+		tc_analysis__structural_free(&run.st);
 	tc_analysis__fingerprints_free(&run.fp);
 	tc_analysis__groups_free(&run.groups);
 	baseline_free(&run.base);

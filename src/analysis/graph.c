@@ -517,19 +517,21 @@ cmp_pos(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The nodes of an origin graph in canonical key order: streams by the
+ * natural order of streamIdxInGraph, nodes by nodeIdxInStream.
+ */
 int
-tc_analysis__graph_fingerprint(const tc_json *g, char hex[65], tc_error *err)
+tc_analysis__graph_nodes(const tc_json *g, struct an_gnode **out, size_t *nout,
+    size_t *nstreams, tc_error *err)
 {
 	const tc_json *streams = tc_json_get(g, "streams");
 	struct gstream *gs = NULL;
-	struct gnode *nd = NULL;
-	struct gedge *ed = NULL;
-	size_t ns, nn = 0, ne = 0, i, j, k, prev, cur;
-	tc_json **tmp = NULL, *ser_obj, *sl, *el, *fp;
-	char **labels = NULL, *ser;
-	size_t *order = NULL;
-	int rc = -1;
+	struct an_gnode *nd = NULL;
+	size_t ns, nn = 0, i, j, k;
 
+	*out = NULL;
+	*nout = 0;
 	if (streams == NULL || streams->type != TC_JSON_ARRAY ||
 	    streams->u.arr.len == 0) {
 		tc_error_set(err, "sk_graph_origin has no streams");
@@ -557,7 +559,7 @@ tc_analysis__graph_fingerprint(const tc_json *g, char hex[65], tc_error *err)
 
 		if (nodes == NULL || nodes->type != TC_JSON_ARRAY) {
 			tc_error_set(err, "sk_graph_origin stream has no nodes");
-			goto done;
+			goto fail;
 		}
 		m = nodes->u.arr.len;
 		sorted = tc_xmalloc((m + 1) * sizeof(*sorted));
@@ -569,18 +571,24 @@ tc_analysis__graph_fingerprint(const tc_json *g, char hex[65], tc_error *err)
 			const tc_json *t0 = ti && ti->type == TC_JSON_ARRAY &&
 			    ti->u.arr.len > 0 ? ti->u.arr.items[0] : NULL;
 			const char *type = tc_json_get_string(node, "nodeType");
-			struct gnode *x;
+			struct an_gnode *x;
 			char *p;
 
 			if (type == NULL || t0 == NULL) {
 				tc_error_set(err, "sk_graph_origin node lacks nodeType "
 				    "or taskInfo");
 				free(sorted);
-				goto done;
+				goto fail;
 			}
 			nd = tc_xrealloc(nd, (nn + 1) * sizeof(*nd));
-			x = &nd[nn++];
+			x = &nd[nn];
 			memset(x, 0, sizeof(*x));
+			snprintf(x->key, sizeof(x->key), "sk:n%06zu", nn);
+			snprintf(x->stream_key, sizeof(x->stream_key), "sk:s%06zu",
+			    i);
+			nn++;
+			x->has_node_id = tc_json_int64(tc_json_get(node, "nodeId"),
+			    &x->node_id);
 			x->kind = tc_xstrdup(type);
 			for (p = x->kind; *p != '\0'; p++)
 				if (*p >= 'a' && *p <= 'z')
@@ -591,6 +599,7 @@ tc_analysis__graph_fingerprint(const tc_json *g, char hex[65], tc_error *err)
 				const tc_json *kp = tc_json_get(t0, "kernelParams");
 				const char *fn = tc_json_get_string(kp, "funcName");
 
+				x->func_name = fn ? tc_xstrdup(fn) : NULL;
 				x->op = tc_analysis__canonical_op(fn);
 				x->family = tc_analysis__canonical_core_family(
 				    tc_json_get_string(kp, "kernelType"));
@@ -615,6 +624,56 @@ tc_analysis__graph_fingerprint(const tc_json *g, char hex[65], tc_error *err)
 			}
 		}
 		free(sorted);
+	}
+	free(gs);
+	*out = nd;
+	*nout = nn;
+	if (nstreams != NULL)
+		*nstreams = ns;
+	return 0;
+fail:
+	free(gs);
+	tc_analysis__gnodes_free(nd, nn);
+	return -1;
+}
+
+void
+tc_analysis__gnodes_free(struct an_gnode *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].kind);
+		free(v[i].op);
+		free(v[i].func_name);
+	}
+	free(v);
+}
+
+int
+tc_analysis__graph_fingerprint(const tc_json *g, char hex[65], tc_error *err)
+{
+	struct an_gnode *gn = NULL;
+	struct gnode *nd = NULL;
+	struct gedge *ed = NULL;
+	size_t ns, nn = 0, ne = 0, i, j, k, prev, cur;
+	tc_json **tmp = NULL, *ser_obj, *sl, *el, *fp;
+	char **labels = NULL, *ser;
+	size_t *order = NULL;
+	int rc = -1;
+
+	if (tc_analysis__graph_nodes(g, &gn, &nn, &ns, err) != 0)
+		return -1;
+	nd = tc_xcalloc(nn + 1, sizeof(*nd));
+	for (i = 0; i < nn; i++) {
+		nd[i].kind = gn[i].kind;
+		nd[i].op = gn[i].op;
+		nd[i].family = gn[i].family;
+		nd[i].topology_only = gn[i].topology_only;
+		nd[i].has_event = gn[i].has_event;
+		nd[i].event = gn[i].event;
+		nd[i].stream = gn[i].stream;
+		nd[i].pos = gn[i].pos;
 	}
 	/* stream-order edges, then event edges NOTIFY -> WAIT by event id */
 	for (i = 0; i + 1 < nn; i++)
@@ -826,9 +885,7 @@ tc_analysis__graph_fingerprint(const tc_json *g, char hex[65], tc_error *err)
 	tc_json_free(fp);
 	rc = 0;
 done:
-	for (i = 0; i < nn; i++) {
-		free(nd[i].kind);
-		free(nd[i].op);
+	for (i = 0; nd != NULL && i < nn; i++) {
 		tc_json_free(nd[i].label);
 		tc_json_free(nd[i].init);
 		tc_json_free(nd[i].sig);
@@ -839,7 +896,7 @@ done:
 	free(order);
 	free(nd);
 	free(ed);
-	free(gs);
 	free(tmp);
+	tc_analysis__gnodes_free(gn, nn);
 	return rc;
 }

@@ -193,6 +193,18 @@ on_line(void *vctx, const char *line, size_t len)
 	}
 }
 
+void
+tc_analysis__fused_log_parse(const char *raw, size_t len, const char *model_id,
+    struct an_groups *out)
+{
+	struct log_ctx ctx = { out, model_id, false };
+	size_t tlen;
+	char *text = tc_analysis__utf8_replace(raw, len, &tlen);
+
+	tc_analysis__splitlines(text, tlen, on_line, &ctx);
+	free(text);
+}
+
 static bool
 model_dir(const char *name, char **model)
 {
@@ -252,23 +264,19 @@ tc_analysis__sk_meta_load(const char *root, struct an_groups *out, tc_error *err
 	}
 	tc_analysis__rglob(root, "sk_fused_nodes.log", &logs, err);
 	for (i = 0; i < logs.len; i++) {
-		struct log_ctx ctx = { out, NULL, false };
-		size_t len, tlen;
+		size_t len;
 		char *raw = tc_read_file(logs.items[i], TC_READ_MAX_BYTES, &len,
-		    err), *text, *model;
+		    err), *model;
 
 		if (raw == NULL) {
 			tc_analysis__paths_free(&logs);
 			free(root_resolved);
 			return -1;
 		}
-		text = tc_analysis__utf8_replace(raw, len, &tlen);
-		free(raw);
 		model = model_of(logs.items[i], root_resolved);
-		ctx.model_id = model;
-		tc_analysis__splitlines(text, tlen, on_line, &ctx);
+		tc_analysis__fused_log_parse(raw, len, model, out);
 		free(model);
-		free(text);
+		free(raw);
 	}
 	tc_analysis__paths_free(&logs);
 	free(root_resolved);

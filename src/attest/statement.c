@@ -6,7 +6,9 @@
  * Subjects are named by their path relative to the artifact root (an
  * absolute path when a file lies outside it, such as a session file kept
  * beside the root, or the sidecar) and carry the SHA-256 of their bytes;
- * a bound directory contributes every file under it.
+ * a bound directory contributes every file under it.  A derived session
+ * also names the parent evidence it imported (absolute paths under the
+ * parent's root, with the digests its evidence-import manifest recorded).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +188,70 @@ add_sidecar(tc_json *subjects, const tc_session *s, tc_error *err)
 	    err);
 }
 
+/* One file of the parent that a derived session imported, named by its
+ * absolute path under the parent's root, with the digest recorded at
+ * import: the child's attestation covers what it was derived from. */
+static void
+add_imported(tc_json *subjects, const char *parent_root, const tc_json *rel,
+    const tc_json *sha)
+{
+	char *name;
+
+	if (!tc_json_is(rel, TC_JSON_STRING) || !tc_json_is(sha, TC_JSON_STRING))
+		return;
+	name = tc_path_join(parent_root, tc_json_string(rel));
+	tc_json_object_set_string(subjects, name, tc_json_string(sha));
+	free(name);
+}
+
+/* The parent evidence of a derived session (its evidence-import
+ * manifest, re-validated when the session loaded): the parent session
+ * file, the BASE/SMAP result and every imported artifact. */
+static int
+add_import(tc_json *subjects, const tc_session *s, tc_error *err)
+{
+	const char *rel = tc_json_get_string(tc_json_get(s->doc,
+	    "evidence_import"), "path");
+	const tc_json *parent, *base, *arts;
+	const char *proot;
+	tc_json *m;
+	char *path;
+	size_t i;
+
+	if (rel == NULL)
+		return 0;
+	if ((path = tc_path_under_root(s->artifact_root, rel, "subject",
+	    err)) == NULL)
+		return -1;
+	m = tc_json_parse_file(path, err);
+	free(path);
+	if (m == NULL)
+		return -1;
+	parent = tc_json_get(m, "parent");
+	base = tc_json_get(m, "base_handoff");
+	arts = tc_json_get(m, "artifacts");
+	proot = tc_json_get_string(parent, "artifact_root");
+	if (proot == NULL || proot[0] != '/') {
+		tc_json_free(m);
+		tc_error_set(err, "cannot attest the evidence import %s: it names "
+		    "no absolute parent artifact_root", rel);
+		return -1;
+	}
+	add_imported(subjects, proot, tc_json_get(parent, "session_path"),
+	    tc_json_get(parent, "session_sha256"));
+	add_imported(subjects, proot, tc_json_get(base, "result_path"),
+	    tc_json_get(base, "file_sha256"));
+	for (i = 0; tc_json_is(arts, TC_JSON_OBJECT) && i < arts->u.obj.len;
+	    i++) {
+		const tc_json *d = arts->u.obj.members[i].value;
+
+		add_imported(subjects, proot, tc_json_get(d, "path"),
+		    tc_json_get(d, "sha256"));
+	}
+	tc_json_free(m);
+	return 0;
+}
+
 /* Every subject of a loaded session: name -> sha256. */
 static tc_json *
 session_subjects(const tc_session *s, tc_error *err)
@@ -225,6 +291,8 @@ session_subjects(const tc_session *s, tc_error *err)
 	if (rc == 0 && tc_json_get(s->doc, "evidence_import") != NULL)
 		rc = add_rel(subjects, s, tc_json_get_string(tc_json_get(s->doc,
 		    "evidence_import"), "path"), err);
+	if (rc == 0)
+		rc = add_import(subjects, s, err);
 	if (rc != 0) {
 		tc_json_free(subjects);
 		return NULL;

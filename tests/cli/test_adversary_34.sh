@@ -5,6 +5,8 @@
 #   1  strictness lost on derivation
 #   2  sealed S0 evidence rewritten between dispatch and seal
 #   3  one symlink opting a run set out of its binding and the attestation
+#   5  a derived child's attestation that did not cover the parent
+#      evidence it imported
 #   6  a provenance record asking for 2 * 10^8 bootstrap resamples
 #   7  an envelope with thousands of signatures; the envelope's default
 #      place inside the worker-writable root
@@ -104,6 +106,41 @@ check "the child of a reference parent writes no policy key (the reference's doc
 derive_child "$T/c3" --evidence-policy strict
 expect_rc 0 "derive-session --evidence-policy strict tightens a reference parent's policy"
 expect_eq "$(jpy "$CS" 'd.get("evidence_policy")')" strict "the tightened child is strict"
+
+# ---- 5. a derived session's attestation covers the parent evidence it imported ----------
+make_ref_parent "$T/p5"
+derive_child "$T/c5"
+expect_rc 0 "a child is derived for the attestation"
+tc keygen --out "$T/keys5/k"
+tc attest --session "$CS" --key "$T/keys5/k"
+expect_rc 0 "attest signs the derived child"
+A5=$C.attestation.dsse.json
+M5=$C/imports/evidence-import.json
+# every parent file the import binds is a subject, with the digest the
+# import recorded (not only the import manifest itself)
+check "the child's attestation names the imported parent evidence with its import digests" python3 - "$A5" "$M5" <<'PY'
+import base64, json, os, sys
+env = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
+subj = {s["name"]: s["digest"]["sha256"] for s in json.loads(base64.b64decode(env["payload"]))["subject"]}
+root = m["parent"]["artifact_root"]
+want = {os.path.join(root, m["parent"]["session_path"]): m["parent"]["session_sha256"],
+        os.path.join(root, m["base_handoff"]["result_path"]): m["base_handoff"]["file_sha256"]}
+for d in m["artifacts"].values():
+    want[os.path.join(root, d["path"])] = d["sha256"]
+missing = {k: v for k, v in want.items() if subj.get(k) != v}
+print("missing or different:", missing, file=sys.stderr)
+sys.exit(1 if missing or len(want) < 4 else 0)
+PY
+tc verify --session "$CS" --attestation "$A5" --pubkey "$T/keys5/k.pub"
+expect_rc 0 "the untouched child verifies against its attestation"
+# the parent's imported ledger is rewritten after the child was attested:
+# the attestation itself names it (on 318dd57 only the re-validation of
+# the import noticed, as a session error)
+LEDGER5=$PR/evidence/experiment-ledger.json
+printf ' ' >>"$LEDGER5"
+tc verify --session "$CS" --attestation "$A5" --pubkey "$T/keys5/k.pub"
+expect_rc 1 "a rewritten imported parent artifact fails verify --attestation"
+expect_out "attestation subject changed: $LEDGER5" "the attestation names the parent's file as its own subject"
 
 # ---- 6. recomputation is bounded: at most 10^7 bootstrap resamples ---------------------
 R="$T/r6/artifacts" S="$T/r6/artifacts/auto-tune-session.json"

@@ -219,6 +219,68 @@ d = json.load(open(sys.argv[1]))["per_sk_decisions"][0]
 sys.exit(not {"candidate_identity_incomplete", "exact_mapping_missing"} <= set(d["evidence_errors"]))' \
     "$T/e/out/profiling-analysis-result.json"
 
+# ---- the structural association: the recorded structural case -------------
+# afp-struct-classify: collection roots built by its prep (mkcapture.py, the
+# recorded runs' own tooling), three SKs projected onto the SK-off profile.
+# Manifests record ctimes and the absolute capture root, so the digests of
+# mask M3 differ from run to run: they are compared by which equal which.
+SREC=$FIX/afp-struct-classify
+stage "$T/s"
+sed "s#\.\./mkcapture\.py#$FIX/mkcapture.py#" "$SREC/prep" > "$T/s/prep.sh"
+(cd "$T/s" && sh prep.sh > /dev/null 2>&1)
+rc=$?
+expect_rc 0 "the structural case's prep builds both capture roots"
+read -r -a SARGV < "$SREC/command"
+SARGV=("${SARGV[@]:1}")
+(cd "$T/s" && TUNECTL=$TUNECTL_BIN "$TUNECTL_SRC/share/tools/analyze_profiler.py" "${SARGV[@]}" > stdout.txt 2> stderr.txt)
+rc=$?
+expect_rc "$(cat "$SREC/exit_code")" "the recorded structural run exits as the reference did"
+check "the structural analysis equals the reference's but for the M3 digests, which pair up alike" \
+    python3 - "$SREC/out/analysis.json" "$T/s/out/analysis.json" "$SREC/stdout" "$T/s/stdout.txt" <<'EOF'
+import hashlib, json, sys
+MASKED = {"manifest_set_fingerprint", "profile_manifest_fingerprint", "mapping_fingerprint",
+          "graph_occurrence_fingerprint", "projection_mapping", "analysis_content_fingerprint"}
+MASKED_UNDER = {"manifest_content_fingerprints", "model_mapping_fingerprints"}
+def walk(v, pairs, key=None, under=None):
+    if isinstance(v, dict):
+        return {k: walk(x, pairs, k, k if k in MASKED_UNDER else under) for k, x in v.items()}
+    if isinstance(v, list):
+        return [walk(x, pairs, key, under) for x in v]
+    if isinstance(v, str) and (key in MASKED or under in MASKED_UNDER):
+        pairs.append(v)
+        return "<masked>"
+    return v
+exp, got = (json.load(open(f)) for f in sys.argv[1:3])
+pe, pg = [], []
+if walk(exp, pe) != walk(got, pg) or len(pe) != len(pg):
+    sys.exit("differs outside the masked digests")
+# the same partition: equal on one side exactly where equal on the other
+m = {}
+for a, b in zip(pe, pg):
+    if m.setdefault(a, b) != b:
+        sys.exit("masked digests pair up differently")
+if len(set(m.values())) != len(m):
+    sys.exit("masked digests pair up differently")
+fp = got.pop("analysis_content_fingerprint")
+c = json.dumps(got, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+if hashlib.sha256(c.encode()).hexdigest() != fp:
+    sys.exit("analysis_content_fingerprint is not the digest of the rest")
+text = open(sys.argv[3], encoding="utf-8").read()
+for a, b in m.items():
+    text = text.replace(a, b)
+if text.encode() != open(sys.argv[4], "rb").read():
+    sys.exit("stdout differs beyond the masked digests")
+EOF
+check "its zh Markdown report equals the reference's byte for byte" \
+    cmp -s "$T/s/out/report.md" "$SREC/out/report.md"
+check "every SK is bound by an exact projected trace" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["association_protocol"]
+sys.exit(p["status"] != "associated" or p["blockers"] != [] or not all(
+    x["mapping_confidence"] == "exact_projected_trace" and x["original"] for x in d["per_sk_decisions"]))' \
+    "$T/s/out/analysis.json"
+
 # ---- collection manifests ------------------------------------------------
 # capture ROLE ROOT FILE_ROLE=SRC...: a capture root as the collection
 # contract leaves it (root marker, copied files, collection-manifest.json)

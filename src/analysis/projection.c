@@ -1,0 +1,1473 @@
+/*
+ * projection.c - the kernel projection (kernel_projection_trace_v2) of one
+ * (device, model): the fused children of the candidate's origin graph
+ * mapped, step by step, onto the rows of the SK-off kernel_details.csv.
+ *
+ * The origin graph's kernel nodes (control nodes dropped) form one token
+ * sequence per stream; every baseline step must hold the same number of
+ * streams, each with a sequence equal to exactly one source stream's, so
+ * that the stream roles have one injective assignment.  A fused child is
+ * then the baseline row at its kernel ordinal in the assigned stream.
+ * Start times and durations stay exact decimals until the per-occurrence
+ * interval, duration sum and union are taken.
+ *
+ * The result is the trace document, fingerprinted (mapping_fingerprint)
+ * over everything it holds; the caller owns it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+#include "tunectl/decimal.h"
+#include "tunectl/fileio.h"
+#include "tunectl/path.h"
+
+/* ---- a small CSV reader (Python's csv module, default dialect) ---------- */
+
+struct csv_rec {
+	char **f;
+	size_t n, cap;
+};
+
+static void
+rec_clear(struct csv_rec *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		free(r->f[i]);
+	r->n = 0;
+}
+
+static void
+rec_push(struct csv_rec *r, tc_buf *field)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 16;
+		r->f = tc_xrealloc(r->f, r->cap * sizeof(*r->f));
+	}
+	tc_buf_grow(field, 0);
+	r->f[r->n++] = tc_xstrdup(tc_buf_cstr(field));
+	tc_buf_reset(field);
+}
+
+typedef int (*csv_fn)(void *ctx, const struct csv_rec *rec, size_t recno,
+    tc_error *err);
+
+/*
+ * Every non-empty record of text (a UTF-8 BOM skipped), numbered from 1
+ * as csv.reader counts them.  Fields may be quoted ("" inside a quoted
+ * field is one quote); records end at LF, CRLF or CR outside quotes.
+ */
+static int
+csv_each(const char *t, size_t n, csv_fn fn, void *ctx, tc_error *err)
+{
+	struct csv_rec rec = { 0 };
+	tc_buf field = TC_BUF_INIT;
+	size_t i = 0, recno = 0;
+	bool quoted = false, in_field = false;
+	int rc = 0;
+
+	if (n >= 3 && memcmp(t, "\xef\xbb\xbf", 3) == 0)
+		i = 3;
+	for (; i <= n && rc == 0; i++) {
+		char c = i < n ? t[i] : '\n';
+
+		if (quoted) {
+			if (i == n) {
+				quoted = false;
+			} else if (c == '"') {
+				if (i + 1 < n && t[i + 1] == '"') {
+					tc_buf_add(&field, "\"", 1);
+					i++;
+				} else {
+					quoted = false;
+				}
+				continue;
+			} else {
+				tc_buf_add(&field, &c, 1);
+				continue;
+			}
+		}
+		if (c == '"' && !in_field) {
+			quoted = true;
+			in_field = true;
+			continue;
+		}
+		if (c == ',') {
+			rec_push(&rec, &field);
+			in_field = false;
+			continue;
+		}
+		if (c == '\n' || c == '\r') {
+			if (in_field || rec.n > 0)
+				rec_push(&rec, &field);
+			if (c == '\r' && i + 1 < n && t[i + 1] == '\n')
+				i++;
+			if (rec.n > 0) {
+				recno++;
+				rc = fn(ctx, &rec, recno, err);
+			}
+			rec_clear(&rec);
+			in_field = false;
+			continue;
+		}
+		tc_buf_add(&field, &c, 1);
+		in_field = true;
+	}
+	rec_clear(&rec);
+	free(rec.f);
+	tc_buf_free(&field);
+	return rc;
+}
+
+/* The column of name in a header record, or -1. */
+static long
+column(const struct csv_rec *h, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (strcmp(h->f[i], name) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* The stripped text of column c (absent: "None", as DictReader's
+ * restval str()s). malloc'd. */
+static char *
+cell(const struct csv_rec *r, long c)
+{
+	if (c < 0 || (size_t)c >= r->n)
+		return tc_xstrdup("None");
+	return tc_analysis__strip_dup(r->f[c], strlen(r->f[c]));
+}
+
+static bool
+all_digits(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* A finite, non-negative (positive) decimal. */
+static bool
+decimal_of(const char *s, bool positive, tc_dec *out)
+{
+	tc_dec zero;
+	bool ok;
+
+	if (!tc_dec_parse(out, s, strlen(s)))
+		return false;
+	tc_dec_init(&zero);
+	ok = !(out->sign && !tc_dec_is_zero(out)) &&
+	    (!positive || tc_dec_cmp(out, &zero) > 0);
+	tc_dec_clear(&zero);
+	return ok;
+}
+
+/* ---- tokens ------------------------------------------------------------- */
+
+/* projection_op(name, core): the operator a graph node and a profiler
+ * row share.  malloc'd. */
+static char *
+projection_op(const char *name, const char *core)
+{
+	char *op, *us;
+
+	if (strcmp(tc_analysis__canonical_core_family(core),
+	    "COMMUNICATION") == 0)
+		return tc_xstrdup("COMMUNICATION");
+	op = tc_analysis__canonical_op(name);
+	if (strncasecmp(op, "aclnn", 5) == 0 && (us = strrchr(op, '_')) !=
+	    NULL)
+		memmove(op, us + 1, strlen(us + 1) + 1);
+	return op;
+}
+
+static const char *
+projection_core(const char *core, const char *op)
+{
+	const char *f = tc_analysis__canonical_core_family(core);
+
+	if (strcmp(f, "UNKNOWN") == 0 && op != NULL)
+		f = tc_analysis__canonical_core_family(op);
+	return f;
+}
+
+/* ---- the baseline rows of one device and model --------------------------- */
+
+struct prow {
+	size_t source_row;
+	int64_t step, stream, task;
+	bool has_task;
+	char *name, *op;
+	const char *core;
+	tc_dec start, dur;
+};
+
+struct pbase {
+	const char *device, *model;	/* as text */
+	long col[10];
+	bool header_seen;
+	struct prow *rows;
+	size_t n;
+};
+
+enum {
+	C_STEP, C_DEVICE, C_MODEL, C_TASK, C_STREAM, C_NAME, C_TYPE, C_CORE,
+	C_START, C_DUR
+};
+static const char *const base_cols[10] = {
+	"Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name",
+	"Type", "Accelerator Core", "Start Time(us)", "Duration(us)"
+};
+
+static int
+base_record(void *vctx, const struct csv_rec *rec, size_t recno,
+    tc_error *err)
+{
+	struct pbase *b = vctx;
+	char *dev, *model, *stream, *step, *task, *name, *core, *start, *dur;
+	struct prow *r;
+	int rc = 0;
+	size_t i;
+
+	if (!b->header_seen) {
+		b->header_seen = true;
+		for (i = 0; i < 10; i++)
+			if ((b->col[i] = column(rec, base_cols[i])) < 0) {
+				tc_error_set(err, "baseline kernel_details headers "
+				    "are incomplete");
+				return -1;
+			}
+		return 0;
+	}
+	dev = cell(rec, b->col[C_DEVICE]);
+	model = cell(rec, b->col[C_MODEL]);
+	stream = cell(rec, b->col[C_STREAM]);
+	step = cell(rec, b->col[C_STEP]);
+	task = cell(rec, b->col[C_TASK]);
+	name = cell(rec, b->col[C_NAME]);
+	core = cell(rec, b->col[C_CORE]);
+	start = cell(rec, b->col[C_START]);
+	dur = cell(rec, b->col[C_DUR]);
+	if (strcmp(dev, b->device) != 0 || strcmp(model, b->model) != 0 ||
+	    !all_digits(stream))
+		goto out;
+	if (!all_digits(step)) {
+		tc_error_set(err, "baseline row %zu has invalid Step Id",
+		    recno);
+		rc = -1;
+		goto out;
+	}
+	b->rows = tc_xrealloc(b->rows, (b->n + 1) * sizeof(*b->rows));
+	r = &b->rows[b->n];
+	memset(r, 0, sizeof(*r));
+	tc_dec_init(&r->start);
+	tc_dec_init(&r->dur);
+	b->n++;
+	r->source_row = recno;
+	r->step = strtoll(step, NULL, 10);
+	r->stream = strtoll(stream, NULL, 10);
+	r->has_task = all_digits(task);
+	r->task = r->has_task ? strtoll(task, NULL, 10) : 0;
+	r->core = projection_core(core, name);
+	r->op = projection_op(name, core);
+	r->name = name;
+	name = NULL;
+	if (!decimal_of(start, false, &r->start)) {
+		tc_error_set(err, "baseline row %zu start is not a finite "
+		    "decimal", recno);
+		rc = -1;
+	} else if (!decimal_of(dur, true, &r->dur)) {
+		tc_error_set(err, "baseline row %zu duration is not a finite "
+		    "decimal", recno);
+		rc = -1;
+	}
+out:
+	free(dev);
+	free(model);
+	free(stream);
+	free(step);
+	free(task);
+	free(name);
+	free(core);
+	free(start);
+	free(dur);
+	return rc;
+}
+
+static void
+pbase_free(struct pbase *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		free(b->rows[i].name);
+		free(b->rows[i].op);
+		tc_dec_clear(&b->rows[i].start);
+		tc_dec_clear(&b->rows[i].dur);
+	}
+	free(b->rows);
+}
+
+/* rows sorted by (step, stream, start, task (none last), source row) */
+static int
+cmp_prow(const void *a, const void *b)
+{
+	const struct prow *x = *(const struct prow *const *)a;
+	const struct prow *y = *(const struct prow *const *)b;
+	int c;
+
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	if ((c = tc_dec_cmp(&x->start, &y->start)) != 0)
+		return c;
+	if (x->has_task != y->has_task)
+		return x->has_task ? -1 : 1;
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	return x->source_row < y->source_row ? -1 :
+	    x->source_row > y->source_row;
+}
+
+/* One baseline stream of one step: its rows in order. */
+struct bstream {
+	int64_t step, stream;
+	struct prow **rows;
+	size_t n;
+};
+
+/* ---- the candidate's SK rows ----------------------------------------------- */
+
+struct crow {
+	int64_t device, model, sk, step;
+	tc_dec start;
+	char *start_text, *dur_text;
+};
+
+struct pcand {
+	long col[7];
+	bool header_seen;
+	struct crow *rows;
+	size_t n;
+};
+
+static int
+cand_record(void *vctx, const struct csv_rec *rec, size_t recno,
+    tc_error *err)
+{
+	static const char *const cols[7] = { "Step Id", "Device_id",
+	    "Model ID", "Name", "Type", "Start Time(us)", "Duration(us)" };
+	struct pcand *c = vctx;
+	char *f[7];
+	an_num sk;
+	size_t i;
+	tc_dec d;
+
+	(void)recno;
+	if (!c->header_seen) {
+		c->header_seen = true;
+		for (i = 0; i < 7; i++)
+			if ((c->col[i] = column(rec, cols[i])) < 0) {
+				tc_error_set(err, "candidate kernel_details "
+				    "headers are incomplete");
+				return -1;
+			}
+		return 0;
+	}
+	for (i = 0; i < 7; i++)
+		f[i] = cell(rec, c->col[i]);
+	sk = tc_analysis__raw_sk_id(f[3]);
+	tc_dec_init(&d);
+	if ((strcmp(f[4], "SuperKernel") == 0 || strncmp(f[3], "sk_", 3) ==
+	    0) && sk.ok && all_digits(f[0]) && all_digits(f[1]) &&
+	    all_digits(f[2]) && decimal_of(f[5], false, &d) &&
+	    decimal_of(f[6], true, &d)) {
+		struct crow *r;
+
+		c->rows = tc_xrealloc(c->rows, (c->n + 1) * sizeof(*c->rows));
+		r = &c->rows[c->n++];
+		r->step = strtoll(f[0], NULL, 10);
+		r->device = strtoll(f[1], NULL, 10);
+		r->model = strtoll(f[2], NULL, 10);
+		r->sk = (int64_t)sk.v;
+		tc_dec_init(&r->start);
+		tc_dec_parse(&r->start, f[5], strlen(f[5]));
+		r->start_text = f[5];
+		r->dur_text = f[6];
+		f[5] = f[6] = NULL;
+	}
+	tc_dec_clear(&d);
+	for (i = 0; i < 7; i++)
+		free(f[i]);
+	return 0;
+}
+
+static void
+pcand_free(struct pcand *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		tc_dec_clear(&c->rows[i].start);
+		free(c->rows[i].start_text);
+		free(c->rows[i].dur_text);
+	}
+	free(c->rows);
+}
+
+static int
+read_csv(const char *path, csv_fn fn, void *ctx, tc_error *err)
+{
+	size_t len;
+	char *text = tc_read_file(path, TC_READ_MAX_BYTES, &len, err);
+	int rc;
+
+	if (text == NULL)
+		return -1;
+	rc = csv_each(text, len, fn, ctx, err);
+	free(text);
+	return rc;
+}
+
+int
+tc_analysis__candidate_sk_rows(const char *csv_path,
+    struct an_sk_row **out, size_t *n, tc_error *err)
+{
+	struct pcand c = { 0 };
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (read_csv(csv_path, cand_record, &c, err) != 0) {
+		pcand_free(&c);
+		return -1;
+	}
+	*out = tc_xcalloc(c.n + 1, sizeof(**out));
+	for (i = 0; i < c.n; i++) {
+		(*out)[i].device = c.rows[i].device;
+		(*out)[i].model = c.rows[i].model;
+		(*out)[i].sk = c.rows[i].sk;
+		(*out)[i].step = c.rows[i].step;
+		(*out)[i].start_text = c.rows[i].start_text;
+		(*out)[i].dur_text = c.rows[i].dur_text;
+		c.rows[i].start_text = c.rows[i].dur_text = NULL;
+	}
+	*n = c.n;
+	pcand_free(&c);
+	return 0;
+}
+
+void
+tc_analysis__sk_rows_free(struct an_sk_row *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(rows[i].start_text);
+		free(rows[i].dur_text);
+	}
+	free(rows);
+}
+
+/* ---- the projection -------------------------------------------------------- */
+
+static double
+dec_double(const tc_dec *d)
+{
+	return tc_dec_to_double(d);
+}
+
+static tc_json *
+dec_text(const tc_dec *d)
+{
+	/* format(Decimal, "f"): plain notation */
+	tc_buf b = TC_BUF_INIT;
+	char *s = tc_dec_to_string(d), *e;
+	tc_json *j;
+
+	if ((e = strpbrk(s, "Ee")) == NULL) {
+		j = tc_json_new_string(s);
+		free(s);
+		return j;
+	}
+	{
+		/* rebuild from the coefficient and exponent */
+		char *digits = mpz_get_str(NULL, 10, d->coef);
+		size_t nd = strlen(digits);
+		long exp = d->exp;
+
+		if (d->sign)
+			tc_buf_add(&b, "-", 1);
+		if (exp >= 0) {
+			tc_buf_add(&b, digits, nd);
+			while (exp-- > 0)
+				tc_buf_add(&b, "0", 1);
+		} else if ((long)nd > -exp) {
+			tc_buf_add(&b, digits, nd - (size_t)(-exp));
+			tc_buf_add(&b, ".", 1);
+			tc_buf_add(&b, digits + nd - (size_t)(-exp),
+			    (size_t)(-exp));
+		} else {
+			long z = -exp - (long)nd;
+
+			tc_buf_add(&b, "0.", 2);
+			while (z-- > 0)
+				tc_buf_add(&b, "0", 1);
+			tc_buf_add(&b, digits, nd);
+		}
+		free(digits);
+	}
+	free(s);
+	tc_buf_grow(&b, 0);
+	j = tc_json_new_string(tc_buf_cstr(&b));
+	tc_buf_free(&b);
+	return j;
+}
+
+/* A source stream: its kernel nodes (indexes into the graph's nodes). */
+struct sstream {
+	const char *key;
+	size_t *nodes, n;
+	size_t ncand;
+	int64_t *cand;
+};
+
+struct tok {
+	char *op;
+	const char *core;
+};
+
+static bool
+seq_equal(const struct tok *src, size_t n, struct prow **rows, size_t m)
+{
+	size_t i;
+
+	if (n != m)
+		return false;
+	for (i = 0; i < n; i++)
+		if (strcmp(src[i].op, rows[i]->op) != 0 ||
+		    strcmp(src[i].core, rows[i]->core) != 0)
+			return false;
+	return true;
+}
+
+struct solve {
+	struct sstream **order;	/* by (candidate count, key) */
+	size_t n;
+	int64_t *cur, *first;
+	size_t solutions;
+};
+
+static void
+search(struct solve *s, size_t k)
+{
+	size_t i, j;
+
+	if (s->solutions >= 2)
+		return;
+	if (k == s->n) {
+		if (s->solutions++ == 0)
+			memcpy(s->first, s->cur, s->n * sizeof(*s->cur));
+		return;
+	}
+	for (i = 0; i < s->order[k]->ncand && s->solutions < 2; i++) {
+		int64_t b = s->order[k]->cand[i];
+
+		for (j = 0; j < k && s->cur[j] != b; j++)
+			;
+		if (j < k)
+			continue;
+		s->cur[k] = b;
+		search(s, k + 1);
+	}
+}
+
+static int
+cmp_sorder(const void *a, const void *b)
+{
+	const struct sstream *x = *(struct sstream *const *)a;
+	const struct sstream *y = *(struct sstream *const *)b;
+
+	if (x->ncand != y->ncand)
+		return x->ncand < y->ncand ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct pgroup {
+	int64_t sk;
+	const struct an_group *g;
+};
+
+static int
+cmp_pgroup(const void *a, const void *b)
+{
+	const struct pgroup *x = a, *y = b;
+
+	return x->sk < y->sk ? -1 : x->sk > y->sk;
+}
+
+static void
+list_add_sorted_unique(tc_json *list, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < list->u.arr.len; i++) {
+		int c = strcmp(tc_json_string(list->u.arr.items[i]), s);
+
+		if (c == 0)
+			return;
+		if (c > 0)
+			break;
+	}
+	tc_json_array_push(list, tc_json_new_string(s));
+	{
+		tc_json *x = list->u.arr.items[list->u.arr.len - 1];
+
+		memmove(&list->u.arr.items[i + 1], &list->u.arr.items[i],
+		    (list->u.arr.len - 1 - i) * sizeof(*list->u.arr.items));
+		list->u.arr.items[i] = x;
+	}
+}
+
+/* The scope_sentinel_exclusion_v2 object of a graph with no sentinel. */
+static tc_json *
+exclusion_not_present(void)
+{
+	tc_json *e = tc_json_new_object();
+
+	tc_json_object_set_string(e, "protocol", "scope_sentinel_exclusion_v2");
+	tc_json_object_set_string(e, "status", "not_present");
+	tc_json_object_set(e, "candidate_node_keys", tc_json_new_array());
+	tc_json_object_set(e, "excluded_node_keys", tc_json_new_array());
+	tc_json_object_set(e, "function_names", tc_json_new_array());
+	tc_json_object_set_null(e, "stream_role");
+	tc_json_object_set(e, "stream_roles", tc_json_new_array());
+	tc_json_object_set(e, "tags", tc_json_new_array());
+	tc_json_object_set_int(e, "occurrence_count", 0);
+	tc_json_object_set_int(e, "origin_graph_count", 0);
+	tc_json_object_set_int(e, "updated_graph_count", 0);
+	tc_json_object_set_int(e, "candidate_profiler_rows_checked", 0);
+	tc_json_object_set(e, "gates", tc_json_new_object());
+	tc_json_object_set(e, "blockers", tc_json_new_array());
+	return e;
+}
+
+/* sk_(scope_kernel_begin|placeholder_kernel|scope_kernel_end)_dav_<tag> */
+static bool
+is_sentinel(const char *f)
+{
+	static const char *const kinds[3] = { "sk_scope_kernel_begin_dav_",
+	    "sk_placeholder_kernel_dav_", "sk_scope_kernel_end_dav_" };
+	size_t i, l;
+
+	for (i = 0; f != NULL && i < 3; i++) {
+		l = strlen(kinds[i]);
+		if (strncmp(f, kinds[i], l) == 0 && f[l] >= '1' &&
+		    f[l] <= '9' && all_digits(f + l))
+			return true;
+	}
+	return false;
+}
+
+/* Exact decimal sum/union helpers on (start, end) pairs. */
+struct span {
+	tc_dec a, b;
+};
+
+static int
+cmp_span(const void *x, const void *y)
+{
+	const struct span *p = x, *q = y;
+	int c = tc_dec_cmp(&p->a, &q->a);
+
+	return c != 0 ? c : tc_dec_cmp(&p->b, &q->b);
+}
+
+static double
+union_length(struct span *sp, size_t n)
+{
+	tc_dec total, s, e, t;
+	size_t i;
+	double r;
+
+	qsort(sp, n, sizeof(*sp), cmp_span);
+	tc_dec_init(&total);
+	tc_dec_init(&s);
+	tc_dec_init(&e);
+	tc_dec_init(&t);
+	tc_dec_set(&s, &sp[0].a);
+	tc_dec_set(&e, &sp[0].b);
+	for (i = 1; i < n; i++) {
+		if (tc_dec_cmp(&sp[i].a, &e) > 0) {
+			tc_dec_sub(&t, &e, &s);
+			tc_dec_add(&total, &total, &t);
+			tc_dec_set(&s, &sp[i].a);
+			tc_dec_set(&e, &sp[i].b);
+		} else if (tc_dec_cmp(&sp[i].b, &e) > 0) {
+			tc_dec_set(&e, &sp[i].b);
+		}
+	}
+	tc_dec_add(&total, &total, &e);
+	tc_dec_sub(&total, &total, &s);
+	r = dec_double(&total);
+	tc_dec_clear(&total);
+	tc_dec_clear(&s);
+	tc_dec_clear(&e);
+	tc_dec_clear(&t);
+	return r;
+}
+
+struct proj {
+	const struct an_gnode *nodes;
+	size_t nn;
+	struct sstream *ss;
+	size_t nss;
+	struct tok **toks;		/* per source stream */
+	size_t *loc_stream, *loc_ord;	/* per node; nss when not projected */
+	struct bstream *bs;
+	size_t nbs;
+	int64_t *steps;
+	size_t nsteps;
+	int64_t **assign;		/* per step: baseline stream per source
+					 * stream, NULL when unassigned */
+};
+
+static struct bstream *
+find_bstream(const struct proj *p, int64_t step, int64_t stream)
+{
+	size_t i;
+
+	for (i = 0; i < p->nbs; i++)
+		if (p->bs[i].step == step && p->bs[i].stream == stream)
+			return &p->bs[i];
+	return NULL;
+}
+
+/* Align one step; its blocker or NULL, *solutions set. */
+static const char *
+align_step(struct proj *p, size_t si, size_t *solutions)
+{
+	int64_t step = p->steps[si];
+	size_t i, j, nstreams = 0;
+	struct solve s;
+	const char *blocker = NULL;
+
+	*solutions = 0;
+	for (i = 0; i < p->nbs; i++)
+		if (p->bs[i].step == step)
+			nstreams++;
+	if (nstreams == 0)
+		return "kernel_projection_step_missing";
+	if (nstreams != p->nss)
+		return "kernel_projection_stream_count_mismatch";
+	for (i = 0; i < p->nss; i++) {
+		struct sstream *x = &p->ss[i];
+
+		free(x->cand);
+		x->cand = NULL;
+		x->ncand = 0;
+		for (j = 0; j < p->nbs; j++) {
+			if (p->bs[j].step != step ||
+			    !seq_equal(p->toks[i], x->n, p->bs[j].rows,
+			    p->bs[j].n))
+				continue;
+			x->cand = tc_xrealloc(x->cand, (x->ncand + 1) *
+			    sizeof(*x->cand));
+			x->cand[x->ncand++] = p->bs[j].stream;
+		}
+		if (x->ncand > 1)
+			qsort(x->cand, x->ncand, sizeof(*x->cand), cmp_i64);
+		if (x->ncand == 0)
+			blocker = "kernel_projection_stream_unmapped";
+	}
+	if (blocker != NULL)
+		return blocker;
+	s.n = p->nss;
+	s.order = tc_xmalloc((s.n + 1) * sizeof(*s.order));
+	for (i = 0; i < s.n; i++)
+		s.order[i] = &p->ss[i];
+	qsort(s.order, s.n, sizeof(*s.order), cmp_sorder);
+	s.cur = tc_xcalloc(s.n + 1, sizeof(*s.cur));
+	s.first = tc_xcalloc(s.n + 1, sizeof(*s.first));
+	s.solutions = 0;
+	search(&s, 0);
+	*solutions = s.solutions;
+	if (s.solutions == 0) {
+		blocker = "kernel_projection_injective_assignment_missing";
+	} else if (s.solutions > 1) {
+		blocker = "kernel_projection_stream_assignment_ambiguous";
+	} else {
+		p->assign[si] = tc_xcalloc(p->nss + 1, sizeof(int64_t));
+		for (i = 0; i < s.n; i++)
+			p->assign[si][s.order[i] - p->ss] = s.first[i];
+	}
+	free(s.order);
+	free(s.cur);
+	free(s.first);
+	return blocker;
+}
+
+/* The mapping of one fused group (materialize_group). */
+static tc_json *
+materialize(struct proj *p, const struct an_group *g, int64_t sk,
+    int64_t device, int64_t model, const struct an_sk_row *crows, size_t ncr,
+    const tc_json *alignment_blockers, tc_json *counts)
+{
+	tc_json *m = tc_json_new_object(), *blk = tc_json_new_array();
+	tc_json *keys = tc_json_new_array(), *ops = tc_json_new_array();
+	tc_json *cocc = tc_json_new_array(), *bocc = tc_json_new_array();
+	size_t *child_node = tc_xcalloc(g->nnodes + 1, sizeof(size_t));
+	const struct an_sk_row **occ = NULL;
+	size_t nocc = 0, i, j, k;
+	bool exact;
+
+	for (i = 0; i < g->nnodes; i++) {
+		char *op = tc_analysis__canonical_op(g->nodes[i].func_name);
+
+		child_node[i] = p->nn;
+		for (j = 0; j < p->nn; j++)
+			if (p->nodes[j].has_node_id &&
+			    p->nodes[j].node_id == g->nodes[i].node_id)
+				child_node[i] = j;
+		tc_json_array_push(keys, child_node[i] < p->nn ?
+		    tc_json_new_string(p->nodes[child_node[i]].key) :
+		    tc_json_new_null());
+		tc_json_array_push(ops, tc_json_new_string(op));
+		free(op);
+	}
+	if (alignment_blockers != NULL) {
+		for (i = 0; i < alignment_blockers->u.arr.len; i++)
+			list_add_sorted_unique(blk, tc_json_string(
+			    alignment_blockers->u.arr.items[i]));
+		goto record;
+	}
+	if (g->nnodes == 0)
+		list_add_sorted_unique(blk, "metadata_kernel_nodes_missing");
+	for (i = 0; i < ncr; i++) {
+		const struct an_sk_row *r = &crows[i];
+
+		if (r->device != device || r->model != model || r->sk != sk)
+			continue;
+		for (j = 0; j < p->nsteps && p->steps[j] != r->step; j++)
+			;
+		if (j == p->nsteps)
+			continue;
+		occ = tc_xrealloc(occ, (nocc + 1) * sizeof(*occ));
+		/* insertion by (step, start) */
+		for (k = nocc; k > 0; k--) {
+			const struct an_sk_row *q = occ[k - 1];
+			tc_dec a, b;
+			int c;
+
+			if (q->step != r->step) {
+				if (q->step < r->step)
+					break;
+			} else {
+				tc_dec_init(&a);
+				tc_dec_init(&b);
+				tc_dec_parse(&a, q->start_text,
+				    strlen(q->start_text));
+				tc_dec_parse(&b, r->start_text,
+				    strlen(r->start_text));
+				c = tc_dec_cmp(&a, &b);
+				tc_dec_clear(&a);
+				tc_dec_clear(&b);
+				if (c <= 0)
+					break;
+			}
+			occ[k] = occ[k - 1];
+		}
+		occ[k] = r;
+		nocc++;
+	}
+	{
+		bool domain = nocc == p->nsteps;
+
+		for (i = 0; domain && i < nocc; i++)
+			if (occ[i]->step != p->steps[i])
+				domain = false;
+		if (!domain)
+			list_add_sorted_unique(blk,
+			    "candidate_projection_occurrence_domain_mismatch");
+	}
+	for (i = 0; i < g->nnodes; i++)
+		if (child_node[i] >= p->nn ||
+		    p->loc_stream[child_node[i]] >= p->nss)
+			list_add_sorted_unique(blk,
+			    "metadata_origin_node_not_in_kernel_projection");
+	for (k = 0; blk->u.arr.len == 0 && k < p->nsteps; k++) {
+		struct prow **mapped = tc_xcalloc(g->nnodes + 1,
+		    sizeof(*mapped));
+		struct span *sp = tc_xcalloc(g->nnodes + 1, sizeof(*sp));
+		tc_json *o, *children;
+		tc_dec lo, hi, sum;
+		size_t nm = 0;
+
+		for (i = 0; i < g->nnodes; i++) {
+			size_t nd = child_node[i], st = p->loc_stream[nd];
+			size_t ord = p->loc_ord[nd];
+			struct bstream *b = find_bstream(p, p->steps[k],
+			    p->assign[k][st]);
+			const struct tok *t = &p->toks[st][ord];
+
+			if (b == NULL || ord >= b->n) {
+				list_add_sorted_unique(blk,
+				    "baseline_projection_ordinal_missing");
+				break;
+			}
+			if (strcmp(b->rows[ord]->op, t->op) != 0 ||
+			    strcmp(b->rows[ord]->core, t->core) != 0) {
+				list_add_sorted_unique(blk,
+				    "baseline_projection_child_mismatch");
+				break;
+			}
+			mapped[nm++] = b->rows[ord];
+		}
+		if (blk->u.arr.len > 0) {
+			free(mapped);
+			free(sp);
+			break;
+		}
+		tc_dec_init(&lo);
+		tc_dec_init(&hi);
+		tc_dec_init(&sum);
+		for (i = 0; i < nm; i++) {
+			tc_dec_init(&sp[i].a);
+			tc_dec_init(&sp[i].b);
+			tc_dec_set(&sp[i].a, &mapped[i]->start);
+			tc_dec_add(&sp[i].b, &mapped[i]->start, &mapped[i]->dur);
+			if (i == 0 || tc_dec_cmp(&sp[i].a, &lo) < 0)
+				tc_dec_set(&lo, &sp[i].a);
+			if (i == 0 || tc_dec_cmp(&sp[i].b, &hi) > 0)
+				tc_dec_set(&hi, &sp[i].b);
+			tc_dec_add(&sum, &sum, &mapped[i]->dur);
+		}
+		o = tc_json_new_object();
+		tc_json_object_set_int(o, "step_id", p->steps[k]);
+		tc_dec_sub(&hi, &hi, &lo);
+		tc_json_object_set(o, "interval_us",
+		    tc_json_new_float(dec_double(&hi)));
+		tc_json_object_set(o, "duration_sum_us",
+		    tc_json_new_float(dec_double(&sum)));
+		children = tc_json_new_array();
+		for (i = 0; i < nm; i++) {
+			tc_json *c = tc_json_new_object();
+			size_t nd = child_node[i];
+
+			tc_json_object_set_string(c, "origin_node_key",
+			    p->nodes[nd].key);
+			tc_json_object_set_string(c, "source_stream_role",
+			    p->ss[p->loc_stream[nd]].key);
+			tc_json_object_set_int(c, "kernel_ordinal",
+			    (int64_t)p->loc_ord[nd]);
+			tc_json_object_set_int(c, "baseline_stream_id",
+			    mapped[i]->stream);
+			if (mapped[i]->has_task)
+				tc_json_object_set_int(c, "baseline_task_id",
+				    mapped[i]->task);
+			else
+				tc_json_object_set_null(c, "baseline_task_id");
+			tc_json_object_set_int(c, "baseline_source_row",
+			    (int64_t)mapped[i]->source_row);
+			tc_json_object_set_string(c, "baseline_name",
+			    mapped[i]->name);
+			tc_json_object_set_string(c, "projected_op",
+			    mapped[i]->op);
+			tc_json_object_set_string(c, "core_family",
+			    mapped[i]->core);
+			tc_json_object_set(c, "start_us",
+			    dec_text(&mapped[i]->start));
+			tc_json_object_set(c, "duration_us", tc_json_new_float(
+			    dec_double(&mapped[i]->dur)));
+			tc_json_array_push(children, c);
+		}
+		tc_json_object_set(o, "union_duration_us",
+		    tc_json_new_float(union_length(sp, nm)));
+		tc_json_object_set(o, "children", children);
+		tc_json_array_push(bocc, o);
+		for (i = 0; i < nm; i++) {
+			tc_dec_clear(&sp[i].a);
+			tc_dec_clear(&sp[i].b);
+		}
+		tc_dec_clear(&lo);
+		tc_dec_clear(&hi);
+		tc_dec_clear(&sum);
+		free(mapped);
+		free(sp);
+	}
+	for (i = 0; i < nocc; i++) {
+		tc_json *o = tc_json_new_object();
+		tc_dec d;
+
+		tc_json_object_set_int(o, "step_id", occ[i]->step);
+		tc_dec_init(&d);
+		tc_dec_parse(&d, occ[i]->start_text, strlen(occ[i]->start_text));
+		tc_json_object_set(o, "start_us", dec_text(&d));
+		tc_dec_parse(&d, occ[i]->dur_text, strlen(occ[i]->dur_text));
+		tc_json_object_set(o, "duration_us",
+		    tc_json_new_float(dec_double(&d)));
+		tc_dec_clear(&d);
+		tc_json_array_push(cocc, o);
+	}
+record:
+	exact = blk->u.arr.len == 0 && bocc->u.arr.len == p->nsteps;
+	for (i = 0; i < blk->u.arr.len; i++) {
+		const char *b = tc_json_string(blk->u.arr.items[i]);
+		const tc_json *have = tc_json_get(counts, b);
+		int64_t v = 0;
+
+		if (have != NULL)
+			tc_json_int64(have, &v);
+		tc_json_object_set_int(counts, b, v + 1);
+	}
+	tc_json_object_set_string(m, "status", exact ? "exact" : "blocked");
+	tc_json_object_set_string(m, "mapping_method",
+	    "kernel_projection_structural");
+	tc_json_object_set_string(m, "mapping_confidence",
+	    exact ? "exact_projected_trace" : "diagnostic_only");
+	tc_json_object_set(m, "mapping_blockers", blk);
+	tc_json_object_set_int(m, "device_id", device);
+	tc_json_object_set_int(m, "model_id", model);
+	tc_json_object_set_int(m, "sk_id", sk);
+	tc_json_object_set_string(m, "name", g->function);
+	tc_json_object_set_string_or_null(m, "candidate_source_scope",
+	    g->has_signature ? g->sig.scope : NULL);
+	tc_json_object_set_int(m, "child_count", (int64_t)g->nnodes);
+	tc_json_object_set(m, "ordered_child_node_keys", keys);
+	tc_json_object_set(m, "ordered_child_ops", ops);
+	tc_json_object_set(m, "candidate_occurrences", cocc);
+	tc_json_object_set(m, "baseline_occurrences", bocc);
+	free(occ);
+	free(child_node);
+	return m;
+}
+
+/* The fused groups of the logs beside the graph (same directory). */
+static int
+fused_groups(const char *root, const tc_json *manifest, const char *graph_rel,
+    struct an_groups *out, tc_error *err)
+{
+	const tc_json *recs = tc_json_get(tc_json_get(manifest, "files"),
+	    "sk_fused_nodes");
+	char *gdir = tc_path_dirname(graph_rel);
+	size_t i;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; recs != NULL && recs->type == TC_JSON_ARRAY &&
+	    i < recs->u.arr.len && rc == 0; i++) {
+		const char *rel = tc_json_get_string(recs->u.arr.items[i], "path");
+		char *dir, *path;
+		size_t len;
+		char *raw;
+
+		if (rel == NULL)
+			continue;
+		dir = tc_path_dirname(rel);
+		if (strcmp(dir, gdir) != 0) {
+			free(dir);
+			continue;
+		}
+		free(dir);
+		if ((path = tc_path_under_root(root, rel, "sk_fused_nodes",
+		    err)) == NULL) {
+			rc = -1;
+			break;
+		}
+		raw = tc_read_file(path, TC_READ_MAX_BYTES, &len, err);
+		free(path);
+		if (raw == NULL) {
+			rc = -1;
+			break;
+		}
+		tc_analysis__fused_log_parse(raw, len, NULL, out);
+		free(raw);
+	}
+	free(gdir);
+	return rc;
+}
+
+/* The origin graph of (device, model) among the manifest's; *rel gets its
+ * record path (borrowed). */
+static tc_json *
+origin_graph(const char *root, const tc_json *manifest, int64_t device,
+    int64_t model, const char **rel, tc_error *err)
+{
+	const tc_json *recs = tc_json_get(tc_json_get(manifest, "files"),
+	    "sk_graph_origin");
+	tc_json *found = NULL;
+	size_t i, n = 0;
+	char want[32];
+
+	snprintf(want, sizeof(want), "%lld", (long long)model);
+	for (i = 0; recs != NULL && recs->type == TC_JSON_ARRAY &&
+	    i < recs->u.arr.len; i++) {
+		const char *r = tc_json_get_string(recs->u.arr.items[i], "path");
+		char *path;
+		tc_json *g;
+		const char *mid;
+		int64_t dev;
+		size_t l;
+
+		if (r == NULL)
+			continue;
+		if ((path = tc_path_under_root(root, r, "sk_graph_origin",
+		    err)) == NULL)
+			goto fail;
+		g = tc_json_parse_file(path, err);
+		free(path);
+		if (g == NULL)
+			goto fail;
+		mid = tc_json_get_string(g, "modelId");
+		l = mid ? strcspn(mid, "_") : 0;
+		if (tc_json_int64(tc_json_get(g, "deviceId"), &dev) &&
+		    dev == device && mid != NULL && strlen(want) == l &&
+		    strncmp(mid, want, l) == 0) {
+			n++;
+			tc_json_free(found);
+			found = g;
+			*rel = r;
+		} else {
+			tc_json_free(g);
+		}
+	}
+	if (n != 1) {
+		tc_error_set(err, "profile origin graph identity is ambiguous");
+		goto fail;
+	}
+	return found;
+fail:
+	tc_json_free(found);
+	return NULL;
+}
+
+tc_json *
+tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
+    const tc_json *manifest, const char *root, int64_t device, int64_t model,
+    const struct an_sk_row *crows, size_t ncr, tc_error *err)
+{
+	struct an_gnode *nodes = NULL;
+	struct an_groups groups = { 0 };
+	struct pbase base;
+	struct proj p;
+	struct pgroup *pg = NULL;
+	size_t npg = 0, i, j, nn = 0;
+	tc_json *graph = NULL, *trace = NULL, *blockers, *alts, *mappings;
+	tc_json *counts, *sum, *rps, *srm, *ev;
+	const char *graph_rel = NULL;
+	char gfp[65], dev_text[32], model_text[32];
+	struct prow **sorted = NULL;
+	int64_t exact = 0;
+
+	memset(&p, 0, sizeof(p));
+	memset(&base, 0, sizeof(base));
+	snprintf(dev_text, sizeof(dev_text), "%lld", (long long)device);
+	snprintf(model_text, sizeof(model_text), "%lld", (long long)model);
+	if ((graph = origin_graph(root, manifest, device, model, &graph_rel,
+	    err)) == NULL)
+		return NULL;
+	if (tc_analysis__graph_fingerprint(graph, gfp, err) != 0 ||
+	    tc_analysis__graph_nodes(graph, &nodes, &nn, NULL, err) != 0)
+		goto done;
+	for (i = 0; i < nn; i++)
+		if (is_sentinel(nodes[i].func_name)) {
+			tc_error_set(err, "scope sentinel exclusion "
+			    "(scope_sentinel_exclusion_v2) is not supported "
+			    "by tunectl");
+			goto done;
+		}
+	if (fused_groups(root, manifest, graph_rel, &groups, err) != 0)
+		goto done;
+	for (i = 0; i < groups.len; i++) {
+		an_num sk = tc_analysis__raw_sk_id(groups.items[i].function);
+
+		if (!sk.ok)
+			continue;
+		pg = tc_xrealloc(pg, (npg + 1) * sizeof(*pg));
+		pg[npg].sk = (int64_t)sk.v;
+		pg[npg++].g = &groups.items[i];
+	}
+	if (npg == 0) {
+		tc_error_set(err, "profile fused metadata groups are missing");
+		goto done;
+	}
+	/* stable: equal sk ids keep log order */
+	for (i = 1; i < npg; i++)
+		for (j = i; j > 0 && cmp_pgroup(&pg[j - 1], &pg[j]) > 0; j--) {
+			struct pgroup t = pg[j - 1];
+
+			pg[j - 1] = pg[j];
+			pg[j] = t;
+		}
+	base.device = dev_text;
+	base.model = model_text;
+	if (read_csv(baseline_csv, base_record, &base, err) != 0)
+		goto done;
+	if (!base.header_seen) {
+		tc_error_set(err, "baseline kernel_details headers are "
+		    "incomplete");
+		goto done;
+	}
+	if (base.n == 0) {
+		tc_error_set(err, "baseline kernel projection is empty");
+		goto done;
+	}
+	/* required steps */
+	for (i = 0; i < ncr; i++) {
+		if (crows[i].device != device || crows[i].model != model)
+			continue;
+		for (j = 0; j < p.nsteps && p.steps[j] != crows[i].step; j++)
+			;
+		if (j == p.nsteps) {
+			p.steps = tc_xrealloc(p.steps, (p.nsteps + 1) *
+			    sizeof(*p.steps));
+			p.steps[p.nsteps++] = crows[i].step;
+		}
+	}
+	if (p.nsteps > 1)
+		qsort(p.steps, p.nsteps, sizeof(*p.steps), cmp_i64);
+	if (p.nsteps < 3) {
+		tc_error_set(err, "candidate kernel projection has fewer than "
+		    "three steps");
+		goto done;
+	}
+	/* baseline streams per step */
+	sorted = tc_xmalloc((base.n + 1) * sizeof(*sorted));
+	for (i = 0; i < base.n; i++)
+		sorted[i] = &base.rows[i];
+	qsort(sorted, base.n, sizeof(*sorted), cmp_prow);
+	for (i = 0; i < base.n; i++) {
+		struct bstream *b;
+
+		if (p.nbs == 0 || p.bs[p.nbs - 1].step != sorted[i]->step ||
+		    p.bs[p.nbs - 1].stream != sorted[i]->stream) {
+			p.bs = tc_xrealloc(p.bs, (p.nbs + 1) * sizeof(*p.bs));
+			memset(&p.bs[p.nbs], 0, sizeof(*p.bs));
+			p.bs[p.nbs].step = sorted[i]->step;
+			p.bs[p.nbs].stream = sorted[i]->stream;
+			p.bs[p.nbs].rows = &sorted[i];
+			p.nbs++;
+		}
+		b = &p.bs[p.nbs - 1];
+		b->n++;
+	}
+	/* source streams */
+	p.nodes = nodes;
+	p.nn = nn;
+	p.loc_stream = tc_xcalloc(nn + 1, sizeof(size_t));
+	p.loc_ord = tc_xcalloc(nn + 1, sizeof(size_t));
+	for (i = 0; i < nn; i++) {
+		struct sstream *s = NULL;
+
+		p.loc_stream[i] = SIZE_MAX;
+		if (nodes[i].topology_only)
+			continue;
+		for (j = 0; j < p.nss; j++)
+			if (strcmp(p.ss[j].key, nodes[i].stream_key) == 0)
+				s = &p.ss[j];
+		if (s == NULL) {
+			p.ss = tc_xrealloc(p.ss, (p.nss + 1) * sizeof(*p.ss));
+			p.toks = tc_xrealloc(p.toks, (p.nss + 1) *
+			    sizeof(*p.toks));
+			p.toks[p.nss] = NULL;
+			s = &p.ss[p.nss++];
+			memset(s, 0, sizeof(*s));
+			s->key = nodes[i].stream_key;
+		}
+		j = (size_t)(s - p.ss);
+		p.toks[j] = tc_xrealloc(p.toks[j], (s->n + 1) *
+		    sizeof(**p.toks));
+		p.toks[j][s->n].op = projection_op(nodes[i].op,
+		    nodes[i].family);
+		p.toks[j][s->n].core = projection_core(nodes[i].family,
+		    nodes[i].op);
+		s->nodes = tc_xrealloc(s->nodes, (s->n + 1) * sizeof(size_t));
+		s->nodes[s->n] = i;
+		p.loc_stream[i] = j;
+		p.loc_ord[i] = s->n++;
+	}
+	for (i = 0; i < nn; i++)
+		if (p.loc_stream[i] == SIZE_MAX)
+			p.loc_stream[i] = p.nss;
+	if (p.nss == 0) {
+		tc_error_set(err, "source graph kernel projection is empty");
+		goto done;
+	}
+	/* align every step */
+	blockers = tc_json_new_array();
+	alts = tc_json_new_object();
+	p.assign = tc_xcalloc(p.nsteps + 1, sizeof(*p.assign));
+	for (i = 0; i < p.nsteps; i++) {
+		size_t sol;
+		const char *b = align_step(&p, i, &sol);
+		char key[32];
+
+		if (b != NULL && strcmp(b, "kernel_projection_step_missing") ==
+		    0) {
+			list_add_sorted_unique(blockers, b);
+			continue;
+		}
+		snprintf(key, sizeof(key), "%lld", (long long)p.steps[i]);
+		tc_json_object_set_int(alts, key, sol > 0 ? (int64_t)sol - 1 :
+		    0);
+		if (b != NULL)
+			list_add_sorted_unique(blockers, b);
+	}
+	if (blockers->u.arr.len == 0) {
+		/* every source stream keeps one signature across steps */
+		for (j = 0; j < p.nss; j++)
+			for (i = 1; i < p.nsteps; i++) {
+				struct bstream *a = find_bstream(&p, p.steps[0],
+				    p.assign[0][j]);
+				struct bstream *b = find_bstream(&p, p.steps[i],
+				    p.assign[i][j]);
+
+				if (a == NULL || b == NULL || !seq_equal(
+				    p.toks[j], p.ss[j].n, b->rows, b->n) ||
+				    a->n != b->n)
+					list_add_sorted_unique(blockers,
+					    "kernel_projection_step_inconsistent");
+			}
+	}
+	mappings = tc_json_new_array();
+	counts = tc_json_new_object();
+	for (i = 0; i < npg; i++) {
+		tc_json *m = materialize(&p, pg[i].g, pg[i].sk, device, model,
+		    crows, ncr, blockers->u.arr.len ? blockers : NULL, counts);
+
+		if (strcmp(tc_json_get_string(m, "status"), "exact") == 0)
+			exact++;
+		tc_json_array_push(mappings, m);
+	}
+	trace = tc_json_new_object();
+	tc_json_object_set_string(trace, "schema_version", "2.0");
+	tc_json_object_set_string(trace, "protocol",
+	    "kernel_projection_trace_v2");
+	tc_json_object_set_string(trace, "mapping_method",
+	    "kernel_projection_structural");
+	tc_json_object_set_string(trace, "status",
+	    exact == (int64_t)npg ? "exact" : "partial");
+	{
+		tc_json *id = tc_json_new_object(), *steps = tc_json_new_array();
+
+		tc_json_object_set_int(id, "device_id", device);
+		tc_json_object_set_int(id, "model_id", model);
+		tc_json_object_set(trace, "identity", id);
+		for (i = 0; i < p.nsteps; i++)
+			tc_json_array_push(steps, tc_json_new_int(p.steps[i]));
+		tc_json_object_set(trace, "steps", steps);
+	}
+	sum = tc_json_new_object();
+	{
+		size_t total = 0;
+
+		for (j = 0; j < p.nss; j++)
+			total += p.ss[j].n;
+		tc_json_object_set_int(sum, "source_kernel_nodes",
+		    (int64_t)total);
+	}
+	tc_json_object_set_int(sum, "source_kernel_streams", (int64_t)p.nss);
+	rps = tc_json_new_object();
+	for (i = 0; i < p.nsteps; i++) {
+		size_t rows = 0, k;
+		bool any = false;
+		char key[32];
+
+		for (k = 0; k < p.nbs; k++)
+			if (p.bs[k].step == p.steps[i]) {
+				rows += p.bs[k].n;
+				any = true;
+			}
+		if (!any)
+			continue;
+		snprintf(key, sizeof(key), "%lld", (long long)p.steps[i]);
+		tc_json_object_set_int(rps, key, (int64_t)rows);
+	}
+	tc_json_object_set(sum, "baseline_rows_per_step", rps);
+	tc_json_object_set_int(sum, "total_sk_ids", (int64_t)npg);
+	tc_json_object_set_int(sum, "exact_sk_ids", exact);
+	tc_json_object_set_int(sum, "blocked_sk_ids", (int64_t)npg - exact);
+	tc_json_object_set(sum, "coverage_pct", tc_json_new_float(
+	    (double)(int64_t)(100.0 * (double)exact / (double)npg * 1e4 +
+	    0.5) / 1e4));
+	tc_json_object_set(sum, "blocker_counts", counts);
+	tc_json_object_set(trace, "summary", sum);
+	srm = tc_json_new_object();
+	for (i = 0; i < p.nsteps; i++) {
+		tc_json *one;
+		char key[32];
+
+		if (p.assign[i] == NULL)
+			continue;
+		one = tc_json_new_object();
+		for (j = 0; j < p.nss; j++)
+			tc_json_object_set_int(one, p.ss[j].key, p.assign[i][j]);
+		snprintf(key, sizeof(key), "%lld", (long long)p.steps[i]);
+		tc_json_object_set(srm, key, one);
+	}
+	tc_json_object_set(trace, "stream_role_mapping", srm);
+	tc_json_object_set(trace, "alternative_solution_count_by_step", alts);
+	tc_json_object_set(trace, "projection_exclusions",
+	    exclusion_not_present());
+	ev = tc_json_new_object();
+	tc_json_object_set_string(ev, "baseline_kernel_details_sha256", bhex);
+	tc_json_object_set(ev, "profile_manifest_fingerprint",
+	    tc_json_clone(tc_json_get(manifest, "manifest_fingerprint")));
+	tc_json_object_set_string(ev, "profile_origin_graph_fingerprint", gfp);
+	tc_json_object_set(trace, "evidence", ev);
+	tc_json_object_set(trace, "mappings", mappings);
+	tc_json_free(blockers);
+	{
+		char hex[65];
+
+		if (tc_analysis__ascii_digest(trace, hex, err) != 0) {
+			tc_json_free(trace);
+			trace = NULL;
+			goto done;
+		}
+		tc_json_object_set_string(trace, "mapping_fingerprint", hex);
+	}
+done:
+	for (i = 0; i < p.nss; i++) {
+		for (j = 0; p.toks != NULL && j < p.ss[i].n; j++)
+			free(p.toks[i][j].op);
+		if (p.toks != NULL)
+			free(p.toks[i]);
+		free(p.ss[i].nodes);
+		free(p.ss[i].cand);
+	}
+	free(p.toks);
+	free(p.ss);
+	for (i = 0; p.assign != NULL && i < p.nsteps; i++)
+		free(p.assign[i]);
+	free(p.assign);
+	free(p.steps);
+	free(p.bs);
+	free(p.loc_stream);
+	free(p.loc_ord);
+	free(sorted);
+	free(pg);
+	pbase_free(&base);
+	tc_analysis__groups_free(&groups);
+	tc_analysis__gnodes_free(nodes, nn);
+	tc_json_free(graph);
+	return trace;
+}
