@@ -281,6 +281,33 @@ sys.exit(p["status"] != "associated" or p["blockers"] != [] or not all(
     x["mapping_confidence"] == "exact_projected_trace" and x["original"] for x in d["per_sk_decisions"]))' \
     "$T/s/out/analysis.json"
 
+# A step whose SK-off stream no longer matches the graph: the projection
+# blocks every SK (diagnostic only, so insufficient_evidence), the
+# association itself still stands.
+stage "$T/s2"
+sed 's/^2,0,7,4,20,aclnnCast_Cast_0,Cast,/2,0,7,4,20,aclnnAbs_Abs_0,Abs,/' \
+    "$FIX/in/held-out/struct/baseline/kernel_details.csv" > "$T/s2/base-kd.csv"
+sed -e "s#\.\./mkcapture\.py#$FIX/mkcapture.py#" \
+    -e "s#in/held-out/struct/baseline/kernel_details.csv#base-kd.csv#" "$SREC/prep" > "$T/s2/prep.sh"
+(cd "$T/s2" && sh prep.sh > /dev/null 2>&1 && "$TUNECTL_BIN" analyze fusion "${SARGV[@]}" > /dev/null 2> err.txt)
+rc=$?
+expect_rc 0 "a projection that fails in one step still gives an analysis"
+check "a stream unmatched in one step blocks every SK's mapping" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["association_protocol"]
+ok = p["status"] == "associated" and all(
+    x["mapping_method"] == "kernel_projection_structural"
+    and x["mapping_confidence"] == "diagnostic_only"
+    and x["mapping_blockers"] == ["kernel_projection_stream_unmapped"]
+    and "candidate_binding_not_exact" in x["evidence_errors"]
+    and x["original"] is None
+    and (x["classification"], x["action"]) == ("insufficient_evidence", "reprofile")
+    for x in d["per_sk_decisions"])
+ok = ok and d["candidate_binding_evidence"]["occurrences"] == []
+ok = ok and all(v["mapping_confidence"] == "diagnostic_only" for v in d["graph_alignment_proof"].values())
+sys.exit(not ok)' "$T/s2/out/analysis.json"
+
 # ---- collection manifests ------------------------------------------------
 # capture ROLE ROOT FILE_ROLE=SRC...: a capture root as the collection
 # contract leaves it (root marker, copied files, collection-manifest.json)
