@@ -2268,20 +2268,28 @@ build_report(struct run *run, tc_json *decisions, tc_json *sk_child,
 	tc_json_object_set(r, "association_protocol", tc_json_clone(run->assoc));
 	o = tc_json_new_object();
 	if (run->have_st) {
-		tc_json_object_set(o, "summary", tc_json_clone(run->st.summary));
-		tc_json_object_set(o, "occurrences",
-		    tc_json_clone(run->st.occurrences));
+		/* the report takes the association's objects over */
+		tc_json_object_set(o, "summary", run->st.summary);
+		tc_json_object_set(o, "occurrences", run->st.occurrences);
+		tc_json_object_set(r, "canonical_graph_fingerprints",
+		    run->st.graph_fps);
+		tc_json_object_set(r, "stream_role_mapping",
+		    run->st.stream_roles);
+		tc_json_object_set(r, "graph_alignment_proof", run->st.proofs);
+		run->st.summary = run->st.occurrences = NULL;
+		run->st.graph_fps = run->st.stream_roles = NULL;
+		run->st.proofs = NULL;
 	} else {
 		tc_json_object_set_null(o, "summary");
 		tc_json_object_set(o, "occurrences", tc_json_new_array());
+		tc_json_object_set(r, "canonical_graph_fingerprints",
+		    tc_json_new_object());
+		tc_json_object_set(r, "stream_role_mapping",
+		    tc_json_new_object());
+		tc_json_object_set(r, "graph_alignment_proof",
+		    tc_json_new_object());
 	}
 	tc_json_object_set(r, "candidate_binding_evidence", o);
-	tc_json_object_set(r, "canonical_graph_fingerprints", run->have_st ?
-	    tc_json_clone(run->st.graph_fps) : tc_json_new_object());
-	tc_json_object_set(r, "stream_role_mapping", run->have_st ?
-	    tc_json_clone(run->st.stream_roles) : tc_json_new_object());
-	tc_json_object_set(r, "graph_alignment_proof", run->have_st ?
-	    tc_json_clone(run->st.proofs) : tc_json_new_object());
 	tc_json_object_set(r, "mapping_coverage", tc_analysis__mapping_coverage(decisions));
 	tc_json_object_set(r, "scope_actions", scope_actions(decisions));
 	tc_json_object_set(r, "per_sk_decisions", decisions);

@@ -744,36 +744,74 @@ struct proj {
 	size_t *loc_stream, *loc_ord;	/* per node; nss when not projected */
 	struct bstream *bs;
 	size_t nbs;
-	int64_t *steps;
+	int64_t *steps;			/* the required steps, ascending */
 	size_t nsteps;
+	size_t *lo, *hi;		/* per step: its streams in bs */
 	int64_t **assign;		/* per step: baseline stream per source
 					 * stream, NULL when unassigned */
+	struct cocc *co;		/* the candidate's SK rows of this
+					 * device and model, by (sk, step,
+					 * start, row) */
+	size_t nco;
 };
 
-static struct bstream *
-find_bstream(const struct proj *p, int64_t step, int64_t stream)
-{
-	size_t i;
+/* A candidate SK row of the projected device and model. */
+struct cocc {
+	const struct an_sk_row *r;
+	size_t index;
+	tc_dec start;
+};
 
-	for (i = 0; i < p->nbs; i++)
-		if (p->bs[i].step == step && p->bs[i].stream == stream)
-			return &p->bs[i];
-	return NULL;
+static int
+cmp_cocc(const void *a, const void *b)
+{
+	const struct cocc *x = a, *y = b;
+	int c;
+
+	if (x->r->sk != y->r->sk)
+		return x->r->sk < y->r->sk ? -1 : 1;
+	if (x->r->step != y->r->step)
+		return x->r->step < y->r->step ? -1 : 1;
+	if ((c = tc_dec_cmp(&x->start, &y->start)) != 0)
+		return c;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The SK-off stream of required step k, or NULL. */
+static struct bstream *
+find_bstream(const struct proj *p, size_t k, int64_t stream)
+{
+	size_t lo = p->lo[k], hi = p->hi[k];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->bs[mid].stream < stream)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->hi[k] && p->bs[lo].stream == stream ? &p->bs[lo] :
+	    NULL;
+}
+
+/* Whether step is a required one. */
+static bool
+required_step(const struct proj *p, int64_t step)
+{
+	return bsearch(&step, p->steps, p->nsteps, sizeof(*p->steps),
+	    cmp_i64) != NULL;
 }
 
 /* Align one step; its blocker or NULL, *solutions set. */
 static const char *
 align_step(struct proj *p, size_t si, size_t *solutions)
 {
-	int64_t step = p->steps[si];
-	size_t i, j, nstreams = 0;
+	size_t i, j, nstreams = p->hi[si] - p->lo[si];
 	struct solve s;
 	const char *blocker = NULL;
 
 	*solutions = 0;
-	for (i = 0; i < p->nbs; i++)
-		if (p->bs[i].step == step)
-			nstreams++;
 	if (nstreams == 0)
 		return "kernel_projection_step_missing";
 	if (nstreams != p->nss)
@@ -784,9 +822,8 @@ align_step(struct proj *p, size_t si, size_t *solutions)
 		free(x->cand);
 		x->cand = NULL;
 		x->ncand = 0;
-		for (j = 0; j < p->nbs; j++) {
-			if (p->bs[j].step != step ||
-			    !seq_equal(p->toks[i], x->n, p->bs[j].rows,
+		for (j = p->lo[si]; j < p->hi[si]; j++) {
+			if (!seq_equal(p->toks[i], x->n, p->bs[j].rows,
 			    p->bs[j].n))
 				continue;
 			x->cand = tc_xrealloc(x->cand, (x->ncand + 1) *
@@ -828,8 +865,8 @@ align_step(struct proj *p, size_t si, size_t *solutions)
 /* The mapping of one fused group (materialize_group). */
 static tc_json *
 materialize(struct proj *p, const struct an_group *g, int64_t sk,
-    int64_t device, int64_t model, const struct an_sk_row *crows, size_t ncr,
-    const tc_json *alignment_blockers, tc_json *counts)
+    int64_t device, int64_t model, const tc_json *alignment_blockers,
+    tc_json *counts)
 {
 	tc_json *m = tc_json_new_object(), *blk = tc_json_new_array();
 	tc_json *keys = tc_json_new_array(), *ops = tc_json_new_array();
@@ -861,42 +898,24 @@ materialize(struct proj *p, const struct an_group *g, int64_t sk,
 	}
 	if (g->nnodes == 0)
 		list_add_sorted_unique(blk, "metadata_kernel_nodes_missing");
-	for (i = 0; i < ncr; i++) {
-		const struct an_sk_row *r = &crows[i];
+	{
+		/* this SK's rows in the required steps, by (step, start) */
+		size_t lo = 0, hi = p->nco;
 
-		if (r->device != device || r->model != model || r->sk != sk)
-			continue;
-		for (j = 0; j < p->nsteps && p->steps[j] != r->step; j++)
-			;
-		if (j == p->nsteps)
-			continue;
-		occ = tc_xrealloc(occ, (nocc + 1) * sizeof(*occ));
-		/* insertion by (step, start) */
-		for (k = nocc; k > 0; k--) {
-			const struct an_sk_row *q = occ[k - 1];
-			tc_dec a, b;
-			int c;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
 
-			if (q->step != r->step) {
-				if (q->step < r->step)
-					break;
-			} else {
-				tc_dec_init(&a);
-				tc_dec_init(&b);
-				tc_dec_parse(&a, q->start_text,
-				    strlen(q->start_text));
-				tc_dec_parse(&b, r->start_text,
-				    strlen(r->start_text));
-				c = tc_dec_cmp(&a, &b);
-				tc_dec_clear(&a);
-				tc_dec_clear(&b);
-				if (c <= 0)
-					break;
-			}
-			occ[k] = occ[k - 1];
+			if (p->co[mid].r->sk < sk)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		occ[k] = r;
-		nocc++;
+		for (; lo < p->nco && p->co[lo].r->sk == sk; lo++) {
+			if (!required_step(p, p->co[lo].r->step))
+				continue;
+			occ = tc_xrealloc(occ, (nocc + 1) * sizeof(*occ));
+			occ[nocc++] = p->co[lo].r;
+		}
 	}
 	{
 		bool domain = nocc == p->nsteps;
@@ -924,7 +943,7 @@ materialize(struct proj *p, const struct an_group *g, int64_t sk,
 		for (i = 0; i < g->nnodes; i++) {
 			size_t nd = child_node[i], st = p->loc_stream[nd];
 			size_t ord = p->loc_ord[nd];
-			struct bstream *b = find_bstream(p, p->steps[k],
+			struct bstream *b = find_bstream(p, k,
 			    p->assign[k][st]);
 			const struct tok *t = &p->toks[st][ord];
 
@@ -1230,20 +1249,30 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 		tc_error_set(err, "baseline kernel projection is empty");
 		goto done;
 	}
-	/* required steps */
+	/* the candidate's rows of this device and model; required steps */
+	p.co = tc_xcalloc(ncr + 1, sizeof(*p.co));
+	p.steps = tc_xcalloc(ncr + 1, sizeof(*p.steps));
 	for (i = 0; i < ncr; i++) {
+		struct cocc *c;
+
 		if (crows[i].device != device || crows[i].model != model)
 			continue;
-		for (j = 0; j < p.nsteps && p.steps[j] != crows[i].step; j++)
-			;
-		if (j == p.nsteps) {
-			p.steps = tc_xrealloc(p.steps, (p.nsteps + 1) *
-			    sizeof(*p.steps));
-			p.steps[p.nsteps++] = crows[i].step;
-		}
+		c = &p.co[p.nco++];
+		c->r = &crows[i];
+		c->index = i;
+		tc_dec_init(&c->start);
+		tc_dec_parse(&c->start, crows[i].start_text,
+		    strlen(crows[i].start_text));
+		p.steps[p.nsteps++] = crows[i].step;
 	}
+	if (p.nco > 1)
+		qsort(p.co, p.nco, sizeof(*p.co), cmp_cocc);
 	if (p.nsteps > 1)
 		qsort(p.steps, p.nsteps, sizeof(*p.steps), cmp_i64);
+	for (i = j = 0; i < p.nsteps; i++)
+		if (j == 0 || p.steps[j - 1] != p.steps[i])
+			p.steps[j++] = p.steps[i];
+	p.nsteps = j;
 	if (p.nsteps < 3) {
 		tc_error_set(err, "candidate kernel projection has fewer than "
 		    "three steps");
@@ -1268,6 +1297,17 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 		}
 		b = &p.bs[p.nbs - 1];
 		b->n++;
+	}
+	/* each required step's streams: a range of bs, both ascending */
+	p.lo = tc_xcalloc(p.nsteps + 1, sizeof(*p.lo));
+	p.hi = tc_xcalloc(p.nsteps + 1, sizeof(*p.hi));
+	for (i = j = 0; i < p.nsteps; i++) {
+		while (j < p.nbs && p.bs[j].step < p.steps[i])
+			j++;
+		p.lo[i] = j;
+		while (j < p.nbs && p.bs[j].step == p.steps[i])
+			j++;
+		p.hi[i] = j;
 	}
 	/* source streams */
 	p.nodes = nodes;
@@ -1332,17 +1372,15 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 			list_add_sorted_unique(blockers, b);
 	}
 	if (blockers->u.arr.len == 0) {
-		/* every source stream keeps one signature across steps */
+		/* every source stream keeps one signature across steps: the
+		 * assigned SK-off stream of each step has the source's */
 		for (j = 0; j < p.nss; j++)
-			for (i = 1; i < p.nsteps; i++) {
-				struct bstream *a = find_bstream(&p, p.steps[0],
-				    p.assign[0][j]);
-				struct bstream *b = find_bstream(&p, p.steps[i],
+			for (i = 0; i < p.nsteps; i++) {
+				struct bstream *b = find_bstream(&p, i,
 				    p.assign[i][j]);
 
-				if (a == NULL || b == NULL || !seq_equal(
-				    p.toks[j], p.ss[j].n, b->rows, b->n) ||
-				    a->n != b->n)
+				if (b == NULL || !seq_equal(p.toks[j],
+				    p.ss[j].n, b->rows, b->n))
 					list_add_sorted_unique(blockers,
 					    "kernel_projection_step_inconsistent");
 			}
@@ -1351,7 +1389,7 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 	counts = tc_json_new_object();
 	for (i = 0; i < npg; i++) {
 		tc_json *m = materialize(&p, pg[i].g, pg[i].sk, device, model,
-		    crows, ncr, blockers->u.arr.len ? blockers : NULL, counts);
+		    blockers->u.arr.len ? blockers : NULL, counts);
 
 		if (strcmp(tc_json_get_string(m, "status"), "exact") == 0)
 			exact++;
@@ -1388,16 +1426,12 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 	rps = tc_json_new_object();
 	for (i = 0; i < p.nsteps; i++) {
 		size_t rows = 0, k;
-		bool any = false;
 		char key[32];
 
-		for (k = 0; k < p.nbs; k++)
-			if (p.bs[k].step == p.steps[i]) {
-				rows += p.bs[k].n;
-				any = true;
-			}
-		if (!any)
+		if (p.lo[i] == p.hi[i])
 			continue;
+		for (k = p.lo[i]; k < p.hi[i]; k++)
+			rows += p.bs[k].n;
 		snprintf(key, sizeof(key), "%lld", (long long)p.steps[i]);
 		tc_json_object_set_int(rps, key, (int64_t)rows);
 	}
@@ -1459,6 +1493,11 @@ done:
 	for (i = 0; p.assign != NULL && i < p.nsteps; i++)
 		free(p.assign[i]);
 	free(p.assign);
+	for (i = 0; i < p.nco; i++)
+		tc_dec_clear(&p.co[i].start);
+	free(p.co);
+	free(p.lo);
+	free(p.hi);
 	free(p.steps);
 	free(p.bs);
 	free(p.loc_stream);

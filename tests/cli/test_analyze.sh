@@ -308,6 +308,25 @@ ok = ok and d["candidate_binding_evidence"]["occurrences"] == []
 ok = ok and all(v["mapping_confidence"] == "diagnostic_only" for v in d["graph_alignment_proof"].values())
 sys.exit(not ok)' "$T/s2/out/analysis.json"
 
+# A candidate measured in two steps cannot be projected (three are needed):
+# the association is blocked and the verdicts fall back to the legacy rung.
+stage "$T/s3"
+grep -v '^[34],' "$FIX/in/held-out/struct/cand-mixed/kernel_details.csv" > "$T/s3/cand-kd.csv"
+sed -e "s#\.\./mkcapture\.py#$FIX/mkcapture.py#" \
+    -e "s#in/held-out/struct/cand-mixed/kernel_details.csv#cand-kd.csv#" "$SREC/prep" > "$T/s3/prep.sh"
+(cd "$T/s3" && sh prep.sh > /dev/null 2>&1 && "$TUNECTL_BIN" analyze fusion "${SARGV[@]}" > /dev/null 2> err.txt)
+rc=$?
+expect_rc 0 "a candidate of two steps still gives an analysis"
+check "whose association is blocked as a failed projection" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["association_protocol"]
+ok = p["status"] == "blocked" and p["blockers"] == ["kernel_projection_artifact_association_failed"]
+ok = ok and "model_mapping_fingerprints" not in p and d["graph_alignment_proof"] == {}
+ok = ok and all(x["mapping_confidence"] == "diagnostic_only" and x["graph_occurrence_fingerprint"] is None
+    and "kernel_projection_artifact_association_failed" in x["evidence_errors"] for x in d["per_sk_decisions"])
+sys.exit(not ok)' "$T/s3/out/analysis.json"
+
 # ---- collection manifests ------------------------------------------------
 # capture ROLE ROOT FILE_ROLE=SRC...: a capture root as the collection
 # contract leaves it (root marker, copied files, collection-manifest.json)

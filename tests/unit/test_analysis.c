@@ -446,6 +446,46 @@ origin_graph_fingerprint_matches_the_record(void **state)
 	free(path);
 }
 
+/* The node keys of that graph: one counter over every node, stream by
+ * stream, control nodes included, so sk 3's children (nodeIds 201 and
+ * 202, after the WAIT node 200) are sk:n000007 and sk:n000008. */
+static void
+origin_graph_node_keys_count_control_nodes(void **state)
+{
+	const char *src = getenv("TUNECTL_SRC");
+	char *path = tc_xasprintf("%s/tests/fixtures/analysis/in/held-out/"
+	    "struct/graph/sk_graph_origin.json", src ? src : ".");
+	tc_error err = TC_ERROR_INIT;
+	tc_json *g = tc_json_parse_file(path, &err);
+	struct an_gnode *nodes = NULL;
+	size_t n = 0, ns = 0;
+
+	(void)state;
+	assert_non_null(g);
+	assert_int_equal(tc_analysis__graph_nodes(g, &nodes, &n, &ns, &err), 0);
+	assert_int_equal(n, 9);
+	assert_int_equal(ns, 2);
+	assert_int_equal(nodes[0].node_id, 100);
+	assert_string_equal(nodes[0].key, "sk:n000000");
+	assert_string_equal(nodes[0].stream_key, "sk:s000000");
+	assert_string_equal(nodes[0].op, "MatMulV2");
+	assert_string_equal(nodes[0].family, "AI_CORE");
+	assert_true(nodes[2].topology_only);		/* NOTIFY 102 */
+	assert_int_equal(nodes[6].node_id, 200);	/* WAIT */
+	assert_true(nodes[6].topology_only);
+	assert_string_equal(nodes[6].stream_key, "sk:s000001");
+	assert_int_equal(nodes[7].node_id, 201);
+	assert_string_equal(nodes[7].key, "sk:n000007");
+	assert_string_equal(nodes[7].op, "Sigmoid");
+	assert_string_equal(nodes[7].family, "AI_VECTOR_CORE");
+	assert_int_equal(nodes[8].node_id, 202);
+	assert_string_equal(nodes[8].key, "sk:n000008");
+	assert_int_equal(nodes[8].pos, 2);
+	tc_analysis__gnodes_free(nodes, n);
+	tc_json_free(g);
+	free(path);
+}
+
 int
 main(void)
 {
@@ -464,6 +504,7 @@ main(void)
 		cmocka_unit_test(an_oversized_field_names_file_and_line),
 		cmocka_unit_test(canonical_ops_and_families),
 		cmocka_unit_test(origin_graph_fingerprint_matches_the_record),
+		cmocka_unit_test(origin_graph_node_keys_count_control_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
