@@ -147,6 +147,10 @@ tc_json *tc_session_lineage(const char *session_path);
  * makes the child invalid with "parent session is invalid: <errors>".
  */
 tc_json *tc_verify_session_deep(const char *session_path, unsigned flags);
+/* The same, and *loaded gets the session itself as verify loaded it (NULL
+ * when it did not load; the caller frees it), as tc_verify_session_keep(). */
+tc_json *tc_verify_session_deep_keep(const char *session_path,
+    unsigned flags, tc_session **loaded);
 
 /*
  * Plain verify (what `tunectl verify` prints without --deep): the
@@ -159,5 +163,7 @@ tc_json *tc_verify_session_deep(const char *session_path, unsigned flags);
  */
 tc_json *tc_verify_session_covered(const char *session_path,
     unsigned flags);
+tc_json *tc_verify_session_covered_keep(const char *session_path,
+    unsigned flags, tc_session **loaded);
 
 #endif

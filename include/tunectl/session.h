@@ -233,6 +233,11 @@ enum {
 /* verify_session (docs/spec/controller.md "Verify"): {"valid": true,
  * "session_id", "status"} or {"valid": false, "errors": [...]}. */
 tc_json *tc_verify_session(const char *session_path, unsigned flags);
+/* The same, and *loaded (when not NULL) gets the session it loaded, or
+ * NULL when the session did not load (the caller frees it): what a caller
+ * says beyond the verdict comes from that one load. */
+tc_json *tc_verify_session_keep(const char *session_path, unsigned flags,
+    tc_session **loaded);
 /* The checks after loading, on a loaded session; appends messages to
  * errors (an array) and returns how many were added. */
 size_t tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors);

@@ -67,22 +67,20 @@ name_unbound_entries(const tc_session *s)
 }
 
 /* A valid reference-policy session whose artifacts nothing binds: say so
- * on stderr (its verdict on stdout stays the reference's). */
+ * on stderr (its verdict on stdout stays the reference's).  s is the
+ * session as verify loaded it (NULL when it did not load). */
 static void
-note_unbound(const char *path, const tc_json *out)
+note_unbound(const tc_session *s, const tc_json *out)
 {
 	const tc_json *valid = tc_json_get(out, "valid");
-	tc_session *s = NULL;
 	char *note;
 
-	if (!tc_json_is(valid, TC_JSON_BOOL) || !valid->u.b ||
-	    tc_session_load(path, 0, &s, NULL) != 0)
+	if (s == NULL || !tc_json_is(valid, TC_JSON_BOOL) || !valid->u.b)
 		return;
 	if ((note = tc_unbound_note(s)) != NULL)
 		fprintf(stderr, "tunectl verify: %s\n", note);
 	free(note);
 	name_unbound_entries(s);
-	tc_session_free(s);
 }
 
 static int
@@ -98,6 +96,7 @@ cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 		{ "--pubkey", TC_OPT_STRING, &pubkey, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
+	tc_session *s = NULL;
 	tc_json *out;
 	int rc;
 
@@ -105,11 +104,13 @@ cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	if ((attestation == NULL) != (pubkey == NULL))
 		return tc_usage_error(cmd, "--attestation and --pubkey go together");
-	out = deep ? tc_verify_session_deep(path, all ? TC_VERIFY_ALL : 0) :
-	    tc_verify_session_covered(path, all ? TC_VERIFY_ALL : 0);
+	out = deep ? tc_verify_session_deep_keep(path, all ? TC_VERIFY_ALL : 0,
+	    &s) : tc_verify_session_covered_keep(path, all ? TC_VERIFY_ALL : 0,
+	    &s);
 	if (attestation != NULL)
 		add_attestation(out, path, attestation, pubkey);
-	note_unbound(path, out);
+	note_unbound(s, out);
+	tc_session_free(s);
 	return tc_cli_print_verdict(out);
 }
 

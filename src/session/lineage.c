@@ -258,12 +258,19 @@ invalidate(tc_json *verdict, const tc_json *parent_verdict, const char *why)
 	tc_json_object_set_bool(verdict, "valid", false);
 }
 
+/* verify --deep of the session at path; *loaded (when not NULL) gets the
+ * session as its verify loaded it. */
 static tc_json *
-verify_deep(const char *path, unsigned flags, tc_json *visited)
+verify_deep(const char *path, unsigned flags, tc_json *visited,
+    tc_session **loaded)
 {
 	tc_error err = TC_ERROR_INIT;
-	tc_json *verdict = tc_verify_session(path, flags);
-	tc_json *doc = tc_json_parse_file(path, NULL);
+	tc_session *s = NULL;
+	tc_json *verdict = tc_verify_session_keep(path, flags, &s);
+	/* the parent is located from the document verify loaded; one that
+	 * does not load may still name it */
+	tc_json *parsed = s == NULL ? tc_json_parse_file(path, NULL) : NULL;
+	const tc_json *doc = s != NULL ? s->doc : parsed;
 	tc_json *parent = NULL;
 	char *ppath = NULL, *resolved = NULL;
 
@@ -291,7 +298,8 @@ verify_deep(const char *path, unsigned flags, tc_json *visited)
 			if (cycle) {
 				invalidate(verdict, NULL, "lineage has a cycle");
 			} else {
-				parent = verify_deep(resolved, flags, visited);
+				parent = verify_deep(resolved, flags, visited,
+				    NULL);
 				tc_json_object_set_string(parent, "session_path",
 				    resolved);
 				if (!is_valid(parent) && is_valid(verdict))
@@ -303,13 +311,24 @@ verify_deep(const char *path, unsigned flags, tc_json *visited)
 	    tc_json_new_null());
 	free(resolved);
 	free(ppath);
-	tc_json_free(doc);
+	tc_json_free(parsed);
+	if (loaded != NULL)
+		*loaded = s;
+	else
+		tc_session_free(s);
 	tc_error_clear(&err);
 	return verdict;
 }
 
 tc_json *
 tc_verify_session_deep(const char *session_path, unsigned flags)
+{
+	return tc_verify_session_deep_keep(session_path, flags, NULL);
+}
+
+tc_json *
+tc_verify_session_deep_keep(const char *session_path, unsigned flags,
+    tc_session **loaded)
 {
 	tc_json *visited = tc_json_new_array();
 	char *path = tc_path_resolve(session_path, NULL);
@@ -319,7 +338,7 @@ tc_verify_session_deep(const char *session_path, unsigned flags)
 	 * messages read as plain verify's do. */
 	if (path != NULL)
 		tc_json_array_push(visited, tc_json_new_string(path));
-	out = verify_deep(session_path, flags, visited);
+	out = verify_deep(session_path, flags, visited, loaded);
 	free(path);
 	tc_json_free(visited);
 	return out;
@@ -328,7 +347,14 @@ tc_verify_session_deep(const char *session_path, unsigned flags)
 tc_json *
 tc_verify_session_covered(const char *session_path, unsigned flags)
 {
-	tc_json *out = tc_verify_session_deep(session_path, flags);
+	return tc_verify_session_covered_keep(session_path, flags, NULL);
+}
+
+tc_json *
+tc_verify_session_covered_keep(const char *session_path, unsigned flags,
+    tc_session **loaded)
+{
+	tc_json *out = tc_verify_session_deep_keep(session_path, flags, loaded);
 
 	/* the ancestors' verdicts decide; the document keeps plain verify's
 	 * shape (no "parent" object), so a valid answer is the reference's */

@@ -235,6 +235,13 @@ out:
 tc_json *
 tc_verify_session(const char *session_path, unsigned flags)
 {
+	return tc_verify_session_keep(session_path, flags, NULL);
+}
+
+tc_json *
+tc_verify_session_keep(const char *session_path, unsigned flags,
+    tc_session **loaded)
+{
 	tc_error err = TC_ERROR_INIT;
 	tc_json *out = tc_json_new_object();
 	tc_json *errors = tc_json_new_array();
@@ -255,6 +262,9 @@ tc_verify_session(const char *session_path, unsigned flags)
 		tc_json_object_set_string(out, "status", s->status);
 	}
 	tc_error_clear(&err);
-	tc_session_free(s);
+	if (loaded != NULL)
+		*loaded = s;
+	else
+		tc_session_free(s);
 	return out;
 }
