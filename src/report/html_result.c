@@ -269,13 +269,15 @@ config_row(tc_buf *b, const char *id, const char *head, const char *knobs,
 	double median = tc_report__num(fe_metrics, "median_ms");
 
 	row_open(b, id, head);
-	tc_buf_puts(b, "<code>");
-	tc_html_cstr(b, knobs != NULL ? knobs : "?");
-	tc_buf_puts(b, "</code>");
+	if (knobs != NULL) {
+		tc_buf_puts(b, "<code>");
+		tc_html_cstr(b, knobs);
+		tc_buf_puts(b, "</code>");
+	}
 	if (who != NULL) {
-		tc_buf_puts(b, " (");
+		tc_buf_puts(b, knobs != NULL ? " (" : "");
 		tc_html_cstr(b, who);
-		tc_buf_puts(b, ")");
+		tc_buf_puts(b, knobs != NULL ? ")" : "");
 	}
 	if (isfinite(median))
 		tc_buf_printf(b, ", median worst-rank mean %.4f ms in the "
@@ -299,14 +301,14 @@ tc_html_result_table(tc_buf *b, const struct tc_html_evidence *ev)
 	tc_buf_puts(b, "<section id=\"result\"><h2>Result</h2>"
 	    "<table class=\"result\"><tbody>");
 	tuned_row(b, ev);
-	config_row(b, "baseline", "Baseline", base != NULL ? base :
-	    "the frozen S0 configuration", tc_json_get(fe, "baseline"), NULL);
+	config_row(b, "baseline", "Baseline", base, tc_json_get(fe, "baseline"),
+	    base != NULL ? NULL : "the frozen S0 configuration");
 	if (good)
 		config_row(b, "winner", "Winner", tc_json_get_string(fe,
 		    "scope_strategy"), tc_json_get(fe, "candidate"), cand_id);
 	else
-		config_row(b, "winner", "Winner", "none: the baseline is kept",
-		    NULL, NULL);
+		config_row(b, "winner", "Winner", NULL, NULL,
+		    "none: the baseline is kept");
 	row_open(b, "improvement", "Improvement");
 	if (isfinite(imp))
 		tc_buf_printf(b, "%+.2f %% of the median (final clean E2E)", imp);
