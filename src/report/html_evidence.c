@@ -415,13 +415,28 @@ load_produced(const tc_session *s, const tc_json *produced, size_t *n)
 	return docs;
 }
 
+/* Is rel one of the produced documents, and a report the S0 chart draws? */
+static bool
+names_s0_report(const tc_json *produced, tc_json *const *docs, size_t n,
+    const char *rel)
+{
+	for (size_t j = 0; j < n; j++) {
+		const char *r = tc_json_string(produced->u.arr.items[j]);
+
+		if (docs[j] != NULL && r != NULL && strcmp(r, rel) == 0 &&
+		    tc_html_gate_report(docs[j], TC_HTML_S0))
+			return true;
+	}
+	return false;
+}
+
 static void
 collect_reports(const tc_session *s, const char *step_id, const char *phase,
     const tc_json *result, struct tc_html_evidence *ev)
 {
 	const tc_json *produced = tc_json_get(result, "produced_artifacts");
 	tc_json *weak = tc_json_new_object(), *strong = tc_json_new_object();
-	const char *accepted_s0 = NULL;
+	char *accepted_s0 = NULL;	/* owned: its document is freed below */
 	enum tc_html_chart chart = TC_HTML_NONE;
 	size_t j, n;
 	tc_json **docs = load_produced(s, produced, &n);
@@ -434,14 +449,23 @@ collect_reports(const tc_session *s, const char *step_id, const char *phase,
 		labels_of(rel, docs[j], weak, strong);
 		/* s0/series.json: {"runset": ..., "stability": <report>} */
 		if (tc_json_get_string(docs[j], "runset") != NULL &&
-		    tc_json_get_string(docs[j], "stability") != NULL)
-			accepted_s0 = tc_json_get_string(docs[j], "stability");
+		    tc_json_get_string(docs[j], "stability") != NULL) {
+			free(accepted_s0);
+			accepted_s0 = tc_xstrdup(tc_json_get_string(docs[j],
+			    "stability"));
+		}
 		if (ev->freeze == NULL &&
 		    schema_is(docs[j], "tunectl-tune-freeze-v1")) {
 			ev->freeze = tc_json_clone(docs[j]);
 			ev->base_config = load_json(s, tc_json_get_string_or(
 			    docs[j], "base_config", ""));
 		}
+	}
+	/* a series document naming no S0 report of this step names none */
+	if (accepted_s0 != NULL && !names_s0_report(produced, docs, n,
+	    accepted_s0)) {
+		free(accepted_s0);
+		accepted_s0 = NULL;
 	}
 	for (j = 0; j < n; j++) {
 		const char *rel = tc_json_string(produced->u.arr.items[j]);
@@ -459,6 +483,7 @@ collect_reports(const tc_session *s, const char *step_id, const char *phase,
 	if (chart != TC_HTML_NONE)
 		merge_labels(ev->labels[chart], weak, strong);
 	free(docs);
+	free(accepted_s0);
 	tc_json_free(weak);
 	tc_json_free(strong);
 }

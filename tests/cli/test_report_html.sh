@@ -64,11 +64,16 @@ echo '{}' >"$R/javascript:alert(1)"
 echo '{}' >"$R/$(printf 'bad\001name.json')"
 ctl_seal "" "result['produced_artifacts'] = ['intake/freeze.json', 'intake/base.json', 'evil/screening.json', 'ledger.json', 'javascript:alert(1)', 'bad\\u0001name.json', 'x\" onmouseover=\"alert(1).json']"
 expect_rc 0 "intake seals with hostile produced artifacts (they are data)"
-# ---- S0: a real stability report ------------------------------------------------------
+# ---- S0: a real stability report, measured twice ---------------------------------------
+# s0/series.json (listed first) names the second series, of 4 runs, as the
+# one S0 accepted; the first is drawn nowhere
 gate_report "$R/s0/stability.json" final_promotion
+gate_report "$R/s0/stability-2.json" final_promotion
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["baseline_stability"]["run_worst_rank_means_ms"]=[10.0, 10.1, 9.9, 10.0]; json.dump(d, open(sys.argv[1],"w"))' "$R/s0/stability-2.json"
+echo '{"runset": "s0/runset-2", "stability": "s0/stability-2.json", "stable": true}' >"$R/s0/series.json"
 printf 'rank0 10.0\n' >"$R/runs/set1/run-1/rank0.log"
 printf 'rank1 10.1\n' >"$R/runs/set1/run-1/rank1.log"
-ctl_seal "" "result['produced_artifacts'] = ['s0/stability.json', 'runs/set1']"
+ctl_seal "" "result['produced_artifacts'] = ['s0/series.json', 's0/stability.json', 's0/stability-2.json', 'runs/set1']"
 expect_rc 0 "S0 seals"
 # ---- Stage A: its own screening, with hostile candidate names ---------------------------
 gate_report "$R/stage-a/screening.json" candidate_screening "$PAYLOAD_JSON" '"quote\" amp& apos'"'"' ctl\u0001 lone\ud800"' '"SK-off"'
@@ -120,7 +125,7 @@ check "an artifact path that is no file is not linked" lacks 'href="./x%22' "$H"
 check "the headline does not come from a ledger the intake step produced" grep -q "<h1>No final clean E2E yet</h1>" "$H"
 check "the intake's screening report is not drawn; Stage A's own is (3 candidates)" \
     grep -q 'data-chart="stage_a" data-points="3"' "$H"
-check "the S0 chart is drawn from S0's report" grep -q 'data-chart="s0" data-points="5"' "$H"
+check "the S0 chart is drawn from the report s0/series.json names (4 runs)" grep -q 'data-chart="s0" data-points="4"' "$H"
 
 # ---- run-set directories: their tree digest ----------------------------------------------
 tree=$("$TUNECTL_BIN" sha256 --tree "$R/runs/set1" | cut -d' ' -f1)
