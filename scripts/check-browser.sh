@@ -1,7 +1,7 @@
 #!/bin/sh
 # check-browser.sh - `make check-browser`: render the HTML report of a
 # finished demo session in headless Chromium and fail when the page is blank
-# or a chart is missing after rendering.
+# or the result table or a chart is missing after rendering.
 set -eu
 TUNECTL=${1:-build/tunectl}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tunectl-browser.XXXXXX")
@@ -22,6 +22,8 @@ for chart in ("s0", "stage_a", "stage_o", "final"):
     m = re.search(r'data-chart="%s" data-points="(\d+)"' % chart, dom)
     if not m or int(m.group(1)) == 0:
         sys.exit("check-browser: chart %s missing from the rendered page" % chart)
+if '<section id="result"><h2>Result</h2><table class="result">' not in dom:
+    sys.exit("check-browser: the result table is missing from the rendered page")
 png = open(sys.argv[2], "rb").read()
 if png[:8] != b"\x89PNG\r\n\x1a\n":
     sys.exit("check-browser: no screenshot")
@@ -42,6 +44,6 @@ for row in range(0, h, max(1, h // 200)):
     colours.update(line[i:i + bpp] for i in range(0, len(line), bpp * 7))
 if len(colours) < 8:
     sys.exit("check-browser: the screenshot is blank (%d colours)" % len(colours))
-print("check-browser: report rendered, 4 charts with data, %dx%d screenshot, %d colours sampled"
+print("check-browser: report rendered, the result table and 4 charts with data, %dx%d screenshot, %d colours sampled"
       % (w, h, len(colours)))
 PY

@@ -20,6 +20,18 @@ int tc_report_html_write(const char *session_path, const char *output,
     tc_error *err);
 
 /*
+ * The page of one gate report made outside a session (tunectl gate
+ * analyze|stability|promote|screen|option-trial --json-out): the result,
+ * each candidate's improvement with its 95% interval and Mann-Whitney
+ * p-value, the decision rules, the runs and every refusal with its
+ * numbers.  Refused (-1, err naming what is missing) when the file is no
+ * gate report of a shape the page draws.
+ */
+int tc_report_html_gate(const char *gate_path, tc_buf *out, tc_error *err);
+int tc_report_html_gate_write(const char *gate_path, const char *output,
+    tc_error *err);
+
+/*
  * The HTML view of a fusion analysis (schema "1.2", "tunectl analyze
  * fusion"): a table of the per-SK verdicts, each with an inline SVG bar
  * of its improvement against its noise band.  Refused (-1, err) when the

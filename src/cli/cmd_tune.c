@@ -232,8 +232,12 @@ summarise(const char *root, const char *session_path, const tc_json *session)
 	if (cls == NULL)
 		fprintf(stderr, "tune: no final_e2e was recorded\n");
 	else if (tc_json_number(tc_json_get(fe, "improvement_pct"), &imp))
-		fprintf(stderr, "tune: final clean E2E: %s, %+.2f%% for %s\n",
-		    cls, imp, tc_json_get_string(fe, "scope_strategy"));
+		/* the second line is the ledger's reason: under a rule beyond
+		 * the reference's (decide_by ci, stability relative) it names
+		 * the rule */
+		fprintf(stderr, "tune: final clean E2E: %s, %+.2f%% for %s\n"
+		    "tune: %s\n", cls, imp, tc_json_get_string(fe,
+		    "scope_strategy"), tc_json_get_string(fe, "reason_zh"));
 	else
 		fprintf(stderr, "tune: final clean E2E: %s: %s\n", cls,
 		    tc_json_get_string(fe, "reason_zh"));

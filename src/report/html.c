@@ -86,14 +86,18 @@ outcome(tc_buf *b, const tc_session *s, const struct tc_html_evidence *ev,
 	    valid ? "ok" : "bad", valid ? "verified" : "verify FAILED");
 }
 
+/* The steps; with digests, the table folded under the evidence. */
 static void
-phases_table(tc_buf *b, const tc_session *s)
+phases_table(tc_buf *b, const tc_session *s, bool digests)
 {
 	size_t i, n = tc_session_step_count(s);
 
-	tc_buf_puts(b, "<section id=\"phases\"><h2>Phases</h2><table><thead><tr>"
-	    "<th>step</th><th>phase</th><th>outcome</th><th>sealed at</th>"
-	    "<th>result sha256</th></tr></thead><tbody>");
+	tc_buf_puts(b, digests ? "<h3>Sealed results</h3><table>" :
+	    "<section id=\"phases\"><h2>Phases</h2><table>");
+	tc_buf_puts(b, "<thead><tr><th>step</th><th>phase</th><th>outcome</th>"
+	    "<th>sealed at</th>");
+	tc_buf_puts(b, digests ? "<th>result sha256</th></tr></thead><tbody>" :
+	    "</tr></thead><tbody>");
 	for (i = 0; i < n; i++) {
 		const tc_json *st = tc_session_step_at(s, i);
 
@@ -106,11 +110,14 @@ phases_table(tc_buf *b, const tc_session *s)
 		    "pending");
 		tc_buf_puts(b, "</td><td>");
 		tc_html_cstr(b, str(st, "sealed_at"));
-		tc_buf_puts(b, "</td><td><code>");
-		tc_html_cstr(b, str(st, "result_sha256"));
-		tc_buf_puts(b, "</code></td></tr>");
+		if (digests) {
+			tc_buf_puts(b, "</td><td><code>");
+			tc_html_cstr(b, str(st, "result_sha256"));
+			tc_buf_puts(b, "</code>");
+		}
+		tc_buf_puts(b, "</td></tr>");
 	}
-	tc_buf_puts(b, "</tbody></table></section>");
+	tc_buf_puts(b, digests ? "</tbody></table>" : "</tbody></table></section>");
 }
 
 static void
@@ -193,7 +200,9 @@ evidence_table(tc_buf *b, const tc_session *s,
 {
 	size_t i, j;
 
-	tc_buf_puts(b, "<section id=\"evidence\"><h2>Evidence</h2><table><thead>"
+	tc_buf_puts(b, "<section id=\"evidence\"><h2>Evidence</h2><details>"
+	    "<summary>Every artifact and sealed result with its SHA-256 "
+	    "(folded)</summary><table><thead>"
 	    "<tr><th>step</th><th>artifact</th><th>bytes</th>"
 	    "<th>sha256 (of a directory: its tree digest)</th></tr>"
 	    "</thead><tbody>");
@@ -214,7 +223,9 @@ evidence_table(tc_buf *b, const tc_session *s,
 				evidence_row(b, s, step_id, rel, NULL);
 		}
 	}
-	tc_buf_puts(b, "</tbody></table></section>");
+	tc_buf_puts(b, "</tbody></table>");
+	phases_table(b, s, true);
+	tc_buf_puts(b, "</details></section>");
 }
 
 static const char STYLE[] =
@@ -223,7 +234,10 @@ static const char STYLE[] =
     "table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid "
     "#ddd;padding:.2em .5em;text-align:left}code{font-size:.9em}"
     ".ok{color:#2e7d32}.bad{color:#c62828}.missing{color:#777;font-style:"
-    "italic}svg.chart{display:block;margin:.5em 0}";
+    "italic}svg.chart{display:block;margin:.5em 0}table.result th{"
+    "background:#f3f5f9;width:9em;vertical-align:top}table.result{"
+    "font-size:.95em;margin:.5em 0}ul.refusals{margin:.2em 0;padding-left:"
+    "1.2em}details summary{cursor:pointer;color:#555}";
 
 void
 tc_html_page_open(tc_buf *b, const char *title, const char *subject,
@@ -244,6 +258,19 @@ tc_html_page_close(tc_buf *b, const char *source)
 	    " from %s.</p></footer></body></html>\n", source);
 }
 
+/* The Final candidate's knobs: the configuration the ledger settled. */
+static const tc_json *
+final_labels(struct tc_html_evidence *ev)
+{
+	const tc_json *fe = tc_json_get(ev->ledger, "final_e2e");
+	const char *id = tc_json_get_string(fe, "candidate_id");
+	const char *knobs = tc_json_get_string(fe, "scope_strategy");
+
+	if (id != NULL && knobs != NULL)
+		tc_json_object_set_string(ev->labels[TC_HTML_FINAL], id, knobs);
+	return ev->labels[TC_HTML_FINAL];
+}
+
 int
 tc_report_html(const char *session_path, tc_buf *out, tc_error *err)
 {
@@ -262,6 +289,16 @@ tc_report_html(const char *session_path, tc_buf *out, tc_error *err)
 
 	tc_html_page_open(out, "tunectl report: ", s->session_id, "");
 	outcome(out, s, &ev, valid);
+	tc_html_result_table(out, &ev);
+	section(out, "refusals", "Refusals", ev.refusals.len == 0 ?
+	    "No gate refused anything." : NULL);
+	if (ev.refusals.len > 0) {
+		tc_buf_puts(out, "<p>Every gate report a sealed step produced "
+		    "that refused something, with the failed check and its "
+		    "numbers:</p>");
+		tc_html_lines(out, tc_buf_cstr(&ev.refusals));
+		tc_buf_puts(out, "</section>");
+	}
 	section(out, "s0", "S0 baseline stability", ev.s0 == NULL ?
 	    "No S0 measurement was sealed." : NULL);
 	if (ev.s0 != NULL) {
@@ -271,23 +308,23 @@ tc_report_html(const char *session_path, tc_buf *out, tc_error *err)
 	section(out, "stage-a", "Stage A scope candidates", ev.stage_a == NULL ?
 	    "Stage A did not run (short-circuited or not sealed)." : NULL);
 	if (ev.stage_a != NULL) {
-		tc_html_chart_stage_a(out, ev.stage_a);
+		tc_html_chart_stage_a(out, ev.stage_a, ev.labels[TC_HTML_STAGE_A]);
 		tc_buf_puts(out, "</section>");
 	}
 	section(out, "stage-o", "Option and optional-experiment trials",
 	    ev.trials->u.arr.len == 0 ? "No option trial was sealed." : NULL);
 	if (ev.trials->u.arr.len > 0) {
-		tc_html_chart_trials(out, ev.trials);
+		tc_html_chart_trials(out, ev.trials, ev.labels[TC_HTML_TRIAL]);
 		tc_buf_puts(out, "</section>");
 	}
 	section(out, "final", "Final clean E2E", ev.final == NULL ?
 	    "No final clean E2E measurement: the session short-circuited "
 	    "before a candidate was admitted." : NULL);
 	if (ev.final != NULL) {
-		tc_html_chart_final(out, ev.final);
+		tc_html_chart_final(out, ev.final, 0, final_labels(&ev));
 		tc_buf_puts(out, "</section>");
 	}
-	phases_table(out, s);
+	phases_table(out, s, false);
 	evidence_table(out, s, &ev);
 	tc_html_page_close(out, "sealed evidence only");
 	tc_html_evidence_free(&ev);

@@ -13,7 +13,8 @@
 #define W 640
 #define H 240
 #define PAD 64
-#define LABEL_W 180	/* left margin of the bar charts, for their labels */
+#define LABEL_W 250	/* left margin of the bar charts, for their labels */
+#define KNOBS_SHOWN 40	/* bytes of a candidate's knobs drawn beside it */
 
 static bool
 flag(const tc_json *v, const char *key)
@@ -27,6 +28,33 @@ static void
 name(tc_buf *b, const tc_json_member *m)
 {
 	tc_html_text(b, m->key, m->key_len);
+}
+
+/* The name and, when labels know it, its knobs: "O1 (n=2)"; cut to
+ * KNOBS_SHOWN bytes unless whole (a <title>). */
+static void
+name_knobs(tc_buf *b, const tc_json_member *m, const tc_json *labels,
+    bool whole)
+{
+	const tc_json *l = tc_json_get(labels, m->key);
+	const char *knobs = tc_json_string(l);
+	size_t n;
+
+	name(b, m);
+	if (knobs == NULL || *knobs == '\0')
+		return;
+	n = strlen(knobs);
+	tc_buf_puts(b, " (");
+	if (whole || n <= KNOBS_SHOWN) {
+		tc_html_text(b, knobs, n);
+	} else {
+		n = KNOBS_SHOWN;
+		while (n > 0 && ((unsigned char)knobs[n] & 0xc0) == 0x80)
+			n--;	/* cut at a character boundary */
+		tc_html_text(b, knobs, n);
+		tc_buf_puts(b, "...");
+	}
+	tc_buf_puts(b, ")");
 }
 
 static double
@@ -121,21 +149,28 @@ tc_html_chart_s0(tc_buf *b, const tc_json *rep)
 	const tc_json *runs = tc_json_get(st, "run_worst_rank_means_ms");
 	double mean = tc_report__num(st, "mean_ms");
 	double spread = tc_report__num(st, "spread_pct");
-	double lo = INFINITY, hi = -INFINITY;
+	double limit = tc_report__num(st, "max_spread_pct");
+	double lo = INFINITY, hi = -INFINITY, half;
 	size_t i, n = runs->u.arr.len;
-	char label[96];
+	char label[128];
 
+	/* the gate's own limit (the reference's 5 % when it names none) */
+	if (!(isfinite(limit) && limit > 0 && limit <= 100))
+		limit = 5.0;
+	half = limit / 200.0;
 	range_of(runs, &lo, &hi);
 	if (isfinite(mean)) {
-		lo = fmin(lo, mean * 0.975);
-		hi = fmax(hi, mean * 1.025);
+		lo = fmin(lo, mean * (1 - half));
+		hi = fmax(hi, mean * (1 + half));
 	}
 	pad_range(&lo, &hi);
-	svg_open(b, "s0", n, "S0: worst-rank mean per run, with the 5% spread band");
+	snprintf(label, sizeof(label), "S0: worst-rank mean per run, with "
+	    "the %g%% spread band", limit);
+	svg_open(b, "s0", n, label);
 	y_axis(b, lo, hi, " ms");
 	if (isfinite(mean)) {
-		double y0 = scale(mean * 1.025, lo, hi, H - PAD, PAD / 2);
-		double y1 = scale(mean * 0.975, lo, hi, H - PAD, PAD / 2);
+		double y0 = scale(mean * (1 + half), lo, hi, H - PAD, PAD / 2);
+		double y1 = scale(mean * (1 - half), lo, hi, H - PAD, PAD / 2);
 
 		tc_buf_printf(b, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" "
 		    "fill=\"#2e7d32\" fill-opacity=\"0.12\"/>", PAD, y0,
@@ -158,7 +193,7 @@ tc_html_chart_s0(tc_buf *b, const tc_json *rep)
 	}
 	if (isfinite(spread))
 		snprintf(label, sizeof(label), "spread %.3f%% (gate: at most "
-		    "5%%) - %s", spread, flag(st, "stable") ? "stable" :
+		    "%g%%) - %s", spread, limit, flag(st, "stable") ? "stable" :
 		    "unstable");
 	else
 		snprintf(label, sizeof(label), "spread not computed - %s",
@@ -168,7 +203,7 @@ tc_html_chart_s0(tc_buf *b, const tc_json *rep)
 }
 
 void
-tc_html_chart_stage_a(tc_buf *b, const tc_json *rep)
+tc_html_chart_stage_a(tc_buf *b, const tc_json *rep, const tc_json *labels)
 {
 	const tc_json *cands = tc_json_get(rep, "candidates");
 	double base = tc_report__num(tc_json_get(rep, "baseline"),
@@ -193,10 +228,10 @@ tc_html_chart_stage_a(tc_buf *b, const tc_json *rep)
 		    "height=\"%.1f\" fill=\"%s\"><title>", LABEL_W, y,
 		    scale(v, lo, hi, 0, W - LABEL_W - 20), bar * 0.7,
 		    ok ? "#2e7d32" : "#9e9e9e");
-		name(b, m);
+		name_knobs(b, m, labels, true);
 		tc_buf_printf(b, ": %.4f ms</title></rect>", v);
 		text_open(b, LABEL_W - 4, y + bar * 0.5, "end");
-		name(b, m);
+		name_knobs(b, m, labels, false);
 		tc_buf_printf(b, " %+.2f%%%s", tc_report__num(m->value, "improvement_pct"),
 		    ok ? " eligible" : "");
 		text_close(b);
@@ -213,7 +248,7 @@ tc_html_chart_stage_a(tc_buf *b, const tc_json *rep)
 }
 
 void
-tc_html_chart_trials(tc_buf *b, const tc_json *trials)
+tc_html_chart_trials(tc_buf *b, const tc_json *trials, const tc_json *labels)
 {
 	size_t i, k, n = 0, row = 0;
 	double lo = 0, hi = 0, bar;
@@ -252,10 +287,10 @@ tc_html_chart_trials(tc_buf *b, const tc_json *trials)
 			    "width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
 			    fmin(x0, x1), y, fabs(x1 - x0), bar * 0.7,
 			    ok ? "#2e7d32" : v > 0 ? "#f9a825" : "#c62828");
-			name(b, m);
+			name_knobs(b, m, labels, true);
 			tc_buf_printf(b, ": %+.2f%%</title></rect>", v);
 			text_open(b, LABEL_W - 4, y + bar * 0.5, "end");
-			name(b, m);
+			name_knobs(b, m, labels, false);
 			tc_buf_printf(b, " %+.2f%% %s", v,
 			    ok ? "accepted" : "not accepted");
 			text_close(b);
@@ -267,7 +302,7 @@ tc_html_chart_trials(tc_buf *b, const tc_json *trials)
 
 static void
 strip(tc_buf *b, const tc_json *runs, double x, double lo, double hi,
-    const char *color, const tc_json_member *who)
+    const char *color, const tc_json_member *who, const tc_json *labels)
 {
 	size_t i;
 	double v;
@@ -280,7 +315,7 @@ strip(tc_buf *b, const tc_json *runs, double x, double lo, double hi,
 		    x + (double)(i % 5) * 9 - 18,
 		    scale(v, lo, hi, H - PAD, PAD / 2), color);
 		if (who != NULL)
-			name(b, who);
+			name_knobs(b, who, labels, true);
 		else
 			tc_buf_puts(b, "S0");
 		tc_buf_printf(b, " run %zu: %.4f ms</title></circle>", i + 1, v);
@@ -288,12 +323,13 @@ strip(tc_buf *b, const tc_json *runs, double x, double lo, double hi,
 }
 
 void
-tc_html_chart_final(tc_buf *b, const tc_json *rep)
+tc_html_chart_final(tc_buf *b, const tc_json *rep, size_t idx,
+    const tc_json *labels)
 {
 	const tc_json *br = tc_json_get(tc_json_get(rep, "baseline"),
 	    "run_worst_rank_means_ms");
 	const tc_json_member *cand = &tc_json_get(rep,
-	    "candidates")->u.obj.members[0];
+	    "candidates")->u.obj.members[idx];
 	const tc_json *cr = tc_json_get(cand->value, "run_worst_rank_means_ms");
 	double lo = INFINITY, hi = -INFINITY;
 
@@ -303,11 +339,11 @@ tc_html_chart_final(tc_buf *b, const tc_json *rep)
 	svg_open(b, "final", br->u.arr.len + cr->u.arr.len,
 	    "Final clean E2E: per-run worst-rank mean, S0 vs candidate");
 	y_axis(b, lo, hi, " ms");
-	strip(b, br, W * 0.35, lo, hi, "#c62828", NULL);
-	strip(b, cr, W * 0.70, lo, hi, "#2e7d32", cand);
+	strip(b, br, W * 0.35, lo, hi, "#c62828", NULL, NULL);
+	strip(b, cr, W * 0.70, lo, hi, "#2e7d32", cand, labels);
 	axis_label(b, W * 0.35, H - PAD + 18, "middle", "S0 baseline (frozen)");
 	text_open(b, W * 0.70, H - PAD + 18, "middle");
-	name(b, cand);
+	name_knobs(b, cand, labels, false);
 	text_close(b);
 	tc_buf_puts(b, "</svg>");
 }

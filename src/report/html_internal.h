@@ -82,6 +82,10 @@ enum tc_html_chart {
  */
 bool tc_html_gate_report(const tc_json *doc, enum tc_html_chart kind);
 
+/* A tune config (tunectl-tune-config-v1) in words: "fast n=2"; NULL
+ * when doc is none.  malloc'd. */
+char *tc_html_config_text(const tc_json *config);
+
 /* The chart a phase's gate reports feed (TC_HTML_NONE: none). */
 enum tc_html_chart tc_html_chart_of_phase(const char *phase,
     const tc_json *doc);
@@ -103,19 +107,66 @@ struct tc_html_evidence {
 	tc_json *final;
 	tc_json *trials;	/* array of winner_option_trial reports */
 	tc_json *ledger;	/* the Final step's ledger (tc_final_load_ledger) */
+	tc_json *freeze;	/* intake's tunectl-tune-freeze-v1, or NULL */
+	tc_json *base_config;	/* the baseline it names (tune config), or NULL */
+	/* candidate name -> its knobs in words ("fast n=2"), per chart:
+	 * from the tune configs, option matrix items and screening matrix
+	 * candidates the same step produced */
+	tc_json *labels[TC_HTML_NONE];
+	tc_buf refusals;	/* every sealed gate refusal, one line each */
+	const char *decisive;	/* the step that stopped the chain, or NULL */
+	tc_buf decisive_why;	/* its refusal (tc_report_refusal) */
 };
 
-/* Read every sealed step's result and the gate reports and ledger the
- * charts may use. */
+/*
+ * Read every sealed step's result and the gate reports and ledger the
+ * charts may use.  S0 is drawn from the series s0/series.json names as
+ * accepted (a stable report when no step names one), never from an
+ * attempt S0 rejected and ran again.
+ */
 void tc_html_collect(const tc_session *s, struct tc_html_evidence *ev);
 void tc_html_evidence_free(struct tc_html_evidence *ev);
 
 /* ---- html_charts.c -------------------------------------------------------- */
 
-/* Each draws one <svg class="chart" data-chart=... data-points=...>. */
+/* Each draws one <svg class="chart" data-chart=... data-points=...>;
+ * labels (NULL: none) map a candidate name to its knobs, drawn beside
+ * the name. */
 void tc_html_chart_s0(tc_buf *b, const tc_json *report);
-void tc_html_chart_stage_a(tc_buf *b, const tc_json *report);
-void tc_html_chart_trials(tc_buf *b, const tc_json *reports);
-void tc_html_chart_final(tc_buf *b, const tc_json *report);
+void tc_html_chart_stage_a(tc_buf *b, const tc_json *report,
+    const tc_json *labels);
+void tc_html_chart_trials(tc_buf *b, const tc_json *reports,
+    const tc_json *labels);
+/* The runs of the baseline and of candidate number idx. */
+void tc_html_chart_final(tc_buf *b, const tc_json *report, size_t idx,
+    const tc_json *labels);
+
+/* ---- html_result.c -------------------------------------------------------- */
+
+/* The figures of one candidate of a gate report: the mean improvement,
+ * its bootstrap 95% interval (the evaluation's when the gate decided by
+ * it, else computed from the report's runs with the gate's default seed
+ * and resamples) and the Mann-Whitney p-value (computed). */
+struct tc_html_figures {
+	double mean_pct, lo, hi, p_value;
+	bool ci_ok, ci_from_gate;
+};
+void tc_html_figures(const tc_json *report, const tc_json *cand,
+    struct tc_html_figures *f);
+
+/* The decision rules of an evaluation (or, without one, of a frozen
+ * tune gate policy) in words: decide-by, threshold, stability rule. */
+void tc_html_rules(tc_buf *b, const tc_json *evaluation,
+    const tc_json *report, const tc_json *frozen_gate);
+
+/* The result-first table of a session page. */
+void tc_html_result_table(tc_buf *b, const struct tc_html_evidence *ev);
+
+/* Refusal lines (text with '\n' between) as a <ul class="refusals">. */
+void tc_html_lines(tc_buf *b, const char *text);
+
+/* Why doc is not a report chart kind may draw, or NULL when it is. */
+const char *tc_html_gate_report_problem(const tc_json *doc,
+    enum tc_html_chart kind);
 
 #endif

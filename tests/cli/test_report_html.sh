@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_report_html.sh - the HTML report against a hostile worker (issue 17,
-# items 1 and 2; docs/security.md): markup in candidate names, a headline
+# items 1 and 2; docs/security.md): markup in candidate names, in the knob
+# labels and in the result table's spec, metric and configs, a headline
 # from a ledger the intake step produced, javascript: and control
 # characters in produced artifact paths, gate reports of the wrong shape;
 # and run-set directories listed with their tree digest.
@@ -47,15 +48,32 @@ mkdir -p "$R/evil" "$R/s0" "$R/stage-a" "$R/runs/set1/run-1"
 # ---- intake: reports and a ledger it has no business producing -------------------------
 gate_report "$R/evil/screening.json" candidate_screening "$PAYLOAD_JSON"
 echo '{"schema_version": 2, "experiments": {}, "final_e2e": {"classification": "<script>document.title=1</script>", "improvement_pct": 5.0}}' >"$R/ledger.json"
+# a tune freeze and baseline config whose strings are markup (the result table)
+mkdir -p "$R/intake"
+python3 - "$R" "$PAYLOAD" <<'PY'
+import json, sys
+r, p = sys.argv[1], sys.argv[2]
+json.dump({"schema_version": "tunectl-tune-freeze-v1", "base_config": "intake/base.json",
+           "spec": {"path": p}, "metric": {"from": "stdout", "regex": p, "unit": "<u>", "direction": "lower"},
+           "gate": {"decide_by": "<i>ci</i>", "stability": {"rule": "relative"}}},
+          open(r + "/intake/freeze.json", "w"))
+json.dump({"schema_version": "tunectl-tune-config-v1", "variant": p, "params": {"<b>": "</code><script>x</script>"}},
+          open(r + "/intake/base.json", "w"))
+PY
 echo '{}' >"$R/javascript:alert(1)"
 echo '{}' >"$R/$(printf 'bad\001name.json')"
-ctl_seal "" "result['produced_artifacts'] = ['evil/screening.json', 'ledger.json', 'javascript:alert(1)', 'bad\\u0001name.json', 'x\" onmouseover=\"alert(1).json']"
+ctl_seal "" "result['produced_artifacts'] = ['intake/freeze.json', 'intake/base.json', 'evil/screening.json', 'ledger.json', 'javascript:alert(1)', 'bad\\u0001name.json', 'x\" onmouseover=\"alert(1).json']"
 expect_rc 0 "intake seals with hostile produced artifacts (they are data)"
-# ---- S0: a real stability report ------------------------------------------------------
+# ---- S0: a real stability report, measured twice ---------------------------------------
+# s0/series.json (listed first) names the second series, of 4 runs, as the
+# one S0 accepted; the first is drawn nowhere
 gate_report "$R/s0/stability.json" final_promotion
+gate_report "$R/s0/stability-2.json" final_promotion
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["baseline_stability"]["run_worst_rank_means_ms"]=[10.0, 10.1, 9.9, 10.0]; json.dump(d, open(sys.argv[1],"w"))' "$R/s0/stability-2.json"
+echo '{"runset": "s0/runset-2", "stability": "s0/stability-2.json", "stable": true}' >"$R/s0/series.json"
 printf 'rank0 10.0\n' >"$R/runs/set1/run-1/rank0.log"
 printf 'rank1 10.1\n' >"$R/runs/set1/run-1/rank1.log"
-ctl_seal "" "result['produced_artifacts'] = ['s0/stability.json', 'runs/set1']"
+ctl_seal "" "result['produced_artifacts'] = ['s0/series.json', 's0/stability.json', 's0/stability-2.json', 'runs/set1']"
 expect_rc 0 "S0 seals"
 # ---- Stage A: its own screening, with hostile candidate names ---------------------------
 gate_report "$R/stage-a/screening.json" candidate_screening "$PAYLOAD_JSON" '"quote\" amp& apos'"'"' ctl\u0001 lone\ud800"' '"SK-off"'
@@ -63,7 +81,16 @@ gate_report "$R/stage-a/list.json" candidate_screening '"a"'
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["candidates"]=[1]; json.dump(d, open(sys.argv[1],"w"))' "$R/stage-a/list.json"
 gate_report "$R/stage-a/none.json" candidate_screening '"a"'
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["candidates"]; json.dump(d, open(sys.argv[1],"w"))' "$R/stage-a/none.json"
-ctl_seal "" "result['produced_artifacts'] = ['stage-a/list.json', 'stage-a/none.json', 'stage-a/screening.json']"
+# knob labels from the step's own documents, markup too
+python3 - "$R" "$PAYLOAD" <<'PY'
+import json, sys
+r, p = sys.argv[1], sys.argv[2]
+json.dump({"schema_version": "tunectl-tune-config-v1", "variant": p, "params": {"n": 2}},
+          open(r + "/stage-a/SK-off-config.json", "w"))
+json.dump({"candidates": [{"id": p, "only_change": "<img src=x onerror=alert(1)>"}]},
+          open(r + "/stage-a/matrix.json", "w"))
+PY
+ctl_seal "" "result['produced_artifacts'] = ['stage-a/SK-off-config.json', 'stage-a/matrix.json', 'stage-a/list.json', 'stage-a/none.json', 'stage-a/screening.json']"
 expect_rc 0 "Stage A seals"
 
 H=$T/report.html
@@ -73,6 +100,15 @@ check "no <script> element reaches the page" lacks -i "<script" "$H"
 check "the candidate name is escaped in the Stage A chart" \
     grep -q "&lt;/title&gt;&lt;script&gt;document.title=&#39;PW&#39;+&#39;NED&#39;&lt;/script&gt;" "$H"
 check "quotes, ampersands and apostrophes in a name are entities" grep -q 'quote&quot; amp&amp; apos&#39;' "$H"
+check "a knob label from a config is escaped beside its candidate" \
+    grep -q 'SK-off (&lt;/title&gt;&lt;script&gt;document.title=&#39;PW&#39;+&#39;NED&#39;&lt;/script&gt;&lt;title&gt; n=2)' "$H"
+check "a screening matrix's only_change is escaped beside its candidate" grep -q '(&lt;img src=x onerror=alert(1)&gt;)' "$H"
+check "the result table escapes the spec, metric and baseline knobs" python3 -c '
+import re, sys
+t = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r"<section id=\"result\">.*?</section>", t, re.S)
+sys.exit(0 if m and "&lt;/code&gt;&lt;script&gt;" in m.group(0) and "&lt;u&gt;" in m.group(0)
+         and "&lt;i&gt;ci&lt;/i&gt;" in m.group(0) and "<img" not in t else 1)' "$H"
 check "the page is well-formed XML (control characters and lone surrogates replaced)" \
     python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$H"
 check "no control character is left in the page" python3 -c '
@@ -89,7 +125,7 @@ check "an artifact path that is no file is not linked" lacks 'href="./x%22' "$H"
 check "the headline does not come from a ledger the intake step produced" grep -q "<h1>No final clean E2E yet</h1>" "$H"
 check "the intake's screening report is not drawn; Stage A's own is (3 candidates)" \
     grep -q 'data-chart="stage_a" data-points="3"' "$H"
-check "the S0 chart is drawn from S0's report" grep -q 'data-chart="s0" data-points="5"' "$H"
+check "the S0 chart is drawn from the report s0/series.json names (4 runs)" grep -q 'data-chart="s0" data-points="4"' "$H"
 
 # ---- run-set directories: their tree digest ----------------------------------------------
 tree=$("$TUNECTL_BIN" sha256 --tree "$R/runs/set1" | cut -d' ' -f1)

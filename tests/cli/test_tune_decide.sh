@@ -33,6 +33,7 @@ YAML
 tc tune ex/ci.yaml --session-dir s
 expect_rc 0 "decide_by ci: the session completes"
 expect_err "final clean E2E: beneficial" "and the winner is beneficial"
+tune_err=$err
 R=$(cd s/latest && pwd -P)
 tc verify --session "$R/auto-tune-session.json"
 expect_rc 0 "tunectl verify"
@@ -47,6 +48,14 @@ check "S0's stability gate judged against the spec's limit" \
 	test "$(jf "$R/s0/stability.json" "d['baseline_stability']['max_spread_pct']")" = 8.0
 check "Stage A screened by the interval" \
 	grep -q '"decide_by": "ci"' "$R/stage-a/selection.json"
+check "the zh reason of the final record names the ci rule" \
+	grep -q '判定规则 ci：改进的 bootstrap 95% 置信区间不含 0 且下界 >= 2.0%' <<< "$(jf "$R/ledger.json" "d['final_e2e']['reason_zh']")"
+check "and the relative stability rule" \
+	grep -q '稳定性规则 relative' <<< "$(jf "$R/ledger.json" "d['final_e2e']['reason_zh']")"
+check "the final gates line of the summary names it" \
+	grep -q '判定规则 ci' <<< "$(jf "$R/ledger.json" "d['report_summary']['final_gates_zh']")"
+check "tune's console summary names it" grep -q '^tune: 依据最终 clean E2E.*判定规则 ci' <<< "$tune_err"
+check "FINAL_E2E_REPORT.md carries it" grep -q '判定规则 ci' "$R/FINAL_E2E_REPORT.md"
 check "ledger final-e2e recorded the same rule" \
 	test "$(jf "$R/ledger.json.provenance.json" "(d['decide_by'], d['stability_rule'], d['max_spread_pct'])")" = "('ci', 'relative', 8.0)"
 

@@ -131,7 +131,7 @@ static const char *const hr_tags[] = {
 	"html", "head", "meta", "title", "style", "body", "header", "h1",
 	"h2", "p", "code", "b", "em", "section", "svg", "rect", "line",
 	"circle", "text", "table", "thead", "tbody", "tr", "th", "td", "a",
-	"footer", NULL
+	"footer", "details", "summary", "h3", "ul", "li", NULL
 };
 
 static const char *const hr_entities[] = {

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# test_report_html_result.sh - the report an engineer reads first (issue
+# 35, items 4 and 5): report.html of real `tunectl tune` sessions opens
+# with the result table (what was tuned, the baseline's and the winner's
+# knobs, the improvement with its 95 % interval, the verdict and the rules
+# behind it), names the knobs on the charts, draws the S0 series S0
+# accepted (not the attempt it rejected), lists every refusal with its
+# numbers and folds the digests away; `report html --gate` draws one gate
+# report made outside a session and refuses another file.  Script
+# workloads with simulated timings, as in test_tune_decide.sh.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null 2>&1 || { skip "no python3"; finish; }
+cd "$T"
+mkdir ex
+lacks() { ! grep -q "$@"; }	# lacks PATTERN FILE
+# section FILE ID: the text of <section id="ID"> (markup kept)
+section() {
+	python3 -c 'import re, sys
+t = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r"<section id=\"%s\">.*?</section>" % sys.argv[2], t, re.S)
+print(m.group(0) if m else "")' "$1" "$2"
+}
+
+# spec NAME DECIDE RULE NOISE: fast is 40 % faster than slow, n=2 halves
+# the time; NOISE "first" makes S0's first series noisy (the workload's
+# runs 2..6: run 1 is intake's probe), "all" every S0 series.
+spec() {
+	cat > "ex/$1.yaml" <<YAML
+version: 1
+name: $1
+run:
+  command: >-
+    c=\$(cat $T/$1.count 2>/dev/null || echo 0); c=\$((c + 1)); echo \$c > $T/$1.count;
+    awk -v v={variant} -v n={n} -v k="\$TUNECTL_RUN_INDEX" -v c=\$c -v noise=$4
+    'BEGIN {{ x = (v == "fast" ? 6 : 10) / n + 0.01 * (k % 2);
+    if ((noise == "first" && c >= 2 && c <= 6) || (noise == "all" && v == "slow" && n == 1)) x += 4 * (k % 3);
+    printf "elapsed %.3f ms\n", x }}'
+  timeout: 5
+metric: {from: stdout, regex: 'elapsed ([0-9.]+) ms', unit: ms, direction: lower}
+variants: [{name: slow, params: {}}, {name: fast, params: {}}]
+options: {parameters: {n: [1, 2]}}
+baseline: {variant: slow, params: {n: 1}}
+gate:
+  runs: 5
+  warmup_runs: 0
+  warmup_samples: 0
+  stability: {rule: $3, max_spread_pct: 5.0, series_attempts: 3}
+  decide_by: $2
+YAML
+}
+
+# ---- decide_by ci: the winner, its knobs, the interval the gate used ------------------
+spec ci ci relative none
+tc tune ex/ci.yaml --session-dir s
+expect_rc 0 "decide_by ci: the session completes"
+R=$(cd s/latest && pwd -P)
+H="$R/report.html"
+section "$H" result > result.html
+check "the result table comes before every chart" python3 -c 'import sys
+t = open(sys.argv[1]).read(); sys.exit(0 if 0 < t.index("id=\"result\"") < t.index("<svg") else 1)' "$H"
+check "it names the spec and the metric" grep -q 'ex/ci.yaml</code>; metric read from stdout by <code>elapsed' result.html
+check "the baseline's knobs" grep -q '<th>Baseline</th><td><code>slow n=1</code>' result.html
+check "the winner's knobs" grep -q '<th>Winner</th><td><code>fast n=2</code> (Sbest)' result.html
+check "the improvement with the gate's 95 % interval and a p-value" \
+	grep -Eq 'interval \[\+69\.[0-9]+ %, \+70\.[0-9]+ %\] \(the gate.s\); Mann-Whitney p = ' result.html
+check "the verdict" grep -q '<b class="ok">beneficial</b>' result.html
+check "the decide-by rule ci and its threshold" \
+	grep -q 'decide-by rule <b>ci</b>: bootstrap 95% interval of the improvement excludes 0 and its lower bound is &gt;= min_improvement_pct (min_improvement_pct 2 %)' result.html
+check "the stability rule and the baseline's spread against its limit" \
+	grep -Eq 'stability rule <b>relative</b> \(waived by the interval: none\); baseline spread 0\.[0-9]+ % &lt;= 5 % \(stable, 5 runs\)' result.html
+check "Stage A's chart names each variant's knobs" grep -q 'fast (fast n=1) +39' "$H"
+check "Stage O's chart names the option a trial changed" grep -q 'O1 (n=2) +49' "$H"
+check "the Final chart names the winner's knobs" grep -q '>Sbest (fast n=2)</text>' "$H"
+check "the digests are folded away" python3 -c 'import re, sys
+t = open(sys.argv[1]).read()
+ev = re.search(r"<section id=\"evidence\"><h2>Evidence</h2><details>.*?</details></section>", t, re.S)
+sys.exit(0 if ev and "sha256" in ev.group(0) and "sha256" not in t[:ev.start()] else 1)' "$H"
+check "no gate refused anything" grep -q 'No gate refused anything' "$H"
+
+# ---- decide_by mean, S0's first series too noisy: the accepted one is drawn --------------
+spec rerun mean spread first
+tc tune ex/rerun.yaml --session-dir s
+expect_rc 0 "S0 run again: the session completes"
+R2=$(cd s/latest && pwd -P)
+H2="$R2/report.html"
+check "S0 ran a second series" test -s "$R2/s0/stability-2.json"
+section "$H2" s0 > s0.html
+check "the S0 chart holds the accepted series' runs (10.00 / 10.01 ms)" \
+	grep -q '<title>run 1: 10.0[01]00 ms</title>' s0.html
+check "and none of the rejected series (14 or 18 ms)" lacks -E 'run [0-9]: 1[48]\.' s0.html
+check "the rejected series is a refusal with its numbers" \
+	grep -Eq '<li>s0-baseline: stability gate \(s0/stability.json\): spread [0-9.]+ % &gt; 5.0 % \(per-run worst-rank means' "$H2"
+section "$H2" result > result2.html
+check "the mean rule is named" grep -q "decide-by rule <b>mean</b>: the reference.s: mean improvement &gt;= min_improvement_pct" result2.html
+check "the interval is computed from the Final runs and said to be" \
+	grep -q "(bootstrap of the report.s runs, computed for this page); Mann-Whitney p = " result2.html
+check "the stability rule reference" grep -q 'stability rule <b>reference</b>' result2.html
+
+# ---- every S0 series too noisy: the refusal and its numbers in report.html ---------------
+spec noisy mean spread all
+tc tune ex/noisy.yaml --session-dir s
+expect_rc 0 "a refused baseline is a finished session"
+R3=$(cd s/latest && pwd -P)
+H3="$R3/report.html"
+section "$H3" result > result3.html
+check "the verdict is not_run" grep -q '<b class="bad">not_run</b>' result3.html
+check "no winner" grep -q 'none: the baseline is kept' result3.html
+check "the step that stopped the chain" grep -q 'Stopped by step <code>s0-baseline</code>' result3.html
+check "S0 blocked: the spread and its limit in the table" \
+	grep -Eq '<li>stability gate \(s0/stability-3.json\): spread [0-9.]+ % &gt; 5.0 %' result3.html
+check "the rules frozen at intake when no Final gate ran" grep -q 'decide-by rule <b>mean</b>' result3.html
+check "all three refused series are listed" \
+	test "$(section "$H3" refusals | grep -o '<li>s0-baseline: stability gate' | wc -l)" = 3
+
+# ---- report html --gate: a gate report made outside a session ------------------------------
+tc report html --gate "$R/final/promotion.json" --out "$T/gate.html"
+expect_rc 0 "report html --gate draws a promotion report"
+G=$T/gate.html
+check "its header counts the promoted candidates" grep -q '1 of 1</b> candidates promoted' "$G"
+check "the rule" grep -q 'decide-by rule <b>ci</b>' "$G"
+check "the candidate with its interval" grep -Eq '<td>Sbest</td><td>3\.0060 ms</td><td>\+69\.[0-9]+ % mean, 95 % interval \[' "$G"
+check "the runs" grep -q '<td>baseline</td><td>5</td><td>10.0100, 10.0000' "$G"
+check "the page is well-formed XML" python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$G"
+tc report html --gate "$R3/s0/stability-3.json"
+expect_rc 0 "report html --gate draws a stability report (default: beside it)"
+check "the default output is the report's name with .html" test -s "$R3/s0/stability-3.html"
+check "an unstable baseline is named with its numbers" \
+	grep -Eq 'is <b class="bad">unstable</b>.*<li>gate: spread [0-9.]+ % &gt; 5.0 %' "$R3/s0/stability-3.html"
+# a promotion made by `gate promote` from run sets outside any session:
+# one candidate refused, one promoted
+W="$TUNECTL_SRC/tests/fixtures/workloads/timed_workload.sh"
+mk() {	# mk NAME VALUES...: one bench run set, one sample per run
+	local name=$1
+	shift
+	"$TUNECTL_BIN" bench run --runs 5 --out "$name" -- "$W" "$@" >/dev/null 2>&1 ||
+		echo "# bench run $name failed" >&2
+}
+mk rs-base 10.0 10.1 10.2 10.3 10.4
+mk rs-same 10.1 10.0 10.3 10.2 10.4
+mk rs-win 5.0 6.5 5.5 7.0 6.0
+tc gate promote --baseline rs-base --candidate same=rs-same --candidate win=rs-win \
+	--promotion-mode same=whole_scope --promotion-mode win=whole_scope \
+	--expected-ranks 1 --allow-stddev-regression-pct 1000 --json-out "$T/two.json"
+tc report html --gate "$T/two.json" --out "$T/two.html"
+expect_rc 0 "report html --gate draws a promotion of two candidates"
+check "one of two promoted" grep -q '1 of 2</b> candidates promoted' "$T/two.html"
+check "the refused candidate's failed check and its numbers" \
+	grep -q '<li>refused same: mean improvement +0.00 % (needs &gt;= 2.0 %)' "$T/two.html"
+check "the promoted one passed every check" grep -q 'promoted</b></td><td>every check passed' "$T/two.html"
+check "its interval, computed and said to be" grep -q 'computed for this page' "$T/two.html"
+check "one Final chart per candidate" test "$(grep -o 'data-chart="final"' "$T/two.html" | wc -l)" = 2
+tc report html --gate "$R/intake/freeze.json" --out "$T/bad.html"
+expect_rc 1 "a document that is no gate report is refused"
+expect_out "is not a gate report that report html draws: it has no selection.stage" "naming what it lacks"
+check "and nothing is written" test ! -e "$T/bad.html"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["baseline_stability"]["run_worst_rank_means_ms"]="x"; json.dump(d, open(sys.argv[2],"w"))' \
+	"$R/final/promotion.json" "$T/shape.json"
+tc report html --gate "$T/shape.json" --out "$T/shape.html"
+expect_rc 1 "a gate report of the wrong shape is refused"
+expect_out "baseline_stability lacks its runs" "naming the field"
+tc report html --gate "$T/nope.json" --out "$T/nope.html"
+expect_rc 1 "a missing file is refused"
+tc report html --gate "$T/two.json" --session "$R/auto-tune-session.json"
+expect_rc 2 "--gate and --session together are a usage error"
+
+# ---- rendered in Chromium: the result table is in the DOM -------------------------------------
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+	skip "chromium is not installed (scripts/deps.sh browser): the page was not rendered"
+else
+	for page in "$H" "$G"; do
+		timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		    --disable-component-update --disable-sync --no-first-run --disable-quic \
+		    --user-data-dir="$T/profile" --dump-dom "file://$page" >"$T/dom.html" 2>"$T/chromium.log"
+		r=$?
+		check "chromium rendered $(basename "$page") (timeout 120 s)" test "$r" = 0 -a -s "$T/dom.html"
+		check "in chromium the result table is in the DOM" \
+		    grep -q '<section id="result"><h2>Result</h2><table class="result">' "$T/dom.html"
+		check "in chromium the rule is in it" grep -q 'decide-by rule <b>ci</b>' "$T/dom.html"
+		cp "$T/dom.html" "$T/dom-$(basename "$page")"
+	done
+	check "in chromium the winner's knobs are in the session's table" \
+	    grep -q '<th>Winner</th><td><code>fast n=2</code>' "$T/dom-report.html"
+	check "in chromium the evidence is folded in a details element" \
+	    grep -q '<details><summary>Every artifact' "$T/dom-report.html"
+	check "in chromium no script element" lacks -i '<script' "$T/dom-report.html"
+fi
+
+finish
