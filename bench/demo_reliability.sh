@@ -1,92 +1,120 @@
 #!/usr/bin/env bash
-# demo_reliability.sh N [--busy] [--busy-core C] [--out DIR] [--profile P]
+# demo_reliability.sh [N] [--runs N] [--neighbours K] [--spec SPEC] [--busy]
+#                     [--busy-core C] [--out DIR] [--profile P] [--run-timeout S]
 #
-# Runs `tunectl demo` N times with real timings and prints how often the
-# demo gets through: the outcome tally (beneficial with all seven phases
-# run by workers, or each kind of short-circuit), the median wall time, and
-# every gate's margin per run (the numbers the gates compared against their
-# thresholds).
+# Runs `tunectl demo` (or, with --spec, `tunectl tune SPEC`) N times with
+# real timings and prints how often a session gets through: per run its
+# outcome (the final E2E's classification: beneficial, no_gain or not_run,
+# and where it stopped), how many phases its workers ran, its wall time and
+# the load average; then every gate's margin per run, the outcome tally,
+# the median wall time and the line "K of N beneficial".
 #
-# --busy keeps one core busy for the whole series with a `yes >/dev/null`
-# pinned to it (default: the core the demo's rank 0 is pinned to, the
-# first CPU this process may use), started and stopped by this script: it
-# is bounded by `timeout` (N x 300 s) and killed by a trap on every exit.
+# --neighbours K starts K CPU-bound neighbours for the whole series (each
+# `sh -c 'while :; do :; done'`, not pinned: the scheduler puts them where
+# it likes, as another user's jobs would be), the loaded machine the demo's
+# gate policy is for (docs/measurement.md, "The demo's policy").  --busy
+# keeps one core busy instead with a `yes >/dev/null` pinned to it
+# (default: the first CPU this process may use, the core the demo's rank 0
+# prefers when idle).  Both are started and stopped by this script: each is
+# bounded by `timeout` (N x the run timeout, plus a minute) and killed by a
+# trap on every exit.
 #
-# Without arguments (as `make bench` runs it) N is 1.  Knobs: BUILD
-# (default build), TMPDIR.  Results are kept under --out (default: a fresh
-# directory under TMPDIR) for a closer look.
+# Each run is bounded by --run-timeout (default 1200 s).  N is 1 without
+# arguments (as `make bench` runs it).  Knobs: BUILD (default build),
+# TMPDIR.  Results are kept under --out (default: a fresh directory under
+# TMPDIR) for a closer look.  This is a benchmark, not a test: the outcomes
+# depend on the machine and on whatever else runs on it.
 set -u
 
 usage() {
-	echo "usage: $0 N [--busy] [--busy-core C] [--out DIR] [--profile standard|quick]" >&2
+	echo "usage: $0 [N] [--runs N] [--neighbours K] [--spec SPEC] [--busy] [--busy-core C]" >&2
+	echo "       [--out DIR] [--profile standard|quick] [--run-timeout SECONDS]" >&2
 	exit 2
+}
+
+count() {	# count VALUE: a whole number, or usage
+	case $1 in '' | *[!0-9]*) usage ;; esac
 }
 
 N=1
 if [ $# -ge 1 ]; then
-	N=$1
-	shift
+	case $1 in -*) ;; *) N=$1; shift ;; esac
 fi
-case $N in '' | *[!0-9]*) usage ;; esac
-[ "$N" -ge 1 ] || usage
-BUSY=0 CORE= OUT= PROFILE=standard
+BUSY=0 CORE= OUT= PROFILE=standard NEIGHBOURS=0 SPEC= RUN_TIMEOUT=1200
 while [ $# -gt 0 ]; do
 	case $1 in
+	--runs) [ $# -ge 2 ] || usage; N=$2; shift ;;
+	--neighbours | --neighbors) [ $# -ge 2 ] || usage; NEIGHBOURS=$2; shift ;;
+	--spec) [ $# -ge 2 ] || usage; SPEC=$2; shift ;;
 	--busy) BUSY=1 ;;
 	--busy-core) [ $# -ge 2 ] || usage; BUSY=1 CORE=$2; shift ;;
 	--out) [ $# -ge 2 ] || usage; OUT=$2; shift ;;
 	--profile) [ $# -ge 2 ] || usage; PROFILE=$2; shift ;;
+	--run-timeout) [ $# -ge 2 ] || usage; RUN_TIMEOUT=$2; shift ;;
 	*) usage ;;
 	esac
 	shift
 done
+count "$N"
+count "$NEIGHBOURS"
+count "$RUN_TIMEOUT"
+[ "$N" -ge 1 ] && [ "$RUN_TIMEOUT" -ge 1 ] && [ "$NEIGHBOURS" -le 64 ] || usage
+if [ -n "$SPEC" ]; then
+	[ -f "$SPEC" ] || { echo "$0: no spec $SPEC" >&2; exit 2; }
+	SPEC=$(cd "$(dirname "$SPEC")" && pwd)/$(basename "$SPEC")
+fi
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TUNECTL=${TUNECTL:-$ROOT/${BUILD:-build}/tunectl}
 [ -x "$TUNECTL" ] || { echo "$0: $TUNECTL is missing; run make first" >&2; exit 1; }
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/demo-reliability.XXXXXX")}
 mkdir -p "$OUT" || exit 1
+OUT=$(cd "$OUT" && pwd)
 
-busy_pid=
-stop_busy() {
-	if [ -n "$busy_pid" ]; then
-		kill "$busy_pid" 2>/dev/null
-		wait "$busy_pid" 2>/dev/null
-		busy_pid=
-	fi
+# Every background process this script starts; the trap ends each by pid.
+pids=()
+stop_load() {
+	local p
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	pids=()
 }
-trap stop_busy EXIT
-trap 'stop_busy; exit 130' INT TERM
+trap stop_load EXIT
+trap 'stop_load; exit 130' INT TERM
 
+bound=$((N * RUN_TIMEOUT + 60))
 if [ "$BUSY" = 1 ]; then
 	if [ -z "$CORE" ]; then
 		CORE=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
 	fi
 	command -v taskset >/dev/null || { echo "$0: --busy needs taskset (util-linux)" >&2; exit 1; }
-	timeout $((N * 300)) taskset -c "$CORE" yes >/dev/null &
-	busy_pid=$!
-	echo "# busy: yes >/dev/null pinned to CPU $CORE (pid $busy_pid) for the whole series"
+	timeout "$bound" taskset -c "$CORE" yes >/dev/null &
+	pids+=($!)
+	echo "# busy: yes >/dev/null pinned to CPU $CORE (pid $!) for the whole series"
 fi
-echo "# $N demo runs, profile $PROFILE, results in $OUT"
+for _ in $(seq "$NEIGHBOURS"); do
+	timeout "$bound" sh -c 'while :; do :; done' &
+	pids+=($!)
+done
+[ "$NEIGHBOURS" -gt 0 ] &&
+    echo "# neighbours: $NEIGHBOURS CPU-bound sh loops (pids ${pids[*]: -$NEIGHBOURS}) for the whole series"
+
+if [ -n "$SPEC" ]; then
+	what="tunectl tune $SPEC"
+else
+	what="tunectl demo, profile $PROFILE"
+fi
+echo "# $N runs of $what on $(nproc) CPUs, results in $OUT"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-for i in $(seq "$N"); do
-	dir=$OUT/run-$i
-	start=$(date +%s.%N)
-	"$TUNECTL" demo --artifact-root "$dir" --profile "$PROFILE" --no-html --quiet \
-	    > "$OUT/run-$i.log" 2>&1
-	rc=$?
-	end=$(date +%s.%N)
-	python3 -c 'import sys; print("%.1f" % (float(sys.argv[2]) - float(sys.argv[1])))' \
-	    "$start" "$end" > "$dir.wall"
-	echo "# run $i: exit $rc, $(cat "$dir.wall") s, load $(cut -d' ' -f1 /proc/loadavg)"
-done
-stop_busy
-
-python3 - "$OUT" "$N" <<'PY'
+# The outcome of one run directory (its latest session), in one line; with
+# "all", the gate margins of every run and the summary.
+REPORT=$(cat <<'PY'
 import json, os, statistics, sys
-
-out, n = sys.argv[1], int(sys.argv[2])
 
 
 def load(path):
@@ -97,10 +125,32 @@ def load(path):
         return None
 
 
+def outcome(latest):
+    """(classification, where it stopped, phases run by workers, phases)."""
+    session = load(os.path.join(latest, "auto-tune-session.json"))
+    if session is None:
+        return "no_session", "no session", 0, 0
+    ledger = load(os.path.join(latest, "ledger.json")) or {}
+    cls = (ledger.get("final_e2e") or {}).get("classification") or "none"
+    steps = [s for s in session["steps"] if s.get("outcome_status") not in (None, "not_requested")]
+    generated = [s["step_id"] for s in steps
+                 if (load(os.path.join(latest, s.get("result_path") or "-")) or {}).get("system_generated_by")]
+    stop = next((s for s in session["steps"] if s.get("outcome_status") in ("blocked", "failed", "invalid")
+                 or (s["phase"] == "stage_a_scope_selection" and s.get("outcome_status") == "no_gain")), None)
+    if cls == "beneficial" and not generated:
+        where = "all phases run"
+    elif stop is not None:
+        where = "%s %s" % (stop["step_id"], stop["outcome_status"])
+    elif generated:
+        where = "short-circuited " + ",".join(generated)
+    else:
+        where = "final %s" % cls
+    return cls, where, len(steps) - len(generated), len(steps)
+
+
 def spread(root, rel):
     """The stability gate of a series and of every re-measurement of it
-    (rel, rel-2.json, ...: the workers measure a disturbed series again,
-    at most three times); the last one is what the gates went on with."""
+    (rel, rel-2.json, ...); the last one is what the gates went on with."""
     shown = []
     for k in range(1, 10):
         r = rel if k == 1 else "%s-%d.json" % (rel[:-5], k)
@@ -114,7 +164,8 @@ def spread(root, rel):
 
 
 def evaluation(root, rel, key, name=None):
-    """mean improvement / P90 / stddev regression and their margins."""
+    """The improvement (with its interval under decide-by ci), P90 and
+    stddev regression, each with its margin."""
     rep = load(os.path.join(root, rel))
     if not rep or not rep.get("candidates"):
         return "-"
@@ -122,61 +173,82 @@ def evaluation(root, rel, key, name=None):
     if name is None:
         name = (rep.get("selection") or {}).get("selected_for_deep_analysis") or \
             max(cands, key=lambda c: cands[c].get("improvement_pct") or -1e9)
+    if name not in cands:
+        return "-"
     ev = cands[name].get(key) or (cands[name].get("promotion") if key == "promotion" else None)
     if not ev:
         return "-"
     need = 0.0 if ev.get("mean_improvement_rule") == "strictly_positive" else ev["min_improvement_pct"]
-    return "%s %+.1f%%/%+.1f (p90 %+.1f/%+.1f, sd %+.1f/%+.1f)" % (
-        name, ev["mean_improvement_pct"], ev["mean_improvement_pct"] - need,
+    ci = ev.get("ci95_improvement_pct")
+    gain = "%+.1f%%/%+.1f" % (ev["mean_improvement_pct"], ev["mean_improvement_pct"] - need)
+    if ci and ci[0] is not None:
+        gain += " ci [%+.1f, %+.1f]/%+.1f" % (ci[0], ci[1], ci[0] - need)
+    waived = ev.get("waived_by_interval")
+    return "%s %s (p90 %+.1f/%+.1f, sd %+.1f/%+.1f)%s" % (
+        name, gain,
         ev["p90_regression_pct"], ev["allow_p90_regression_pct"] - ev["p90_regression_pct"],
-        ev["stddev_regression_pct"], ev["allow_stddev_regression_pct"] - ev["stddev_regression_pct"])
+        ev["stddev_regression_pct"], ev["allow_stddev_regression_pct"] - ev["stddev_regression_pct"],
+        " waived " + ",".join(waived) if waived else "")
 
 
-tally, walls, rows = {}, [], []
-for i in range(1, n + 1):
-    base = os.path.join(out, "run-%d" % i)
+def wall(out, i):
     try:
-        wall = float(open(base + ".wall").read())
-        walls.append(wall)
+        with open(os.path.join(out, "run-%d.wall" % i)) as f:
+            return float(f.read())
     except (OSError, ValueError):
-        wall = None
-    latest = os.path.join(base, "latest")
-    session = load(os.path.join(latest, "auto-tune-session.json"))
-    ledger = load(os.path.join(latest, "ledger.json")) or {}
-    cls = (ledger.get("final_e2e") or {}).get("classification")
-    if session is None:
-        outcome = "no session (see run-%d.log)" % i
-    else:
-        generated = [s["step_id"] for s in session["steps"]
-                     if (load(os.path.join(latest, s.get("result_path") or "-")) or {}).get("system_generated_by")]
-        stop = next((s for s in session["steps"] if s.get("outcome_status") in ("blocked", "failed", "invalid")
-                     or (s["phase"] == "stage_a_scope_selection" and s.get("outcome_status") == "no_gain")), None)
-        if cls == "beneficial" and not generated:
-            outcome = "beneficial, all seven phases"
-        elif cls == "beneficial":
-            outcome = "beneficial, short-circuited " + ",".join(generated)
-        elif stop is not None:
-            outcome = "%s %s" % (stop["step_id"], stop["outcome_status"])
-        else:
-            outcome = "final %s" % cls
-    tally[outcome] = tally.get(outcome, 0) + 1
-    rows.append((i, wall, outcome, spread(latest, "s0/stability.json"),
-                 evaluation(latest, "stage-a/selection.json", "screening_eligibility"),
-                 spread(latest, "stage-o/O0-stability.json"),
-                 evaluation(latest, "stage-o/O1-trial.json", "option_trial_evaluation", "O1"),
-                 evaluation(latest, "final/promotion.json", "promotion", "Sbest")))
+        return None
 
+
+if sys.argv[1] == "one":
+    cls, where, ran, steps = outcome(os.path.join(sys.argv[2], "latest"))
+    print("%s, %s, phases run %d of %d" % (cls, where, ran, steps))
+    sys.exit(0)
+
+out, n = sys.argv[2], int(sys.argv[3])
+tally, walls, good = {}, [], 0
 print()
 print("Gate margins per run: value (margin to the threshold; positive = passed with room)")
-for r in rows:
-    print("run %d  %s s  %s" % (r[0], "%.1f" % r[1] if r[1] is not None else "?", r[2]))
-    print("    S0 spread %s | Stage A %s" % (r[3], r[4]))
-    print("    O0 spread %s | O1 trial %s" % (r[5], r[6]))
-    print("    final %s" % r[7])
+for i in range(1, n + 1):
+    latest = os.path.join(out, "run-%d" % i, "latest")
+    cls, where, ran, steps = outcome(latest)
+    key = "%s, %s" % (cls, where)
+    tally[key] = tally.get(key, 0) + 1
+    good += cls == "beneficial" and where == "all phases run"
+    w = wall(out, i)
+    if w is not None:
+        walls.append(w)
+    print("run %d  %s s  %s, phases run %d of %d" % (i, "%.1f" % w if w is not None else "?", key, ran, steps))
+    print("    S0 spread %s | Stage A %s" % (spread(latest, "s0/stability.json"),
+                                             evaluation(latest, "stage-a/selection.json", "screening_eligibility")))
+    print("    O0 spread %s | O1 trial %s" % (spread(latest, "stage-o/O0-stability.json"),
+                                             evaluation(latest, "stage-o/O1-trial.json", "option_trial_evaluation", "O1")))
+    print("    final %s" % evaluation(latest, "final/promotion.json", "promotion", "Sbest"))
 print()
 print("Outcomes:")
 for k, v in sorted(tally.items(), key=lambda kv: -kv[1]):
     print("  %2d x %s" % (v, k))
 if walls:
     print("Median wall time: %.1f s (min %.1f, max %.1f)" % (statistics.median(walls), min(walls), max(walls)))
+print("%d of %d beneficial (all phases run)" % (good, n))
 PY
+)
+
+for i in $(seq "$N"); do
+	dir=$OUT/run-$i
+	start=$(date +%s.%N)
+	if [ -n "$SPEC" ]; then
+		timeout "$RUN_TIMEOUT" "$TUNECTL" tune "$SPEC" --session-dir "$dir" > "$OUT/run-$i.log" 2>&1
+	else
+		timeout "$RUN_TIMEOUT" "$TUNECTL" demo --artifact-root "$dir" --profile "$PROFILE" \
+		    --no-html --quiet > "$OUT/run-$i.log" 2>&1
+	fi
+	rc=$?
+	end=$(date +%s.%N)
+	python3 -c 'import sys; print("%.1f" % (float(sys.argv[2]) - float(sys.argv[1])))' \
+	    "$start" "$end" > "$dir.wall"
+	echo "# run $i: $(python3 -c "$REPORT" one "$dir"); exit $rc, $(cat "$dir.wall") s," \
+	    "load $(cut -d' ' -f1 /proc/loadavg)"
+done
+stop_load
+
+python3 -c "$REPORT" all "$OUT" "$N"

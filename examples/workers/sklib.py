@@ -126,8 +126,34 @@ WARMUP_RUNS = {"standard": 1, "quick": 0}
 # therefore agrees, up front and on the record (intake/freeze.json, every
 # gate report), to tolerate a stddev regression of up to 50 %; P90 must
 # still not regress.
+#
+# The same machine, shared with other CPU-bound jobs, spreads a series of
+# five runs by 10 to 35 % (a rank's CPU time, not only its wall time, grows
+# with a neighbour's cache and memory traffic and with the hypervisor
+# taking the vCPU away).  The reference's rules refuse such a series at S0
+# (spread over 5 %), so the demo decides by the evidence instead:
+#   decide_by ci       a candidate passes when the bootstrap 95 % interval
+#                      of its improvement excludes 0 and its lower bound
+#                      clears min_improvement_pct (an option trial: > 0);
+#   stability relative a candidate whose interval clears that threshold
+#                      is not refused for the baseline's spread or its own
+#                      stddev: the interval already carries both run sets'
+#                      noise; any other candidate meets the reference's
+#                      checks, so a regression is still refused;
+#   max_spread_pct 50  a series whose runs spread more than half their mean
+#                      is measured again, and S0, O0 and an accepted
+#                      option's five runs must come within it.  No longer
+#                      the guard against a false win (the interval is), it
+#                      only stops a session whose baseline runs differ by
+#                      more than the +30..40 % the demo's best candidates
+#                      gain: no interval could resolve a gain from them.
+# docs/measurement.md ("A stability rule for a loaded machine") has the
+# rules; a session frozen before these keys existed is judged by the
+# reference's (Worker.gate_rules).
 GATE_POLICY = {"min_improvement_pct": 2.0, "allow_p90_regression_pct": 0.0,
-               "allow_stddev_regression_pct": 50.0}
+               "allow_stddev_regression_pct": 50.0,
+               "decide_by": "ci", "stability_rule": "relative", "max_spread_pct": 50.0}
+REFERENCE_RULES = {"decide_by": "mean", "stability_rule": "reference", "max_spread_pct": 5.0}
 
 # A series whose own runs disagree by more than the stability limit was
 # disturbed while it ran: on a shared VM the hypervisor takes the vCPU away
@@ -136,8 +162,8 @@ GATE_POLICY = {"min_improvement_pct": 2.0, "allow_p90_regression_pct": 0.0,
 # attempt keeps its run set (and, for a stability series, its gate report)
 # under its own name, the phase result lists them all, and the gates judge
 # the first undisturbed one exactly as they would have judged the first.
+# "Disturbed" is the frozen max_spread_pct (Worker.gate_rules).
 SERIES_ATTEMPTS = 3
-MAX_SPREAD_PCT = 5.0
 
 
 def log(msg):
@@ -279,6 +305,7 @@ class Worker:
             for name, _ in candidates:
                 args += ["--promotion-mode", "%s=whole_scope" % name]
         policy = self.gate_policy()
+        args += self.gate_rule_args(stability_only=mode == "stability")
         if mode != "stability":
             args += ["--allow-p90-regression-pct", policy["allow_p90_regression_pct"],
                      "--allow-stddev-regression-pct", policy["allow_stddev_regression_pct"]]
@@ -319,7 +346,7 @@ class Worker:
             runset = self.bench(config_path, rd, runs, archive=archive)
             spread = runset_spread_pct(runset)
             tried.append({"runset": rd, "spread_pct": spread,
-                          "stable": spread is not None and spread <= MAX_SPREAD_PCT})
+                          "stable": spread is not None and spread <= self.gate_rules()["max_spread_pct"]})
             if tried[-1]["stable"]:
                 break
         self.note_attempts(rel_dir, tried)
@@ -330,7 +357,8 @@ class Worker:
             log("%s: measured %d times (spreads %s)" % (rel_dir, len(tried), ", ".join(
                 "%.2f%%" % t["spread_pct"] if t["spread_pct"] is not None else "N/A" for t in tried)))
             self.decisions.append({"decision": "series_remeasured", "series": rel_dir,
-                                   "max_spread_pct": MAX_SPREAD_PCT, "attempts": tried})
+                                   "max_spread_pct": self.gate_rules()["max_spread_pct"],
+                                   "attempts": tried})
 
     def gate_policy(self):
         """The policy frozen at intake (the defaults before intake ran)."""
@@ -338,6 +366,22 @@ class Worker:
         if os.path.exists(path):
             return read_json(path).get("gate_policy", GATE_POLICY)
         return GATE_POLICY
+
+    def gate_rules(self):
+        """decide_by, stability_rule and max_spread_pct of the frozen
+        policy; a policy frozen without them keeps the reference's."""
+        policy = self.gate_policy()
+        return {k: policy.get(k, v) for k, v in REFERENCE_RULES.items()}
+
+    def gate_rule_args(self, stability_only=False):
+        """The frozen rules as gate flags (tunectl gate and ledger
+        final-e2e take the same three): --max-spread-pct, and unless only
+        a series' stability is judged --decide-by and --stability."""
+        rules = self.gate_rules()
+        args = ["--max-spread-pct", rules["max_spread_pct"]]
+        if not stability_only:
+            args += ["--decide-by", rules["decide_by"], "--stability", rules["stability_rule"]]
+        return args
 
     # --- result --------------------------------------------------------------
     def finish(self, status, summary_zh, details_zh=None, guidance_zh=None, extra=None):

@@ -382,16 +382,18 @@ tc_strict__check_s0(const tc_session *s, const tc_json *step,
 			unstable = &g->items[i];
 	if (unstable != NULL && !truthy_at(unstable->report,
 	    "baseline_stability", "stable")) {
-		double spread = 0.0;
+		double spread = 0.0, limit = TC_S0_MAX_SPREAD_PCT;
 
 		(void)tc_json_number(at(unstable->report, "baseline_stability",
 		    "spread_pct"), &spread);
+		(void)tc_json_number(at(unstable->report, "baseline_stability",
+		    "max_spread_pct"), &limit);
 		tc_error_set(err, STRICT ", rule 3: %s succeeded, but its "
 		    "stability report %s is not stable (run count %s, spread "
-		    "%.3f%%, at most 5 runs within 5%%)", tc_step_id(step),
+		    "%.3f%%, at most 5 runs within %g%%)", tc_step_id(step),
 		    unstable->rel, tc_json_is(at(unstable->report, "baseline",
 		    "run_count"), TC_JSON_INT) ? at(unstable->report, "baseline",
-		    "run_count")->u.int_text : "?", spread);
+		    "run_count")->u.int_text : "?", spread, limit);
 		return -1;
 	}
 	if (unstable != NULL) {
