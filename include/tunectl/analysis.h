@@ -97,4 +97,28 @@ tc_json *tc_collection_finalize(const struct tc_collection_finalize_args *a,
 int tc_analysis_content_fingerprint(const tc_json *report, char hex[65],
     tc_error *err);
 
+/* ---- "tunectl analyze sk-meta" (skm_summary.c) ------------------------- */
+
+/* The command line of the SuperKernel metadata summary (the reference's
+ * analyze_sk_meta.py). */
+struct tc_sk_meta_args {
+	const char *root;		/* scanned recursively; may be missing */
+	long sample_limit;		/* 20: the top-N and sample size */
+	const char *round_name;		/* NULL, or round_report.round_name */
+	const char *scope_kind;		/* NULL (from round_name), "manual" or
+					 * "automatic_aot" */
+	long effective_min_child_nodes;	/* 5: descriptive threshold */
+};
+
+/* The summary document of the metadata under a->root (sk_inventory,
+ * round_report, ... fusion_proven); NULL with err when a log cannot be
+ * read.  A root without logs gives model_count 0. */
+tc_json *tc_sk_meta_summary(const struct tc_sk_meta_args *a, tc_error *err);
+
+/* The deep auto-scope plan of a summary: every reliable fused group as a
+ * manual-scope candidate, deepest first.  min_child_nodes is recorded,
+ * never applied. */
+tc_json *tc_sk_meta_plan(const tc_json *summary, long min_child_nodes,
+    long sample_limit);
+
 #endif
