@@ -63,27 +63,93 @@ static const char sk_meta_help[] =
     "read or written; 2 when no model directory was found (model_count 0)\n"
     "and for usage errors.\n";
 
-/* The reference's replay options: refused until replay is supported. */
-static const char *const replay_options[] = {
-	"--verify-root", "--replay-report-out", "--replay-min-child-nodes",
-	"--compat-config-manifest", "--verify-config-manifest",
-	"--candidate-name", "--round-id", "--source-revision", NULL
+/* Every option of the reference, in its order (for prefixes). */
+static const char *const all_options[] = {
+	"--help", "--json-out", "--verify-root", "--replay-report-out",
+	"--replay-min-child-nodes", "--compat-config-manifest",
+	"--verify-config-manifest", "--candidate-name", "--round-id",
+	"--source-revision", "--sample-limit", "--round-name", "--scope-kind",
+	"--round-report-out", "--effective-min-child-nodes",
+	"--deep-auto-scope-plan-out", "--deep-auto-min-child-nodes", NULL
 };
 
+/* The reference's replay options: refused until replay is supported. */
+static bool
+is_replay_option(const char *name)
+{
+	size_t k;
+
+	for (k = 2; k <= 9; k++)
+		if (strcmp(name, all_options[k]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * argparse's abbreviations: an option given by a unique prefix of its
+ * name (--json, --json=FILE) is spelled out in argv (the strings are
+ * malloc'd into owned, at most argc); an ambiguous one is an error.
+ * Returns the usage status, or 0.
+ */
+static int
+expand_prefixes(const struct tc_command *cmd, int argc, char **argv,
+    char **owned)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *eq = strchr(argv[i], '=');
+		size_t len = eq != NULL ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+		const char *hit = NULL;
+		tc_buf names = TC_BUF_INIT;
+		size_t k, n = 0;
+
+		if (strncmp(argv[i], "--", 2) != 0 || len <= 2)
+			continue;
+		for (k = 0; all_options[k] != NULL; k++) {
+			if (strlen(all_options[k]) == len &&
+			    strncmp(all_options[k], argv[i], len) == 0) {
+				n = 0;
+				break;
+			}
+			if (strncmp(all_options[k], argv[i], len) != 0)
+				continue;
+			tc_buf_printf(&names, "%s%s", n++ ? ", " : "",
+			    all_options[k]);
+			hit = all_options[k];
+		}
+		if (n > 1) {
+			int rc = tc_usage_error(cmd, "ambiguous option: %.*s could "
+			    "match %s", (int)len, argv[i], tc_buf_cstr(&names));
+
+			tc_buf_free(&names);
+			return rc;
+		}
+		tc_buf_free(&names);
+		if (n == 1) {
+			owned[i] = tc_xasprintf("%s%s", hit, eq != NULL ? eq : "");
+			argv[i] = owned[i];
+		}
+	}
+	return 0;
+}
+
+/* The first replay option in argv, or NULL. */
 static const char *
 replay_option_in(int argc, char **argv)
 {
 	int i;
-	size_t k;
 
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		for (k = 0; replay_options[k] != NULL; k++) {
-			size_t l = strlen(replay_options[k]);
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *eq = strchr(argv[i], '=');
+		char *name = eq != NULL ? tc_xstrndup(argv[i],
+		    (size_t)(eq - argv[i])) : tc_xstrdup(argv[i]);
+		bool replay = is_replay_option(name);
 
-			if (strncmp(argv[i], replay_options[k], l) == 0 &&
-			    (argv[i][l] == '\0' || argv[i][l] == '='))
-				return replay_options[k];
-		}
+		free(name);
+		if (replay)
+			return argv[i];
+	}
 	return NULL;
 }
 
@@ -122,17 +188,59 @@ write_outputs(const tc_json *doc, const char *json_out, const char *rr_out,
 	return rc;
 }
 
+/* The arguments as parsed: abbreviations spelled out. */
+struct spelled {
+	char **args;	/* argv with the expansions */
+	char **owned;	/* the expansions (NULL where none) */
+	int argc;
+};
+
+static void
+spelled_free(struct spelled *sp)
+{
+	int i;
+
+	for (i = 0; i < sp->argc; i++)
+		free(sp->owned[i]);
+	free(sp->owned);
+	free(sp->args);
+}
+
+/* Expand abbreviations, refuse replay mode, then parse; 0, -1 (help
+ * printed) or the usage status.  Parsed values point into sp. */
+static int
+parse(const struct tc_command *cmd, int argc, char **argv,
+    const struct tc_option *opts, struct tc_parse_result *res,
+    struct spelled *sp)
+{
+	const char *replay;
+	int rc;
+
+	sp->argc = argc;
+	sp->args = tc_xcalloc((size_t)argc + 1, sizeof(*sp->args));
+	sp->owned = tc_xcalloc((size_t)argc + 1, sizeof(*sp->owned));
+	memcpy(sp->args, argv, (size_t)argc * sizeof(*sp->args));
+	memset(res, 0, sizeof(*res));
+	if ((rc = expand_prefixes(cmd, argc, sp->args, sp->owned)) != 0)
+		return rc;
+	if ((replay = replay_option_in(argc, sp->args)) != NULL)
+		return tc_usage_error(cmd, "%s: replay mode is not supported "
+		    "yet by tunectl", replay);
+	return tc_opts_parse(cmd, argc, sp->args, opts, res);
+}
+
 static int
 analyze_sk_meta(const struct tc_command *cmd, int argc, char **argv)
 {
 	struct tc_sk_meta_args a = { NULL, 20, NULL, NULL, 5 };
 	struct tc_parse_result res;
+	struct spelled sp;
 	const char *json_out = NULL, *rr_out = NULL, *plan_out = NULL;
-	const char *replay;
 	long plan_min = 5;
 	tc_error err = TC_ERROR_INIT;
 	tc_buf out = TC_BUF_INIT;
-	tc_json *doc;
+	tc_json *doc = NULL;
+	int64_t models = 0;
 	int rc;
 	const struct tc_option opts[] = {
 		{ "--json-out", TC_OPT_STRING, &json_out, false, NULL },
@@ -149,27 +257,23 @@ analyze_sk_meta(const struct tc_command *cmd, int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 
-	if ((replay = replay_option_in(argc, argv)) != NULL)
-		return tc_usage_error(cmd, "%s: replay mode is not supported yet "
-		    "by tunectl", replay);
-	memset(&res, 0, sizeof(res));
-	if ((rc = tc_opts_parse(cmd, argc, argv, opts, &res)) != 0)
-		return rc < 0 ? TC_EXIT_OK : rc;
+	if ((rc = parse(cmd, argc, argv, opts, &res, &sp)) != 0) {
+		rc = rc < 0 ? TC_EXIT_OK : rc;
+		goto done;
+	}
 	if (res.positional.len != 1) {
 		rc = tc_usage_error(cmd, res.positional.len == 0 ?
 		    "the following arguments are required: root" :
 		    "unrecognized arguments: %s", res.positional.len > 1 ?
 		    res.positional.items[1] : "");
-		tc_parse_result_free(&res);
-		return rc;
+		goto done;
 	}
 	a.root = res.positional.items[0];
 	if (a.scope_kind != NULL && strcmp(a.scope_kind, "manual") != 0 &&
 	    strcmp(a.scope_kind, "automatic_aot") != 0) {
 		rc = tc_usage_error(cmd, "argument --scope-kind: invalid choice: "
 		    "'%s' (choose from 'manual', 'automatic_aot')", a.scope_kind);
-		tc_parse_result_free(&res);
-		return rc;
+		goto done;
 	}
 	if ((doc = tc_sk_meta_summary(&a, &err)) == NULL ||
 	    write_outputs(doc, json_out, rr_out, plan_out, plan_min,
@@ -178,23 +282,19 @@ analyze_sk_meta(const struct tc_command *cmd, int argc, char **argv)
 		fprintf(stderr, "tunectl analyze sk-meta: error: %s\n",
 		    tc_error_msg(&err));
 		tc_error_clear(&err);
-		tc_json_free(doc);
-		tc_parse_result_free(&res);
-		return TC_EXIT_FAIL;
+		rc = TC_EXIT_FAIL;
+		goto done;
 	}
 	tc_buf_putc(&out, '\n');
 	fwrite(out.data, 1, out.len, stdout);
+	tc_json_int64(tc_json_get(doc, "model_count"), &models);
+	rc = models == 0 ? TC_EXIT_USAGE : tc_json_truthy(tc_json_get(doc,
+	    "fusion_proven")) ? TC_EXIT_OK : TC_EXIT_FAIL;
+done:
 	tc_buf_free(&out);
-	{
-		int64_t models = 0;
-
-		tc_json_int64(tc_json_get(doc, "model_count"), &models);
-		rc = models == 0 ? TC_EXIT_USAGE :
-		    tc_json_truthy(tc_json_get(doc, "fusion_proven")) ?
-		    TC_EXIT_OK : TC_EXIT_FAIL;
-	}
 	tc_json_free(doc);
 	tc_parse_result_free(&res);
+	spelled_free(&sp);
 	return rc;
 }
 

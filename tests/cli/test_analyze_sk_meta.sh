@@ -176,6 +176,12 @@ expect_err "the following arguments are required: root" "in argparse's words"
 tc analyze sk-meta "$R" --scope-kind bogus
 expect_rc 2 "--scope-kind takes manual or automatic_aot"
 expect_err "argument --scope-kind: invalid choice: 'bogus' (choose from 'manual', 'automatic_aot')" "the choices are named"
+tc analyze sk-meta "$R" --json="$T/abbrev.json" --sample 3
+expect_rc 0 "a unique prefix stands for its option, as in argparse"
+check "--json=FILE wrote --json-out" [ -s "$T/abbrev.json" ]
+tc analyze sk-meta "$R" --round S2
+expect_rc 2 "an ambiguous prefix is a usage error"
+expect_err "ambiguous option: --round could match --round-id, --round-name, --round-report-out" "naming the candidates"
 tc analyze sk-meta "$R" --verify-root "$R" --json-out "$T/never.json"
 expect_rc 2 "replay mode is refused until it is supported"
 expect_err "replay mode is not supported yet" "and says so"
