@@ -121,4 +121,20 @@ tc_json *tc_sk_meta_summary(const struct tc_sk_meta_args *a, tc_error *err);
 tc_json *tc_sk_meta_plan(const tc_json *summary, long min_child_nodes,
     long sample_limit);
 
+/* The fusion replay of "analyze sk-meta --verify-root" (skm_replay.c). */
+struct tc_sk_meta_replay_args {
+	const char *compat_root, *verify_root;
+	const char *compat_manifest, *verify_manifest;	/* config manifests */
+	const char *candidate_name, *round_id, *source_revision; /* trimmed */
+	const char *artifact_base;	/* NULL: the common directory of the
+					 * roots and manifests */
+	long min_child_nodes;		/* >= 1 */
+};
+
+/* The replay report: the effective fused groups of both roots matched by
+ * signature, fusion_reproducible and its failure_reason.  NULL with err
+ * only when a path cannot be resolved or a log cannot be read. */
+tc_json *tc_sk_meta_replay(const struct tc_sk_meta_replay_args *a,
+    tc_error *err);
+
 #endif

@@ -2,8 +2,7 @@
 ''':'
 # analyze_sk_meta.py - the reference runtime tool of this name, as a launcher:
 # tunectl analyze sk-meta with the same arguments (the reference's
-# analyze_sk_meta.py flags; docs/analysis.md).  Replay mode (--verify-root)
-# is not supported yet and is refused with exit 2.
+# analyze_sk_meta.py flags, replay mode included; docs/analysis.md).
 # Runs as a shell script (./analyze_sk_meta.py, as execute-phase does) or under Python
 # (python3 analyze_sk_meta.py, as workers written for the reference do): Python re-runs
 # this file with /bin/sh.  See docs/leases.md, "Tools directory".

@@ -4,9 +4,10 @@
  * analyze_sk_meta.py, run through share/tools/analyze_sk_meta.py with the
  * same argv).  Prints the summary; --json-out, --round-report-out and
  * --deep-auto-scope-plan-out write it, its round_report and the deep
- * auto-scope plan.  Replay mode (--verify-root and its companions) is not
- * supported yet and is refused as a usage error.
+ * auto-scope plan.  With --verify-root it compares the fused groups of
+ * two metadata roots instead and prints the replay report.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,18 @@
 #include "cli.h"
 #include "tunectl/analysis.h"
 #include "tunectl/fileio.h"
+#include "tunectl/path.h"
+#include "tunectl/text.h"
 
 static const char sk_meta_usage[] =
     "usage: tunectl analyze sk-meta [-h] [--json-out JSON_OUT]\n"
+    "           [--verify-root VERIFY_ROOT]\n"
+    "           [--replay-report-out REPLAY_REPORT_OUT]\n"
+    "           [--replay-min-child-nodes REPLAY_MIN_CHILD_NODES]\n"
+    "           [--compat-config-manifest COMPAT_CONFIG_MANIFEST]\n"
+    "           [--verify-config-manifest VERIFY_CONFIG_MANIFEST]\n"
+    "           [--candidate-name CANDIDATE_NAME] [--round-id ROUND_ID]\n"
+    "           [--source-revision SOURCE_REVISION]\n"
     "           [--sample-limit SAMPLE_LIMIT] [--round-name ROUND_NAME]\n"
     "           [--scope-kind {manual,automatic_aot}]\n"
     "           [--round-report-out ROUND_REPORT_OUT]\n"
@@ -53,15 +63,25 @@ static const char sk_meta_help[] =
     "                              recorded in the plan (5); never filters\n"
     "\n"
     "Files are written before the summary is printed, missing parent\n"
-    "directories created.  Replay mode (--verify-root, --replay-report-out,\n"
-    "--replay-min-child-nodes, --compat-config-manifest,\n"
-    "--verify-config-manifest, --candidate-name, --round-id,\n"
-    "--source-revision) is not supported yet: refused with exit 2.\n"
+    "directories created.  Option names may be abbreviated to a unique\n"
+    "prefix.\n"
     "\n"
-    "Exit status: 0 when fusion is proven (fused child nodes were found);\n"
-    "1 when metadata was found but no fusion, or a log or output cannot be\n"
-    "read or written; 2 when no model directory was found (model_count 0)\n"
-    "and for usage errors.\n";
+    "replay (is the fusion of ROOT reproduced by a fresh build?):\n"
+    "  --verify-root DIR           the fresh build's metadata; prints the\n"
+    "                              replay report instead of the summary\n"
+    "  --compat-config-manifest FILE, --verify-config-manifest FILE\n"
+    "                              the two builds' configs (JSON objects\n"
+    "                              that must be equal); both required\n"
+    "  --candidate-name NAME, --round-id NAME-..., --source-revision REV\n"
+    "                              the replay's identity; all required\n"
+    "  --replay-min-child-nodes N  smallest fused group compared (1)\n"
+    "  --replay-report-out FILE    also write the report; paths in it are\n"
+    "                              relative to FILE's directory\n"
+    "\n"
+    "Exit status: 0 when fusion is proven (fused child nodes were found),\n"
+    "or in replay mode when it is reproduced; 1 when it is not, or a log\n"
+    "or output cannot be read or written; 2 when no model directory was\n"
+    "found (model_count 0, summary mode) and for usage errors.\n";
 
 /* Every option of the reference, in its order (for prefixes). */
 static const char *const all_options[] = {
@@ -72,18 +92,6 @@ static const char *const all_options[] = {
 	"--round-report-out", "--effective-min-child-nodes",
 	"--deep-auto-scope-plan-out", "--deep-auto-min-child-nodes", NULL
 };
-
-/* The reference's replay options: refused until replay is supported. */
-static bool
-is_replay_option(const char *name)
-{
-	size_t k;
-
-	for (k = 2; k <= 9; k++)
-		if (strcmp(name, all_options[k]) == 0)
-			return true;
-	return false;
-}
 
 /*
  * argparse's abbreviations: an option given by a unique prefix of its
@@ -132,25 +140,6 @@ expand_prefixes(const struct tc_command *cmd, int argc, char **argv,
 		}
 	}
 	return 0;
-}
-
-/* The first replay option in argv, or NULL. */
-static const char *
-replay_option_in(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		const char *eq = strchr(argv[i], '=');
-		char *name = eq != NULL ? tc_xstrndup(argv[i],
-		    (size_t)(eq - argv[i])) : tc_xstrdup(argv[i]);
-		bool replay = is_replay_option(name);
-
-		free(name);
-		if (replay)
-			return argv[i];
-	}
-	return NULL;
 }
 
 /* Write doc (indent 2, sorted keys, ASCII, "\n") to path. */
@@ -206,14 +195,13 @@ spelled_free(struct spelled *sp)
 	free(sp->args);
 }
 
-/* Expand abbreviations, refuse replay mode, then parse; 0, -1 (help
- * printed) or the usage status.  Parsed values point into sp. */
+/* Expand abbreviations, then parse; 0, -1 (help printed) or the usage
+ * status.  Parsed values point into sp. */
 static int
 parse(const struct tc_command *cmd, int argc, char **argv,
     const struct tc_option *opts, struct tc_parse_result *res,
     struct spelled *sp)
 {
-	const char *replay;
 	int rc;
 
 	sp->argc = argc;
@@ -223,27 +211,159 @@ parse(const struct tc_command *cmd, int argc, char **argv,
 	memset(res, 0, sizeof(*res));
 	if ((rc = expand_prefixes(cmd, argc, sp->args, sp->owned)) != 0)
 		return rc;
-	if ((replay = replay_option_in(argc, sp->args)) != NULL)
-		return tc_usage_error(cmd, "%s: replay mode is not supported "
-		    "yet by tunectl", replay);
 	return tc_opts_parse(cmd, argc, sp->args, opts, res);
+}
+
+/* The replay options as given. */
+struct replay_opts {
+	const char *verify_root, *report_out;
+	const char *compat_manifest, *verify_manifest;
+	const char *candidate, *round_id, *revision;
+	long min_child_nodes;
+	bool verify_seen, report_seen, candidate_seen;
+};
+
+static bool
+blank(const char *s)
+{
+	size_t a, b;
+
+	if (s == NULL)
+		return true;
+	tc_py_strip(s, strlen(s), &a, &b);
+	return a == b;
+}
+
+/* s.strip(), malloc'd. */
+static char *
+trimmed(const char *s)
+{
+	size_t a, b;
+
+	tc_py_strip(s, strlen(s), &a, &b);
+	return tc_xstrndup(s + a, b - a);
+}
+
+/* The reference's checks of the replay options, in its order; the
+ * message, or NULL. */
+static const char *
+replay_misuse(const struct replay_opts *r)
+{
+	char *cand, *round;
+	bool family;
+
+	if (r->report_seen && !r->verify_seen)
+		return "--replay-report-out requires --verify-root";
+	if (!r->verify_seen) {
+		if (r->compat_manifest != NULL || r->verify_manifest != NULL)
+			return "config manifests require --verify-root";
+		if (r->candidate_seen)
+			return "--candidate-name requires --verify-root";
+		if (r->round_id != NULL || r->revision != NULL)
+			return "--round-id and --source-revision require "
+			    "--verify-root";
+		return NULL;
+	}
+	if (r->compat_manifest == NULL || r->verify_manifest == NULL)
+		return "--verify-root requires --compat-config-manifest and "
+		    "--verify-config-manifest";
+	if (blank(r->candidate))
+		return "--verify-root requires --candidate-name NAME";
+	if (blank(r->round_id))
+		return "--verify-root requires --round-id ROUND";
+	if (blank(r->revision))
+		return "--verify-root requires --source-revision REVISION";
+	cand = trimmed(r->candidate);
+	round = trimmed(r->round_id);
+	family = strncmp(round, cand, strlen(cand)) == 0 &&
+	    round[strlen(cand)] == '-';
+	free(cand);
+	free(round);
+	if (!family)
+		return "--round-id must belong to --candidate-name family";
+	if (r->min_child_nodes < 1)
+		return "--replay-min-child-nodes must be >= 1";
+	return NULL;
+}
+
+/* Print doc as the reference prints it (indent 2, sorted keys, ASCII). */
+static int
+print_doc(const tc_json *doc, tc_error *err)
+{
+	tc_buf out = TC_BUF_INIT;
+
+	if (tc_json_write(&out, doc, TC_JSON_ASCII | TC_JSON_INDENT, err) != 0)
+		return -1;
+	tc_buf_putc(&out, '\n');
+	fwrite(out.data, 1, out.len, stdout);
+	tc_buf_free(&out);
+	return 0;
+}
+
+/* Replay mode after the summary's files: print (and write) the report;
+ * exit 0 when fusion is reproduced. */
+static int
+run_replay(const char *root, const struct replay_opts *r, tc_error *err)
+{
+	struct tc_sk_meta_replay_args a;
+	char *cand = trimmed(r->candidate), *round = trimmed(r->round_id);
+	char *rev = trimmed(r->revision), *base = NULL;
+	tc_json *rep;
+	int rc = -1;
+
+	a.compat_root = root;
+	a.verify_root = r->verify_root;
+	a.compat_manifest = r->compat_manifest;
+	a.verify_manifest = r->verify_manifest;
+	a.candidate_name = cand;
+	a.round_id = round;
+	a.source_revision = rev;
+	a.min_child_nodes = r->min_child_nodes;
+	a.artifact_base = r->report_out != NULL ?
+	    (base = tc_path_dirname(r->report_out)) : NULL;
+	if ((rep = tc_sk_meta_replay(&a, err)) != NULL &&
+	    print_doc(rep, err) == 0 &&
+	    (r->report_out == NULL || write_doc(r->report_out, rep, err) == 0))
+		rc = tc_json_truthy(tc_json_get(rep, "fusion_reproducible")) ?
+		    TC_EXIT_OK : TC_EXIT_FAIL;
+	tc_json_free(rep);
+	free(base);
+	free(cand);
+	free(round);
+	free(rev);
+	return rc;
 }
 
 static int
 analyze_sk_meta(const struct tc_command *cmd, int argc, char **argv)
 {
 	struct tc_sk_meta_args a = { NULL, 20, NULL, NULL, 5 };
+	struct replay_opts r = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1,
+	    false, false, false };
 	struct tc_parse_result res;
 	struct spelled sp;
-	const char *json_out = NULL, *rr_out = NULL, *plan_out = NULL;
+	const char *json_out = NULL, *rr_out = NULL, *plan_out = NULL, *why;
 	long plan_min = 5;
 	tc_error err = TC_ERROR_INIT;
-	tc_buf out = TC_BUF_INIT;
 	tc_json *doc = NULL;
 	int64_t models = 0;
 	int rc;
 	const struct tc_option opts[] = {
 		{ "--json-out", TC_OPT_STRING, &json_out, false, NULL },
+		{ "--verify-root", TC_OPT_STRING, &r.verify_root, false,
+		    &r.verify_seen },
+		{ "--replay-report-out", TC_OPT_STRING, &r.report_out, false,
+		    &r.report_seen },
+		{ "--replay-min-child-nodes", TC_OPT_INT, &r.min_child_nodes,
+		    false, NULL },
+		{ "--compat-config-manifest", TC_OPT_STRING, &r.compat_manifest,
+		    false, NULL },
+		{ "--verify-config-manifest", TC_OPT_STRING, &r.verify_manifest,
+		    false, NULL },
+		{ "--candidate-name", TC_OPT_STRING, &r.candidate, false,
+		    &r.candidate_seen },
+		{ "--round-id", TC_OPT_STRING, &r.round_id, false, NULL },
+		{ "--source-revision", TC_OPT_STRING, &r.revision, false, NULL },
 		{ "--sample-limit", TC_OPT_INT, &a.sample_limit, false, NULL },
 		{ "--round-name", TC_OPT_STRING, &a.round_name, false, NULL },
 		{ "--scope-kind", TC_OPT_STRING, &a.scope_kind, false, NULL },
@@ -275,23 +395,31 @@ analyze_sk_meta(const struct tc_command *cmd, int argc, char **argv)
 		    "'%s' (choose from 'manual', 'automatic_aot')", a.scope_kind);
 		goto done;
 	}
-	if ((doc = tc_sk_meta_summary(&a, &err)) == NULL ||
-	    write_outputs(doc, json_out, rr_out, plan_out, plan_min,
-	    a.sample_limit, &err) != 0 ||
-	    tc_json_write(&out, doc, TC_JSON_ASCII | TC_JSON_INDENT, &err) != 0) {
-		fprintf(stderr, "tunectl analyze sk-meta: error: %s\n",
-		    tc_error_msg(&err));
-		tc_error_clear(&err);
-		rc = TC_EXIT_FAIL;
+	if ((why = replay_misuse(&r)) != NULL) {
+		rc = tc_usage_error(cmd, "%s", why);
 		goto done;
 	}
-	tc_buf_putc(&out, '\n');
-	fwrite(out.data, 1, out.len, stdout);
+	if ((doc = tc_sk_meta_summary(&a, &err)) == NULL ||
+	    write_outputs(doc, json_out, rr_out, plan_out, plan_min,
+	    a.sample_limit, &err) != 0)
+		goto fail;
+	if (r.verify_seen) {
+		if ((rc = run_replay(a.root, &r, &err)) < 0)
+			goto fail;
+		goto done;
+	}
+	if (print_doc(doc, &err) != 0)
+		goto fail;
 	tc_json_int64(tc_json_get(doc, "model_count"), &models);
 	rc = models == 0 ? TC_EXIT_USAGE : tc_json_truthy(tc_json_get(doc,
 	    "fusion_proven")) ? TC_EXIT_OK : TC_EXIT_FAIL;
+	goto done;
+fail:
+	fprintf(stderr, "tunectl analyze sk-meta: error: %s\n",
+	    tc_error_msg(&err));
+	tc_error_clear(&err);
+	rc = TC_EXIT_FAIL;
 done:
-	tc_buf_free(&out);
 	tc_json_free(doc);
 	tc_parse_result_free(&res);
 	spelled_free(&sp);

@@ -182,9 +182,77 @@ check "--json=FILE wrote --json-out" [ -s "$T/abbrev.json" ]
 tc analyze sk-meta "$R" --round S2
 expect_rc 2 "an ambiguous prefix is a usage error"
 expect_err "ambiguous option: --round could match --round-id, --round-name, --round-report-out" "naming the candidates"
-tc analyze sk-meta "$R" --verify-root "$R" --json-out "$T/never.json"
-expect_rc 2 "replay mode is refused until it is supported"
-expect_err "replay mode is not supported yet" "and says so"
-check "a refused replay writes nothing" [ ! -e "$T/never.json" ]
+
+# ---- replay ------------------------------------------------------------------
+P=$T/replay
+mkdir -p "$P/compat/model_1" "$P/verify/model_1"
+for d in compat verify; do
+	cat > "$P/$d/model_1/sk_fused_nodes.log" <<'EOF'
+SK Function: sk_1_decoder.layer.0.mlp_start_static_kernel_GroupedMatmul_hash_end_static_kernel_VectorPost_hash, scope id: 1, Node Count: 2
+[nodeId:10, streamId:1] - KernelInfos{funcName:static_kernel_GroupedMatmul_hash, kernelType:AIC_ONLY}
+[nodeId:11, streamId:2] - KernelInfos{funcName:static_kernel_VectorPost_hash, kernelType:AIV_ONLY}
+SK Function: sk_2_decoder.layer.1.attn_start_static_kernel_A_h_end_static_kernel_E_h, scope id: 2, Node Count: 5
+[nodeId:1, streamId:1] - KernelInfos{funcName:static_kernel_A_h, kernelType:AIC_ONLY}
+[nodeId:2, streamId:1] - KernelInfos{funcName:static_kernel_B_h, kernelType:AIC_ONLY}
+[nodeId:3, streamId:1] - KernelInfos{funcName:static_kernel_C_h, kernelType:AIC_ONLY}
+[nodeId:4, streamId:1] - KernelInfos{funcName:static_kernel_D_h, kernelType:AIC_ONLY}
+[nodeId:5, streamId:1] - KernelInfos{funcName:static_kernel_E_h, kernelType:AIC_ONLY}
+EOF
+done
+echo '{"b": 1, "a": [1.5, "x"]}' > "$P/c.json"
+echo '{"a":[1.5,"x"],"b":1}' > "$P/v.json"
+echo '{"a":[1.5,"x"],"b":2}' > "$P/other.json"
+echo '[1]' > "$P/list.json"
+# replay [ARGS...]: compat against verify, from $P, with an identity
+replay() {
+	(cd "$P" && "$TUNECTL_BIN" analyze sk-meta compat --verify-root verify \
+	    --candidate-name " S2 " --round-id S2-P1 --source-revision abc "$@" \
+	    > stdout 2> stderr)
+	rc=$?
+	err=$(cat "$P/stderr")
+}
+in_stdout() { grep -q "$1" "$P/stdout"; }
+replay --compat-config-manifest c.json --verify-config-manifest v.json \
+    --replay-report-out out/replay.json --json-out out/summary.json
+expect_rc 0 "the same fused groups under equal configs reproduce the fusion (exit 0)"
+check "the report is printed and written alike" cmp -s "$P/stdout" "$P/out/replay.json"
+check "the summary of ROOT is still written" [ -s "$P/out/summary.json" ]
+fp=$(python3 -c 'import hashlib,json,sys; print(hashlib.sha256(json.dumps(json.load(open(sys.argv[1])), sort_keys=True, separators=(",", ":")).encode()).hexdigest())' "$P/c.json")
+expect_eq "$(j "$P/out/replay.json" '[d["candidate_name"], d["compat_metadata_root"], d["compat_config_manifest_path"], d["matched_fusion_group_count"], d["deep_fusion_reproducible"], d["failure_reason"], d["compat_config_fingerprint"]]')" \
+    "[\"S2\", \"../compat\", \"../c.json\", 2, true, null, \"$fp\"]" \
+    "paths relative to the report, both groups matched, the config fingerprint is the ASCII canonical SHA-256"
+expect_eq "$(j "$P/out/replay.json" '[[g["ordered_child_op_sequence"][0] for g in d["matched_effective_groups"]], d["matched_effective_groups"] == d["matched_fusion_groups"]]')" \
+    '[["A", "GroupedMatmul"], true]' "matched groups in signature order, under both names"
+replay --compat-config-manifest c.json --verify-config-manifest v.json --replay-min-child-nodes 3
+expect_eq "$(j "$P/stdout" '[d["matched_fusion_group_count"], d["replay_min_child_nodes"]]')" \
+    '[1, 3]' "--replay-min-child-nodes leaves out the smaller groups"
+replay --compat-config-manifest c.json --verify-config-manifest other.json
+expect_rc 1 "different configs do not reproduce (exit 1)"
+check "failure_reason config_fingerprint_mismatch" in_stdout '"failure_reason": "config_fingerprint_mismatch"'
+replay --compat-config-manifest list.json --verify-config-manifest missing.json
+check "a manifest that is not an object is config_manifest_not_object" in_stdout '"failure_reason": "config_manifest_not_object"'
+check "a missing manifest is config_manifest_invalid" in_stdout '"failure_reason": "config_manifest_invalid"'
+(cd "$P" && "$TUNECTL_BIN" analyze sk-meta compat --verify-root ./compat --candidate-name S2 \
+    --round-id S2-P1 --source-revision abc --compat-config-manifest c.json \
+    --verify-config-manifest v.json > stdout 2>/dev/null)
+rc=$?
+expect_rc 1 "the same root twice is not a fresh replay"
+check "failure_reason verify_metadata_not_fresh" in_stdout '"failure_reason": "verify_metadata_not_fresh"'
+replay --compat-config-manifest c.json
+expect_rc 2 "--verify-root needs both manifests"
+expect_err "--verify-root requires --compat-config-manifest and --verify-config-manifest" "in the reference's words"
+(cd "$P" && "$TUNECTL_BIN" analyze sk-meta compat --verify-root verify --candidate-name S2 \
+    --round-id S3-P1 --source-revision abc --compat-config-manifest c.json \
+    --verify-config-manifest v.json > stdout 2> stderr)
+rc=$?
+expect_rc 2 "a round of another candidate is a usage error"
+check "--round-id must belong to --candidate-name family" grep -q "round-id must belong to --candidate-name family" "$P/stderr"
+tc analyze sk-meta "$R" --replay-report-out "$T/never.json"
+expect_rc 2 "--replay-report-out without --verify-root is a usage error"
+expect_err "--replay-report-out requires --verify-root" "in the reference's words"
+tc analyze sk-meta "$R" --candidate-name "" --json-out "$T/never.json"
+expect_rc 2 "--candidate-name without --verify-root is a usage error, even empty"
+expect_err "--candidate-name requires --verify-root" "in the reference's words"
+check "a usage error writes nothing" [ ! -e "$T/never.json" ]
 
 finish
