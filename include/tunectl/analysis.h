@@ -137,4 +137,13 @@ struct tc_sk_meta_replay_args {
 tc_json *tc_sk_meta_replay(const struct tc_sk_meta_replay_args *a,
     tc_error *err);
 
+/* The reference's validate_replay_report: a replay report at path is
+ * trusted only when recomputing it from the roots and manifests it names
+ * (relative to its directory) gives the same report and the fusion is
+ * reproduced.  {path, valid, checks{13}, failure_reason, ...}; never NULL.
+ * An expectation NULL is not checked. */
+tc_json *tc_sk_meta_validate_replay(const char *path,
+    const char *expected_candidate, const char *expected_round,
+    const char *expected_revision);
+
 #endif

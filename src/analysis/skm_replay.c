@@ -207,6 +207,12 @@ identity_complete(const tc_json *row, const char *seq_key)
 	    tc_json_equal(end, seq->u.arr.items[seq->u.arr.len - 1]);
 }
 
+static size_t
+len_of_list(const tc_json *v)
+{
+	return tc_json_is(v, TC_JSON_ARRAY) ? v->u.arr.len : 0;
+}
+
 struct rgroup {
 	char *key;		/* the signature as ASCII canonical JSON */
 	tc_json *group;
@@ -516,4 +522,271 @@ done:
 	free(vman);
 	free(base);
 	return out;
+}
+
+/* ---- the validator (validate_replay_report) -------------------------------- */
+
+static const char *const check_names[] = {
+	"candidate_name", "candidate_name_matches", "round_id",
+	"round_id_matches", "source_revision", "source_revision_matches",
+	"artifact_paths_valid", "fusion_reproducible",
+	"config_fingerprint_match", "distinct_metadata_roots",
+	"matched_fusion_group_count", "matched_reliable_signature",
+	"report_matches_recomputed", NULL
+};
+
+static const char *const artifact_fields[] = { "compat_metadata_root",
+	"verify_metadata_root", "compat_config_manifest_path",
+	"verify_config_manifest_path", NULL };
+
+static tc_json *
+verdict(tc_json *o, const char *reason)
+{
+	tc_json_object_set_string(o, "failure_reason", reason);
+	return o;
+}
+
+static void
+pass(tc_json *o, const char *check, bool ok)
+{
+	tc_json_object_set_bool(tc_json_get(o, "checks"), check, ok);
+}
+
+/* A string without surrounding space: the value itself stripped. */
+static bool
+trimmed_string(const tc_json *v)
+{
+	size_t a, b;
+
+	if (!nonblank(v))
+		return false;
+	tc_py_strip(v->u.str.ptr, v->u.str.len, &a, &b);
+	return a == 0 && b == v->u.str.len;
+}
+
+/* The identity checks of the report (steps 2-4); the failure, or NULL.
+ * name gets the stripped candidate (malloc'd). */
+static const char *
+identity_checks(tc_json *o, const tc_json *rep, const char *const expect[3],
+    char **name)
+{
+	const tc_json *v = tc_json_get(rep, "candidate_name");
+	const tc_json *round = tc_json_get(rep, "round_id");
+	const tc_json *rev = tc_json_get(rep, "source_revision");
+	size_t a, b, l;
+
+	if (!nonblank(v))
+		return "replay_candidate_name_invalid";
+	tc_py_strip(v->u.str.ptr, v->u.str.len, &a, &b);
+	*name = tc_xstrndup(v->u.str.ptr + a, b - a);
+	tc_json_object_set_string(o, "candidate_name", *name);
+	pass(o, "candidate_name", true);
+	if (expect[0] != NULL && strcmp(expect[0], *name) != 0)
+		return "replay_candidate_name_mismatch";
+	pass(o, "candidate_name_matches", true);
+	l = strlen(*name);
+	if (!trimmed_string(round) || strncmp(round->u.str.ptr, *name, l) != 0 ||
+	    round->u.str.ptr[l] != '-')
+		return "replay_round_id_invalid";
+	tc_json_object_set(o, "round_id", tc_json_clone(round));
+	pass(o, "round_id", true);
+	if (expect[1] != NULL && strcmp(expect[1], round->u.str.ptr) != 0)
+		return "replay_round_id_mismatch";
+	pass(o, "round_id_matches", true);
+	if (!trimmed_string(rev))
+		return "replay_source_revision_invalid";
+	tc_json_object_set(o, "source_revision", tc_json_clone(rev));
+	pass(o, "source_revision", true);
+	if (expect[2] != NULL && strcmp(expect[2], rev->u.str.ptr) != 0)
+		return "replay_source_revision_mismatch";
+	pass(o, "source_revision_matches", true);
+	return NULL;
+}
+
+/* The four artifact paths joined to base (step 5); the failure, or
+ * NULL.  paths[] are malloc'd. */
+static const char *
+artifact_checks(tc_json *o, const tc_json *rep, const char *base,
+    char *paths[4])
+{
+	size_t i;
+	bool ok = true;
+
+	for (i = 0; artifact_fields[i] != NULL; i++)
+		if (!nonblank(tc_json_get(rep, artifact_fields[i])))
+			return "replay_artifact_path_invalid";
+	for (i = 0; artifact_fields[i] != NULL; i++) {
+		paths[i] = tc_path_join(base, tc_json_get_string(rep,
+		    artifact_fields[i]));
+		ok = ok && (i < 2 ? tc_is_directory(paths[i]) :
+		    tc_is_regular_file(paths[i]));
+	}
+	pass(o, "artifact_paths_valid", ok);
+	return ok ? NULL : "replay_artifacts_invalid";
+}
+
+/* Every key of recomputed is in the report with an equal value. */
+static bool
+report_matches(const tc_json *rep, const tc_json *recomputed)
+{
+	size_t i;
+
+	for (i = 0; i < recomputed->u.obj.len; i++) {
+		const tc_json_member *m = &recomputed->u.obj.members[i];
+		const tc_json *v = tc_json_getn(rep, m->key, m->key_len);
+
+		if (v == NULL || !tc_json_equal(v, m->value))
+			return false;
+	}
+	return true;
+}
+
+/* Every matched group passes the identity test on its own fields. */
+static bool
+matched_reliable(const tc_json *groups)
+{
+	size_t i;
+
+	if (len_of_list(groups) == 0)
+		return false;
+	for (i = 0; i < groups->u.arr.len; i++) {
+		const tc_json *g = groups->u.arr.items[i];
+		const tc_json *vc = tc_json_get(g, "verify_child_count");
+		const tc_json *vr = tc_json_get(g, "verify_count_reliable");
+
+		if (!identity_complete(g, "ordered_child_op_sequence") ||
+		    !tc_json_is(vr, TC_JSON_BOOL) || !vr->u.b ||
+		    !tc_json_is(vc, TC_JSON_INT) ||
+		    !tc_json_equal(vc, tc_json_get(g, "child_count")))
+			return false;
+	}
+	return true;
+}
+
+/* Steps 6-9: recompute from base and compare. */
+static tc_json *
+recompute_checks(tc_json *o, const tc_json *rep, const char *base,
+    char *const paths[4], const char *name)
+{
+	struct tc_sk_meta_replay_args a;
+	const tc_json *mc = tc_json_get(rep, "replay_min_child_nodes");
+	tc_error err = TC_ERROR_INIT;
+	tc_json *re;
+	char *c, *v;
+	int64_t m;
+	bool matches, all = true;
+	size_t i;
+
+	if (!tc_json_is(mc, TC_JSON_INT) || !tc_json_int64(mc, &m) || m < 1)
+		return verdict(o, "replay_report_stale_or_tampered");
+	a.compat_root = paths[0];
+	a.verify_root = paths[1];
+	a.compat_manifest = paths[2];
+	a.verify_manifest = paths[3];
+	a.candidate_name = name;
+	a.round_id = tc_json_get_string(rep, "round_id");
+	a.source_revision = tc_json_get_string(rep, "source_revision");
+	a.artifact_base = base;
+	a.min_child_nodes = (long)m;
+	if ((re = tc_sk_meta_replay(&a, &err)) == NULL) {
+		tc_error_clear(&err);
+		return verdict(o, "replay_artifacts_invalid");
+	}
+	matches = report_matches(rep, re);
+	pass(o, "fusion_reproducible", tc_json_truthy(tc_json_get(re,
+	    "fusion_reproducible")));
+	pass(o, "config_fingerprint_match", tc_json_truthy(tc_json_get(re,
+	    "config_fingerprint_match")));
+	c = tc_path_join(base, tc_json_get_string(re, "compat_metadata_root"));
+	v = tc_path_join(base, tc_json_get_string(re, "verify_metadata_root"));
+	{
+		char *rc = tc_path_resolve(c, &err), *rv;
+
+		tc_error_clear(&err);
+		rv = tc_path_resolve(v, &err);
+		tc_error_clear(&err);
+		pass(o, "distinct_metadata_roots", rc != NULL && rv != NULL &&
+		    strcmp(rc, rv) != 0);
+		free(rc);
+		free(rv);
+	}
+	free(c);
+	free(v);
+	pass(o, "matched_fusion_group_count", tc_analysis__skm_int(re,
+	    "matched_fusion_group_count") >= 1);
+	pass(o, "matched_reliable_signature",
+	    matched_reliable(tc_json_get(re, "matched_fusion_groups")));
+	pass(o, "report_matches_recomputed", matches);
+	for (i = 0; check_names[i] != NULL; i++)
+		all = all && tc_json_truthy(tc_json_get(tc_json_get(o, "checks"),
+		    check_names[i]));
+	tc_json_object_set_bool(o, "valid", all);
+	tc_json_object_set(o, "fusion_reproducible", copy_of(re,
+	    "fusion_reproducible"));
+	tc_json_object_set(o, "deep_fusion_reproducible", copy_of(re,
+	    "deep_fusion_reproducible"));
+	if (!all) {
+		if (!matches || tc_json_truthy(tc_json_get(re,
+		    "fusion_reproducible")))
+			verdict(o, "replay_report_stale_or_tampered");
+		else
+			tc_json_object_set(o, "failure_reason", copy_of(re,
+			    "failure_reason"));
+	}
+	tc_json_object_set(o, "recomputed_replay", re);
+	return o;
+}
+
+tc_json *
+tc_sk_meta_validate_replay(const char *path, const char *expected_candidate,
+    const char *expected_round, const char *expected_revision)
+{
+	const char *expect[3] = { expected_candidate, expected_round,
+	    expected_revision };
+	tc_json *o = tc_json_new_object(), *checks = tc_json_new_object();
+	tc_json *rep = NULL;
+	tc_error err = TC_ERROR_INIT;
+	char *resolved = NULL, *raw, *text, *name = NULL, *base = NULL;
+	char *paths[4] = { NULL, NULL, NULL, NULL };
+	const char *why;
+	size_t i, len, tlen;
+
+	for (i = 0; check_names[i] != NULL; i++)
+		tc_json_object_set_bool(checks, check_names[i], false);
+	tc_json_object_set(o, "checks", checks);
+	tc_json_object_set_bool(o, "valid", false);
+	tc_json_object_set_null(o, "failure_reason");
+	tc_json_object_set_string_or_null(o, "path", path);
+	if (path == NULL)
+		return verdict(o, "replay_evidence_missing");
+	if ((resolved = tc_path_resolve(path, &err)) == NULL) {
+		tc_error_clear(&err);
+		return verdict(o, "replay_evidence_invalid");
+	}
+	tc_json_object_set_string(o, "path", resolved);
+	if ((raw = tc_read_file(resolved, 0, &len, &err)) != NULL) {
+		text = tc_analysis__utf8_replace(raw, len, &tlen);
+		rep = tc_json_parse_text(text, tlen, &err);
+		free(text);
+		free(raw);
+	}
+	tc_error_clear(&err);
+	if (rep == NULL)
+		o = verdict(o, "replay_evidence_invalid");
+	else if (rep->type != TC_JSON_OBJECT)
+		o = verdict(o, "replay_evidence_not_object");
+	else if ((why = identity_checks(o, rep, expect, &name)) != NULL)
+		o = verdict(o, why);
+	else if ((why = artifact_checks(o, rep, (base =
+	    tc_path_dirname(resolved)), paths)) != NULL)
+		o = verdict(o, why);
+	else
+		o = recompute_checks(o, rep, base, paths, name);
+	for (i = 0; i < 4; i++)
+		free(paths[i]);
+	free(base);
+	free(name);
+	free(resolved);
+	tc_json_free(rep);
+	return o;
 }

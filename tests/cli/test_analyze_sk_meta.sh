@@ -238,6 +238,31 @@ check "a missing manifest is config_manifest_invalid" in_stdout '"failure_reason
 rc=$?
 expect_rc 1 "the same root twice is not a fresh replay"
 check "failure_reason verify_metadata_not_fresh" in_stdout '"failure_reason": "verify_metadata_not_fresh"'
+# ---- the gate trusts a replay report only after recomputing it -----------------
+W=$TUNECTL_SRC/tests/fixtures/workloads/timed_workload.sh
+(cd "$P" && "$TUNECTL_BIN" bench run --runs 5 --out base -- "$W" 10.0 10.1 10.2 10.3 10.4 &&
+    "$TUNECTL_BIN" bench run --runs 3 --out fast -- "$W" 8) >/dev/null 2>&1
+replay --compat-config-manifest c.json --verify-config-manifest v.json --replay-report-out out/replay.json
+(cd "$P" && "$TUNECTL_BIN" gate analyze --baseline base --candidate S2=fast \
+    --replay-evidence S2=out/replay.json --expected-ranks 1 --json-out out/gate.json > stdout 2> stderr)
+rc=$?
+expect_rc 0 "gate analyze accepts a replay report its recomputation reproduces"
+expect_eq "$(j "$P/out/gate.json" 'd["candidates"]["S2"]["deep_fusion_replay"]["valid"]')" true \
+    "the replay verdict is valid, every check passed"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["matched_fusion_group_count"]=3; json.dump(d, open(sys.argv[2], "w"))' \
+    "$P/out/replay.json" "$P/out/tampered.json"
+(cd "$P" && "$TUNECTL_BIN" gate analyze --baseline base --candidate S2=fast \
+    --replay-evidence S2=out/tampered.json --expected-ranks 1 > stdout 2> stderr)
+rc=$?
+expect_rc 2 "a tampered replay report is refused"
+check "as replay_report_stale_or_tampered" grep -q "replay evidence invalid (S2: replay_report_stale_or_tampered)" "$P/stderr"
+replay --compat-config-manifest c.json --verify-config-manifest other.json --replay-report-out out/mismatch.json
+(cd "$P" && "$TUNECTL_BIN" gate analyze --baseline base --candidate S2=fast \
+    --replay-evidence S2=out/mismatch.json --expected-ranks 1 > stdout 2> stderr)
+rc=$?
+expect_rc 2 "a replay that does not reproduce is refused"
+check "with the recomputation's reason" grep -q "replay evidence invalid (S2: config_fingerprint_mismatch)" "$P/stderr"
+
 replay --compat-config-manifest c.json
 expect_rc 2 "--verify-root needs both manifests"
 expect_err "--verify-root requires --compat-config-manifest and --verify-config-manifest" "in the reference's words"
