@@ -37,18 +37,64 @@ is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* A word character of Python's \b: a letter, digit or '_' (and, for
- * UTF-8 text, every non-ASCII character, as most are letters). */
+/* Whether a non-ASCII code point is a word character of Python's \b
+ * (str.isalnum() or "_"): letters and digits of every script are; the
+ * replacement character, spaces, unprintables and the common punctuation
+ * and symbol blocks are not (a close approximation of Unicode's
+ * categories, exact for text TorchAir writes). */
 static bool
-is_word(const char *s, size_t n, size_t i)
+wide_is_word(uint32_t cp)
+{
+	if (cp == 0xFFFD || tc_py_isspace(cp) || !tc_py_isprintable(cp))
+		return false;
+	if ((cp >= 0xA1 && cp <= 0xBF && cp != 0xAA && cp != 0xB2 &&
+	    cp != 0xB3 && cp != 0xB5 && cp != 0xB9 && cp != 0xBA &&
+	    cp != 0xBC && cp != 0xBD && cp != 0xBE) || cp == 0xD7 ||
+	    cp == 0xF7)
+		return false;
+	return !((cp >= 0x2000 && cp <= 0x2BFF) || (cp >= 0x3000 &&
+	    cp <= 0x303F) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
+	    (cp >= 0xFF00 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20));
+}
+
+/* A word character of Python's \b at byte i (the code point starting
+ * there), or, with before, the code point ending just before i. */
+static bool
+word_at(const char *s, size_t n, size_t i, bool before)
 {
 	unsigned char c;
+	uint32_t cp;
 
+	if (before) {
+		if (i == 0)
+			return false;
+		i--;
+		while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80 &&
+		    ((unsigned char)s[i - 1] & 0x80) != 0)
+			i--;
+	}
 	if (i >= n)
 		return false;
 	c = (unsigned char)s[i];
-	return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-	    (c >= 'A' && c <= 'Z') || c >= 0x80;
+	if (c < 0x80)
+		return c == '_' || (c >= '0' && c <= '9') ||
+		    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+	if (tc_utf8_decode(s + i, n - i, &cp, TC_UTF8_WTF8) == 0)
+		return false;
+	return wide_is_word(cp);
+}
+
+static bool
+is_word(const char *s, size_t n, size_t i)
+{
+	return word_at(s, n, i, false);
+}
+
+/* The character before byte i is a word character. */
+static bool
+word_before(const char *s, size_t n, size_t i)
+{
+	return word_at(s, n, i, true);
 }
 
 /* The digits at s[*i..n) as a saturating int64; false when none. */
@@ -124,7 +170,7 @@ token_at(const char *s, size_t n, size_t i)
 {
 	size_t k;
 
-	if (i > 0 && is_word(s, n, i - 1))
+	if (word_before(s, n, i))
 		return NULL;
 	for (k = 0; reason_tokens[k] != NULL; k++) {
 		size_t l = strlen(reason_tokens[k]);
@@ -399,7 +445,7 @@ runtime_int(const char *s, size_t n, const char *name)
 	for (i = index_of(s, n, 0, name); i < n; i = index_of(s, n, i + 1, name)) {
 		size_t j = i + l;
 
-		if (i > 0 && is_word(s, n, i - 1))
+		if (word_before(s, n, i))
 			continue;
 		if (take_lit(s, n, &j, ":") && take_int(s, n, &j, &v))
 			return tc_json_new_int(v);
@@ -418,7 +464,7 @@ runtime_ratio(const char *s, size_t n)
 	    i = index_of(s, n, i + 1, "taskRatio:[")) {
 		size_t j = i + 11;
 
-		if (i > 0 && is_word(s, n, i - 1))
+		if (word_before(s, n, i))
 			continue;
 		if (take_int(s, n, &j, &c) && take_lit(s, n, &j, ",") &&
 		    take_int(s, n, &j, &v) && take_lit(s, n, &j, "]")) {

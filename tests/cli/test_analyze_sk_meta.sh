@@ -159,6 +159,11 @@ rc=$?
 expect_rc 0 "symlink loops, binary garbage and a huge line still give a summary"
 expect_eq "$(j "$T/h.json" '[d["fused_group_count"], len(d["sk_inventory"][0]["nodes"][0]["func_name"]), d["scope_break_summary"]["raw_record_count"], d["scope_break_samples"][0]["trigger_node"]]')" \
     '[1, 3000000, 1, 9223372036854775807]' "the huge line is read whole; an oversized number saturates"
+mkdir -p "$T/words/model_1"
+printf 'x \377SUCCESS \303\251SUCCESS \342\200\224SUCCESS SUCCESSx\n' > "$T/words/model_1/sk_scope_split.log"
+tc analyze sk-meta "$T/words" --json-out "$T/words.json"
+expect_eq "$(j "$T/words.json" 'd["raw_reason_token_counts"]')" '{"SUCCESS": 2}' \
+    "reason tokens are word-bounded as in Python: after U+FFFD or a dash yes, after a letter or before one no"
 mkdir -p "$T/dirlog/model_2/sk_fused_nodes.log"
 tc analyze sk-meta "$T/dirlog"
 expect_rc 1 "a log that cannot be read exits 1"
