@@ -3,9 +3,12 @@
 # share/tools/analyze_sk_meta.py: the reference's recorded run on its eval
 # fixture reproduced byte for byte (stdout and the three files), the exit
 # statuses (2 without models, 1 without fusion, 0 with it), the parsing of
-# node-count mismatches, unknown reasons, scope breaks and layers, and
-# hostile inputs (missing root, symlink loops, binary garbage, a huge line,
-# an unreadable log) giving one clear error or a sane summary.
+# node-count mismatches, unknown reasons, scope breaks, layers and word
+# boundaries, hostile inputs (missing root, symlink loops, binary garbage,
+# a huge line, an unreadable log) giving one clear error or a sane summary,
+# argparse's abbreviations, the replay mode (--verify-root) with its
+# failure reasons and usage checks, and "gate analyze" trusting a replay
+# report only when its recomputation reproduces it.
 . "$(dirname "$0")/lib.sh"
 
 FIX=$TUNECTL_SRC/tests/fixtures/analysis
