@@ -97,4 +97,53 @@ tc_json *tc_collection_finalize(const struct tc_collection_finalize_args *a,
 int tc_analysis_content_fingerprint(const tc_json *report, char hex[65],
     tc_error *err);
 
+/* ---- "tunectl analyze sk-meta" (skm_summary.c) ------------------------- */
+
+/* The command line of the SuperKernel metadata summary (the reference's
+ * analyze_sk_meta.py). */
+struct tc_sk_meta_args {
+	const char *root;		/* scanned recursively; may be missing */
+	long sample_limit;		/* 20: the top-N and sample size */
+	const char *round_name;		/* NULL, or round_report.round_name */
+	const char *scope_kind;		/* NULL (from round_name), "manual" or
+					 * "automatic_aot" */
+	long effective_min_child_nodes;	/* 5: descriptive threshold */
+};
+
+/* The summary document of the metadata under a->root (sk_inventory,
+ * round_report, ... fusion_proven); NULL with err when a log cannot be
+ * read.  A root without logs gives model_count 0. */
+tc_json *tc_sk_meta_summary(const struct tc_sk_meta_args *a, tc_error *err);
+
+/* The deep auto-scope plan of a summary: every reliable fused group as a
+ * manual-scope candidate, deepest first.  min_child_nodes is recorded,
+ * never applied. */
+tc_json *tc_sk_meta_plan(const tc_json *summary, long min_child_nodes,
+    long sample_limit);
+
+/* The fusion replay of "analyze sk-meta --verify-root" (skm_replay.c). */
+struct tc_sk_meta_replay_args {
+	const char *compat_root, *verify_root;
+	const char *compat_manifest, *verify_manifest;	/* config manifests */
+	const char *candidate_name, *round_id, *source_revision; /* trimmed */
+	const char *artifact_base;	/* NULL: the common directory of the
+					 * roots and manifests */
+	long min_child_nodes;		/* >= 1 */
+};
+
+/* The replay report: the effective fused groups of both roots matched by
+ * signature, fusion_reproducible and its failure_reason.  NULL with err
+ * only when a path cannot be resolved or a log cannot be read. */
+tc_json *tc_sk_meta_replay(const struct tc_sk_meta_replay_args *a,
+    tc_error *err);
+
+/* The reference's validate_replay_report: a replay report at path is
+ * trusted only when recomputing it from the roots and manifests it names
+ * (relative to its directory) gives the same report and the fusion is
+ * reproduced.  {path, valid, checks{13}, failure_reason, ...}; never NULL.
+ * An expectation NULL is not checked. */
+tc_json *tc_sk_meta_validate_replay(const char *path,
+    const char *expected_candidate, const char *expected_round,
+    const char *expected_revision);
+
 #endif

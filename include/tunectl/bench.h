@@ -346,10 +346,20 @@ tc_json *tc_stage_a_configs_check(const char *const *paths, size_t n);
  * err. */
 tc_json *tc_option_matrix_validate(const tc_json *doc, tc_error *err);
 
+/* A replay recomputation done in this process: the verdict on the report
+ * at path (resolved) for the expected candidate, a JSON object with a
+ * boolean "valid" and "failure_reason".  The layer that can recompute a
+ * replay from SK metadata (src/analysis) sits beside this one, so the
+ * program installs it (the tunectl CLI does, in main). */
+typedef tc_json *(*tc_replay_recompute_fn)(const char *path,
+    const char *expected);
+void tc_replay_set_recompute(tc_replay_recompute_fn fn);
+
 /* Deep-fusion replay evidence (docs/spec/gates.md "Replay evidence"): the
  * specified early checks, then the external validator (CMD REPORT NAME printing
- * a JSON object with a boolean "valid"), or failure_reason
- * "replay_recomputation_unavailable" without one.  Returns the validation
+ * a JSON object with a boolean "valid"), else the recomputation installed by
+ * tc_replay_set_recompute(), or failure_reason
+ * "replay_recomputation_unavailable" without either.  Returns the validation
  * object; NULL only when the validator could not be run (err set). */
 tc_json *tc_replay_validate(const char *path, const char *expected,
     const char *validator, tc_error *err);

@@ -8,7 +8,10 @@
  *   - with --replay-validator CMD, CMD REPORT EXPECTED_NAME is run and its
  *     stdout JSON object (with a bool "valid" and a string-or-null
  *     "failure_reason") is the verdict, merged over tunectl's object;
- *   - without one, the report is refused with failure_reason
+ *   - without one, the recomputation the program installed with
+ *     tc_replay_set_recompute() (the tunectl CLI installs "analyze
+ *     sk-meta"'s validator) gives the verdict, merged the same way;
+ *   - without either, the report is refused with failure_reason
  *     "replay_recomputation_unavailable": tunectl never trusts a replay
  *     report it cannot recompute.
  */
@@ -36,6 +39,14 @@ static const char *const artifact_keys[] = {
 	"compat_metadata_root", "verify_metadata_root",
 	"compat_config_manifest_path", "verify_config_manifest_path", NULL
 };
+
+static tc_replay_recompute_fn recompute;
+
+void
+tc_replay_set_recompute(tc_replay_recompute_fn fn)
+{
+	recompute = fn;
+}
 
 static tc_json *
 fail(tc_json *o, const char *reason)
@@ -200,11 +211,14 @@ tc_replay_validate(const char *path, const char *expected,
 		o = fail(o, reason);
 		goto done;
 	}
-	if (validator == NULL) {
+	if (validator == NULL && recompute == NULL) {
 		o = fail(o, "replay_recomputation_unavailable");
 		goto done;
 	}
-	if (run_validator(validator, resolved, expected, &verdict, err) != 0) {
+	if (validator == NULL)
+		verdict = recompute(resolved, expected);
+	else if (run_validator(validator, resolved, expected, &verdict,
+	    err) != 0) {
 		tc_json_free(o);
 		o = NULL;
 		goto done;

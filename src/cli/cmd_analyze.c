@@ -430,7 +430,8 @@ static const struct tc_command analyze_collection_entry = {
 };
 
 static const struct tc_command *const analyze_subs[] = {
-	&analyze_fusion_entry, &analyze_collection_entry, NULL
+	&analyze_fusion_entry, &analyze_collection_entry,
+	&cmd_analyze_sk_meta_entry, NULL
 };
 
 const struct tc_command cmd_analyze_entry = {
@@ -439,11 +440,14 @@ const struct tc_command cmd_analyze_entry = {
 	.usage = "usage: tunectl analyze fusion --baseline-profile PATH "
 	    "--candidate-profile PATH ...\n"
 	    "       tunectl analyze collection validate-set --manifest ROLE=PATH "
-	    "...\n",
+	    "...\n"
+	    "       tunectl analyze sk-meta ROOT [--json-out FILE] ...\n",
 	.help = "\nSubcommands:\n"
 	    "  fusion    per-SK verdicts of SuperKernel off against on\n"
 	    "            (\"tunectl analyze fusion --help\")\n"
 	    "  collection validate-set\n"
-	    "            check the collection manifests of a capture set\n",
+	    "            check the collection manifests of a capture set\n"
+	    "  sk-meta   summarize SuperKernel metadata and prove fusion\n"
+	    "            (\"tunectl analyze sk-meta --help\")\n",
 	.subs = analyze_subs,
 };

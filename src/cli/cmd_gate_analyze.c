@@ -98,12 +98,14 @@
 
 /* The rest of the help: one literal may hold at most 4095 characters. */
 #define REF_HELP_MORE \
-	"\nNot reproduced: the reference validates replay evidence with an external analyser\n" \
-	"(analyze_sk_meta.validate_replay_report) whose recomputation from SK metadata is not\n" \
-	"specified.  tunectl applies the specified checks (candidate name, round id, source\n" \
-	"revision, artifact paths, replay_min_child_nodes) and then refuses the report with\n" \
-	"failure_reason replay_recomputation_unavailable, unless --replay-validator names a\n" \
-	"program that prints the validation JSON object (with a boolean \"valid\").\n" \
+	"\nReplay evidence: the reference validates it with analyze_sk_meta's\n" \
+	"validate_replay_report.  tunectl applies the same checks (candidate name, round id,\n" \
+	"source revision, artifact paths, replay_min_child_nodes), then recomputes the replay\n" \
+	"from the SK metadata roots and config manifests the report names (\"tunectl analyze\n" \
+	"sk-meta --verify-root\", docs/analysis.md) and trusts it only when the recomputation\n" \
+	"equals it and the fusion is reproduced; --replay-validator CMD hands that decision to\n" \
+	"a program that prints the validation JSON object (with a boolean \"valid\") instead.\n" \
+	"(replay_recomputation_unavailable is left for programs built without the analyser.)\n" \
 	"whole_scope candidates need no replay.  See docs/measurement.md.\n" \
 	"\n\"replay evidence mapping mismatch (missing: NAME)\": a final promotion judges\n" \
 	"every candidate range_optimized unless told otherwise, and that mode needs\n" \

@@ -142,7 +142,7 @@ if command -v python3 >/dev/null; then
 	expect_rc 0 "python3 check_environment.py works as the reference's workers call it"
 	check "python3 check_environment.py reaches env-check" grep -q "usage: tunectl env-check" "$T/help.txt"
 fi
-TUNECTL=/nonexistent PATH=/usr/bin:/bin "$TUNECTL_SRC/share/tools/analyze_sk_meta.py" --help > "$T/np.txt" 2>&1
+TUNECTL=/nonexistent PATH=/usr/bin:/bin "$TUNECTL_SRC/share/tools/derived_family_lifecycle.py" --help > "$T/np.txt" 2>&1
 rc=$?
 expect_rc 69 "an unimplemented reference tool fails with 69"
 check "the unimplemented tool says so" grep -q "not implemented by tunectl" "$T/np.txt"

@@ -119,12 +119,12 @@ expect_eq "$(jpy "$inv" '[(x["device_id"], x["state"]) for x in d["devices"]]')"
 
 # A reference tool tunectl does not implement is in no shipped manifest; a
 # manifest that names one gets a tool that fails instead of pretending.
-python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["runtime_tools"]=["check_environment.py","analyze_sk_meta.py"]; json.dump(m, open(sys.argv[2],"w"))' \
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["runtime_tools"]=["check_environment.py","derived_family_lifecycle.py"]; json.dump(m, open(sys.argv[2],"w"))' \
     "$SHARE/phases/intake_preparation/phase.json" "$T/unimpl.json"
-tc execute-phase --task "$T/task.json" --manifest "$T/unimpl.json" --tool analyze_sk_meta.py \
+tc execute-phase --task "$T/task.json" --manifest "$T/unimpl.json" --tool derived_family_lifecycle.py \
     --lease-root "$T/leases" --device-id 0
 expect_rc 1 "a tool tunectl does not implement fails instead of pretending"
-check "the unimplemented tool says so" grep -q "not implemented by tunectl" "$R/phase-executions/intake-preparation/analyze_sk_meta.stderr.log"
+check "the unimplemented tool says so" grep -q "not implemented by tunectl" "$R/phase-executions/intake-preparation/derived_family_lifecycle.stderr.log"
 
 tc execute-phase --task "$T/task.json" --phase intake_preparation --tool analyze_performance.py \
     --lease-root "$T/leases" --device-id 0

@@ -87,6 +87,9 @@
 #define LLVMFuzzerTestOneInput fuzz_kernel_details_one
 #include "../fuzz/fuzz_kernel_details.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_sk_meta_one
+#include "../fuzz/fuzz_sk_meta.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*replay_fn)(const uint8_t *data, size_t size);
 
@@ -162,6 +165,7 @@ REPLAY_TEST(fuzz_support)
 REPLAY_TEST(fuzz_pypto_orch)
 REPLAY_TEST(fuzz_tune_spec)
 REPLAY_TEST(fuzz_kernel_details)
+REPLAY_TEST(fuzz_sk_meta)
 
 #define T(name) cmocka_unit_test(name##_corpus_replays_without_a_finding)
 
@@ -179,6 +183,7 @@ main(void)
 		T(fuzz_pypto_orch),
 		T(fuzz_tune_spec),
 		T(fuzz_kernel_details),
+		T(fuzz_sk_meta),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
