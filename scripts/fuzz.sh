@@ -104,9 +104,18 @@ run_target() {	# run_target TARGET -> 0 no finding, 1 finding
 	t=$1
 	bin=$OUT/$t
 	[ $mode = replay ] && bin=$OUT/replay-$t
+	# targets that borrow the unit tests' session fixtures link their
+	# helpers (unit_tmpdir, unit_rmtree) and cmocka, which those use
+	extra=""
+	grep -q '"\.\./unit/' "tests/fuzz/$t.c" &&
+	    extra="tests/unit/unit_fixture.c -lcmocka"
 	# shellcheck disable=SC2086
-	$COMPILER $CFLAGS_F $LINK_FLAGS -o "$bin" "tests/fuzz/$t.c" \
-	    $([ $mode = replay ] && echo tests/fuzz/replay_main.c) $LIB_OBJS $LIBS
+	if ! $COMPILER $CFLAGS_F $LINK_FLAGS -o "$bin" "tests/fuzz/$t.c" \
+	    $([ $mode = replay ] && echo tests/fuzz/replay_main.c) $LIB_OBJS \
+	    $extra $LIBS; then
+		echo "== $t: BUILD FAILED (not a finding)" >&2
+		return 1
+	fi
 	seeds=tests/fuzz/corpus/$t
 	mkdir -p "$seeds"
 	log=$OUT/$t.log
