@@ -485,6 +485,7 @@ struct candidate {
 	size_t nlists;
 	struct an_map rejected;		/* model\x1fsignature of rejected rows */
 	size_t sk_rows, total;
+	tc_buf key;			/* scratch */
 };
 
 static void task_key(char *buf, size_t len, double task);
@@ -677,7 +678,7 @@ static int
 candidate_row(void *vctx, const struct an_row *r, tc_error *err)
 {
 	struct candidate *c = vctx;
-	tc_buf k = TC_BUF_INIT;
+	tc_buf *k = &c->key;
 	size_t *slot, li, i;
 	bool created;
 
@@ -686,11 +687,13 @@ candidate_row(void *vctx, const struct an_row *r, tc_error *err)
 	if (!is_sk_row(r))
 		return 0;
 	c->sk_rows++;
-	tc_buf_printf(&k, "%s\x1f", r->model_id);
-	num_text(&k, r->device_id);
-	tc_buf_printf(&k, "\x1f%s", r->name);
-	slot = tc_analysis__map_slot(&c->by_row, tc_buf_cstr(&k), &created);
-	tc_buf_free(&k);
+	tc_buf_reset(k);
+	tc_buf_puts(k, r->model_id);
+	tc_buf_putc(k, '\x1f');
+	num_text(k, r->device_id);
+	tc_buf_putc(k, '\x1f');
+	tc_buf_puts(k, r->name);
+	slot = tc_analysis__map_slot(&c->by_row, tc_buf_cstr(k), &created);
 	if (created)
 		*slot = new_row_kind(c, r);
 	li = *slot;
@@ -746,6 +749,7 @@ candidate_free(struct candidate *c)
 	tc_analysis__map_free(&c->by_key);
 	tc_analysis__map_free(&c->by_row);
 	tc_analysis__map_free(&c->rejected);
+	tc_buf_free(&c->key);
 }
 
 /* ---- reading both profiles ------------------------------------------------- */
