@@ -10,6 +10,9 @@ shim_name=analyze_profiler.py
 shim_command=analyze
 case $0 in */*) shim_dir=${0%/*} ;; *) shim_dir=. ;; esac
 . "$shim_dir/tunectl_shim.sh"
+# usage and errors name the reference's program, as its argparse does
+TUNECTL_PROG=analyze_fusion_performance.py
+export TUNECTL_PROG
 exec "$TUNECTL" analyze fusion "$@"
 '''
 import os, sys

@@ -309,6 +309,21 @@ size_t *tc_analysis__map_slot(struct an_map *m, const char *key, bool *created);
 size_t *tc_analysis__map_find(const struct an_map *m, const char *key);
 void tc_analysis__map_free(struct an_map *m);
 
+/* A hash map from pairs of 64-bit numbers to size_t. */
+struct an_nmap {
+	uint64_t *ka, *kb;
+	size_t *vals;
+	unsigned char *used;
+	size_t cap, len;
+};
+size_t *tc_analysis__nmap_slot(struct an_nmap *m, uint64_t a, uint64_t b,
+    bool *created);
+size_t *tc_analysis__nmap_find(const struct an_nmap *m, uint64_t a,
+    uint64_t b);
+void tc_analysis__nmap_free(struct an_nmap *m);
+/* A number as a key: equal keys for equal numbers (0.0 and -0.0 too). */
+uint64_t tc_analysis__num_key(double v);
+
 /* ---- the analysis (fusion.c) --------------------------------------------- */
 
 /* _mapping_coverage of per_sk_decisions: one entry per (device, model,

@@ -8,7 +8,9 @@
  * Both profiles are read once, row by row.  What is kept is bounded by
  * the SKs and the steps, not by the rows: per candidate SK identity its
  * durations; of the baseline, counts per task, per model and task and per
- * launch name, and the rows of the tasks that fused-node metadata names.
+ * launch name, and the rows of the tasks that fused-node metadata names,
+ * each reduced to numbers and indices into tables of the distinct
+ * models, devices, occurrence keys and operators.
  *
  * Mapping a candidate SK to its SK-off children:
  *   - structural (collection manifests of both profiles, the projected
@@ -33,31 +35,66 @@
 
 /* ---- the baseline profile ------------------------------------------------ */
 
+#define BR_TASK 1u		/* task holds the Task ID */
+#define BR_SCALAR 2u		/* scalar holds the scalar times' sum */
+#define NO_KEY UINT32_MAX	/* no occurrence discriminator */
+
+/* A kept row, reduced to what the legacy mapping reads: its strings are
+ * indices into the baseline's tables (steps and names repeat). */
 struct base_row {
-	/* interned in the baseline's pool: steps and names repeat */
-	const char *model_id, *step_id, *disc[4], *type, *name;
-	const char *op;		/* _baseline_row_operator, NULL for None */
-	an_num device_id, task_id;
 	double start, duration;
-	an_num end, aic_t, aiv_t;
+	double task;		/* Task ID (BR_TASK) */
+	double scalar;		/* aic + aiv scalar time, 0 for None (BR_SCALAR:
+				 * finite) */
+	uint32_t domain;	/* (model, device) in domains */
+	uint32_t key;		/* occurrence key in keys, or NO_KEY */
+	uint32_t op;		/* _baseline_row_operator in ops */
+	uint8_t flags;
+};
+
+/* A (model, device) pair of kept rows. */
+struct domain {
+	uint32_t model;		/* in models */
+	an_num device;
+};
+
+/* A launch name: its rows, and the operator of its last kept type. */
+struct name_rec {
+	size_t count;
+	char *type;		/* NULL until a row of it is kept */
+	uint32_t op;
 };
 
 struct baseline {
-	const struct an_map *keep;	/* task keys of metadata child nodes */
-	struct an_map by_model_task;	/* "model\x1ftask" -> rows */
-	struct an_map by_task;		/* "task" -> rows */
-	struct an_map by_name;		/* launch name -> rows */
+	const struct an_nmap *keep;	/* task numbers of metadata child nodes */
+	struct an_nmap by_model_task;	/* (model, task) -> rows */
+	struct an_nmap by_task;		/* (0, task) -> rows */
+	struct an_map by_name;		/* launch name -> index in names */
+	struct name_rec *names;
+	size_t nnames;
 	struct base_row *rows;
 	size_t n, cap, total;
 	tc_buf key;			/* scratch */
-	struct an_map pool;		/* string -> index in strs */
-	char **strs;
-	size_t nstrs;
+	struct an_map model_of;		/* model id -> index in models */
+	char **models;
+	size_t nmodels;
+	struct an_nmap domain_of;	/* (model, device) -> index in domains */
+	struct domain *domains;
+	size_t ndomains;
+	struct an_map key_of;		/* occurrence key -> index in keys */
+	char **keys;			/* canonical JSON text */
+	size_t nkeys;
+	uint32_t *rank;			/* of each key in strcmp order */
 	struct an_map op_of;		/* "type\x1fname" -> index in ops */
 	char **ops;
 	size_t nops;
-	struct an_map first;		/* task -> 1 + its first kept row */
+	struct an_nmap first;		/* (0, task) -> 1 + its first kept row */
 	size_t *next;			/* kept row -> 1 + the next of its task */
+	/* the last row's model and occurrence (rows come in runs) */
+	tc_buf last_model, last_val;
+	uint32_t last_model_id, last_key, last_domain;
+	int last_field;
+	bool have_model, have_key;
 };
 
 static void
@@ -83,8 +120,9 @@ task_key(char *buf, size_t len, double task)
 static char *normalize_op(const char *s);
 
 /* _baseline_row_operator: the normalized Type, unless the launch name's
- * operator says otherwise (then None); one answer per (type, name). */
-static const char *
+ * operator says otherwise (then None); one answer per (type, name), as
+ * an index in ops (whose entry may be NULL). */
+static uint32_t
 row_operator(struct baseline *b, const char *type, const char *name)
 {
 	size_t *slot;
@@ -114,23 +152,140 @@ row_operator(struct baseline *b, const char *type, const char *name)
 		free(f);
 		*slot = b->nops++;
 	}
-	return b->ops[*slot];
+	return (uint32_t)*slot;
 }
 
-/* The one copy of s the baseline keeps. */
-static const char *
-intern(struct baseline *b, const char *s)
+/* The index of s in a string table, added when new. */
+static uint32_t
+table_index(struct an_map *of, char ***strs, size_t *n, const char *s)
 {
 	bool created;
-	size_t *slot = tc_analysis__map_slot(&b->pool, s, &created);
+	size_t *slot = tc_analysis__map_slot(of, s, &created);
 
 	if (created) {
-		b->strs = tc_xrealloc(b->strs, (b->nstrs + 1) *
-		    sizeof(*b->strs));
-		b->strs[b->nstrs] = tc_xstrdup(s);
-		*slot = b->nstrs++;
+		if ((*n & (*n - 1)) == 0)
+			*strs = tc_xrealloc(*strs, (*n ? 2 * *n : 1) *
+			    sizeof(**strs));
+		(*strs)[*n] = tc_xstrdup(s);
+		*slot = (*n)++;
 	}
-	return b->strs[*slot];
+	return (uint32_t)*slot;
+}
+
+static uint32_t
+model_index(struct baseline *b, const char *model)
+{
+	if (!b->have_model || strcmp(b->last_model.data, model) != 0) {
+		b->last_model_id = table_index(&b->model_of, &b->models,
+		    &b->nmodels, model);
+		tc_buf_reset(&b->last_model);
+		tc_buf_puts(&b->last_model, model);
+		b->have_model = true;
+	}
+	return b->last_model_id;
+}
+
+static uint32_t
+domain_index(struct baseline *b, uint32_t model, an_num device)
+{
+	bool created;
+	size_t *slot = tc_analysis__nmap_slot(&b->domain_of,
+	    (uint64_t)model << 1 | device.ok, device.ok ?
+	    tc_analysis__num_key(device.v) : 0, &created);
+
+	if (created) {
+		if ((b->ndomains & (b->ndomains - 1)) == 0)
+			b->domains = tc_xrealloc(b->domains, (b->ndomains ?
+			    2 * b->ndomains : 1) * sizeof(*b->domains));
+		b->domains[b->ndomains].model = model;
+		b->domains[b->ndomains].device = device;
+		*slot = b->ndomains++;
+	}
+	return (uint32_t)*slot;
+}
+
+/* s needs no escaping in JSON */
+static bool
+json_plain(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == '"' || *s == '\\')
+			return false;
+	return true;
+}
+
+/* The occurrence key [model, device, field, value] as canonical JSON
+ * text, malloc'd (NULL if it cannot be written). */
+static char *
+occurrence_text(const char *model, an_num device, const char *field,
+    const char *val)
+{
+	tc_json *k;
+	char *text;
+
+	if (json_plain(model) && json_plain(val) &&
+	    (!device.ok || fabs(device.v) < 1e15)) {
+		tc_buf b = TC_BUF_INIT;
+
+		tc_buf_putc(&b, '[');
+		tc_buf_putc(&b, '"');
+		tc_buf_puts(&b, model);
+		tc_buf_puts(&b, "\",");
+		if (device.ok)
+			tc_buf_printf(&b, "%lld", (long long)device.v);
+		else
+			tc_buf_puts(&b, "null");
+		tc_buf_puts(&b, ",\"");
+		tc_buf_puts(&b, field);
+		tc_buf_puts(&b, "\",\"");
+		tc_buf_puts(&b, val);
+		tc_buf_puts(&b, "\"]");
+		tc_buf_grow(&b, 0);
+		return tc_buf_detach(&b, NULL);
+	}
+	k = tc_json_new_array();
+	tc_json_array_push(k, tc_json_new_string(model));
+	tc_json_array_push(k, tc_analysis__json_intnum(device));
+	tc_json_array_push(k, tc_json_new_string(field));
+	tc_json_array_push(k, tc_json_new_string(val));
+	text = tc_json_canonical(k, NULL, NULL);
+	tc_json_free(k);
+	return text;
+}
+
+/* The occurrence key of a row: its step, else the first discriminator
+ * it has (occurrence, iteration, request, batch); NO_KEY for none. */
+static uint32_t
+occurrence_index(struct baseline *b, uint32_t domain, const struct an_row *r)
+{
+	static const char *const fields[5] = { "step_id", "occurrence_id",
+	    "iteration_id", "request_id", "batch_id" };
+	const char *val = r->step_id;
+	int f = 0;
+	char *text;
+
+	if (val[0] == '\0') {
+		for (f = 1; f < 5 && r->discriminator[f - 1][0] == '\0'; f++)
+			;
+		if (f == 5)
+			return NO_KEY;
+		val = r->discriminator[f - 1];
+	}
+	if (b->have_key && b->last_domain == domain && b->last_field == f &&
+	    strcmp(b->last_val.data, val) == 0)
+		return b->last_key;
+	text = occurrence_text(b->models[b->domains[domain].model],
+	    b->domains[domain].device, fields[f], val);
+	if (text == NULL)
+		return NO_KEY;
+	b->last_key = table_index(&b->key_of, &b->keys, &b->nkeys, text);
+	free(text);
+	b->last_domain = domain;
+	b->last_field = f;
+	tc_buf_reset(&b->last_val);
+	tc_buf_puts(&b->last_val, val);
+	b->have_key = true;
+	return b->last_key;
 }
 
 /* Only the rows of the tasks fused-node metadata names are kept whole. */
@@ -138,12 +293,11 @@ static bool
 baseline_wants(void *vctx, const struct an_row *r)
 {
 	struct baseline *b = vctx;
-	char tk[40];
 
 	if (!r->task_id.ok || b->keep == NULL)
 		return false;
-	task_key(tk, sizeof(tk), r->task_id.v);
-	return tc_analysis__map_find(b->keep, tk) != NULL;
+	return tc_analysis__nmap_find(b->keep, 0,
+	    tc_analysis__num_key(r->task_id.v)) != NULL;
 }
 
 static bool
@@ -164,46 +318,70 @@ static int
 baseline_row(void *vctx, const struct an_row *r, tc_error *err)
 {
 	struct baseline *b = vctx;
-	char tk[40];
-	size_t i;
+	struct name_rec *nr;
+	struct base_row *k;
+	an_num a, v, s;
+	size_t *slot;
+	uint32_t model;
+	uint64_t task;
+	bool created;
 
 	(void)err;
 	b->total++;
-	(*tc_analysis__map_slot(&b->by_name, r->name, NULL))++;
+	slot = tc_analysis__map_slot(&b->by_name, r->name, &created);
+	if (created) {
+		if ((b->nnames & (b->nnames - 1)) == 0)
+			b->names = tc_xrealloc(b->names, (b->nnames ?
+			    2 * b->nnames : 1) * sizeof(*b->names));
+		memset(&b->names[b->nnames], 0, sizeof(*b->names));
+		*slot = b->nnames++;
+	}
+	nr = &b->names[*slot];
+	nr->count++;
 	if (!r->task_id.ok)
 		return 0;
-	task_key(tk, sizeof(tk), r->task_id.v);
-	tc_buf_reset(&b->key);
-	tc_buf_puts(&b->key, r->model_id);
-	tc_buf_putc(&b->key, '\x1f');
-	tc_buf_puts(&b->key, tk);
-	(*tc_analysis__map_slot(&b->by_model_task, tc_buf_cstr(&b->key), NULL))++;
-	(*tc_analysis__map_slot(&b->by_task, tk, NULL))++;
+	model = model_index(b, r->model_id);
+	task = tc_analysis__num_key(r->task_id.v);
+	(*tc_analysis__nmap_slot(&b->by_model_task, model, task, NULL))++;
+	(*tc_analysis__nmap_slot(&b->by_task, 0, task, NULL))++;
 	if (r->partial)
 		return 0;
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 64;
 		b->rows = tc_xrealloc(b->rows, b->cap * sizeof(*b->rows));
 	}
-	{
-		struct base_row *k = &b->rows[b->n++];
-
-		k->model_id = intern(b, r->model_id);
-		k->step_id = intern(b, r->step_id);
-		for (i = 0; i < 4; i++)
-			k->disc[i] = intern(b, r->discriminator[i]);
-		k->type = intern(b, r->type);
-		k->name = intern(b, r->name);
-		k->op = row_operator(b, r->type, r->name);
-		k->device_id = r->device_id;
-		k->task_id = r->task_id;
-		k->start = r->start;
-		k->duration = r->duration;
-		k->end = r->end;
-		k->aic_t = r->aic_scalar_time;
-		k->aiv_t = r->aiv_scalar_time;
+	if (nr->type == NULL || strcmp(nr->type, r->type) != 0) {
+		nr->op = row_operator(b, r->type, r->name);
+		free(nr->type);
+		nr->type = tc_xstrdup(r->type);
 	}
+	k = &b->rows[b->n++];
+	k->start = r->start;
+	k->duration = r->duration;
+	k->task = r->task_id.v;
+	k->flags = BR_TASK;
+	a = r->aic_scalar_time.ok && r->aic_scalar_time.v != 0 ?
+	    r->aic_scalar_time : AN_NUM(0);
+	v = r->aiv_scalar_time.ok && r->aiv_scalar_time.v != 0 ?
+	    r->aiv_scalar_time : AN_NUM(0);
+	s = tc_analysis__sum2(a, v);
+	k->scalar = s.ok ? s.v : 0;
+	if (s.ok)
+		k->flags |= BR_SCALAR;
+	k->domain = domain_index(b, model, r->device_id);
+	k->key = occurrence_index(b, k->domain, r);
+	k->op = nr->op;
 	return 0;
+}
+
+static void
+free_table(char **strs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(strs[i]);
+	free(strs);
 }
 
 static void
@@ -211,37 +389,52 @@ baseline_free(struct baseline *b)
 {
 	size_t i;
 
-	for (i = 0; i < b->nstrs; i++)
-		free(b->strs[i]);
-	free(b->strs);
-	tc_analysis__map_free(&b->pool);
+	for (i = 0; i < b->nnames; i++)
+		free(b->names[i].type);
+	free(b->names);
+	free_table(b->models, b->nmodels);
+	free_table(b->keys, b->nkeys);
+	free_table(b->ops, b->nops);
+	free(b->rank);
+	free(b->domains);
 	free(b->rows);
 	free(b->next);
-	for (i = 0; i < b->nops; i++)
-		free(b->ops[i]);
-	free(b->ops);
+	tc_analysis__map_free(&b->model_of);
+	tc_analysis__map_free(&b->key_of);
 	tc_analysis__map_free(&b->op_of);
-	tc_buf_free(&b->key);
-	tc_analysis__map_free(&b->first);
-	tc_analysis__map_free(&b->by_model_task);
-	tc_analysis__map_free(&b->by_task);
 	tc_analysis__map_free(&b->by_name);
+	tc_buf_free(&b->key);
+	tc_buf_free(&b->last_model);
+	tc_buf_free(&b->last_val);
+	tc_analysis__nmap_free(&b->domain_of);
+	tc_analysis__nmap_free(&b->first);
+	tc_analysis__nmap_free(&b->by_model_task);
+	tc_analysis__nmap_free(&b->by_task);
 }
 
-/* Chain the kept rows of each task, in file order. */
+static const char *const *rank_keys;
+
+static int
+cmp_key_index(const void *a, const void *b)
+{
+	return strcmp(rank_keys[*(const uint32_t *)a],
+	    rank_keys[*(const uint32_t *)b]);
+}
+
+/* Chain the kept rows of each task, in file order; rank the occurrence
+ * keys in strcmp order. */
 static void
 baseline_index(struct baseline *b)
 {
 	size_t i, *last = tc_xcalloc(b->n + 1, sizeof(*last));
-	char tk[40];
+	uint32_t *order = tc_xmalloc((b->nkeys + 1) * sizeof(*order));
 
 	b->next = tc_xcalloc(b->n + 1, sizeof(*b->next));
 	for (i = 0; i < b->n; i++) {
 		bool created;
-		size_t *slot;
+		size_t *slot = tc_analysis__nmap_slot(&b->first, 0,
+		    tc_analysis__num_key(b->rows[i].task), &created);
 
-		task_key(tk, sizeof(tk), b->rows[i].task_id.v);
-		slot = tc_analysis__map_slot(&b->first, tk, &created);
 		if (created)
 			*slot = i + 1;
 		else
@@ -249,6 +442,14 @@ baseline_index(struct baseline *b)
 		last[*slot - 1] = i;
 	}
 	free(last);
+	for (i = 0; i < b->nkeys; i++)
+		order[i] = (uint32_t)i;
+	rank_keys = (const char *const *)b->keys;
+	qsort(order, b->nkeys, sizeof(*order), cmp_key_index);
+	b->rank = tc_xmalloc((b->nkeys + 1) * sizeof(*b->rank));
+	for (i = 0; i < b->nkeys; i++)
+		b->rank[order[i]] = (uint32_t)i;
+	free(order);
 }
 
 /* ---- the candidate profile ------------------------------------------------- */
@@ -284,6 +485,7 @@ struct candidate {
 	size_t nlists;
 	struct an_map rejected;		/* model\x1fsignature of rejected rows */
 	size_t sk_rows, total;
+	tc_buf key;			/* scratch */
 };
 
 static void task_key(char *buf, size_t len, double task);
@@ -476,7 +678,7 @@ static int
 candidate_row(void *vctx, const struct an_row *r, tc_error *err)
 {
 	struct candidate *c = vctx;
-	tc_buf k = TC_BUF_INIT;
+	tc_buf *k = &c->key;
 	size_t *slot, li, i;
 	bool created;
 
@@ -485,11 +687,13 @@ candidate_row(void *vctx, const struct an_row *r, tc_error *err)
 	if (!is_sk_row(r))
 		return 0;
 	c->sk_rows++;
-	tc_buf_printf(&k, "%s\x1f", r->model_id);
-	num_text(&k, r->device_id);
-	tc_buf_printf(&k, "\x1f%s", r->name);
-	slot = tc_analysis__map_slot(&c->by_row, tc_buf_cstr(&k), &created);
-	tc_buf_free(&k);
+	tc_buf_reset(k);
+	tc_buf_puts(k, r->model_id);
+	tc_buf_putc(k, '\x1f');
+	num_text(k, r->device_id);
+	tc_buf_putc(k, '\x1f');
+	tc_buf_puts(k, r->name);
+	slot = tc_analysis__map_slot(&c->by_row, tc_buf_cstr(k), &created);
 	if (created)
 		*slot = new_row_kind(c, r);
 	li = *slot;
@@ -545,6 +749,7 @@ candidate_free(struct candidate *c)
 	tc_analysis__map_free(&c->by_key);
 	tc_analysis__map_free(&c->by_row);
 	tc_analysis__map_free(&c->rejected);
+	tc_buf_free(&c->key);
 }
 
 /* ---- reading both profiles ------------------------------------------------- */
@@ -592,14 +797,16 @@ normalize_op(const char *s)
 
 /* _baseline_row_operator(row) == normalize(expected) for every row */
 static bool
-operators_match(struct base_row **rows, size_t n, const char *expected_op)
+operators_match(const struct baseline *b, struct base_row **rows, size_t n,
+    const char *expected_op)
 {
 	char *expected = normalize_op(expected_op);
 	size_t i;
 	bool ok = n > 0 && expected != NULL;
 
 	for (i = 0; ok && i < n; i++)
-		ok = rows[i]->op != NULL && strcmp(rows[i]->op, expected) == 0;
+		ok = b->ops[rows[i]->op] != NULL &&
+		    strcmp(b->ops[rows[i]->op], expected) == 0;
 	free(expected);
 	return ok;
 }
@@ -609,124 +816,92 @@ static bool
 summary_nonfinite(struct base_row **rows, size_t n, an_num *interval,
     an_num *dsum, an_num *uni)
 {
-	struct an_event *ev = tc_xmalloc((n + 1) * sizeof(*ev));
+	struct an_event stack[16];
+	struct an_event *ev = n <= 16 ? stack : tc_xmalloc(n * sizeof(*ev));
 	an_num end = AN_NUM(-INFINITY), sum = AN_NUM(0), scalar = AN_NUM(0);
 	double start = INFINITY;
 	bool bad = false;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		an_num a = rows[i]->aic_t.ok && rows[i]->aic_t.v != 0 ?
-		    rows[i]->aic_t : AN_NUM(0);
-		an_num v = rows[i]->aiv_t.ok && rows[i]->aiv_t.v != 0 ?
-		    rows[i]->aiv_t : AN_NUM(0);
+		an_num e = tc_analysis__sum2(AN_NUM(rows[i]->start),
+		    AN_NUM(rows[i]->duration));
 
 		if (rows[i]->start < start)
 			start = rows[i]->start;
-		if (!rows[i]->end.ok) {
+		if (!e.ok) {
 			bad = true;
 			end = AN_NONE;
-		} else if (end.ok && rows[i]->end.v > end.v) {
-			end = rows[i]->end;
+		} else if (end.ok && e.v > end.v) {
+			end = e;
 		}
 		sum = tc_analysis__sum2(sum, AN_NUM(rows[i]->duration));
-		scalar = tc_analysis__sum2(scalar, tc_analysis__sum2(a, v));
+		scalar = tc_analysis__sum2(scalar, rows[i]->flags & BR_SCALAR ?
+		    AN_NUM(rows[i]->scalar) : AN_NONE);
 		ev[i].stream = AN_NONE;
 		ev[i].family = AN_OTHER;
 		ev[i].start = rows[i]->start;
-		ev[i].end = rows[i]->end;
+		ev[i].end = e;
 	}
 	*interval = tc_analysis__diff(end, AN_NUM(start));
 	*dsum = sum;
 	*uni = tc_analysis__interval_union(ev, n);
-	free(ev);
+	if (ev != stack)
+		free(ev);
 	return bad || !end.ok || !interval->ok || !sum.ok || !uni->ok ||
 	    !scalar.ok;
 }
 
-/* s needs no escaping in JSON */
-static bool
-json_plain(const char *s)
-{
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == '"' || *s == '\\')
-			return false;
-	return true;
-}
-
-/* The occurrence key of a row as canonical JSON text (None: NULL):
- * [model, device, field, value]. */
-static char *
-occurrence_key(const struct base_row *r)
-{
-	static const char *const fields[4] = { "occurrence_id",
-	    "iteration_id", "request_id", "batch_id" };
-	const char *field = "step_id", *val = r->step_id;
-	tc_json *k;
-	char *text;
-	size_t i;
-
-	if (val[0] == '\0') {
-		for (i = 0; i < 4 && r->disc[i][0] == '\0'; i++)
-			;
-		if (i == 4)
-			return NULL;
-		field = fields[i];
-		val = r->disc[i];
-	}
-	if (json_plain(r->model_id) && json_plain(val) &&
-	    (!r->device_id.ok || fabs(r->device_id.v) < 1e15)) {
-		tc_buf b = TC_BUF_INIT;
-
-		tc_buf_printf(&b, "[\"%s\",", r->model_id);
-		if (r->device_id.ok)
-			tc_buf_printf(&b, "%lld", (long long)r->device_id.v);
-		else
-			tc_buf_puts(&b, "null");
-		tc_buf_printf(&b, ",\"%s\",\"%s\"]", field, val);
-		tc_buf_grow(&b, 0);
-		return tc_buf_detach(&b, NULL);
-	}
-	k = tc_json_new_array();
-	tc_json_array_push(k, tc_json_new_string(r->model_id));
-	tc_json_array_push(k, tc_analysis__json_intnum(r->device_id));
-	tc_json_array_push(k, tc_json_new_string(field));
-	tc_json_array_push(k, tc_json_new_string(val));
-	text = tc_json_canonical(k, NULL, NULL);
-	tc_json_free(k);
-	return text;
-}
-
-/* A mapped row of one node and its occurrence key. */
+/* A mapped row of one node and the rank of its occurrence key. */
 struct keyed {
-	char *key;
+	uint32_t rank, key;
 	struct base_row *row;
 };
 
-static int
-cmp_keyed(const void *a, const void *b)
+/* Sort v[0..n) by rank (LSD radix, a byte at a time; ranks are below
+ * nkeys, so only the low bytes that vary are passed over). */
+static void
+sort_keyed(struct keyed *v, size_t n, size_t nkeys)
 {
-	return strcmp(((const struct keyed *)a)->key,
-	    ((const struct keyed *)b)->key);
+	struct keyed *tmp = tc_xmalloc((n + 1) * sizeof(*tmp)), *from = v,
+	    *to = tmp, *swap;
+	unsigned shift;
+	size_t i;
+
+	for (shift = 0; shift < 32 && (nkeys - 1) >> shift > 0; shift += 8) {
+		size_t count[257] = { 0 };
+
+		for (i = 0; i < n; i++)
+			count[((from[i].rank >> shift) & 0xff) + 1]++;
+		for (i = 1; i < 257; i++)
+			count[i] += count[i - 1];
+		for (i = 0; i < n; i++)
+			to[count[(from[i].rank >> shift) & 0xff]++] = from[i];
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+	free(tmp);
 }
 
 static bool
 same_domain(const struct base_row *a, const struct base_row *b)
 {
-	return strcmp(a->model_id, b->model_id) == 0 &&
-	    a->device_id.ok == b->device_id.ok &&
-	    (!a->device_id.ok || a->device_id.v == b->device_id.v);
+	return a->domain == b->domain;
 }
 
 /*
  * _aggregate_original over the rows mapped by node ids: the number of
  * aligned occurrences (0 when none) and the errors it reports, appended
- * to errors.  Each node's rows are keyed by step (or the first
- * discriminator) once and sorted, so aligning them costs n log n.
+ * to errors.  Each node's rows are sorted by the rank of their
+ * occurrence key (its canonical JSON in strcmp order), so aligning them
+ * costs n.
  */
 static size_t
-aggregate_legacy(struct base_row **mapped, size_t n, const int64_t *ids,
-    size_t nids, tc_json *errors)
+aggregate_legacy(const struct baseline *b, struct base_row **mapped,
+    size_t n, const int64_t *ids, size_t nids, tc_json *errors)
 {
 	struct keyed **per = NULL;
 	size_t *nk = NULL, i, j, k, count = 0;
@@ -750,37 +925,43 @@ aggregate_legacy(struct base_row **mapped, size_t n, const int64_t *ids,
 			if (ids[j] == ids[i])
 				err = "baseline_child_occurrence_count_mismatch";
 		for (k = 0; k < n; k++)
-			if (mapped[k]->task_id.ok &&
-			    mapped[k]->task_id.v == (double)ids[i])
+			if ((mapped[k]->flags & BR_TASK) &&
+			    mapped[k]->task == (double)ids[i])
 				nk[i]++;
 		if (nk[i] == 0 || nk[i] != nk[0])
 			err = "baseline_child_occurrence_count_mismatch";
 	}
-	for (k = 0; err == NULL && k < n; k++)
+	for (k = 0; err == NULL && k < n; k++) {
+		const struct domain *d = &b->domains[mapped[k]->domain];
+
 		if (!same_domain(mapped[k], mapped[0]) ||
-		    mapped[k]->model_id[0] == '\0' || !mapped[k]->device_id.ok)
+		    b->models[d->model][0] == '\0' || !d->device.ok)
 			err = "baseline_child_occurrence_domain_mismatch";
+	}
 	for (i = 0; err == NULL && i < nids; i++) {
 		per[i] = tc_xcalloc(nk[i] + 1, sizeof(**per));
 		for (k = 0, j = 0; k < n; k++) {
-			if (!mapped[k]->task_id.ok ||
-			    mapped[k]->task_id.v != (double)ids[i])
+			if (!(mapped[k]->flags & BR_TASK) ||
+			    mapped[k]->task != (double)ids[i])
 				continue;
 			per[i][j].row = mapped[k];
-			if ((per[i][j].key = occurrence_key(mapped[k])) == NULL)
+			per[i][j].key = mapped[k]->key;
+			if (mapped[k]->key == NO_KEY)
 				err = "baseline_child_occurrence_discriminator_missing";
+			else
+				per[i][j].rank = b->rank[mapped[k]->key];
 			j++;
 		}
 		if (err != NULL)
 			break;
-		qsort(per[i], nk[i], sizeof(**per), cmp_keyed);
+		sort_keyed(per[i], nk[i], b->nkeys);
 		for (k = 1; k < nk[i]; k++)
-			if (strcmp(per[i][k - 1].key, per[i][k].key) == 0)
+			if (per[i][k - 1].key == per[i][k].key)
 				err = "baseline_child_occurrence_key_duplicate";
 	}
 	for (i = 1; err == NULL && i < nids; i++)
 		for (k = 0; k < nk[0]; k++)
-			if (strcmp(per[i][k].key, per[0][k].key) != 0)
+			if (per[i][k].key != per[0][k].key)
 				err = "baseline_child_occurrence_key_mismatch";
 	if (err != NULL) {
 		tc_analysis__list_add_unique(errors, err);
@@ -810,11 +991,8 @@ aggregate_legacy(struct base_row **mapped, size_t n, const int64_t *ids,
 	if (nonfinite)
 		tc_analysis__list_add_unique(errors, "non_finite_derived_statistics");
 done:
-	for (i = 0; i < nids; i++) {
-		for (k = 0; per[i] != NULL && k < nk[i]; k++)
-			free(per[i][k].key);
+	for (i = 0; i < nids; i++)
 		free(per[i]);
-	}
 	free(per);
 	free(nk);
 	free(ivs);
@@ -955,8 +1133,9 @@ decision(struct run *run, struct cgroup *g)
 	size_t nmapped = 0, nids = 0, i, j, k, child_count = 0, occ;
 	const tc_json *assoc_blockers = tc_json_get(run->assoc, "blockers");
 	bool node_count_mismatch = false;
-	char tk[40];
 	const struct an_binding *sb = g->sb;
+	const size_t *rep_model = tc_analysis__map_find(&run->base.model_of,
+	    g->rep_model);
 	tc_json *original = NULL;
 	struct an_stats ivs, dss;
 
@@ -1042,20 +1221,22 @@ dup:
 
 					size_t *first;
 
-					task_key(tk, sizeof(tk),
-					    (double)ids[ni]);
-					first = tc_analysis__map_find(&run->base.first,
-					    tk);
+					first = tc_analysis__nmap_find(
+					    &run->base.first, 0,
+					    tc_analysis__num_key(
+					    (double)ids[ni]));
 					for (k = first ? *first : 0; k > 0;
 					    k = run->base.next[k - 1]) {
 						struct base_row *r =
 						    &run->base.rows[k - 1];
 
-						if (r->task_id.ok &&
-						    r->task_id.v ==
+						if ((r->flags & BR_TASK) &&
+						    r->task ==
 						    (double)ids[ni] &&
-						    strcmp(r->model_id,
-						    g->rep_model) == 0) {
+						    rep_model != NULL &&
+						    run->base.domains[
+						    r->domain].model ==
+						    *rep_model) {
 							rows = tc_xrealloc(rows,
 							    (nr + 1) *
 							    sizeof(*rows));
@@ -1066,7 +1247,8 @@ dup:
 						free(rows);
 						continue;
 					}
-					if (!operators_match(rows, nr,
+					if (!operators_match(&run->base,
+					    rows, nr,
 					    grp->nodes[j].op_type)) {
 						tc_json_array_push(raw_errs,
 						    tc_json_new_string(
@@ -1093,26 +1275,22 @@ mapped_done:
 		size_t total = 0;
 
 		for (i = 0; i < nids; i++) {
-			size_t *n;
+			size_t *n = tc_analysis__nmap_find(&run->base.by_task,
+			    0, tc_analysis__num_key((double)ids[i]));
 
-			task_key(tk, sizeof(tk), (double)ids[i]);
-			if ((n = tc_analysis__map_find(&run->base.by_task, tk)) != NULL)
+			if (n != NULL)
 				total += *n;
 		}
 		if (total > 0)
 			add_hint(hints, "task_id_any_model", "baseline_row_count",
 			    total);
 	}
-	if (g->rep_task.ok) {
-		char *mk;
-		size_t *n;
+	if (g->rep_task.ok && rep_model != NULL) {
+		size_t *n = tc_analysis__nmap_find(&run->base.by_model_task,
+		    *rep_model, tc_analysis__num_key(g->rep_task.v));
 
-		task_key(tk, sizeof(tk), g->rep_task.v);
-		mk = tc_xasprintf("%s\x1f%s", g->rep_model, tk);
-		n = tc_analysis__map_find(&run->base.by_model_task, mk);
 		if (n != NULL && *n > 0)
 			add_hint(hints, "same_task_id", "baseline_row_count", *n);
-		free(mk);
 	}
 	if (g->rep_has_boundary) {
 		const char *sop = g->rep_boundary.start_op;
@@ -1127,7 +1305,8 @@ mapped_done:
 			op = tc_analysis__op_from_function(run->base.by_name.keys[i]);
 			if (op != NULL && ((sop && sop[0] && strcmp(op, sop) ==
 			    0) || (eop && eop[0] && strcmp(op, eop) == 0)))
-				total += run->base.by_name.vals[i];
+				total += run->base.names[
+				    run->base.by_name.vals[i]].count;
 			free(op);
 		}
 		if (total > 0)
@@ -1156,7 +1335,8 @@ mapped_done:
 		    "cross_compile_runtime_id_not_identity");
 		append_all(merrs, raw_errs);
 		append_all(merrs, blockers);
-		occ = aggregate_legacy(mapped, nmapped, ids, nids, merrs);
+		occ = aggregate_legacy(&run->base, mapped, nmapped, ids, nids,
+		    merrs);
 		if (occ > 0)
 			add_hint(hints, "sk_meta_node_ids",
 			    "baseline_occurrence_count", occ);
@@ -2148,17 +2328,14 @@ input_path(const char *path, const char *json_out, tc_error *err, int *rc)
 }
 
 static void
-collect_node_ids(const struct an_groups *g, struct an_map *keep)
+collect_node_ids(const struct an_groups *g, struct an_nmap *keep)
 {
 	size_t i, j;
-	char tk[40];
 
 	for (i = 0; i < g->len; i++)
-		for (j = 0; j < g->items[i].nnodes; j++) {
-			task_key(tk, sizeof(tk),
-			    (double)g->items[i].nodes[j].node_id);
-			tc_analysis__map_slot(keep, tk, NULL);
-		}
+		for (j = 0; j < g->items[i].nnodes; j++)
+			tc_analysis__nmap_slot(keep, 0, tc_analysis__num_key(
+			    (double)g->items[i].nodes[j].node_id), NULL);
 }
 
 static tc_json *
@@ -2349,7 +2526,7 @@ tc_json *
 tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 {
 	struct run run;
-	struct an_map keep = { 0 };
+	struct an_nmap keep = { 0 };
 	struct an_csv_sink bsink, csink;
 	tc_json *bc = NULL, *cc = NULL, *bw = NULL, *cw = NULL, *dcs = NULL;
 	tc_json *env = NULL, *mapping = NULL, *decisions = NULL;
@@ -2503,6 +2680,6 @@ done:
 	tc_analysis__groups_free(&run.groups);
 	baseline_free(&run.base);
 	candidate_free(&run.cand);
-	tc_analysis__map_free(&keep);
+	tc_analysis__nmap_free(&keep);
 	return report;
 }

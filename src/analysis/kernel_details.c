@@ -9,7 +9,10 @@
  *
  * The file is read once, in blocks, and never held whole: each row goes
  * to the caller's sink while its SHA-256 (the profile fingerprint) is
- * computed from the same bytes.
+ * computed from the same bytes.  A line that holds no quote and no
+ * carriage return (what msprof writes) is split on its commas in the
+ * block itself, each field NUL-terminated in place; any other line goes
+ * through the csv module's state machine.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,7 +53,9 @@ struct reader {
 	const struct an_csv_sink *sink;
 	enum state state;
 	tc_buf rec;		/* the bytes of the record's fields */
-	size_t *off, *len;	/* field i is rec[off[i] .. off[i] + len[i]) */
+	const char *base;	/* rec's bytes, or the line split in place */
+	size_t *off, *len;	/* field i is base[off[i] .. off[i] + len[i]),
+				 * NUL-terminated */
 	size_t nf, cap;
 	size_t field_start, field_chars;
 	size_t line;		/* lines read so far */
@@ -64,16 +69,23 @@ struct reader {
 };
 
 static void
-save_field(struct reader *r)
+add_field(struct reader *r, size_t off, size_t len)
 {
 	if (r->nf == r->cap) {
 		r->cap = r->cap ? 2 * r->cap : 32;
 		r->off = tc_xrealloc(r->off, r->cap * sizeof(*r->off));
 		r->len = tc_xrealloc(r->len, r->cap * sizeof(*r->len));
 	}
-	r->off[r->nf] = r->field_start;
-	r->len[r->nf] = r->rec.len - r->field_start;
+	r->off[r->nf] = off;
+	r->len[r->nf] = len;
 	r->nf++;
+}
+
+static void
+save_field(struct reader *r)
+{
+	add_field(r, r->field_start, r->rec.len - r->field_start);
+	tc_buf_putc(&r->rec, '\0');
 	r->field_start = r->rec.len;
 	r->field_chars = 0;
 }
@@ -101,11 +113,11 @@ ascii(const char *s, size_t n)
 	return acc < 0x80;
 }
 
-/* The bytes of field i (a record of empty fields has no buffer). */
+/* The bytes of field i, NUL-terminated. */
 static const char *
 field(const struct reader *r, size_t i)
 {
-	return r->rec.data != NULL ? r->rec.data + r->off[i] : "";
+	return r->base + r->off[i];
 }
 
 /* add_char for a run of bytes that cannot end or quote the field */
@@ -160,12 +172,22 @@ plain(char c)
 	return c > 0x20 && c < 0x7f;
 }
 
-/* (value or "").strip(), in the column's buffer. */
+/* (value or "").strip(): the field itself when it is ASCII with nothing
+ * to strip, else in the column's buffer. */
 static const char *
 text(struct reader *r, enum col c)
 {
+	long j = r->jmax[c];
 	size_t n = 0, a, e;
-	const char *v = value(r, c, &n);
+	const char *v;
+
+	if (j >= 0 && (size_t)j < r->nf) {
+		v = field(r, (size_t)j);
+		n = r->len[j];
+		if (ascii(v, n) && (n == 0 || (plain(v[0]) && plain(v[n - 1]))))
+			return v;
+	}
+	v = value(r, c, &n);
 
 	if (v == NULL) {
 		tc_buf_reset(&r->val[c]);
@@ -296,6 +318,7 @@ end_record(struct reader *r)
 {
 	int rc = 0;
 
+	r->base = r->rec.data;
 	if (r->nf > 0)
 		rc = r->header_done ? row(r) : header(r);
 	tc_buf_reset(&r->rec);
@@ -379,6 +402,35 @@ process(struct reader *r, int c)
 	return 0;
 }
 
+/*
+ * The line s[0..len) (its '\n' at s[len]) read at the start of a record:
+ * with no quote and no carriage return, the csv module's fields are the
+ * text between its commas, and no field can pass the field limit.  Split
+ * in place; false leaves the line to the state machine.
+ */
+static bool
+split_line(struct reader *r, char *s, size_t len, int *rc)
+{
+	char *p = s, *comma;
+
+	if (len == 0 || len >= FIELD_LIMIT || memchr(s, '"', len) != NULL ||
+	    memchr(s, '\r', len) != NULL)
+		return false;
+	r->rec_line = r->line + 1;
+	while ((comma = memchr(p, ',', (size_t)(s + len - p))) != NULL) {
+		add_field(r, (size_t)(p - s), (size_t)(comma - p));
+		*comma = '\0';
+		p = comma + 1;
+	}
+	add_field(r, (size_t)(p - s), (size_t)(s + len - p));
+	s[len] = '\0';
+	r->base = s;
+	r->line++;
+	*rc = r->header_done ? row(r) : header(r);
+	r->nf = 0;
+	return true;
+}
+
 /* The end of a physical line: csv's EOL, then the record if complete. */
 static int
 end_line(struct reader *r)
@@ -398,7 +450,7 @@ tc_analysis__kernel_details_read(const char *csv_path, const struct an_csv_sink 
 	struct reader r;
 	FILE *fp;
 	char *block;
-	size_t n, i, line_bytes = 0;
+	size_t n, i, line_bytes = 0, nl;
 	bool cr = false;
 	tc_sha256 *sha;
 	int rc = 0, c;
@@ -418,6 +470,7 @@ tc_analysis__kernel_details_read(const char *csv_path, const struct an_csv_sink 
 	block = tc_xmalloc(BLOCK);
 	while (rc == 0 && (n = fread(block, 1, BLOCK, fp)) > 0) {
 		tc_sha256_update(sha, block, n);
+		nl = SIZE_MAX;	/* the next '\n' from i on (n: none) */
 		for (i = 0; i < n && rc == 0; i++) {
 			unsigned char b = (unsigned char)block[i];
 
@@ -433,6 +486,19 @@ tc_analysis__kernel_details_read(const char *csv_path, const struct an_csv_sink 
 				if ((rc = end_line(&r)) != 0)
 					break;
 				line_bytes = 0;
+			}
+			if (r.state == START_RECORD && nl != n) {
+				char *e;
+
+				if (nl == SIZE_MAX || nl < i) {
+					e = memchr(block + i, '\n', n - i);
+					nl = e != NULL ? (size_t)(e - block) : n;
+				}
+				if (nl < n && split_line(&r, block + i, nl - i,
+				    &rc)) {
+					i = nl;
+					continue;
+				}
 			}
 			if (r.state == IN_FIELD || r.state == IN_QUOTED_FIELD) {
 				/* a run that only extends the field */

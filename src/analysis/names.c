@@ -62,6 +62,47 @@ word_is(const char *s, size_t n, const char *word)
 	return true;
 }
 
+/*
+ * float(s) for the common cell: [+-]digits[.digits] with at most 19
+ * digits, worth at most 2**53, and at most 22 of them after the point.
+ * Both the integer and the power of ten are exact doubles, so one
+ * division is correctly rounded: what strtod gives (Clinger's fast
+ * path).  False for anything else.
+ */
+static bool
+fast_float(const char *s, size_t n, double *out)
+{
+	static const double p10[23] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21,
+		1e22
+	};
+	uint64_t m = 0;
+	size_t i = 0, digits = 0, frac = 0;
+	bool neg = false, dot = false;
+	double v;
+
+	if (i < n && (s[i] == '+' || s[i] == '-'))
+		neg = s[i++] == '-';
+	for (; i < n; i++) {
+		if (is_digit(s[i])) {
+			if (++digits > 19)
+				return false;
+			m = m * 10 + (uint64_t)(s[i] - '0');
+			frac += dot;
+		} else if (s[i] == '.' && !dot) {
+			dot = true;
+		} else {
+			return false;
+		}
+	}
+	if (digits == 0 || m > (UINT64_C(1) << 53) || frac > 22)
+		return false;
+	v = (double)m / p10[frac];
+	*out = neg ? -v : v;
+	return true;
+}
+
 /* float(s) of Python for stripped ASCII text; false where it raises.
  * The digits (underscores dropped) are copied for strtod, which would
  * otherwise also take hex and "infinity" spellings float() refuses. */
@@ -73,6 +114,10 @@ py_float(const char *s, size_t n, double *out)
 	size_t i = 0, len = 0, k, intd, fracd = 0;
 	bool neg = false, ok = false;
 
+	if (fast_float(s, n, out)) {
+		ok = true;
+		goto done;
+	}
 	if (i < n && (s[i] == '+' || s[i] == '-'))
 		neg = s[i++] == '-';
 	if (word_is(s + i, n - i, "inf") || word_is(s + i, n - i, "infinity")) {

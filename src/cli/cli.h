@@ -61,6 +61,14 @@ struct tc_command {
 				 * NULL: "a subcommand is required" */
 	enum tc_refusal refusal;	/* the shape tc_refuse() prints */
 	unsigned flags;		/* TC_CMD_* */
+	/*
+	 * A command a reference-named launcher in share/tools runs: the
+	 * reference's program name and its usage as argparse writes it for
+	 * that name.  When the launcher sets TUNECTL_PROG to ref_prog, the
+	 * usage and the "PROG: error:" prefix are the reference's.
+	 */
+	const char *ref_prog;
+	const char *ref_usage;
 };
 
 /* The commands, sorted by name ("tunectl help" lists them in order). */
@@ -72,6 +80,9 @@ const struct tc_command *tc_command_find(const struct tc_command *const *cmds,
 
 /* Print cmd's usage, then (with full) its help text. */
 void tc_cli_print_help(const struct tc_command *cmd, FILE *fp, bool full);
+/* cmd->ref_prog when TUNECTL_PROG names it (the command runs under the
+ * reference's name), else NULL. */
+const char *tc_cli_ref_prog(const struct tc_command *cmd);
 
 /* "tunectl help"'s list of commands (cmd_help.c). */
 void tc_cli_overview(FILE *fp);

@@ -37,6 +37,33 @@ static const char fusion_usage[] =
     "           [--min-occurrences MIN_OCCURRENCES] --json-out JSON_OUT\n"
     "           [--markdown-out MARKDOWN_OUT]\n";
 
+/* The usage argparse (Python 3.11, 80 columns) writes for the reference's
+ * program name, printed when its launcher runs this command. */
+static const char fusion_ref_usage[] =
+    "usage: analyze_fusion_performance.py [-h] --baseline-profile BASELINE_PROFILE\n"
+    "                                     --candidate-profile CANDIDATE_PROFILE\n"
+    "                                     --sk-meta SK_META --baseline-config\n"
+    "                                     BASELINE_CONFIG --candidate-config\n"
+    "                                     CANDIDATE_CONFIG --baseline-workload\n"
+    "                                     BASELINE_WORKLOAD --candidate-workload\n"
+    "                                     CANDIDATE_WORKLOAD --declared-change-set\n"
+    "                                     DECLARED_CHANGE_SET --candidate-name\n"
+    "                                     CANDIDATE_NAME --experiment-id\n"
+    "                                     EXPERIMENT_ID --round-id ROUND_ID\n"
+    "                                     --analysis-agent-id ANALYSIS_AGENT_ID\n"
+    "                                     --source-revision SOURCE_REVISION\n"
+    "                                     [--sk-prof SK_PROF]\n"
+    "                                     [--environment-evidence ENVIRONMENT_EVIDENCE]\n"
+    "                                     [--source-scope-map SOURCE_SCOPE_MAP]\n"
+    "                                     [--source-root SOURCE_ROOT]\n"
+    "                                     [--baseline-collection-manifest BASELINE_COLLECTION_MANIFEST]\n"
+    "                                     [--profile-collection-manifest PROFILE_COLLECTION_MANIFEST]\n"
+    "                                     [--min-relative-change-pct MIN_RELATIVE_CHANGE_PCT]\n"
+    "                                     [--min-absolute-change-us MIN_ABSOLUTE_CHANGE_US]\n"
+    "                                     [--min-occurrences MIN_OCCURRENCES]\n"
+    "                                     --json-out JSON_OUT\n"
+    "                                     [--markdown-out MARKDOWN_OUT]\n";
+
 static const char fusion_help[] =
     "\n"
     "Compare a SuperKernel-off profile with a SuperKernel-on profile of the\n"
@@ -169,6 +196,8 @@ static const struct tc_command analyze_fusion_entry = {
 	.usage = fusion_usage,
 	.help = fusion_help,
 	.run = analyze_fusion,
+	.ref_prog = "analyze_fusion_performance.py",
+	.ref_usage = fusion_ref_usage,
 };
 
 /* "tunectl analyze collection validate-set": the reference's

@@ -5,6 +5,7 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -74,12 +75,25 @@ tc_command_find(const struct tc_command *const *cmds, const char *word)
 void
 tc_cli_print_help(const struct tc_command *cmd, FILE *fp, bool full)
 {
-	if (cmd->usage != NULL)
+	if (tc_cli_ref_prog(cmd) != NULL && cmd->ref_usage != NULL)
+		fputs(cmd->ref_usage, fp);
+	else if (cmd->usage != NULL)
 		fputs(cmd->usage, fp);
 	if (full && cmd->help != NULL)
 		fputs(cmd->help, fp);
 	if (full && cmd->help_more != NULL)
 		fputs(cmd->help_more, fp);
+}
+
+const char *
+tc_cli_ref_prog(const struct tc_command *cmd)
+{
+	const char *env;
+
+	if (cmd->ref_prog == NULL || (env = getenv("TUNECTL_PROG")) == NULL ||
+	    strcmp(env, cmd->ref_prog) != 0)
+		return NULL;
+	return cmd->ref_prog;
 }
 
 static bool

@@ -14,8 +14,13 @@
 static int
 vusage_error(const struct tc_command *cmd, const char *fmt, va_list ap)
 {
+	const char *prog = tc_cli_ref_prog(cmd);
+
 	tc_cli_print_help(cmd, stderr, false);
-	fprintf(stderr, "tunectl %s: error: ", cmd->name);
+	if (prog != NULL)
+		fprintf(stderr, "%s: error: ", prog);
+	else
+		fprintf(stderr, "tunectl %s: error: ", cmd->name);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	return TC_EXIT_USAGE;

@@ -59,6 +59,39 @@ if command -v python3 >/dev/null; then
 	expect_rc 0 "python3 analyze_profiler.py works as the reference's workers call it"
 fi
 
+# Run by the launcher, usage and errors name the reference's program as
+# its argparse does; run directly, tunectl's.
+(cd "$T/launch" && TUNECTL=$TUNECTL_BIN "$TUNECTL_SRC/share/tools/analyze_profiler.py" \
+    --sk-meta x --json-out y > stdout.txt 2> stderr.txt)
+rc=$?
+err=$(cat "$T/launch/stderr.txt")
+expect_rc 2 "the launcher: missing required flags exit 2"
+expect_eq "$(head -n 2 "$T/launch/stderr.txt")" \
+    "usage: analyze_fusion_performance.py [-h] --baseline-profile BASELINE_PROFILE
+                                     --candidate-profile CANDIDATE_PROFILE" \
+    "the launcher's usage is argparse's for analyze_fusion_performance.py"
+expect_eq "$(tail -n 1 "$T/launch/stderr.txt")" \
+    "analyze_fusion_performance.py: error: the following arguments are required: --baseline-profile, --candidate-profile, --baseline-config, --candidate-config, --baseline-workload, --candidate-workload, --declared-change-set, --candidate-name, --experiment-id, --round-id, --analysis-agent-id, --source-revision" \
+    "the launcher lists every missing flag after the reference's program name"
+(cd "$T/launch" && TUNECTL=$TUNECTL_BIN "$TUNECTL_SRC/share/tools/analyze_profiler.py" \
+    "${ARGV[@]}" --profile > stdout.txt 2> stderr.txt)
+rc=$?
+expect_eq "$rc $(tail -n 1 "$T/launch/stderr.txt")" \
+    "2 analyze_fusion_performance.py: error: unrecognized arguments: --profile" \
+    "the launcher names the reference's program for an unrecognized flag"
+(cd "$T/launch" && TUNECTL=$TUNECTL_BIN "$TUNECTL_SRC/share/tools/analyze_profiler.py" \
+    --help > stdout.txt 2> stderr.txt)
+rc=$?
+expect_eq "$rc $(head -c 36 "$T/launch/stdout.txt")" \
+    "0 usage: analyze_fusion_performance.py" "the launcher's --help shows the reference's usage"
+tc analyze fusion --sk-meta x --json-out y
+expect_rc 2 "run directly: missing required flags exit 2"
+expect_eq "${err%%$'\n'*} / ${err##*$'\n'}" \
+    "usage: tunectl analyze fusion [-h] --baseline-profile BASELINE_PROFILE / tunectl analyze fusion: error: the following arguments are required: --baseline-profile, --candidate-profile, --baseline-config, --candidate-config, --baseline-workload, --candidate-workload, --declared-change-set, --candidate-name, --experiment-id, --round-id, --analysis-agent-id, --source-revision" \
+    "run directly, usage and error are tunectl's"
+TUNECTL_PROG=analyze_sk_meta.py tc analyze fusion --sk-meta x
+expect_err "tunectl analyze fusion: error: " "TUNECTL_PROG naming another program changes nothing"
+
 # --help describes every flag, the retired ones included.
 tc analyze fusion --help
 expect_rc 0 "--help exits 0"

@@ -286,6 +286,93 @@ cells_parse_as_python_float(void **state)
 	assert_true(tc_analysis__to_int("-7.9", 4).v == -7);
 }
 
+/* The cells the fast path reads (at most 19 digits, worth at most 2**53,
+ * at most 22 after the point) and those just past it read as strtod. */
+static void
+plain_decimal_cells_round_as_strtod(void **state)
+{
+	static const char *const t[] = {
+		"0.1", "4.20", "123456.789", "100000.00", "-3.75", "+2.5",
+		"9007199254740992", "9007199254740993", "0.3000000000000000444",
+		"1234567890123456789", "12345678901234567890",
+		"0.0000000000000000000001", "0.00000000000000000000001",
+		"1.7976931348623157", "00000000000000000001.5", "17.",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		an_num x = tc_analysis__to_float(t[i], strlen(t[i]));
+
+		assert_true(x.ok);
+		assert_memory_equal(&x.v, &(double){ strtod(t[i], NULL) },
+		    sizeof(double));
+	}
+	assert_true(signbit(tc_analysis__to_float("-0.0", 4).v));
+}
+
+struct lines_seen {
+	size_t rows, bad;
+};
+
+/* Row i is named k<i>, has step i and starts on line i + 2, unless it is
+ * one of the multi-line rows (every 1000th, two lines). */
+static int
+on_numbered_row(void *ctx, const struct an_row *r, tc_error *err)
+{
+	struct lines_seen *s = ctx;
+	char want[32];
+	size_t i = s->rows++;
+
+	(void)err;
+	snprintf(want, sizeof(want), "k%zu", i);
+	if (i % 1000 == 999)
+		snprintf(want, sizeof(want), "k%zu\nx", i);
+	if (strcmp(r->name, want) != 0 || r->line != i + 2 + i / 1000 ||
+	    r->start != (double)i || strtoul(r->step_id, NULL, 10) != i)
+		s->bad++;
+	return 0;
+}
+
+/* Rows split in place and rows through the state machine (quoted, CRLF,
+ * padded), across the reader's 1 MiB blocks, read alike. */
+static void
+split_and_quoted_rows_read_alike_across_blocks(void **state)
+{
+	char *dir = unit_tmpdir("analysis-blocks"), *path, hex[65];
+	tc_buf b = TC_BUF_INIT;
+	struct an_csv_sink sink = { NULL, NULL, NULL, NULL };
+	struct lines_seen s = { 0, 0 };
+	tc_error err = TC_ERROR_INIT;
+	size_t i, n = 70000;
+
+	(void)state;
+	tc_buf_puts(&b, "Name,Start Time(us),Duration(us),Step Id\n");
+	for (i = 0; i < n; i++) {
+		if (i % 1000 == 999)
+			tc_buf_printf(&b, "\"k%zu\nx\",%zu,1,%zu\n", i, i, i);
+		else if (i % 777 == 5)
+			tc_buf_printf(&b, "k%zu,%zu,1,%zu\r\n", i, i, i);
+		else if (i % 555 == 7)
+			tc_buf_printf(&b, "k%zu, %zu ,1, %zu\n", i, i, i);
+		else
+			tc_buf_printf(&b, "k%zu,%zu,1,%zu\n", i, i, i);
+	}
+	assert_true(b.len > (1u << 20));
+	path = tc_xasprintf("%s/kernel_details.csv", dir);
+	assert_int_equal(tc_write_atomic(path, b.data, b.len, 0, &err), 0);
+	sink.ctx = &s;
+	sink.row = on_numbered_row;
+	assert_int_equal(tc_analysis__kernel_details_read(path, &sink, hex,
+	    &err), 0);
+	assert_int_equal(s.rows, n);
+	assert_int_equal(s.bad, 0);
+	tc_buf_free(&b);
+	free(path);
+	unit_rmtree(dir);
+	free(dir);
+}
+
 struct seen {
 	char names[8][64];
 	size_t rows, lines[8];
@@ -500,7 +587,9 @@ main(void)
 		cmocka_unit_test(sk_names_split_at_the_first_start_and_last_end),
 		cmocka_unit_test(rounds_belong_to_their_candidate),
 		cmocka_unit_test(cells_parse_as_python_float),
+		cmocka_unit_test(plain_decimal_cells_round_as_strtod),
 		cmocka_unit_test(kernel_details_reads_as_dictreader),
+		cmocka_unit_test(split_and_quoted_rows_read_alike_across_blocks),
 		cmocka_unit_test(an_oversized_field_names_file_and_line),
 		cmocka_unit_test(canonical_ops_and_families),
 		cmocka_unit_test(origin_graph_fingerprint_matches_the_record),
