@@ -52,6 +52,14 @@ int tc_pypto_store_snapshot(const tc_pypto_store *st, tc_error *err);
 int tc_pypto_store_restore(tc_pypto_store *st, const char *sha,
     tc_error *err);
 
+/* The evidence the store's state binds for what it already accepted
+ * (state_evidence.c): every accepted step's receipt and the task and
+ * result it binds, the Stage 5 entry snapshot and bound stage5-check
+ * report, and with with_spec SPEC.md once Stage 1 is completed; each
+ * file hashed once.  -1 naming the first file that changed and the rule. */
+int tc_pypto_store_check_bound(const tc_pypto_store *st, bool with_spec,
+    tc_error *err);
+
 /* One wrapper step on an in-memory state: tunectl's policies (Stage 5
  * rollback, the Stage 5 confirmation and closing gates), the lint gate,
  * the SPEC.md freeze, the pure transition and the orchestration

@@ -493,6 +493,23 @@ tc_pypto_store_step(const tc_pypto_store *st, const tc_json *prev,
 	return next;
 }
 
+/* The actions that move the pipeline forward: they are refused over
+ * bound evidence that changed (a failure, a rollback or init is how one
+ * gets out of it). */
+static bool
+advances(const char *action)
+{
+	static const char *const fwd[] = { "start_stage", "complete_stage",
+	    "plan_stage4", "start_module", "submit_for_verify",
+	    "complete_module", NULL };
+	size_t i;
+
+	for (i = 0; fwd[i] != NULL; i++)
+		if (strcmp(action, fwd[i]) == 0)
+			return true;
+	return false;
+}
+
 tc_json *
 tc_pypto_state_transition(const tc_pypto_state_opts *o,
     const tc_pypto_input *in, tc_error *err)
@@ -523,6 +540,10 @@ tc_pypto_state_transition(const tc_pypto_state_opts *o,
 		return NULL;
 	if ((next = tc_pypto_store_step(&st, st.state, in, o, &sum, err)) ==
 	    NULL)
+		goto out;
+	/* SPEC.md stays the reference freeze's (its messages, its stages) */
+	if (advances(in->action) &&
+	    tc_pypto_store_check_bound(&st, false, err) != 0)
 		goto out;
 	if (tc_pypto_store_write(&st, next, err) != 0)
 		goto out;
