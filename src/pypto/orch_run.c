@@ -97,7 +97,8 @@ tc_pypto_dispatch(const tc_pypto_state_opts *o, tc_error *err)
 	if (tc_pypto_store_open(o, true, TC_LOCK_DEFAULT_TIMEOUT_S, &st,
 	    err) != 0)
 		return NULL;
-	task = tc_pypto_store_check_bound(&st, true, err) != 0 ? NULL :
+	task = tc_pypto_store_check_written(&st, err) != 0 ||
+	    tc_pypto_store_check_bound(&st, true, err) != 0 ? NULL :
 	    cut_task(&st, o, &status, err);
 	/* What the task was cut from, for accept to put back when the
 	 * state is edited behind tunectl's back meanwhile. */
@@ -598,7 +599,8 @@ tc_pypto_accept(const tc_pypto_state_opts *o, const tc_json *task,
 		undo_foreign_edit(&st, task, err);
 		goto out;
 	}
-	if (tc_pypto_store_check_bound(&st, true, err) != 0)
+	if (tc_pypto_store_check_written(&st, err) != 0 ||
+	    tc_pypto_store_check_bound(&st, true, err) != 0)
 		goto out;
 	root = tc_pypto_orch_dir(st.op_dir);
 	if (tc_attempt_create(root, &tc_dispatch_layout, step_id, &a,
@@ -703,7 +705,8 @@ tc_pypto_run_next(const tc_pypto_run_opts *o, tc_attempt_report *report,
 	    err) != 0)
 		goto out;
 	opened = true;
-	if (tc_pypto_store_check_bound(&st, true, err) != 0 ||
+	if (tc_pypto_store_check_written(&st, err) != 0 ||
+	    tc_pypto_store_check_bound(&st, true, err) != 0 ||
 	    (task = cut_task(&st, &o->state, &status, err)) == NULL)
 		goto out;
 	{

@@ -3,12 +3,16 @@
 # and 4): a worker rewrites evidence an accepted step bound (its receipt,
 # task or result, SPEC.md after Stage 1, the Stage 5 entry snapshot) and
 # dispatch, accept, run-next, consent and the advancing state actions
-# refuse to build on it, naming the file and the rule, writing nothing.
+# refuse to build on it, naming the file and the rule, writing nothing
+# (sections 1-5); a worker in the dispatch -> accept flow forges a Stage 5
+# PASS in the state and also rewrites tunectl's in-tree mark: the state
+# bound under tunectl's state directory puts the dispatch snapshot back
+# (6); a state edited between commands is refused by dispatch and
+# run-next until it is put back or adopted (7).
 # The project comes from the example operator through Stages 1-4, as in
 # test_pypto_orchestrate.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pypto_fixtures.sh"
-export TUNECTL_STATE_DIR=$T/state
 answer_task() {	# answer_task TASK OUT: a blocked optimizer handoff answering TASK
 	python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -124,5 +128,83 @@ expect_rc 1 "an advancing state action is refused too"
 expect_err "entry-001.json" "naming the snapshot"
 st fail_stage --stage 5
 expect_rc 0 "failing the stage (a way out) is not"
+
+# ---- 6. a forged Stage 5 PASS, the in-tree mark rewritten too --------------
+# The worker of a dispatched task binds a hand-written PASS in the state and
+# writes the state's digest into .orchestrator/state-written.sha256, so that
+# the state looks like one tunectl wrote, while a real stage5-check fails.
+use forged
+st consent --basis user_requested --statement "tune every P0" --no-questions >/dev/null
+pp dispatch --output "$T/task6.json"
+expect_rc 0 "the optimizer's task is dispatched"
+dispatched=$(sha "$OP/.orchestrator_state.json")
+python3 - "$OP" <<'PY'
+import hashlib, json, sys
+op = sys.argv[1]
+sp = op + "/.orchestrator_state.json"
+s = json.load(open(sp))
+s5 = s["orchestration"]["stage5"]
+runner = hashlib.sha256(open(op + "/test_rmsnorm.py", "rb").read()).hexdigest()
+rep = {"schema_version": 1, "kind": "pypto_stage5_check", "verdict": "PASS",
+       "failure_category": None, "failed_checks": [], "checks_total": 25,
+       "checks_passed": 25, "partial": False, "runner_sha256": runner,
+       "entry_sha256": s5["entry"]["sha256"], "gates": []}
+path = op + "/.orchestrator/stage5/check-900.json"
+json.dump(rep, open(path, "w"))
+s5["check"] = {"path": ".orchestrator/stage5/check-900.json", "verdict": "PASS",
+               "sha256": hashlib.sha256(open(path, "rb").read()).hexdigest()}
+json.dump(s, open(sp, "w"), indent=2)
+mark = op + "/.orchestrator/state-written.sha256"
+open(mark, "w").write(hashlib.sha256(open(sp, "rb").read()).hexdigest() + "\n")
+PY
+tc pypto check stage5 --project "$P" --op-dir "$OP"
+check "a real stage5-check fails" test "$rc" != 0
+answer_task "$T/task6.json" "$T/result6.json"
+pp accept --task "$T/task6.json" --result "$T/result6.json"
+expect_rc 1 "the accept is refused"
+expect_err "was changed outside tunectl since the dispatch" "it names the edit"
+expect_err "the dispatch snapshot (sha256 $dispatched) was restored" "and says the snapshot was restored"
+expect_eq "$(sha "$OP/.orchestrator_state.json")" "$dispatched" \
+    "the state is the dispatch snapshot again, the rewritten mark notwithstanding"
+st complete_stage --stage 5
+expect_rc 1 "Stage 5 does not complete"
+expect_eq "$(jq_ "$OP/.orchestrator_state.json" "d['stage_status']['5']")" in_progress "Stage 5 stays in progress"
+
+# ---- 7. a state edited between commands ------------------------------------
+use edited
+st consent --basis user_requested --statement "tune every P0" --no-questions >/dev/null
+good=$(sha "$OP/.orchestrator_state.json")
+cp "$OP/.orchestrator_state.json" "$T/good-state.json"
+python3 - "$OP/.orchestrator_state.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["orchestration"]["halt"] = None
+d["orchestration"]["options"] = {"devices": [7]}
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+edited=$(sha "$OP/.orchestrator_state.json")
+before=$(fingerprint)
+pp dispatch
+expect_rc 1 "dispatch refuses a state edited since tunectl wrote it"
+expect_err ".orchestrator_state.json was changed outside tunectl since tunectl last wrote it (sha256 now $edited; tunectl wrote $good" \
+    "naming both digests"
+expect_err "pypto-states/" "and where the binding is kept"
+expect_eq "$(fingerprint)" "$before" "nothing was written"
+pp run-next --runner-command-json "$HOST"
+expect_rc 1 "run-next refuses it too, before any worker runs"
+check "no attempt was started" test ! -e "$OP/.orchestrator/dispatches/s5-008-optimizer-attempt-001"
+cp "$T/good-state.json" "$OP/.orchestrator_state.json"
+pp dispatch
+expect_rc 0 "with tunectl's state put back, dispatch goes on"
+cp "$T/good-state.json" "$OP/.orchestrator_state.json"
+python3 - "$OP/.orchestrator_state.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["orchestration"]["options"] = {"devices": [1]}
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+st configure
+expect_rc 0 "configure adopts a state the operator edited on purpose"
+pp dispatch
+expect_rc 0 "after which dispatch goes on"
+expect_out '"device_id": 1' "with the adopted options"
 
 finish
