@@ -36,21 +36,12 @@ resolved_state(const tc_pypto_store *st)
 char *
 tc_pypto_binding_path(const tc_pypto_store *st)
 {
-	char hex[TC_SHA256_HEX_LEN + 1];
-	char *dir = tc_state_dir(), *abs, *name, *path;
+	char *abs = resolved_state(st), *path;
 
-	if (dir == NULL)
+	if (abs == NULL)
 		return NULL;
-	if ((abs = resolved_state(st)) == NULL) {
-		free(dir);
-		return NULL;
-	}
-	tc_sha256_hex(abs, strlen(abs), hex);
-	name = tc_xasprintf("pypto-states/%s.json", hex);
-	path = tc_path_join(dir, name);
-	free(name);
+	path = tc_state_file("pypto-states", abs);
 	free(abs);
-	free(dir);
 	return path;
 }
 
