@@ -62,6 +62,13 @@ char *tc_path_dirname(const char *path);
  * trailing '/' must be normalised first. */
 const char *tc_path_basename(const char *path);
 
+/* tunectl's state directory, outside every tree its workers write
+ * (state_dir.c): $TUNECTL_STATE_DIR, else $XDG_STATE_HOME/tunectl, else
+ * $HOME/.local/state/tunectl; NULL when none is set.  malloc'd. */
+char *tc_state_dir(void);
+/* <state dir>/<area>/<sha256 of key>.json, or NULL without one. */
+char *tc_state_file(const char *area, const char *key);
+
 /* The ledger predicate is_relative_artifact: a string whose Python
  * strip() is non-empty, equal to its strip() (no leading or trailing
  * Unicode whitespace), not starting with '/', without a ".." component.

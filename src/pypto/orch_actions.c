@@ -178,7 +178,7 @@ tc_pypto_orch_action(const tc_pypto_state_opts *o,
 		rc = configure(work, in, out, err);
 	else if (strcmp(in->action, "resume") == 0)
 		rc = resume(work, in, out, err);
-	else
+	else if ((rc = tc_pypto_store_check_bound(&st, true, err)) == 0)
 		rc = tc_pypto_consent_apply(&st, work, in, out, err);
 	if (rc != 0 || tc_pypto_store_write(&st, work, err) != 0) {
 		tc_json_free(out);
@@ -220,7 +220,8 @@ tc_pypto_check_record(const tc_pypto_state_opts *o,
 		goto out;
 	}
 	c2.op_dir = st.op_dir;
-	if ((report = tc_pypto_check_stage5(&c2, err)) == NULL)
+	if (tc_pypto_store_check_bound(&st, true, err) != 0 ||
+	    (report = tc_pypto_check_stage5(&c2, err)) == NULL)
 		goto out;
 	work = tc_json_clone(st.state);
 	if (tc_pypto_check_bind(st.op_dir, work, report, err) != 0 ||

@@ -52,6 +52,35 @@ int tc_pypto_store_snapshot(const tc_pypto_store *st, tc_error *err);
 int tc_pypto_store_restore(tc_pypto_store *st, const char *sha,
     tc_error *err);
 
+/* The state bound outside the operator directory (state_bind.c):
+ * <state>/pypto-states/<sha256 of the resolved state path>.json, or NULL
+ * without a state directory. */
+char *tc_pypto_binding_path(const tc_pypto_store *st);
+/* Record, before the state is written, the digest about to be written
+ * (and the store's current one as the previous); 0 without a state
+ * directory. */
+int tc_pypto_bind_state(const tc_pypto_store *st, const char *next_sha,
+    tc_error *err);
+enum {
+	TC_PYPTO_STATE_UNBOUND,	/* no binding (none kept, or none yet) */
+	TC_PYPTO_STATE_OURS,	/* the state tunectl wrote (or the one before) */
+	TC_PYPTO_STATE_FOREIGN	/* anything else, or an unreadable binding */
+};
+/* Which one the store's state is; bound gets the digest the binding
+ * names ("" when none), *where its path (malloc'd, or NULL). */
+int tc_pypto_state_binding(const tc_pypto_store *st, char bound[65],
+    char **where);
+/* -1 with the refusal when the state is bound and not tunectl's. */
+int tc_pypto_store_check_written(const tc_pypto_store *st, tc_error *err);
+
+/* The evidence the store's state binds for what it already accepted
+ * (state_evidence.c): every accepted step's receipt and the task and
+ * result it binds, the Stage 5 entry snapshot and bound stage5-check
+ * report, and with with_spec SPEC.md once Stage 1 is completed; each
+ * file hashed once.  -1 naming the first file that changed and the rule. */
+int tc_pypto_store_check_bound(const tc_pypto_store *st, bool with_spec,
+    tc_error *err);
+
 /* One wrapper step on an in-memory state: tunectl's policies (Stage 5
  * rollback, the Stage 5 confirmation and closing gates), the lint gate,
  * the SPEC.md freeze, the pure transition and the orchestration

@@ -97,7 +97,9 @@ tc_pypto_dispatch(const tc_pypto_state_opts *o, tc_error *err)
 	if (tc_pypto_store_open(o, true, TC_LOCK_DEFAULT_TIMEOUT_S, &st,
 	    err) != 0)
 		return NULL;
-	task = cut_task(&st, o, &status, err);
+	task = tc_pypto_store_check_written(&st, err) != 0 ||
+	    tc_pypto_store_check_bound(&st, true, err) != 0 ? NULL :
+	    cut_task(&st, o, &status, err);
 	/* What the task was cut from, for accept to put back when the
 	 * state is edited behind tunectl's back meanwhile. */
 	if (task != NULL && tc_pypto_store_snapshot(&st, err) != 0) {
@@ -597,6 +599,9 @@ tc_pypto_accept(const tc_pypto_state_opts *o, const tc_json *task,
 		undo_foreign_edit(&st, task, err);
 		goto out;
 	}
+	if (tc_pypto_store_check_written(&st, err) != 0 ||
+	    tc_pypto_store_check_bound(&st, true, err) != 0)
+		goto out;
 	root = tc_pypto_orch_dir(st.op_dir);
 	if (tc_attempt_create(root, &tc_dispatch_layout, step_id, &a,
 	    err) != 0) {
@@ -700,7 +705,9 @@ tc_pypto_run_next(const tc_pypto_run_opts *o, tc_attempt_report *report,
 	    err) != 0)
 		goto out;
 	opened = true;
-	if ((task = cut_task(&st, &o->state, &status, err)) == NULL)
+	if (tc_pypto_store_check_written(&st, err) != 0 ||
+	    tc_pypto_store_check_bound(&st, true, err) != 0 ||
+	    (task = cut_task(&st, &o->state, &status, err)) == NULL)
 		goto out;
 	{
 		const tc_json *step = tc_json_get(task, "step");
@@ -736,7 +743,9 @@ tc_pypto_run_next(const tc_pypto_run_opts *o, tc_attempt_report *report,
 		tc_error_clear(&serr);
 		goto out;
 	}
+	/* the worker ran: what it could reach is checked again */
 	if (state_untouched(&st, err) != 0 ||
+	    tc_pypto_store_check_bound(&st, true, err) != 0 ||
 	    (out = accept_locked(&st, &o->state, task, result, &a, receipt,
 	    err)) == NULL) {
 		tc_error moved = TC_ERROR_INIT;

@@ -240,10 +240,19 @@ mark_written(const tc_pypto_store *st)
 bool
 tc_pypto_store_written_by_us(const tc_pypto_store *st)
 {
-	char *path = tc_xasprintf("%s/%s/%s", st->op_dir, TC_PYPTO_ORCH_DIR,
+	char bound[65], *where = NULL;
+	int v = tc_pypto_state_binding(st, bound, &where);
+	char *path, *text;
+	bool ours;
+
+	free(where);
+	if (v != TC_PYPTO_STATE_UNBOUND)
+		return v == TC_PYPTO_STATE_OURS;
+	/* no binding outside: the mark inside the op dir, a weaker word */
+	path = tc_xasprintf("%s/%s/%s", st->op_dir, TC_PYPTO_ORCH_DIR,
 	    TC_PYPTO_WRITTEN_MARK);
-	char *text = tc_read_file(path, 128, NULL, NULL);
-	bool ours = text != NULL && st->raw != NULL &&
+	text = tc_read_file(path, 128, NULL, NULL);
+	ours = text != NULL && st->raw != NULL &&
 	    strncmp(text, st->sha, TC_SHA256_HEX_LEN) == 0 &&
 	    text[TC_SHA256_HEX_LEN] == '\n';
 
@@ -301,7 +310,8 @@ tc_pypto_store_restore(tc_pypto_store *st, const char *sha, tc_error *err)
 		free(raw);
 		return -1;
 	}
-	if (tc_write_atomic(st->state_path, raw, len, 0, err) != 0) {
+	if (tc_pypto_bind_state(st, hex, err) != 0 ||
+	    tc_write_atomic(st->state_path, raw, len, 0, err) != 0) {
 		tc_json_free(doc);
 		free(raw);
 		return -1;
@@ -321,17 +331,20 @@ tc_pypto_store_write(tc_pypto_store *st, const tc_json *next, tc_error *err)
 {
 	size_t len;
 	char *text = tc_json_pretty(next, &len, err);
+	char hex[TC_SHA256_HEX_LEN + 1];
 
 	if (text == NULL)
 		return -1;
-	if (tc_write_atomic(st->state_path, text, len, 0, err) != 0) {
+	tc_pypto_sha_buf(text, len, hex);
+	if (tc_pypto_bind_state(st, hex, err) != 0 ||
+	    tc_write_atomic(st->state_path, text, len, 0, err) != 0) {
 		free(text);
 		return -1;
 	}
 	free(st->raw);
 	st->raw = text;
 	st->raw_len = len;
-	tc_pypto_sha_buf(text, len, st->sha);
+	memcpy(st->sha, hex, sizeof(hex));
 	mark_written(st);
 	if (next != st->state) {
 		tc_json_free(st->state);
@@ -493,6 +506,23 @@ tc_pypto_store_step(const tc_pypto_store *st, const tc_json *prev,
 	return next;
 }
 
+/* The actions that move the pipeline forward: they are refused over
+ * bound evidence that changed (a failure, a rollback or init is how one
+ * gets out of it). */
+static bool
+advances(const char *action)
+{
+	static const char *const fwd[] = { "start_stage", "complete_stage",
+	    "plan_stage4", "start_module", "submit_for_verify",
+	    "complete_module", NULL };
+	size_t i;
+
+	for (i = 0; fwd[i] != NULL; i++)
+		if (strcmp(action, fwd[i]) == 0)
+			return true;
+	return false;
+}
+
 tc_json *
 tc_pypto_state_transition(const tc_pypto_state_opts *o,
     const tc_pypto_input *in, tc_error *err)
@@ -523,6 +553,10 @@ tc_pypto_state_transition(const tc_pypto_state_opts *o,
 		return NULL;
 	if ((next = tc_pypto_store_step(&st, st.state, in, o, &sum, err)) ==
 	    NULL)
+		goto out;
+	/* SPEC.md stays the reference freeze's (its messages, its stages) */
+	if (advances(in->action) &&
+	    tc_pypto_store_check_bound(&st, false, err) != 0)
 		goto out;
 	if (tc_pypto_store_write(&st, next, err) != 0)
 		goto out;

@@ -39,38 +39,15 @@ struct tc_sidecar {
 	char *problem;	/* why the chain does not hold; NULL when it does */
 };
 
-static char *
-state_dir(void)
-{
-	const char *v;
-
-	if ((v = getenv("TUNECTL_STATE_DIR")) != NULL && *v != '\0')
-		return tc_xstrdup(v);
-	if ((v = getenv("XDG_STATE_HOME")) != NULL && v[0] == '/')
-		return tc_path_join(v, "tunectl");
-	if ((v = getenv("HOME")) != NULL && v[0] == '/')
-		return tc_path_join(v, ".local/state/tunectl");
-	return NULL;
-}
-
 char *
 tc_sidecar_path(const char *session_path)
 {
-	char hex[TC_SHA256_HEX_LEN + 1];
-	char *dir = state_dir(), *abs, *name, *path;
+	char *abs = tc_path_resolve(session_path, NULL), *path;
 
-	if (dir == NULL)
+	if (abs == NULL)
 		return NULL;
-	if ((abs = tc_path_resolve(session_path, NULL)) == NULL) {
-		free(dir);
-		return NULL;
-	}
-	tc_sha256_hex(abs, strlen(abs), hex);
-	name = tc_xasprintf("sidecars/%s.json", hex);
-	path = tc_path_join(dir, name);
-	free(name);
+	path = tc_state_file("sidecars", abs);
 	free(abs);
-	free(dir);
 	return path;
 }
 

@@ -6,27 +6,7 @@
 # optimizer's env_error, a blocked Stage 5, and complete_stage(5) without
 # a bound stage5-check PASS.
 . "$(dirname "$0")/lib.sh"
-
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "ok 1 # SKIP python3 is not installed (the example operator is Python)"
-	echo "1..1"
-	exit 0
-fi
-
-EX=$TUNECTL_SRC/examples/pypto-op
-HOST=$T/host.json
-printf '["%s"]\n' "$TUNECTL_SRC/examples/hosts/script/host.sh" >"$HOST"
-mkdir -p "$T/workers"
-for r in planner mathematician architect coder verifier; do
-	ln -s "$EX/workers/$r" "$T/workers/$r"
-done
-ln -s "$TUNECTL_SRC/tests/fixtures/pypto/stub_optimizer" "$T/workers/optimizer"
-export TUNECTL=$TUNECTL_BIN TUNECTL_WORKERS=$T/workers TUNECTL_PYPTO_EXAMPLE=$EX
-export PYTHONPATH=$EX/shim${PYTHONPATH:+:$PYTHONPATH}
-export PYPTO_STUB_LOG=$T/stub.log
-
-jq_() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
-sha() { sha256sum "$1" | cut -d' ' -f1; }
+. "$(dirname "$0")/pypto_fixtures.sh"
 answer_task() {	# answer_task TASK: result1.json answers TASK
 	python3 - "$1" "$T/result1.json" <<'EOF'
 import json, sys
