@@ -50,16 +50,19 @@ CPPFLAGS += -Iinclude -I$(BUILD)/include -D_GNU_SOURCE -DTUNECTL_VERSION='"$(VER
 CFLAGS   += -std=c17 $(OPT) $(WARN) $(SANFLAGS) -MMD -MP
 LDFLAGS  += $(SANFLAGS)
 # The library's dependencies (what a program linking libtunectl.a names).
-DEP_LIBS := -lcrypto -lyaml -lgmp -lm
-# tunectl's own programs link libcrypto, libyaml and GMP from their static
-# archives where the -dev packages ship them (Debian's do): the dynamic
-# loader then maps and relocates none of them, which was most of the
-# start-up cost of a controller command.  STATIC_DEPS=0, or an archive
-# that is not there, links the shared library instead.  Expanded when a
-# link runs, after "deps" has installed the packages.
+DEP_LIBS := -lsodium -lcrypto -lyaml -lgmp -lm
+# tunectl's own programs link libsodium, libcrypto, libyaml and GMP from
+# their static archives where the -dev packages ship them (Debian's do):
+# the dynamic loader then maps and relocates none of them, which was most
+# of the start-up cost of a controller command.  libsodium signs and
+# verifies Ed25519 (src/attest/); libcrypto gives only SHA-256 (its
+# SHA256_* functions: SHA-NI and AVX2 code, five small objects linked).
+# STATIC_DEPS=0, or an archive that is not there, links the shared
+# library instead.  Expanded when a link runs, after "deps" has installed
+# the packages.
 STATIC_DEPS ?= 1
 dep_lib   = $(or $(if $(filter 1,$(STATIC_DEPS)),$(filter /%,$(shell $(CC) -print-file-name=lib$(1).a))),-l$(1))
-LIBS      = $(call dep_lib,crypto) $(call dep_lib,yaml) $(call dep_lib,gmp) -lm
+LIBS      = $(call dep_lib,sodium) $(call dep_lib,crypto) $(call dep_lib,yaml) $(call dep_lib,gmp) -lm
 # Hardening, for every object and program: stack protector, stack clash
 # probes, _FORTIFY_SOURCE (3 where gcc has it, from gcc 12; not with the
 # sanitizers, which replace the same functions, nor at -O0, where glibc
@@ -73,20 +76,18 @@ LDFLAGS  += $(HARDEN_LDFLAGS)
 # tunectl itself is a static PIE: libc, libm and the static dependencies
 # linked in, and the program relocating itself at start (addresses
 # randomised, libc's included).  Measured against the alternatives
-# (docs/hardening.md, "The binary"): the fully static position-dependent
-# executable it was until issue 33 starts at about 1.07x /bin/true, the
-# static PIE at about 1.45x (its 18 000 relocations, libcrypto's tables,
-# copy about 100 pages of data at each start), a dynamic PIE at about
-# 1.9x (the loader maps libc and libm and binds their symbols on top).
+# (docs/hardening.md, "The binary"): a static PIE costs what its
+# relocations cost (about 4 100 since keys are libsodium's; 20 700, almost
+# all libcrypto's ASN.1, provider and encoder tables, while attest used
+# OpenSSL's EVP and PEM functions), a dynamic PIE adds the loader (mapping
+# and binding libc, libm, libcrypto, ...) and starts 2-5x slower.
 # hardening-check cannot see the stack protector or fortified calls of a
 # static program (it looks for them among the undefined dynamic symbols);
 # tests/cli/test_hardening.sh checks those from the symbol table instead.
-# The static link prints three warnings about dlopen, getaddrinfo and
-# gethostbyname: libcrypto's engine loader and socket BIOs use them, and
-# tunectl reaches neither.  STATIC=0 links a dynamic PIE (VALGRIND=1
-# builds do: valgrind replaces malloc in a shared libc only; sanitizer
-# builds always do); PIE=0 links the old fully static, position-dependent
-# executable (no address randomisation of its code and data).
+# STATIC=0 links a dynamic PIE (VALGRIND=1 builds do: valgrind replaces
+# malloc in a shared libc only; sanitizer builds always do); PIE=0 links
+# the old fully static, position-dependent executable (no address
+# randomisation of its code and data).
 PIE ?= 1
 STATIC ?= $(if $(filter 1,$(VALGRIND)),0,1)
 EXE_LDFLAGS := $(if $(filter 1,$(SANITIZE)),-pie,$(if $(filter 0,$(PIE)),-no-pie $(if $(filter 1,$(STATIC)),-static),$(if $(filter 1,$(STATIC)),-static-pie,-pie)))

@@ -17,7 +17,12 @@
 # the clock).  Sessions live in $TMPDIR, default /dev/shm (tmpfs) where it
 # exists.  Prints numbers; asserts nothing.
 #
-#   BUILD=build [SEAL_MB=100] bench/controller.sh [REPS] [BIG_REPS]
+# BASELINE=OTHER-TUNECTL adds a column: another build (e.g. a copy of the
+# binary before a change) launched right after tunectl on its own copy
+# of each session in part 1 and on the same big session in part 2, so
+# both builds are measured side by side on the same machine state.
+#
+#   BUILD=build [SEAL_MB=100] [BASELINE=path] bench/controller.sh [REPS] [BIG_REPS]
 #
 # REPS=0 skips part 1; SEAL_MB=0 skips part 3.
 set -euo pipefail
@@ -34,16 +39,25 @@ trap 'rm -rf "$W"' EXIT
 # the sidecars of the benchmark's sessions go with them, not into $HOME
 export TUNECTL_STATE_DIR=$W/state
 
+BASELINE=${BASELINE:-}
+BASE_ON=0	# whether run() also times $BASELINE (parts 1 and 2)
 declare -A T
 record() { T[$1]="${T[$1]:-} $2"; }
-# run NAME ARGS...: /bin/true, then tunectl ARGS, each timed in microseconds
+# run NAME ARGS...: /bin/true, then tunectl ARGS, each timed in
+# microseconds; with BASE_ON=1, then $BASELINE ARGS.  "@R@" in ARGS
+# stands for the session directory: $RA for tunectl, $RB for the
+# baseline (part 1 gives each build its own sessions).
 run() {
 	local name=$1 a b
 	shift
 	a=${EPOCHREALTIME/./}; /bin/true >/dev/null; b=${EPOCHREALTIME/./}
 	record "true_$name" $((b - a))
-	a=${EPOCHREALTIME/./}; "$TC" "$@" >/dev/null; b=${EPOCHREALTIME/./}
+	a=${EPOCHREALTIME/./}; "$TC" "${@//@R@/${RA:-}}" >/dev/null; b=${EPOCHREALTIME/./}
 	record "$name" $((b - a))
+	if [ "$BASE_ON" = 1 ]; then
+		a=${EPOCHREALTIME/./}; "$BASELINE" "${@//@R@/${RB:-}}" >/dev/null; b=${EPOCHREALTIME/./}
+		record "base_$name" $((b - a))
+	fi
 }
 # floor NAME CMD...: CMD timed as the floor of NAME
 floor() {
@@ -58,39 +72,64 @@ median() {	# median of the microsecond list on stdin, in ms
 	          printf "%.3f", m / 1000 }'
 }
 
-# what is measured: the hardened binary (docs/hardening.md, "The binary")
-kind=$(file -b "$TC" | grep -oE 'static-pie linked|dynamically linked|statically linked' || echo "unknown link")
-pie=$(readelf -hW "$TC" | awk '/Type:/ { print ($2 == "DYN") ? "PIE" : "position-dependent" }')
-relro=$(readelf -lW "$TC" | grep -q GNU_RELRO && readelf -dW "$TC" | grep -qE 'BIND_NOW|Flags: .*NOW' && echo "full RELRO" || echo "no full RELRO")
-echo "binary: $TC: $pie, $kind, $relro"
+describe() {	# the build's kind: PIE or not, link, RELRO
+	local kind pie relro
+	kind=$(file -b "$1" | grep -oE 'static-pie linked|dynamically linked|statically linked' || echo "unknown link")
+	pie=$(readelf -hW "$1" | awk '/Type:/ { print ($2 == "DYN") ? "PIE" : "position-dependent" }')
+	relro=$(readelf -lW "$1" | grep -q GNU_RELRO && readelf -dW "$1" | grep -qE 'BIND_NOW|Flags: .*NOW' && echo "full RELRO" || echo "no full RELRO")
+	echo "$pie, $kind, $relro"
+}
+echo "binary: $TC: $(describe "$TC")"
+[ -z "$BASELINE" ] || echo "baseline: $BASELINE: $(describe "$BASELINE")"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), sessions in $(df -P "$W" | awk 'NR == 2 { print $1 }')"
+[ -z "$BASELINE" ] || BASE_ON=1
+# host_step R: the fake host answers the task dispatched in session dir R
+host_step() {
+	/usr/bin/python3 "$HOST" ok --task "$1/task.json" --result "$1/result.json"
+}
 for r in $(seq 1 "$REPS"); do	# none when REPS is 0
-	A=$W/s$r; S=$A/auto-tune-session.json
-	run init init --session "$S" --artifact-root "$A" --session-id bench-session --optional-mode none
+	RA=$W/s$r RB=$W/b$r
+	S=@R@/auto-tune-session.json
+	run init init --session "$S" --artifact-root @R@ --session-id bench-session --optional-mode none
 	for _ in 1 2 3 4 5 6 7; do
 		run next next --session "$S"
 		run status status --session "$S"
-		run dispatch dispatch --session "$S" --output "$A/task.json"
-		/usr/bin/python3 "$HOST" ok --task "$A/task.json" --result "$A/result.json"
-		run seal seal --session "$S" --result "$A/result.json"
-		rm -f "$A/task.json" "$A/result.json"
+		run dispatch dispatch --session "$S" --output @R@/task.json
+		host_step "$RA"
+		[ "$BASE_ON" = 0 ] || host_step "$RB"
+		run seal seal --session "$S" --result @R@/result.json
+		rm -f "$RA/task.json" "$RA/result.json" "$RB/task.json" "$RB/result.json"
 	done
 	run verify verify --session "$S"
 	run resume resume --session "$S"
 done
+ratio_of() {	# ratio_of A B: median of A over median of B
+	awk -v t="$(echo "${T[$1]}" | median)" -v f="$(echo "${T[$2]}" | median)" 'BEGIN { printf "%.2fx", t / f }'
+}
 
 if [ "$REPS" -gt 0 ]; then
 	echo "controller commands over $REPS seven-step sessions: median wall time (ms, process start included)"
 	echo "against /bin/true launched the same way just before each call:"
-	printf '  %-9s %9s %11s %7s\n' command tunectl /bin/true ratio
+	if [ -z "$BASELINE" ]; then
+		printf '  %-9s %9s %11s %7s\n' command tunectl /bin/true ratio
+	else
+		printf '  %-9s %9s %11s %7s %9s %7s\n' command tunectl /bin/true ratio baseline ratio
+	fi
 	for c in init next status dispatch seal verify resume; do
 		t=$(echo "${T[$c]}" | median)
 		f=$(echo "${T[true_$c]}" | median)
-		printf '  %-9s %9s %11s %7s\n' "$c" "$t" "$f" "$(awk -v t="$t" -v f="$f" 'BEGIN { printf "%.2fx", t / f }')"
+		if [ -z "$BASELINE" ]; then
+			printf '  %-9s %9s %11s %7s\n' "$c" "$t" "$f" "$(ratio_of "$c" "true_$c")"
+		else
+			printf '  %-9s %9s %11s %7s %9s %7s\n' "$c" "$t" "$f" "$(ratio_of "$c" "true_$c")" \
+			    "$(echo "${T[base_$c]}" | median)" "$(ratio_of "base_$c" "true_$c")"
+		fi
 	done
-	ratio() { awk -v t="$(echo "${T[$1]}" | median)" -v f="$(echo "${T[true_$1]}" | median)" 'BEGIN { printf "%.2fx", t / f }'; }
-	echo "hardened start-up ($pie, $relro): next $(ratio next), status $(ratio status) of /bin/true (aim: at most 1.5x)"
+	pie=$(describe "$TC" | cut -d, -f1) relro=$(describe "$TC" | cut -d, -f3)
+	echo "hardened start-up ($pie,$relro): next $(ratio_of next true_next), status $(ratio_of status true_status) of /bin/true (aim: at most 1.5x)"
+	[ -z "$BASELINE" ] || echo "baseline start-up: next $(ratio_of base_next true_next), status $(ratio_of base_status true_status) of /bin/true"
 fi
+RA= RB=
 
 # ---- verify on ~10 MB of sealed results and ledger ----------------------------
 A=$W/big; S=$A/auto-tune-session.json
@@ -132,6 +171,9 @@ printf '  sha256sum of the same files: %s ms; ratio %s; per 10 MB: %s ms\n' "$f"
     "$(awk -v t="$t" -v s="$size" 'BEGIN { printf "%.1f", t * 10 * 1048576 / s }')"
 printf '  /bin/true: %s ms; ratio %s\n' "$z" \
     "$(awk -v t="$t" -v z="$z" 'BEGIN { printf "%.2fx", t / z }')"
+[ "$BASE_ON" = 0 ] || printf '  baseline: %s ms; ratio to sha256sum %s\n' \
+    "$(echo "${T[base_verify_big]}" | median)" "$(ratio_of base_verify_big floor_verify_big)"
+BASE_ON=0	# part 3's seal changes the session: tunectl only
 
 # ---- seal on a session holding SEAL_MB MB of sealed evidence -------------------
 SEAL_MB=${SEAL_MB:-100}

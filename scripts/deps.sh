@@ -8,7 +8,7 @@
 # command to run is printed and the script fails.
 set -eu
 
-need="gcc make pkg-config libssl-dev libyaml-dev libgmp-dev"
+need="gcc make pkg-config libssl-dev libsodium-dev libyaml-dev libgmp-dev"
 case "${1:-build}" in
 build) ;;
 check) need="$need libcmocka-dev python3 valgrind devscripts" ;;

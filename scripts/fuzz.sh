@@ -70,7 +70,7 @@ else
 	OBJDIR=$OUT/replay-obj
 fi
 CFLAGS_F="-std=c17 -g -O1 -fno-omit-frame-pointer -Iinclude -D_GNU_SOURCE -DTUNECTL_VERSION=\"fuzz\""
-LIBS="-lcrypto -lyaml -lgmp -lm"
+LIBS="-lsodium -lcrypto -lyaml -lgmp -lm"
 
 if [ $# -gt 0 ]; then
 	targets=$*

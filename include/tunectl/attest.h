@@ -1,8 +1,9 @@
 /*
- * attest.h - signed sessions: Ed25519 keys (OpenSSL EVP, PEM files), the
- * DSSE envelope (v1: base64 payload, PAE signing) around an in-toto
- * Statement v1 whose subjects are every sealed file of a session and
- * every artifact its manifests bind, each with its SHA-256.
+ * attest.h - signed sessions: Ed25519 keys (libsodium; PEM files byte
+ * for byte as OpenSSL writes them), the DSSE envelope (v1: base64
+ * payload, PAE signing) around an in-toto Statement v1 whose subjects
+ * are every sealed file of a session and every artifact its manifests
+ * bind, each with its SHA-256.
  *
  * Both formats are the public specifications', so a standard reader can
  * check an attestation without tunectl:

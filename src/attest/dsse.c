@@ -3,7 +3,6 @@
  * PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body,
  * signing a payload into an envelope and opening one with a public key.
  */
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,50 +15,85 @@ tc_dsse_pae(tc_buf *out, const char *type, const void *body, size_t len)
 	tc_buf_add(out, body, len);
 }
 
+static const char b64_digits[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
 void
 tc_base64_encode(tc_buf *out, const void *data, size_t len)
 {
-	size_t need = 4 * ((len + 2) / 3);
-	int n;
+	const unsigned char *in = data;
+	char *o;
+	size_t i;
 
-	tc_buf_grow(out, need + 1);
-	n = EVP_EncodeBlock((unsigned char *)out->data + out->len, data,
-	    (int)len);
-	out->len += (size_t)n;
+	tc_buf_grow(out, 4 * ((len + 2) / 3) + 1);
+	o = out->data + out->len;
+	for (i = 0; i + 2 < len; i += 3) {
+		unsigned v = (unsigned)in[i] << 16 | (unsigned)in[i + 1] << 8 |
+		    in[i + 2];
+
+		*o++ = b64_digits[v >> 18];
+		*o++ = b64_digits[v >> 12 & 63];
+		*o++ = b64_digits[v >> 6 & 63];
+		*o++ = b64_digits[v & 63];
+	}
+	if (i < len) {
+		unsigned v = (unsigned)in[i] << 16 |
+		    (i + 1 < len ? (unsigned)in[i + 1] << 8 : 0);
+
+		*o++ = b64_digits[v >> 18];
+		*o++ = b64_digits[v >> 12 & 63];
+		*o++ = i + 1 < len ? b64_digits[v >> 6 & 63] : '=';
+		*o++ = '=';
+	}
+	out->len = (size_t)(o - out->data);
 	out->data[out->len] = '\0';
 }
 
+static unsigned
+b64_value(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return (unsigned)(c - 'A');
+	if (c >= 'a' && c <= 'z')
+		return (unsigned)(c - 'a' + 26);
+	if (c >= '0' && c <= '9')
+		return (unsigned)(c - '0' + 52);
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return 64;
+}
+
+/* Bits past the last whole byte (as in "Zh==") are ignored, as every
+ * common decoder (OpenSSL's, Python's, Go's) ignores them. */
 unsigned char *
 tc_base64_decode(const char *text, size_t len, size_t *out_len)
 {
-	unsigned char *out;
+	unsigned char *out, *o;
 	size_t i, pad = 0;
-	int n;
 
 	if (len % 4 != 0 || len > (size_t)1 << 30)
 		return NULL;
-	if (len == 0) {
-		*out_len = 0;
-		return tc_xcalloc(1, 1);
-	}
 	for (i = 0; i < len; i++) {
-		char c = text[i];
-
-		if (c == '=' && i >= len - 2) {
+		if (text[i] == '=' && i >= len - 2) {
 			pad++;
 			continue;
 		}
-		if (pad > 0 || !((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-		    (c >= '0' && c <= '9') || c == '+' || c == '/'))
+		if (pad > 0 || b64_value(text[i]) == 64)
 			return NULL;
 	}
-	out = tc_xmalloc(len / 4 * 3 + 1);
-	n = EVP_DecodeBlock(out, (const unsigned char *)text, (int)len);
-	if (n < 0 || (size_t)n < pad) {
-		free(out);
-		return NULL;
+	o = out = tc_xmalloc(len / 4 * 3 + 1);
+	for (i = 0; i < len; i += 4) {
+		unsigned v = 0;
+
+		for (unsigned j = 0; j < 4; j++)
+			v = v << 6 | (text[i + j] == '=' ? 0 : b64_value(text[i + j]));
+		*o++ = (unsigned char)(v >> 16);
+		*o++ = (unsigned char)(v >> 8);
+		*o++ = (unsigned char)v;
 	}
-	*out_len = (size_t)n - pad;	/* EVP_DecodeBlock counts the padding */
+	*out_len = (size_t)(o - out) - pad;
 	return out;
 }
 

@@ -67,30 +67,51 @@ tc_xstrndup(const char *s, size_t n)
 static int buf_vprintf(tc_buf *b, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 
+/* Formatted once into the room the buffer has, and a second time only
+ * when the text is longer: printf is a good part of what a small command
+ * computes (paths, messages), and measuring every text first doubled
+ * it. */
 static int
 buf_vprintf(tc_buf *b, const char *fmt, va_list ap)
 {
 	va_list again;
+	size_t room;
 	int n;
 
+	tc_buf_grow(b, 0);
+	room = b->cap - b->len;
 	va_copy(again, ap);
-	n = vsnprintf(NULL, 0, fmt, again);
+	n = vsnprintf(b->data + b->len, room, fmt, again);
 	va_end(again);
-	if (n < 0)
+	if (n < 0) {
+		b->data[b->len] = '\0';
 		return -1;
-	tc_buf_grow(b, (size_t)n);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	}
+	if ((size_t)n >= room) {
+		tc_buf_grow(b, (size_t)n);
+		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	}
 	b->len += (size_t)n;
 	return 0;
 }
 
+/* Short texts (most are paths) are formatted on the stack and copied at
+ * their size. */
 char *
 tc_xasprintf(const char *fmt, ...)
 {
+	char small[256];
 	tc_buf b = TC_BUF_INIT;
 	va_list ap;
-	int rc;
+	int n, rc;
 
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(small))
+		return tc_xstrndup(small, (size_t)n);
+	if (n >= 0)
+		tc_buf_grow(&b, (size_t)n);
 	va_start(ap, fmt);
 	rc = buf_vprintf(&b, fmt, ap);
 	va_end(ap);

@@ -81,6 +81,43 @@ check "openssl verifies the DSSE signature over the PAE" \
     bash -c "openssl pkeyutl -verify -pubin -inkey '$T/keys/signer.pub' -rawin -in '$T/pae.bin' -sigfile '$T/sig.bin' >/dev/null"
 check "openssl rejects it with another key" bash -c \
     "! openssl pkeyutl -verify -pubin -inkey '$T/keys/other.pub' -rawin -in '$T/pae.bin' -sigfile '$T/sig.bin' >/dev/null 2>&1"
+check "openssl makes the same signature over the PAE (Ed25519 is deterministic)" bash -c \
+    "openssl pkeyutl -sign -inkey '$T/keys/signer' -rawin -in '$T/pae.bin' | cmp -s - '$T/sig.bin'"
+
+# ---- key files: the bytes openssl writes, keys openssl makes ---------------------------
+# tunectl signs with libsodium and reads and writes the PEM files itself
+# (docs/hardening.md, "The binary"); openssl is the reference for both.
+check "the private key file is byte for byte what openssl writes for that key" bash -c \
+    "openssl pkey -in '$T/keys/signer' | cmp -s - '$T/keys/signer'"
+check "the public key file is byte for byte what openssl writes for that key" bash -c \
+    "openssl pkey -in '$T/keys/signer' -pubout | cmp -s - '$T/keys/signer.pub'"
+openssl genpkey -algorithm ed25519 -out "$T/keys/ossl" 2>/dev/null
+openssl pkey -in "$T/keys/ossl" -pubout -out "$T/keys/ossl.pub"
+{ echo "a key openssl made, with a comment line before it"; cat "$T/keys/ossl"; } >"$T/keys/ossl-commented"
+tc attest --session "$S" --key "$T/keys/ossl-commented" --output "$T/ossl.dsse.json"
+expect_rc 0 "attest signs with a key openssl generated (text around the PEM block ignored, as openssl does)"
+ossl_keyid=$(openssl pkey -pubin -in "$T/keys/ossl.pub" -outform DER | sha256sum | cut -d' ' -f1)
+expect_out "\"keyid\": \"$ossl_keyid\"" "its key id is the SHA-256 of openssl's DER public key"
+python3 - "$T/ossl.dsse.json" "$T/ossl" <<'PY'
+import base64, json, sys
+env = json.load(open(sys.argv[1]))
+body = base64.b64decode(env["payload"], validate=True)
+t = env["payloadType"].encode()
+open(sys.argv[2] + ".pae", "wb").write(b"DSSEv1 %d %s %d %s" % (len(t), t, len(body), body))
+open(sys.argv[2] + ".sig", "wb").write(base64.b64decode(env["signatures"][0]["sig"]))
+PY
+check "the signature is the one openssl makes with that key" bash -c \
+    "openssl pkeyutl -sign -inkey '$T/keys/ossl' -rawin -in '$T/ossl.pae' | cmp -s - '$T/ossl.sig'"
+tc verify --session "$S" --attestation "$T/ossl.dsse.json" --pubkey "$T/keys/ossl.pub"
+expect_rc 0 "verify --attestation reads openssl's public key file"
+openssl pkey -in "$T/keys/ossl" -out "$T/keys/ossl-enc" -aes256 -passout pass:secret 2>/dev/null
+tc attest --session "$S" --key "$T/keys/ossl-enc" --output "$T/enc.dsse.json"
+expect_rc 1 "an encrypted private key is refused"
+expect_out "is not an Ed25519 private key in PEM form" "naming what it is not"
+openssl genpkey -algorithm x25519 -out "$T/keys/x25519" 2>/dev/null
+tc attest --session "$S" --key "$T/keys/x25519" --output "$T/x.dsse.json"
+expect_rc 1 "an X25519 key is refused"
+check "and nothing is written" test ! -e "$T/x.dsse.json"
 check "the payload is an in-toto Statement v1" test \
     "$(jpy "$T/statement.json" 'd["_type"]')" = "https://in-toto.io/Statement/v1"
 check "every subject's sha256 is the file's (sha256sum)" python3 - "$T/statement.json" "$R" <<'PY'

@@ -1,8 +1,9 @@
 /*
  * test_attest.c - the signing primitives of attestations: RFC 4648
  * base64, the DSSE pre-authentication encoding, Ed25519 against the
- * RFC 8032 test vector, key files, and envelopes that fail to open when a
- * byte of the payload or signature changes or another key is used.
+ * RFC 8032 test vector, key files (PKCS#8 versions 0 and 1, SPKI), and
+ * envelopes that fail to open when a byte of the payload or signature
+ * changes or another key is used.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include "tunectl/attest.h"
 #include "tunectl/fileio.h"
+#include "tunectl/sha256.h"
 #include "unit_fixture.h"
 
 static char tmpdir[4096];
@@ -87,33 +89,47 @@ unhex(const char *hex, unsigned char *out)
 		    hexval(hex[2 * i + 1]));
 }
 
-/* RFC 8032 section 7.1, test 1, as a PKCS#8 PEM file. */
-static char *
-rfc8032_key_file(void)
-{
-	static const char prefix[] = "302e020100300506032b657004220420";
-	static const char seed[] =
-	    "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
-	unsigned char der[48];
-	tc_buf pem = TC_BUF_INIT;
-	char *path = tc_xasprintf("%s/rfc8032.pem", tmpdir);
+#define RFC8032_SEED \
+	"9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"
+#define RFC8032_PUBLIC \
+	"d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
+/* RFC 8032 section 7.1, test 1: the signature of the empty message */
+#define RFC8032_SIG \
+	"e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e06522490155" \
+	"5fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"
 
-	unhex(prefix, der);
-	unhex(seed, der + 16);
-	tc_buf_puts(&pem, "-----BEGIN PRIVATE KEY-----\n");
-	tc_base64_encode(&pem, der, sizeof(der));
-	tc_buf_puts(&pem, "\n-----END PRIVATE KEY-----\n");
+/* der (hex) as a PEM file named name, lines ending in eol. */
+static char *
+pem_file(const char *name, const char *label, const char *hex,
+    const char *eol)
+{
+	unsigned char der[128];
+	size_t len = strlen(hex) / 2;
+	tc_buf pem = TC_BUF_INIT;
+	char *path = tc_xasprintf("%s/%s", tmpdir, name);
+
+	assert_true(len <= sizeof(der));
+	unhex(hex, der);
+	tc_buf_printf(&pem, "-----BEGIN %s-----%s", label, eol);
+	tc_base64_encode(&pem, der, len);
+	tc_buf_printf(&pem, "%s-----END %s-----%s", eol, label, eol);
 	assert_int_equal(tc_write_atomic(path, pem.data, pem.len, 0, NULL), 0);
 	tc_buf_free(&pem);
 	return path;
 }
 
+/* RFC 8032 section 7.1, test 1, as a PKCS#8 PEM file. */
+static char *
+rfc8032_key_file(void)
+{
+	return pem_file("rfc8032.pem", "PRIVATE KEY",
+	    "302e020100300506032b657004220420" RFC8032_SEED, "\n");
+}
+
 static void
 ed25519_signature_matches_rfc_8032(void **state)
 {
-	static const char want[] =
-	    "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e06522490155"
-	    "5fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b";
+	static const char want[] = RFC8032_SIG;
 	unsigned char expected[64], sig[64];
 	char *path = rfc8032_key_file();
 	tc_error err = TC_ERROR_INIT;
@@ -204,6 +220,71 @@ envelope_opens_only_untouched_with_the_signers_key(void **state)
 	free(pub2);
 }
 
+/* CRLF lines are read as OpenSSL reads them; RFC 5958's OneAsymmetricKey
+ * (version 1, the public key beside the seed) is refused as OpenSSL 3.0
+ * refuses it; the public key file of RFC 8410 gives the key id of its
+ * DER; an X25519 key is not an Ed25519 one. */
+static void
+key_files_in_their_other_forms(void **state)
+{
+	char *crlf = pem_file("crlf.pem", "PRIVATE KEY",
+	    "302e020100300506032b657004220420" RFC8032_SEED, "\r\n");
+	char *v2 = pem_file("v2.pem", "PRIVATE KEY",
+	    "3051020101300506032b657004220420" RFC8032_SEED "812100"
+	    RFC8032_PUBLIC, "\n");
+	char *pub = pem_file("pub.pem", "PUBLIC KEY",
+	    "302a300506032b6570032100" RFC8032_PUBLIC, "\r\n");
+	char *x25519 = pem_file("x25519.pem", "PUBLIC KEY",
+	    "302a300506032b656e032100" RFC8032_PUBLIC, "\n");
+	unsigned char expected[64], sig[64], der[44];
+	tc_error err = TC_ERROR_INIT;
+	char id[65], want_id[65];
+	tc_key *k;
+
+	(void)state;
+	k = tc_key_load_private(crlf, &err);
+	assert_non_null(k);
+	assert_int_equal(tc_key_sign(k, "", 0, sig, &err), 0);
+	unhex(RFC8032_SIG, expected);
+	assert_memory_equal(sig, expected, 64);
+	tc_key_free(k);
+	assert_null(tc_key_load_private(v2, &err));
+	assert_non_null(strstr(tc_error_msg(&err), "not an Ed25519 private key"));
+	tc_error_clear(&err);
+	k = tc_key_load_public(pub, &err);
+	assert_non_null(k);
+	assert_true(tc_key_verify(k, "", 0, expected, 64));
+	assert_false(tc_key_verify(k, "", 0, expected, 63));
+	unhex("302a300506032b6570032100" RFC8032_PUBLIC, der);
+	tc_sha256_hex(der, sizeof(der), want_id);
+	tc_key_id(k, id);
+	assert_string_equal(id, want_id);
+	tc_key_free(k);
+	assert_null(tc_key_load_public(x25519, &err));
+	assert_non_null(strstr(tc_error_msg(&err), "not an Ed25519 public key"));
+	tc_error_clear(&err);
+	free(crlf);
+	free(v2);
+	free(pub);
+	free(x25519);
+}
+
+/* Bits past the last whole byte are ignored, as OpenSSL's and Python's
+ * decoders ignore them ("Zh==" is "f"). */
+static void
+base64_ignores_bits_past_the_last_byte(void **state)
+{
+	unsigned char *back;
+	size_t n;
+
+	(void)state;
+	back = tc_base64_decode("Zh==", 4, &n);
+	assert_non_null(back);
+	assert_int_equal(n, 1);
+	assert_int_equal(back[0], 'f');
+	free(back);
+}
+
 static int
 setup(void **state)
 {
@@ -225,10 +306,12 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(base64_follows_rfc_4648),
 		cmocka_unit_test(base64_refuses_malformed_text),
+		cmocka_unit_test(base64_ignores_bits_past_the_last_byte),
 		cmocka_unit_test(pae_is_the_dsse_v1_encoding),
 		cmocka_unit_test(ed25519_signature_matches_rfc_8032),
 		cmocka_unit_test(keygen_writes_a_private_and_a_public_pem),
 		cmocka_unit_test(envelope_opens_only_untouched_with_the_signers_key),
+		cmocka_unit_test(key_files_in_their_other_forms),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

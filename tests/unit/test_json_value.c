@@ -194,6 +194,28 @@ parsed_nodes_outlive_their_document(void **state)
 	tc_json_free(kept);
 }
 
+/* Small documents read one after another share a chunk (a command reads
+ * several; a chunk each faulted a page in for each), and each still
+ * outlives the other. */
+static void
+small_documents_share_a_chunk(void **state)
+{
+	tc_json *a, *b, *c;
+	uintptr_t chunk = ~(uintptr_t)(64 * 1024 - 1);
+
+	(void)state;
+	a = parse_ok("{\"session\": \"a\", \"steps\": [1, 2, 3]}");
+	b = parse_ok("{\"sidecar\": \"b\", \"records\": []}");
+	assert_true(((uintptr_t)a & chunk) == ((uintptr_t)b & chunk));
+	tc_json_free(a);
+	c = parse_ok("[\"c\"]");
+	assert_true(((uintptr_t)b & chunk) == ((uintptr_t)c & chunk));
+	assert_string_equal(tc_json_get_string(b, "sidecar"), "b");
+	tc_json_free(b);
+	assert_string_equal(c->u.arr.items[0]->u.str.ptr, "c");
+	tc_json_free(c);
+}
+
 /* ---- Python == ---------------------------------------------------------- */
 
 static const struct {
@@ -459,6 +481,7 @@ main(void)
 		cmocka_unit_test(objects_stay_sorted_and_unique_through_edits),
 		cmocka_unit_test(parsed_objects_can_be_edited),
 		cmocka_unit_test(parsed_nodes_outlive_their_document),
+		cmocka_unit_test(small_documents_share_a_chunk),
 		cmocka_unit_test(clone_is_deep_and_equal),
 		cmocka_unit_test(typed_lookups_check_types),
 		cmocka_unit_test(equality_follows_python),
