@@ -46,9 +46,6 @@ not_yet(const tc_tune_spec *spec, const char *host)
 		return "only the plain-script host (--host script) runs the "
 		    "generic phase workers; the agent hosts follow the "
 		    "SuperKernel skills, which do not read a workload spec";
-	if (spec->metric.higher_is_better)
-		return "metric.direction higher: the gates compare times "
-		    "(lower is better); report a time, or its inverse";
 	if (spec->search == TC_TUNE_EXHAUSTIVE && spec->nparams > 0)
 		return "options.search exhaustive: Stage O's workers change one "
 		    "parameter at a time against the incumbent "
@@ -56,8 +53,6 @@ not_yet(const tc_tune_spec *spec, const char *host)
 	if (spec->nvariants < 2)
 		return "Stage A screens the variants besides the baseline's, "
 		    "and the spec has none: give at least two variants";
-	if (spec->ranks != 1 && spec->metric.from != TC_TUNE_FROM_RANK_LOG)
-		return "ranks > 1 needs metric.from rank-log";
 	return NULL;
 }
 
@@ -218,8 +213,11 @@ explain_refusal(const char *session_path)
 
 /* The outcome in two lines: the classification and the winner. */
 static void
-summarise(const char *root, const char *session_path, const tc_json *session)
+summarise(const char *root, const char *session_path, const tc_json *session,
+    const tc_json *plan)
 {
+	const tc_json *metric = tc_json_get(plan, "metric");
+	const char *dir = tc_json_get_string(metric, "direction");
 	char *path = tc_xasprintf("%s/ledger.json", root);
 	tc_json *ledger = tc_json_parse_file(path, NULL);
 	const tc_json *fe = tc_json_get(ledger, "final_e2e");
@@ -231,6 +229,16 @@ summarise(const char *root, const char *session_path, const tc_json *session)
 	    tc_json_get_string(session, "status"));
 	if (cls == NULL)
 		fprintf(stderr, "tune: no final_e2e was recorded\n");
+	else if (tc_json_number(tc_json_get(fe, "improvement_pct"), &imp) &&
+	    dir != NULL && strcmp(dir, "higher") == 0 && imp < 100)
+		/* the runs logged 1/value: the figure grew by 1/(1 - imp) */
+		fprintf(stderr, "tune: final clean E2E: %s, %+.2f%% (%s, higher "
+		    "is better; its reciprocal, which the gates compare, "
+		    "improved %+.2f%%) for %s\ntune: %s\n", cls,
+		    (100.0 / (100.0 - imp) - 1.0) * 100.0,
+		    tc_json_get_string(metric, "unit"), imp,
+		    tc_json_get_string(fe, "scope_strategy"),
+		    tc_json_get_string(fe, "reason_zh"));
 	else if (tc_json_number(tc_json_get(fe, "improvement_pct"), &imp))
 		/* the second line is the ledger's reason: under a rule beyond
 		 * the reference's (decide_by ci, stability relative) it names
@@ -288,7 +296,7 @@ run_session(const struct tune_opts *o, const tc_json *plan_doc,
 		goto out;
 	if ((done = tc_cli_drive_session(&drive, &err)) == NULL)
 		goto out;
-	summarise(root, session, done);
+	summarise(root, session, done, plan_doc);
 	if (tc_cli_finish_reports("tune", root, session, html, &err) != 0)
 		goto out;
 	rc = TC_EXIT_OK;
