@@ -50,9 +50,6 @@ not_yet(const tc_tune_spec *spec, const char *host)
 		return "options.search exhaustive: Stage O's workers change one "
 		    "parameter at a time against the incumbent "
 		    "(search: one-at-a-time)";
-	if (spec->nvariants < 2)
-		return "Stage A screens the variants besides the baseline's, "
-		    "and the spec has none: give at least two variants";
 	return NULL;
 }
 
@@ -330,6 +327,19 @@ tune_session(const struct tune_opts *o, const tc_tune_spec *spec,
 
 	if (why != NULL)
 		return tc_die("tune: not yet: %s", why);
+	/* The phase rules, not this version: a session reaches Stage O only
+	 * when Stage A seals accepted, and strict rule 4 wants a screening
+	 * gate that selects a variant for that
+	 * (docs/spec/controller.md "When a step short-circuits"). */
+	if (spec->nvariants < 2)
+		return tc_die("tune: %s has %zu variant(s): Stage A screens the "
+		    "variants besides the baseline's against S0, and the "
+		    "session goes on to Stage O only when Stage A is accepted "
+		    "with a screening gate that selects one of them; with "
+		    "nothing to screen every session would end not_run after "
+		    "Stage A.  Give a second variant (an option parameter can "
+		    "move into the variants' params)", o->spec_path,
+		    spec->nvariants);
 	if ((workers = tc_share_dir(tc_self_exe(), "workers", &err)) == NULL) {
 		rc = tc_die("tune: %s", tc_error_msg(&err));
 		goto out;
@@ -462,6 +472,10 @@ const struct tc_command cmd_tune_entry = {
 	    "plain-script host, every run under a device lease, every gate report\n"
 	    "recomputed when its phase is sealed.  The session is then verified and\n"
 	    "report.html written.  A variant that fails the check is never timed.\n"
+	    "A session needs at least two variants: Stage O runs only after Stage A\n"
+	    "selects one (--dry-run plans a spec with fewer).  A metric better\n"
+	    "higher (metric.direction: higher) is logged as its reciprocal, which the\n"
+	    "gates compare; the reports give it in its own unit.\n"
 	    "\n"
 	    "  --session-dir DIR  parent of the run directories (default tunectl-tune);\n"
 	    "                     each session gets DIR/<name>-<UTC time>, linked as\n"

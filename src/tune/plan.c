@@ -538,7 +538,8 @@ tc_tune_plan(const tc_tune_spec *s, tc_error *err)
 	    "stability rule", 1, extra, 0, 0);
 	phase(&t, s, "stage-a-scope-selection", screened > 0 ? "one series "
 	    "per screened variant, at the baseline's options" : "no variants "
-	    "to screen: the baseline's variant is carried forward", screened,
+	    "to screen: a session needs a second variant (Stage A must select "
+	    "one for Stage O to run)", screened,
 	    screened * extra, screened * has_check, 0);
 	phase(&t, s, "stage-o-option-tuning", ntrials > 0 ? "the incumbent "
 	    "O0, then one series per option trial" : "no option trials",

@@ -126,6 +126,29 @@ sed -e 's/search: one-at-a-time/search: exhaustive/' "$SPEC" > "$T/exh.yaml"
 tc tune "$T/exh.yaml" --session-dir "$T/ci-sessions"
 expect_rc 1 "tune refuses an exhaustive search for now"
 expect_err "tunectl: tune: not yet: options.search exhaustive" "and says so in words"
+# One variant (or none): Stage A has nothing to screen, and the phase
+# rules end a session whose Stage A selects nothing before Stage O.
+cat > "$T/one.yaml" <<'YAML'
+version: 1
+name: one
+run: {command: "echo t 5", timeout: 5}
+metric: {from: stdout, regex: 't ([0-9.]+)', unit: ms, direction: lower}
+variants: [{name: only, params: {}}]
+options: {parameters: {n: [1, 2]}}
+YAML
+tc tune --dry-run "$T/one.yaml"
+expect_rc 0 "a one-variant spec has a plan"
+expect_out "no variants to screen: a session needs a second variant" "which says a session needs two"
+tc tune "$T/one.yaml" --session-dir "$T/one-sessions"
+expect_rc 1 "tune refuses a session on one variant"
+expect_err "one.yaml has 1 variant(s): Stage A screens the variants besides the baseline's" \
+	"saying why: Stage A must select a variant for Stage O to run"
+expect_err "Give a second variant" "and what to do"
+check "nothing is started" test ! -e "$T/one-sessions"
+sed -e '/^variants:/d' "$T/one.yaml" > "$T/none.yaml"
+tc tune "$T/none.yaml" --session-dir "$T/one-sessions"
+expect_rc 1 "or on none"
+expect_err "none.yaml has 0 variant(s)" "in words"
 tc tune "$SPEC" --host nosuch
 expect_rc 2 "an unknown host is a usage error"
 tc tune --json "$SPEC"
