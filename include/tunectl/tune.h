@@ -23,6 +23,9 @@
 #define TC_TUNE_MAX_BYTES (1u << 20)	/* the file */
 #define TC_TUNE_MAX_NODES 20000		/* YAML events of the document */
 #define TC_TUNE_MAX_POINTS 100000	/* the option matrix before constraints */
+/* options.search exhaustive: Stage O's trials, each a series of gate.runs
+ * runs (and its check) */
+#define TC_TUNE_MAX_EXHAUSTIVE_TRIALS 256
 
 /* A parameter value as written: numbers (plain YAML integers and floats)
  * also carry their value; anything else is a string. */
@@ -122,6 +125,7 @@ typedef struct tc_tune_spec {
 	tc_tune_constraint *constraints;
 	size_t nconstraints;
 	enum tc_tune_search search;
+	unsigned search_line;		/* 0 when the spec names no search */
 	char *baseline_variant;		/* NULL when there are no variants */
 	tc_tune_binding *baseline;	/* one per params[], in that order */
 	tc_tune_gate gate;

@@ -40,16 +40,12 @@ struct tune_opts {
 
 /* What this version cannot run yet, in words; NULL when it can. */
 static const char *
-not_yet(const tc_tune_spec *spec, const char *host)
+not_yet(const char *host)
 {
 	if (strcmp(host, "script") != 0)
 		return "only the plain-script host (--host script) runs the "
 		    "generic phase workers; the agent hosts follow the "
 		    "SuperKernel skills, which do not read a workload spec";
-	if (spec->search == TC_TUNE_EXHAUSTIVE && spec->nparams > 0)
-		return "options.search exhaustive: Stage O's workers change one "
-		    "parameter at a time against the incumbent "
-		    "(search: one-at-a-time)";
 	return NULL;
 }
 
@@ -321,7 +317,7 @@ tune_session(const struct tune_opts *o, const tc_tune_spec *spec,
     const tc_json *plan)
 {
 	tc_error err = TC_ERROR_INIT;
-	const char *why = not_yet(spec, o->host);
+	const char *why = not_yet(o->host);
 	char *workers = NULL, *root = NULL, *parent = NULL;
 	int rc;
 
@@ -465,7 +461,8 @@ const struct tc_command cmd_tune_entry = {
 	.help = "\nRun a complete evidence-gated tuning session on the program the workload\n"
 	    "spec SPEC describes (YAML, version 1; docs/workload-spec.md, and the worked\n"
 	    "example docs/your-workload.md): intake, the baseline S0, Stage A screening\n"
-	    "the variants, Stage O trying the option values one at a time, BASE (the\n"
+	    "the variants, Stage O trying the option values one at a time (or, with\n"
+	    "options.search exhaustive, every allowed point, at most 256), BASE (the\n"
 	    "spec's profile command on the winner, or a record that none was asked),\n"
 	    "the optional experiments (none) and the Final clean comparison against S0,\n"
 	    "each phase done by a fresh generic worker (share/workers) through the\n"

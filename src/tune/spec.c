@@ -712,6 +712,9 @@ read_options(struct rd *r, yaml_node_t *n)
 	    "options.search", searches, &search) != 0)
 		return -1;
 	s->search = (enum tc_tune_search)search;
+	if (field(f, "search") != NULL)
+		s->search_line = (unsigned)field(f, "search")->start_mark.line +
+		    1;
 	if ((cn = field(f, "constraints")) == NULL)
 		return 0;
 	if (cn->type != YAML_SEQUENCE_NODE)

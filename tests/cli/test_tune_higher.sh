@@ -8,9 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null 2>&1 || { skip "no python3"; finish; }
 cd "$T"
-jf() {	# jf FILE EXPR: EXPR over the JSON document d of FILE
-	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
+jf() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 
 # ---- bench run --metric-higher ----------------------------------------------
 tc bench run --runs 2 --out rs --metric-regex 'rate: ([0-9.]+)' --metric-higher -- \
