@@ -212,4 +212,21 @@ tc_json *tc_tune_plan(const tc_tune_spec *spec, tc_error *err);
 /* The plan in words, for a person. */
 void tc_tune_plan_text(const tc_json *plan, tc_buf *out);
 
+/* The run directory's record of the spec a tune session tunes
+ * (tunectl-tune-run-v1: spec_path, spec_sha256, host), relative to the
+ * artifact root. */
+#define TC_TUNE_RECORD "tune/run.json"
+
+/*
+ * What a phase worker of a tune session is told beyond the phase prompt
+ * (tc_host_prompt): the session tunes a workload spec, which the
+ * SuperKernel skills do not read, so the phase is done by running its
+ * generic worker through "PROGRAM tune SPEC --task TASK --result RESULT".
+ * Appends that section to b when the task's artifact root holds
+ * TC_TUNE_RECORD and returns 1; 0 (nothing appended) for any other
+ * session; -1 with err set when the record cannot be read.
+ */
+int tc_tune_prompt(tc_buf *b, const tc_json *task, const char *task_path,
+    const char *result_path, const char *program, tc_error *err);
+
 #endif
