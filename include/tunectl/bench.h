@@ -383,6 +383,8 @@ typedef struct tc_bench_run_opts {
 	bool metric_stderr;		/* the regex reads stderr, not stdout */
 	const char *metric_file;	/* a JSON file of the run directory */
 	const char *metric_pointer;	/* RFC 6901 into metric_file */
+	bool metric_higher;		/* the figure read is better higher:
+					 * its reciprocal is logged */
 	double timeout_s;		/* <= 0: none */
 	char *const *argv;		/* the workload command */
 	const char *out_dir;

@@ -23,6 +23,9 @@
 #define TC_TUNE_MAX_BYTES (1u << 20)	/* the file */
 #define TC_TUNE_MAX_NODES 20000		/* YAML events of the document */
 #define TC_TUNE_MAX_POINTS 100000	/* the option matrix before constraints */
+/* options.search exhaustive: Stage O's trials, each a series of gate.runs
+ * runs (and its check) */
+#define TC_TUNE_MAX_EXHAUSTIVE_TRIALS 256
 
 /* A parameter value as written: numbers (plain YAML integers and floats)
  * also carry their value; anything else is a string. */
@@ -122,6 +125,7 @@ typedef struct tc_tune_spec {
 	tc_tune_constraint *constraints;
 	size_t nconstraints;
 	enum tc_tune_search search;
+	unsigned search_line;		/* 0 when the spec names no search */
 	char *baseline_variant;		/* NULL when there are no variants */
 	tc_tune_binding *baseline;	/* one per params[], in that order */
 	tc_tune_gate gate;
@@ -207,5 +211,22 @@ tc_json *tc_tune_plan(const tc_tune_spec *spec, tc_error *err);
 
 /* The plan in words, for a person. */
 void tc_tune_plan_text(const tc_json *plan, tc_buf *out);
+
+/* The run directory's record of the spec a tune session tunes
+ * (tunectl-tune-run-v1: spec_path, spec_sha256, host), relative to the
+ * artifact root. */
+#define TC_TUNE_RECORD "tune/run.json"
+
+/*
+ * What a phase worker of a tune session is told beyond the phase prompt
+ * (tc_host_prompt): the session tunes a workload spec, which the
+ * SuperKernel skills do not read, so the phase is done by running its
+ * generic worker through "PROGRAM tune SPEC --task TASK --result RESULT".
+ * Appends that section to b when the task's artifact root holds
+ * TC_TUNE_RECORD and returns 1; 0 (nothing appended) for any other
+ * session; -1 with err set when the record cannot be read.
+ */
+int tc_tune_prompt(tc_buf *b, const tc_json *task, const char *task_path,
+    const char *result_path, const char *program, tc_error *err);
 
 #endif

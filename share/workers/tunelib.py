@@ -54,6 +54,8 @@ GATE = PLAN.get("gate_policy", {})
 METRIC = PLAN.get("metric", {})
 TIMEOUTS = PLAN.get("commands", {}).get("timeout_seconds", {})
 STABILITY = GATE.get("stability", {})
+# metric.direction higher: the run sets log 1/value (bench run --metric-higher).
+HIGHER = METRIC.get("direction") == "higher"
 SERIES_ATTEMPTS = STABILITY.get("series_attempts", 3)
 MAX_SPREAD_PCT = STABILITY.get("max_spread_pct", 5.0)
 # How long one tool may hold the lease: a hanging run is ended by its own
@@ -392,14 +394,17 @@ def archive_script(cfg):
 
 
 def metric_args():
-    """bench run's reader of the spec's metric."""
+    """bench run's reader of the spec's metric.  A figure better higher
+    (a throughput) is logged as its reciprocal (--metric-higher), so the
+    gates, which take lower as better, judge the time per unit of it."""
     m = METRIC
+    higher = ["--metric-higher"] if HIGHER else []
     if m.get("from") == "stdout":
-        return ["--metric-regex", m["regex"]]
+        return ["--metric-regex", m["regex"]] + higher
     if m.get("from") == "stderr":
-        return ["--metric-regex", m["regex"], "--metric-stream", "stderr"]
+        return ["--metric-regex", m["regex"], "--metric-stream", "stderr"] + higher
     if m.get("from") == "file":
-        return ["--metric-file", m["file"], "--metric-pointer", m["pointer"]]
+        return ["--metric-file", m["file"], "--metric-pointer", m["pointer"]] + higher
     return []
 
 
@@ -461,8 +466,15 @@ def incumbent(w):
 
 
 def metric_name():
+    if HIGHER:
+        return "reciprocal 1/value of the program's figure (%s, higher is better; the runs log " \
+            "1/value, worst-rank mean per run, lower is better; %s)" % (METRIC.get("unit"), metric_reader())
     return "%s of the program (%s, %s is better; %s)" % (
-        "worst-rank mean per run", METRIC.get("unit", "ms"), METRIC.get("direction", "lower"),
+        "worst-rank mean per run", METRIC.get("unit", "ms"), METRIC.get("direction", "lower"), metric_reader())
+
+
+def metric_reader():
+    return (
         "regex /%s/ on %s" % (METRIC.get("regex"), METRIC.get("from")) if METRIC.get("regex")
         else "%s %s" % (METRIC.get("from"), METRIC.get("pointer") or ""))
 
@@ -475,5 +487,21 @@ def sha256_file(path):
     return h.hexdigest()
 
 
-def fmt_ms(v):
-    return "%.4f" % v if isinstance(v, (int, float)) else "N/A"
+def fmt_metric(v):
+    """A logged figure (a gate's mean or median) in the metric's own unit:
+    with direction higher the runs logged 1/value, converted back."""
+    if not isinstance(v, (int, float)):
+        return "N/A"
+    if HIGHER:
+        return "%.6g %s" % (1.0 / v, METRIC.get("unit")) if v > 0 else "N/A"
+    return "%.4f %s" % (v, METRIC.get("unit", "ms"))
+
+
+def fmt_gain(pct):
+    """A gate's improvement_pct (of the logged figure) as the change of the
+    metric itself: with direction higher the figure grew by 1/(1 - pct)."""
+    if not isinstance(pct, (int, float)):
+        return "N/A"
+    if HIGHER and pct < 100:
+        return "%+.2f%% (%s)" % ((100.0 / (100.0 - pct) - 1.0) * 100.0, METRIC.get("unit"))
+    return "%+.2f%%" % pct

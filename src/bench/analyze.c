@@ -293,6 +293,33 @@ clock_problem(const char *name, const tc_runset *base, const tc_runset *cand)
 	    "vs %s", name, x, y);
 }
 
+/* How a run set's samples were logged: "reciprocal" (bench run
+ * --metric-higher) or NULL (the figure itself). */
+static const char *
+logged_as(const tc_runset *rs)
+{
+	return tc_json_get_string(tc_json_get_object(rs->manifest, "metric"),
+	    "logged");
+}
+
+/* A reciprocal and a plain run set measure different things: comparing
+ * them would call a throughput's fall a gain.  A malloc'd message, or
+ * NULL when both log alike. */
+static char *
+direction_problem(const char *name, const tc_runset *base,
+    const tc_runset *cand)
+{
+	const char *a = logged_as(base), *b = logged_as(cand);
+
+	if ((a == NULL && b == NULL) || (a != NULL && b != NULL &&
+	    strcmp(a, b) == 0))
+		return NULL;
+	return tc_xasprintf("the baseline and %s log different figures: %s "
+	    "vs %s (bench run --metric-higher logs the reciprocal; measure "
+	    "both alike)", name, a != NULL ? "the reciprocal" : "the figure",
+	    b != NULL ? "the reciprocal" : "the figure");
+}
+
 typedef struct cand_state {
 	const char *name;
 	const char *mode;
@@ -490,6 +517,11 @@ evaluate_candidate(const tc_analyze_opts *o, const tc_runset_opts *ro,
 	    &c->waived_stddev);
 	if (o->significance)
 		c->eval.passed = c->eval.passed && c->ci_ok && c->ci_lo > 0;
+	if ((problem = direction_problem(c->name, base, c->rs)) != NULL) {
+		tc_error_set(err, "%s", problem);
+		free(problem);
+		return TC_BENCH_VALUE_ERROR;
+	}
 	health_warnings(c->name, c->rs, warn_list, warnings);
 	problem = env_problem(c->name, base, c->rs, o->strict_environment);
 	if (problem == NULL)

@@ -23,6 +23,13 @@
  *     at the RFC 6901 pointer PTR is its samples, written into log_0.log
  *     as reference lines (one rank; a missing file or pointer fails the
  *     run);
+ *   - --metric-higher: the figure --metric-regex or --metric-file reads
+ *     is better higher (a throughput); each sample is logged as its
+ *     reciprocal 1/value, so every gate, which takes lower as better,
+ *     compares the time per unit of the figure.  runset.json records
+ *     metric.direction "higher" and metric.logged "reciprocal"; a run
+ *     the regex finds nothing in fails (never wall time), and a sample
+ *     that is not positive fails its run;
  *   - when the first run logs no timing at all (and R is 1) the metric is
  *     the process wall time: log_0.log holds one reference line with the
  *     wall time in ms, and every later run is measured the same way;
@@ -35,6 +42,7 @@
  * atomically: a run set without it is incomplete.
  */
 #include <errno.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +108,13 @@ check_metric_opts(const tc_bench_run_opts *o, tc_error *err)
 {
 	if (o->metric_stderr && o->metric_regex == NULL) {
 		tc_error_set(err, "--metric-stream stderr needs --metric-regex");
+		return -1;
+	}
+	if (o->metric_higher && o->metric_regex == NULL &&
+	    o->metric_file == NULL) {
+		tc_error_set(err, "--metric-higher needs --metric-regex or "
+		    "--metric-file (rank logs and wall time are times: lower is "
+		    "better)");
 		return -1;
 	}
 	if ((o->metric_file == NULL) != (o->metric_pointer == NULL)) {
@@ -309,6 +324,29 @@ note_clock(run_rec *r, const char *src, const char *buf, size_t len,
 	return false;
 }
 
+/* --metric-higher: the reference line of 1/value for the decimal text
+ * t[0..n), in fixed notation (the reference reads [0-9.]+) with 17
+ * significant digits; false when the value is not positive. */
+static bool
+reciprocal_line(const char *t, size_t n, tc_buf *out)
+{
+	char *text = tc_xstrndup(t, n);
+	double v = strtod(text, NULL), r;
+	int decimals;
+
+	free(text);
+	if (!(v > 0) || !isfinite(1.0 / v))
+		return false;
+	r = 1.0 / v;
+	decimals = 16 - (int)floor(log10(r));
+	if (decimals < 1)
+		decimals = 1;
+	if (decimals > 340)
+		decimals = 340;
+	tc_buf_printf(out, "Inference time (decode): %.*f ms\n", decimals, r);
+	return true;
+}
+
 /* Extract --metric-regex samples of buf as reference lines into out. */
 static int
 regex_samples(session *s, const char *path, const char *buf, tc_buf *out,
@@ -331,7 +369,17 @@ regex_samples(session *s, const char *path, const char *buf, tc_buf *out,
 			    (int)(n > 64 ? 64 : n), t);
 			return -1;
 		}
-		tc_buf_printf(out, "Inference time (decode): %.*s ms\n", (int)n, t);
+		if (s->o->metric_higher) {
+			if (!reciprocal_line(t, n, out)) {
+				tc_error_set(err, "%s: --metric-regex matched "
+				    "'%.*s': --metric-higher needs a positive "
+				    "figure", path, (int)(n > 64 ? 64 : n), t);
+				return -1;
+			}
+		} else {
+			tc_buf_printf(out, "Inference time (decode): %.*s ms\n",
+			    (int)n, t);
+		}
 		(*count)++;
 		p += m[0].rm_eo > m[0].rm_so ? m[0].rm_eo : m[0].rm_so + 1;
 		flags = REG_NOTBOL;
@@ -410,7 +458,7 @@ decide_metric(session *s, const run_rec *r, size_t total)
 	if (total == 0 && s->metric == M_UNDECIDED && s->o->ranks == 1)
 		s->metric = M_WALL;
 	if (total == 0 && s->metric == M_REGEX && s->o->ranks == 1 &&
-	    r == &s->runs[0] && !s->o->metric_stderr)
+	    r == &s->runs[0] && !s->o->metric_stderr && !s->o->metric_higher)
 		s->metric = M_WALL;
 	if (s->metric == M_UNDECIDED)
 		s->metric = M_LOG;
@@ -491,10 +539,19 @@ write_wall_log(const char *run_dir, run_rec *r, bool from_stdout,
 /* One sample of the metric file as a reference line; false when v is not
  * a number. */
 static bool
-file_sample(const tc_json *v, tc_buf *out)
+file_sample(const tc_json *v, bool higher, tc_buf *out)
 {
 	if (!tc_json_is(v, TC_JSON_INT) && !tc_json_is(v, TC_JSON_FLOAT))
 		return false;
+	if (higher) {
+		tc_buf num = TC_BUF_INIT;
+		bool ok;
+
+		tc_json_repr(&num, v);
+		ok = reciprocal_line(num.data, num.len, out);
+		tc_buf_free(&num);
+		return ok;
+	}
 	tc_buf_puts(out, "Inference time (decode): ");
 	tc_json_repr(out, v);
 	tc_buf_puts(out, " ms\n");
@@ -522,10 +579,11 @@ file_samples(session *s, const char *run_dir, run_rec *r, tc_error *err)
 		v = tc_json_pointer(doc, s->o->metric_pointer, &why);
 	if (v != NULL && tc_json_is(v, TC_JSON_ARRAY)) {
 		for (size_t i = 0; ok && i < v->u.arr.len; i++)
-			ok = file_sample(v->u.arr.items[i], &out);
+			ok = file_sample(v->u.arr.items[i],
+			    s->o->metric_higher, &out);
 		ok = ok && v->u.arr.len > 0;
 	} else if (v != NULL) {
-		ok = file_sample(v, &out);
+		ok = file_sample(v, s->o->metric_higher, &out);
 	}
 	if (v == NULL) {
 		r->problem = tc_xasprintf("%s: --metric-file %s --metric-pointer "
@@ -533,8 +591,9 @@ file_samples(session *s, const char *run_dir, run_rec *r, tc_error *err)
 		    tc_error_msg(&why));
 	} else if (!ok) {
 		r->problem = tc_xasprintf("%s: %s at %s is not a number or a "
-		    "non-empty array of numbers", run_dir, s->o->metric_file,
-		    s->o->metric_pointer);
+		    "non-empty array of numbers%s", run_dir, s->o->metric_file,
+		    s->o->metric_pointer, s->o->metric_higher ?
+		    " (positive, with --metric-higher)" : "");
 	} else {
 		char *target = tc_bench_join(run_dir, "log_0.log");
 
@@ -587,9 +646,11 @@ collect(session *s, const char *run_dir, run_rec *r, tc_error *err)
 	}
 	if (s->metric == M_WALL) {
 		rc = write_wall_log(run_dir, r, nlogs == 0, err);
-	} else if (total == 0 && s->o->metric_stderr) {
+	} else if (total == 0 && (s->o->metric_stderr ||
+	    s->o->metric_higher)) {
 		r->problem = tc_xasprintf("%s: --metric-regex matched nothing "
-		    "in stderr.log", run_dir);
+		    "in %s", run_dir, s->o->metric_stderr ? "stderr.log" :
+		    "stdout.log");
 		rc = 0;
 	} else if (total == 0) {
 		r->problem = tc_xasprintf("%s: the workload logged no "
@@ -731,6 +792,10 @@ metric_json(const session *s)
 
 	tc_json_object_set_string(metric, "source", metric_name(s->metric));
 	tc_json_object_set_string(metric, "unit", "ms");
+	if (s->o->metric_higher) {
+		tc_json_object_set_string(metric, "direction", "higher");
+		tc_json_object_set_string(metric, "logged", "reciprocal");
+	}
 	if (s->metric == M_FILE) {
 		tc_json_object_set_string(metric, "file", s->o->metric_file);
 		tc_json_object_set_string(metric, "pointer", s->o->metric_pointer);

@@ -263,6 +263,10 @@ int tc_cli_load_runner(const char *path, struct tc_runner *runner, tc_error *err
 char *tc_cli_new_run_dir(const char *parent, const char *prefix, tc_error *err);
 char *tc_cli_latest_run_dir(const char *parent);
 int tc_cli_write_runner(const char *parent, const char *host, tc_error *err);
+/* examples/ beside the binary in exe_dir: up to three levels above it
+ * (build trees), or <prefix>/share/tunectl/examples; absolute, malloc'd,
+ * NULL when not found (run_dir.c). */
+char *tc_cli_examples_dir(const char *exe_dir);
 
 /* A whole session as demo and tune run it (run_dir.c). */
 struct tc_cli_drive {

@@ -27,6 +27,11 @@
 	"                        $TUNECTL_RUN_DIR); the number or array of numbers\n" \
 	"                        at the RFC 6901 pointer PTR is its samples in ms\n" \
 	"                        (one rank; a missing file or pointer fails the run)\n" \
+	"  --metric-higher       the figure --metric-regex or --metric-file reads is\n" \
+	"                        better higher (a throughput): each sample is logged\n" \
+	"                        as its reciprocal 1/value, which the gates compare\n" \
+	"                        (lower is better); runset.json records\n" \
+	"                        metric.direction higher, metric.logged reciprocal\n" \
 	"  --timeout-seconds T   end a run's process group after T seconds\n" \
 	"\nEach run K gets RUNSET/run-K/ with stdout.log, stderr.log and the rank logs\n" \
 	"log_<rank>.log in the reference layout; a workload that logs no timing is\n" \
@@ -75,6 +80,7 @@ bench_run(const struct tc_command *cmd, int argc, char **argv)
 	double timeout = 0;
 	const char *out = NULL, *regex = NULL, *stream = NULL, *mfile = NULL;
 	const char *mpointer = NULL;
+	bool higher = false;
 	struct tc_option opts[] = {
 		{ "--runs", TC_OPT_INT, &runs, true, NULL },
 		{ "--out", TC_OPT_STRING, &out, true, NULL },
@@ -85,6 +91,7 @@ bench_run(const struct tc_command *cmd, int argc, char **argv)
 		{ "--metric-stream", TC_OPT_STRING, &stream, false, NULL },
 		{ "--metric-file", TC_OPT_STRING, &mfile, false, NULL },
 		{ "--metric-pointer", TC_OPT_STRING, &mpointer, false, NULL },
+		{ "--metric-higher", TC_OPT_FLAG, &higher, false, NULL },
 		{ "--timeout-seconds", TC_OPT_DOUBLE, &timeout, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
@@ -125,6 +132,7 @@ bench_run(const struct tc_command *cmd, int argc, char **argv)
 	o.metric_stderr = stream != NULL && strcmp(stream, "stderr") == 0;
 	o.metric_file = mfile;
 	o.metric_pointer = mpointer;
+	o.metric_higher = higher;
 	o.timeout_s = timeout;
 	o.argv = cmdv;
 	o.out_dir = out;
@@ -145,6 +153,7 @@ bench_ab(const struct tc_command *cmd, int argc, char **argv)
 	double timeout = 0;
 	const char *out_a = NULL, *out_b = NULL, *regex = NULL, *stream = NULL;
 	const char *mfile = NULL, *mpointer = NULL;
+	bool higher = false;
 	struct tc_option opts[] = {
 		{ "--runs", TC_OPT_INT, &runs, true, NULL },
 		{ "--out-a", TC_OPT_STRING, &out_a, true, NULL },
@@ -155,6 +164,7 @@ bench_ab(const struct tc_command *cmd, int argc, char **argv)
 		{ "--metric-stream", TC_OPT_STRING, &stream, false, NULL },
 		{ "--metric-file", TC_OPT_STRING, &mfile, false, NULL },
 		{ "--metric-pointer", TC_OPT_STRING, &mpointer, false, NULL },
+		{ "--metric-higher", TC_OPT_FLAG, &higher, false, NULL },
 		{ "--timeout-seconds", TC_OPT_DOUBLE, &timeout, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
@@ -203,6 +213,7 @@ bench_ab(const struct tc_command *cmd, int argc, char **argv)
 	a.metric_stderr = stream != NULL && strcmp(stream, "stderr") == 0;
 	a.metric_file = mfile;
 	a.metric_pointer = mpointer;
+	a.metric_higher = higher;
 	a.timeout_s = timeout;
 	a.argv = av;
 	a.out_dir = out_a;
@@ -225,7 +236,8 @@ static const struct tc_command bench_run_entry = {
 	.summary = "N clean runs of a workload",
 	.usage = "usage: tunectl bench run --runs N --out RUNSET_DIR [--ranks R] [--warmup-samples W]\n"
 	    "                         [--warmup-runs K] [--metric-regex RE] [--metric-stream stdout|stderr]\n"
-	    "                         [--metric-file FILE --metric-pointer PTR] [--timeout-seconds T]\n"
+	    "                         [--metric-file FILE --metric-pointer PTR] [--metric-higher]\n"
+	    "                         [--timeout-seconds T]\n"
 	    "                         -- CMD [ARGS...]\n"
 	    "\n  --warmup-runs K       run K discarded processes first (RUNSET/warmup-K,\n"
 	    "                        never read by a gate; default 0)" COMMON_HELP,

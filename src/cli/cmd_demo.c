@@ -42,31 +42,6 @@ struct demo {
 /* The run directory's record of what the demo tunes, for --resume. */
 #define DEMO_RECORD "demo.json"
 
-/* examples/ beside the binary: up to three levels above it (build trees),
- * or <prefix>/share/tunectl/examples. */
-static char *
-find_examples(const char *exe_dir)
-{
-	const char *up[] = { "..", "../..", "../../..", "../share/tunectl" };
-	size_t i;
-
-	for (i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
-		char *cand = tc_xasprintf("%s/%s/examples", exe_dir, up[i]);
-		char *probe = tc_xasprintf("%s/workers/sklib.py", cand);
-		bool ok = tc_is_regular_file(probe);
-
-		free(probe);
-		if (ok) {
-			char *norm = tc_path_resolve(cand, NULL);
-
-			free(cand);
-			return norm;
-		}
-		free(cand);
-	}
-	return NULL;
-}
-
 /* What a newcomer can do about each kind of refusal (one line each). */
 static const char *
 advice(enum tc_refusal_kind kind, bool gpu)
@@ -290,7 +265,7 @@ cmd_demo(const struct tc_command *cmd, int argc, char **argv)
 	d.profile = profile;
 	d.quiet = quiet;
 	exe_dir = tc_path_dirname(tc_self_exe());
-	if ((d.examples = find_examples(exe_dir)) == NULL) {
+	if ((d.examples = tc_cli_examples_dir(exe_dir)) == NULL) {
 		rc = tc_die("demo: cannot find the examples directory next to "
 		    "%s", tc_self_exe());
 		goto out;

@@ -4,7 +4,9 @@
  * task, a PyPTO-Pro role for a pypto task), so hosts and humans see
  * exactly what a worker is told.  A phase or support prompt names the
  * absolute path of the SKILL.md to follow; a skill that is not installed
- * is an error, never a prompt without instructions.
+ * is an error, never a prompt without instructions.  The phase prompt of
+ * a tune session ends with the command that runs the phase's generic
+ * worker for its workload spec (tc_tune_prompt).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "tunectl/path.h"
 #include "tunectl/skills.h"
 #include "tunectl/support.h"
+#include "tunectl/tune.h"
 
 /* The skill a task asks its worker to follow (NULL when it names none;
  * the prompt builders report that). */
@@ -91,6 +94,17 @@ cmd_prompt(const struct tc_command *cmd, int argc, char **argv)
 	if (text == NULL)
 		goto fail;
 	fputs(text, stdout);
+	/* a tune session's phase is done by its generic worker */
+	if (!support) {
+		tc_buf more = TC_BUF_INIT;
+		int found = tc_tune_prompt(&more, task, abs, result,
+		    tc_self_exe(), &err);
+
+		fwrite(more.data != NULL ? more.data : "", 1, more.len, stdout);
+		tc_buf_free(&more);
+		if (found < 0)
+			goto fail;
+	}
 	rc = TC_EXIT_OK;
 	goto out;
 fail:

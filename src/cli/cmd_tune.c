@@ -5,17 +5,22 @@
  * tune runs the seven-phase evidence-gated session on the spec: a fresh
  * run directory under --session-dir (the spec, its frozen plan and the
  * session), one generic phase worker per phase (share/workers) through
- * the plain-script host, then verify and the HTML report, as the demo
- * does for its own workload.  --prepare is the workers' door to the spec:
- * one configuration checked, built through the cache and its commands
- * expanded.
+ * the plain-script host, or through an agent host (the adapters of
+ * examples/hosts, whose agents are told by "tunectl prompt" to run the
+ * worker), then verify and the HTML report, as the demo does for its own
+ * workload.  --prepare is the workers' door to the spec: one
+ * configuration checked, built through the cache and its commands
+ * expanded; --task/--result run the generic worker of a phase task (what
+ * an agent is told to run).
  */
+#include <errno.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "tunectl/evidence.h"
@@ -28,38 +33,12 @@
 #include "tunectl/session.h"
 #include "tunectl/tune.h"
 
-/* The run directory's record of the spec it tunes, for --resume. */
-#define TUNE_RECORD "tune/run.json"
-
 struct tune_opts {
 	const char *spec_path;
 	const char *parent;	/* --session-dir */
 	const char *host;
 	bool resume;
 };
-
-/* What this version cannot run yet, in words; NULL when it can. */
-static const char *
-not_yet(const tc_tune_spec *spec, const char *host)
-{
-	if (strcmp(host, "script") != 0)
-		return "only the plain-script host (--host script) runs the "
-		    "generic phase workers; the agent hosts follow the "
-		    "SuperKernel skills, which do not read a workload spec";
-	if (spec->metric.higher_is_better)
-		return "metric.direction higher: the gates compare times "
-		    "(lower is better); report a time, or its inverse";
-	if (spec->search == TC_TUNE_EXHAUSTIVE && spec->nparams > 0)
-		return "options.search exhaustive: Stage O's workers change one "
-		    "parameter at a time against the incumbent "
-		    "(search: one-at-a-time)";
-	if (spec->nvariants < 2)
-		return "Stage A screens the variants besides the baseline's, "
-		    "and the spec has none: give at least two variants";
-	if (spec->ranks != 1 && spec->metric.from != TC_TUNE_FROM_RANK_LOG)
-		return "ranks > 1 needs metric.from rank-log";
-	return NULL;
-}
 
 /* A fresh run directory: the spec's bytes, its frozen plan and the record
  * --resume checks the spec against. */
@@ -95,7 +74,7 @@ start_run(const struct tune_opts *o, const tc_tune_spec *spec,
 	tc_json_object_set_string(rec, "spec_sha256", spec->sha256);
 	tc_json_object_set_string(rec, "host", o->host);
 	free(path);
-	path = tc_xasprintf("%s/%s", root, TUNE_RECORD);
+	path = tc_xasprintf("%s/%s", root, TC_TUNE_RECORD);
 	rc = tc_write_json(path, rec, TC_WRITE_EXCLUSIVE, err);
 out:
 	tc_json_free(rec);
@@ -123,7 +102,7 @@ resume_run(const struct tune_opts *o, const tc_tune_spec *spec, tc_error *err)
 		tc_error_set(err, "nothing to resume under %s", o->parent);
 		return NULL;
 	}
-	path = tc_xasprintf("%s/%s", root, TUNE_RECORD);
+	path = tc_xasprintf("%s/%s", root, TC_TUNE_RECORD);
 	rec = tc_json_parse_file(path, err);
 	sha = tc_json_get_string(rec, "spec_sha256");
 	if (rec != NULL && (sha == NULL || strcmp(sha, spec->sha256) != 0))
@@ -172,23 +151,36 @@ newest_attempt_log(const char *root)
 }
 
 /* A worker that stopped on a failed run says which run, in a line
- * "tune worker PHASE: ..." of its stderr: show it on the console. */
+ * "tune worker PHASE: ..." of its stderr: show it on the console; a host
+ * that stopped before any worker ran (an agent CLI missing) says why in
+ * its last line. */
 static void
 show_worker_error(const char *root)
 {
 	char *log = newest_attempt_log(root);
 	size_t len;
 	char *text = log != NULL ? tc_read_file(log, 1u << 20, &len, NULL) : NULL;
-	const char *line = text;
+	const char *line = text, *last = NULL;
+	int last_n = 0;
+	bool worker = false;
 
 	for (; line != NULL && *line != '\0'; ) {
 		const char *nl = strchr(line, '\n');
 		int n = nl != NULL ? (int)(nl - line) : (int)strlen(line);
 
-		if (strncmp(line, "tune worker ", 12) == 0)
+		if (strncmp(line, "tune worker ", 12) == 0) {
 			fprintf(stderr, "tune: %.*s\n", n, line);
+			worker = true;
+		}
+		if (n > 0) {
+			last = line;
+			last_n = n;
+		}
 		line = nl != NULL ? nl + 1 : NULL;
 	}
+	if (!worker && last != NULL)
+		fprintf(stderr, "tune: the host's last words: %.*s\n", last_n,
+		    last);
 	if (log != NULL)
 		fprintf(stderr, "tune: the worker's log: %s\n", log);
 	free(text);
@@ -218,8 +210,11 @@ explain_refusal(const char *session_path)
 
 /* The outcome in two lines: the classification and the winner. */
 static void
-summarise(const char *root, const char *session_path, const tc_json *session)
+summarise(const char *root, const char *session_path, const tc_json *session,
+    const tc_json *plan)
 {
+	const tc_json *metric = tc_json_get(plan, "metric");
+	const char *dir = tc_json_get_string(metric, "direction");
 	char *path = tc_xasprintf("%s/ledger.json", root);
 	tc_json *ledger = tc_json_parse_file(path, NULL);
 	const tc_json *fe = tc_json_get(ledger, "final_e2e");
@@ -231,6 +226,16 @@ summarise(const char *root, const char *session_path, const tc_json *session)
 	    tc_json_get_string(session, "status"));
 	if (cls == NULL)
 		fprintf(stderr, "tune: no final_e2e was recorded\n");
+	else if (tc_json_number(tc_json_get(fe, "improvement_pct"), &imp) &&
+	    dir != NULL && strcmp(dir, "higher") == 0 && imp < 100)
+		/* the runs logged 1/value: the figure grew by 1/(1 - imp) */
+		fprintf(stderr, "tune: final clean E2E: %s, %+.2f%% (%s, higher "
+		    "is better; its reciprocal, which the gates compare, "
+		    "improved %+.2f%%) for %s\ntune: %s\n", cls,
+		    (100.0 / (100.0 - imp) - 1.0) * 100.0,
+		    tc_json_get_string(metric, "unit"), imp,
+		    tc_json_get_string(fe, "scope_strategy"),
+		    tc_json_get_string(fe, "reason_zh"));
 	else if (tc_json_number(tc_json_get(fe, "improvement_pct"), &imp))
 		/* the second line is the ledger's reason: under a rule beyond
 		 * the reference's (decide_by ci, stability relative) it names
@@ -247,13 +252,53 @@ summarise(const char *root, const char *session_path, const tc_json *session)
 	free(path);
 }
 
+/* What the generic workers read (share/workers/tunelib.py): set here for
+ * the session, and again by --task for a worker an agent starts, whose
+ * environment the agent CLI may not pass on.  A lease root or device list
+ * already set is kept. */
+static void
+worker_env(const char *workers, const char *spec, const char *plan,
+    const char *leases)
+{
+	setenv("TUNECTL", tc_self_exe(), 1);
+	setenv("TUNECTL_WORKERS", workers, 1);
+	setenv("TUNECTL_TUNE_SPEC", spec, 1);
+	setenv("TUNECTL_TUNE_PLAN", plan, 1);
+	setenv("TUNECTL_LEASE_ROOT", leases, 0);
+	setenv("TUNECTL_DEVICE_IDS", "0", 0);
+	/* An installed share/ may be read-only, and the tree stays clean. */
+	setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+}
+
+/* The host adapter that runs each phase: the plain-script host beside the
+ * workers, or examples/hosts/<agent>/host.sh. */
+static char *
+host_adapter(const char *host, const char *workers, tc_error *err)
+{
+	char *exe_dir, *examples, *path;
+
+	if (strcmp(host, "script") == 0)
+		return tc_xasprintf("%s/host.sh", workers);
+	exe_dir = tc_path_dirname(tc_self_exe());
+	examples = tc_cli_examples_dir(exe_dir);
+	free(exe_dir);
+	if (examples == NULL) {
+		tc_error_set(err, "--host %s: cannot find the agent host adapters "
+		    "(examples/hosts) next to %s", host, tc_self_exe());
+		return NULL;
+	}
+	path = tc_xasprintf("%s/hosts/%s/host.sh", examples, host);
+	free(examples);
+	return path;
+}
+
 static int
 run_session(const struct tune_opts *o, const tc_json *plan_doc,
     const char *root, const char *parent, const char *workers)
 {
 	tc_error err = TC_ERROR_INIT;
 	char *session = tc_xasprintf("%s/auto-tune-session.json", root);
-	char *host = tc_xasprintf("%s/host.sh", workers);
+	char *host = host_adapter(o->host, workers, &err);
 	char *leases = tc_xasprintf("%s/leases", parent);
 	char *plan = tc_xasprintf("%s/tune/plan.json", root);
 	char *html = tc_xasprintf("%s/report.html", root);
@@ -276,19 +321,19 @@ run_session(const struct tune_opts *o, const tc_json *plan_doc,
 	    "seconds_at_most"), &most) && most + 600 > ro.timeout_s)
 		ro.timeout_s = most + 600;
 
-	setenv("TUNECTL", tc_self_exe(), 1);
-	setenv("TUNECTL_WORKERS", workers, 1);
-	setenv("TUNECTL_TUNE_SPEC", spec != NULL ? spec : o->spec_path, 1);
-	setenv("TUNECTL_TUNE_PLAN", plan, 1);
+	if (host == NULL)
+		goto out;
+	worker_env(workers, spec != NULL ? spec : o->spec_path, plan, leases);
 	setenv("TUNECTL_LEASE_ROOT", leases, 1);
-	setenv("TUNECTL_DEVICE_IDS", "0", 1);
-	/* An installed share/ may be read-only, and the tree stays clean. */
-	setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+	/* codex works in a sandbox that writes only under the artifact root:
+	 * the leases are beside it */
+	if (strcmp(o->host, "codex") == 0)
+		setenv("CODEX_ADD_DIRS", leases, 0);
 	if (tc_cli_write_runner(parent, host, &err) != 0)
 		goto out;
 	if ((done = tc_cli_drive_session(&drive, &err)) == NULL)
 		goto out;
-	summarise(root, session, done);
+	summarise(root, session, done, plan_doc);
 	if (tc_cli_finish_reports("tune", root, session, html, &err) != 0)
 		goto out;
 	rc = TC_EXIT_OK;
@@ -316,12 +361,22 @@ tune_session(const struct tune_opts *o, const tc_tune_spec *spec,
     const tc_json *plan)
 {
 	tc_error err = TC_ERROR_INIT;
-	const char *why = not_yet(spec, o->host);
 	char *workers = NULL, *root = NULL, *parent = NULL;
 	int rc;
 
-	if (why != NULL)
-		return tc_die("tune: not yet: %s", why);
+	/* The phase rules, not this version: a session reaches Stage O only
+	 * when Stage A seals accepted, and strict rule 4 wants a screening
+	 * gate that selects a variant for that
+	 * (docs/spec/controller.md "When a step short-circuits"). */
+	if (spec->nvariants < 2)
+		return tc_die("tune: %s has %zu variant(s): Stage A screens the "
+		    "variants besides the baseline's against S0, and the "
+		    "session goes on to Stage O only when Stage A is accepted "
+		    "with a screening gate that selects one of them; with "
+		    "nothing to screen every session would end not_run after "
+		    "Stage A.  Give a second variant (an option parameter can "
+		    "move into the variants' params)", o->spec_path,
+		    spec->nvariants);
 	if ((workers = tc_share_dir(tc_self_exe(), "workers", &err)) == NULL) {
 		rc = tc_die("tune: %s", tc_error_msg(&err));
 		goto out;
@@ -338,6 +393,68 @@ out:
 	free(workers);
 	free(root);
 	free(parent);
+	return rc;
+}
+
+/* --task T --result R: the generic worker of the task's phase, for the
+ * spec its session tunes (an agent host's worker runs this). */
+static int
+tune_work(const tc_tune_spec *spec, const char *task_path, const char *result)
+{
+	tc_error err = TC_ERROR_INIT;
+	tc_json *task = tc_json_parse_file(task_path, &err), *rec = NULL;
+	const char *root = tc_json_get_string(task, "artifact_root");
+	const char *phase = tc_json_get_string(tc_json_get(task, "step"),
+	    "phase");
+	const char *sha;
+	char *workers = NULL, *worker = NULL, *path = NULL, *spec_abs = NULL;
+	char *parent = NULL, *leases = NULL, *plan = NULL;
+	int rc = TC_EXIT_FAIL;
+
+	if (task != NULL && (root == NULL || phase == NULL))
+		tc_error_set(&err, "%s is not a phase task (no artifact_root or "
+		    "step.phase)", task_path);
+	if (root == NULL || phase == NULL)
+		goto out;
+	path = tc_xasprintf("%s/%s", root, TC_TUNE_RECORD);
+	if ((rec = tc_json_parse_file(path, &err)) == NULL)
+		goto out;
+	sha = tc_json_get_string(rec, "spec_sha256");
+	if (sha == NULL || strcmp(sha, spec->sha256) != 0) {
+		tc_error_set(&err, "the session of %s tunes a spec with sha256 "
+		    "%.12s, not %s (%.12s)", task_path, sha != NULL ? sha : "?",
+		    spec->path, spec->sha256);
+		goto out;
+	}
+	if ((workers = tc_share_dir(tc_self_exe(), "workers", &err)) == NULL ||
+	    (spec_abs = tc_path_resolve(spec->path, &err)) == NULL)
+		goto out;
+	worker = tc_xasprintf("%s/%s", workers, phase);
+	if (access(worker, X_OK) != 0) {
+		tc_error_set(&err, "no generic worker for phase %s at %s", phase,
+		    worker);
+		goto out;
+	}
+	parent = tc_path_dirname(root);
+	leases = tc_xasprintf("%s/leases", parent);
+	plan = tc_xasprintf("%s/tune/plan.json", root);
+	worker_env(workers, spec_abs, plan, leases);
+	fflush(NULL);
+	execl(worker, worker, "--task", task_path, "--result", result,
+	    (char *)NULL);
+	tc_error_set(&err, "cannot run %s: %s", worker, strerror(errno));
+out:
+	rc = tc_die("tune: %s", tc_error_msg(&err));
+	tc_error_clear(&err);
+	tc_json_free(task);
+	tc_json_free(rec);
+	free(workers);
+	free(worker);
+	free(path);
+	free(spec_abs);
+	free(parent);
+	free(leases);
+	free(plan);
 	return rc;
 }
 
@@ -363,6 +480,7 @@ static int
 cmd_tune(const struct tc_command *cmd, int argc, char **argv)
 {
 	const char *prepare = NULL, *cache = NULL, *run_dir = NULL;
+	const char *task = NULL, *result = NULL;
 	struct tune_opts o = { NULL, "tunectl-tune", "script", false };
 	bool dry_run = false, json = false;
 	const struct tc_option opts[] = {
@@ -374,6 +492,8 @@ cmd_tune(const struct tc_command *cmd, int argc, char **argv)
 		{ "--prepare", TC_OPT_STRING, &prepare, false, NULL },
 		{ "--cache", TC_OPT_STRING, &cache, false, NULL },
 		{ "--run-dir", TC_OPT_STRING, &run_dir, false, NULL },
+		{ "--task", TC_OPT_STRING, &task, false, NULL },
+		{ "--result", TC_OPT_STRING, &result, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 	struct tc_parse_result res;
@@ -394,6 +514,10 @@ cmd_tune(const struct tc_command *cmd, int argc, char **argv)
 		tc_parse_result_free(&res);
 		return tc_usage_error(cmd, "--json goes with --dry-run");
 	}
+	if ((task != NULL) != (result != NULL)) {
+		tc_parse_result_free(&res);
+		return tc_usage_error(cmd, "--task and --result go together");
+	}
 	if ((prepare != NULL) != (cache != NULL)) {
 		tc_parse_result_free(&res);
 		return tc_usage_error(cmd, "--prepare and --cache go together");
@@ -412,6 +536,10 @@ cmd_tune(const struct tc_command *cmd, int argc, char **argv)
 	}
 	if (prepare != NULL) {
 		rc = tune_prepare(spec, prepare, cache, run_dir);
+		goto out;
+	}
+	if (task != NULL) {
+		rc = tune_work(spec, task, result);
 		goto out;
 	}
 	if ((plan = tc_tune_plan(spec, &err)) == NULL) {
@@ -441,25 +569,36 @@ out:
 const struct tc_command cmd_tune_entry = {
 	.name = "tune",
 	.summary = "tune a program described by a workload spec (tune.yaml) through the seven phases",
-	.usage = "usage: tunectl tune SPEC [--session-dir DIR] [--host script] [--resume]\n"
+	.usage = "usage: tunectl tune SPEC [--session-dir DIR] [--host script|claude|codex|opencode] [--resume]\n"
 	    "       tunectl tune --dry-run [--json] SPEC\n"
-	    "       tunectl tune SPEC --prepare CONFIG --cache DIR [--run-dir TEXT]\n",
+	    "       tunectl tune SPEC --prepare CONFIG --cache DIR [--run-dir TEXT]\n"
+	    "       tunectl tune SPEC --task TASK --result RESULT\n",
 	.help = "\nRun a complete evidence-gated tuning session on the program the workload\n"
 	    "spec SPEC describes (YAML, version 1; docs/workload-spec.md, and the worked\n"
 	    "example docs/your-workload.md): intake, the baseline S0, Stage A screening\n"
-	    "the variants, Stage O trying the option values one at a time, BASE (the\n"
+	    "the variants, Stage O trying the option values one at a time (or, with\n"
+	    "options.search exhaustive, every allowed point, at most 256), BASE (the\n"
 	    "spec's profile command on the winner, or a record that none was asked),\n"
 	    "the optional experiments (none) and the Final clean comparison against S0,\n"
 	    "each phase done by a fresh generic worker (share/workers) through the\n"
-	    "plain-script host, every run under a device lease, every gate report\n"
+	    "plain-script host or an agent host, every run under a device lease, every gate report\n"
 	    "recomputed when its phase is sealed.  The session is then verified and\n"
 	    "report.html written.  A variant that fails the check is never timed.\n"
+	    "A session needs at least two variants: Stage O runs only after Stage A\n"
+	    "selects one (--dry-run plans a spec with fewer).  A metric better\n"
+	    "higher (metric.direction: higher) is logged as its reciprocal, which the\n"
+	    "gates compare; the reports give it in its own unit.\n"
 	    "\n"
 	    "  --session-dir DIR  parent of the run directories (default tunectl-tune);\n"
 	    "                     each session gets DIR/<name>-<UTC time>, linked as\n"
 	    "                     DIR/latest\n"
-	    "  --host script      the plain-script host (the agent hosts claude, codex\n"
-	    "                     and opencode are refused: not yet)\n"
+	    "  --host script|claude|codex|opencode\n"
+	    "                     who runs each phase: the plain-script host (default)\n"
+	    "                     starts the phase's generic worker; an agent host\n"
+	    "                     (the adapter examples/hosts/NAME/host.sh, the\n"
+	    "                     agent's CLI on PATH) starts one fresh agent per\n"
+	    "                     phase, which 'tunectl prompt' tells to run that\n"
+	    "                     worker through 'tunectl tune SPEC --task ...'\n"
 	    "  --resume           continue the latest session under DIR (a run that\n"
 	    "                     failed or hung stops the session with its run\n"
 	    "                     directory named; fix the cause and resume)\n"
@@ -475,6 +614,10 @@ const struct tc_command cmd_tune_entry = {
 	    "                     once in DIR (the build cache) and its run, check and\n"
 	    "                     profile commands expanded (tunectl-tune-prepared-v1);\n"
 	    "                     --run-dir TEXT is what {run_dir} becomes\n"
+	    "  --task TASK --result RESULT\n"
+	    "                     run the generic worker of the phase task TASK for\n"
+	    "                     SPEC (the spec its session tunes), writing the phase\n"
+	    "                     result RESULT: what an agent host's worker runs\n"
 	    "\n"
 	    "A spec with an unknown key, a wrong type, a duplicate key, a template\n"
 	    "naming a missing parameter or a baseline outside the constraints is\n"

@@ -88,6 +88,31 @@ tc_cli_new_run_dir(const char *parent, const char *prefix, tc_error *err)
 	return root;
 }
 
+/* examples/ beside the binary: up to three levels above it (build trees),
+ * or <prefix>/share/tunectl/examples. */
+char *
+tc_cli_examples_dir(const char *exe_dir)
+{
+	const char *up[] = { "..", "../..", "../../..", "../share/tunectl" };
+	size_t i;
+
+	for (i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
+		char *cand = tc_xasprintf("%s/%s/examples", exe_dir, up[i]);
+		char *probe = tc_xasprintf("%s/workers/sklib.py", cand);
+		bool ok = tc_is_regular_file(probe);
+
+		free(probe);
+		if (ok) {
+			char *norm = tc_path_resolve(cand, NULL);
+
+			free(cand);
+			return norm;
+		}
+		free(cand);
+	}
+	return NULL;
+}
+
 int
 tc_cli_write_runner(const char *parent, const char *host, tc_error *err)
 {

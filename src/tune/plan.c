@@ -216,6 +216,20 @@ options_json(const tc_tune_spec *s, tc_json *trials, size_t *ntrials,
 			(*ntrials)++;
 		}
 	} while (next_point(s, m.idx));
+	if (s->search == TC_TUNE_EXHAUSTIVE &&
+	    *ntrials > TC_TUNE_MAX_EXHAUSTIVE_TRIALS) {
+		tc_error_set(err, "%s:%u: options.search exhaustive would make "
+		    "%zu option trials (every allowed point but the baseline's, "
+		    "each a series of %ld runs), more than %d: narrow "
+		    "options.parameters, add constraints, or search "
+		    "one-at-a-time", s->path, s->search_line != 0 ?
+		    s->search_line : s->params[0].line, *ntrials, s->gate.runs,
+		    TC_TUNE_MAX_EXHAUSTIVE_TRIALS);
+		tc_json_free(o);
+		tc_json_free(matrix);
+		o = NULL;
+		goto out;
+	}
 	/* One at a time: each other value of each parameter, the rest at
 	 * the baseline. */
 	for (i = 0; s->search == TC_TUNE_ONE_AT_A_TIME && i < s->nparams; i++)
@@ -538,7 +552,8 @@ tc_tune_plan(const tc_tune_spec *s, tc_error *err)
 	    "stability rule", 1, extra, 0, 0);
 	phase(&t, s, "stage-a-scope-selection", screened > 0 ? "one series "
 	    "per screened variant, at the baseline's options" : "no variants "
-	    "to screen: the baseline's variant is carried forward", screened,
+	    "to screen: a session needs a second variant (Stage A must select "
+	    "one for Stage O to run)", screened,
 	    screened * extra, screened * has_check, 0);
 	phase(&t, s, "stage-o-option-tuning", ntrials > 0 ? "the incumbent "
 	    "O0, then one series per option trial" : "no option trials",
@@ -728,8 +743,10 @@ tc_tune_plan_text(const tc_json *plan, tc_buf *out)
 		    "points to list here (--json lists them)\n");
 	}
 	arr = tc_json_get(opt, "trials");
-	tc_buf_printf(out, "  %zu trial(s) against the incumbent:\n",
-	    arr->u.arr.len);
+	tc_buf_printf(out, "  %zu trial(s) against %s:\n", arr->u.arr.len,
+	    strcmp(tc_json_get_string(opt, "search"), "exhaustive") == 0 ?
+	    "O0 (every allowed point; the best accepted one wins)" :
+	    "the incumbent");
 	for (i = 0; i < arr->u.arr.len; i++) {
 		tc_buf_puts(out, "    ");
 		put_point(out, arr->u.arr.items[i]);

@@ -524,6 +524,10 @@ read_metric(struct rd *r, yaml_node_t *n)
 	    &dir) != 0)
 		return -1;
 	s->metric.higher_is_better = dir == 1;
+	if (from == TC_TUNE_FROM_RANK_LOG && dir == 1)
+		return bad(r, field(f, "direction"), "metric from rank-log is a "
+		    "time in ms, where lower is better: direction higher is for "
+		    "a figure read by regex or from a file");
 	return 0;
 }
 
@@ -708,6 +712,9 @@ read_options(struct rd *r, yaml_node_t *n)
 	    "options.search", searches, &search) != 0)
 		return -1;
 	s->search = (enum tc_tune_search)search;
+	if (field(f, "search") != NULL)
+		s->search_line = (unsigned)field(f, "search")->start_mark.line +
+		    1;
 	if ((cn = field(f, "constraints")) == NULL)
 		return 0;
 	if (cn->type != YAML_SEQUENCE_NODE)

@@ -93,9 +93,9 @@ tc tune --dry-run "$T/ci.yaml"
 expect_rc 0 "decide_by ci is accepted (test_tune_decide.sh runs a session with it)"
 expect_out "decide by ci" "and the plan says how the gates decide"
 sed -e 's/direction: lower/direction: higher/' "$SPEC" > "$T/higher.yaml"
-tc tune "$T/higher.yaml" --session-dir "$T/ci-sessions"
-expect_rc 1 "tune refuses a higher-is-better metric for now"
-expect_err "tunectl: tune: not yet: metric.direction higher" "and says so in words"
+tc tune --dry-run "$T/higher.yaml"
+expect_rc 0 "a higher-is-better metric is accepted (test_tune_higher.sh runs a session)"
+expect_out "higher is better" "and the plan says so"
 # --prepare: the workers' door to the spec (one configuration checked,
 # built once and its commands expanded).
 echo '{"variant": "O3", "params": {"block_i": 16}}' > "$T/c1.json"
@@ -123,9 +123,32 @@ tc tune "$T/ci.yaml" --prepare "$T/c4.json"
 expect_rc 2 "--prepare needs --cache"
 
 sed -e 's/search: one-at-a-time/search: exhaustive/' "$SPEC" > "$T/exh.yaml"
-tc tune "$T/exh.yaml" --session-dir "$T/ci-sessions"
-expect_rc 1 "tune refuses an exhaustive search for now"
-expect_err "tunectl: tune: not yet: options.search exhaustive" "and says so in words"
+tc tune --dry-run "$T/exh.yaml"
+expect_rc 0 "an exhaustive search is planned (test_tune_exhaustive.sh runs a session)"
+expect_out "10 trial(s) against O0" "every allowed point but the baseline's"
+# One variant (or none): Stage A has nothing to screen, and the phase
+# rules end a session whose Stage A selects nothing before Stage O.
+cat > "$T/one.yaml" <<'YAML'
+version: 1
+name: one
+run: {command: "echo t 5", timeout: 5}
+metric: {from: stdout, regex: 't ([0-9.]+)', unit: ms, direction: lower}
+variants: [{name: only, params: {}}]
+options: {parameters: {n: [1, 2]}}
+YAML
+tc tune --dry-run "$T/one.yaml"
+expect_rc 0 "a one-variant spec has a plan"
+expect_out "no variants to screen: a session needs a second variant" "which says a session needs two"
+tc tune "$T/one.yaml" --session-dir "$T/one-sessions"
+expect_rc 1 "tune refuses a session on one variant"
+expect_err "one.yaml has 1 variant(s): Stage A screens the variants besides the baseline's" \
+	"saying why: Stage A must select a variant for Stage O to run"
+expect_err "Give a second variant" "and what to do"
+check "nothing is started" test ! -e "$T/one-sessions"
+sed -e '/^variants:/d' "$T/one.yaml" > "$T/none.yaml"
+tc tune "$T/none.yaml" --session-dir "$T/one-sessions"
+expect_rc 1 "or on none"
+expect_err "none.yaml has 0 variant(s)" "in words"
 tc tune "$SPEC" --host nosuch
 expect_rc 2 "an unknown host is a usage error"
 tc tune --json "$SPEC"

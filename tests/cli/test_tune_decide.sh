@@ -11,22 +11,9 @@ mkdir ex
 jf() {	# jf FILE EXPR: EXPR over the JSON document d of FILE
 	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
-cat > ex/ci.yaml <<'YAML'
-version: 1
-name: decide-ci
-run:
-  command: >-
-    awk -v v={variant} -v n={n} -v k="$TUNECTL_RUN_INDEX"
-    'BEGIN {{ printf "elapsed %.3f ms\n", (v == "fast" ? 6 : 10) / n + 0.01 * (k % 2) }}'
-  timeout: 5
-metric: {from: stdout, regex: 'elapsed ([0-9.]+) ms', unit: ms, direction: lower}
-variants: [{name: slow, params: {}}, {name: fast, params: {}}]
-options: {parameters: {n: [1, 2]}}
-baseline: {variant: slow, params: {n: 1}}
-gate:
-  runs: 5
-  warmup_runs: 0
-  warmup_samples: 0
+# the shared slow/fast spec with the rules beyond the reference's
+sed -e 's/^name: slow-fast/name: decide-ci/' "$TUNECTL_SRC/tests/fixtures/workloads/tune_slow_fast.yaml" > ex/ci.yaml
+cat >> ex/ci.yaml <<'YAML'
   stability: {rule: relative, max_spread_pct: 8.0}
   decide_by: ci
 YAML

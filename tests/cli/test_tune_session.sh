@@ -60,11 +60,6 @@ gate:
   allow_stddev_regression_pct: 50.0
 YAML
 
-tc tune ex/tune.yaml --session-dir s --host claude
-expect_rc 1 "an agent host is refused"
-expect_err "not yet: only the plain-script host" "in words"
-check "and nothing is started" test ! -e s
-
 # A failed run stops the session at its phase, names the run directory,
 # seals nothing of it, and the session resumes once the cause is gone.
 touch fail
