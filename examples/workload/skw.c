@@ -47,12 +47,17 @@
  * does not.
  *
  * usage: skw --config FILE [--log-dir DIR] [--archive-config] [--profile-out FILE]
+ *            [--msprof-out DIR]
  *
  * The log directory defaults to $TUNECTL_RUN_DIR, the run directory that
  * "tunectl bench run" gives each run; --archive-config copies the config
  * read into <log-dir>/config.yaml (JSON is YAML), as Stage A requires.
  * --profile-out makes rank 0 time every launch group (a profiling run:
  * the extra clock reads make its steps slower than a clean run's).
+ * --msprof-out makes rank 0 record every launch on its stream and write
+ * what msprof and the SuperKernel compiler leave on an NPU (skw_trace.c):
+ * kernel_details.csv, task_time.csv, trace_view.json and, when the scope
+ * fuses kernels, the origin and fused graphs with their logs.
  */
 #include <errno.h>
 #include <sched.h>
@@ -107,11 +112,13 @@ read_end(struct reading *r)
 /*
  * Every group of every layer is one launch: posted to the stream (both
  * halves of the batch to two streams with multistream) and waited for.
- * group_ms, when profiling, accumulates the CPU time of each launch.
+ * group_ms, when profiling, accumulates the CPU time of each launch;
+ * trace, when given, gets one record per launch and stream.
  */
 static void
 decode_step(const struct skw_model *m, const struct skw_plan *p,
-    struct skw_stream *streams, float *x, float *y, double *group_ms)
+    struct skw_stream *streams, float *x, float *y, double *group_ms,
+    struct skw_trace *trace, int step)
 {
 	const struct skw_config *c = m->cfg;
 	int nstreams = c->multistream && c->batch >= 2 ? 2 : 1;
@@ -124,7 +131,9 @@ decode_step(const struct skw_model *m, const struct skw_plan *p,
 			for (int s = 0; s < nstreams; s++) {
 				struct skw_launch a = { m, p, g, l,
 				    s * c->batch / nstreams,
-				    (s + 1) * c->batch / nstreams, x, y };
+				    (s + 1) * c->batch / nstreams, x, y,
+				    trace != NULL ? skw_trace_add(trace, step, l,
+				    g, s) : NULL };
 
 				skw_stream_post(&streams[s], &a);
 			}
@@ -360,7 +369,7 @@ write_profile(const char *path, const struct skw_config *c,
 
 static int
 run_rank(const struct skw_config *c, int rank, const char *log_dir,
-    const char *profile_out)
+    const char *profile_out, const char *msprof_out)
 {
 	struct skw_model m = { c, NULL, NULL };
 	struct skw_plan p = skw_make_plan(c->scope);
@@ -374,6 +383,8 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	int simulated = noisy || (sim != NULL && strcmp(sim, "1") == 0);
 	long pause_us = pause != NULL ? strtol(pause, NULL, 10) : 0;
 	int profiling = profile_out != NULL && rank == 0;
+	int tracing = msprof_out != NULL && rank == 0;
+	struct skw_trace trace = { NULL, 0, 0, 0 };
 	double group_ms[K_COUNT] = { 0 }, checksum = 0.0;
 	char path[4096];
 	float *w, *b, *x, *y;
@@ -418,11 +429,22 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 		fprintf(stderr, "skw: rank %d: cannot start streams\n", rank);
 		return 1;
 	}
+	/* every record up front: a stream writes into its record while the
+	 * rank reserves the next one, so the array never moves */
+	if (tracing && skw_trace_init(&trace, (size_t)c->steps * c->layers *
+	    p.ngroups * (c->multistream && c->batch >= 2 ? 2 : 1)) != 0) {
+		fprintf(stderr, "skw: rank %d: out of memory\n", rank);
+		return 1;
+	}
 	for (int s = 0; s < c->steps; s++) {
 		struct reading r;
 
 		read_start(&r);
-		decode_step(&m, &p, streams, x, y, profiling ? group_ms : NULL);
+		if (s == 0 && tracing)
+			trace.origin_ns = (long long)(clock_ms(
+			    CLOCK_PROCESS_CPUTIME_ID) * 1e6);
+		decode_step(&m, &p, streams, x, y, profiling ? group_ms : NULL,
+		    tracing ? &trace : NULL, s);
 		if (pause_us > 0 && pause_us < 1000000) {
 			struct timespec ts = { 0, pause_us * 1000L };
 
@@ -445,6 +467,9 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	}
 	if (rc == 0 && profiling)
 		rc = write_profile(profile_out, c, &p, group_ms, checksum);
+	if (rc == 0 && tracing && skw_trace_write(&trace, c, &p, msprof_out) != 0)
+		rc = 1;
+	skw_trace_free(&trace);
 	free(w);
 	free(b);
 	free(x);
@@ -474,7 +499,7 @@ int
 main(int argc, char **argv)
 {
 	const char *config = NULL, *log_dir = getenv("TUNECTL_RUN_DIR");
-	const char *profile_out = NULL;
+	const char *profile_out = NULL, *msprof_out = NULL;
 	struct skw_config c;
 	int failed = 0, archive = 0;
 
@@ -485,17 +510,19 @@ main(int argc, char **argv)
 			log_dir = argv[++i];
 		else if (strcmp(argv[i], "--profile-out") == 0 && i + 1 < argc)
 			profile_out = argv[++i];
+		else if (strcmp(argv[i], "--msprof-out") == 0 && i + 1 < argc)
+			msprof_out = argv[++i];
 		else if (strcmp(argv[i], "--archive-config") == 0)
 			archive = 1;
 		else {
 			fprintf(stderr, "usage: skw --config FILE [--log-dir DIR] "
-			    "[--archive-config] [--profile-out FILE]\n");
+			    "[--archive-config] [--profile-out FILE] [--msprof-out DIR]\n");
 			return 2;
 		}
 	}
 	if (config == NULL || log_dir == NULL) {
 		fprintf(stderr, "usage: skw --config FILE [--log-dir DIR] "
-		    "[--archive-config] [--profile-out FILE]\n");
+		    "[--archive-config] [--profile-out FILE] [--msprof-out DIR]\n");
 		return 2;
 	}
 	if (load_config(config, &c) != 0)
@@ -516,7 +543,7 @@ main(int argc, char **argv)
 			return 1;
 		}
 		if (pid == 0)
-			_exit(run_rank(&c, r, log_dir, profile_out));
+			_exit(run_rank(&c, r, log_dir, profile_out, msprof_out));
 	}
 	for (int r = 0; r < c.ranks; r++) {
 		int status;

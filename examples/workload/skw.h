@@ -8,6 +8,7 @@
 #define SKW_H
 
 #include <pthread.h>
+#include <stddef.h>
 
 enum { K_MATMUL, K_BIAS, K_NORM, K_GELU, K_SOFTMAX, K_RESIDUAL, K_COUNT };
 
@@ -43,12 +44,30 @@ struct skw_plan {
 
 struct skw_plan skw_make_plan(enum skw_scope s);
 
+/*
+ * One launch as a profiling run records it (skw_trace.c): where it ran
+ * and, filled by the stream thread, when it started and how long it took
+ * on the rank's CPU clock (CLOCK_PROCESS_CPUTIME_ID), in nanoseconds.
+ */
+struct skw_trec {
+	int step, layer, group, stream;
+	long long start_ns, dur_ns;
+};
+
+/* The launches of one profiling run, in launch order. */
+struct skw_trace {
+	struct skw_trec *recs;
+	size_t n, cap;
+	long long origin_ns;		/* the clock at the first step */
+};
+
 /* What one launch runs: one group of one layer over rows [row0, row1). */
 struct skw_launch {
 	const struct skw_model *m;
 	const struct skw_plan *p;
 	int group, layer, row0, row1;
 	float *x, *y;
+	struct skw_trec *rec;		/* NULL unless profiling */
 };
 
 void skw_run_group(const struct skw_launch *a);
@@ -62,6 +81,23 @@ struct skw_stream {
 	struct skw_launch launch;
 	int stop;
 };
+
+/*
+ * The msprof-style output of a profiling run (skw_trace.c): skw_trace_init
+ * allocates every record of the run (N launches), skw_trace_add reserves
+ * the record of the next launch; skw_trace_write writes
+ * kernel_details.csv, task_time.csv and trace_view.json into DIR and, when
+ * the plan fuses kernels, the SuperKernel metadata a compiler would leave
+ * (DIR/device_0/model_<SKW_MODEL_ID>/).  0 or -1 with a message on stderr.
+ */
+#define SKW_MODEL_ID 1
+
+int skw_trace_init(struct skw_trace *t, size_t n);
+struct skw_trec *skw_trace_add(struct skw_trace *t, int step, int layer,
+    int group, int stream);
+int skw_trace_write(const struct skw_trace *t, const struct skw_config *c,
+    const struct skw_plan *p, const char *dir);
+void skw_trace_free(struct skw_trace *t);
 
 int skw_stream_start(struct skw_stream *st);
 void skw_stream_stop(struct skw_stream *st);

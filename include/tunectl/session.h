@@ -227,7 +227,11 @@ int tc_seal_session(tc_session *s, const tc_json *result, tc_error *err);
 /* ---- verify, resume, status (verify.c, resume.c, status.c) ------------ */
 
 enum {
-	TC_VERIFY_ALL = 1 << 0	/* list every problem, not the first */
+	TC_VERIFY_ALL = 1 << 0,	/* list every problem, not the first */
+	/* leave the BASE analyses' content fingerprints to the caller
+	 * (derive-session checks the one it imports, with the reference's
+	 * message) */
+	TC_VERIFY_NO_ANALYSES = 1 << 1
 };
 
 /* verify_session (docs/spec/controller.md "Verify"): {"valid": true,

@@ -258,6 +258,94 @@ tc_html_page_close(tc_buf *b, const char *source)
 	    " from %s.</p></footer></body></html>\n", source);
 }
 
+static bool
+lists(const tc_json *arr, const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < arr->u.arr.len; i++)
+		if (tc_json_string(arr->u.arr.items[i]) != NULL &&
+		    strcmp(tc_json_string(arr->u.arr.items[i]), text) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The per-SK verdicts of every fusion analysis a sealed BASE step
+ * produced (a JSON artifact holding analysis_content_fingerprint, drawn
+ * only when it is a schema 1.2 analysis whose fingerprint still matches),
+ * each with a link to it and to the HTML view the step produced beside it.
+ */
+static void
+base_analyses(tc_buf *b, const tc_session *s,
+    const struct tc_html_evidence *ev)
+{
+	size_t i, j, drawn = 0;
+
+	tc_buf_puts(b, "<section id=\"base\"><h2>BASE: per-SK fusion verdicts"
+	    "</h2>");
+	for (i = 0; i < ev->nsteps; i++) {
+		const struct tc_html_step *hs = &ev->steps[i];
+		const tc_json *produced = tc_json_get(hs->result,
+		    "produced_artifacts");
+
+		if (hs->changed || !tc_json_is(produced, TC_JSON_ARRAY) ||
+		    strcmp(str(hs->step, "phase"),
+		    "base_profile_source_mapping") != 0)
+			continue;
+		for (j = 0; j < produced->u.arr.len; j++) {
+			const char *rel = tc_json_string(produced->u.arr.items[j]);
+			tc_error err = TC_ERROR_INIT;
+			size_t n = rel != NULL ? strlen(rel) : 0;
+			char *file, *html;
+			tc_json *doc = NULL;
+
+			if (n < 5 || strcmp(rel + n - 5, ".json") != 0)
+				continue;
+			file = tc_path_under_root(s->artifact_root, rel,
+			    "artifact", &err);
+			if (file != NULL && tc_is_regular_file(file))
+				doc = tc_json_parse_file(file, &err);
+			free(file);
+			if (tc_json_get(doc, "analysis_content_fingerprint") == NULL ||
+			    tc_html_analysis_check(doc, rel, &err) != 0) {
+				tc_error_clear(&err);
+				tc_json_free(doc);
+				continue;
+			}
+			tc_buf_puts(b, "<h3>");
+			tc_html_cstr(b, str(hs->step, "step_id"));
+			tc_buf_puts(b, ": <a href=\"");
+			tc_html_href(b, rel);
+			tc_buf_puts(b, "\">");
+			tc_html_cstr(b, rel);
+			tc_buf_puts(b, "</a>");
+			html = tc_xasprintf("%.*s.html", (int)(n - 5), rel);
+			if (lists(produced, html)) {
+				tc_buf_puts(b, " (<a href=\"");
+				tc_html_href(b, html);
+				tc_buf_puts(b, "\">HTML view</a>)");
+			}
+			free(html);
+			tc_buf_puts(b, "</h3><p class=\"summary\">Round <code>");
+			tc_html_cstr(b, str(doc, "round_id"));
+			tc_buf_puts(b, "</code>, structural association <code>");
+			tc_html_cstr(b, str(tc_json_get(doc,
+			    "association_protocol"), "status"));
+			tc_buf_puts(b, "</code>; ");
+			tc_html_analysis_actions(b, doc);
+			tc_buf_puts(b, ".</p>");
+			tc_html_analysis_table(b, doc);
+			tc_json_free(doc);
+			drawn++;
+		}
+	}
+	if (drawn == 0)
+		tc_buf_puts(b, "<p class=\"missing\">No sealed BASE step produced "
+		    "a fusion analysis.</p>");
+	tc_buf_puts(b, "</section>");
+}
+
 /* The Final candidate's knobs: the configuration the ledger settled. */
 static const tc_json *
 final_labels(struct tc_html_evidence *ev)
@@ -287,7 +375,9 @@ tc_report_html(const char *session_path, tc_buf *out, tc_error *err)
 	tc_json_free(verdict);
 	tc_html_collect(s, &ev);
 
-	tc_html_page_open(out, "tunectl report: ", s->session_id, "");
+	tc_html_page_open(out, "tunectl report: ", s->session_id,
+	    "#base td{vertical-align:top}#base td.name{max-width:20em;"
+	    "word-break:break-all}");
 	outcome(out, s, &ev, valid);
 	tc_html_result_table(out, &ev);
 	section(out, "refusals", "Refusals", ev.refusals.len == 0 ?
@@ -317,6 +407,7 @@ tc_report_html(const char *session_path, tc_buf *out, tc_error *err)
 		tc_html_chart_trials(out, ev.trials, ev.labels[TC_HTML_TRIAL]);
 		tc_buf_puts(out, "</section>");
 	}
+	base_analyses(out, s, &ev);
 	section(out, "final", "Final clean E2E", ev.final == NULL ?
 	    "No final clean E2E measurement: the session short-circuited "
 	    "before a candidate was admitted." : NULL);

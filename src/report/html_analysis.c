@@ -189,9 +189,8 @@ sk_row(tc_buf *b, const tc_json *d, double scale)
 	tc_buf_puts(b, "</td></tr>");
 }
 
-/* Is doc a schema 1.2 analysis whose fingerprint matches its content? */
-static int
-check_analysis(const tc_json *doc, const char *path, tc_error *err)
+int
+tc_html_analysis_check(const tc_json *doc, const char *path, tc_error *err)
 {
 	char hex[65];
 	const char *schema = tc_json_get_string(doc, "schema_version");
@@ -236,11 +235,7 @@ static const char STYLE[] =
 static void
 header(tc_buf *b, const tc_json *doc, const char *path)
 {
-	static const char *const actions[] = { "keep", "prune", "block",
-	    "reprofile", NULL };
-	const tc_json *dec = tc_json_get(doc, "per_sk_decisions");
 	const tc_json *th = tc_json_get(doc, "thresholds");
-	size_t i, j;
 
 	tc_buf_puts(b, "<header><h1>Fusion analysis: ");
 	tc_html_cstr(b, str(doc, "candidate_name"));
@@ -254,6 +249,24 @@ header(tc_buf *b, const tc_json *doc, const char *path)
 	tc_html_cstr(b, path);
 	tc_buf_puts(b, "</code>; content fingerprint <b class=\"ok\">verified"
 	    "</b>.</p><p class=\"summary\">");
+	tc_html_analysis_actions(b, doc);
+	tc_buf_puts(b, ".</p><p class=\"thresholds\">Thresholds: relative ");
+	pct(b, tc_report__num(th, "min_relative_change_pct"), false);
+	tc_buf_puts(b, ", absolute ");
+	number(b, tc_report__num(th, "min_absolute_change_us"), " us");
+	tc_buf_puts(b, ", at least ");
+	number(b, tc_report__num(th, "min_occurrences"), " occurrences");
+	tc_buf_puts(b, ".</p></header>");
+}
+
+void
+tc_html_analysis_actions(tc_buf *b, const tc_json *doc)
+{
+	static const char *const actions[] = { "keep", "prune", "block",
+	    "reprofile", NULL };
+	const tc_json *dec = tc_json_get(doc, "per_sk_decisions");
+	size_t i, j;
+
 	tc_buf_printf(b, "%zu SK%s:", dec->u.arr.len,
 	    dec->u.arr.len == 1 ? "" : "s");
 	for (i = 0; actions[i] != NULL; i++) {
@@ -266,48 +279,48 @@ header(tc_buf *b, const tc_json *doc, const char *path)
 		tc_buf_printf(b, "%s <b class=\"%s\">%s</b> %zu", i ? "," : "",
 		    verdict_class(actions[i]), actions[i], n);
 	}
-	tc_buf_puts(b, ".</p><p class=\"thresholds\">Thresholds: relative ");
-	pct(b, tc_report__num(th, "min_relative_change_pct"), false);
-	tc_buf_puts(b, ", absolute ");
-	number(b, tc_report__num(th, "min_absolute_change_us"), " us");
-	tc_buf_puts(b, ", at least ");
-	number(b, tc_report__num(th, "min_occurrences"), " occurrences");
-	tc_buf_puts(b, ".</p></header>");
+}
+
+void
+tc_html_analysis_table(tc_buf *b, const tc_json *doc)
+{
+	const tc_json *dec = tc_json_get(doc, "per_sk_decisions");
+	double scale = bar_scale(dec);
+	size_t i;
+
+	tc_buf_printf(b, "<p>Bars: improvement (SK off p50 minus SK on p50, "
+	    "as a percentage of SK off) from the 0 tick, over the grey noise "
+	    "band; full width is &#177;%.2f%%.</p><table class=\"per-sk\">"
+	    "<thead><tr><th>SK</th>"
+	    "<th>classification</th><th>action</th><th>improvement</th>"
+	    "<th>noise band</th><th>improvement vs noise</th><th>mapping "
+	    "(method, status, confidence)</th><th>evidence errors</th></tr>"
+	    "</thead><tbody>", scale);
+	for (i = 0; i < dec->u.arr.len; i++)
+		sk_row(b, dec->u.arr.items[i], scale);
+	if (dec->u.arr.len == 0)
+		tc_buf_puts(b, "<tr><td colspan=\"8\" class=\"missing\">The "
+		    "analysis holds no SK.</td></tr>");
+	tc_buf_puts(b, "</tbody></table>");
 }
 
 int
 tc_report_html_analysis(const char *analysis_path, tc_buf *out, tc_error *err)
 {
 	tc_json *doc = tc_json_parse_file(analysis_path, err);
-	const tc_json *dec;
-	double scale;
-	size_t i;
 
 	if (doc == NULL)
 		return -1;
-	if (check_analysis(doc, analysis_path, err) != 0) {
+	if (tc_html_analysis_check(doc, analysis_path, err) != 0) {
 		tc_json_free(doc);
 		return -1;
 	}
-	dec = tc_json_get(doc, "per_sk_decisions");
-	scale = bar_scale(dec);
 	tc_html_page_open(out, "tunectl fusion analysis: ",
 	    str(doc, "candidate_name"), STYLE);
 	header(out, doc, analysis_path);
-	tc_buf_printf(out, "<section id=\"per-sk\"><h2>Per-SK verdicts</h2>"
-	    "<p>Bars: improvement (SK off p50 minus SK on p50, as a percentage "
-	    "of SK off) from the 0 tick, over the grey noise band; full width "
-	    "is &#177;%.2f%%.</p><table><thead><tr><th>SK</th>"
-	    "<th>classification</th><th>action</th><th>improvement</th>"
-	    "<th>noise band</th><th>improvement vs noise</th><th>mapping "
-	    "(method, status, confidence)</th><th>evidence errors</th></tr>"
-	    "</thead><tbody>", scale);
-	for (i = 0; i < dec->u.arr.len; i++)
-		sk_row(out, dec->u.arr.items[i], scale);
-	if (dec->u.arr.len == 0)
-		tc_buf_puts(out, "<tr><td colspan=\"8\" class=\"missing\">The "
-		    "analysis holds no SK.</td></tr>");
-	tc_buf_puts(out, "</tbody></table></section>");
+	tc_buf_puts(out, "<section id=\"per-sk\"><h2>Per-SK verdicts</h2>");
+	tc_html_analysis_table(out, doc);
+	tc_buf_puts(out, "</section>");
 	tc_html_page_close(out, "a fingerprint-checked analysis");
 	tc_json_free(doc);
 	return 0;

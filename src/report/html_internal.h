@@ -86,6 +86,18 @@ bool tc_html_gate_report(const tc_json *doc, enum tc_html_chart kind);
  * when doc is none.  malloc'd. */
 char *tc_html_config_text(const tc_json *config);
 
+/*
+ * A fusion analysis (html_analysis.c): is doc one of schema "1.2" whose
+ * analysis_content_fingerprint matches its content (-1 with err naming
+ * path otherwise); its actions counted ("3 SKs: keep 2, ..."); and its
+ * per-SK table (one row per per_sk_decisions entry, with the bars).
+ * Only a checked document may be drawn.
+ */
+int tc_html_analysis_check(const tc_json *doc, const char *path,
+    tc_error *err);
+void tc_html_analysis_actions(tc_buf *b, const tc_json *doc);
+void tc_html_analysis_table(tc_buf *b, const tc_json *doc);
+
 /* The chart a phase's gate reports feed (TC_HTML_NONE: none). */
 enum tc_html_chart tc_html_chart_of_phase(const char *phase,
     const tc_json *doc);

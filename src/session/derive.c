@@ -92,7 +92,8 @@ check_parent(struct derive *d, tc_error *err)
 	if ((d->parent_path = tc_path_resolve(d->a->parent_session, err)) ==
 	    NULL)
 		return -1;
-	verdict = tc_verify_session(d->parent_path, 0);
+	/* the analysis it imports is checked below, with its message */
+	verdict = tc_verify_session(d->parent_path, TC_VERIFY_NO_ANALYSES);
 	errors = tc_json_get_array(verdict, "errors");
 	if (errors != NULL) {
 		tc_session__set_errors(err, "parent session is invalid: ", errors);

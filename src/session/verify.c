@@ -9,6 +9,7 @@
  * binds is unchanged, and under the strict policy the result still
  * carries the gate evidence its status claims.  A completed session's
  * FINAL_E2E_REPORT.md must be the report its sealed evidence renders.
+ * A BASE step's fusion analysis must still match its content fingerprint.
  *
  * The reference stops at the first problem; with TC_VERIFY_ALL every
  * step is checked and each broken step contributes its first problem.
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "session_internal.h"
+#include "tunectl/derive.h"
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
@@ -115,6 +117,55 @@ check_strict(const tc_session *s, size_t index, const tc_json *result,
  */
 static const char *const type_only_keys[] = { "decisions", NULL };
 
+/*
+ * Every fusion analysis a BASE step produced (a JSON artifact holding
+ * analysis_content_fingerprint): the fingerprint must still be the
+ * SHA-256 of the document's content, as derive-session recomputes it.
+ */
+static int
+check_analyses(const tc_session *s, const tc_json *step,
+    const tc_json *result, tc_error *err)
+{
+	const tc_json *produced = tc_json_get(result, "produced_artifacts");
+	size_t i;
+
+	if (!sess_str_is(tc_json_get(step, "phase"),
+	    "base_profile_source_mapping") ||
+	    !tc_json_is(produced, TC_JSON_ARRAY))
+		return 0;
+	for (i = 0; i < produced->u.arr.len; i++) {
+		const char *rel = tc_json_string(produced->u.arr.items[i]);
+		const tc_json *declared;
+		tc_error ignored = TC_ERROR_INIT;
+		tc_json *doc;
+		char *file, hex[65];
+		size_t n = rel != NULL ? strlen(rel) : 0;
+		int rc = 0;
+
+		if (n < 5 || strcmp(rel + n - 5, ".json") != 0)
+			continue;
+		file = tc_path_under_root(s->artifact_root, rel, "artifact",
+		    &ignored);
+		/* what is missing or escapes is the manifest check's to say */
+		doc = file != NULL && tc_is_regular_file(file) ?
+		    tc_json_parse_file(file, &ignored) : NULL;
+		tc_error_clear(&ignored);
+		free(file);
+		declared = tc_json_get(doc, "analysis_content_fingerprint");
+		if (declared != NULL && (tc_import_analysis_fingerprint(doc, hex,
+		    &ignored) != 0 || !sess_str_is(declared, hex))) {
+			tc_error_clear(&ignored);
+			tc_error_set(err, "profiling analysis content fingerprint "
+			    "mismatch: %s: %s", tc_step_id(step), rel);
+			rc = -1;
+		}
+		tc_json_free(doc);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The Final result and its ledger, kept from checking the Final step for
  * the check of FINAL_E2E_REPORT.md, which renders from both. */
 struct final_inputs {
@@ -122,8 +173,8 @@ struct final_inputs {
 };
 
 static int
-check_step(const tc_session *s, size_t index, struct final_inputs *final,
-    tc_error *err)
+check_step(const tc_session *s, size_t index, unsigned flags,
+    struct final_inputs *final, tc_error *err)
 {
 	const tc_json *step = tc_session_step_at(s, index);
 	char digest[65];
@@ -166,6 +217,8 @@ check_step(const tc_session *s, size_t index, struct final_inputs *final,
 	}
 	if (check_receipt(s, step, err) != 0 ||
 	    tc_check_phase_report(result, step, report, err) != 0 ||
+	    (!(flags & TC_VERIFY_NO_ANALYSES) &&
+	    check_analyses(s, step, result, err) != 0) ||
 	    tc_manifest_check(s, step, err) != 0 ||
 	    check_strict(s, index, result, err) != 0) {
 		free(report);
@@ -203,7 +256,7 @@ tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors)
 
 		if (!tc_step_is_sealed(step))
 			continue;
-		if (check_step(s, i, &final, &err) != 0) {
+		if (check_step(s, i, flags, &final, &err) != 0) {
 			add_error(errors, &err);
 			added++;
 			if (!(flags & TC_VERIFY_ALL))

@@ -68,6 +68,49 @@ expect_eq "$(jq_ "$R/s0/stability.json" "d['baseline_stability']['max_spread_pct
 expect_eq "$(jq_ "$R/stage-o/O3-trial.json" "(lambda e: (e['accepted'], e['mean_improvement_pct'] < 0, e['ci95_improvement_pct'][1] < 0, e['waived_by_interval']))(d['candidates']['O3']['option_trial_evaluation'])")" \
     "(False, True, True, [])" "a slower option is refused under the demo's policy, nothing waived"
 
+# BASE produced what an NPU run produces, and analysed it as an NPU user
+# would: msprof-format kernel_details.csv for SK off and on under
+# collection manifests, the SK-on graph files, and tunectl analyze fusion's
+# schema 1.2 analysis with an exact association and decisive verdicts.
+R=$(readlink -f "$T/d-none/latest")
+for side in sk-off sk-on; do
+	check "BASE captured kernel_details.csv with SK $side" \
+	    grep -q '^Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),' \
+	    "$R/base/capture/$side/kernel_details.csv"
+done
+check "the SK-on capture holds SuperKernel rows" grep -q ',SuperKernel,static,AI_CPU,' "$R/base/capture/sk-on/kernel_details.csv"
+check "the SK-off capture holds none" bash -c '! grep -q SuperKernel "$1"' _ "$R/base/capture/sk-off/kernel_details.csv"
+for f in sk_graph_origin.json sk_graph_updated.json sk_fused_nodes.log sk_scope_split.log super_kernel.log; do
+	check "the SK-on capture holds $f" test -s "$R/base/capture/sk-on/device_0/model_1/$f"
+done
+tc analyze collection validate-set --manifest "baseline_profile=$R/base/capture/sk-off/collection-manifest.json" \
+    --manifest "candidate_profile=$R/base/capture/sk-on/collection-manifest.json"
+expect_rc 0 "the two captures' collection manifests validate as a set"
+A=$(ls "$R"/support/sk-fusion-performance-analyst-attempt-*/output/profiling-analysis.json | head -1)
+check "the BASE result seals the analysis" grep -q "\"${A#"$R"/}\"" "$R/phases/base-profile-source-mapping/phase-result.json"
+expect_eq "$(jq_ "$A" "d['schema_version'], d['association_protocol']['status'], d['analysis_agent_id']")" \
+    "('1.2', 'associated', 'sk-fusion-performance-analyst')" "the analysis is schema 1.2 with the structural association made"
+expect_eq "$(jq_ "$A" "sorted({(x['mapping_method'], x['mapping_confidence']) for x in d['per_sk_decisions']})")" \
+    "[('kernel_projection_structural', 'exact_projected_trace')]" "every SK is mapped exactly"
+expect_eq "$(jq_ "$A" "len(d['per_sk_decisions']) > 0 and all(x['action'] in ('keep', 'prune', 'block') and x['classification'] != 'insufficient_evidence' for x in d['per_sk_decisions'])")" \
+    "True" "every verdict is decisive (keep, prune or block)"
+/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d.pop('analysis_content_fingerprint'); json.dump(d, open(sys.argv[2], 'w'))" \
+    "$A" "$T/analysis-content.json"
+expect_eq "$(jq_ "$A" "d['analysis_content_fingerprint']")" \
+    "$("$TUNECTL_BIN" json digest --ascii --no-nan "$T/analysis-content.json")" \
+    "the analysis's content fingerprint is its content's"
+check "the session report shows the per-SK table" grep -q '<section id="base"><h2>BASE: per-SK fusion verdicts</h2><h3>base-profile-source-mapping: <a href=' "$R/report.html"
+check "the session report links the analysis's HTML view" grep -q 'profiling-analysis.html">HTML view</a>' "$R/report.html"
+cp "$A" "$T/analysis.bak"
+/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['per_sk_decisions'][0]['action']='prune'; json.dump(d, open(sys.argv[1], 'w'), indent=2)" "$A"
+tc verify --session "$R/auto-tune-session.json"
+expect_rc 1 "verify refuses an analysis edited after it was sealed"
+expect_out "profiling analysis content fingerprint mismatch: base-profile-source-mapping: ${A#"$R"/}" \
+    "verify recomputes the analysis's content fingerprint and names it"
+cp "$T/analysis.bak" "$A"
+tc verify --session "$R/auto-tune-session.json"
+expect_rc 0 "the session verifies again with the analysis as sealed"
+
 # The HTML report: well-formed, every chart present with data.
 R=$(readlink -f "$T/d-none/latest")
 check "the HTML report is well-formed with data in every chart" check_html "$R/report.html" s0 stage_a stage_o final

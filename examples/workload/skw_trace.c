@@ -1,0 +1,402 @@
+/*
+ * skw_trace.c - what a profiling run of the demo workload leaves behind,
+ * in the formats an Ascend NPU run leaves them (skw --msprof-out DIR):
+ *
+ *   kernel_details.csv  msprof's per-task table: one row per launch and
+ *                       stream, Step Id = decode step + 1, the launch's
+ *                       start and duration as the stream measured them
+ *                       (skw_stream.c) on the rank's CPU clock, in us
+ *                       from the first step.  A launch of one kernel is
+ *                       named <kernel>_<layer> (Type <kernel>); a launch
+ *                       of a fused group is a SuperKernel row named
+ *                       sk_<n>_decoder.layer.<layer>_start_<fn>_end_<fn>.
+ *                       The kernels run on a CPU: Accelerator Core AI_CPU,
+ *                       and N/A for the AI Core block and scalar columns.
+ *   task_time.csv       the same launches in msprof's task_time columns.
+ *   trace_view.json     the same launches as Chrome trace events.
+ *
+ * and, when the scope fuses kernels, what the SuperKernel compiler writes
+ * beside it (device_0/model_<SKW_MODEL_ID>/): sk_graph_origin.json (every
+ * kernel of every layer, one node each, in launch order per stream),
+ * sk_graph_updated.json (each fused group replaced by its SuperKernel
+ * node), sk_fused_nodes.log (each SuperKernel and its child nodes),
+ * sk_scope_split.log and super_kernel.log.  These are the workload's own
+ * plan written down, not a measurement: the graph the launches follow.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "skw.h"
+
+int
+skw_trace_init(struct skw_trace *t, size_t n)
+{
+	t->recs = calloc(n > 0 ? n : 1, sizeof(*t->recs));
+	t->n = 0;
+	t->cap = n;
+	return t->recs == NULL ? -1 : 0;
+}
+
+struct skw_trec *
+skw_trace_add(struct skw_trace *t, int step, int layer, int group, int stream)
+{
+	struct skw_trec *r;
+
+	if (t->n == t->cap)
+		return NULL;	/* never: skw_trace_init counted every launch */
+	r = &t->recs[t->n++];
+	r->step = step;
+	r->layer = layer;
+	r->group = group;
+	r->stream = stream;
+	r->start_ns = r->dur_ns = 0;
+	return r;
+}
+
+void
+skw_trace_free(struct skw_trace *t)
+{
+	free(t->recs);
+	t->recs = NULL;
+	t->n = t->cap = 0;
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+static int
+nstreams_of(const struct skw_config *c)
+{
+	return c->multistream && c->batch >= 2 ? 2 : 1;
+}
+
+static int
+fused(const struct skw_plan *p, int g)
+{
+	return p->last[g] > p->first[g];
+}
+
+/* The SuperKernel number of (stream, layer, group), 1-based; 0 unfused. */
+static int
+sk_number(const struct skw_config *c, const struct skw_plan *p, int stream,
+    int layer, int group)
+{
+	int n = 0;
+
+	if (!fused(p, group))
+		return 0;
+	for (int s = 0; s < nstreams_of(c); s++)
+		for (int l = 0; l < c->layers; l++)
+			for (int g = 0; g < p->ngroups; g++) {
+				if (!fused(p, g))
+					continue;
+				n++;
+				if (s == stream && l == layer && g == group)
+					return n;
+			}
+	return 0;
+}
+
+static void
+sk_name(char *buf, size_t len, int n, int layer, const struct skw_plan *p,
+    int g)
+{
+	snprintf(buf, len, "sk_%d_decoder.layer.%d_start_%s_%d_end_%s_%d", n,
+	    layer, skw_kernel_names[p->first[g]], layer,
+	    skw_kernel_names[p->last[g]], layer);
+}
+
+/* The profiler's name of a launch: its kernel, or its SuperKernel. */
+static void
+launch_name(char *buf, size_t len, const struct skw_config *c,
+    const struct skw_plan *p, const struct skw_trec *r)
+{
+	if (fused(p, r->group))
+		sk_name(buf, len, sk_number(c, p, r->stream, r->layer,
+		    r->group), r->layer, p, r->group);
+	else
+		snprintf(buf, len, "%s_%d", skw_kernel_names[p->first[r->group]],
+		    r->layer);
+}
+
+/* Graph node id of kernel k of a layer on a stream. */
+static int
+node_id(const struct skw_config *c, int stream, int layer, int k)
+{
+	return 100 + (stream * c->layers + layer) * K_COUNT + k;
+}
+
+/* A launch's task id, per stream and step (msprof numbers tasks so). */
+static int
+task_id(const struct skw_plan *p, int layer, int group)
+{
+	return 1 + layer * p->ngroups + group;
+}
+
+static double
+us_of(long long ns)
+{
+	return (double)ns / 1000.0;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+static FILE *
+open_in(const char *dir, const char *name)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((f = fopen(path, "w")) == NULL)
+		fprintf(stderr, "skw: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+static int
+close_in(FILE *f, const char *dir, const char *name)
+{
+	if (fclose(f) != 0) {
+		fprintf(stderr, "skw: %s/%s: %s\n", dir, name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* One line of a per-launch file: record i, r, named name. */
+typedef void (*row_fn)(FILE *f, const struct skw_trace *t,
+    const struct skw_plan *p, size_t i, const char *name);
+
+static void
+kernel_details_row(FILE *f, const struct skw_trace *t,
+    const struct skw_plan *p, size_t i, const char *name)
+{
+	const struct skw_trec *r = &t->recs[i];
+	int g = r->group;
+
+	fprintf(f, "%d,0,%d,%d,%d,%s,%s,static,AI_CPU,%.3f,%.3f,0,"
+	    "N/A,N/A,N/A,N/A,N/A,N/A\n", r->step + 1, SKW_MODEL_ID,
+	    task_id(p, r->layer, g), r->stream, name,
+	    fused(p, g) ? "SuperKernel" : skw_kernel_names[p->first[g]],
+	    us_of(r->start_ns - t->origin_ns), us_of(r->dur_ns));
+}
+
+static void
+task_time_row(FILE *f, const struct skw_trace *t, const struct skw_plan *p,
+    size_t i, const char *name)
+{
+	const struct skw_trec *r = &t->recs[i];
+	double start = us_of(r->start_ns - t->origin_ns);
+
+	fprintf(f, "0,%s,AI_CPU,%d,%d,%.3f,%.3f,%.3f\n", name, r->stream,
+	    task_id(p, r->layer, r->group), us_of(r->dur_ns), start,
+	    start + us_of(r->dur_ns));
+}
+
+static void
+trace_view_row(FILE *f, const struct skw_trace *t, const struct skw_plan *p,
+    size_t i, const char *name)
+{
+	const struct skw_trec *r = &t->recs[i];
+
+	(void)p;
+	fprintf(f, "%s\n{\"name\": \"%s\", \"ph\": \"X\", \"pid\": 0, "
+	    "\"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, \"args\": "
+	    "{\"Step Id\": %d}}", i ? "," : "", name, r->stream,
+	    us_of(r->start_ns - t->origin_ns), us_of(r->dur_ns), r->step + 1);
+}
+
+/* DIR/FILE: head, one row per launch, tail. */
+static int
+write_launches(const struct skw_trace *t, const struct skw_config *c,
+    const struct skw_plan *p, const char *dir, const char *file,
+    const char *head, row_fn row, const char *tail)
+{
+	FILE *f = open_in(dir, file);
+	char name[256];
+
+	if (f == NULL)
+		return -1;
+	fputs(head, f);
+	for (size_t i = 0; i < t->n; i++) {
+		launch_name(name, sizeof(name), c, p, &t->recs[i]);
+		row(f, t, p, i, name);
+	}
+	fputs(tail, f);
+	return close_in(f, dir, file);
+}
+
+/*
+ * One graph: every stream, every layer's kernels in launch order; with
+ * updated, each fused group is one SuperKernel node (the id of its first
+ * child) instead of its children.
+ */
+static int
+write_graph(const struct skw_config *c, const struct skw_plan *p,
+    const char *dir, const char *file, int updated)
+{
+	FILE *f = open_in(dir, file);
+	int ns = nstreams_of(c), total = 0;
+	char name[256];
+
+	if (f == NULL)
+		return -1;
+	for (int g = 0; g < p->ngroups; g++)
+		total += updated && fused(p, g) ? 1 :
+		    p->last[g] - p->first[g] + 1;
+	fprintf(f, "{\n  \"version\": \"%s\",\n  \"modelId\": \"%d\",\n"
+	    "  \"deviceId\": 0,\n  \"totalStreams\": %d,\n  \"totalNodes\": %d,\n"
+	    "  \"streams\": [", updated ? "1.0-updated" : "1.0", SKW_MODEL_ID,
+	    ns, total * c->layers * ns);
+	for (int s = 0; s < ns; s++) {
+		int idx = 0, prev = -1;
+
+		fprintf(f, "%s\n    {\"streamIdxInGraph\": %d, \"nodeCount\": %d, "
+		    "\"nodes\": [", s ? "," : "", s, total * c->layers);
+		for (int l = 0; l < c->layers; l++)
+			for (int g = 0; g < p->ngroups; g++)
+				for (int k = p->first[g]; k <= p->last[g]; k++) {
+					int id = node_id(c, s, l, k);
+
+					if (updated && fused(p, g) && k > p->first[g])
+						continue;
+					if (updated && fused(p, g))
+						sk_name(name, sizeof(name),
+						    sk_number(c, p, s, l, g), l, p, g);
+					else
+						snprintf(name, sizeof(name), "%s_%d",
+						    skw_kernel_names[k], l);
+					if (prev >= 0)
+						fprintf(f, "%d},", id);
+					fprintf(f, "\n      {\"nodeId\": %d, "
+					    "\"streamIdxInGraph\": %d, "
+					    "\"nodeIdxInStream\": %d, \"nodeType\": "
+					    "\"KERNEL\", \"preNodeId\": ", id, s, idx);
+					if (prev >= 0)
+						fprintf(f, "%d", prev);
+					else
+						fputs("\"none\"", f);
+					fprintf(f, ", \"taskInfo\": [{\"taskType\": "
+					    "\"KERNEL\", \"streamId\": %d, \"taskId\": "
+					    "%d, \"kernelParams\": {\"funcName\": "
+					    "\"%s\", \"kernelType\": \"AI_CPU\", "
+					    "\"numBlocks\": 1}}], \"nextNodeId\": ", s,
+					    task_id(p, l, g), name);
+					prev = id;
+					idx++;
+				}
+		if (prev >= 0)
+			fputs("\"none\"}", f);
+		fputs("\n    ]}", f);
+	}
+	fputs("\n  ]\n}\n", f);
+	return close_in(f, dir, file);
+}
+
+/*
+ * The compiler's logs: every SuperKernel with its children
+ * (sk_fused_nodes.log), its scope (sk_scope_split.log), and how many were
+ * built (super_kernel.log).
+ */
+static int
+write_sk_logs(const struct skw_config *c, const struct skw_plan *p,
+    const char *dir)
+{
+	FILE *f = open_in(dir, "sk_fused_nodes.log");
+	FILE *sf = open_in(dir, "sk_scope_split.log");
+	char name[256];
+	int nsk = 0, rc;
+
+	if (f == NULL || sf == NULL) {
+		if (f != NULL)
+			fclose(f);
+		if (sf != NULL)
+			fclose(sf);
+		return -1;
+	}
+	for (int s = 0; s < nstreams_of(c); s++)
+		for (int l = 0; l < c->layers; l++)
+			for (int g = 0; g < p->ngroups; g++) {
+				int n = sk_number(c, p, s, l, g);
+				int count = p->last[g] - p->first[g] + 1;
+
+				if (n == 0)
+					continue;
+				nsk++;
+				sk_name(name, sizeof(name), n, l, p, g);
+				fprintf(f, "SK Function: %s, scope id: %d, Node Count: "
+				    "%d\n", name, n, count);
+				for (int k = p->first[g]; k <= p->last[g]; k++)
+					fprintf(f, "[%d] [nodeId:%d, streamId:%d] - "
+					    "KernelInfos{funcName:%s_%d, kernelType:"
+					    "AI_CPU, taskRatio:[0,0], numBlocks:1, "
+					    "cubeNum:0, vecNum:0, isScheModeOn:0, "
+					    "needMixKernelSplit:0, resolvedNum:1}\n",
+					    k - p->first[g], node_id(c, s, l, k), s,
+					    skw_kernel_names[k], l);
+				fprintf(sf, "Scope %d (scopeId=%d): %d nodes, 1 streams, "
+				    "scopeNames=[decoder.layer.%d]\n", n, n, count, l);
+			}
+	rc = close_in(f, dir, "sk_fused_nodes.log");
+	if (close_in(sf, dir, "sk_scope_split.log") != 0 || rc != 0 ||
+	    (f = open_in(dir, "super_kernel.log")) == NULL)
+		return -1;
+	fprintf(f, "super kernel build: %d SuperKernels for model %d\n", nsk,
+	    SKW_MODEL_ID);
+	return close_in(f, dir, "super_kernel.log");
+}
+
+static int
+mkdir_p(const char *path)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *q = buf + 1; *q != '\0'; q++)
+		if (*q == '/') {
+			*q = '\0';
+			if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+				return -1;
+			*q = '/';
+		}
+	return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int
+skw_trace_write(const struct skw_trace *t, const struct skw_config *c,
+    const struct skw_plan *p, const char *dir)
+{
+	char meta[4096];
+	int any = 0;
+
+	if (mkdir_p(dir) != 0) {
+		fprintf(stderr, "skw: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (write_launches(t, c, p, dir, "kernel_details.csv",
+	    "Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,"
+	    "Accelerator Core,Start Time(us),Duration(us),Wait Time(us),"
+	    "Block Num,Mix Block Num,aic_scalar_time(us),aic_scalar_ratio,"
+	    "aiv_scalar_time(us),aiv_scalar_ratio\n", kernel_details_row,
+	    "") != 0 ||
+	    write_launches(t, c, p, dir, "task_time.csv", "Device_id,"
+	    "kernel_name,kernel_type,stream_id,task_id,task_time(us),"
+	    "task_start(us),task_stop(us)\n", task_time_row, "") != 0 ||
+	    write_launches(t, c, p, dir, "trace_view.json", "[",
+	    trace_view_row, "\n]\n") != 0)
+		return -1;
+	for (int g = 0; g < p->ngroups; g++)
+		any |= fused(p, g);
+	if (!any)
+		return 0;
+	snprintf(meta, sizeof(meta), "%s/device_0/model_%d", dir, SKW_MODEL_ID);
+	if (mkdir_p(meta) != 0) {
+		fprintf(stderr, "skw: %s: %s\n", meta, strerror(errno));
+		return -1;
+	}
+	return write_graph(c, p, meta, "sk_graph_origin.json", 0) != 0 ||
+	    write_graph(c, p, meta, "sk_graph_updated.json", 1) != 0 ||
+	    write_sk_logs(c, p, meta) != 0 ? -1 : 0;
+}
