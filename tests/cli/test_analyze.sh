@@ -128,6 +128,15 @@ run_with --json-out in/pipeline/baseline.csv
 expect_rc 2 "an output that is an input is refused"
 expect_err "output path conflicts with an input artifact" "the conflict is named"
 
+# an output reached through a symlink to an input is the same conflict, and
+# the input is left as it was
+stage "$T/e"
+ln -s ../in/pipeline/baseline.csv "$T/e/out/link.json"
+cp "$T/e/in/pipeline/baseline.csv" "$T/baseline.before"
+(cd "$T/e" && "$TUNECTL_BIN" analyze fusion $(with --json-out out/link.json | tr '\0' ' ') >/dev/null 2>stderr.txt); rc=$?
+expect_rc 2 "an output symlinked to an input is refused"
+check "the symlinked input is untouched" cmp -s "$T/baseline.before" "$T/e/in/pipeline/baseline.csv"
+
 run_with --markdown-out out/profiling-analysis-result.json
 expect_rc 2 "one path for both outputs is refused"
 expect_err "JSON and Markdown output paths must be distinct" "the distinct-outputs rule is quoted"
