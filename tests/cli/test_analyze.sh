@@ -178,6 +178,16 @@ csv_case nosk "$H
 expect_rc 2 "a candidate without SuperKernel rows is refused"
 expect_err "candidate profile contains no SuperKernel occurrences" "the missing SKs are named"
 
+# a truncated row (fewer fields than the header) has no start or duration:
+# it is rejected as the reference rejects it, not read past its end
+csv_case truncated "$H
+1,0,48,99,1,sk_1_x_start_a_end_b,SuperKernel,static,MIX_AIC
+1,0,48,99,1,sk_1_x_start_a_end_b,SuperKernel,static
+"
+expect_rc 2 "a profile of truncated rows is an input error"
+expect_err "in/pipeline/candidate.csv: no kernel rows with start/duration" "the truncated profile is named"
+nothing_written "truncated rows"
+
 # what msprof really writes: a BOM, quoted names holding commas
 csv_case bom "$(printf '\xef\xbb\xbf')$H
 \"1\",0,48,99,1,\"sk_1_decoder.layer.0.mlp_start_static_kernel_GroupedMatmul_hash_end_static_kernel_VectorPost_hash\",SuperKernel,static,MIX_AIC,0,14
