@@ -188,6 +188,16 @@ expect_rc 2 "a profile of truncated rows is an input error"
 expect_err "in/pipeline/candidate.csv: no kernel rows with start/duration" "the truncated profile is named"
 nothing_written "truncated rows"
 
+# non-finite and overflowing numbers are missing values, their rows rejected
+csv_case nonfinite "$H
+1,0,48,99,1,sk_1_x_start_a_end_b,SuperKernel,static,MIX_AIC,0,inf
+1,0,48,99,1,sk_1_x_start_a_end_b,SuperKernel,static,MIX_AIC,nan,3
+1,0,48,99,1,sk_1_x_start_a_end_b,SuperKernel,static,MIX_AIC,0,1e400
+"
+expect_rc 2 "a profile of non-finite numbers is an input error"
+expect_err "in/pipeline/candidate.csv: no kernel rows with start/duration" "the non-finite profile is named"
+nothing_written "non-finite numbers"
+
 # what msprof really writes: a BOM, quoted names holding commas
 csv_case bom "$(printf '\xef\xbb\xbf')$H
 \"1\",0,48,99,1,\"sk_1_decoder.layer.0.mlp_start_static_kernel_GroupedMatmul_hash_end_static_kernel_VectorPost_hash\",SuperKernel,static,MIX_AIC,0,14
