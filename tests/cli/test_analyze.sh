@@ -161,6 +161,15 @@ run_with --json-out in/pipeline/baseline.csv
 expect_rc 2 "an output that is an input is refused"
 expect_err "output path conflicts with an input artifact" "the conflict is named"
 
+# an output reached through a symlink to an input is the same conflict, and
+# the input is left as it was
+stage "$T/e"
+ln -s ../in/pipeline/baseline.csv "$T/e/out/link.json"
+cp "$T/e/in/pipeline/baseline.csv" "$T/baseline.before"
+(cd "$T/e" && "$TUNECTL_BIN" analyze fusion $(with --json-out out/link.json | tr '\0' ' ') >/dev/null 2>stderr.txt); rc=$?
+expect_rc 2 "an output symlinked to an input is refused"
+check "the symlinked input is untouched" cmp -s "$T/baseline.before" "$T/e/in/pipeline/baseline.csv"
+
 run_with --markdown-out out/profiling-analysis-result.json
 expect_rc 2 "one path for both outputs is refused"
 expect_err "JSON and Markdown output paths must be distinct" "the distinct-outputs rule is quoted"
@@ -201,6 +210,26 @@ csv_case nosk "$H
 "
 expect_rc 2 "a candidate without SuperKernel rows is refused"
 expect_err "candidate profile contains no SuperKernel occurrences" "the missing SKs are named"
+
+# a truncated row (fewer fields than the header) has no start or duration:
+# it is rejected as the reference rejects it, not read past its end
+csv_case truncated "$H
+1,0,48,99,1,sk_1_x_start_a_end_b,SuperKernel,static,MIX_AIC
+1,0,48,99,1,sk_1_x_start_a_end_b,SuperKernel,static
+"
+expect_rc 2 "a profile of truncated rows is an input error"
+expect_err "in/pipeline/candidate.csv: no kernel rows with start/duration" "the truncated profile is named"
+nothing_written "truncated rows"
+
+# non-finite and overflowing numbers are missing values, their rows rejected
+csv_case nonfinite "$H
+1,0,48,99,1,sk_1_x_start_a_end_b,SuperKernel,static,MIX_AIC,0,inf
+1,0,48,99,1,sk_1_x_start_a_end_b,SuperKernel,static,MIX_AIC,nan,3
+1,0,48,99,1,sk_1_x_start_a_end_b,SuperKernel,static,MIX_AIC,0,1e400
+"
+expect_rc 2 "a profile of non-finite numbers is an input error"
+expect_err "in/pipeline/candidate.csv: no kernel rows with start/duration" "the non-finite profile is named"
+nothing_written "non-finite numbers"
 
 # what msprof really writes: a BOM, quoted names holding commas
 csv_case bom "$(printf '\xef\xbb\xbf')$H
