@@ -111,12 +111,32 @@ store_value(const struct tc_command *cmd, const struct tc_option *o,
 	return 0;
 }
 
+/* argparse collects every argument it cannot place and names them all
+ * in one "unrecognized arguments" error, after the required-option check. */
+static void
+extras_push(tc_buf *extras, const char *arg)
+{
+	if (extras->len > 0)
+		tc_buf_putc(extras, ' ');
+	tc_buf_puts(extras, arg);
+}
+
+static int
+parse_fail(struct tc_parse_result *res, tc_buf *extras, int rc)
+{
+	if (res != NULL)
+		tc_parse_result_free(res);
+	tc_buf_free(extras);
+	return rc;
+}
+
 int
 tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
     const struct tc_option *opts, struct tc_parse_result *res)
 {
 	const struct tc_option *o;
 	bool seen[64] = { false };
+	tc_buf extras = TC_BUF_INIT;
 	size_t nopts = 0;
 	int i, rc;
 
@@ -129,9 +149,11 @@ tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
 		size_t namelen;
 
 		if (strcmp(arg, "--") == 0) {
-			if (res == NULL)
-				return tc_usage_error(cmd, "unrecognized "
-				    "arguments: %s", arg);
+			if (res == NULL) {
+				for (; i < argc; i++)
+					extras_push(&extras, argv[i]);
+				break;
+			}
 			res->saw_dashdash = true;
 			res->dashdash_index = res->positional.len;
 			for (i++; i < argc; i++)
@@ -140,37 +162,30 @@ tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
 		}
 		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
 			tc_cli_print_help(cmd, stdout, true);
-			if (res != NULL)
-				tc_parse_result_free(res);
-			return -1;
+			return parse_fail(res, &extras, -1);
 		}
 		if (arg[0] != '-' || arg[1] == '\0') {
 			if (res == NULL)
-				return tc_usage_error(cmd, "unrecognized "
-				    "arguments: %s", arg);
-			strlist_push(&res->positional, arg);
+				extras_push(&extras, arg);
+			else
+				strlist_push(&res->positional, arg);
 			continue;
 		}
 		eq = strchr(arg, '=');
 		namelen = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
 		if ((o = find_option(opts, arg, namelen)) == NULL) {
-			if (res != NULL)
-				tc_parse_result_free(res);
-			return tc_usage_error(cmd, "unrecognized arguments: %s",
-			    arg);
+			extras_push(&extras, arg);
+			continue;
 		}
 		if ((size_t)(o - opts) < sizeof(seen) / sizeof(seen[0]))
 			seen[o - opts] = true;
 		if (o->seen != NULL)
 			*o->seen = true;
 		if (o->kind == TC_OPT_FLAG) {
-			if (eq != NULL) {
-				if (res != NULL)
-					tc_parse_result_free(res);
-				return tc_usage_error(cmd, "argument %s: "
-				    "ignored explicit argument '%s'", o->name,
-				    eq + 1);
-			}
+			if (eq != NULL)
+				return parse_fail(res, &extras, tc_usage_error(cmd,
+				    "argument %s: ignored explicit argument "
+				    "'%s'", o->name, eq + 1));
 			*(bool *)o->dest = true;
 			continue;
 		}
@@ -179,16 +194,11 @@ tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
 		} else if (i + 1 < argc) {
 			value = argv[++i];
 		} else {
-			if (res != NULL)
-				tc_parse_result_free(res);
-			return tc_usage_error(cmd, "argument %s: expected one "
-			    "argument", o->name);
+			return parse_fail(res, &extras, tc_usage_error(cmd,
+			    "argument %s: expected one argument", o->name));
 		}
-		if ((rc = store_value(cmd, o, value)) != 0) {
-			if (res != NULL)
-				tc_parse_result_free(res);
-			return rc;
-		}
+		if ((rc = store_value(cmd, o, value)) != 0)
+			return parse_fail(res, &extras, rc);
 	}
 	/* argparse lists every missing required option in one message. */
 	{
@@ -206,10 +216,12 @@ tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
 			rc = tc_usage_error(cmd, "the following arguments are "
 			    "required: %s", missing.data);
 			tc_buf_free(&missing);
-			if (res != NULL)
-				tc_parse_result_free(res);
-			return rc;
+			return parse_fail(res, &extras, rc);
 		}
 	}
+	if (extras.len > 0)
+		return parse_fail(res, &extras, tc_usage_error(cmd,
+		    "unrecognized arguments: %s", extras.data));
+	tc_buf_free(&extras);
 	return 0;
 }

@@ -140,6 +140,16 @@ expect_rc 2 "a retired flag is a usage error"
 expect_err "unrecognized arguments: --profile" "the retired flag is named"
 nothing_written "retired flag"
 
+# argparse names every argument it cannot place, values included, in one error
+run "${ARGV[@]}" --a --b=1 stray --profile
+expect_rc 2 "several unrecognized arguments are a usage error"
+expect_eq "${err##*$'\n'}" "tunectl analyze fusion: error: unrecognized arguments: --a --b=1 stray --profile" \
+    "every unrecognized argument is listed, in order, as argparse lists them"
+nothing_written "several unrecognized arguments"
+run --a --json-out out/x.json
+expect_eq "${err##*$'\n'}" "tunectl analyze fusion: error: the following arguments are required: --baseline-profile, --candidate-profile, --sk-meta, --baseline-config, --candidate-config, --baseline-workload, --candidate-workload, --declared-change-set, --candidate-name, --experiment-id, --round-id, --analysis-agent-id, --source-revision" \
+    "missing required flags are reported before unrecognized ones, as argparse does"
+
 run_with --round-id S2-R1
 expect_rc 2 "an Rn round is refused"
 expect_err "--round-id must belong to --candidate-name and use AUTO/BASE/Pn/Rn/FINAL" "the round rule is quoted"
