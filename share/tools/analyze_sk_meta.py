@@ -10,6 +10,9 @@ shim_name=analyze_sk_meta.py
 shim_command=analyze
 case $0 in */*) shim_dir=${0%/*} ;; *) shim_dir=. ;; esac
 . "$shim_dir/tunectl_shim.sh"
+# usage and errors name the reference's program, as its argparse does
+TUNECTL_PROG=analyze_sk_meta.py
+export TUNECTL_PROG
 exec "$TUNECTL" analyze sk-meta "$@"
 '''
 import os, sys

@@ -138,6 +138,12 @@ struct tc_parse_result {
 	struct tc_strlist positional;
 	bool saw_dashdash;
 	size_t dashdash_index;	/* index into positional where "--" args start */
+	/*
+	 * Set by the caller before parsing for a command with exactly one
+	 * positional (argparse's single required positional): its name for
+	 * the "required" error, and positionals beyond it are unrecognized.
+	 */
+	const char *one_positional;
 };
 
 int tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,

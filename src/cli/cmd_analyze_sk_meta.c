@@ -35,6 +35,27 @@ static const char sk_meta_usage[] =
     "           [--deep-auto-min-child-nodes DEEP_AUTO_MIN_CHILD_NODES]\n"
     "           root\n";
 
+/* The usage the reference's argparse prints for its own name (Python 3.11
+ * wrapping), shown when share/tools/analyze_sk_meta.py runs the command. */
+static const char sk_meta_ref_usage[] =
+    "usage: analyze_sk_meta.py [-h] [--json-out JSON_OUT]\n"
+    "                          [--verify-root VERIFY_ROOT]\n"
+    "                          [--replay-report-out REPLAY_REPORT_OUT]\n"
+    "                          [--replay-min-child-nodes REPLAY_MIN_CHILD_NODES]\n"
+    "                          [--compat-config-manifest COMPAT_CONFIG_MANIFEST]\n"
+    "                          [--verify-config-manifest VERIFY_CONFIG_MANIFEST]\n"
+    "                          [--candidate-name CANDIDATE_NAME]\n"
+    "                          [--round-id ROUND_ID]\n"
+    "                          [--source-revision SOURCE_REVISION]\n"
+    "                          [--sample-limit SAMPLE_LIMIT]\n"
+    "                          [--round-name ROUND_NAME]\n"
+    "                          [--scope-kind {manual,automatic_aot}]\n"
+    "                          [--round-report-out ROUND_REPORT_OUT]\n"
+    "                          [--effective-min-child-nodes EFFECTIVE_MIN_CHILD_NODES]\n"
+    "                          [--deep-auto-scope-plan-out DEEP_AUTO_SCOPE_PLAN_OUT]\n"
+    "                          [--deep-auto-min-child-nodes DEEP_AUTO_MIN_CHILD_NODES]\n"
+    "                          root\n";
+
 static const char sk_meta_help[] =
     "\n"
     "Summarize the SuperKernel metadata TorchAir writes at compile time and\n"
@@ -209,6 +230,7 @@ parse(const struct tc_command *cmd, int argc, char **argv,
 	sp->owned = tc_xcalloc((size_t)argc + 1, sizeof(*sp->owned));
 	memcpy(sp->args, argv, (size_t)argc * sizeof(*sp->args));
 	memset(res, 0, sizeof(*res));
+	res->one_positional = "root";
 	if ((rc = expand_prefixes(cmd, argc, sp->args, sp->owned)) != 0)
 		return rc;
 	return tc_opts_parse(cmd, argc, sp->args, opts, res);
@@ -415,8 +437,12 @@ analyze_sk_meta(const struct tc_command *cmd, int argc, char **argv)
 	    "fusion_proven")) ? TC_EXIT_OK : TC_EXIT_FAIL;
 	goto done;
 fail:
-	fprintf(stderr, "tunectl analyze sk-meta: error: %s\n",
-	    tc_error_msg(&err));
+	if (tc_cli_ref_prog(cmd) != NULL)
+		fprintf(stderr, "%s: error: %s\n", tc_cli_ref_prog(cmd),
+		    tc_error_msg(&err));
+	else
+		fprintf(stderr, "tunectl analyze sk-meta: error: %s\n",
+		    tc_error_msg(&err));
 	tc_error_clear(&err);
 	rc = TC_EXIT_FAIL;
 done:
@@ -432,4 +458,6 @@ const struct tc_command cmd_analyze_sk_meta_entry = {
 	.usage = sk_meta_usage,
 	.help = sk_meta_help,
 	.run = analyze_sk_meta,
+	.ref_prog = "analyze_sk_meta.py",
+	.ref_usage = sk_meta_ref_usage,
 };

@@ -140,8 +140,12 @@ tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
 	size_t nopts = 0;
 	int i, rc;
 
-	if (res != NULL)
+	if (res != NULL) {
+		const char *one = res->one_positional;
+
 		memset(res, 0, sizeof(*res));
+		res->one_positional = one;
+	}
 	while (opts != NULL && opts[nopts].name != NULL)
 		nopts++;
 	for (i = 1; i < argc; i++) {
@@ -165,7 +169,8 @@ tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
 			return parse_fail(res, &extras, -1);
 		}
 		if (arg[0] != '-' || arg[1] == '\0') {
-			if (res == NULL)
+			if (res == NULL || (res->one_positional != NULL &&
+			    res->positional.len > 0))
 				extras_push(&extras, arg);
 			else
 				strlist_push(&res->positional, arg);
@@ -211,6 +216,12 @@ tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
 			if (missing.len > 0)
 				tc_buf_puts(&missing, ", ");
 			tc_buf_puts(&missing, opts[k].name);
+		}
+		if (res != NULL && res->one_positional != NULL &&
+		    res->positional.len == 0) {
+			if (missing.len > 0)
+				tc_buf_puts(&missing, ", ");
+			tc_buf_puts(&missing, res->one_positional);
 		}
 		if (missing.len > 0) {
 			rc = tc_usage_error(cmd, "the following arguments are "

@@ -288,4 +288,34 @@ expect_rc 2 "--candidate-name without --verify-root is a usage error, even empty
 expect_err "--candidate-name requires --verify-root" "in the reference's words"
 check "a usage error writes nothing" [ ! -e "$T/never.json" ]
 
+# ---- the launcher speaks as the reference's argparse ------------------------
+# run by share/tools/analyze_sk_meta.py (TUNECTL_PROG), usage and errors name
+# the reference's program; run directly, tunectl's
+launch() {
+	(cd "$T" && TUNECTL=$TUNECTL_BIN "$TUNECTL_SRC/share/tools/analyze_sk_meta.py" "$@" > l.out 2> l.err)
+	rc=$?
+}
+launch --bogus
+expect_rc 2 "the launcher: a missing root is a usage error"
+expect_eq "$(head -n 1 "$T/l.err")" "usage: analyze_sk_meta.py [-h] [--json-out JSON_OUT]" \
+    "the launcher's usage is argparse's for analyze_sk_meta.py"
+expect_eq "$(sed -n 17p "$T/l.err")" "                          root" \
+    "the launcher's usage wraps as Python 3.11's argparse does"
+expect_eq "$(tail -n 1 "$T/l.err")" \
+    "analyze_sk_meta.py: error: the following arguments are required: root" \
+    "the missing root is reported before the unrecognized flag, after the reference's name"
+launch "$T/nothing" extra --bogus
+expect_eq "$rc $(tail -n 1 "$T/l.err")" \
+    "2 analyze_sk_meta.py: error: unrecognized arguments: extra --bogus" \
+    "a second positional and an unknown flag are both unrecognized, in order"
+launch --help
+expect_eq "$rc $(head -c 25 "$T/l.out")" "0 usage: analyze_sk_meta.py" \
+    "the launcher's --help shows the reference's usage"
+tc analyze sk-meta --bogus
+expect_eq "${err%%$'\n'*} / ${err##*$'\n'}" \
+    "usage: tunectl analyze sk-meta [-h] [--json-out JSON_OUT] / tunectl analyze sk-meta: error: the following arguments are required: root" \
+    "run directly, usage and error are tunectl's"
+TUNECTL_PROG=analyze_fusion_performance.py tc analyze sk-meta --bogus
+expect_err "tunectl analyze sk-meta: error: " "TUNECTL_PROG naming another program changes nothing"
+
 finish
