@@ -75,6 +75,9 @@ void tc_analysis__boundary_free(struct an_boundary *b);
 tc_json *tc_analysis__boundary_json(const struct an_boundary *b);
 /* The n of a name starting sk_<n>_; None otherwise. */
 an_num tc_analysis__raw_sk_id(const char *name);
+/* The same id as JSON, exact at any size as the reference's int() of the
+ * digits (raw_sk_id of the document), or null. */
+tc_json *tc_analysis__raw_sk_id_json(const char *name);
 
 /* str.splitlines(): call fn for each line of text[0..n). */
 void tc_analysis__splitlines(const char *text, size_t n,

@@ -624,7 +624,8 @@ new_row_kind(struct candidate *c, const struct an_row *r)
 		tc_json_object_set(keyobj, "identity", tc_json_clone(identity));
 		tc_json_object_set(keyobj, "device_id",
 		    tc_analysis__json_intnum(r->device_id));
-		tc_json_object_set(keyobj, "raw_sk_id", tc_analysis__json_intnum(raw));
+		tc_json_object_set(keyobj, "raw_sk_id",
+		    tc_analysis__raw_sk_id_json(r->name));
 		key = tc_json_canonical(keyobj, NULL, NULL);
 		tc_json_free(keyobj);
 		slot = tc_analysis__map_slot(&c->by_key, key, &created);
@@ -1357,7 +1358,7 @@ mapped_done:
 	tc_json_object_set_string(d, "candidate", run->args->candidate_name);
 	tc_json_object_set(d, "device_id", tc_analysis__json_intnum(g->device_id));
 	tc_json_object_set_string(d, "model_id", g->rep_model);
-	tc_json_object_set(d, "raw_sk_id", tc_analysis__json_intnum(g->raw_sk_id));
+	tc_json_object_set(d, "raw_sk_id", tc_analysis__raw_sk_id_json(g->rep_name));
 	tc_json_object_set(d, "task_id", tc_analysis__json_intnum(g->rep_task));
 	tc_json_object_set(d, "stream_id", tc_analysis__json_intnum(g->rep_stream));
 	tc_json_object_set_string(d, "name", g->rep_name);

@@ -428,6 +428,25 @@ tc_analysis__raw_sk_id(const char *name)
 	return AN_NUM(strtod(name + 3, NULL));
 }
 
+tc_json *
+tc_analysis__raw_sk_id_json(const char *name)
+{
+	size_t start = 3, end;
+	char *digits;
+	tc_json *v;
+
+	if (!tc_analysis__raw_sk_id(name).ok)
+		return tc_json_new_null();
+	for (end = start; is_digit(name[end]); end++)
+		;
+	while (start + 1 < end && name[start] == '0')
+		start++;	/* int("007") is 7 */
+	digits = tc_xstrndup(name + start, end - start);
+	v = tc_json_new_int_text(digits);
+	free(digits);
+	return v;
+}
+
 /* The length of the line break at s[0..n), 0 when none starts there. */
 static size_t
 line_break(const char *s, size_t n)
