@@ -14,6 +14,7 @@
  * The result is the trace document, fingerprinted (mapping_fingerprint)
  * over everything it holds; the caller owns it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,21 @@ all_digits(const char *s)
 		if (*s < '0' || *s > '9')
 			return false;
 	return true;
+}
+
+/*
+ * All digits, and an int64: the projection keys rows by int64 ids, so a
+ * longer id (which would saturate or overflow) cannot name a device,
+ * model, step or SK of a graph and its row is not kept.
+ */
+static bool
+int64_digits(const char *s)
+{
+	if (!all_digits(s))
+		return false;
+	errno = 0;
+	(void)strtoll(s, NULL, 10);
+	return errno == 0;
 }
 
 /* A finite, non-negative (positive) decimal. */
@@ -389,8 +405,9 @@ cand_record(void *vctx, const struct csv_rec *rec, size_t recno,
 	sk = tc_analysis__raw_sk_id(f[3]);
 	tc_dec_init(&d);
 	if ((strcmp(f[4], "SuperKernel") == 0 || strncmp(f[3], "sk_", 3) ==
-	    0) && sk.ok && all_digits(f[0]) && all_digits(f[1]) &&
-	    all_digits(f[2]) && decimal_of(f[5], false, &d) &&
+	    0) && sk.ok && sk.v < 9223372036854775808.0 &&
+	    int64_digits(f[0]) && int64_digits(f[1]) &&
+	    int64_digits(f[2]) && decimal_of(f[5], false, &d) &&
 	    decimal_of(f[6], true, &d)) {
 		struct crow *r;
 

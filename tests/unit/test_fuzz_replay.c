@@ -90,6 +90,9 @@
 #define LLVMFuzzerTestOneInput fuzz_sk_meta_one
 #include "../fuzz/fuzz_sk_meta.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_projection_csv_one
+#include "../fuzz/fuzz_projection_csv.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*replay_fn)(const uint8_t *data, size_t size);
 
@@ -166,6 +169,7 @@ REPLAY_TEST(fuzz_pypto_orch)
 REPLAY_TEST(fuzz_tune_spec)
 REPLAY_TEST(fuzz_kernel_details)
 REPLAY_TEST(fuzz_sk_meta)
+REPLAY_TEST(fuzz_projection_csv)
 
 #define T(name) cmocka_unit_test(name##_corpus_replays_without_a_finding)
 
@@ -184,6 +188,7 @@ main(void)
 		T(fuzz_tune_spec),
 		T(fuzz_kernel_details),
 		T(fuzz_sk_meta),
+		T(fuzz_projection_csv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
