@@ -156,7 +156,13 @@ tc_buf_grow(tc_buf *b, size_t extra)
 	cap = b->cap ? b->cap : 64;
 	while (cap < need)
 		cap = cap * 2 > cap ? cap * 2 : need;
-	b->data = tc_xrealloc(b->data, cap);
+	if (b->data == NULL) {
+		/* a buffer never written is still the empty string */
+		b->data = tc_xrealloc(NULL, cap);
+		b->data[0] = '\0';
+	} else {
+		b->data = tc_xrealloc(b->data, cap);
+	}
 	b->cap = cap;
 }
 

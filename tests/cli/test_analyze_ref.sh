@@ -446,4 +446,130 @@ expect_eq "$rc $(q "$R/partial.json" 'x = d["per_sk_decisions"][0]
 ["structural_collection_manifest_set_incomplete" in d["association_protocol"]["blockers"], "structural_collection_manifest_set_incomplete" in x["mapping_blockers"], x["mapping_confidence"] != "exact_projected_trace"]')" \
     '0 [true, true, true]' "one collection manifest alone blocks the structural mapping as incomplete"
 
+# ---- test_stable_identity_ids_ignore_object_key_order,
+#      test_stable_identity_ids_change_with_each_identity_field -----------
+# sk_id and range_id are "sk-"/"range-" + the SHA-256 of the identity's ASCII
+# canonical JSON: the key order cannot matter, each field changes them.
+fx "$T/ids"
+args "$R/ids.json"
+afp
+check "sk_id and range_id are the canonical SHA-256 of the identity" python3 -c '
+import hashlib, json, sys
+x = json.load(open(sys.argv[1]))["per_sk_decisions"][0]
+h = hashlib.sha256(json.dumps(x["identity"], sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()).hexdigest()
+sys.exit(x["sk_id"] != "sk-" + h or x["range_id"] != "range-" + h or sorted(x["identity"]) != ["boundary", "model_id", "ordered_child_op_sequence", "source_scope"])' "$R/ids.json"
+for v in model:49 scope:decoder.layer.1 end:B; do
+	fx "$T/ids-${v%%:*}"
+	case $v in
+	model*) printf "99,1,$SK,SuperKernel,AI_VECTOR_CORE,%s,6\n" 0 20 40 | MODEL=49 csv "$R/candidate.csv"
+		mv "$R/sk_meta/model_48" "$R/sk_meta/model_49" ;;
+	scope*) sed -i 's/decoder\.layer\.0/decoder.layer.1/g' "$R/candidate.csv" "$R/sk_meta/model_48/sk_fused_nodes.log" ;;
+	end*) sed -i 's/end_static_kernel_A_hash/end_static_kernel_B_hash/' "$R/candidate.csv" "$R/sk_meta/model_48/sk_fused_nodes.log" ;;
+	esac
+	args "$R/v.json"
+	afp
+	[ "$(q "$R/v.json" 'd["per_sk_decisions"][0]["sk_id"]')" != "$(q "$T/ids/ids.json" 'd["per_sk_decisions"][0]["sk_id"]')" ] ||
+	    not_ok "changing the identity's ${v%%:*} changes sk_id"
+done
+ok "changing the model, the scope or the boundary changes sk_id"
+
+# ---- test_single_child_with_repeated_benefit_is_kept ------------------------
+# (now a legacy-only mapping: one child, insufficient_evidence/reprofile)
+fx "$T/single"
+S1=sk_1_scope_start_static_kernel_A_hash_end_static_kernel_A_hash
+printf "99,1,$S1,SuperKernel,AI_VECTOR_CORE,%s,6\n" 0 20 40 | csv "$R/candidate.csv"
+sed -i "s/$SK/$S1/" "$R/sk_meta/model_48/sk_fused_nodes.log"
+args "$R/single.json"
+afp
+expect_eq "$rc $(q "$R/single.json" 'x = d["per_sk_decisions"]
+[len(x), x[0]["child_count"], x[0]["classification"], x[0]["action"], "cross_compile_runtime_id_not_identity" in x[0]["mapping_blockers"]]')" \
+    '0 [1, 1, "insufficient_evidence", "reprofile", true]' "a single child with a repeated benefit is still only diagnostic"
+
+# ---- test_incomplete_metadata_model_identity_is_rejected -------------------
+fx "$T/nomodel"
+mv "$R/sk_meta/model_48/sk_fused_nodes.log" "$R/sk_meta/sk_fused_nodes.log"
+rmdir "$R/sk_meta/model_48"
+args "$R/nomodel.json"
+afp
+expect_eq "$rc $(dec "$R/nomodel.json")" "0 $IR" "a metadata log outside any model_<id> directory identifies nothing"
+
+# ---- test_six_child_regression_is_pruned -------------------------------------
+# (now insufficient_evidence/reprofile: the node-id mapping is diagnostic)
+fx "$T/six"
+S6=sk_1_scope_start_static_kernel_A_hash_end_static_kernel_F_hash
+{
+	for o in 0 20 40; do
+		i=0
+		for op in A B C D E F; do
+			echo "$((10 + i)),1,static_kernel_${op}_hash,$op,AI_VECTOR_CORE,$((o + i)),1"
+			i=$((i + 1))
+		done
+	done
+} | csv "$R/baseline.csv"
+printf "99,1,$S6,SuperKernel,AI_VECTOR_CORE,%s,9\n" 0 20 40 | csv "$R/candidate.csv"
+{
+	echo "SK Function: $S6, scope id: 1, Node Count: 6"
+	i=0
+	for op in A B C D E F; do
+		echo "[nodeId:$((10 + i)), streamId:1] - KernelInfos{funcName:static_kernel_${op}_hash, kernelType:AIV_ONLY, numBlocks:1, cubeNum:0, vecNum:1, isScheModeOn:0}"
+		i=$((i + 1))
+	done
+} > "$R/sk_meta/model_48/sk_fused_nodes.log"
+args "$R/six.json"
+afp
+expect_eq "$rc $(q "$R/six.json" 'x = d["per_sk_decisions"][0]
+[x["child_count"], x["classification"], x["action"]]')" \
+    '0 [6, "insufficient_evidence", "reprofile"]' "a six-child SK maps its six children and stays diagnostic"
+
+# ---- test_scalar_only_regression_does_not_propose_dcci_options -------------
+fx "$T/scalar"
+SG=sk_1_decoder.layer.0.mlp_start_static_kernel_GroupedMatmul_hash_end_static_kernel_Add_hash
+{
+	for o in 0 30 60; do
+		echo "10,1,static_kernel_GroupedMatmul_hash,GroupedMatmul,AI_CORE,$o,10"
+		echo "11,1,static_kernel_Add_hash,Add,AI_VECTOR_CORE,$((o + 10)),2"
+	done
+} | csv "$R/baseline.csv"
+printf "99,1,$SG,SuperKernel,MIX_AIC,%s,15\n" 0 30 60 | csv "$R/candidate.csv"
+printf '%s\n' "SK Function: $SG, scope id: 1, Node Count: 2" \
+    "[nodeId:10, streamId:1] - KernelInfos{funcName:static_kernel_GroupedMatmul_hash, kernelType:AIC_ONLY, numBlocks:1, cubeNum:1, vecNum:0, isScheModeOn:0}" \
+    "[nodeId:11, streamId:1] - KernelInfos{funcName:static_kernel_Add_hash, kernelType:AIV_ONLY, numBlocks:1, cubeNum:0, vecNum:1, isScheModeOn:0}" \
+    > "$R/sk_meta/model_48/sk_fused_nodes.log"
+args "$R/scalar.json"
+afp
+expect_eq "$rc $(q "$R/scalar.json" 'x = d["per_sk_decisions"][0]; b = x["fusion_benefit"]
+[x["classification"], b["child_count"], b["launch_count_without_sk"], b["launch_count_with_sk"], b["estimated_launch_reduction"], b["interval_improvement_us"], d["recommended_experiments"]]')" \
+    '0 ["insufficient_evidence", 2, 2, 1, 1, null, []]' \
+    "a scalar-only regression: two launches become one, no interval verdict, no DCCI experiment"
+
+# ---- test_diagnostic_fallback_never_produces_keep_or_prune -----------------
+fx "$T/fallback"
+SF=sk_1_scope_start_A_end_B
+printf "10,1,$SF,SuperKernel,AI_VECTOR_CORE,%s,6\n" 0 20 40 | csv "$R/candidate.csv"
+printf '10,1,A,A,AI_VECTOR_CORE,%s,8\n' 0 20 40 | csv "$R/baseline.csv"
+rm -r "$R/sk_meta/model_48"
+args "$R/fallback.json"
+afp
+expect_eq "$rc $(q "$R/fallback.json" 'x = d["per_sk_decisions"][0]
+[x["mapping_confidence"], len(x["mapping_hints"]) > 0 and all(h["confidence"] == "diagnostic_only" for h in x["mapping_hints"]), x["classification"], x["action"] in ("reprofile", "block")]')" \
+    '0 ["diagnostic_only", true, "insufficient_evidence", true]' \
+    "without metadata, name and task hints stay diagnostic: never keep or prune"
+
+# ---- test_structural_manifest_reader_rejects_symlink_input -----------------
+fx "$T/mlink"
+echo '{"capture_role": "candidate_compat"}' > "$R/manifest-target.json"
+ln -s manifest-target.json "$R/manifest-link.json"
+cp "$R/manifest-target.json" "$R/other.json"
+args "$R/mlink.json"
+A+=(--baseline-collection-manifest "$R/manifest-link.json" --profile-collection-manifest "$R/other.json")
+afp
+expect_eq "$rc $(q "$R/mlink.json" '"structural_collection_manifest_set_invalid" in d["association_protocol"]["blockers"]')" \
+    "0 true" "a symlinked collection manifest is never read as a valid set"
+"$TUNECTL_BIN" analyze collection validate-set --manifest "baseline_profile=$R/manifest-link.json" \
+    --manifest "candidate_profile=$R/other.json" > /dev/null 2> "$R/vs.err"
+rc=$?
+expect_eq "$rc $(tail -n 1 "$R/vs.err")" \
+    "2 tunectl analyze collection validate-set: error: baseline_profile manifest path contains a symlink" \
+    "the manifest reader refuses the symlink before reading it"
+
 finish
