@@ -72,6 +72,12 @@ char *tc_analysis_markdown(const tc_json *report, tc_error *err);
  * set_fingerprint, or NULL with the reference's message. */
 tc_json *tc_collection_validate_set(const char *const *roles,
     const char *const *paths, size_t n, tc_error *err);
+/* validate-set's --json-out against the manifests of the set: -1 with
+ * "validation output overlaps capture input" when out is one of them or
+ * lies in a capture root (a manifest's directory), as the reference
+ * checks it before publishing. */
+int tc_collection_output_check(const char *out, const char *const *paths,
+    size_t n, tc_error *err);
 
 /* artifact_contract.py begin: publish the session record at session_out
  * (outside the capture root, which must be empty) and the root marker;

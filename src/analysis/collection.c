@@ -882,6 +882,34 @@ publication_path(const char *p, tc_error *err)
 	return out;
 }
 
+int
+tc_collection_output_check(const char *out, const char *const *paths,
+    size_t n, tc_error *err)
+{
+	char *op, *mp, *root;
+	bool overlap = false;
+	size_t i;
+
+	if ((op = publication_path(out, err)) == NULL)
+		return -1;
+	for (i = 0; i < n && !overlap; i++) {
+		if ((mp = tc_path_resolve(paths[i], err)) == NULL) {
+			free(op);
+			return -1;
+		}
+		root = tc_path_dirname(mp);
+		overlap = strcmp(op, mp) == 0 || tc_path_is_within(op, root);
+		free(root);
+		free(mp);
+	}
+	free(op);
+	if (overlap) {
+		tc_error_set(err, "validation output overlaps capture input");
+		return -1;
+	}
+	return 0;
+}
+
 /* The entries of dir other than "." and ".."; -1 when it cannot be read. */
 static int
 entries(const char *dir, bool *only_marker, size_t *n)

@@ -285,7 +285,8 @@ collection_validate_set(const struct tc_command *cmd, int argc, char **argv)
 		tc_buf_putc(&out, '\n');
 		if (json_out == NULL)
 			fwrite(out.data, 1, out.len, stdout);
-		else if (tc_write_atomic(json_out, out.data, out.len,
+		else if (tc_collection_output_check(json_out, paths, n,
+		    &err) != 0 || tc_write_atomic(json_out, out.data, out.len,
 		    TC_WRITE_EXCLUSIVE, &err) != 0)
 			rc = -1;
 		tc_buf_free(&out);

@@ -485,6 +485,28 @@ the_child_trace_counts_known_stream_identities(void **state)
 	}
 }
 
+/* RoundFamilyTest (test_artifact_contract.py): both tests */
+static void
+round_suffixes_follow_the_collection_contract(void **state)
+{
+	static const char *const good[] = { "S1-AUTO", "S3-BASE", "S3-P1",
+	    "S3-P2", "S3-FINAL" };
+	static const char *const bad[][2] = { { "S3", "S3-P0" },
+	    { "S1", "S1-AUTO-X" }, { " S3", "S3-P1" }, { "S3", " S3-P1" },
+	    { "S3", "S3-P1 " }, { "S2", "S3-P1" }, { "", "-AUTO" } };
+	char cand[8];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		snprintf(cand, sizeof(cand), "%.2s", good[i]);
+		assert_true(tc_round_belongs_to_candidate(cand, good[i]));
+	}
+	for (i = 0; i < 7; i++)
+		if (tc_round_belongs_to_candidate(bad[i][0], bad[i][1]))
+			fail_msg("'%s' accepted for '%s'", bad[i][1], bad[i][0]);
+}
+
 int
 main(void)
 {
@@ -503,6 +525,7 @@ main(void)
 		cmocka_unit_test(mapping_coverage_keeps_distinct_native_inventory),
 		cmocka_unit_test(the_child_trace_sees_cube_vector_parallelism),
 		cmocka_unit_test(the_child_trace_counts_known_stream_identities),
+		cmocka_unit_test(round_suffixes_follow_the_collection_contract),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
