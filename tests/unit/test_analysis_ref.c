@@ -485,6 +485,64 @@ the_child_trace_counts_known_stream_identities(void **state)
 	}
 }
 
+/* test_projected_trace_mapping.py:
+ * test_scope_marker_names_are_not_globally_topology_only */
+static void
+scope_marker_kernels_are_not_topology_only(void **state)
+{
+	static const char *const names[] = { "sk_scope_kernel_begin_dav",
+	    "sk_placeholder_kernel_dav", "sk_scope_kernel_end_dav",
+	    "sk_scope_kernel_begin_dav_2201", "sk_placeholder_kernel_dav_2201",
+	    "sk_scope_kernel_end_dav_2201" };
+	struct an_gnode *nodes;
+	size_t i, n, ns;
+	tc_error err = TC_ERROR_INIT;
+	char *text;
+	tc_json *g;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		text = tc_xasprintf("{\"version\":\"1.0\",\"modelId\":48,"
+		    "\"deviceId\":0,\"totalStreams\":1,\"totalNodes\":1,"
+		    "\"streams\":[{\"streamIdxInGraph\":6,\"nodeCount\":1,"
+		    "\"nodes\":[{\"nodeId\":7,\"streamIdxInGraph\":6,"
+		    "\"nodeIdxInStream\":0,\"nodeType\":\"KERNEL\","
+		    "\"preNodeId\":\"none\",\"nextNodeId\":\"none\","
+		    "\"taskInfo\":[{\"taskType\":\"KERNEL\",\"streamId\":94,"
+		    "\"taskId\":11,\"kernelParams\":{\"funcName\":\"%s\","
+		    "\"kernelType\":\"AI_VECTOR_CORE\",\"numBlocks\":1}}]}]}]}",
+		    names[i]);
+		g = parse(text);
+		nodes = NULL;
+		if (tc_analysis__graph_nodes(g, &nodes, &n, &ns, &err) != 0)
+			fail_msg("%s: %s", names[i], tc_error_msg(&err));
+		assert_int_equal(n, 1);
+		assert_false(nodes[0].topology_only);
+		tc_analysis__gnodes_free(nodes, n);
+		tc_json_free(g);
+		free(text);
+	}
+}
+
+/* test_projection_op_removes_profiler_wrapper_but_preserves_op, through
+ * the two steps it is made of (projection_op itself is file-local to
+ * projection.c): canonical_op keeps the aclnn wrapper, whose last
+ * component is the operator, and a COMMUNICATION core is communication */
+static void
+projection_tokens_keep_the_operator_of_an_aclnn_wrapper(void **state)
+{
+	char *op;
+
+	(void)state;
+	op = tc_analysis__canonical_op(
+	    "aclnnQuantMatmulWeightNz_QuantBatchMatmulV3_QuantBatchMatmulV3");
+	assert_string_equal(strrchr(op, '_') + 1, "QuantBatchMatmulV3");
+	assert_int_equal(strncmp(op, "aclnn", 5), 0);
+	free(op);
+	assert_string_equal(tc_analysis__canonical_core_family("COMMUNICATION"),
+	    "COMMUNICATION");
+}
+
 /* RoundFamilyTest (test_artifact_contract.py): both tests */
 static void
 round_suffixes_follow_the_collection_contract(void **state)
@@ -526,6 +584,8 @@ main(void)
 		cmocka_unit_test(the_child_trace_sees_cube_vector_parallelism),
 		cmocka_unit_test(the_child_trace_counts_known_stream_identities),
 		cmocka_unit_test(round_suffixes_follow_the_collection_contract),
+		cmocka_unit_test(scope_marker_kernels_are_not_topology_only),
+		cmocka_unit_test(projection_tokens_keep_the_operator_of_an_aclnn_wrapper),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
