@@ -127,20 +127,8 @@ check "Stage A's refusal names the failed check and its numbers" \
 	grep -Eq '<li>screening gate \(stage-a/selection\.json\) fast: improvement 95% interval \[[-+][0-9.]+ %, [-+][0-9.]+ %\] \(must exclude 0, lower bound &gt;= 2\.0 %\); median run improvement [-+][0-9.]+ % \(must be &gt; 0\)</li>' "$H5"
 
 # ---- a metric better higher: the improvement and its interval in its unit -----------------
-cat > ex/higher.yaml <<'YAML'
-version: 1
-name: higher
-run:
-  command: >-
-    awk -v v={variant} -v n={n} -v k="$TUNECTL_RUN_INDEX"
-    'BEGIN {{ printf "throughput %.3f GB/s\n", (v == "fast" ? 150 : 100) * n + 0.1 * (k % 2) }}'
-  timeout: 5
-metric: {from: stdout, regex: 'throughput ([0-9.]+) GB/s', unit: GB/s, direction: higher}
-variants: [{name: slow, params: {}}, {name: fast, params: {}}]
-options: {parameters: {n: [1, 2]}}
-baseline: {variant: slow, params: {n: 1}}
-gate: {runs: 5, warmup_runs: 0, warmup_samples: 0, decide_by: ci, stability: {rule: relative}}
-YAML
+{ cat "$TUNECTL_SRC/tests/fixtures/workloads/throughput.yaml"
+  echo "gate: {runs: 5, warmup_runs: 0, warmup_samples: 0, decide_by: ci, stability: {rule: relative}}"; } > ex/higher.yaml
 tc tune ex/higher.yaml --session-dir s
 expect_rc 0 "a higher-is-better session completes"
 R4=$(cd s/latest && pwd -P)

@@ -40,20 +40,8 @@ expect_err "the baseline and R log different figures: the figure vs the reciproc
 
 # ---- a spec whose program prints a throughput ----------------------------
 mkdir ex
-cat > ex/tune.yaml <<'YAML'
-version: 1
-name: throughput
-run:
-  command: >-
-    awk -v v={variant} -v n={n} -v k="$TUNECTL_RUN_INDEX"
-    'BEGIN {{ printf "throughput %.3f GB/s\n", (v == "fast" ? 150 : 100) * n + 0.1 * (k % 2) }}'
-  timeout: 5
-metric: {from: stdout, regex: 'throughput ([0-9.]+) GB/s', unit: GB/s, direction: higher}
-variants: [{name: slow, params: {}}, {name: fast, params: {}}]
-options: {parameters: {n: [1, 2]}}
-baseline: {variant: slow, params: {n: 1}}
-gate: {runs: 5, warmup_runs: 0, warmup_samples: 0}
-YAML
+{ cat "$TUNECTL_SRC/tests/fixtures/workloads/throughput.yaml"
+  echo "gate: {runs: 5, warmup_runs: 0, warmup_samples: 0}"; } > ex/tune.yaml
 tc tune --dry-run ex/tune.yaml
 expect_rc 0 "the plan of a higher-is-better spec"
 tc tune ex/tune.yaml --session-dir s
