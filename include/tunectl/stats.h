@@ -65,6 +65,19 @@ bool tc_bootstrap_improvement_ci(const double *base, size_t nb,
     double *lo, double *hi);
 
 /*
+ * The improvement of a figure better higher (a throughput), in percent,
+ * from the improvement pct of the reciprocal 1/value its runs log (what
+ * a gate compares, lower is better).  The reciprocal's mean fell from b
+ * to c = b (1 - pct/100); the figure that mean stands for, 1/c against
+ * 1/b, rose by the factor b/c = 1/(1 - pct/100), so the result is
+ * (1/(1 - pct/100) - 1) * 100 = pct / (1 - pct/100).  The map rises
+ * with pct, so the bounds of an interval map one by one (lower to lower).
+ * pct >= 100 (a reciprocal at or below 0, which no positive figure
+ * gives) is +infinity; NaN stays NaN.
+ */
+double tc_reciprocal_gain_pct(double pct);
+
+/*
  * Percentile bootstrap of the median (statistics.median semantics) of
  * v[0..n): `resamples` rounds of n draws with replacement, the same
  * generator and q() as above; the interval is [q(0.025), q(0.975)].

@@ -31,6 +31,7 @@
 #include "tunectl/phase.h"
 #include "tunectl/refusal.h"
 #include "tunectl/session.h"
+#include "tunectl/stats.h"
 #include "tunectl/tune.h"
 
 struct tune_opts {
@@ -227,12 +228,12 @@ summarise(const char *root, const char *session_path, const tc_json *session,
 	if (cls == NULL)
 		fprintf(stderr, "tune: no final_e2e was recorded\n");
 	else if (tc_json_number(tc_json_get(fe, "improvement_pct"), &imp) &&
-	    dir != NULL && strcmp(dir, "higher") == 0 && imp < 100)
+	    dir != NULL && strcmp(dir, "higher") == 0)
 		/* the runs logged 1/value: the figure grew by 1/(1 - imp) */
 		fprintf(stderr, "tune: final clean E2E: %s, %+.2f%% (%s, higher "
 		    "is better; its reciprocal, which the gates compare, "
 		    "improved %+.2f%%) for %s\ntune: %s\n", cls,
-		    (100.0 / (100.0 - imp) - 1.0) * 100.0,
+		    tc_reciprocal_gain_pct(imp),
 		    tc_json_get_string(metric, "unit"), imp,
 		    tc_json_get_string(fe, "scope_strategy"),
 		    tc_json_get_string(fe, "reason_zh"));

@@ -134,6 +134,16 @@ tc_bootstrap_improvement_ci(const double *base, size_t nb, const double *cand,
 	return k > 0;
 }
 
+double
+tc_reciprocal_gain_pct(double pct)
+{
+	if (isnan(pct))
+		return NAN;
+	if (pct >= 100.0)
+		return INFINITY;
+	return pct / (100.0 - pct) * 100.0;
+}
+
 /* The median of n values drawn with replacement from v (tmp: n slots). */
 static double
 resample_median(rng *r, const double *v, size_t n, double *tmp)

@@ -97,8 +97,33 @@ pct(tc_buf *b, double v)
 {
 	if (isfinite(v))
 		tc_buf_printf(b, "%+.2f %%", v);
+	else if (isinf(v))
+		tc_buf_puts(b, v > 0 ? "unbounded" : "-unbounded");
 	else
 		tc_buf_puts(b, "n/a");
+}
+
+/* The interval alone: "[+39.10 %, +43.00 %]", or "not computed". */
+static void
+interval_text(tc_buf *b, const struct tc_html_figures *f, double lo,
+    double hi)
+{
+	if (!f->ci_ok) {
+		tc_buf_puts(b, "not computed");
+		return;
+	}
+	tc_buf_puts(b, "[");
+	pct(b, lo);
+	tc_buf_puts(b, ", ");
+	pct(b, hi);
+	tc_buf_puts(b, "]");
+}
+
+static const char *
+interval_source(const struct tc_html_figures *f)
+{
+	return f->ci_from_gate ? "the gate's" :
+	    "bootstrap of the report's runs, computed for this page";
 }
 
 /* "+41.20 % (95 % interval [+39.10 %, +43.00 %], computed ...; p = 0.008)" */
@@ -107,18 +132,44 @@ figures_text(tc_buf *b, const struct tc_html_figures *f)
 {
 	pct(b, f->mean_pct);
 	tc_buf_puts(b, " mean, 95 % interval ");
-	if (f->ci_ok) {
-		tc_buf_puts(b, "[");
-		pct(b, f->lo);
-		tc_buf_puts(b, ", ");
-		pct(b, f->hi);
-		tc_buf_puts(b, f->ci_from_gate ? "] (the gate's)" :
-		    "] (bootstrap of the report's runs, computed for this page)");
-	} else {
-		tc_buf_puts(b, "not computed");
-	}
+	interval_text(b, f, f->lo, f->hi);
+	if (f->ci_ok)
+		tc_buf_printf(b, " (%s)", interval_source(f));
 	if (isfinite(f->p_value))
 		tc_buf_printf(b, "; Mann-Whitney p = %.3g", f->p_value);
+}
+
+/*
+ * The same figures of a metric better higher, whose runs logged 1/value:
+ * first in the figure's own unit and direction, the mean and each bound
+ * of the interval mapped by tc_reciprocal_gain_pct (the map rises, so
+ * the bounds stay in order), then the reciprocal's as the gate compared
+ * them, each labelled.  The mean of the reciprocals is the reciprocal of
+ * the figure's harmonic mean, hence "harmonic mean".
+ */
+static void
+figures_text_higher(tc_buf *b, const struct tc_html_figures *f,
+    const char *unit)
+{
+	tc_buf_puts(b, "<span class=\"figure\">in ");
+	tc_html_cstr(b, unit);
+	tc_buf_puts(b, ", higher is better: ");
+	pct(b, tc_reciprocal_gain_pct(f->mean_pct));
+	tc_buf_puts(b, " harmonic mean, 95 % interval ");
+	interval_text(b, f, tc_reciprocal_gain_pct(f->lo),
+	    tc_reciprocal_gain_pct(f->hi));
+	if (f->ci_ok)
+		tc_buf_printf(b, " (%s, each bound of the reciprocal's mapped "
+		    "by 1/(1 - d) - 1)", interval_source(f));
+	tc_buf_puts(b, "</span>; <span class=\"reciprocal\">of the reciprocal "
+	    "1/value the gates compare, lower is better: ");
+	pct(b, f->mean_pct);
+	tc_buf_puts(b, " mean, 95 % interval ");
+	interval_text(b, f, f->lo, f->hi);
+	tc_buf_puts(b, "</span>");
+	if (isfinite(f->p_value))
+		tc_buf_printf(b, "; Mann-Whitney p = %.3g (the same for both: "
+		    "ranks)", f->p_value);
 }
 
 void
@@ -334,11 +385,11 @@ tc_html_result_table(tc_buf *b, const struct tc_html_evidence *ev)
 		config_row(b, "winner", "Winner", NULL, NULL,
 		    "none: the baseline is kept", ev);
 	row_open(b, "improvement", "Improvement");
-	if (isfinite(imp) && higher_is_better(ev) && imp < 100)
+	if (isfinite(imp) && higher_is_better(ev))
 		/* 1/c = (1 - imp/100) / b: the figure grew by 1/(1 - imp) */
 		tc_buf_printf(b, "%+.2f %% of the median figure, %+.2f %% of "
 		    "its reciprocal (final clean E2E)",
-		    (100.0 / (100.0 - imp) - 1.0) * 100.0, imp);
+		    tc_reciprocal_gain_pct(imp), imp);
 	else if (isfinite(imp))
 		tc_buf_printf(b, "%+.2f %% of the median (final clean E2E)", imp);
 	if (ev->final != NULL) {
@@ -350,7 +401,11 @@ tc_html_result_table(tc_buf *b, const struct tc_html_evidence *ev)
 		tc_html_figures(ev->final, m->value, &f);
 		ev_final = evaluation_of(m->value);
 		tc_buf_puts(b, isfinite(imp) ? "; " : "");
-		figures_text(b, &f);
+		if (higher_is_better(ev))
+			figures_text_higher(b, &f, tc_json_get_string_or(
+			    tc_json_get(ev->freeze, "metric"), "unit", "?"));
+		else
+			figures_text(b, &f);
 	} else if (!isfinite(imp)) {
 		tc_buf_puts(b, "not measured: no candidate reached the final "
 		    "clean E2E");

@@ -6,8 +6,12 @@
 # behind it), names the knobs on the charts, draws the S0 series S0
 # accepted (not the attempt it rejected), lists every refusal with its
 # numbers and folds the digests away; `report html --gate` draws one gate
-# report made outside a session and refuses another file.  Script
-# workloads with simulated timings, as in test_tune_decide.sh.
+# report made outside a session and refuses another file.  Chromium
+# renders a winner's page, a gate page, a higher-is-better page (the
+# improvement and its interval in the metric's unit, labelled) and two
+# refusal pages (S0 unstable; Stage A: nothing gains), each refusal with
+# its check and numbers in the DOM.  Script workloads with simulated
+# timings, as in test_tune_decide.sh.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null 2>&1 || { skip "no python3"; finish; }
 cd "$T"
@@ -112,6 +116,28 @@ check "the rules frozen at intake when no Final gate ran" grep -q 'decide-by rul
 check "all three refused series are listed" \
 	test "$(section "$H3" refusals | grep -o '<li>s0-baseline: stability gate' | wc -l)" = 3
 
+# ---- no variant gains: Stage A's refusal of each, with its numbers ------------------------
+sed -e 's/name: ci$/name: flat/' -e 's/(v == "fast" ? 6 : 10) \/ n/10/' ex/ci.yaml > ex/flat.yaml
+tc tune ex/flat.yaml --session-dir s
+expect_rc 0 "a session where nothing gains is a finished session"
+R5=$(cd s/latest && pwd -P)
+H5="$R5/report.html"
+check "nothing gained: Stage A stopped the chain" grep -q 'Stopped by step <code>stage-a-scope-selection</code>' "$H5"
+check "Stage A's refusal names the failed check and its numbers" \
+	grep -Eq '<li>screening gate \(stage-a/selection\.json\) fast: improvement 95% interval \[[-+][0-9.]+ %, [-+][0-9.]+ %\] \(must exclude 0, lower bound &gt;= 2\.0 %\); median run improvement [-+][0-9.]+ % \(must be &gt; 0\)</li>' "$H5"
+
+# ---- a metric better higher: the improvement and its interval in its unit -----------------
+{ cat "$TUNECTL_SRC/tests/fixtures/workloads/throughput.yaml"
+  echo "gate: {runs: 5, warmup_runs: 0, warmup_samples: 0, decide_by: ci, stability: {rule: relative}}"; } > ex/higher.yaml
+tc tune ex/higher.yaml --session-dir s
+expect_rc 0 "a higher-is-better session completes"
+R4=$(cd s/latest && pwd -P)
+H4="$R4/report.html"
+check "its improvement is labelled in GB/s with the gate's interval mapped" \
+	grep -Eq '<span class="figure">in GB/s, higher is better: \+199\.[0-9]+ % harmonic mean, 95 % interval \[\+(199|200)\.[0-9]+ %, \+(199|200)\.[0-9]+ %\] \(the gate.s, each bound' "$H4"
+check "and the reciprocal's, labelled" \
+	grep -Eq '<span class="reciprocal">of the reciprocal 1/value the gates compare, lower is better: \+66\.[0-9]+ % mean, 95 % interval \[\+66\.' "$H4"
+
 # ---- report html --gate: a gate report made outside a session ------------------------------
 tc report html --gate "$R/final/promotion.json" --out "$T/gate.html"
 expect_rc 0 "report html --gate draws a promotion report"
@@ -168,22 +194,38 @@ browser=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$browser" ]; then
 	skip "chromium is not installed (scripts/deps.sh browser): the page was not rendered"
 else
-	for page in "$H" "$G"; do
+	# render NAME FILE: the DOM Chromium builds of FILE, in dom-NAME.html
+	render() {
 		timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
 		    --disable-component-update --disable-sync --no-first-run --disable-quic \
-		    --user-data-dir="$T/profile" --dump-dom "file://$page" >"$T/dom.html" 2>"$T/chromium.log"
-		r=$?
-		check "chromium rendered $(basename "$page") (timeout 120 s)" test "$r" = 0 -a -s "$T/dom.html"
+		    --user-data-dir="$T/profile" --dump-dom "file://$2" >"$T/dom-$1.html" 2>"$T/chromium.log"
+		check "chromium rendered the $1 page (timeout 120 s)" test "$?" = 0 -a -s "$T/dom-$1.html"
+	}
+	for name in ci gate; do
+		[ $name = ci ] && render ci "$H" || render gate "$G"
 		check "in chromium the result table is in the DOM" \
-		    grep -q '<section id="result"><h2>Result</h2><table class="result">' "$T/dom.html"
-		check "in chromium the rule is in it" grep -q 'decide-by rule <b>ci</b>' "$T/dom.html"
-		cp "$T/dom.html" "$T/dom-$(basename "$page")"
+		    grep -q '<section id="result"><h2>Result</h2><table class="result">' "$T/dom-$name.html"
+		check "in chromium the rule is in it" grep -q 'decide-by rule <b>ci</b>' "$T/dom-$name.html"
 	done
 	check "in chromium the winner's knobs are in the session's table" \
-	    grep -q '<th>Winner</th><td><code>fast n=2</code>' "$T/dom-report.html"
+	    grep -q '<th>Winner</th><td><code>fast n=2</code>' "$T/dom-ci.html"
 	check "in chromium the evidence is folded in a details element" \
-	    grep -q '<details><summary>Every artifact' "$T/dom-report.html"
-	check "in chromium no script element" lacks -i '<script' "$T/dom-report.html"
+	    grep -q '<details><summary>Every artifact' "$T/dom-ci.html"
+	check "in chromium no script element" lacks -i '<script' "$T/dom-ci.html"
+	# a higher-is-better session: both figures labelled, in the DOM
+	render higher "$H4"
+	check "in chromium a higher-is-better improvement is in GB/s, labelled" \
+	    grep -Eq '<span class="figure">in GB/s, higher is better: \+199\.[0-9]+ % harmonic mean, 95 % interval \[' "$T/dom-higher.html"
+	check "in chromium the reciprocal's figures are labelled apart" \
+	    grep -q '<span class="reciprocal">of the reciprocal 1/value the gates compare, lower is better: ' "$T/dom-higher.html"
+	# refusals: every refused check with its numbers, in the DOM
+	render noisy "$H3"
+	check "in chromium a refused S0 is the verdict" grep -q '<b class="bad">not_run</b>' "$T/dom-noisy.html"
+	check "in chromium every refused S0 series names the check and its numbers" \
+	    test "$(section "$T/dom-noisy.html" refusals | grep -Eo '<li>s0-baseline: stability gate \(s0/stability(-[23])?\.json\): spread [0-9.]+ % &gt; 5\.0 % \(per-run worst-rank means [0-9., ]+ ms\)' | wc -l)" = 3
+	render flat "$H5"
+	check "in chromium Stage A's refusal names the check and its numbers" \
+	    grep -Eq '<li>screening gate \(stage-a/selection\.json\) fast: improvement 95% interval \[[-+][0-9.]+ %, [-+][0-9.]+ %\] \(must exclude 0, lower bound &gt;= 2\.0 %\); median run improvement [-+][0-9.]+ % \(must be &gt; 0\)</li>' "$T/dom-flat.html"
 fi
 
 finish

@@ -40,20 +40,8 @@ expect_err "the baseline and R log different figures: the figure vs the reciproc
 
 # ---- a spec whose program prints a throughput ----------------------------
 mkdir ex
-cat > ex/tune.yaml <<'YAML'
-version: 1
-name: throughput
-run:
-  command: >-
-    awk -v v={variant} -v n={n} -v k="$TUNECTL_RUN_INDEX"
-    'BEGIN {{ printf "throughput %.3f GB/s\n", (v == "fast" ? 150 : 100) * n + 0.1 * (k % 2) }}'
-  timeout: 5
-metric: {from: stdout, regex: 'throughput ([0-9.]+) GB/s', unit: GB/s, direction: higher}
-variants: [{name: slow, params: {}}, {name: fast, params: {}}]
-options: {parameters: {n: [1, 2]}}
-baseline: {variant: slow, params: {n: 1}}
-gate: {runs: 5, warmup_runs: 0, warmup_samples: 0}
-YAML
+{ cat "$TUNECTL_SRC/tests/fixtures/workloads/throughput.yaml"
+  echo "gate: {runs: 5, warmup_runs: 0, warmup_samples: 0}"; } > ex/tune.yaml
 tc tune --dry-run ex/tune.yaml
 expect_rc 0 "the plan of a higher-is-better spec"
 tc tune ex/tune.yaml --session-dir s
@@ -70,6 +58,32 @@ check "the summary names the metric's direction" \
 check "S0's detail is in GB/s" grep -q "100.06 GB/s" "$R/phases/s0-baseline/phase-result.json"
 check "report.html shows the winner in GB/s" grep -q "300.1 GB/s (the reciprocal" "$R/report.html"
 check "and the improvement of the figure" grep -q "+199.80 % of the median figure" "$R/report.html"
+# The interval beside the improvement: in GB/s, labelled, each bound of
+# the reciprocal's mapped by 1/(1 - d) - 1 (the figure tripled: about
+# +200 %, its reciprocal about +66.7 %), and the reciprocal's labelled too.
+row=$(/usr/bin/python3 - "$R/report.html" <<'PY'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+row = re.search(r'<tr id="result-improvement">(.*?)</tr>', page, re.S).group(1)
+num = r"([+-][0-9.]+) %"
+fig = re.search(r'<span class="figure">in GB/s, higher is better: ' + num +
+                r" harmonic mean, 95 % interval \[" + num + ", " + num + r"\]", row)
+rec = re.search(r'<span class="reciprocal">of the reciprocal 1/value the gates '
+                r"compare, lower is better: " + num + r" mean, 95 % interval \[" +
+                num + ", " + num + r"\]", row)
+if not fig or not rec:
+    print("unlabelled: " + row)
+    sys.exit(0)
+f = [float(x) for x in fig.groups()]
+r = [float(x) for x in rec.groups()]
+g = lambda d: d / (100 - d) * 100
+# the page rounds to 0.01 %; the map stretches d's rounding about 9 times
+ok = all(g(d - 0.005) - 0.005 <= v <= g(d + 0.005) + 0.005 for d, v in zip(r, f))
+print("mapped" if ok and f[1] <= f[0] <= f[2] and 190 < f[1] and f[2] < 210
+      and 60 < r[1] and r[2] < 70 else "wrong: %s vs %s" % (f, r))
+PY
+)
+expect_eq "$row" mapped "report.html's interval is the figure's, labelled, mapped bound by bound"
 tc verify --session "$R/auto-tune-session.json"
 expect_rc 0 "tunectl verify"
 check "the session verifies (every gate recomputed)" grep -q '"valid": true' <<< "$out"

@@ -189,6 +189,58 @@ bootstrap_without_data_reports_no_interval(void **state)
 	assert_true(isnan(lo) && isnan(hi));
 }
 
+/* A figure better higher is logged as 1/value: 100 -> 300 GB/s is the
+ * reciprocal falling 0.01 -> 0.00333 (-66.67 %), the figure tripling
+ * (+200 %); a reciprocal that doubles is the figure halving. */
+static void
+reciprocal_gain_is_the_figures_own_improvement(void **state)
+{
+	(void)state;
+	assert_true(fabs(tc_reciprocal_gain_pct((0.01 - 0.01 / 3) / 0.01 *
+	    100) - 200.0) < 1e-9);
+	assert_true(fabs(tc_reciprocal_gain_pct(50.0) - 100.0) < 1e-12);
+	assert_true(fabs(tc_reciprocal_gain_pct(-100.0) + 50.0) < 1e-12);
+	assert_true(tc_reciprocal_gain_pct(0.0) == 0.0);
+	assert_true(isinf(tc_reciprocal_gain_pct(100.0)));
+	assert_true(isnan(tc_reciprocal_gain_pct(NAN)));
+}
+
+/* The interval of the reciprocal's improvement maps bound by bound: each
+ * bootstrap round's b/c - 1 is the figure's gain of that round, and the
+ * map rises, so the mapped bounds bracket the gain of the means and
+ * agree with the figures' own ratio when every round is the same. */
+static void
+reciprocal_gain_maps_an_interval_bound_by_bound(void **state)
+{
+	const double fig_b[] = { 100, 104, 98, 101, 97 };
+	const double fig_c[] = { 151, 160, 149, 155, 147 };
+	double b[5], c[5], mb = 0, mc = 0, lo, hi, d;
+
+	(void)state;
+	for (size_t i = 0; i < 5; i++) {
+		b[i] = 1.0 / fig_b[i];
+		c[i] = 1.0 / fig_c[i];
+		mb += b[i] / 5;
+		mc += c[i] / 5;
+	}
+	assert_true(tc_bootstrap_improvement_ci(b, 5, c, 5, 2000, 9, &lo, &hi));
+	d = (mb - mc) / mb * 100;
+	/* the figure's gain of the means: b/c - 1 of the reciprocals */
+	assert_true(fabs(tc_reciprocal_gain_pct(d) - (mb / mc - 1) * 100) <
+	    1e-9);
+	assert_true(tc_reciprocal_gain_pct(lo) < tc_reciprocal_gain_pct(d));
+	assert_true(tc_reciprocal_gain_pct(d) < tc_reciprocal_gain_pct(hi));
+	/* about +53 %, its reciprocal's about -35 %: labels matter */
+	assert_true(tc_reciprocal_gain_pct(lo) > 45 &&
+	    tc_reciprocal_gain_pct(hi) < 62);
+	assert_true(lo > 30 && hi < 40);
+	b[0] = b[1] = b[2] = b[3] = b[4] = 0.01;
+	c[0] = c[1] = c[2] = c[3] = c[4] = 0.008;
+	assert_true(tc_bootstrap_improvement_ci(b, 5, c, 5, 100, 1, &lo, &hi));
+	assert_true(fabs(tc_reciprocal_gain_pct(lo) - 25.0) < 1e-9);
+	assert_true(fabs(tc_reciprocal_gain_pct(hi) - 25.0) < 1e-9);
+}
+
 /* Five paired ratios: the interval of their median lies within the
  * sample's range and holds the median; all above 1 excludes no change,
  * a spread around 1 does not. */
@@ -272,6 +324,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mean_is_exact_rational_mean_rounded_once),
+		cmocka_unit_test(reciprocal_gain_is_the_figures_own_improvement),
+		cmocka_unit_test(reciprocal_gain_maps_an_interval_bound_by_bound),
 		cmocka_unit_test(mean_rounds_subnormal_results_correctly),
 		cmocka_unit_test(median_takes_middle_or_average_of_two),
 		cmocka_unit_test(pstdev_is_correctly_rounded_sqrt_of_exact_variance),
