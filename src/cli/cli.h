@@ -138,16 +138,19 @@ struct tc_parse_result {
 	struct tc_strlist positional;
 	bool saw_dashdash;
 	size_t dashdash_index;	/* index into positional where "--" args start */
-	/*
-	 * Set by the caller before parsing for a command with exactly one
-	 * positional (argparse's single required positional): its name for
-	 * the "required" error, and positionals beyond it are unrecognized.
-	 */
-	const char *one_positional;
 };
 
 int tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
     const struct tc_option *opts, struct tc_parse_result *res);
+
+/*
+ * tc_opts_parse for a command with exactly one required positional
+ * (argparse's single positional NAME): a missing one is named in the
+ * "required" error, and any positional beyond it is unrecognized.
+ */
+int tc_opts_parse_one(const struct tc_command *cmd, int argc, char **argv,
+    const struct tc_option *opts, struct tc_parse_result *res,
+    const char *name);
 
 /* Print "usage" + "tunectl <cmd>: error: <msg>" and return TC_EXIT_USAGE. */
 int tc_usage_error(const struct tc_command *cmd, const char *fmt, ...)

@@ -134,18 +134,22 @@ int
 tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
     const struct tc_option *opts, struct tc_parse_result *res)
 {
+	return tc_opts_parse_one(cmd, argc, argv, opts, res, NULL);
+}
+
+int
+tc_opts_parse_one(const struct tc_command *cmd, int argc, char **argv,
+    const struct tc_option *opts, struct tc_parse_result *res,
+    const char *one_positional)
+{
 	const struct tc_option *o;
 	bool seen[64] = { false };
 	tc_buf extras = TC_BUF_INIT;
 	size_t nopts = 0;
 	int i, rc;
 
-	if (res != NULL) {
-		const char *one = res->one_positional;
-
+	if (res != NULL)
 		memset(res, 0, sizeof(*res));
-		res->one_positional = one;
-	}
 	while (opts != NULL && opts[nopts].name != NULL)
 		nopts++;
 	for (i = 1; i < argc; i++) {
@@ -169,7 +173,7 @@ tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
 			return parse_fail(res, &extras, -1);
 		}
 		if (arg[0] != '-' || arg[1] == '\0') {
-			if (res == NULL || (res->one_positional != NULL &&
+			if (res == NULL || (one_positional != NULL &&
 			    res->positional.len > 0))
 				extras_push(&extras, arg);
 			else
@@ -217,11 +221,11 @@ tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
 				tc_buf_puts(&missing, ", ");
 			tc_buf_puts(&missing, opts[k].name);
 		}
-		if (res != NULL && res->one_positional != NULL &&
+		if (res != NULL && one_positional != NULL &&
 		    res->positional.len == 0) {
 			if (missing.len > 0)
 				tc_buf_puts(&missing, ", ");
-			tc_buf_puts(&missing, res->one_positional);
+			tc_buf_puts(&missing, one_positional);
 		}
 		if (missing.len > 0) {
 			rc = tc_usage_error(cmd, "the following arguments are "
