@@ -240,6 +240,19 @@ env["signatures"] = [{"keyid": env["signatures"][0]["keyid"], "sig": "A" * 86 + 
 json.dump(env, open(sys.argv[2], "w"))
 PY
 refused_32k "$T/a8m.json" "32,000 signatures on an 8 MB payload"
+# the sidecar the attestation covered cannot be deleted unnoticed
+SC7=$(python3 -c '
+import base64, json, sys
+st = json.loads(base64.b64decode(json.load(open(sys.argv[1]))["payload"]))
+print(*[s["name"] for s in st["subject"] if "/sidecars/" in s["name"]])' "$A")
+check "the reference session's sidecar is a subject of its attestation" test -f "$SC7"
+mv "$SC7" "$T/sidecar7.bak"
+tc verify --session "$S" --attestation "$A" --pubkey "$T/keys/k.pub"
+expect_rc 1 "a deleted sidecar fails verify --attestation"
+expect_out "attestation subject is missing: $SC7" "naming the sidecar"
+tc attest --session "$S" --key "$T/keys/k" --output "$T/a7-nosidecar.json"
+expect_err "tunectl attest: artifacts unbound:" "attest says what its signature no longer binds"
+mv "$T/sidecar7.bak" "$SC7"
 # ---- 8. locks, and support runs held to sealed evidence ---------------------------------
 R="$T/r8/artifacts" S="$T/r8/artifacts/auto-tune-session.json"
 tc init --session "$S" --artifact-root "$R" --session-id r8 --optional-mode multistream
@@ -390,6 +403,9 @@ expect_eq "$(jpy "$T/r3-manifest.json" '[(a["path"], a["kind"]) for a in d["arti
     "a run set holding a dangling link is bound as a tree; a dangling link by its text"
 tc keygen --out "$T/keys3/k"
 tc attest --session "$S" --key "$T/keys3/k" --output "$T/a3.json"
+expect_rc 0 "attest signs the session"
+expect_err "tunectl: attest: not bound: s0-baseline: s0/never-written.json was missing when it was sealed" \
+    "and names on stderr what its signature cannot cover"
 expect_eq "$(python3 -c '
 import base64, json, sys
 env = json.load(open(sys.argv[1]))
