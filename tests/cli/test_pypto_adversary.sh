@@ -272,4 +272,18 @@ pp dispatch
 expect_rc 0 "after which dispatch goes on"
 expect_out '"device_id": 1' "with the adopted options"
 
+# ---- 9. a large state is bound (and its copy read back) whole --------------
+mkdir -p "$T/big/project/custom/op"
+sb() { tc pypto state --project "$T/big/project" --op-dir custom/op "$@"; }
+sb init
+python3 - "$T/big/project/custom/op/.orchestrator_state.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["notes"] = "x" * 200000
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+sb configure
+expect_rc 0 "configure adopts a 200 KB state"
+tc pypto dispatch --project "$T/big/project" --op-dir custom/op
+expect_rc 0 "its binding (holding a copy of it) is read whole: dispatch goes on"
+
 finish
