@@ -75,6 +75,22 @@ expect_rc 2 "an unknown --evidence-policy is a usage error"
 derive_child "$T/c1"
 expect_rc 0 "a strict parent derives a child"
 expect_eq "$(jpy "$CS" 'd.get("evidence_policy")')" strict "the child inherits the strict policy"
+# before the child's first seal no manifest repeats its policy: the worker
+# drops it from the child's own file, and every load refuses the child
+cp "$CS" "$T/c1-session.bak"
+python3 - "$CS" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d.pop("evidence_policy")
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+tc verify --session "$CS"
+expect_rc 1 "a derived child whose strict policy was dropped from its file does not verify"
+expect_out "derived session's evidence_policy reference is looser than its parent's strict evidence policy" \
+    "the refusal names the loosening"
+S=$CS R=$C st_seal no_gain ""
+expect_rc 1 "and nothing of it seals"
+check "its optional step stays pending" test "$(jpy "$CS" '[s["state"] for s in d["steps"]][0]')" = pending
+cp "$T/c1-session.bak" "$CS"
 # the attack: the child's optional and Final results seal from a
 # hand-written final_e2e (sealed beneficial, verify valid, on 318dd57)
 S=$CS R=$C
