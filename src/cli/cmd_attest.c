@@ -2,12 +2,15 @@
  * cmd_attest.c - "tunectl attest --session S --key KEY [--output FILE]":
  * sign an in-toto Statement of a verified session (every sealed file and
  * bound artifact with its sha256) in a DSSE envelope; prints where it was
- * written, the key id and the number of subjects.
+ * written, the key id and the number of subjects, and names on stderr
+ * what the session leaves unbound (and the signature therefore does not
+ * cover).
  */
 #include <stdlib.h>
 
 #include "cli.h"
 #include "tunectl/attest.h"
+#include "tunectl/session.h"
 
 static int
 cmd_attest(const struct tc_command *cmd, int argc, char **argv)
@@ -22,6 +25,7 @@ cmd_attest(const struct tc_command *cmd, int argc, char **argv)
 	tc_error err = TC_ERROR_INIT;
 	char *written = NULL;
 	tc_json *env, *res;
+	tc_session *s = NULL;
 	const tc_json *sigs;
 	int rc;
 
@@ -42,6 +46,12 @@ cmd_attest(const struct tc_command *cmd, int argc, char **argv)
 	rc = tc_print_json(res);
 	tc_json_free(res);
 	free(written);
+	/* what the signature leaves out, as verify names it */
+	if (tc_session_load(session, 0, &s, &err) == 0) {
+		tc_cli_note_unbound(s, "attest");
+		tc_session_free(s);
+	}
+	tc_error_clear(&err);
 	return rc;
 }
 

@@ -52,35 +52,18 @@ add_attestation(tc_json *out, const char *session, const char *file,
 	tc_error_clear(&err);
 }
 
-/* On stderr too: each manifest entry that is unbound or was missing when
- * it was sealed, which verify therefore cannot vouch for. */
-static void
-name_unbound_entries(const tc_session *s)
-{
-	tc_json *notes = tc_session_unbound(s);
-	size_t i;
-
-	for (i = 0; i < notes->u.arr.len; i++)
-		fprintf(stderr, "tunectl: verify: not bound: %s\n",
-		    tc_json_string(notes->u.arr.items[i]));
-	tc_json_free(notes);
-}
-
-/* A valid reference-policy session whose artifacts nothing binds: say so
- * on stderr (its verdict on stdout stays the reference's).  s is the
- * session as verify loaded it (NULL when it did not load). */
+/* A valid session whose artifacts nothing binds, or whose manifests leave
+ * entries unbound: say so on stderr (the verdict on stdout stays the
+ * reference's).  s is the session as verify loaded it (NULL when it did
+ * not load). */
 static void
 note_unbound(const tc_session *s, const tc_json *out)
 {
 	const tc_json *valid = tc_json_get(out, "valid");
-	char *note;
 
 	if (s == NULL || !tc_json_is(valid, TC_JSON_BOOL) || !valid->u.b)
 		return;
-	if ((note = tc_unbound_note(s)) != NULL)
-		fprintf(stderr, "tunectl verify: %s\n", note);
-	free(note);
-	name_unbound_entries(s);
+	tc_cli_note_unbound(s, "verify");
 }
 
 static int

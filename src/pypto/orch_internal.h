@@ -51,16 +51,29 @@ int tc_pypto_store_snapshot(const tc_pypto_store *st, tc_error *err);
  * make it the store's state. */
 int tc_pypto_store_restore(tc_pypto_store *st, const char *sha,
     tc_error *err);
+/* Put back the state tunectl wrote last, as bound outside the operator
+ * directory (its kept bytes, else the dispatch snapshot of the bound
+ * digest); restored gets its digest. */
+int tc_pypto_store_restore_bound(tc_pypto_store *st, char restored[65],
+    tc_error *err);
 
 /* The state bound outside the operator directory (state_bind.c):
  * <state>/pypto-states/<sha256 of the resolved state path>.json, or NULL
  * without a state directory. */
 char *tc_pypto_binding_path(const tc_pypto_store *st);
 /* Record, before the state is written, the digest about to be written
- * (and the store's current one as the previous); 0 without a state
- * directory. */
+ * and the bytes it binds (next_text, when not NULL), and, with
+ * keep_previous, the store's current digest as the previous one (a
+ * restore keeps none: the state it replaces is not tunectl's); 0 without
+ * a state directory. */
 int tc_pypto_bind_state(const tc_pypto_store *st, const char *next_sha,
+    const char *next_text, size_t next_len, bool keep_previous,
     tc_error *err);
+/* The bytes of the state tunectl wrote last, as its binding keeps them
+ * (malloc'd, *len set), or NULL when the binding keeps none that hashes
+ * to its digest; sha gets the bound digest ("" when none). */
+char *tc_pypto_bound_state(const tc_pypto_store *st, char sha[65],
+    size_t *len);
 enum {
 	TC_PYPTO_STATE_UNBOUND,	/* no binding (none kept, or none yet) */
 	TC_PYPTO_STATE_OURS,	/* the state tunectl wrote (or the one before) */

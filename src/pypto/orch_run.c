@@ -550,31 +550,48 @@ receipt_for(const tc_attempt *a, const tc_json *task, const char *argv_sha,
 }
 
 /* A refused task whose state was changed since its dispatch, and not by
- * tunectl (the state is not the one tunectl wrote last): the change was
- * made behind the orchestrator's back, by a worker most likely, and is
- * undone: the dispatch snapshot goes back.  A state tunectl itself moved
- * on (a later accept, a configure) stays; the task is merely stale. */
+ * tunectl: the change was made behind the orchestrator's back, by a
+ * worker most likely, and is undone.  Where the state is bound outside
+ * the operator directory the state tunectl wrote last goes back, from the
+ * binding, whatever the task or the operator directory now say (a worker
+ * can rewrite the task's digest and the dispatch snapshots); without a
+ * binding, the task's dispatch snapshot, when the in-tree mark says the
+ * state is not tunectl's.  A state tunectl itself moved on (a later
+ * accept, a configure) stays; the task is merely stale. */
 static void
 undo_foreign_edit(tc_pypto_store *st, const tc_json *task, tc_error *err)
 {
 	const char *sha = tc_json_get_string(task, "state_sha256");
 	const char *op_dir = tc_json_get_string(task, "op_dir");
-	char now[TC_SHA256_HEX_LEN + 1], *why;
+	char now[TC_SHA256_HEX_LEN + 1], bound[TC_SHA256_HEX_LEN + 1];
+	char *why, *where = NULL;
 	tc_error rerr = TC_ERROR_INIT;
+	int v = tc_pypto_state_binding(st, bound, &where), rc;
 
-	if (sha == NULL || op_dir == NULL || strcmp(op_dir, st->op_dir) != 0 ||
-	    strcmp(sha, st->sha) == 0 || tc_pypto_store_written_by_us(st))
+	free(where);
+	if (!st->exists || v == TC_PYPTO_STATE_OURS)
+		return;
+	if (v == TC_PYPTO_STATE_UNBOUND && (sha == NULL || op_dir == NULL ||
+	    strcmp(op_dir, st->op_dir) != 0 || strcmp(sha, st->sha) == 0 ||
+	    tc_pypto_store_written_by_us(st)))
 		return;
 	memcpy(now, st->sha, sizeof(now));
 	why = tc_xstrdup(tc_error_msg(err));
-	if (tc_pypto_store_restore(st, sha, &rerr) != 0)
+	rc = v == TC_PYPTO_STATE_FOREIGN ?
+	    tc_pypto_store_restore_bound(st, bound, &rerr) :
+	    tc_pypto_store_restore(st, sha, &rerr);
+	if (rc != 0)
 		tc_error_set(err, "%s; %s was changed outside tunectl since the "
 		    "dispatch (sha256 %s) and could not be restored: %s", why,
 		    TC_PYPTO_STATE_FILE, now, tc_error_msg(&rerr));
-	else
+	else if (sha != NULL && strcmp(sha, st->sha) == 0)
 		tc_error_set(err, "%s; %s was changed outside tunectl since the "
 		    "dispatch (sha256 %s): the dispatch snapshot (sha256 %s) was "
-		    "restored", why, TC_PYPTO_STATE_FILE, now, sha);
+		    "restored", why, TC_PYPTO_STATE_FILE, now, st->sha);
+	else
+		tc_error_set(err, "%s; %s was changed outside tunectl (sha256 "
+		    "%s): the state tunectl wrote last (sha256 %s) was "
+		    "restored", why, TC_PYPTO_STATE_FILE, now, st->sha);
 	free(why);
 	tc_error_clear(&rerr);
 }
@@ -599,8 +616,11 @@ tc_pypto_accept(const tc_pypto_state_opts *o, const tc_json *task,
 		undo_foreign_edit(&st, task, err);
 		goto out;
 	}
-	if (tc_pypto_store_check_written(&st, err) != 0 ||
-	    tc_pypto_store_check_bound(&st, true, err) != 0)
+	if (tc_pypto_store_check_written(&st, err) != 0) {
+		undo_foreign_edit(&st, task, err);
+		goto out;
+	}
+	if (tc_pypto_store_check_bound(&st, true, err) != 0)
 		goto out;
 	root = tc_pypto_orch_dir(st.op_dir);
 	if (tc_attempt_create(root, &tc_dispatch_layout, step_id, &a,

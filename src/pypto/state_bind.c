@@ -7,18 +7,24 @@
  * writes the operator directory cannot reach.  A state whose digest is
  * neither was written by someone else.  The previous digest is kept so
  * that a command killed between the record and the state write leaves a
- * state tunectl still recognises.
+ * state tunectl still recognises.  The record also keeps the bytes it
+ * binds, so that a refused accept can put back the state tunectl wrote
+ * even when the worker rewrote or removed every copy in the operator
+ * directory (the dispatch snapshots, the task's digest of them).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pypto_internal.h"
 #include "orch_internal.h"
+#include "tunectl/buf.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
 #include "tunectl/sha256.h"
 
 #define BIND_SCHEMA "tunectl-pypto-state-binding-v1"
+/* A binding keeps one state document; the reader's cap on it. */
+#define BIND_MAX_BYTES ((size_t)1 << 28)
 
 /* The resolved path of the store's state file (malloc'd), or NULL. */
 static char *
@@ -47,6 +53,7 @@ tc_pypto_binding_path(const tc_pypto_store *st)
 
 int
 tc_pypto_bind_state(const tc_pypto_store *st, const char *next_sha,
+    const char *next_text, size_t next_len, bool keep_previous,
     tc_error *err)
 {
 	char *path = tc_pypto_binding_path(st), *abs, *text;
@@ -62,10 +69,13 @@ tc_pypto_bind_state(const tc_pypto_store *st, const char *next_sha,
 	tc_json_object_set_string(rec, "state_path", abs != NULL ? abs :
 	    st->state_path);
 	tc_json_object_set_string(rec, "sha256", next_sha);
-	if (st->raw != NULL)
+	if (keep_previous && st->raw != NULL)
 		tc_json_object_set_string(rec, "previous_sha256", st->sha);
 	else
 		tc_json_object_set_null(rec, "previous_sha256");
+	if (next_text != NULL)
+		tc_json_object_set(rec, "state", tc_json_new_stringn(next_text,
+		    next_len));
 	text = tc_json_pretty(rec, &len, err);
 	rc = text != NULL ? tc_write_atomic(path, text, len, TC_WRITE_MKDIRS |
 	    TC_WRITE_PRIVATE, err) : -1;
@@ -80,25 +90,35 @@ tc_pypto_bind_state(const tc_pypto_store *st, const char *next_sha,
 	return rc;
 }
 
+/* The binding record at path (a regular file, not followed), or NULL. */
+static tc_json *
+read_binding(const char *path)
+{
+	tc_json *rec = NULL;
+	size_t len = 0;
+	char *text = tc_is_regular_file_nofollow(path) ? tc_read_file(path,
+	    BIND_MAX_BYTES, &len, NULL) : NULL;
+
+	if (text != NULL)
+		rec = tc_json_parse(text, len, NULL);
+	free(text);
+	return rec;
+}
+
 int
 tc_pypto_state_binding(const tc_pypto_store *st, char bound[65],
     char **where)
 {
-	char *path = tc_pypto_binding_path(st), *text;
+	char *path = tc_pypto_binding_path(st);
 	const char *sha, *prev;
-	tc_json *rec = NULL;
-	size_t len = 0;
+	tc_json *rec;
 	int verdict = TC_PYPTO_STATE_FOREIGN;
 
 	bound[0] = '\0';
 	*where = path;
 	if (path == NULL || !tc_path_exists(path))
 		return TC_PYPTO_STATE_UNBOUND;
-	text = tc_is_regular_file_nofollow(path) ? tc_read_file(path, 1 << 16,
-	    &len, NULL) : NULL;
-	if (text != NULL)
-		rec = tc_json_parse(text, len, NULL);
-	free(text);
+	rec = read_binding(path);
 	sha = tc_json_get_string(rec, "sha256");
 	prev = tc_json_get_string(rec, "previous_sha256");
 	if (sha != NULL && strlen(sha) == TC_SHA256_HEX_LEN) {
@@ -109,6 +129,30 @@ tc_pypto_state_binding(const tc_pypto_store *st, char bound[65],
 	}
 	tc_json_free(rec);
 	return verdict;
+}
+
+char *
+tc_pypto_bound_state(const tc_pypto_store *st, char sha[65], size_t *len)
+{
+	char *path = tc_pypto_binding_path(st), *bytes = NULL;
+	tc_json *rec = path != NULL ? read_binding(path) : NULL;
+	const tc_json *kept = tc_json_get(rec, "state");
+	const char *want = tc_json_get_string(rec, "sha256");
+	char hex[TC_SHA256_HEX_LEN + 1];
+
+	sha[0] = '\0';
+	if (want != NULL && strlen(want) == TC_SHA256_HEX_LEN)
+		memcpy(sha, want, TC_SHA256_HEX_LEN + 1);
+	if (sha[0] != '\0' && tc_json_is(kept, TC_JSON_STRING)) {
+		/* a state document holds no NUL: the string is all of it */
+		*len = strlen(tc_json_string(kept));
+		tc_pypto_sha_buf(tc_json_string(kept), *len, hex);
+		if (strcmp(hex, sha) == 0)
+			bytes = tc_xstrndup(tc_json_string(kept), *len);
+	}
+	tc_json_free(rec);
+	free(path);
+	return bytes;
 }
 
 int

@@ -278,6 +278,35 @@ tc_pypto_store_snapshot(const tc_pypto_store *st, tc_error *err)
 	return rc;
 }
 
+/* Make raw (a state tunectl wrote, digest hex; owned on success) the
+ * store's state again: bound first, with no previous digest (the state it
+ * replaces is not tunectl's), then written. */
+static int
+install(tc_pypto_store *st, char *raw, size_t len, const char *hex,
+    const char *what, tc_error *err)
+{
+	tc_json *doc = tc_json_parse(raw, len, NULL);
+
+	if (doc == NULL) {
+		tc_error_set(err, "%s of state %s is not a JSON document", what,
+		    hex);
+		return -1;
+	}
+	if (tc_pypto_bind_state(st, hex, raw, len, false, err) != 0 ||
+	    tc_write_atomic(st->state_path, raw, len, 0, err) != 0) {
+		tc_json_free(doc);
+		return -1;
+	}
+	free(st->raw);
+	st->raw = raw;
+	st->raw_len = len;
+	memcpy(st->sha, hex, TC_SHA256_HEX_LEN + 1);
+	tc_json_free(st->state);
+	st->state = doc;
+	mark_written(st);
+	return 0;
+}
+
 int
 tc_pypto_store_restore(tc_pypto_store *st, const char *sha, tc_error *err)
 {
@@ -285,7 +314,6 @@ tc_pypto_store_restore(tc_pypto_store *st, const char *sha, tc_error *err)
 	char *raw;
 	size_t len = 0;
 	char hex[TC_SHA256_HEX_LEN + 1];
-	tc_json *doc;
 
 	if (sha == NULL || strlen(sha) != TC_SHA256_HEX_LEN ||
 	    strspn(sha, "0123456789abcdef") != TC_SHA256_HEX_LEN) {
@@ -303,26 +331,40 @@ tc_pypto_store_restore(tc_pypto_store *st, const char *sha, tc_error *err)
 	}
 	free(path);
 	tc_pypto_sha_buf(raw, len, hex);
-	if (strcmp(hex, sha) != 0 || (doc = tc_json_parse(raw, len,
-	    NULL)) == NULL) {
+	if (strcmp(hex, sha) != 0) {
 		tc_error_set(err, "the dispatch snapshot of state %s does not "
 		    "hold that state", sha);
 		free(raw);
 		return -1;
 	}
-	if (tc_pypto_bind_state(st, hex, err) != 0 ||
-	    tc_write_atomic(st->state_path, raw, len, 0, err) != 0) {
-		tc_json_free(doc);
+	if (install(st, raw, len, hex, "the dispatch snapshot", err) != 0) {
 		free(raw);
 		return -1;
 	}
-	free(st->raw);
-	st->raw = raw;
-	st->raw_len = len;
-	memcpy(st->sha, hex, sizeof(hex));
-	tc_json_free(st->state);
-	st->state = doc;
-	mark_written(st);
+	return 0;
+}
+
+int
+tc_pypto_store_restore_bound(tc_pypto_store *st, char restored[65],
+    tc_error *err)
+{
+	size_t len = 0;
+	char *raw = tc_pypto_bound_state(st, restored, &len);
+
+	if (raw == NULL) {
+		/* a binding written before it kept the bytes: the snapshot
+		 * of the bound digest, content addressed */
+		if (restored[0] == '\0') {
+			tc_error_set(err, "the binding of %s names no state",
+			    TC_PYPTO_STATE_FILE);
+			return -1;
+		}
+		return tc_pypto_store_restore(st, restored, err);
+	}
+	if (install(st, raw, len, restored, "the bound copy", err) != 0) {
+		free(raw);
+		return -1;
+	}
 	return 0;
 }
 
@@ -336,7 +378,7 @@ tc_pypto_store_write(tc_pypto_store *st, const tc_json *next, tc_error *err)
 	if (text == NULL)
 		return -1;
 	tc_pypto_sha_buf(text, len, hex);
-	if (tc_pypto_bind_state(st, hex, err) != 0 ||
+	if (tc_pypto_bind_state(st, hex, text, len, true, err) != 0 ||
 	    tc_write_atomic(st->state_path, text, len, 0, err) != 0) {
 		free(text);
 		return -1;
@@ -551,12 +593,13 @@ tc_pypto_state_transition(const tc_pypto_state_opts *o,
 	if (tc_pypto_store_open(o, true, TC_LOCK_DEFAULT_TIMEOUT_S, &st,
 	    err) != 0)
 		return NULL;
-	if ((next = tc_pypto_store_step(&st, st.state, in, o, &sum, err)) ==
-	    NULL)
-		goto out;
-	/* SPEC.md stays the reference freeze's (its messages, its stages) */
+	/* Bound evidence first, as every command that seals checks it
+	 * (SPEC.md stays the reference freeze's: its messages, its stages) */
 	if (advances(in->action) &&
 	    tc_pypto_store_check_bound(&st, false, err) != 0)
+		goto out;
+	if ((next = tc_pypto_store_step(&st, st.state, in, o, &sum, err)) ==
+	    NULL)
 		goto out;
 	if (tc_pypto_store_write(&st, next, err) != 0)
 		goto out;

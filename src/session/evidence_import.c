@@ -9,7 +9,8 @@
  * checks and the manifest's digest, schema and authorization checks (steps
  * 1-4), then the parent/BASE/artifact re-validation (steps 5-10,
  * check_bound_evidence()).  Beyond the reference, the child's and the parent's
- * artifact roots must still be disjoint.
+ * artifact roots must still be disjoint, and the child's evidence policy
+ * no looser than the parent's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "derive_internal.h"
 #include "session_internal.h"
 #include "tunectl/canon.h"
+#include "tunectl/evidence.h"
 #include "tunectl/path.h"
 
 /* docs/spec/controller.md "Evidence-import manifest" step 1: an object with
@@ -370,6 +372,28 @@ check_identity(const struct bound *b, tc_error *err)
 	return 0;
 }
 
+/* Beyond the reference, on every load and not only at derive-session
+ * (issue 34): a derived session keeps its parent's evidence policy or a
+ * stricter one.  Before the child's first seal no manifest repeats its
+ * policy, so a worker that drops "evidence_policy" from the child's file
+ * would otherwise seal its Final from a hand-written final_e2e.  A policy
+ * that does not parse is the session validation's to report. */
+static int
+check_policy(const struct bound *b, tc_error *err)
+{
+	tc_policy mine, parents;
+
+	if (tc_policy_of_doc(b->doc, &mine, NULL) != 0 ||
+	    tc_policy_of_doc(b->parent, &parents, NULL) != 0)
+		return 0;
+	if (parents == TC_POLICY_STRICT && mine != TC_POLICY_STRICT)
+		return fail(err, "derived session's evidence_policy reference "
+		    "is looser than its parent's strict evidence policy (a "
+		    "derived session keeps its parent's policy or a stricter "
+		    "one): put \"evidence_policy\": \"strict\" back");
+	return 0;
+}
+
 /*
  * docs/spec/controller.md "Evidence-import manifest" steps 5-10: the parent
  * session, the BASE/SMAP handoff and the imported artifacts, re-read and
@@ -390,7 +414,8 @@ check_bound_evidence(const tc_json *doc, const tc_json *manifest,
 	b.doc = doc;
 	b.manifest = manifest;
 	b.mode = tc_json_get_string(doc, "optional_mode");
-	if (check_parent(&b, err) != 0 || check_base(&b, err) != 0 ||
+	if (check_parent(&b, err) != 0 || check_policy(&b, err) != 0 ||
+	    check_base(&b, err) != 0 ||
 	    check_roles(&b, artifacts, err) != 0)
 		goto out;
 	/* in the manifest's (sorted) key order, as the reference iterates

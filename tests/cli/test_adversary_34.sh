@@ -75,6 +75,22 @@ expect_rc 2 "an unknown --evidence-policy is a usage error"
 derive_child "$T/c1"
 expect_rc 0 "a strict parent derives a child"
 expect_eq "$(jpy "$CS" 'd.get("evidence_policy")')" strict "the child inherits the strict policy"
+# before the child's first seal no manifest repeats its policy: the worker
+# drops it from the child's own file, and every load refuses the child
+cp "$CS" "$T/c1-session.bak"
+python3 - "$CS" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d.pop("evidence_policy")
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+tc verify --session "$CS"
+expect_rc 1 "a derived child whose strict policy was dropped from its file does not verify"
+expect_out "derived session's evidence_policy reference is looser than its parent's strict evidence policy" \
+    "the refusal names the loosening"
+S=$CS R=$C st_seal no_gain ""
+expect_rc 1 "and nothing of it seals"
+check "its optional step stays pending" test "$(jpy "$CS" '[s["state"] for s in d["steps"]][0]')" = pending
+cp "$T/c1-session.bak" "$CS"
 # the attack: the child's optional and Final results seal from a
 # hand-written final_e2e (sealed beneficial, verify valid, on 318dd57)
 S=$CS R=$C
@@ -141,6 +157,42 @@ printf ' ' >>"$LEDGER5"
 tc verify --session "$CS" --attestation "$A5" --pubkey "$T/keys5/k.pub"
 expect_rc 1 "a rewritten imported parent artifact fails verify --attestation"
 expect_out "attestation subject changed: $LEDGER5" "the attestation names the parent's file as its own subject"
+# the attack as the review ran it: the parent's sealed S0 result and its
+# Final ledger are rewritten after the child was derived and attested (the
+# parent session's bytes, which the child digest-binds, unchanged); on
+# 318dd57 the child's verify and verify --attestation both passed
+make_ref_parent "$T/p5b"
+derive_child "$T/c5b"
+expect_rc 0 "a second child is derived"
+tc attest --session "$CS" --key "$T/keys5/k"
+expect_rc 0 "and attested"
+A5B=$C.attestation.dsse.json
+tc verify --session "$CS" --attestation "$A5B" --pubkey "$T/keys5/k.pub"
+expect_rc 0 "the second child verifies against its attestation before the parent is touched"
+parent_before=$(sha256sum "$PS" | cut -d" " -f1)
+S0R5=$PR/$(jpy "$PS" '[s["result_path"] for s in d["steps"] if s["step_id"] == "s0-baseline"][0]')
+FINR5=$PR/$(jpy "$PS" '[s["result_path"] for s in d["steps"] if s["step_id"] == "final-e2e-report"][0]')
+FLEDGER5=$PR/$(jpy "$FINR5" 'd["ledger_path"]')
+check "the parent's Final names a ledger" test -f "$FLEDGER5"
+python3 - "$S0R5" "$FLEDGER5" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["summary"] = "S0 rewritten after the child was derived"
+json.dump(r, open(sys.argv[1], "w"), indent=2, sort_keys=True)
+l = json.load(open(sys.argv[2]))
+if isinstance(l.get("final_e2e"), dict):
+    l["final_e2e"]["improvement_pct"] = 99.0
+else:
+    l["rewritten"] = True
+json.dump(l, open(sys.argv[2], "w"), indent=2, sort_keys=True)
+PY
+expect_eq "$(sha256sum "$PS" | cut -d" " -f1)" "$parent_before" "the parent session's bytes are unchanged"
+tc verify --session "$CS"
+expect_rc 1 "the child's plain verify (no --deep) fails"
+expect_out "parent session is invalid" "it says the parent is invalid"
+tc verify --session "$CS" --attestation "$A5B" --pubkey "$T/keys5/k.pub"
+expect_rc 1 "the child's verify --attestation (no --deep) fails too"
+expect_out "parent session is invalid" "with the parent's verdict"
 
 # ---- 6. recomputation is bounded: at most 10^7 bootstrap resamples ---------------------
 R="$T/r6/artifacts" S="$T/r6/artifacts/auto-tune-session.json"
@@ -184,13 +236,39 @@ PY
 many_sigs 16 "$T/a16.json"
 tc verify --session "$S" --attestation "$T/a16.json" --pubkey "$T/keys/k.pub"
 expect_rc 0 "an envelope with 16 signatures, the good one last, verifies"
+refused_32k() {	# refused_32k ENVELOPE WHAT: verify refuses 32,000 signatures at once
+	local t0 t1
+	t0=$(date +%s)
+	tc verify --session "$S" --attestation "$1" --pubkey "$T/keys/k.pub"
+	t1=$(date +%s)
+	expect_rc 1 "$2 is refused"
+	expect_out "attestation has 32000 signatures; at most 16 are checked" "$2: the refusal names the count"
+	check "$2: the refusal is prompt (under 5 s)" test $((t1 - t0)) -lt 5
+}
 many_sigs 32000 "$T/a32k.json"
-t0=$(date +%s)
-tc verify --session "$S" --attestation "$T/a32k.json" --pubkey "$T/keys/k.pub"
-t1=$(date +%s)
-expect_rc 1 "an envelope with 32,000 signatures is refused"
-expect_out "attestation has 32000 signatures; at most 16 are checked" "the refusal names the count"
-check "the refusal is prompt (under 5 s)" test $((t1 - t0)) -lt 5
+refused_32k "$T/a32k.json" "an envelope with 32,000 signatures"
+# the review's numbers: 32,000 bogus signatures on an 8 MB payload
+python3 - "$A" "$T/a8m.json" <<'PY'
+import base64, json, os, sys
+env = json.load(open(sys.argv[1]))
+env["payload"] = base64.b64encode(os.urandom(8 << 20)).decode()
+env["signatures"] = [{"keyid": env["signatures"][0]["keyid"], "sig": "A" * 86 + "=="}] * 32000
+json.dump(env, open(sys.argv[2], "w"))
+PY
+refused_32k "$T/a8m.json" "32,000 signatures on an 8 MB payload"
+# the sidecar the attestation covered cannot be deleted unnoticed
+SC7=$(python3 -c '
+import base64, json, sys
+st = json.loads(base64.b64decode(json.load(open(sys.argv[1]))["payload"]))
+print(*[s["name"] for s in st["subject"] if "/sidecars/" in s["name"]])' "$A")
+check "the reference session's sidecar is a subject of its attestation" test -f "$SC7"
+mv "$SC7" "$T/sidecar7.bak"
+tc verify --session "$S" --attestation "$A" --pubkey "$T/keys/k.pub"
+expect_rc 1 "a deleted sidecar fails verify --attestation"
+expect_out "attestation subject is missing: $SC7" "naming the sidecar"
+tc attest --session "$S" --key "$T/keys/k" --output "$T/a7-nosidecar.json"
+expect_err "tunectl attest: artifacts unbound:" "attest says what its signature no longer binds"
+mv "$T/sidecar7.bak" "$SC7"
 # ---- 8. locks, and support runs held to sealed evidence ---------------------------------
 R="$T/r8/artifacts" S="$T/r8/artifacts/auto-tune-session.json"
 tc init --session "$S" --artifact-root "$R" --session-id r8 --optional-mode multistream
@@ -243,6 +321,24 @@ TUNECTL_ATTEMPT=$R/cover tc support run --session "$S" --role sk-failure-isolati
     --runner-command-json "$T/cover.sh.json"
 expect_rc 1 "TUNECTL_ATTEMPT set by the caller does not widen what the read-only check skips"
 expect_err "cover/runner.stdout.log" "the write is named"
+# the review's exact case: a source-range executor rewrites S0's sealed run
+# set outside phases/ (on 318dd57 its support run passed)
+R="$T/r8s/artifacts" S="$T/r8s/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r8s --optional-mode source-range
+ctl_seal
+mkdir -p "$R/s0"
+echo "10.0 10.1 10.2" >"$R/s0/runset.txt"
+ctl_seal "" 'result["produced_artifacts"] = ["s0/runset.txt"]'
+next_pending() { jpy "$S" '[s["step_id"] for s in d["steps"] if s["state"] == "pending"][0]'; }
+for _ in 1 2 3 4 5; do
+	[ "$(next_pending)" = optional-experiments ] && break
+	ctl_seal
+done
+expect_eq "$(next_pending)" optional-experiments "the optional step of the source-range mode is next"
+support_host rewrite-s0b.sh "echo '20.0 20.2 20.4' >'$R/s0/runset.txt'"
+tc support run --session "$S" --role sk-source-range-experiment-executor --runner-command-json "$T/rewrite-s0b.sh.json"
+expect_rc 1 "a source-range executor that rewrites sealed S0 evidence outside phases/ is refused"
+expect_err "changed protected evidence: s0/runset.txt" "the refusal names the sealed file"
 # ---- 2. every seal re-checks earlier sealed evidence ---------------------------------
 # strict: the Final's worker doubles S0's times, re-runs gate stability so
 # S0's report matches, computes final_e2e against the rewritten S0 and
@@ -259,8 +355,16 @@ st_runset s0/runset 5 20.0 20.2 20.4 20.2 20.0
 st_gate stability s0/stability.json --baseline "$R/s0/runset"
 st_final
 st_result "$T/final-result.json" accepted 'consumed = ["s0/runset"]; produced = ["final/candidate", "final/option-config.json"]'
-tc seal --session "$S" --result "$T/final-result.json"
-expect_rc 1 "seal refuses a Final over an S0 run set rewritten since S0 was sealed"
+# the worker seals through its task's own handoff.seal_command
+mapfile -t SEALCMD < <(python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))
+for a in t["handoff"]["seal_command"]:
+    print(sys.argv[2] if a == "<phase-result.json>" else a)' "$T/final-task.json" "$T/final-result.json")
+expect_eq "${SEALCMD[*]:1}" "seal --session $S --result $T/final-result.json" "the task's seal command seals this session"
+check "the task's seal command runs this tunectl" test "${SEALCMD[0]}" -ef "$TUNECTL_BIN"
+out=$("${SEALCMD[@]}" 2>&1 </dev/null); rc=$?
+expect_rc 1 "the task's seal command refuses a Final over an S0 run set rewritten since S0 was sealed"
 expect_out "bound artifact changed since s0-baseline was sealed: s0/runset" "the refusal names the rewritten file"
 check "the Final stays pending" test "$(jpy "$S" 'd["steps"][-1]["state"]')" = pending
 check "no FINAL_E2E_REPORT.md is written" test ! -e "$R/FINAL_E2E_REPORT.md"
@@ -315,6 +419,9 @@ expect_eq "$(jpy "$T/r3-manifest.json" '[(a["path"], a["kind"]) for a in d["arti
     "a run set holding a dangling link is bound as a tree; a dangling link by its text"
 tc keygen --out "$T/keys3/k"
 tc attest --session "$S" --key "$T/keys3/k" --output "$T/a3.json"
+expect_rc 0 "attest signs the session"
+expect_err "tunectl: attest: not bound: s0-baseline: s0/never-written.json was missing when it was sealed" \
+    "and names on stderr what its signature cannot cover"
 expect_eq "$(python3 -c '
 import base64, json, sys
 env = json.load(open(sys.argv[1]))

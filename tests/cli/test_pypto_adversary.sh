@@ -8,7 +8,9 @@
 # PASS in the state and also rewrites tunectl's in-tree mark: the state
 # bound under tunectl's state directory puts the dispatch snapshot back
 # (6); a state edited between commands is refused by dispatch and
-# run-next until it is put back or adopted (7).
+# run-next until it is put back or adopted (7); a worker that also
+# rewrites the dispatch snapshots and the task's digest of them still has
+# its edit undone, from the copy the binding keeps (8).
 # The project comes from the example operator through Stages 1-4, as in
 # test_pypto_orchestrate.sh.
 . "$(dirname "$0")/lib.sh"
@@ -126,6 +128,9 @@ expect_eq "$(fingerprint)" "$before" "nothing was written"
 st start_stage --stage 5
 expect_rc 1 "an advancing state action is refused too"
 expect_err "entry-001.json" "naming the snapshot"
+st complete_stage --stage 5
+expect_rc 1 "complete_stage(5) re-checks the bound evidence too"
+expect_err "entry-001.json" "naming the snapshot"
 st fail_stage --stage 5
 expect_rc 0 "failing the stage (a way out) is not"
 
@@ -159,16 +164,76 @@ open(mark, "w").write(hashlib.sha256(open(sp, "rb").read()).hexdigest() + "\n")
 PY
 tc pypto check stage5 --project "$P" --op-dir "$OP"
 check "a real stage5-check fails" test "$rc" != 0
-answer_task "$T/task6.json" "$T/result6.json"
-pp accept --task "$T/task6.json" --result "$T/result6.json"
-expect_rc 1 "the accept is refused"
-expect_err "was changed outside tunectl since the dispatch" "it names the edit"
-expect_err "the dispatch snapshot (sha256 $dispatched) was restored" "and says the snapshot was restored"
-expect_eq "$(sha "$OP/.orchestrator_state.json")" "$dispatched" \
-    "the state is the dispatch snapshot again, the rewritten mark notwithstanding"
-st complete_stage --stage 5
-expect_rc 1 "Stage 5 does not complete"
+refused_accept() {	# refused_accept N MESSAGE WHY: accept of task N refused, state put back
+	answer_task "$T/task$1.json" "$T/result$1.json"
+	pp accept --task "$T/task$1.json" --result "$T/result$1.json"
+	expect_rc 1 "the accept is refused"
+	expect_err "was changed outside tunectl" "it names the edit"
+	expect_err "$2" "and says what was restored"
+	expect_eq "$(sha "$OP/.orchestrator_state.json")" "$dispatched" \
+	    "the state is the one tunectl wrote again, $3"
+	st complete_stage --stage 5
+	expect_rc 1 "Stage 5 does not complete"
+}
+refused_accept 6 "was changed outside tunectl since the dispatch (sha256 $(sha "$OP/.orchestrator_state.json")): the dispatch snapshot (sha256 $dispatched) was restored" \
+    "the rewritten mark notwithstanding"
 expect_eq "$(jq_ "$OP/.orchestrator_state.json" "d['stage_status']['5']")" in_progress "Stage 5 stays in progress"
+
+# ---- 8. the dispatch snapshot and the task's digest of it rewritten too -----
+# The worker forges the PASS as in 6, then makes its forged state look like
+# the one the task was cut from: it writes it as a dispatch snapshot
+# (.orchestrator/dispatches/state-<its sha256>.json), puts that digest in
+# the task's state_sha256, deletes the real snapshot and rewrites the
+# in-tree mark.  Only the binding under the state directory still knows
+# which state tunectl wrote; the refused accept puts that state back.
+forge_pass() {	# forge_pass TASK: the forged state, its snapshot and task digest
+	python3 - "$OP" "$1" <<'PY'
+import hashlib, json, os, sys
+op, taskp = sys.argv[1], sys.argv[2]
+sp = op + "/.orchestrator_state.json"
+s = json.load(open(sp))
+s5 = s["orchestration"]["stage5"]
+path = op + "/.orchestrator/stage5/check-901.json"
+json.dump({"schema_version": 1, "kind": "pypto_stage5_check", "verdict": "PASS",
+           "failure_category": None, "failed_checks": [], "checks_total": 25,
+           "checks_passed": 25, "partial": False, "gates": [],
+           "entry_sha256": s5["entry"]["sha256"]}, open(path, "w"))
+s5["check"] = {"path": ".orchestrator/stage5/check-901.json", "verdict": "PASS",
+               "sha256": hashlib.sha256(open(path, "rb").read()).hexdigest()}
+raw = json.dumps(s, indent=2).encode()
+open(sp, "wb").write(raw)
+forged = hashlib.sha256(raw).hexdigest()
+d = op + "/.orchestrator/dispatches"
+for f in os.listdir(d):
+    if f.startswith("state-"):
+        os.remove(os.path.join(d, f))
+open(os.path.join(d, "state-%s.json" % forged), "wb").write(raw)
+t = json.load(open(taskp)); t["state_sha256"] = forged
+json.dump(t, open(taskp, "w"))
+open(op + "/.orchestrator/state-written.sha256", "w").write(forged + "\n")
+print(forged)
+PY
+}
+use snapshot
+st consent --basis user_requested --statement "tune every P0" --no-questions >/dev/null
+pp dispatch --output "$T/task8.json"
+expect_rc 0 "the optimizer's task is dispatched"
+dispatched=$(sha "$OP/.orchestrator_state.json")
+forged=$(forge_pass "$T/task8.json")
+expect_eq "$(sha "$OP/.orchestrator_state.json")" "$forged" "the state is the worker's"
+cp "$OP/.orchestrator_state.json" "$T/forged8.json"
+refused_accept 8 "was changed outside tunectl (sha256 $forged): the state tunectl wrote last (sha256 $dispatched) was restored" \
+    "though the snapshots and the task's digest were rewritten"
+# the restore does not make the worker's state tunectl's previous one
+cp "$OP/.orchestrator_state.json" "$T/restored8.json"
+cp "$T/forged8.json" "$OP/.orchestrator_state.json"
+pp dispatch
+expect_rc 1 "the forged state written back after the restore is refused"
+expect_err "was changed outside tunectl since tunectl last wrote it (sha256 now $forged" "naming it"
+cp "$T/restored8.json" "$OP/.orchestrator_state.json"
+pp dispatch --output "$T/task8b.json"
+expect_rc 0 "with tunectl's state back, dispatch goes on"
+check "and cuts the task from tunectl's state" test "$(jq_ "$T/task8b.json" "d['state_sha256']")" = "$dispatched"
 
 # ---- 7. a state edited between commands ------------------------------------
 use edited
@@ -206,5 +271,19 @@ expect_rc 0 "configure adopts a state the operator edited on purpose"
 pp dispatch
 expect_rc 0 "after which dispatch goes on"
 expect_out '"device_id": 1' "with the adopted options"
+
+# ---- 9. a large state is bound (and its copy read back) whole --------------
+mkdir -p "$T/big/project/custom/op"
+sb() { tc pypto state --project "$T/big/project" --op-dir custom/op "$@"; }
+sb init
+python3 - "$T/big/project/custom/op/.orchestrator_state.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["notes"] = "x" * 200000
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+sb configure
+expect_rc 0 "configure adopts a 200 KB state"
+tc pypto dispatch --project "$T/big/project" --op-dir custom/op
+expect_rc 0 "its binding (holding a copy of it) is read whole: dispatch goes on"
 
 finish
