@@ -209,6 +209,10 @@ const tc_json *tc_sidecar_intent(const tc_session *s);
  * session does not show sealed ("sidecar binds a seal of <step> that the
  * session does not show: <path>"). */
 int tc_sidecar_check(const tc_session *s, tc_error *err);
+/* tc_sidecar_check(), then *out = tc_sidecar_manifest(s, step_id): the
+ * records' states worked out once for both. */
+int tc_sidecar_checked_manifest(const tc_session *s, const char *step_id,
+    const tc_json **out, tc_error *err);
 
 /* seal, before anything else is written: replace an interrupted seal's
  * record and append this seal's (its step's manifest).  With adopt (the

@@ -11,7 +11,7 @@
  *     artifact_manifest_sha256, keys a reference reader ignores);
  *   - reference: the session's sidecar (sidecar.c), so the session and
  *     the artifact root stay exactly the reference's.
- * tc_manifest_load() is the one reader of either.  A manifest is also
+ * manifest_borrow() (under tc_manifest_load()) is the one reader of either.  A manifest is also
  * the intent record of an interrupted seal: resume completes only a
  * scene whose manifest names the session as it is on disk.
  */
@@ -413,36 +413,29 @@ tc_manifest_build(const tc_session *s, const tc_json *step,
 
 /* ---- reading and checking ---------------------------------------------- */
 
-/* The binding in the sidecar of a reference-policy session. */
+/*
+ * The manifest bound to a sealed step: *out borrows it (from the
+ * session's sidecar) or points at *owned (read from the artifact root),
+ * which the caller frees; both NULL when the step binds none.
+ */
 static int
-load_from_sidecar(const tc_session *s, const tc_json *step, tc_json **out,
-    tc_error *err)
-{
-	const tc_json *m;
-
-	if (tc_session_policy(s) == TC_POLICY_STRICT)
-		return 0;
-	if (tc_sidecar_check(s, err) != 0)
-		return -1;
-	if ((m = tc_sidecar_manifest(s, tc_step_id(step))) != NULL)
-		*out = tc_json_clone(m);
-	return 0;
-}
-
-int
-tc_manifest_load(const tc_session *s, const tc_json *step, tc_json **out,
-    tc_error *err)
+manifest_borrow(const tc_session *s, const tc_json *step, const tc_json **out,
+    tc_json **owned, tc_error *err)
 {
 	const tc_json *rel = tc_json_get(step, "artifact_manifest_path");
 	char hex[TC_SHA256_HEX_LEN + 1];
 	char *resolved, *bytes;
+	tc_json *m;
 	size_t len;
 
 	*out = NULL;
+	*owned = NULL;
 	/* In the session document: strict sessions, and reference sessions
-	 * sealed by a tunectl that kept its bindings there. */
+	 * sealed by a tunectl that kept its bindings there.  Else the
+	 * sidecar's binding (reference policy; its chain checked first). */
 	if (rel == NULL)
-		return load_from_sidecar(s, step, out, err);
+		return tc_session_policy(s) == TC_POLICY_STRICT ? 0 :
+		    tc_sidecar_checked_manifest(s, tc_step_id(step), out, err);
 	if (tc_require_relative_artifact(rel, "artifact_manifest_path",
 	    err) != 0 || tc_session__check_path_text(rel, err) != 0)
 		return -1;
@@ -461,17 +454,31 @@ tc_manifest_load(const tc_session *s, const tc_json *step, tc_json **out,
 		free(bytes);
 		return -1;
 	}
-	*out = tc_json_parse(bytes, len, err);
+	m = tc_json_parse(bytes, len, err);
 	free(bytes);
-	if (*out == NULL || !tc_json_is(*out, TC_JSON_OBJECT) ||
-	    !sess_str_is(tc_json_get(*out, "schema_version"),
+	if (m == NULL || !tc_json_is(m, TC_JSON_OBJECT) ||
+	    !sess_str_is(tc_json_get(m, "schema_version"),
 	    TC_MANIFEST_SCHEMA)) {
-		tc_json_free(*out);
-		*out = NULL;
+		tc_json_free(m);
 		tc_error_set(err, "artifact manifest of %s is not a %s document",
 		    tc_step_id(step), TC_MANIFEST_SCHEMA);
 		return -1;
 	}
+	*out = *owned = m;
+	return 0;
+}
+
+int
+tc_manifest_load(const tc_session *s, const tc_json *step, tc_json **out,
+    tc_error *err)
+{
+	const tc_json *m;
+	tc_json *owned;
+
+	*out = NULL;
+	if (manifest_borrow(s, step, &m, &owned, err) != 0)
+		return -1;
+	*out = owned != NULL ? owned : m != NULL ? tc_json_clone(m) : NULL;
 	return 0;
 }
 
@@ -535,12 +542,12 @@ int
 tc_manifest_check(const tc_session *s, const tc_json *step, tc_error *err)
 {
 	tc_policy policy = tc_session_policy(s);
-	const tc_json *list;
-	tc_json *m;
+	const tc_json *list, *m;
+	tc_json *owned;
 	size_t i;
 	int rc = -1;
 
-	if (tc_manifest_load(s, step, &m, err) != 0)
+	if (manifest_borrow(s, step, &m, &owned, err) != 0)
 		return -1;
 	if (m == NULL) {
 		if (policy != TC_POLICY_STRICT)
@@ -577,7 +584,7 @@ tc_manifest_check(const tc_session *s, const tc_json *step, tc_error *err)
 			goto out;
 	rc = 0;
 out:
-	tc_json_free(m);
+	tc_json_free(owned);
 	return rc;
 }
 
@@ -587,18 +594,18 @@ tc_session_check_root(const tc_session *s, tc_error *err)
 	size_t i;
 
 	for (i = 0; i < tc_session_step_count(s); i++) {
-		const tc_json *step = tc_session_step_at(s, i);
-		tc_json *m;
+		const tc_json *step = tc_session_step_at(s, i), *m;
+		tc_json *owned;
 		int rc;
 
 		if (!tc_step_is_sealed(step))
 			continue;
-		if (tc_manifest_load(s, step, &m, err) != 0)
+		if (manifest_borrow(s, step, &m, &owned, err) != 0)
 			return -1;
 		if (m == NULL)
 			continue;
 		rc = check_root(s, step, m, err);
-		tc_json_free(m);
+		tc_json_free(owned);
 		return rc;
 	}
 	return 0;
@@ -664,18 +671,20 @@ merge_keys(tc_json *paths, const tc_json *more)
 			    tc_json_new_bool(true));
 }
 
-/* The entries of a sealed step's manifest (*m, which the caller frees,
- * holds them), or NULL when it binds none or it cannot be read. */
+/* The entries of a sealed step's manifest (borrowed from the sidecar,
+ * or held by *m, which the caller frees), or NULL when it binds none or
+ * it cannot be read. */
 static const tc_json *
 manifest_entries(const tc_session *s, const tc_json *step, tc_json **m)
 {
-	const tc_json *list;
+	const tc_json *list, *manifest;
 
 	*m = NULL;
 	if (!tc_step_is_sealed(step) ||
-	    tc_manifest_load(s, step, m, NULL) != 0 || *m == NULL)
+	    manifest_borrow(s, step, &manifest, m, NULL) != 0 ||
+	    manifest == NULL)
 		return NULL;
-	list = tc_json_get(*m, "artifacts");
+	list = tc_json_get(manifest, "artifacts");
 	return tc_json_is(list, TC_JSON_ARRAY) ? list : NULL;
 }
 
@@ -792,16 +801,17 @@ tc_session_unbound_steps(const tc_session *s)
 	size_t i;
 
 	for (i = 0; i < tc_session_step_count(s); i++) {
-		const tc_json *step = tc_session_step_at(s, i);
+		const tc_json *step = tc_session_step_at(s, i), *m;
 		tc_error ignored = TC_ERROR_INIT;
-		tc_json *m = NULL;
+		tc_json *owned = NULL;
 
 		if (!tc_step_is_sealed(step))
 			continue;
-		if (tc_manifest_load(s, step, &m, &ignored) == 0 && m == NULL)
+		if (manifest_borrow(s, step, &m, &owned, &ignored) == 0 &&
+		    m == NULL)
 			tc_json_array_push(ids, tc_json_new_string(
 			    tc_step_id(step)));
-		tc_json_free(m);
+		tc_json_free(owned);
 		tc_error_clear(&ignored);
 	}
 	return ids;

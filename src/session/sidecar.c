@@ -32,11 +32,34 @@
 #include "tunectl/sha256.h"
 #include "tunectl/timeutil.h"
 
+/* What the session says of the step a record seals: sealed with the
+ * result the record binds (committed; also a record that seals no step),
+ * not sealed (pending: an interrupted seal, or a rollback), or sealed
+ * with another result (mismatch); REC_OTHER: not a seal record. */
+enum rec_state { REC_COMMITTED, REC_PENDING, REC_MISMATCH, REC_OTHER };
+
+/* The state of every record, worked out once for the session as the
+ * snapshot describes it (each step's id, whether it is sealed, its
+ * result_sha256) and reused while the session still reads the same.
+ * A command asks for it on every manifest it loads (verify: 21 times);
+ * the records themselves are read and chain-checked once, when the
+ * sidecar is read, and any change to them (writable()) drops it. */
+struct rec_memo {
+	size_t nrecords;	/* how many records the states are for */
+	unsigned char *states;	/* enum rec_state per record */
+	size_t nsteps;
+	char **ids;		/* the session's step ids, in order */
+	bool *sealed;
+	tc_json **digests;	/* each step's result_sha256 (clone; NULL:
+				 * absent) */
+};
+
 struct tc_sidecar {
 	char *path;	/* where it is or would be; NULL: no state directory */
 	tc_json *doc;	/* the document (read or new); NULL while absent */
 	bool foreign;	/* present, but another session's (or unreadable) */
 	char *problem;	/* why the chain does not hold; NULL when it does */
+	struct rec_memo *memo;	/* NULL until asked for, or after a change */
 };
 
 char *
@@ -51,11 +74,30 @@ tc_sidecar_path(const char *session_path)
 	return path;
 }
 
+static void
+memo_free(struct rec_memo *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->nsteps; i++) {
+		free(m->ids[i]);
+		tc_json_free(m->digests[i]);
+	}
+	free(m->ids);
+	free(m->sealed);
+	free(m->digests);
+	free(m->states);
+	free(m);
+}
+
 void
 tc_sidecar_free(tc_sidecar *sc)
 {
 	if (sc == NULL)
 		return;
+	memo_free(sc->memo);
 	free(sc->path);
 	tc_json_free(sc->doc);
 	free(sc->problem);
@@ -182,18 +224,14 @@ first_manifest(const tc_json *record)
 	    ms->u.arr.items[0] : NULL;
 }
 
-/* What the session says of the step a record seals: sealed with the
- * result the record binds (committed; also a record that seals no step),
- * not sealed (pending: an interrupted seal, or a rollback), or sealed
- * with another result (mismatch). */
-enum rec_state { REC_COMMITTED, REC_PENDING, REC_MISMATCH };
-
 static enum rec_state
 record_state(const tc_session *s, const tc_json *record)
 {
 	const tc_json *m = first_manifest(record), *step;
 	const char *id = tc_json_get_string(m, "step_id");
 
+	if (!sess_str_is(tc_json_get(record, "kind"), "seal"))
+		return REC_OTHER;
 	if (m == NULL)
 		return REC_COMMITTED;
 	step = id != NULL ? tc_session_find_step(s, id, NULL) : NULL;
@@ -203,32 +241,118 @@ record_state(const tc_session *s, const tc_json *record)
 	    REC_COMMITTED : REC_MISMATCH;
 }
 
-static bool
-record_committed(const tc_session *s, const tc_json *record)
+#define KEY_IS(m, lit) ((m)->key_len == sizeof(lit) - 1 && \
+	memcmp((m)->key, lit, sizeof(lit) - 1) == 0)
+
+/* A step's step_id (as tc_step_id() reads it: NULL unless a string),
+ * whether it is sealed, and its result_sha256 (NULL when absent): one
+ * pass over its members, whose keys are unique. */
+static void
+step_fields(const tc_json *step, const char **id, bool *sealed,
+    const tc_json **digest)
 {
-	return record_state(s, record) == REC_COMMITTED;
+	size_t i;
+
+	*id = NULL;
+	*sealed = false;
+	*digest = NULL;
+	if (!tc_json_is(step, TC_JSON_OBJECT))
+		return;
+	for (i = 0; i < step->u.obj.len; i++) {
+		const tc_json_member *m = &step->u.obj.members[i];
+
+		if (KEY_IS(m, "step_id"))
+			*id = tc_json_string(m->value);
+		else if (KEY_IS(m, "state"))
+			*sealed = sess_str_is(m->value, "sealed");
+		else if (KEY_IS(m, "result_sha256"))
+			*digest = m->value;
+	}
 }
 
+/* Does the memo still describe the session's steps?  (Everything
+ * record_state() reads of the session: ids, sealed, result_sha256.) */
+static bool
+memo_fresh(const struct rec_memo *m, const tc_session *s, size_t nrecords)
+{
+	size_t i;
+
+	if (m == NULL || m->nrecords != nrecords ||
+	    m->nsteps != s->steps->u.arr.len)
+		return false;
+	for (i = 0; i < m->nsteps; i++) {
+		const tc_json *d;
+		const char *id;
+		bool sealed;
+
+		step_fields(s->steps->u.arr.items[i], &id, &sealed, &d);
+		if (id == NULL || m->ids[i] == NULL ||
+		    strcmp(id, m->ids[i]) != 0 || sealed != m->sealed[i] ||
+		    (d == NULL) != (m->digests[i] == NULL) ||
+		    (d != NULL && !tc_json_equal(d, m->digests[i])))
+			return false;
+	}
+	return true;
+}
+
+/* The state of each record of a present sidecar (*out gets the records),
+ * for the session as it reads now; NULL when it has no records. */
+static const unsigned char *
+record_states(const tc_session *s, const tc_sidecar *sc,
+    const tc_json **out)
+{
+	const tc_json *records = tc_sidecar_present(sc) ? records_of(sc) : NULL;
+	tc_sidecar *w = (tc_sidecar *)sc;	/* the memo is scratch */
+	struct rec_memo *m;
+	size_t i, n;
+
+	*out = records;
+	if (records == NULL || records->u.arr.len == 0)
+		return NULL;
+	if (memo_fresh(sc->memo, s, records->u.arr.len))
+		return sc->memo->states;
+	memo_free(w->memo);
+	m = w->memo = tc_xcalloc(1, sizeof(*m));
+	m->nrecords = records->u.arr.len;
+	m->states = tc_xcalloc(m->nrecords, 1);
+	for (i = 0; i < m->nrecords; i++)
+		m->states[i] = (unsigned char)record_state(s,
+		    records->u.arr.items[i]);
+	n = m->nsteps = s->steps->u.arr.len;
+	m->ids = tc_xcalloc(n + 1, sizeof(*m->ids));
+	m->sealed = tc_xcalloc(n + 1, sizeof(*m->sealed));
+	m->digests = tc_xcalloc(n + 1, sizeof(*m->digests));
+	for (i = 0; i < n; i++) {
+		const tc_json *d;
+		const char *id;
+
+		step_fields(s->steps->u.arr.items[i], &id, &m->sealed[i], &d);
+		m->ids[i] = id != NULL ? tc_xstrdup(id) : NULL;
+		m->digests[i] = d != NULL ? tc_json_clone(d) : NULL;
+	}
+	return m->states;
+}
+
+/* A seal record the session does not show (uncached: writers ask this
+ * of the last record while they change the records). */
 static bool
 record_pending(const tc_session *s, const tc_json *record)
 {
-	return sess_str_is(tc_json_get(record, "kind"), "seal") &&
-	    record_state(s, record) == REC_PENDING;
+	return record_state(s, record) == REC_PENDING;
 }
 
-const tc_json *
-tc_sidecar_manifest(const tc_session *s, const char *step_id)
+/* The newest committed record's manifest of step_id (NULL when none). */
+static const tc_json *
+manifest_in(const unsigned char *states, const tc_json *records,
+    const char *step_id)
 {
-	const tc_sidecar *sc = tc_session_sidecar(s);
-	const tc_json *records = tc_sidecar_present(sc) ? records_of(sc) : NULL;
 	size_t i, j;
 
-	for (i = records != NULL ? records->u.arr.len : 0; i-- > 0;) {
-		const tc_json *r = records->u.arr.items[i];
-		const tc_json *ms = tc_json_get(r, "manifests");
+	for (i = states != NULL ? records->u.arr.len : 0; i-- > 0;) {
+		const tc_json *ms;
 
-		if (!sess_str_is(tc_json_get(r, "kind"), "seal") ||
-		    !tc_json_is(ms, TC_JSON_ARRAY) || !record_committed(s, r))
+		if (states[i] != REC_COMMITTED || !tc_json_is(ms = tc_json_get(
+		    records->u.arr.items[i], "manifests"), TC_JSON_ARRAY))
 			continue;
 		for (j = 0; j < ms->u.arr.len; j++)
 			if (sess_str_is(tc_json_get(ms->u.arr.items[j], "step_id"),
@@ -239,56 +363,93 @@ tc_sidecar_manifest(const tc_session *s, const char *step_id)
 }
 
 const tc_json *
+tc_sidecar_manifest(const tc_session *s, const char *step_id)
+{
+	const tc_json *records;
+	const unsigned char *states = record_states(s, tc_session_sidecar(s),
+	    &records);
+
+	return states != NULL ? manifest_in(states, records, step_id) : NULL;
+}
+
+const tc_json *
 tc_sidecar_intent(const tc_session *s)
 {
 	const tc_sidecar *sc = tc_session_sidecar(s);
-	const tc_json *records = tc_sidecar_present(sc) ? records_of(sc) : NULL;
-	const tc_json *last;
+	const tc_json *records;
+	const unsigned char *states = record_states(s, sc, &records);
+	size_t n;
 
-	if (records == NULL || records->u.arr.len == 0)
+	if (states == NULL || records == NULL)
 		return NULL;
-	last = records->u.arr.items[records->u.arr.len - 1];
-	return record_pending(s, last) ? first_manifest(last) : NULL;
+	n = records->u.arr.len;
+	return states[n - 1] == REC_PENDING ?
+	    first_manifest(records->u.arr.items[n - 1]) : NULL;
 }
 
-int
-tc_sidecar_check(const tc_session *s, tc_error *err)
+/* tc_sidecar_check(), *states and *records getting what it checked
+ * (NULL when the sidecar has no records). */
+static int
+check(const tc_session *s, const unsigned char **states,
+    const tc_json **records, tc_error *err)
 {
 	const tc_sidecar *sc = tc_session_sidecar(s);
-	const tc_json *records;
-	size_t i;
+	size_t i, n;
 
+	*states = NULL;
+	*records = NULL;
 	/* a sidecar that is there but cannot be read is not "none" */
 	if (!sc->foreign && sc->problem != NULL) {
 		tc_error_set(err, "%s", sc->problem);
 		return -1;
 	}
-	if (!tc_sidecar_present(sc))
+	if ((*states = record_states(s, sc, records)) == NULL ||
+	    *records == NULL)
 		return 0;
-	records = records_of(sc);
-	for (i = 0; records != NULL && i < records->u.arr.len; i++) {
-		const tc_json *r = records->u.arr.items[i];
-		const char *id = tc_json_get_string(first_manifest(r),
-		    "step_id");
-		enum rec_state st;
+	n = (*records)->u.arr.len;
+	for (i = 0; i < n; i++) {
+		enum rec_state st = (*states)[i];
+		const char *id;
 
-		if (!sess_str_is(tc_json_get(r, "kind"), "seal"))
-			continue;
-		st = record_state(s, r);
-		if (st == REC_MISMATCH) {
-			tc_error_set(err, "artifact manifest does not belong to "
-			    "the sealed result: %s (sidecar %s)", id, sc->path);
-			return -1;
-		}
 		/* Only the last record may be a seal the session does not
 		 * show (an interrupted one). */
-		if (st == REC_PENDING && i + 1 < records->u.arr.len) {
+		if (st != REC_MISMATCH && (st != REC_PENDING || i + 1 == n))
+			continue;
+		id = tc_json_get_string(first_manifest(
+		    (*records)->u.arr.items[i]), "step_id");
+		if (st == REC_MISMATCH)
+			tc_error_set(err, "artifact manifest does not belong to "
+			    "the sealed result: %s (sidecar %s)", id, sc->path);
+		else
 			tc_error_set(err, "sidecar binds a seal of %s that the "
 			    "session does not show: %s", id != NULL ? id : "?",
 			    sc->path);
-			return -1;
-		}
+		return -1;
 	}
+	return 0;
+}
+
+int
+tc_sidecar_check(const tc_session *s, tc_error *err)
+{
+	const unsigned char *states;
+	const tc_json *records;
+
+	return check(s, &states, &records, err);
+}
+
+int
+tc_sidecar_checked_manifest(const tc_session *s, const char *step_id,
+    const tc_json **out, tc_error *err)
+{
+	const unsigned char *states;
+	const tc_json *records;
+
+	*out = NULL;
+	if (check(s, &states, &records, err) != 0)
+		return -1;
+	if (states != NULL)
+		*out = manifest_in(states, records, step_id);
 	return 0;
 }
 
@@ -307,6 +468,9 @@ writable(tc_session *s, tc_sidecar **out, tc_error *err)
 	*out = NULL;
 	if (sc->path == NULL)
 		return 0;
+	/* the records are about to change: their states are worked out anew */
+	memo_free(sc->memo);
+	sc->memo = NULL;
 	if (!sc->foreign && sc->problem != NULL) {
 		tc_error_set(err, "%s (move it aside to start a new one)",
 		    sc->problem);
@@ -437,6 +601,8 @@ tc_sidecar_add_manifest(tc_session *s, const tc_json *manifest)
 	if (sc == NULL || sc->doc == NULL || (records = records_of(sc)) == NULL ||
 	    records->u.arr.len == 0)
 		return;
+	memo_free(sc->memo);
+	sc->memo = NULL;
 	ms = tc_json_get(records->u.arr.items[records->u.arr.len - 1],
 	    "manifests");
 	if (tc_json_is(ms, TC_JSON_ARRAY))

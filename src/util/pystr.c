@@ -95,10 +95,15 @@ tc_py_strip_dup(const char *s)
 bool
 tc_text_has_content(const char *s, size_t n)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	size_t a, b;
 
-	if (s == NULL)
+	if (s == NULL || n == 0)
 		return false;
+	/* an ASCII byte that is not a space is such a code point itself */
+	if ((u[0] < 0x80 && !tc_py_isspace(u[0])) ||
+	    (u[n - 1] < 0x80 && !tc_py_isspace(u[n - 1])))
+		return true;
 	tc_py_strip(s, n, &a, &b);
 	return a < b;
 }
@@ -106,12 +111,18 @@ tc_text_has_content(const char *s, size_t n)
 bool
 tc_text_is_canonical(const char *s, size_t n)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	size_t a, b;
 
-	if (s == NULL)
+	if (s == NULL || n == 0)
 		return false;
+	/* An ASCII byte is a code point of its own (never part of a longer
+	 * sequence, well-formed or not): when both ends are ASCII they are
+	 * the first and last code points, and only they decide. */
+	if (u[0] < 0x80 && u[n - 1] < 0x80)
+		return !tc_py_isspace(u[0]) && !tc_py_isspace(u[n - 1]);
 	tc_py_strip(s, n, &a, &b);
-	return a == 0 && b == n && n > 0;
+	return a == 0 && b == n;
 }
 
 /* A ".." component of a POSIX path (PurePosixPath(...).parts). */

@@ -3,7 +3,8 @@
 # replayed against tunectl: a reference-policy session must print and
 # write what the reference printed and wrote (after masking clocks and
 # paths), file for file.  Two copies are replayed: the sample beside the
-# project (../shared/reference/sk-scenarios-sample, when it is there) and
+# project (../shared/reference/sk-scenarios-sample, when it is there; from
+# a git worktree, the one beside the main checkout) and
 # the copy in tests/fixtures/sk-scenarios (always).  A scenario listed in
 # tests/fixtures/sk-scenarios/DEVIATIONS differs on purpose: it is
 # reported as a TAP skip naming why, and a listed scenario that comes out
@@ -43,6 +44,15 @@ replay() {	# replay LABEL DIR
 	check "$label: the replay ran its scenarios" test "$n" -gt 0
 }
 
-replay "shared sample" "$TUNECTL_SRC/../shared/reference/sk-scenarios-sample"
+# The sample lies beside the project: beside this checkout, or, in a git
+# worktree elsewhere, beside the main checkout.
+sample=$TUNECTL_SRC/../shared/reference/sk-scenarios-sample
+if [ ! -f "$sample/replay.sh" ] &&
+    common=$(git -C "$TUNECTL_SRC" rev-parse --path-format=absolute \
+    --git-common-dir 2>/dev/null) &&
+    [ -f "$(dirname "$common")/../shared/reference/sk-scenarios-sample/replay.sh" ]; then
+	sample=$(dirname "$common")/../shared/reference/sk-scenarios-sample
+fi
+replay "shared sample" "$sample"
 replay "fixtures" "$TUNECTL_SRC/tests/fixtures/sk-scenarios"
 finish

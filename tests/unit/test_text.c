@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,6 +251,39 @@ canonical_string_is_nonblank_and_its_own_strip(void **state)
 	assert_false(tc_text_has_content(NULL, 0));
 }
 
+/* The canonical and content tests look at the first and last bytes alone
+ * when they are ASCII (an ASCII byte is always a code point of its own):
+ * the same answer as a full strip() for every mix of ASCII, spaces, multi-byte,
+ * ill-formed and lone-surrogate bytes at either end. */
+static void
+canonical_and_content_agree_with_strip_at_every_edge(void **state)
+{
+	static const char *const edge[] = {
+		"", " ", "\t", "\x1c", "a", "\xc2\xa0", "\xc3\xa9", "\xe3\x80\x80",
+		"\xe2\x80\xa8", "\xff", "\xc2", "\xe3\x80", "\xed\xa0\x80", "\x85",
+	};
+	static const char *const middle[] = { "", "x y", "\xc2", "\xe3\x80", " " };
+	size_t i, j, k, a, b;
+	char text[64];
+
+	(void)state;
+	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		for (j = 0; j < sizeof(middle) / sizeof(middle[0]); j++)
+			for (k = 0; k < sizeof(edge) / sizeof(edge[0]); k++) {
+				size_t n = (size_t)snprintf(text, sizeof(text),
+				    "%s%s%s", edge[i], middle[j], edge[k]);
+
+				tc_py_strip(text, n, &a, &b);
+				if (tc_text_is_canonical(text, n) !=
+				    (a == 0 && b == n && n > 0))
+					fail_msg("canonical differs from strip for "
+					    "edges %zu, %zu, middle %zu", i, k, j);
+				if (tc_text_has_content(text, n) != (a < b))
+					fail_msg("has_content differs from strip "
+					    "for edges %zu, %zu, middle %zu", i, k, j);
+			}
+}
+
 static void
 relative_artifact_follows_posix_path_parts(void **state)
 {
@@ -400,6 +434,7 @@ main(void)
 		cmocka_unit_test(js_trim_uses_javascripts_white_space),
 		cmocka_unit_test(strip_dup_returns_null_for_empty_results),
 		cmocka_unit_test(canonical_string_is_nonblank_and_its_own_strip),
+		cmocka_unit_test(canonical_and_content_agree_with_strip_at_every_edge),
 		cmocka_unit_test(relative_artifact_follows_posix_path_parts),
 		cmocka_unit_test(require_functions_use_the_reference_messages),
 		cmocka_unit_test(has_cp_in_finds_a_character_class),
