@@ -138,16 +138,17 @@ struct tc_parse_result {
 	struct tc_strlist positional;
 	bool saw_dashdash;
 	size_t dashdash_index;	/* index into positional where "--" args start */
-	/*
-	 * Set by the caller before parsing for a command with exactly one
-	 * positional (argparse's single required positional): its name for
-	 * the "required" error, and positionals beyond it are unrecognized.
-	 */
-	const char *one_positional;
+	const char *one_positional;	/* see tc_opts_parse_one */
 };
 
 int tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
     const struct tc_option *opts, struct tc_parse_result *res);
+/* tc_opts_parse for a command with exactly one positional, argparse's
+ * single required positional NAME: missing, it is named in the
+ * "required" error; positionals beyond it are unrecognized arguments. */
+int tc_opts_parse_one(const struct tc_command *cmd, int argc, char **argv,
+    const struct tc_option *opts, struct tc_parse_result *res,
+    const char *name);
 
 /* Print "usage" + "tunectl <cmd>: error: <msg>" and return TC_EXIT_USAGE. */
 int tc_usage_error(const struct tc_command *cmd, const char *fmt, ...)

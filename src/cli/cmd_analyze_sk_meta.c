@@ -230,10 +230,9 @@ parse(const struct tc_command *cmd, int argc, char **argv,
 	sp->owned = tc_xcalloc((size_t)argc + 1, sizeof(*sp->owned));
 	memcpy(sp->args, argv, (size_t)argc * sizeof(*sp->args));
 	memset(res, 0, sizeof(*res));
-	res->one_positional = "root";
 	if ((rc = expand_prefixes(cmd, argc, sp->args, sp->owned)) != 0)
 		return rc;
-	return tc_opts_parse(cmd, argc, sp->args, opts, res);
+	return tc_opts_parse_one(cmd, argc, sp->args, opts, res, "root");
 }
 
 /* The replay options as given. */

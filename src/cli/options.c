@@ -130,9 +130,10 @@ parse_fail(struct tc_parse_result *res, tc_buf *extras, int rc)
 	return rc;
 }
 
-int
-tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
-    const struct tc_option *opts, struct tc_parse_result *res)
+static int
+opts_parse(const struct tc_command *cmd, int argc, char **argv,
+    const struct tc_option *opts, struct tc_parse_result *res,
+    const char *one_positional)
 {
 	const struct tc_option *o;
 	bool seen[64] = { false };
@@ -141,10 +142,8 @@ tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
 	int i, rc;
 
 	if (res != NULL) {
-		const char *one = res->one_positional;
-
 		memset(res, 0, sizeof(*res));
-		res->one_positional = one;
+		res->one_positional = one_positional;
 	}
 	while (opts != NULL && opts[nopts].name != NULL)
 		nopts++;
@@ -235,4 +234,19 @@ tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
 		    "unrecognized arguments: %s", extras.data));
 	tc_buf_free(&extras);
 	return 0;
+}
+
+int
+tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
+    const struct tc_option *opts, struct tc_parse_result *res)
+{
+	return opts_parse(cmd, argc, argv, opts, res, NULL);
+}
+
+int
+tc_opts_parse_one(const struct tc_command *cmd, int argc, char **argv,
+    const struct tc_option *opts, struct tc_parse_result *res,
+    const char *name)
+{
+	return opts_parse(cmd, argc, argv, opts, res, name);
 }
