@@ -107,7 +107,10 @@ enum tc_opt_kind {
 	TC_OPT_STRING,		/* const char **; points into argv */
 	TC_OPT_LIST,		/* struct tc_strlist *; repeatable */
 	TC_OPT_INT,		/* long *; decimal */
-	TC_OPT_DOUBLE		/* double * */
+	TC_OPT_DOUBLE,		/* double * */
+	TC_OPT_PYFLOAT		/* double *; as argparse's type=float: nan,
+				 * inf and out-of-range values are floats,
+				 * left to the command to judge */
 };
 
 struct tc_strlist {

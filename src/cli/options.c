@@ -105,6 +105,17 @@ store_value(const struct tc_command *cmd, const struct tc_option *o,
 		*(double *)o->dest = v;
 		break;
 	}
+	case TC_OPT_PYFLOAT: {
+		double v;
+
+		v = strtod(value, &end);
+		if (end == value || *end != '\0' || value[0] == ' ' ||
+		    strpbrk(value, "xX(") != NULL)
+			return tc_usage_error(cmd, "argument %s: invalid float "
+			    "value: '%s'", o->name, value);
+		*(double *)o->dest = v;
+		break;
+	}
 	case TC_OPT_FLAG:
 		break;
 	}
