@@ -107,7 +107,10 @@ enum tc_opt_kind {
 	TC_OPT_STRING,		/* const char **; points into argv */
 	TC_OPT_LIST,		/* struct tc_strlist *; repeatable */
 	TC_OPT_INT,		/* long *; decimal */
-	TC_OPT_DOUBLE		/* double * */
+	TC_OPT_DOUBLE,		/* double * */
+	TC_OPT_PYFLOAT		/* double *; as argparse's type=float: nan,
+				 * inf and out-of-range values are floats,
+				 * left to the command to judge */
 };
 
 struct tc_strlist {
@@ -138,16 +141,14 @@ struct tc_parse_result {
 	struct tc_strlist positional;
 	bool saw_dashdash;
 	size_t dashdash_index;	/* index into positional where "--" args start */
+	const char *one_positional;	/* see tc_opts_parse_one */
 };
 
 int tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
     const struct tc_option *opts, struct tc_parse_result *res);
-
-/*
- * tc_opts_parse for a command with exactly one required positional
- * (argparse's single positional NAME): a missing one is named in the
- * "required" error, and any positional beyond it is unrecognized.
- */
+/* tc_opts_parse for a command with exactly one positional, argparse's
+ * single required positional NAME: missing, it is named in the
+ * "required" error; positionals beyond it are unrecognized arguments. */
 int tc_opts_parse_one(const struct tc_command *cmd, int argc, char **argv,
     const struct tc_option *opts, struct tc_parse_result *res,
     const char *name);
@@ -197,12 +198,6 @@ int tc_cli_reply_or_die(tc_json *doc, tc_error *err);
 
 /* Absolute path of the running tunectl binary (from /proc/self/exe). */
 const char *tc_self_exe(void);
-
-/* On stderr, as "tunectl CMD: artifacts unbound: ..." and "tunectl: CMD:
- * not bound: ...": what the session's manifests leave unbound
- * (unbound_notes.c). */
-struct tc_session;
-void tc_cli_note_unbound(const struct tc_session *s, const char *cmd);
 
 /* ---- the commands ------------------------------------------------------- */
 

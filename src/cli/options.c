@@ -105,6 +105,17 @@ store_value(const struct tc_command *cmd, const struct tc_option *o,
 		*(double *)o->dest = v;
 		break;
 	}
+	case TC_OPT_PYFLOAT: {
+		double v;
+
+		v = strtod(value, &end);
+		if (end == value || *end != '\0' || value[0] == ' ' ||
+		    strpbrk(value, "xX(") != NULL)
+			return tc_usage_error(cmd, "argument %s: invalid float "
+			    "value: '%s'", o->name, value);
+		*(double *)o->dest = v;
+		break;
+	}
 	case TC_OPT_FLAG:
 		break;
 	}
@@ -130,15 +141,8 @@ parse_fail(struct tc_parse_result *res, tc_buf *extras, int rc)
 	return rc;
 }
 
-int
-tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
-    const struct tc_option *opts, struct tc_parse_result *res)
-{
-	return tc_opts_parse_one(cmd, argc, argv, opts, res, NULL);
-}
-
-int
-tc_opts_parse_one(const struct tc_command *cmd, int argc, char **argv,
+static int
+opts_parse(const struct tc_command *cmd, int argc, char **argv,
     const struct tc_option *opts, struct tc_parse_result *res,
     const char *one_positional)
 {
@@ -148,8 +152,10 @@ tc_opts_parse_one(const struct tc_command *cmd, int argc, char **argv,
 	size_t nopts = 0;
 	int i, rc;
 
-	if (res != NULL)
+	if (res != NULL) {
 		memset(res, 0, sizeof(*res));
+		res->one_positional = one_positional;
+	}
 	while (opts != NULL && opts[nopts].name != NULL)
 		nopts++;
 	for (i = 1; i < argc; i++) {
@@ -173,7 +179,7 @@ tc_opts_parse_one(const struct tc_command *cmd, int argc, char **argv,
 			return parse_fail(res, &extras, -1);
 		}
 		if (arg[0] != '-' || arg[1] == '\0') {
-			if (res == NULL || (one_positional != NULL &&
+			if (res == NULL || (res->one_positional != NULL &&
 			    res->positional.len > 0))
 				extras_push(&extras, arg);
 			else
@@ -221,11 +227,11 @@ tc_opts_parse_one(const struct tc_command *cmd, int argc, char **argv,
 				tc_buf_puts(&missing, ", ");
 			tc_buf_puts(&missing, opts[k].name);
 		}
-		if (res != NULL && one_positional != NULL &&
+		if (res != NULL && res->one_positional != NULL &&
 		    res->positional.len == 0) {
 			if (missing.len > 0)
 				tc_buf_puts(&missing, ", ");
-			tc_buf_puts(&missing, one_positional);
+			tc_buf_puts(&missing, res->one_positional);
 		}
 		if (missing.len > 0) {
 			rc = tc_usage_error(cmd, "the following arguments are "
@@ -239,4 +245,19 @@ tc_opts_parse_one(const struct tc_command *cmd, int argc, char **argv,
 		    "unrecognized arguments: %s", extras.data));
 	tc_buf_free(&extras);
 	return 0;
+}
+
+int
+tc_opts_parse(const struct tc_command *cmd, int argc, char **argv,
+    const struct tc_option *opts, struct tc_parse_result *res)
+{
+	return opts_parse(cmd, argc, argv, opts, res, NULL);
+}
+
+int
+tc_opts_parse_one(const struct tc_command *cmd, int argc, char **argv,
+    const struct tc_option *opts, struct tc_parse_result *res,
+    const char *name)
+{
+	return opts_parse(cmd, argc, argv, opts, res, name);
 }

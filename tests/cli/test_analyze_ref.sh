@@ -106,6 +106,15 @@ for o in --min-relative-change-pct --min-absolute-change-us; do
 	done
 done
 ok "non-finite thresholds (nan, inf, -inf) exit 2 and write nothing"
+# argparse's type=float takes "nan" as a float; the analyzer's own check
+# refuses it, as it refuses inf, in the same words
+args "$R/x.json"
+set_arg --min-absolute-change-us nan
+afp
+expect_err "--min-absolute-change-us must be finite and non-negative" "nan is refused by the threshold check, not the parser"
+set_arg --min-absolute-change-us 0x10
+afp
+expect_err "argument --min-absolute-change-us: invalid float value: '0x10'" "what float() refuses is an invalid float value"
 
 # ---- test_complete_analysis_cli_rejects_directory_output_transactionally ----
 for pre in no yes; do
