@@ -279,8 +279,6 @@ tc_json *tc_analysis__collection_validate_set(const char *const *roles,
 /* The lenient read of --source-scope-map as a task-range layer map:
  * -1 with the reference's message when it is malformed. */
 int tc_analysis__layer_map_check(const char *path, tc_error *err);
-/* The source_scope_mapping object (path NULL: not requested). */
-tc_json *tc_analysis__source_scope_mapping(const char *path, tc_error *err);
 
 struct an_dcci {
 	const char *state;	/* enabled, disabled, conflict, unknown */
@@ -390,6 +388,7 @@ struct an_binding {
 	const tc_json *mapping;		/* in its trace */
 	const char *status;		/* bound, blocked or NULL */
 	char occurrence_fp[65];		/* graph_occurrence_fingerprint */
+	const char *mapping_fp;		/* its trace's mapping_fingerprint */
 };
 
 struct an_structural {
@@ -413,6 +412,34 @@ const struct an_binding *tc_analysis__binding(const struct an_structural *s,
  * interval statistics, ds its duration-sum ones. */
 tc_json *tc_analysis__binding_original(const struct an_binding *b,
     struct an_stats *iv, struct an_stats *ds);
+
+/* ---- source_scope_map_v2 bundles (smap.c) ------------------------------ */
+
+/* What the bundle must be bound to: --source-revision, the SHA-256 of the
+ * two collection manifests and --source-root (each NULL when not given);
+ * require_current: an exact map needs all three (the analysis). */
+struct an_smap_expect {
+	const char *source_revision;
+	const char *candidate_manifest_sha256, *baseline_manifest_sha256;
+	const char *source_root;
+	bool require_current;
+};
+/* mapping: the source_scope_mapping object; lookup: the exact source
+ * ranges by sk_occurrence_fingerprint (empty unless exact). */
+struct an_smap {
+	tc_json *mapping, *lookup;
+};
+/* Load --source-scope-map (path NULL: not requested; no v2 protocol: the
+ * legacy diagnostic map), validating a v2 bundle fail-closed: -1 with the
+ * reference's message when any check fails. */
+int tc_analysis__smap_load(const char *path, const struct an_smap_expect *x,
+    struct an_smap *out, tc_error *err);
+void tc_analysis__smap_free(struct an_smap *s);
+/* The lookup entry that makes a structurally exact binding a
+ * source_scope_map / exact mapping, or NULL. */
+const tc_json *tc_analysis__smap_exact_entry(const struct an_smap *s,
+    const struct an_binding *b, const tc_json *device_id, const char *model,
+    const tc_json *identity);
 
 /* ---- small JSON helpers (names.c) -------------------------------------- */
 
