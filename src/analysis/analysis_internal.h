@@ -359,6 +359,30 @@ void tc_analysis__gnodes_free(struct an_gnode *v, size_t n);
 int tc_analysis__graph_fingerprint(const tc_json *origin, char hex[65],
     tc_error *err);
 
+/* ---- scope sentinels (sentinel.c) ----------------------------------------- */
+
+/* The kind of a sentinel function name (0 scope_kernel_begin, 1
+ * placeholder_kernel, 2 scope_kernel_end; *tag its number) or -1. */
+int tc_analysis__sentinel_match(const char *func_name, const char **tag);
+/* Insert s into a sorted list of strings unless it is there (order
+ * by cmp). */
+void tc_analysis__list_insert_sorted(tc_json *list, const char *s,
+    int (*cmp)(const char *, const char *));
+/* A projected operator of a sentinel row (sk_..._dav). */
+bool tc_analysis__sentinel_op(const char *op);
+/* _sentinel_chain_proposal of a graph's nodes: status (not_present,
+ * proposed, rejected), node_keys, function_names, stream_role(s), tags,
+ * occurrence_count, signature, blockers. */
+tc_json *tc_analysis__sentinel_proposal(const struct an_gnode *nodes,
+    size_t n);
+/* The 14-key scope_sentinel_exclusion_v2 object of a proposal. */
+tc_json *tc_analysis__sentinel_evidence(const tc_json *proposal);
+/* The capture's sk_graph_updated documents of the model: how many, and
+ * the sentinel funcNames any of them keeps (added to visible, sorted). */
+int tc_analysis__sentinel_updated_graphs(const char *root,
+    const tc_json *manifest, int64_t model, int64_t *checked,
+    tc_json *visible, tc_error *err);
+
 /* ---- the kernel projection (projection.c) -------------------------------- */
 
 /* A candidate SK row as the projection reads it (texts stripped). */

@@ -5,7 +5,10 @@
  * match of a lookup entry against a structurally exact binding.  Values
  * and messages are those of the reference's source_scope_map_v2.py and
  * its tests (tests/test_source_calibration.py at cbe8071); whole bundles
- * are driven by tests/cli/test_analyze_smap.sh.
+ * are driven by tests/cli/test_analyze_smap.sh.  Also the scope sentinel
+ * chain a graph proposes to exclude (src/analysis/sentinel.c), with the
+ * graphs of the reference's tests/test_projected_trace_mapping.py;
+ * tests/cli/test_analyze_sentinel.sh drives the gates.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -348,6 +351,213 @@ the_exact_rung_needs_every_identity_field(void **state)
 	    true, "7"));
 }
 
+
+/* ---- scope sentinel proposals ----------------------------------------- */
+
+struct gspec {
+	const char *key, *stream, *func;
+	size_t pos;
+};
+
+/* The proposal of a graph of kernel nodes (vector kernels unless
+ * family says otherwise). */
+static tc_json *
+propose(const struct gspec *g, size_t n, const char *family)
+{
+	struct an_gnode *nodes = tc_xcalloc(n + 1, sizeof(*nodes));
+	tc_json *p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(nodes[i].key, sizeof(nodes[i].key), "%s", g[i].key);
+		snprintf(nodes[i].stream_key, sizeof(nodes[i].stream_key), "%s",
+		    g[i].stream ? g[i].stream : "role-a");
+		nodes[i].pos = g[i].pos;
+		nodes[i].kind = tc_xstrdup("KERNEL");
+		nodes[i].family = family;
+		nodes[i].func_name = tc_xstrdup(g[i].func);
+	}
+	p = tc_analysis__sentinel_proposal(nodes, n);
+	for (i = 0; i < n; i++) {
+		free(nodes[i].kind);
+		free(nodes[i].func_name);
+	}
+	free(nodes);
+	return p;
+}
+
+#define BEGIN "sk_scope_kernel_begin_dav_2201"
+#define PH "sk_placeholder_kernel_dav_2201"
+#define END "sk_scope_kernel_end_dav_2201"
+
+/* _sentinel_graph(end_ordinal=105) */
+static const struct gspec chain_graph[7] = {
+	{ "begin", NULL, BEGIN, 10 }, { "p1", NULL, PH, 11 },
+	{ "p2", NULL, PH, 12 }, { "add", NULL, "Add", 13 },
+	{ "p3", NULL, PH, 103 }, { "p4", NULL, PH, 104 },
+	{ "end", NULL, END, 105 },
+};
+
+static bool
+has_blocker(const tc_json *p, const char *b)
+{
+	return tc_analysis__list_has(tc_json_get(p, "blockers"), b);
+}
+
+static void
+sentinel_names_match_the_references_pattern(void **state)
+{
+	const char *tag = NULL;
+
+	(void)state;
+	assert_int_equal(tc_analysis__sentinel_match(BEGIN, &tag), 0);
+	assert_string_equal(tag, "2201");
+	assert_int_equal(tc_analysis__sentinel_match(PH, NULL), 1);
+	assert_int_equal(tc_analysis__sentinel_match(END, NULL), 2);
+	assert_int_equal(tc_analysis__sentinel_match(
+	    "sk_scope_kernel_end_dav_0", NULL), -1);
+	assert_int_equal(tc_analysis__sentinel_match(
+	    "sk_scope_kernel_end_dav_01", NULL), -1);
+	assert_int_equal(tc_analysis__sentinel_match(
+	    "sk_scope_kernel_end_dav_2x", NULL), -1);
+	assert_int_equal(tc_analysis__sentinel_match("sk_1_scope", NULL), -1);
+	assert_int_equal(tc_analysis__sentinel_match(NULL, NULL), -1);
+	assert_true(tc_analysis__sentinel_op("sk_placeholder_kernel_dav"));
+	assert_false(tc_analysis__sentinel_op("Add"));
+}
+
+static void
+a_graph_without_sentinels_has_the_not_present_object(void **state)
+{
+	static const struct gspec g[1] = { { "add", NULL, "Add", 0 } };
+	tc_json *p = propose(g, 1, "AI_VECTOR_CORE");
+	tc_json *e = tc_analysis__sentinel_evidence(p);
+
+	(void)state;
+	assert_json(e, "{\"blockers\":[],\"candidate_node_keys\":[],"
+	    "\"candidate_profiler_rows_checked\":0,\"excluded_node_keys\":[],"
+	    "\"function_names\":[],\"gates\":{},\"occurrence_count\":0,"
+	    "\"origin_graph_count\":0,\"protocol\":\"scope_sentinel_exclusion_"
+	    "v2\",\"status\":\"not_present\",\"stream_role\":null,"
+	    "\"stream_roles\":[],\"tags\":[],\"updated_graph_count\":0}");
+	tc_json_free(e);
+	tc_json_free(p);
+}
+
+static void
+a_complete_chain_is_proposed(void **state)
+{
+	tc_json *p = propose(chain_graph, 7, "AI_VECTOR_CORE"), *e;
+
+	(void)state;
+	assert_string_equal(tc_json_get_string(p, "status"), "proposed");
+	assert_json(tc_json_get(p, "node_keys"),
+	    "[\"begin\",\"p1\",\"p2\",\"p3\",\"p4\",\"end\"]");
+	assert_json(tc_json_get(p, "tags"), "[\"2201\"]");
+	assert_string_equal(tc_json_get_string(p, "stream_role"), "role-a");
+	assert_json(tc_json_get(p, "signature"), "[{\"core_families\":["
+	    "\"AI_VECTOR_CORE\",\"AI_VECTOR_CORE\",\"AI_VECTOR_CORE\","
+	    "\"AI_VECTOR_CORE\",\"AI_VECTOR_CORE\",\"AI_VECTOR_CORE\"],"
+	    "\"kinds\":[\"scope_kernel_begin\",\"placeholder_kernel\","
+	    "\"placeholder_kernel\",\"placeholder_kernel\","
+	    "\"placeholder_kernel\",\"scope_kernel_end\"],"
+	    "\"occurrence_ordinal\":0,\"stream_ordinals\":[10,11,12,103,104,"
+	    "105],\"tag\":\"2201\"}]");
+	e = tc_analysis__sentinel_evidence(p);
+	assert_int_equal(e->u.obj.len, 14);
+	assert_json(tc_json_get(e, "excluded_node_keys"), "[]");
+	tc_json_free(e);
+	tc_json_free(p);
+}
+
+/* test_scope_sentinel_proposal_rejects_incomplete_or_noncontiguous_chain,
+ * ..._requires_business_nodes_between_halves, a cube marker */
+static void
+broken_chains_are_rejected_by_the_proposal(void **state)
+{
+	struct gspec g[7];
+	tc_json *p;
+
+	(void)state;
+	p = propose(chain_graph, 6, "AI_VECTOR_CORE");	/* no end */
+	assert_string_equal(tc_json_get_string(p, "status"), "rejected");
+	assert_true(has_blocker(p, "scope_sentinel_chain_incomplete"));
+	tc_json_free(p);
+
+	memcpy(g, chain_graph, sizeof(g));
+	g[5].pos = 103;		/* p4 beside p3 */
+	p = propose(g, 7, "AI_VECTOR_CORE");
+	assert_true(has_blocker(p, "scope_sentinel_chain_noncontiguous"));
+	tc_json_free(p);
+
+	memcpy(g, chain_graph, sizeof(g));
+	g[4].pos = 13;		/* _sentinel_graph(end_ordinal=15) */
+	g[5].pos = 14;
+	g[6].pos = 15;
+	p = propose(g, 7, "AI_VECTOR_CORE");
+	assert_string_equal(tc_json_get_string(p, "status"), "rejected");
+	assert_json(tc_json_get(p, "blockers"),
+	    "[\"scope_sentinel_business_interval_missing\"]");
+	tc_json_free(p);
+
+	p = propose(chain_graph, 7, "AI_CORE");
+	assert_json(tc_json_get(p, "blockers"),
+	    "[\"scope_sentinel_not_vector_kernel\"]");
+	tc_json_free(p);
+}
+
+/* test_scope_sentinel_proposal_partitions_repeated_tag_by_occurrence */
+static void
+a_repeated_tag_is_partitioned_by_occurrence(void **state)
+{
+	struct gspec g[14];
+	static const struct gspec second[7] = {
+		{ "begin-2", NULL, BEGIN, 21 }, { "p1-2", NULL, PH, 22 },
+		{ "p2-2", NULL, PH, 23 }, { "mul-2", NULL, "Mul", 24 },
+		{ "p3-2", NULL, PH, 30 }, { "p4-2", NULL, PH, 31 },
+		{ "end-2", NULL, END, 32 },
+	};
+	tc_json *p, *sig;
+
+	(void)state;
+	memcpy(g, chain_graph, sizeof(chain_graph));
+	g[4].pos = 18;
+	g[5].pos = 19;
+	g[6].pos = 20;
+	memcpy(g + 7, second, sizeof(second));
+	p = propose(g, 14, "AI_VECTOR_CORE");
+	assert_string_equal(tc_json_get_string(p, "status"), "proposed");
+	assert_json(tc_json_get(p, "tags"), "[\"2201\"]");
+	assert_json(tc_json_get(p, "occurrence_count"), "2");
+	sig = tc_json_get(p, "signature");
+	assert_int_equal(sig->u.arr.len, 2);
+	assert_json(tc_json_get(sig->u.arr.items[1], "occurrence_ordinal"), "1");
+	assert_int_equal(tc_json_get(p, "node_keys")->u.arr.len, 12);
+	tc_json_free(p);
+}
+
+/* test_scope_sentinel_proposal_accepts_balanced_multistream_layout */
+static void
+a_balanced_chain_across_streams_is_proposed(void **state)
+{
+	static const struct gspec g[7] = {
+		{ "begin", "role-a", BEGIN, 10 }, { "p1", "role-a", PH, 11 },
+		{ "p2", "role-a", PH, 12 }, { "add", "role-a", "Add", 13 },
+		{ "p3", "role-b", PH, 20 }, { "p4", "role-b", PH, 21 },
+		{ "end", "role-b", END, 22 },
+	};
+	tc_json *p = propose(g, 7, "AI_VECTOR_CORE");
+
+	(void)state;
+	assert_string_equal(tc_json_get_string(p, "status"), "proposed");
+	assert_json(tc_json_get(p, "stream_roles"), "[\"role-a\",\"role-b\"]");
+	assert_json(tc_json_get(p, "stream_role"), "null");
+	assert_json(tc_json_get(p, "occurrence_count"), "1");
+	assert_string_equal(tc_json_get_string(tc_json_get(p, "signature")->
+	    u.arr.items[1], "stream_role"), "role-b");
+	tc_json_free(p);
+}
+
 int
 main(void)
 {
@@ -358,6 +568,12 @@ main(void)
 		cmocka_unit_test(revision_and_role_are_checked_before_any_artifact),
 		cmocka_unit_test(an_empty_expected_revision_is_refused_for_v2_maps_only),
 		cmocka_unit_test(the_exact_rung_needs_every_identity_field),
+		cmocka_unit_test(sentinel_names_match_the_references_pattern),
+		cmocka_unit_test(a_graph_without_sentinels_has_the_not_present_object),
+		cmocka_unit_test(a_complete_chain_is_proposed),
+		cmocka_unit_test(broken_chains_are_rejected_by_the_proposal),
+		cmocka_unit_test(a_repeated_tag_is_partitioned_by_occurrence),
+		cmocka_unit_test(a_balanced_chain_across_streams_is_proposed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
