@@ -354,6 +354,19 @@ struct an_gnode {
 int tc_analysis__graph_nodes(const tc_json *origin, struct an_gnode **out,
     size_t *n, size_t *nstreams, tc_error *err);
 void tc_analysis__gnodes_free(struct an_gnode *v, size_t n);
+/* ASCII canonical JSON (sorted keys, compact).  malloc'd. */
+char *tc_analysis__ascii_cj(const tc_json *v);
+/* One structural edge between stream positions. */
+struct an_sedge {
+	size_t src, sp, dst, dp;
+	const char *kind;
+};
+/* The smallest serialization of the streams (labels: cj of each stream's
+ * label list lab) over their canonical orders, symmetric streams
+ * included; NULL with err past the search's bound.  malloc'd. */
+char *tc_analysis__canonical_streams(const char *const *labels,
+    tc_json *const *lab, size_t ns, const struct an_sedge *edges, size_t ne,
+    tc_error *err);
 /* The canonical fingerprint of an sk_graph_origin document (the
  * projection's profile_origin_graph_fingerprint). */
 int tc_analysis__graph_fingerprint(const tc_json *origin, char hex[65],

@@ -8,7 +8,10 @@
  * are driven by tests/cli/test_analyze_smap.sh.  Also the scope sentinel
  * chain a graph proposes to exclude (src/analysis/sentinel.c), with the
  * graphs of the reference's tests/test_projected_trace_mapping.py;
- * tests/cli/test_analyze_sentinel.sh drives the gates.
+ * tests/cli/test_analyze_sentinel.sh drives the gates.  And the canonical
+ * stream order of origin graphs with symmetric streams
+ * (src/analysis/graph_streams.c): a fingerprint that no renumbering of
+ * the streams changes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -558,6 +561,147 @@ a_balanced_chain_across_streams_is_proposed(void **state)
 	tc_json_free(p);
 }
 
+
+/* ---- symmetric streams ------------------------------------------------ */
+
+/* An sk_graph_origin document: streams[i] is a ';'-separated list of
+ * nodes "K:func:kernelType", "N:event" (NOTIFY) or "W:event" (WAIT);
+ * ids[i] is that stream's streamIdxInGraph, its node ids ids[i]*100+k. */
+static tc_json *
+graph_of(const char *const *streams, const int *ids, size_t ns)
+{
+	tc_buf b = TC_BUF_INIT;
+	size_t i, total = 0;
+	tc_json *g;
+	tc_error err = TC_ERROR_INIT;
+
+	tc_buf_puts(&b, "{\"version\": \"1.0\", \"modelId\": \"7\", "
+	    "\"deviceId\": 0, \"streams\": [");
+	for (i = 0; i < ns; i++) {
+		char *spec = tc_xstrdup(streams[i]), *save = NULL, *t;
+		size_t k = 0, n = 1;
+		const char *p;
+
+		for (p = streams[i]; *p != '\0'; p++)
+			n += *p == ';';
+		total += n;
+		tc_buf_printf(&b, "%s{\"streamIdxInGraph\": %d, \"nodeCount\": "
+		    "%zu, \"nodes\": [", i ? ", " : "", ids[i], n);
+		for (t = strtok_r(spec, ";", &save); t != NULL;
+		    t = strtok_r(NULL, ";", &save), k++) {
+			int id = ids[i] * 100 + (int)k;
+			const char *type = t[0] == 'K' ? "KERNEL" : t[0] == 'N' ?
+			    "NOTIFY" : "WAIT";
+
+			tc_buf_printf(&b, "%s{\"nodeId\": %d, \"streamIdxInGraph\": "
+			    "%d, \"nodeIdxInStream\": %zu, \"nodeType\": \"%s\", ",
+			    k ? ", " : "", id, ids[i], k, type);
+			if (k == 0)
+				tc_buf_puts(&b, "\"preNodeId\": \"none\", ");
+			else
+				tc_buf_printf(&b, "\"preNodeId\": %d, ", id - 1);
+			if (k + 1 == n)
+				tc_buf_puts(&b, "\"nextNodeId\": \"none\", ");
+			else
+				tc_buf_printf(&b, "\"nextNodeId\": %d, ", id + 1);
+			tc_buf_printf(&b, "\"taskInfo\": [{\"taskType\": \"%s\", "
+			    "\"streamId\": %d, \"taskId\": %d, ", type, 20 + ids[i],
+			    id);
+			if (t[0] == 'K') {
+				char *f = t + 2, *kt = strchr(f, ':');
+
+				*kt++ = '\0';
+				tc_buf_printf(&b, "\"kernelParams\": {\"funcName\": "
+				    "\"%s\", \"kernelType\": \"%s\", \"numBlocks\": "
+				    "1}}]}", f, kt);
+			} else {
+				tc_buf_printf(&b, "\"eventParams\": {\"eventId\": "
+				    "%s}}]}", t + 2);
+			}
+		}
+		tc_buf_puts(&b, "]}");
+		free(spec);
+	}
+	tc_buf_printf(&b, "], \"totalStreams\": %zu, \"totalNodes\": %zu}",
+	    ns, total);
+	g = tc_json_parse(tc_buf_cstr(&b), b.len, &err);
+	if (g == NULL)
+		fail_msg("graph: %s", tc_error_msg(&err));
+	tc_buf_free(&b);
+	return g;
+}
+
+static void
+fingerprint_of(const char *const *streams, const int *ids, size_t ns,
+    char hex[65])
+{
+	tc_json *g = graph_of(streams, ids, ns);
+	tc_error err = TC_ERROR_INIT;
+
+	if (tc_analysis__graph_fingerprint(g, hex, &err) != 0)
+		fail_msg("fingerprint: %s", tc_error_msg(&err));
+	tc_json_free(g);
+}
+
+#define PAIR "K:MatMulV2_1:AIC_ONLY;K:Add_2:AIV_ONLY"
+
+/* the demo's multistream: two streams of the same kernels */
+static void
+two_identical_streams_have_a_fingerprint(void **state)
+{
+	const char *two[2] = { PAIR, PAIR }, *one[1] = { PAIR };
+	const int ids[2] = { 0, 1 }, swapped[2] = { 5, 2 };
+	char a[65], b[65], c[65];
+
+	(void)state;
+	fingerprint_of(two, ids, 2, a);
+	fingerprint_of(two, swapped, 2, b);
+	fingerprint_of(one, ids, 1, c);
+	assert_string_equal(a, b);
+	assert_string_not_equal(a, c);
+	assert_int_equal(strlen(a), 64);
+}
+
+/* one NOTIFY waited for by two symmetric streams, numbered either way
+ * round: the search individualizes one, the swap is an automorphism */
+static void
+symmetric_streams_around_one_event_are_numbered_away(void **state)
+{
+	const char *s[3] = { "N:1;K:Cast_1:AIV_ONLY", "W:1;" PAIR,
+	    "W:1;" PAIR };
+	const char *t[3] = { "W:1;" PAIR, "N:1;K:Cast_1:AIV_ONLY",
+	    "W:1;" PAIR };
+	const int ids[3] = { 0, 1, 2 }, other[3] = { 4, 0, 9 };
+	char a[65], b[65], c[65];
+
+	(void)state;
+	fingerprint_of(s, ids, 3, a);
+	fingerprint_of(t, ids, 3, b);
+	fingerprint_of(s, other, 3, c);
+	assert_string_equal(a, b);
+	assert_string_equal(a, c);
+}
+
+/* streams of one label told apart by their edges: which stream waits
+ * for which event still shows in the fingerprint */
+static void
+equal_labels_with_different_wiring_differ(void **state)
+{
+	const char *crossed[4] = { "N:1;K:Cast_1:AIV_ONLY",
+	    "N:2;K:Cast_1:AIV_ONLY", "W:1;" PAIR, "W:2;" PAIR };
+	const char *shared[4] = { "N:1;K:Cast_1:AIV_ONLY",
+	    "N:2;K:Cast_1:AIV_ONLY", "W:1;" PAIR, "W:1;" PAIR };
+	const int ids[4] = { 0, 1, 2, 3 }, other[4] = { 3, 2, 1, 0 };
+	char a[65], b[65], c[65];
+
+	(void)state;
+	fingerprint_of(crossed, ids, 4, a);
+	fingerprint_of(crossed, other, 4, b);
+	fingerprint_of(shared, ids, 4, c);
+	assert_string_equal(a, b);
+	assert_string_not_equal(a, c);
+}
+
 int
 main(void)
 {
@@ -574,6 +718,9 @@ main(void)
 		cmocka_unit_test(broken_chains_are_rejected_by_the_proposal),
 		cmocka_unit_test(a_repeated_tag_is_partitioned_by_occurrence),
 		cmocka_unit_test(a_balanced_chain_across_streams_is_proposed),
+		cmocka_unit_test(two_identical_streams_have_a_fingerprint),
+		cmocka_unit_test(symmetric_streams_around_one_event_are_numbered_away),
+		cmocka_unit_test(equal_labels_with_different_wiring_differ),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
