@@ -217,9 +217,10 @@ py_str(const tc_json *v)
 static bool
 json_eq(const tc_json *a, const tc_json *b)
 {
+	/* a missing member reads as None, like null */
 	if (a == NULL || b == NULL)
 		return (a == NULL || a->type == TC_JSON_NULL) &&
-		    (b == NULL || b->type == TC_JSON_NULL) && a == b;
+		    (b == NULL || b->type == TC_JSON_NULL);
 	return tc_json_equal(a, b);
 }
 
@@ -920,15 +921,17 @@ dag_check(const char *root, const tc_json *dagdoc, const tc_json *refs,
 		}
 		free(p);
 	}
-	for (i = 0; i < refs->u.obj.len; i++) {
-		const tc_json *r = refs->u.obj.members[i].value;
+	/* in the reference's order: the artifacts, then the snapshot */
+	for (i = 1; i <= NARTIFACT; i++) {
+		const char *key = i < NARTIFACT ? artifact_keys[i] :
+		    "source_snapshot_manifest";
+		const tc_json *r = tc_json_get(refs, key);
 		const char *p = tc_json_get_string(r, "relative_path");
 		ssize_t k = p != NULL ? dag_by_path(&d, p) : -1;
 
 		if (k < 0 || !json_eq(tc_json_get(r, "sha256"),
 		    tc_json_get(nodes->u.arr.items[k], "sha256"))) {
-			tc_error_set(err, "provenance DAG does not seal %s",
-			    refs->u.obj.members[i].key);
+			tc_error_set(err, "provenance DAG does not seal %s", key);
 			goto done;
 		}
 	}
