@@ -472,6 +472,10 @@ struct an_smap {
 int tc_analysis__smap_load(const char *path, const struct an_smap_expect *x,
     struct an_smap *out, tc_error *err);
 void tc_analysis__smap_free(struct an_smap *s);
+/* The reference's load_json(path, label): UTF-8, JSON, no NaN ("LABEL is
+ * invalid JSON: ...", "LABEL contains invalid constant NaN"). */
+tc_json *tc_analysis__smap_load_json(const char *path, const char *label,
+    tc_error *err);
 /* The lookup entry that makes a structurally exact binding a
  * source_scope_map / exact mapping, or NULL. */
 const tc_json *tc_analysis__smap_exact_entry(const struct an_smap *s,

@@ -23,20 +23,22 @@
 #include "tunectl/sha256.h"
 #include "tunectl/text.h"
 
-static const char *const artifact_keys[] = {
+/* provenance's artifacts, then the two of a stable_source map */
+const char *const tc_smap_artifact_keys[TC_SMAP_NARTIFACTS + 2] = {
 	"provenance_dag", "source_manifest", "sk_source_map",
 	"block_instance_inventory", "calibration_projection",
 	"original_fused_inventory", "unit_assignments",
 	"original_candidate_collection_manifest",
 	"calibration_collection_manifest", "baseline_collection_manifest",
+	"calibration_source_manifest", "marker_only_calibration",
 };
-#define NARTIFACT (sizeof(artifact_keys) / sizeof(artifact_keys[0]))
+#define NARTIFACT TC_SMAP_NARTIFACTS
+static const char *const *const artifact_keys = tc_smap_artifact_keys;
 enum { A_DAG, A_SOURCE, A_SKMAP, A_BLOCKS, A_PROJ, A_FUSED, A_UNITS,
 	A_CAND, A_CALIB, A_BASE };
 
-static const char *const auto_keys[] = {
-	"calibration_source_manifest", "marker_only_calibration",
-};
+static const char *const *const auto_keys = tc_smap_artifact_keys +
+    TC_SMAP_NARTIFACTS;
 
 /* ---- the reference's small checks ------------------------------------- */
 
@@ -60,8 +62,9 @@ nonfinite(const tc_json *v)
 }
 
 /* load_json(path, label): UTF-8, strict JSON, no NaN or Infinity */
-static tc_json *
-load_json(const char *path, const char *label, tc_error *err)
+tc_json *
+tc_analysis__smap_load_json(const char *path, const char *label,
+    tc_error *err)
 {
 	size_t len;
 	char *raw = tc_read_file(path, TC_READ_MAX_BYTES, &len, err);
@@ -390,7 +393,7 @@ load_hashed(const char *root, const tc_json *ref, const char *label,
 		tc_error_set(err, "%s SHA-256 mismatch", label);
 		goto done;
 	}
-	v = load_json(path, label, err);
+	v = tc_analysis__smap_load_json(path, label, err);
 done:
 	free(path);
 	return v;
@@ -586,7 +589,8 @@ snapshot(const char *root, const tc_json *prov, const tc_json *smf,
 		tc_error_set(err, "source snapshot manifest SHA-256 mismatch");
 		goto done;
 	}
-	if ((sm = load_json(mpath, "source snapshot manifest", err)) == NULL)
+	if ((sm = tc_analysis__smap_load_json(mpath,
+	    "source snapshot manifest", err)) == NULL)
 		goto done;
 	if (sm->type != TC_JSON_OBJECT ||
 	    tc_json_get_string(sm, "protocol") == NULL ||
@@ -1842,7 +1846,8 @@ tc_analysis__smap_load(const char *path, const struct an_smap_expect *x,
 		out->lookup = tc_json_new_object();
 		return 0;
 	}
-	if ((v = load_json(path, "source scope map", err)) == NULL)
+	if ((v = tc_analysis__smap_load_json(path, "source scope map",
+	    err)) == NULL)
 		return -1;
 	p = v->type == TC_JSON_OBJECT ? tc_json_get(v, "protocol") : NULL;
 	if (p == NULL || p->type != TC_JSON_STRING ||

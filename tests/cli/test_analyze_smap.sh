@@ -76,6 +76,37 @@ validate "$MAP" --candidate-manifest-sha256 ABC
 expect_err "expected candidate collection manifest SHA-256 must be a lowercase SHA-256 hex digest" \
     "an expected SHA-256 must be one"
 
+# build: the same map from the same artifacts
+BUILD=(analyze smap build --artifact-root smap --provenance-dag smap/provenance-dag.json
+    --source-manifest smap/source-manifest.json --sk-source-map smap/sk-source-map.json
+    --block-instance-inventory smap/block-instance-inventory.json
+    --calibration-projection smap/calibration-projection.json
+    --original-fused-inventory smap/original-fused-inventory.json
+    --unit-assignments smap/unit-assignments.json
+    --original-candidate-collection-manifest smap/collections/original_candidate_collection_manifest.json
+    --calibration-collection-manifest smap/collections/calibration_collection_manifest.json
+    --baseline-collection-manifest smap/collections/baseline_collection_manifest.json
+    --source-snapshot-root smap/snapshot)
+tcd "$S" "${BUILD[@]}" --stable-marker-revision rev-abc123 --output smap/built.json
+expect_eq "$rc:$out" "0:" "build writes the map and prints nothing"
+check "the built map is the bundle's map" python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a == b, (a, b)' "$S/smap/built.json" "$S/$MAP"
+validate smap/built.json
+expect_eq "$rc:$out" "0:exact" "the built map validates"
+tcd "$S" "${BUILD[@]}" --output smap/x.json
+expect_rc 2 "build needs a revision"
+expect_err "error: one of the arguments --stable-marker-revision --stable-source-revision is required" \
+    "as argparse says"
+tcd "$S" "${BUILD[@]}" --stable-source-revision rev-abc123 --output smap/x.json
+expect_err "error: stable_source source map is missing marker-only evidence: calibration_source_manifest, marker_only_calibration, calibration_source_snapshot_root" \
+    "a stable_source build needs the marker-only evidence"
+tcd "$S" "${BUILD[@]/smap\/unit-assignments.json/legacy.json}" --stable-marker-revision r --output smap/x.json
+expect_err "error: artifact $(cd "$S" && pwd -P)/legacy.json is outside $(cd "$S/smap" && pwd -P)" \
+    "an artifact outside the root is refused"
+check "and nothing is written" test ! -e "$S/smap/x.json"
+
 # tamper PYTHON: copy the bundle to S/t and run PYTHON on its map (m)
 tamper() {
 	rm -rf "$S/t" "$S/t-src"
