@@ -472,6 +472,15 @@ struct an_smap {
 int tc_analysis__smap_load(const char *path, const struct an_smap_expect *x,
     struct an_smap *out, tc_error *err);
 void tc_analysis__smap_free(struct an_smap *s);
+/* resolve_evidence_path(root, value, label): a safe relative path under
+ * the resolved root, never a link, never outside it.  malloc'd. */
+char *tc_analysis__smap_resolve(const char *root, const tc_json *value,
+    const char *label, tc_error *err);
+/* validate_marker_only_calibration: the bridge rebuilt from the stable
+ * and calibration manifests and snapshot roots equals value. */
+int tc_analysis__marker_bridge_check(const tc_json *value,
+    const tc_json *stable, const tc_json *calibration,
+    const char *stable_root, const char *calibration_root, tc_error *err);
 /* The reference's load_json(path, label): UTF-8, JSON, no NaN ("LABEL is
  * invalid JSON: ...", "LABEL contains invalid constant NaN"). */
 tc_json *tc_analysis__smap_load_json(const char *path, const char *label,

@@ -319,9 +319,9 @@ safe_relative(const tc_json *v, const char *label, tc_error *err)
 
 /* resolve_evidence_path: root is resolved; the result is the resolved
  * path of value under it, never a link, never outside it. */
-static char *
-resolve_evidence(const char *root, const tc_json *v, const char *label,
-    tc_error *err)
+char *
+tc_analysis__smap_resolve(const char *root, const tc_json *v,
+    const char *label, tc_error *err)
 {
 	char *rel = safe_relative(v, label, err), *cand, *parent, *rp, *res;
 	struct stat st;
@@ -374,7 +374,7 @@ load_hashed(const char *root, const tc_json *ref, const char *label,
 		free(l);
 		return NULL;
 	}
-	path = resolve_evidence(root, tc_json_get(ref, "relative_path"), l,
+	path = tc_analysis__smap_resolve(root, tc_json_get(ref, "relative_path"), l,
 	    err);
 	free(l);
 	if (path == NULL)
@@ -570,7 +570,7 @@ snapshot(const char *root, const tc_json *prov, const tc_json *smf,
 	{
 		tc_json *r = tc_json_new_string(rel);
 
-		sroot = resolve_evidence(root, r,
+		sroot = tc_analysis__smap_resolve(root, r,
 		    "provenance.source_snapshot_root.relative_path", err);
 		tc_json_free(r);
 	}
@@ -618,7 +618,7 @@ snapshot(const char *root, const tc_json *prov, const tc_json *smf,
 			goto done;
 		snprintf(label, sizeof(label),
 		    "snapshot files[%zu].relative_path", i);
-		if ((p = resolve_evidence(sroot, tc_json_get(it,
+		if ((p = tc_analysis__smap_resolve(sroot, tc_json_get(it,
 		    "relative_path"), label, err)) == NULL)
 			goto done;
 		snprintf(label, sizeof(label), "snapshot files[%zu].sha256", i);
@@ -686,6 +686,30 @@ done:
 	return rc;
 }
 
+/* _snapshot_root: a snapshot root reference resolved under root */
+static char *
+snapshot_root(const char *root, const tc_json *ref, const char *label,
+    tc_error *err)
+{
+	char *l, *rel, *out;
+	tc_json *r;
+
+	if (require_object(ref, label, err) == NULL)
+		return NULL;
+	l = tc_xasprintf("%s.relative_path", label);
+	rel = safe_relative(tc_json_get(ref, "relative_path"), l, err);
+	if (rel == NULL) {
+		free(l);
+		return NULL;
+	}
+	r = tc_json_new_string(rel);
+	out = tc_analysis__smap_resolve(root, r, l, err);
+	tc_json_free(r);
+	free(rel);
+	free(l);
+	return out;
+}
+
 /* _validate_current_source: --source-root holds the archived bytes */
 static int
 current_source(const char *source_root, const tc_json *smf, tc_error *err)
@@ -713,7 +737,7 @@ current_source(const char *source_root, const tc_json *smf, tc_error *err)
 		const tc_json *w = fsha->u.obj.members[i].value;
 		tc_json *nv = tc_json_new_string(name);
 		char *label = tc_xasprintf("current source file %s", name);
-		char *p = resolve_evidence(root, nv, label, err);
+		char *p = tc_analysis__smap_resolve(root, nv, label, err);
 
 		free(label);
 		tc_json_free(nv);
@@ -846,8 +870,8 @@ set_list_error(tc_error *err, const char *what, tc_json *list)
  * manifest, as {key: {relative_path, sha256}} */
 static int
 dag_check(const char *root, const tc_json *dagdoc, const tc_json *refs,
-    const tc_json *proj, const tc_json *units, const tc_json *fused,
-    tc_error *err)
+    const char *const *order, size_t norder, const tc_json *proj,
+    const tc_json *units, const tc_json *fused, tc_error *err)
 {
 	static const char *const node_keys[] = { "artifact_id",
 	    "relative_path", "sha256", "depends_on" };
@@ -907,7 +931,7 @@ dag_check(const char *root, const tc_json *dagdoc, const tc_json *refs,
 
 		snprintf(label, sizeof(label), "provenance DAG %s.relative_path",
 		    d.n[i].id);
-		if ((p = resolve_evidence(root, tc_json_get(it,
+		if ((p = tc_analysis__smap_resolve(root, tc_json_get(it,
 		    "relative_path"), label, err)) == NULL)
 			goto done;
 		snprintf(label, sizeof(label), "provenance DAG %s.sha256",
@@ -925,10 +949,9 @@ dag_check(const char *root, const tc_json *dagdoc, const tc_json *refs,
 		}
 		free(p);
 	}
-	/* in the reference's order: the artifacts, then the snapshot */
-	for (i = 1; i <= NARTIFACT; i++) {
-		const char *key = i < NARTIFACT ? artifact_keys[i] :
-		    "source_snapshot_manifest";
+	/* in the reference's order: the artifacts, then the snapshots */
+	for (i = 0; i < norder; i++) {
+		const char *key = order[i];
 		const tc_json *r = tc_json_get(refs, key);
 		const char *p = tc_json_get_string(r, "relative_path");
 		ssize_t k = p != NULL ? dag_by_path(&d, p) : -1;
@@ -1583,6 +1606,35 @@ projection_evidence(const char *root, const tc_json *proj, tc_error *err)
 	return 0;
 }
 
+/* the stable_source bridge: the calibration snapshot (markers checked,
+ * as its manifest is no stable_source one) and the marker-only proof */
+static int
+marker_bridge(const char *root, const tc_json *prov, const tc_json *smf,
+    tc_json *const *loaded, tc_error *err)
+{
+	const tc_json *cref = tc_json_get(prov,
+	    "calibration_source_snapshot_root");
+	tc_json *fake = tc_json_new_object();
+	char *sroot = NULL, *croot = NULL;
+	int rc = -1;
+
+	tc_json_object_set(fake, "source_snapshot_root", tc_json_clone(cref));
+	if (snapshot(root, fake, loaded[NARTIFACT], err) != 0)
+		goto done;
+	if ((sroot = snapshot_root(root, tc_json_get(prov,
+	    "source_snapshot_root"), "provenance.source_snapshot_root",
+	    err)) == NULL || (croot = snapshot_root(root, cref,
+	    "provenance.calibration_source_snapshot_root", err)) == NULL)
+		goto done;
+	rc = tc_analysis__marker_bridge_check(loaded[NARTIFACT + 1], smf,
+	    loaded[NARTIFACT], sroot, croot, err);
+done:
+	tc_json_free(fake);
+	free(sroot);
+	free(croot);
+	return rc;
+}
+
 static int
 validate_v2(tc_json *v, const char *map_path, const struct an_smap_expect *x,
     struct an_smap *out, tc_error *err)
@@ -1597,7 +1649,9 @@ validate_v2(tc_json *v, const char *map_path, const struct an_smap_expect *x,
 	const char *sv = tc_json_get_string(v, "schema_version");
 	const char *role, *rev, *want;
 	size_t na = 0, nr = 0, i;
-	tc_json *prov, *loaded[NARTIFACT], *refs = NULL, *smf;
+	tc_json *prov, *loaded[NARTIFACT + 2], *refs = NULL, *smf;
+	size_t nactive = NARTIFACT, norder = 0;
+	const char *order[NARTIFACT + 4];
 	const tc_json *ranges;
 	char *root = NULL, *dir, hex[65];
 	tc_error e = TC_ERROR_INIT;
@@ -1700,16 +1754,14 @@ validate_v2(tc_json *v, const char *map_path, const struct an_smap_expect *x,
 		if (tc_json_get(prov, "marker_only_calibration") == NULL)
 			tc_buf_printf(&b, "%smarker_only_calibration",
 			    b.len ? ", " : "");
-		if (b.len > 0)
+		if (b.len > 0) {
 			tc_error_set(err, "stable_source source map is missing "
 			    "marker-only evidence: %s", tc_buf_cstr(&b));
-		else
-			tc_error_set(err, "stable_source source maps need the "
-			    "marker-only calibration bridge, which tunectl does "
-			    "not validate yet; use a stable_marker (schema 2.0) "
-			    "map");
+			tc_buf_free(&b);
+			return -1;
+		}
 		tc_buf_free(&b);
-		return -1;
+		nactive = NARTIFACT + 2;
 	}
 	dir = tc_path_dirname(map_path);
 	root = tc_path_resolve(dir, &e);
@@ -1721,7 +1773,7 @@ validate_v2(tc_json *v, const char *map_path, const struct an_smap_expect *x,
 		return -1;
 	}
 	refs = tc_json_new_object();
-	for (i = 0; i < NARTIFACT; i++) {
+	for (i = 0; i < nactive; i++) {
 		static const char *const rk[] = { "relative_path", "sha256",
 		    "fingerprint", "protocol" };
 		char *l = tc_xasprintf("provenance.%s", artifact_keys[i]);
@@ -1741,15 +1793,21 @@ validate_v2(tc_json *v, const char *map_path, const struct an_smap_expect *x,
 			tc_json_object_set(o, "sha256", tc_json_clone(
 			    tc_json_get(r, "sha256")));
 			tc_json_object_set(refs, artifact_keys[i], o);
+			order[norder++] = artifact_keys[i];
 		}
 	}
-	{
-		const tc_json *sr = require_object(tc_json_get(prov,
-		    "source_snapshot_root"), "provenance.source_snapshot_root",
-		    err);
+	for (i = 0; i < (nactive > NARTIFACT ? 2u : 1u); i++) {
+		static const char *const roots[2] = { "source_snapshot_root",
+		    "calibration_source_snapshot_root" };
+		static const char *const names[2] = { "source_snapshot_manifest",
+		    "calibration_source_snapshot_manifest" };
+		char *l = tc_xasprintf("provenance.%s", roots[i]);
+		const tc_json *sr = require_object(tc_json_get(prov, roots[i]),
+		    l, err);
 		tc_json *o;
 		char *p, *n;
 
+		free(l);
 		if (sr == NULL)
 			goto done;
 		p = tc_path_join(tc_json_get_string(sr, "relative_path") ?
@@ -1761,7 +1819,8 @@ validate_v2(tc_json *v, const char *map_path, const struct an_smap_expect *x,
 		tc_json_object_set(o, "sha256", tc_json_get(sr,
 		    "manifest_sha256") ? tc_json_clone(tc_json_get(sr,
 		    "manifest_sha256")) : tc_json_new_null());
-		tc_json_object_set(refs, "source_snapshot_manifest", o);
+		tc_json_object_set(refs, names[i], o);
+		order[norder++] = names[i];
 		free(p);
 		free(n);
 	}
@@ -1770,19 +1829,23 @@ validate_v2(tc_json *v, const char *map_path, const struct an_smap_expect *x,
 	    !opt_str_eq(tc_json_get_string(smf, "revision_role"), role) ||
 	    !opt_str_eq(tc_json_get_string(smf, "source_revision"), rev) ||
 	    !fingerprint_is(smf, "manifest_fingerprint") ||
-	    !opt_str_eq(tc_json_get_string(smf, "stable_marker_revision"),
-	    rev)) {
+	    (nactive == NARTIFACT ? !opt_str_eq(tc_json_get_string(smf,
+	    "stable_marker_revision"), rev) : !json_eq(tc_json_get(smf,
+	    "stable_marker_revision"), NULL))) {
 		tc_error_set(err, "source manifest is not bound to the %s "
 		    "revision", role);
 		goto done;
 	}
 	if (snapshot(root, prov, smf, err) != 0)
 		goto done;
+	if (nactive > NARTIFACT && marker_bridge(root, prov, smf, loaded,
+	    err) != 0)
+		goto done;
 	if (x->source_root != NULL && current_source(x->source_root, smf,
 	    err) != 0)
 		goto done;
-	if (dag_check(root, loaded[A_DAG], refs, loaded[A_PROJ],
-	    loaded[A_UNITS], loaded[A_FUSED], err) != 0)
+	if (dag_check(root, loaded[A_DAG], refs, order, norder,
+	    loaded[A_PROJ], loaded[A_UNITS], loaded[A_FUSED], err) != 0)
 		goto done;
 	if (projection_evidence(root, loaded[A_PROJ], err) != 0)
 		goto done;
@@ -1821,10 +1884,12 @@ validate_v2(tc_json *v, const char *map_path, const struct an_smap_expect *x,
 	out->mapping = status_object("source_scope_map_v2", "exact", NULL);
 	tc_json_object_set_string(out->mapping, "source_revision", rev);
 	tc_json_object_set_string(out->mapping, "source_revision_role", role);
-	tc_json_object_set_string(out->mapping, "stable_marker_revision", rev);
+	if (nactive == NARTIFACT)
+		tc_json_object_set_string(out->mapping,
+		    "stable_marker_revision", rev);
 	rc = 0;
 done:
-	for (i = 0; i < NARTIFACT; i++)
+	for (i = 0; i < nactive; i++)
 		tc_json_free(loaded[i]);
 	tc_json_free(refs);
 	free(root);

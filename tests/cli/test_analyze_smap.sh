@@ -205,6 +205,32 @@ EOF
 check "the report's source action is the decision's" \
     grep -q 'source\\_scope\\_map / exact .*| regressed | prune |' "$S/out/exact.md"
 
+# a stable_source map (schema 2.1): the stable source bridged to the
+# marked calibration source by a marker_only_calibration_v1 proof
+mkbundle ss --stable-source
+tcd "$S" analyze smap validate --map ss/source-scope-map-v2.json --source-revision rev-abc123 \
+    --source-root ss-src --candidate-manifest-sha256 "$CSHA" --baseline-manifest-sha256 "$BSHA"
+expect_eq "$rc:$out" "0:exact" "a stable_source map with its marker-only bridge validates"
+A5=("${ARGV[@]/out\/analysis.json/out\/ss.json}")
+A5=("${A5[@]/out\/report.md/out\/ss.md}")
+tcd "$S" analyze fusion "${A5[@]}" --source-scope-map ss/source-scope-map-v2.json --source-root ss-src
+expect_rc 0 "the analysis takes a stable_source map"
+check "its mapping is exact for the stable source, with no stable marker revision" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["source_scope_mapping"] == {"blockers": [], "protocol": "source_scope_map_v2",
+    "source_revision": "rev-abc123", "source_revision_role": "stable_source",
+    "status": "exact"}, d["source_scope_mapping"]
+assert {x["mapping_method"] for x in d["per_sk_decisions"]} == {"source_scope_map"}' "$S/out/ss.json"
+rm -rf "$S/t2" && cp -r "$S/ss" "$S/t2"
+printf 'x' >> "$S/t2/cal-snapshot/model.dsl"
+tcd "$S" analyze smap validate --map t2/source-scope-map-v2.json --source-revision rev-abc123
+expect_err "error: snapshot file evidence mismatch: " "an edited calibration snapshot is refused"
+rm -rf "$S/t2" && cp -r "$S/ss" "$S/t2"
+sed -i 's/"stripped_calibration_sha256": "/&0/' "$S/t2/marker-only-calibration.json"
+tcd "$S" analyze smap validate --map t2/source-scope-map-v2.json --source-revision rev-abc123
+expect_err "error: provenance.marker_only_calibration SHA-256 mismatch" "an edited bridge is refused"
+
 # a map naming one SK: the others keep their projection, the neutral one blocked
 mkbundle one --only 2
 A3=("${ARGV[@]/out\/analysis.json/out\/one.json}")

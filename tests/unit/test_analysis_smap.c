@@ -11,7 +11,8 @@
  * tests/cli/test_analyze_sentinel.sh drives the gates.  And the canonical
  * stream order of origin graphs with symmetric streams
  * (src/analysis/graph_streams.c): a fingerprint that no renumbering of
- * the streams changes.
+ * the streams changes.  And the marker-only calibration bridge of a
+ * stable_source map (src/analysis/smap_bridge.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include "../../src/analysis/analysis_internal.h"
 #include "tunectl/analysis.h"
 #include "tunectl/fileio.h"
+#include "tunectl/sha256.h"
 #include "unit_fixture.h"
 
 static const struct an_smap_expect rev_only = { "stable-rev", NULL, NULL,
@@ -702,6 +704,140 @@ equal_labels_with_different_wiring_differ(void **state)
 	assert_string_not_equal(a, c);
 }
 
+
+/* ---- the marker-only calibration bridge ------------------------------- */
+
+static tc_json *
+sealed_doc(const char *text, const char *key)
+{
+	tc_json *v = parse(text);
+	char hex[65];
+
+	assert_int_equal(tc_json_digest(v, hex, NULL), 0);
+	tc_json_object_set_string(v, key, hex);
+	return v;
+}
+
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char *p = tc_xasprintf("%s/%s", dir, name);
+	tc_error err = TC_ERROR_INIT;
+
+	assert_int_equal(tc_write_atomic(p, text, strlen(text), TC_WRITE_MKDIRS,
+	    &err), 0);
+	free(p);
+}
+
+/* stable "ab", calibration "[a]b" with the markers "[" and "]" */
+static char *
+bridge_case(const char *stable_text, const char *cal_text, char **root)
+{
+	char *dir = unit_tmpdir("smap-bridge"), *m, sh[65], ch[65];
+	tc_json *stable, *cal, *bridge;
+	tc_error err = TC_ERROR_INIT;
+	char *msg = NULL, *t;
+
+	put(dir, "s/f.dsl", stable_text);
+	put(dir, "c/f.dsl", cal_text);
+	tc_sha256_hex(stable_text, strlen(stable_text), sh);
+	tc_sha256_hex(cal_text, strlen(cal_text), ch);
+	t = tc_xasprintf("{\"revision_role\": \"stable_source\", "
+	    "\"source_revision\": \"s\", \"calibration_revision\": \"c\", "
+	    "\"base_revision\": \"b\", \"file_sha256\": {\"f.dsl\": \"%s\"}, "
+	    "\"units\": [{\"unit_id\": \"u0\", \"source_file\": \"f.dsl\"}]}",
+	    sh);
+	stable = sealed_doc(t, "manifest_fingerprint");
+	free(t);
+	{
+		char b[65], e[65];
+
+		tc_sha256_hex("[", 1, b);
+		tc_sha256_hex("]", 1, e);
+		t = tc_xasprintf("{\"revision_role\": \"calibration\", "
+		    "\"source_revision\": \"c\", \"base_revision\": \"b\", "
+		    "\"file_sha256\": {\"f.dsl\": \"%s\"}, \"units\": "
+		    "[{\"unit_id\": \"u0\", \"source_file\": \"f.dsl\", "
+		    "\"marker_operations\": {\"begin\": {\"insertion_start_offset\""
+		    ": 0, \"insertion_end_offset\": 1, \"insertion_sha256\": \"%s\"}, "
+		    "\"end\": {\"insertion_start_offset\": 2, "
+		    "\"insertion_end_offset\": 3, \"insertion_sha256\": \"%s\"}}}]}",
+		    ch, b, e);
+	}
+	cal = sealed_doc(t, "manifest_fingerprint");
+	free(t);
+	{
+		char b[65], e[65];
+
+		tc_sha256_hex("[", 1, b);
+		tc_sha256_hex("]", 1, e);
+		t = tc_xasprintf("{\"schema_version\": \"1.0\", \"protocol\": "
+		    "\"marker_only_calibration_v1\", \"stable_source_revision\": "
+		    "\"s\", \"calibration_revision\": \"c\", "
+		    "\"stable_source_manifest_fingerprint\": \"%s\", "
+		    "\"calibration_source_manifest_fingerprint\": \"%s\", "
+		    "\"unit_ids\": [\"u0\"], \"files\": [{\"source_file\": "
+		    "\"f.dsl\", \"stable_sha256\": \"%s\", \"calibration_sha256\": "
+		    "\"%s\", \"stripped_calibration_sha256\": \"%s\", "
+		    "\"insertions\": [{\"unit_id\": \"u0\", \"marker_kind\": "
+		    "\"begin\", \"start_offset\": 0, \"end_offset\": 1, "
+		    "\"sha256\": \"%s\"}, {\"unit_id\": \"u0\", \"marker_kind\": "
+		    "\"end\", \"start_offset\": 2, \"end_offset\": 3, "
+		    "\"sha256\": \"%s\"}]}]}",
+		    tc_json_get_string(stable, "manifest_fingerprint"),
+		    tc_json_get_string(cal, "manifest_fingerprint"), sh, ch, sh,
+		    b, e);
+	}
+	bridge = sealed_doc(t, "bridge_fingerprint");
+	free(t);
+	m = tc_xasprintf("%s/s", dir);
+	t = tc_xasprintf("%s/c", dir);
+	if (tc_analysis__marker_bridge_check(bridge, stable, cal, m, t,
+	    &err) != 0)
+		msg = tc_xstrdup(tc_error_msg(&err));
+	tc_error_clear(&err);
+	free(m);
+	free(t);
+	tc_json_free(stable);
+	tc_json_free(cal);
+	tc_json_free(bridge);
+	*root = dir;
+	return msg;
+}
+
+static void
+a_marker_only_bridge_is_rebuilt_from_the_sources(void **state)
+{
+	char *root, *msg;
+
+	(void)state;
+	msg = bridge_case("ab", "[a]b", &root);
+	assert_null(msg);
+	unit_rmtree(root);
+	free(root);
+	/* the bridge recorded for "ab" no longer fits a stable "aB": its
+	 * SHA-256 differs, and removing the markers leaves "ab" */
+	msg = bridge_case("aB", "[a]b", &root);
+	assert_string_equal(msg, "calibration source does not reduce to "
+	    "stable source after marker removal: f.dsl");
+	free(msg);
+	unit_rmtree(root);
+	free(root);
+	/* an end marker that is business code, then one past the file */
+	msg = bridge_case("ab", "[ab", &root);
+	assert_string_equal(msg, "calibration unit u0 end insertion SHA "
+	    "mismatch");
+	free(msg);
+	unit_rmtree(root);
+	free(root);
+	msg = bridge_case("ab", "[a", &root);
+	assert_string_equal(msg, "calibration unit u0 end insertion span is "
+	    "invalid");
+	free(msg);
+	unit_rmtree(root);
+	free(root);
+}
+
 int
 main(void)
 {
@@ -721,6 +857,7 @@ main(void)
 		cmocka_unit_test(two_identical_streams_have_a_fingerprint),
 		cmocka_unit_test(symmetric_streams_around_one_event_are_numbered_away),
 		cmocka_unit_test(equal_labels_with_different_wiring_differ),
+		cmocka_unit_test(a_marker_only_bridge_is_rebuilt_from_the_sources),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
