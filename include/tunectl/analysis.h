@@ -66,6 +66,37 @@ bool tc_round_belongs_to_candidate(const char *candidate, const char *round);
  * with err when the document is refused.  malloc'd. */
 char *tc_analysis_markdown(const tc_json *report, tc_error *err);
 
+/* source_scope_map_v2.py validate: load the map at path and check it
+ * fail-closed against the source revision and, when not NULL, the
+ * SHA-256 of the candidate and baseline collection manifests and the
+ * current source root.  The status ("exact", or "diagnostic_only" for a
+ * map without the v2 protocol), or NULL with the reference's message
+ * (docs/analysis.md "Source scope maps").  malloc'd. */
+char *tc_source_scope_map_validate(const char *path,
+    const char *source_revision, const char *candidate_manifest_sha256,
+    const char *baseline_manifest_sha256, const char *source_root,
+    tc_error *err);
+
+/* The artifacts of a source_scope_map_v2 provenance, in the reference's
+ * order (provenance_dag ... baseline_collection_manifest), then the two a
+ * stable_source map adds (calibration_source_manifest,
+ * marker_only_calibration). */
+#define TC_SMAP_NARTIFACTS 10
+extern const char *const tc_smap_artifact_keys[TC_SMAP_NARTIFACTS + 2];
+
+struct tc_smap_build_args {
+	const char *artifact_root;
+	const char *stable_marker_revision, *stable_source_revision;
+	const char *artifacts[TC_SMAP_NARTIFACTS];	/* in that order */
+	const char *calibration_source_manifest, *marker_only_calibration;
+	const char *source_snapshot_root, *calibration_source_snapshot_root;
+};
+/* source_scope_map_v2.py build: the map of the artifacts under
+ * artifact_root (docs/analysis.md "Source scope maps"), or NULL with the
+ * reference's message. */
+tc_json *tc_source_scope_map_build(const struct tc_smap_build_args *a,
+    tc_error *err);
+
 /* validate_manifest_set of collection manifests: roles[i] (in the
  * reference's order baseline_profile, candidate_compat, candidate_verify,
  * candidate_profile) read from paths[i].  The summary, with its

@@ -282,8 +282,6 @@ tc_json *tc_analysis__collection_validate_set(const char *const *roles,
 /* The lenient read of --source-scope-map as a task-range layer map:
  * -1 with the reference's message when it is malformed. */
 int tc_analysis__layer_map_check(const char *path, tc_error *err);
-/* The source_scope_mapping object (path NULL: not requested). */
-tc_json *tc_analysis__source_scope_mapping(const char *path, tc_error *err);
 
 struct an_dcci {
 	const char *state;	/* enabled, disabled, conflict, unknown */
@@ -359,10 +357,47 @@ struct an_gnode {
 int tc_analysis__graph_nodes(const tc_json *origin, struct an_gnode **out,
     size_t *n, size_t *nstreams, tc_error *err);
 void tc_analysis__gnodes_free(struct an_gnode *v, size_t n);
+/* ASCII canonical JSON (sorted keys, compact).  malloc'd. */
+char *tc_analysis__ascii_cj(const tc_json *v);
+/* One structural edge between stream positions. */
+struct an_sedge {
+	size_t src, sp, dst, dp;
+	const char *kind;
+};
+/* The smallest serialization of the streams (labels: cj of each stream's
+ * label list lab) over their canonical orders, symmetric streams
+ * included; NULL with err past the search's bound.  malloc'd. */
+char *tc_analysis__canonical_streams(const char *const *labels,
+    tc_json *const *lab, size_t ns, const struct an_sedge *edges, size_t ne,
+    tc_error *err);
 /* The canonical fingerprint of an sk_graph_origin document (the
  * projection's profile_origin_graph_fingerprint). */
 int tc_analysis__graph_fingerprint(const tc_json *origin, char hex[65],
     tc_error *err);
+
+/* ---- scope sentinels (sentinel.c) ----------------------------------------- */
+
+/* The kind of a sentinel function name (0 scope_kernel_begin, 1
+ * placeholder_kernel, 2 scope_kernel_end; *tag its number) or -1. */
+int tc_analysis__sentinel_match(const char *func_name, const char **tag);
+/* Insert s into a sorted list of strings unless it is there (order
+ * by cmp). */
+void tc_analysis__list_insert_sorted(tc_json *list, const char *s,
+    int (*cmp)(const char *, const char *));
+/* A projected operator of a sentinel row (sk_..._dav). */
+bool tc_analysis__sentinel_op(const char *op);
+/* _sentinel_chain_proposal of a graph's nodes: status (not_present,
+ * proposed, rejected), node_keys, function_names, stream_role(s), tags,
+ * occurrence_count, signature, blockers. */
+tc_json *tc_analysis__sentinel_proposal(const struct an_gnode *nodes,
+    size_t n);
+/* The 14-key scope_sentinel_exclusion_v2 object of a proposal. */
+tc_json *tc_analysis__sentinel_evidence(const tc_json *proposal);
+/* The capture's sk_graph_updated documents of the model: how many, and
+ * the sentinel funcNames any of them keeps (added to visible, sorted). */
+int tc_analysis__sentinel_updated_graphs(const char *root,
+    const tc_json *manifest, int64_t model, int64_t *checked,
+    tc_json *visible, tc_error *err);
 
 /* ---- the kernel projection (projection.c) -------------------------------- */
 
@@ -393,6 +428,7 @@ struct an_binding {
 	const tc_json *mapping;		/* in its trace */
 	const char *status;		/* bound, blocked or NULL */
 	char occurrence_fp[65];		/* graph_occurrence_fingerprint */
+	const char *mapping_fp;		/* its trace's mapping_fingerprint */
 };
 
 struct an_structural {
@@ -416,6 +452,47 @@ const struct an_binding *tc_analysis__binding(const struct an_structural *s,
  * interval statistics, ds its duration-sum ones. */
 tc_json *tc_analysis__binding_original(const struct an_binding *b,
     struct an_stats *iv, struct an_stats *ds);
+
+/* ---- source_scope_map_v2 bundles (smap.c) ------------------------------ */
+
+/* What the bundle must be bound to: --source-revision, the SHA-256 of the
+ * two collection manifests and --source-root (each NULL when not given);
+ * require_current: an exact map needs all three (the analysis). */
+struct an_smap_expect {
+	const char *source_revision;
+	const char *candidate_manifest_sha256, *baseline_manifest_sha256;
+	const char *source_root;
+	bool require_current;
+};
+/* mapping: the source_scope_mapping object; lookup: the exact source
+ * ranges by sk_occurrence_fingerprint (empty unless exact). */
+struct an_smap {
+	tc_json *mapping, *lookup;
+};
+/* Load --source-scope-map (path NULL: not requested; no v2 protocol: the
+ * legacy diagnostic map), validating a v2 bundle fail-closed: -1 with the
+ * reference's message when any check fails. */
+int tc_analysis__smap_load(const char *path, const struct an_smap_expect *x,
+    struct an_smap *out, tc_error *err);
+void tc_analysis__smap_free(struct an_smap *s);
+/* resolve_evidence_path(root, value, label): a safe relative path under
+ * the resolved root, never a link, never outside it.  malloc'd. */
+char *tc_analysis__smap_resolve(const char *root, const tc_json *value,
+    const char *label, tc_error *err);
+/* validate_marker_only_calibration: the bridge rebuilt from the stable
+ * and calibration manifests and snapshot roots equals value. */
+int tc_analysis__marker_bridge_check(const tc_json *value,
+    const tc_json *stable, const tc_json *calibration,
+    const char *stable_root, const char *calibration_root, tc_error *err);
+/* The reference's load_json(path, label): UTF-8, JSON, no NaN ("LABEL is
+ * invalid JSON: ...", "LABEL contains invalid constant NaN"). */
+tc_json *tc_analysis__smap_load_json(const char *path, const char *label,
+    tc_error *err);
+/* The lookup entry that makes a structurally exact binding a
+ * source_scope_map / exact mapping, or NULL. */
+const tc_json *tc_analysis__smap_exact_entry(const struct an_smap *s,
+    const struct an_binding *b, const tc_json *device_id, const char *model,
+    const tc_json *identity);
 
 /* ---- small JSON helpers (names.c) -------------------------------------- */
 

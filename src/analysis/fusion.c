@@ -1015,7 +1015,10 @@ struct run {
 	tc_json *assoc;			/* association_protocol */
 	struct an_structural st;	/* when have_st */
 	bool have_st;
+	struct an_smap smap;		/* --source-scope-map */
 };
+
+static bool interval_proven(const tc_json *b);
 
 static void
 identity_errors(const tc_json *identity, tc_json *errors)
@@ -1135,6 +1138,8 @@ decision(struct run *run, struct cgroup *g)
 	const tc_json *assoc_blockers = tc_json_get(run->assoc, "blockers");
 	bool node_count_mismatch = false;
 	const struct an_binding *sb = g->sb;
+	const tc_json *src = NULL;	/* the source map's range */
+	bool src_exact = false;
 	const size_t *rep_model = tc_analysis__map_find(&run->base.model_of,
 	    g->rep_model);
 	tc_json *original = NULL;
@@ -1314,13 +1319,23 @@ mapped_done:
 			add_hint(hints, "name_boundary", "baseline_row_count",
 			    total);
 	}
+	if (sb != NULL) {
+		/* the source rung: a structurally exact SK whose graph
+		 * occurrence the source scope map names, identity and all */
+		tc_json *dev = tc_analysis__json_intnum(g->device_id);
+
+		src = tc_analysis__smap_exact_entry(&run->smap, sb, dev,
+		    g->rep_model, g->identity);
+		src_exact = src != NULL && merrs->u.arr.len == 0;
+		tc_json_free(dev);
+	}
 	blockers = tc_json_new_array();
 	if (sb != NULL) {
 		/* the structural rung: exact when the projection is */
 		const tc_json *mb = tc_json_get(sb->mapping,
 		    "mapping_blockers");
 
-		for (i = 0; i < mb->u.arr.len; i++)
+		for (i = 0; !src_exact && i < mb->u.arr.len; i++)
 			tc_analysis__list_add_unique(blockers,
 			    tc_json_string(mb->u.arr.items[i]));
 		original = tc_analysis__binding_original(sb, &ivs, &dss);
@@ -1364,6 +1379,14 @@ mapped_done:
 	tc_json_object_set_string(d, "name", g->rep_name);
 	boundary = g->rep_has_boundary ? tc_analysis__boundary_json(&g->rep_boundary) :
 	    tc_json_new_object();
+	if (src != NULL) {
+		/* the boundary gains the source interval */
+		const tc_json *sbnd = tc_json_get(src, "boundary");
+
+		for (i = 0; i < sbnd->u.obj.len; i++)
+			tc_json_object_set(boundary, sbnd->u.obj.members[i].key,
+			    tc_json_clone(sbnd->u.obj.members[i].value));
+	}
 	tc_json_object_set(d, "boundary", boundary);
 	tc_json_object_set(d, "identity", tc_json_clone(g->identity));
 	{
@@ -1382,7 +1405,11 @@ mapped_done:
 	    sb != NULL ? sb->occurrence_fp : NULL);
 	tc_json_object_set(d, "sk_duration_us", tc_analysis__json_float(cs.p50));
 	tc_json_object_set(d, "sk_duration", tc_analysis__stats_json(&cs));
-	if (sb != NULL) {
+	if (src_exact) {
+		tc_json_object_set_string(d, "mapping_method",
+		    "source_scope_map");
+		tc_json_object_set_string(d, "mapping_confidence", "exact");
+	} else if (sb != NULL) {
 		tc_json_object_set(d, "mapping_method", tc_json_clone(
 		    tc_json_get(sb->mapping, "mapping_method")));
 		tc_json_object_set(d, "mapping_confidence", tc_json_clone(
@@ -1463,15 +1490,21 @@ mapped_done:
 	tc_json_object_set(d, "improvement_pct",
 	    tc_analysis__json_float(cl.improvement_pct));
 	tc_json_object_set(d, "evidence_errors", cl.errors);
-	/* insufficient_evidence on this rung: reprofile */
-	tc_json_object_set_string(d, "action",
-	    strcmp(cl.classification, "beneficial") == 0 ? "keep" :
-	    strcmp(cl.classification, "insufficient_evidence") == 0 ?
-	    "reprofile" : "block");
-	if (strcmp(cl.classification, "neutral") == 0 ||
-	    strcmp(cl.classification, "regressed") == 0)
-		tc_json_object_set_string(d, "action_blocker",
-		    "prune_requires_exact_source_scope_boundary_mapping");
+	/* neutral and regressed SKs are pruned only with an exact source
+	 * interval, else blocked */
+	{
+		bool pruned = src_exact && interval_proven(boundary);
+		bool cut = strcmp(cl.classification, "neutral") == 0 ||
+		    strcmp(cl.classification, "regressed") == 0;
+
+		tc_json_object_set_string(d, "action",
+		    strcmp(cl.classification, "beneficial") == 0 ? "keep" :
+		    strcmp(cl.classification, "insufficient_evidence") == 0 ?
+		    "reprofile" : pruned ? "prune" : "block");
+		if (cut && !pruned)
+			tc_json_object_set_string(d, "action_blocker",
+			    "prune_requires_exact_source_scope_boundary_mapping");
+	}
 	tc_analysis__counter_free(&ops);
 	tc_analysis__counter_free(&fams);
 	tc_json_free(errors);
@@ -1902,6 +1935,36 @@ is_dir(const char *p)
 	struct stat st;
 
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The source scope map, bound to this run's revision, manifests and
+ * source root (a manifest that cannot be hashed binds nothing). */
+static int
+load_source_map(const struct tc_fusion_args *a, struct an_smap *out,
+    tc_error *err)
+{
+	struct an_smap_expect x;
+	char ch[65], bh[65];
+
+	memset(&x, 0, sizeof(x));
+	x.source_revision = a->source_revision;
+	x.source_root = a->source_root;
+	x.require_current = true;
+	if (a->source_scope_map == NULL)
+		return tc_analysis__smap_load(NULL, &x, out, err);
+	if (a->profile_collection_manifest != NULL) {
+		if (tc_sha256_file(a->profile_collection_manifest, ch, NULL,
+		    err) != 0)
+			return -1;
+		x.candidate_manifest_sha256 = ch;
+	}
+	if (a->baseline_collection_manifest != NULL) {
+		if (tc_sha256_file(a->baseline_collection_manifest, bh, NULL,
+		    err) != 0)
+			return -1;
+		x.baseline_manifest_sha256 = bh;
+	}
+	return tc_analysis__smap_load(a->source_scope_map, &x, out, err);
 }
 
 /* _validate_analysis_paths and _validate_output_target */
@@ -2587,9 +2650,9 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 	    err) != 0)
 		goto done;
 	baseline_index(&run.base);
-	if ((mapping = tc_analysis__source_scope_mapping(a->source_scope_map, err)) ==
-	    NULL)
+	if (load_source_map(a, &run.smap, err) != 0)
 		goto done;
+	mapping = tc_json_clone(run.smap.mapping);
 	if (a->baseline_collection_manifest != NULL &&
 	    a->profile_collection_manifest != NULL) {
 		/* the association decides the candidate's identities */
@@ -2675,6 +2738,7 @@ done:
 	tc_json_free(decisions);
 	tc_json_free(sk_child);
 	tc_json_free(run.assoc);
+	tc_analysis__smap_free(&run.smap);
 	if (run.have_st)
 		tc_analysis__structural_free(&run.st);
 	tc_analysis__fingerprints_free(&run.fp);

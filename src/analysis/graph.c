@@ -7,9 +7,8 @@
  * stream-order and event edges, with the streams put in a canonical order
  * so that the fingerprint does not depend on how streams were numbered.
  *
- * The canonical stream order here is the order of the stream labels;
- * graphs with two streams of one label (symmetric streams, which need the
- * reference's individualization search) are refused with a message.
+ * The canonical stream order, symmetric streams included, is
+ * graph_streams.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,14 +392,20 @@ struct gedge {
 	const char *kind;
 };
 
-static char *
-cj(const tc_json *v)
+char *
+tc_analysis__ascii_cj(const tc_json *v)
 {
 	tc_buf b = TC_BUF_INIT;
 
 	tc_json_write(&b, v, TC_JSON_ASCII, NULL);
 	tc_buf_grow(&b, 0);
 	return tc_buf_detach(&b, NULL);
+}
+
+static char *
+cj(const tc_json *v)
+{
+	return tc_analysis__ascii_cj(v);
 }
 
 static void
@@ -657,9 +662,9 @@ tc_analysis__graph_fingerprint(const tc_json *g, char hex[65], tc_error *err)
 	struct gnode *nd = NULL;
 	struct gedge *ed = NULL;
 	size_t ns, nn = 0, ne = 0, i, j, k, prev, cur;
-	tc_json **tmp = NULL, *ser_obj, *sl, *el, *fp;
+	tc_json **tmp = NULL, *fp;
 	char **labels = NULL, *ser;
-	size_t *order = NULL;
+	struct an_sedge *sedges;
 	int rc = -1;
 
 	if (tc_analysis__graph_nodes(g, &gn, &nn, &ns, err) != 0)
@@ -799,7 +804,6 @@ tc_analysis__graph_fingerprint(const tc_json *g, char hex[65], tc_error *err)
 	}
 	/* stream labels: the node hashes in order */
 	labels = tc_xcalloc(ns + 1, sizeof(*labels));
-	sl = tc_json_new_array();
 	{
 		tc_json **lab = tc_xmalloc((ns + 1) * sizeof(*lab));
 
@@ -817,66 +821,26 @@ tc_analysis__graph_fingerprint(const tc_json *g, char hex[65], tc_error *err)
 			tc_json_free(pair);
 			tc_json_array_push(lab[nd[i].stream], tc_json_new_string(h));
 		}
-		order = tc_xmalloc((ns + 1) * sizeof(*order));
-		for (i = 0; i < ns; i++) {
-			labels[i] = cj(lab[i]);
-			order[i] = i;
-		}
-		for (i = 1; i < ns; i++)
-			for (j = i; j > 0 && strcmp(labels[order[j - 1]],
-			    labels[order[j]]) > 0; j--) {
-				size_t t = order[j - 1];
-
-				order[j - 1] = order[j];
-				order[j] = t;
-			}
-		for (i = 1; i < ns; i++)
-			if (strcmp(labels[order[i - 1]], labels[order[i]]) == 0) {
-				tc_error_set(err, "sk_graph_origin has symmetric "
-				    "streams; their canonical order is not "
-				    "available in tunectl");
-				for (j = 0; j < ns; j++)
-					tc_json_free(lab[j]);
-				free(lab);
-				tc_json_free(sl);
-				goto done;
-			}
-		for (i = 0; i < ns; i++) {
-			tc_json_array_push(sl, lab[order[i]]);
-			lab[order[i]] = NULL;
-		}
-		free(lab);
-	}
-	{
-		size_t *rank = tc_xmalloc((ns + 1) * sizeof(*rank));
-		tc_json **es = tc_xmalloc((ne + 1) * sizeof(*es));
-		char b[16];
-
 		for (i = 0; i < ns; i++)
-			rank[order[i]] = i;
+			labels[i] = cj(lab[i]);
+		sedges = tc_xcalloc(ne + 1, sizeof(*sedges));
 		for (k = 0; k < ne; k++) {
-			tc_json *e = tc_json_new_array();
-
-			snprintf(b, sizeof(b), "s%06zu", rank[nd[ed[k].src].stream]);
-			tc_json_array_push(e, tc_json_new_string(b));
-			tc_json_array_push(e, tc_json_new_int(
-			    (int64_t)nd[ed[k].src].pos));
-			snprintf(b, sizeof(b), "s%06zu", rank[nd[ed[k].dst].stream]);
-			tc_json_array_push(e, tc_json_new_string(b));
-			tc_json_array_push(e, tc_json_new_int(
-			    (int64_t)nd[ed[k].dst].pos));
-			tc_json_array_push(e, tc_json_new_string(ed[k].kind));
-			es[k] = e;
+			sedges[k].src = nd[ed[k].src].stream;
+			sedges[k].sp = nd[ed[k].src].pos;
+			sedges[k].dst = nd[ed[k].dst].stream;
+			sedges[k].dp = nd[ed[k].dst].pos;
+			sedges[k].kind = ed[k].kind;
 		}
-		el = sorted_list(es, ne);
-		free(es);
-		free(rank);
+		/* streams in their canonical order (graph_streams.c) */
+		ser = tc_analysis__canonical_streams((const char *const *)labels,
+		    lab, ns, sedges, ne, err);
+		for (i = 0; i < ns; i++)
+			tc_json_free(lab[i]);
+		free(lab);
+		free(sedges);
+		if (ser == NULL)
+			goto done;
 	}
-	ser_obj = tc_json_new_object();
-	tc_json_object_set(ser_obj, "streams", sl);
-	tc_json_object_set(ser_obj, "edges", el);
-	ser = cj(ser_obj);
-	tc_json_free(ser_obj);
 	fp = tc_json_new_object();
 	tc_json_object_set_string(fp, "model_role", "candidate");
 	tc_json_object_set_string(fp, "graph", ser);
@@ -893,7 +857,6 @@ done:
 	for (i = 0; labels != NULL && i < ns; i++)
 		free(labels[i]);
 	free(labels);
-	free(order);
 	free(nd);
 	free(ed);
 	free(tmp);

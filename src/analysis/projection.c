@@ -644,64 +644,7 @@ cmp_pgroup(const void *a, const void *b)
 static void
 list_add_sorted_unique(tc_json *list, const char *s)
 {
-	size_t i;
-
-	for (i = 0; i < list->u.arr.len; i++) {
-		int c = strcmp(tc_json_string(list->u.arr.items[i]), s);
-
-		if (c == 0)
-			return;
-		if (c > 0)
-			break;
-	}
-	tc_json_array_push(list, tc_json_new_string(s));
-	{
-		tc_json *x = list->u.arr.items[list->u.arr.len - 1];
-
-		memmove(&list->u.arr.items[i + 1], &list->u.arr.items[i],
-		    (list->u.arr.len - 1 - i) * sizeof(*list->u.arr.items));
-		list->u.arr.items[i] = x;
-	}
-}
-
-/* The scope_sentinel_exclusion_v2 object of a graph with no sentinel. */
-static tc_json *
-exclusion_not_present(void)
-{
-	tc_json *e = tc_json_new_object();
-
-	tc_json_object_set_string(e, "protocol", "scope_sentinel_exclusion_v2");
-	tc_json_object_set_string(e, "status", "not_present");
-	tc_json_object_set(e, "candidate_node_keys", tc_json_new_array());
-	tc_json_object_set(e, "excluded_node_keys", tc_json_new_array());
-	tc_json_object_set(e, "function_names", tc_json_new_array());
-	tc_json_object_set_null(e, "stream_role");
-	tc_json_object_set(e, "stream_roles", tc_json_new_array());
-	tc_json_object_set(e, "tags", tc_json_new_array());
-	tc_json_object_set_int(e, "occurrence_count", 0);
-	tc_json_object_set_int(e, "origin_graph_count", 0);
-	tc_json_object_set_int(e, "updated_graph_count", 0);
-	tc_json_object_set_int(e, "candidate_profiler_rows_checked", 0);
-	tc_json_object_set(e, "gates", tc_json_new_object());
-	tc_json_object_set(e, "blockers", tc_json_new_array());
-	return e;
-}
-
-/* sk_(scope_kernel_begin|placeholder_kernel|scope_kernel_end)_dav_<tag> */
-static bool
-is_sentinel(const char *f)
-{
-	static const char *const kinds[3] = { "sk_scope_kernel_begin_dav_",
-	    "sk_placeholder_kernel_dav_", "sk_scope_kernel_end_dav_" };
-	size_t i, l;
-
-	for (i = 0; f != NULL && i < 3; i++) {
-		l = strlen(kinds[i]);
-		if (strncmp(f, kinds[i], l) == 0 && f[l] >= '1' &&
-		    f[l] <= '9' && all_digits(f + l))
-			return true;
-	}
-	return false;
+	tc_analysis__list_insert_sorted(list, s, strcmp);
 }
 
 /* Exact decimal sum/union helpers on (start, end) pairs. */
@@ -1195,6 +1138,484 @@ fail:
 	return NULL;
 }
 
+/* ---- source streams and their alignment ----------------------------------- */
+
+/* The kernel nodes of the graph (control nodes and the excluded ones
+ * dropped) as one token sequence per stream (source_kernel_projection). */
+static int
+build_sources(struct proj *p, const bool *excluded, tc_error *err)
+{
+	size_t i, j;
+
+	p->loc_stream = tc_xcalloc(p->nn + 1, sizeof(size_t));
+	p->loc_ord = tc_xcalloc(p->nn + 1, sizeof(size_t));
+	for (i = 0; i < p->nn; i++) {
+		const struct an_gnode *nd = &p->nodes[i];
+		struct sstream *s = NULL;
+
+		p->loc_stream[i] = SIZE_MAX;
+		if (nd->topology_only || excluded[i])
+			continue;
+		for (j = 0; j < p->nss; j++)
+			if (strcmp(p->ss[j].key, nd->stream_key) == 0)
+				s = &p->ss[j];
+		if (s == NULL) {
+			p->ss = tc_xrealloc(p->ss, (p->nss + 1) *
+			    sizeof(*p->ss));
+			p->toks = tc_xrealloc(p->toks, (p->nss + 1) *
+			    sizeof(*p->toks));
+			p->toks[p->nss] = NULL;
+			s = &p->ss[p->nss++];
+			memset(s, 0, sizeof(*s));
+			s->key = nd->stream_key;
+		}
+		j = (size_t)(s - p->ss);
+		p->toks[j] = tc_xrealloc(p->toks[j], (s->n + 1) *
+		    sizeof(**p->toks));
+		p->toks[j][s->n].op = projection_op(nd->op, nd->family);
+		p->toks[j][s->n].core = projection_core(nd->family, nd->op);
+		s->nodes = tc_xrealloc(s->nodes, (s->n + 1) * sizeof(size_t));
+		s->nodes[s->n] = i;
+		p->loc_stream[i] = j;
+		p->loc_ord[i] = s->n++;
+	}
+	for (i = 0; i < p->nn; i++)
+		if (p->loc_stream[i] == SIZE_MAX)
+			p->loc_stream[i] = p->nss;
+	if (p->nss == 0) {
+		tc_error_set(err, "source graph kernel projection is empty");
+		return -1;
+	}
+	return 0;
+}
+
+/* Forget the source streams and the step assignments. */
+static void
+free_sources(struct proj *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->nss; i++) {
+		for (j = 0; p->toks != NULL && j < p->ss[i].n; j++)
+			free(p->toks[i][j].op);
+		if (p->toks != NULL)
+			free(p->toks[i]);
+		free(p->ss[i].nodes);
+		free(p->ss[i].cand);
+	}
+	free(p->toks);
+	free(p->ss);
+	for (i = 0; p->assign != NULL && i < p->nsteps; i++)
+		free(p->assign[i]);
+	free(p->assign);
+	free(p->loc_stream);
+	free(p->loc_ord);
+	p->toks = NULL;
+	p->ss = NULL;
+	p->nss = 0;
+	p->assign = NULL;
+	p->loc_stream = p->loc_ord = NULL;
+}
+
+/* align_projection_steps: every required step's assignment, the sorted
+ * blockers and the alternative solutions by step */
+static void
+align_all(struct proj *p, tc_json *blockers, tc_json *alts)
+{
+	size_t i, j;
+
+	p->assign = tc_xcalloc(p->nsteps + 1, sizeof(*p->assign));
+	for (i = 0; i < p->nsteps; i++) {
+		size_t sol;
+		const char *b = align_step(p, i, &sol);
+		char key[32];
+
+		if (b != NULL && strcmp(b, "kernel_projection_step_missing") ==
+		    0) {
+			list_add_sorted_unique(blockers, b);
+			continue;
+		}
+		snprintf(key, sizeof(key), "%lld", (long long)p->steps[i]);
+		tc_json_object_set_int(alts, key, sol > 0 ? (int64_t)sol - 1 :
+		    0);
+		if (b != NULL)
+			list_add_sorted_unique(blockers, b);
+	}
+	if (blockers->u.arr.len == 0) {
+		/* every source stream keeps one signature across steps: the
+		 * assigned SK-off stream of each step has the source's */
+		for (j = 0; j < p->nss; j++)
+			for (i = 0; i < p->nsteps; i++) {
+				struct bstream *b = find_bstream(p, i,
+				    p->assign[i][j]);
+
+				if (b == NULL || !seq_equal(p->toks[j],
+				    p->ss[j].n, b->rows, b->n))
+					list_add_sorted_unique(blockers,
+					    "kernel_projection_step_inconsistent");
+			}
+	}
+}
+
+/* ---- the scope sentinel gates (guarded_sentinel_exclusion) --------------- */
+
+/* The proposals of every origin graph of the model (any device): how
+ * many, and whether each proposes the same chain as this one. */
+static int
+origin_consistency(const char *root, const tc_json *manifest, int64_t model,
+    const tc_json *proposal, int64_t *count, bool *consistent, tc_error *err)
+{
+	const tc_json *recs = tc_json_get(tc_json_get(manifest, "files"),
+	    "sk_graph_origin");
+	char want[32];
+	size_t i;
+
+	*count = 0;
+	*consistent = true;
+	snprintf(want, sizeof(want), "%lld", (long long)model);
+	for (i = 0; recs != NULL && recs->type == TC_JSON_ARRAY &&
+	    i < recs->u.arr.len; i++) {
+		const char *r = tc_json_get_string(recs->u.arr.items[i], "path");
+		struct an_gnode *nodes = NULL;
+		size_t nn = 0, l;
+		const char *mid;
+		char *path;
+		tc_json *g, *other;
+
+		if (r == NULL)
+			continue;
+		if ((path = tc_path_under_root(root, r, "sk_graph_origin",
+		    err)) == NULL)
+			return -1;
+		g = tc_json_parse_file(path, err);
+		free(path);
+		if (g == NULL)
+			return -1;
+		mid = tc_json_get_string(g, "modelId");
+		l = mid ? strcspn(mid, "_") : 0;
+		if (mid == NULL || strlen(want) != l || strncmp(mid, want, l) !=
+		    0) {
+			tc_json_free(g);
+			continue;
+		}
+		if (tc_analysis__graph_nodes(g, &nodes, &nn, NULL, err) != 0) {
+			tc_json_free(g);
+			return -1;
+		}
+		other = tc_analysis__sentinel_proposal(nodes, nn);
+		(*count)++;
+		if (strcmp(tc_json_get_string(other, "status"), "proposed") !=
+		    0 || !tc_json_equal(tc_json_get(other, "signature"),
+		    tc_json_get(proposal, "signature")))
+			*consistent = false;
+		tc_json_free(other);
+		tc_analysis__gnodes_free(nodes, nn);
+		tc_json_free(g);
+	}
+	if (*count == 0)
+		*consistent = false;
+	return 0;
+}
+
+struct cmarkers {
+	long col[5];		/* Step Id, Device_id, Model ID, Name, core */
+	bool header_seen;
+	const char *model;
+	const struct proj *p;
+	int64_t checked;
+	tc_json *visible;
+};
+
+static int
+cmarker_record(void *vctx, const struct csv_rec *rec, size_t recno,
+    tc_error *err)
+{
+	static const char *const cols[5] = { "Step Id", "Device_id",
+	    "Model ID", "Name", "Accelerator Core" };
+	struct cmarkers *c = vctx;
+	char *step, *model, *name, *core, *op;
+	size_t i;
+
+	(void)recno;
+	if (!c->header_seen) {
+		c->header_seen = true;
+		for (i = 0; i < 5; i++)
+			if ((c->col[i] = column(rec, cols[i])) < 0 && i < 4) {
+				tc_error_set(err, "candidate kernel_details "
+				    "headers are incomplete");
+				return -1;
+			}
+		return 0;
+	}
+	step = cell(rec, c->col[0]);
+	model = cell(rec, c->col[2]);
+	if (strcmp(model, c->model) == 0 && all_digits(step) &&
+	    required_step(c->p, strtoll(step, NULL, 10))) {
+		c->checked++;
+		name = cell(rec, c->col[3]);
+		core = c->col[4] >= 0 ? cell(rec, c->col[4]) : NULL;
+		op = projection_op(name, core);
+		if (tc_analysis__sentinel_op(op))
+			list_add_sorted_unique(c->visible, name);
+		free(op);
+		free(core);
+		free(name);
+	}
+	free(step);
+	free(model);
+	return 0;
+}
+
+/* _candidate_profiler_marker_evidence: the candidate's rows of the model
+ * in the required steps, and the sentinel names among them */
+static int
+candidate_markers(const struct proj *p, const char *root,
+    const tc_json *manifest, const char *model, struct cmarkers *c,
+    tc_error *err)
+{
+	const tc_json *recs = tc_json_get(tc_json_get(manifest, "files"),
+	    "kernel_details");
+	size_t i;
+
+	c->checked = 0;
+	c->model = model;
+	c->p = p;
+	for (i = 0; recs != NULL && recs->type == TC_JSON_ARRAY &&
+	    i < recs->u.arr.len; i++) {
+		const char *rel = tc_json_get_string(recs->u.arr.items[i],
+		    "path");
+		char *path, *text;
+		size_t len;
+		int rc;
+
+		if (rel == NULL)
+			continue;
+		if ((path = tc_path_under_root(root, rel, "kernel_details",
+		    err)) == NULL)
+			return -1;
+		text = tc_read_file(path, TC_READ_MAX_BYTES, &len, err);
+		free(path);
+		if (text == NULL)
+			return -1;
+		if (!tc_utf8_valid(text, len)) {
+			free(text);
+			tc_error_set(err, "candidate kernel_details must be "
+			    "UTF-8 CSV");
+			return -1;
+		}
+		c->header_seen = false;
+		rc = csv_each(text, len, cmarker_record, c, err);
+		free(text);
+		if (rc != 0)
+			return -1;
+		if (!c->header_seen) {
+			tc_error_set(err, "candidate kernel_details headers are "
+			    "incomplete");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+gate(tc_json *gates, tc_json *blockers, const char *name, bool ok,
+    const char *blocker)
+{
+	tc_json_object_set_bool(gates, name, ok);
+	if (!ok)
+		list_add_sorted_unique(blockers, blocker);
+}
+
+/*
+ * guarded_sentinel_exclusion: a proposed chain is excluded only when
+ * every witness agrees it is no business kernel (every origin graph of
+ * the model proposes the same chain, no fused group names it, neither
+ * profiler shows it (a calibration capture, marker_namespace in its
+ * config, may show it in the candidate's), no updated graph keeps it) and
+ * the graph without it projects: the same stream and kernel counts as
+ * every SK-off step, one assignment per step with no alternative, the
+ * same in every step, every fused child on its row.  Sets excluded[] and
+ * the evidence (status accepted or rejected, gates, blockers).
+ */
+static int
+sentinel_gates(struct proj *p, const char *root, const tc_json *manifest,
+    int64_t model, const struct pbase *base, const struct pgroup *pg,
+    size_t npg, const tc_json *proposal, tc_json *ev, bool *excluded,
+    tc_error *err)
+{
+	const tc_json *keys = tc_json_get(proposal, "node_keys");
+	tc_json *gates = tc_json_new_object(), *blk = tc_json_new_array();
+	tc_json *visible = tc_json_new_array(), *ablk, *alts;
+	struct cmarkers cm;
+	const tc_json *cfg;
+	const char *ns;
+	char model_text[32];
+	int64_t norigin, nupdated;
+	bool consistent, ok, unique, identical;
+	size_t i, j, k;
+	int rc = -1;
+
+	memset(&cm, 0, sizeof(cm));
+	cm.visible = tc_json_new_array();
+	snprintf(model_text, sizeof(model_text), "%lld", (long long)model);
+	for (i = 0; i < p->nn; i++)
+		for (j = 0; j < keys->u.arr.len; j++)
+			if (strcmp(p->nodes[i].key,
+			    tc_json_string(keys->u.arr.items[j])) == 0)
+				excluded[i] = true;
+	tc_json_object_set_bool(gates, "complete_occurrence_partition", true);
+	if (origin_consistency(root, manifest, model, proposal, &norigin,
+	    &consistent, err) != 0)
+		goto done;
+	tc_json_object_set_int(ev, "origin_graph_count", norigin);
+	gate(gates, blk, "all_origin_graphs_consistent", consistent,
+	    "scope_sentinel_origin_graph_inconsistent");
+	ok = true;
+	for (i = 0; i < npg; i++)
+		for (j = 0; j < pg[i].g->nnodes; j++)
+			for (k = 0; k < p->nn; k++)
+				if (excluded[k] && p->nodes[k].has_node_id &&
+				    p->nodes[k].node_id ==
+				    pg[i].g->nodes[j].node_id)
+					ok = false;
+	gate(gates, blk, "absent_from_fused_children", ok,
+	    "scope_sentinel_referenced_by_fused_group");
+	ok = true;
+	for (i = 0; i < base->n; i++)
+		if (required_step(p, base->rows[i].step) &&
+		    tc_analysis__sentinel_op(base->rows[i].op))
+			ok = false;
+	gate(gates, blk, "absent_from_baseline_profiler", ok,
+	    "scope_sentinel_visible_in_baseline_profiler");
+	if (candidate_markers(p, root, manifest, model_text, &cm, err) != 0)
+		goto done;
+	tc_json_object_set_int(ev, "candidate_profiler_rows_checked",
+	    cm.checked);
+	cfg = tc_json_get(manifest, "config");
+	ns = cfg != NULL && cfg->type == TC_JSON_OBJECT ?
+	    tc_json_get_string(cfg, "marker_namespace") : NULL;
+	if (ns != NULL && tc_text_has_content(ns, strlen(ns))) {
+		char *t = tc_py_strip_dup(ns);	/* stripped */
+
+		tc_json_object_set_string(ev, "marker_namespace", t);
+		free(t);
+		tc_json_object_set_string(ev, "candidate_profiler_policy",
+		    "calibration_visibility_allowed");
+		gate(gates, blk, "calibration_profiler_marker_policy",
+		    cm.checked > 0,
+		    "scope_sentinel_candidate_profiler_evidence_missing");
+	} else {
+		tc_json_object_set_null(ev, "marker_namespace");
+		tc_json_object_set_string(ev, "candidate_profiler_policy",
+		    "production_absence_required");
+		gate(gates, blk, "absent_from_candidate_profiler",
+		    cm.visible->u.arr.len == 0,
+		    "scope_sentinel_visible_in_candidate_profiler");
+	}
+	if (tc_analysis__sentinel_updated_graphs(root, manifest, model,
+	    &nupdated, visible, err) != 0)
+		goto done;
+	tc_json_object_set_int(ev, "updated_graph_count", nupdated);
+	gate(gates, blk, "absent_from_all_updated_graphs", nupdated ==
+	    norigin && visible->u.arr.len == 0,
+	    "scope_sentinel_updated_graph_evidence_incomplete");
+	/* the graph without the chain */
+	if (build_sources(p, excluded, err) != 0)
+		goto done;
+	{
+		size_t total = 0, rows;
+
+		for (j = 0; j < p->nss; j++)
+			total += p->ss[j].n;
+		ok = true;
+		for (i = 0; i < p->nsteps; i++) {
+			rows = 0;
+			for (k = p->lo[i]; k < p->hi[i]; k++)
+				rows += p->bs[k].n;
+			if (p->lo[i] == p->hi[i] ||
+			    p->hi[i] - p->lo[i] != p->nss || rows != total)
+				ok = false;
+		}
+	}
+	gate(gates, blk, "post_exclusion_counts_match", ok,
+	    "scope_sentinel_post_exclusion_count_mismatch");
+	ablk = tc_json_new_array();
+	alts = tc_json_new_object();
+	align_all(p, ablk, alts);
+	unique = ablk->u.arr.len == 0;
+	for (i = 0; unique && i < p->nsteps; i++) {
+		char key[32];
+		int64_t v;
+
+		snprintf(key, sizeof(key), "%lld", (long long)p->steps[i]);
+		if (!tc_json_int64(tc_json_get(alts, key), &v) || v != 0)
+			unique = false;
+	}
+	tc_json_free(ablk);
+	tc_json_free(alts);
+	gate(gates, blk, "unique_full_sequence_assignment", unique,
+	    "scope_sentinel_post_exclusion_mapping_not_unique");
+	identical = unique;
+	for (i = 1; identical && i < p->nsteps; i++)
+		if (p->assign[i] == NULL || p->assign[0] == NULL ||
+		    memcmp(p->assign[i], p->assign[0], p->nss *
+		    sizeof(int64_t)) != 0)
+			identical = false;
+	gate(gates, blk, "assignment_identical_across_steps", identical,
+	    "scope_sentinel_step_assignment_inconsistent");
+	ok = unique;
+	for (i = 0; ok && i < npg; i++)
+		for (j = 0; ok && j < pg[i].g->nnodes; j++) {
+			size_t nd = p->nn, s2;
+
+			for (k = 0; k < p->nn; k++)
+				if (p->nodes[k].has_node_id &&
+				    p->nodes[k].node_id ==
+				    pg[i].g->nodes[j].node_id)
+					nd = k;
+			if (nd == p->nn || (s2 = p->loc_stream[nd]) >= p->nss) {
+				ok = false;
+				break;
+			}
+			for (k = 0; ok && k < p->nsteps; k++) {
+				struct bstream *b = find_bstream(p, k,
+				    p->assign[k][s2]);
+				size_t ord = p->loc_ord[nd];
+
+				if (b == NULL || ord >= b->n ||
+				    strcmp(b->rows[ord]->op,
+				    p->toks[s2][ord].op) != 0 ||
+				    strcmp(b->rows[ord]->core,
+				    p->toks[s2][ord].core) != 0)
+					ok = false;
+			}
+		}
+	gate(gates, blk, "all_fused_children_project_exactly", ok,
+	    "scope_sentinel_fused_child_projection_failed");
+	free_sources(p);
+	tc_json_object_set(ev, "gates", gates);
+	gates = NULL;
+	if (blk->u.arr.len > 0) {
+		tc_json_object_set_string(ev, "status", "rejected");
+		memset(excluded, 0, p->nn * sizeof(*excluded));
+	} else {
+		tc_json_object_set_string(ev, "status", "accepted");
+		tc_json_object_set(ev, "excluded_node_keys",
+		    tc_json_clone(keys));
+	}
+	tc_json_object_set(ev, "blockers", blk);
+	blk = NULL;
+	rc = 0;
+done:
+	if (rc != 0)
+		free_sources(p);
+	tc_json_free(gates);
+	tc_json_free(blk);
+	tc_json_free(visible);
+	tc_json_free(cm.visible);
+	return rc;
+}
+
 tc_json *
 tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
     const tc_json *manifest, const char *root, int64_t device, int64_t model,
@@ -1212,6 +1633,8 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 	char gfp[65], dev_text[32], model_text[32];
 	struct prow **sorted = NULL;
 	int64_t exact = 0;
+	tc_json *proposal = NULL, *exclusion = NULL;
+	bool *excluded = NULL;
 
 	memset(&p, 0, sizeof(p));
 	memset(&base, 0, sizeof(base));
@@ -1223,13 +1646,6 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 	if (tc_analysis__graph_fingerprint(graph, gfp, err) != 0 ||
 	    tc_analysis__graph_nodes(graph, &nodes, &nn, NULL, err) != 0)
 		goto done;
-	for (i = 0; i < nn; i++)
-		if (is_sentinel(nodes[i].func_name)) {
-			tc_error_set(err, "scope sentinel exclusion "
-			    "(scope_sentinel_exclusion_v2) is not supported "
-			    "by tunectl");
-			goto done;
-		}
 	if (fused_groups(root, manifest, graph_rel, &groups, err) != 0)
 		goto done;
 	for (i = 0; i < groups.len; i++) {
@@ -1326,82 +1742,22 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 			j++;
 		p.hi[i] = j;
 	}
-	/* source streams */
 	p.nodes = nodes;
 	p.nn = nn;
-	p.loc_stream = tc_xcalloc(nn + 1, sizeof(size_t));
-	p.loc_ord = tc_xcalloc(nn + 1, sizeof(size_t));
-	for (i = 0; i < nn; i++) {
-		struct sstream *s = NULL;
-
-		p.loc_stream[i] = SIZE_MAX;
-		if (nodes[i].topology_only)
-			continue;
-		for (j = 0; j < p.nss; j++)
-			if (strcmp(p.ss[j].key, nodes[i].stream_key) == 0)
-				s = &p.ss[j];
-		if (s == NULL) {
-			p.ss = tc_xrealloc(p.ss, (p.nss + 1) * sizeof(*p.ss));
-			p.toks = tc_xrealloc(p.toks, (p.nss + 1) *
-			    sizeof(*p.toks));
-			p.toks[p.nss] = NULL;
-			s = &p.ss[p.nss++];
-			memset(s, 0, sizeof(*s));
-			s->key = nodes[i].stream_key;
-		}
-		j = (size_t)(s - p.ss);
-		p.toks[j] = tc_xrealloc(p.toks[j], (s->n + 1) *
-		    sizeof(**p.toks));
-		p.toks[j][s->n].op = projection_op(nodes[i].op,
-		    nodes[i].family);
-		p.toks[j][s->n].core = projection_core(nodes[i].family,
-		    nodes[i].op);
-		s->nodes = tc_xrealloc(s->nodes, (s->n + 1) * sizeof(size_t));
-		s->nodes[s->n] = i;
-		p.loc_stream[i] = j;
-		p.loc_ord[i] = s->n++;
-	}
-	for (i = 0; i < nn; i++)
-		if (p.loc_stream[i] == SIZE_MAX)
-			p.loc_stream[i] = p.nss;
-	if (p.nss == 0) {
-		tc_error_set(err, "source graph kernel projection is empty");
+	/* scope sentinels: excluded only when every gate holds */
+	excluded = tc_xcalloc(nn + 1, sizeof(*excluded));
+	proposal = tc_analysis__sentinel_proposal(nodes, nn);
+	exclusion = tc_analysis__sentinel_evidence(proposal);
+	if (strcmp(tc_json_get_string(proposal, "status"), "proposed") == 0 &&
+	    sentinel_gates(&p, root, manifest, model, &base, pg, npg, proposal,
+	    exclusion, excluded, err) != 0)
 		goto done;
-	}
+	if (build_sources(&p, excluded, err) != 0)
+		goto done;
 	/* align every step */
 	blockers = tc_json_new_array();
 	alts = tc_json_new_object();
-	p.assign = tc_xcalloc(p.nsteps + 1, sizeof(*p.assign));
-	for (i = 0; i < p.nsteps; i++) {
-		size_t sol;
-		const char *b = align_step(&p, i, &sol);
-		char key[32];
-
-		if (b != NULL && strcmp(b, "kernel_projection_step_missing") ==
-		    0) {
-			list_add_sorted_unique(blockers, b);
-			continue;
-		}
-		snprintf(key, sizeof(key), "%lld", (long long)p.steps[i]);
-		tc_json_object_set_int(alts, key, sol > 0 ? (int64_t)sol - 1 :
-		    0);
-		if (b != NULL)
-			list_add_sorted_unique(blockers, b);
-	}
-	if (blockers->u.arr.len == 0) {
-		/* every source stream keeps one signature across steps: the
-		 * assigned SK-off stream of each step has the source's */
-		for (j = 0; j < p.nss; j++)
-			for (i = 0; i < p.nsteps; i++) {
-				struct bstream *b = find_bstream(&p, i,
-				    p.assign[i][j]);
-
-				if (b == NULL || !seq_equal(p.toks[j],
-				    p.ss[j].n, b->rows, b->n))
-					list_add_sorted_unique(blockers,
-					    "kernel_projection_step_inconsistent");
-			}
-	}
+	align_all(&p, blockers, alts);
 	mappings = tc_json_new_array();
 	counts = tc_json_new_object();
 	for (i = 0; i < npg; i++) {
@@ -1476,8 +1832,8 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 	}
 	tc_json_object_set(trace, "stream_role_mapping", srm);
 	tc_json_object_set(trace, "alternative_solution_count_by_step", alts);
-	tc_json_object_set(trace, "projection_exclusions",
-	    exclusion_not_present());
+	tc_json_object_set(trace, "projection_exclusions", exclusion);
+	exclusion = NULL;
 	ev = tc_json_new_object();
 	tc_json_object_set_string(ev, "baseline_kernel_details_sha256", bhex);
 	tc_json_object_set(ev, "profile_manifest_fingerprint",
@@ -1497,19 +1853,10 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 		tc_json_object_set_string(trace, "mapping_fingerprint", hex);
 	}
 done:
-	for (i = 0; i < p.nss; i++) {
-		for (j = 0; p.toks != NULL && j < p.ss[i].n; j++)
-			free(p.toks[i][j].op);
-		if (p.toks != NULL)
-			free(p.toks[i]);
-		free(p.ss[i].nodes);
-		free(p.ss[i].cand);
-	}
-	free(p.toks);
-	free(p.ss);
-	for (i = 0; p.assign != NULL && i < p.nsteps; i++)
-		free(p.assign[i]);
-	free(p.assign);
+	free_sources(&p);
+	tc_json_free(proposal);
+	tc_json_free(exclusion);
+	free(excluded);
 	for (i = 0; i < p.nco; i++)
 		tc_dec_clear(&p.co[i].start);
 	free(p.co);
@@ -1517,8 +1864,6 @@ done:
 	free(p.hi);
 	free(p.steps);
 	free(p.bs);
-	free(p.loc_stream);
-	free(p.loc_ord);
 	free(sorted);
 	free(pg);
 	pbase_free(&base);

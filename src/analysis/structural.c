@@ -104,6 +104,7 @@ record_mapping(struct an_structural *st, const tc_json *trace,
 	tc_json_int64(tc_json_get(m, "sk_id"), &b->sk);
 	b->valid = exact;
 	b->mapping = m;
+	b->mapping_fp = mfp;
 	if (cocc->u.arr.len > 0)
 		b->status = exact ? "bound" : "blocked";
 	go = tc_json_new_object();

@@ -204,6 +204,7 @@ const char *tc_self_exe(void);
 /* One entry per command, each in its src/cli/cmd_<name>.c. */
 extern const struct tc_command cmd_analyze_entry;
 extern const struct tc_command cmd_analyze_sk_meta_entry;	/* a subcommand */
+extern const struct tc_command cmd_analyze_smap_entry;	/* a subcommand */
 extern const struct tc_command cmd_attest_entry;
 extern const struct tc_command cmd_bench_entry;
 extern const struct tc_command cmd_demo_entry;

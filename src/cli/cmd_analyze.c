@@ -461,7 +461,7 @@ static const struct tc_command analyze_collection_entry = {
 
 static const struct tc_command *const analyze_subs[] = {
 	&analyze_fusion_entry, &analyze_collection_entry,
-	&cmd_analyze_sk_meta_entry, NULL
+	&cmd_analyze_sk_meta_entry, &cmd_analyze_smap_entry, NULL
 };
 
 const struct tc_command cmd_analyze_entry = {
@@ -471,13 +471,17 @@ const struct tc_command cmd_analyze_entry = {
 	    "--candidate-profile PATH ...\n"
 	    "       tunectl analyze collection validate-set --manifest ROLE=PATH "
 	    "...\n"
-	    "       tunectl analyze sk-meta ROOT [--json-out FILE] ...\n",
+	    "       tunectl analyze sk-meta ROOT [--json-out FILE] ...\n"
+	    "       tunectl analyze smap validate --map FILE --source-revision "
+	    "REV ...\n",
 	.help = "\nSubcommands:\n"
 	    "  fusion    per-SK verdicts of SuperKernel off against on\n"
 	    "            (\"tunectl analyze fusion --help\")\n"
 	    "  collection validate-set\n"
 	    "            check the collection manifests of a capture set\n"
 	    "  sk-meta   summarize SuperKernel metadata and prove fusion\n"
-	    "            (\"tunectl analyze sk-meta --help\")\n",
+	    "            (\"tunectl analyze sk-meta --help\")\n"
+	    "  smap validate\n"
+	    "            check a source_scope_map_v2 bundle\n",
 	.subs = analyze_subs,
 };

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Symmetric streams (docs/analysis.md "The structural association"): an
+# origin graph whose two streams run the same kernels, as the demo's
+# multistream runs do (tests/fixtures/analysis/symmetric/mkcase.py), is
+# fingerprinted in its canonical stream order and projected; the two
+# SK-off streams then match either source stream, so, as in the reference,
+# each SK's mapping is blocked as ambiguous, with one alternative per step.
+. "$(dirname "$0")/lib.sh"
+
+FIX=$TUNECTL_SRC/tests/fixtures/analysis
+SREC=$FIX/afp-struct-classify
+S=$T/s
+mkdir -p "$S/out"
+cp -r "$FIX/in" "$S/in"
+chmod -R u+w "$S"
+(cd "$S" && python3 "$FIX/symmetric/mkcase.py" sym && python3 "$FIX/mkcapture.py" pair \
+    --baseline-kd sym/baseline/kernel_details.csv \
+    --candidate-kd sym/candidate/kernel_details.csv --graph-dir sym/graph \
+    --workload in/held-out/common/workload.json \
+    --config in/held-out/struct/assoc-config.json \
+    --control in/held-out/struct/assoc-control.json \
+    --source-revision rev-abc123 --out-dir cap) > /dev/null 2>&1
+rc=$?
+expect_rc 0 "the symmetric case is captured"
+read -r -a ARGV < "$SREC/command"
+ARGV=("${ARGV[@]:1}")
+ARGV=("${ARGV[@]/in\/held-out\/struct\/sk_meta/sym/sk_meta}")
+pushd "$S" > /dev/null || exit 1
+tc analyze fusion "${ARGV[@]}"
+popd > /dev/null || exit 1
+expect_rc 0 "an origin graph with symmetric streams is analysed"
+check "it is projected: the association holds, each SK is blocked as ambiguous" \
+    python3 - "$S/out/analysis.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["association_protocol"]
+assert a["status"] == "associated" and a["blockers"] == [], a
+assert sorted(a["model_mapping_fingerprints"]) == ["device:0/model:7"], a
+fps = {v["profile_origin_graph_fingerprint"] for v in d["canonical_graph_fingerprints"].values()}
+assert len(fps) == 1 and len(fps.pop()) == 64
+for key, p in d["graph_alignment_proof"].items():
+    assert p["alternative_solution_count_by_step"] == {"1": 1, "2": 1, "3": 1, "4": 1}, p
+for x in d["per_sk_decisions"]:
+    assert x["mapping_blockers"] == ["kernel_projection_stream_assignment_ambiguous"], x
+    assert (x["classification"], x["action"]) == ("insufficient_evidence", "reprofile"), x
+EOF
+
+# (that the fingerprint does not depend on the streams' numbering is
+# tests/unit/test_analysis_smap.c's)
+
+finish

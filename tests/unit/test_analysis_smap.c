@@ -1,0 +1,864 @@
+/*
+ * test_analysis_smap.c - source_scope_map_v2 bundles (src/analysis/smap.c):
+ * the source_scope_mapping objects of no map and of a legacy map, the
+ * fail-closed refusals of the map document itself, and the exact rung's
+ * match of a lookup entry against a structurally exact binding.  Values
+ * and messages are those of the reference's source_scope_map_v2.py and
+ * its tests (tests/test_source_calibration.py at cbe8071); whole bundles
+ * are driven by tests/cli/test_analyze_smap.sh.  Also the scope sentinel
+ * chain a graph proposes to exclude (src/analysis/sentinel.c), with the
+ * graphs of the reference's tests/test_projected_trace_mapping.py;
+ * tests/cli/test_analyze_sentinel.sh drives the gates.  And the canonical
+ * stream order of origin graphs with symmetric streams
+ * (src/analysis/graph_streams.c): a fingerprint that no renumbering of
+ * the streams changes.  And the marker-only calibration bridge of a
+ * stable_source map (src/analysis/smap_bridge.c).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../src/analysis/analysis_internal.h"
+#include "tunectl/analysis.h"
+#include "tunectl/fileio.h"
+#include "tunectl/sha256.h"
+#include "unit_fixture.h"
+
+static const struct an_smap_expect rev_only = { "stable-rev", NULL, NULL,
+	NULL, false };
+
+/* Write text to DIR/map.json and load it; the error message, or NULL. */
+static char *
+load_text(const char *text, struct an_smap *out)
+{
+	char *dir = unit_tmpdir("smap"), *path, *msg = NULL;
+	tc_error err = TC_ERROR_INIT;
+
+	path = tc_xasprintf("%s/map.json", dir);
+	assert_int_equal(tc_write_atomic(path, text, strlen(text), 0, &err), 0);
+	if (tc_analysis__smap_load(path, &rev_only, out, &err) != 0) {
+		msg = tc_xstrdup(tc_error_msg(&err));
+		assert_null(out->mapping);
+	}
+	tc_error_clear(&err);
+	free(path);
+	unit_rmtree(dir);
+	free(dir);
+	return msg;
+}
+
+static void
+assert_json(const tc_json *v, const char *want)
+{
+	char *c = tc_json_canonical(v, NULL, NULL);
+
+	assert_string_equal(c, want);
+	free(c);
+}
+
+static void
+no_map_is_not_requested(void **state)
+{
+	struct an_smap m;
+	tc_error err = TC_ERROR_INIT;
+
+	(void)state;
+	assert_int_equal(tc_analysis__smap_load(NULL, &rev_only, &m, &err), 0);
+	assert_json(m.mapping, "{\"blockers\":[\"source_scope_map_missing\"],"
+	    "\"protocol\":\"source_scope_map_v2\",\"status\":\"not_requested\"}");
+	assert_int_equal(m.lookup->u.obj.len, 0);
+	tc_analysis__smap_free(&m);
+}
+
+/* test_legacy_task_ranges_are_diagnostic_only */
+static void
+legacy_task_ranges_are_diagnostic_only(void **state)
+{
+	static const char *const maps[] = { "{\"task_ranges\": []}", "[]",
+	    "{\"protocol\": \"source_scope_map_v1\"}", "7" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		struct an_smap m;
+
+		assert_null(load_text(maps[i], &m));
+		assert_json(m.mapping, "{\"blockers\":[\"legacy_task_range_"
+		    "source_map_not_exact\"],\"protocol\":\"legacy_source_scope_"
+		    "map\",\"status\":\"diagnostic_only\"}");
+		assert_int_equal(m.lookup->u.obj.len, 0);
+		tc_analysis__smap_free(&m);
+	}
+}
+
+static void
+map_documents_are_refused_in_the_references_words(void **state)
+{
+	static const struct { const char *text, *msg; } cases[] = {
+		{ "{\"protocol\": \"source_scope_map_v2\", \"schema_version\": "
+		    "\"3.0\"}", "source_scope_map_v2 schema_version must be 2.0 "
+		    "or 2.1" },
+		{ "{\"protocol\": \"source_scope_map_v2\", \"schema_version\": "
+		    "2.0}", "source_scope_map_v2 schema_version must be 2.0 or "
+		    "2.1" },
+		{ "{\"protocol\": \"source_scope_map_v2\", \"schema_version\": "
+		    "\"2.0\"}", "source_scope_map_v2 is missing fields: "
+		    "provenance, source_ranges" },
+		{ "{\"protocol\": \"source_scope_map_v2\", \"schema_version\": "
+		    "\"2.0\", \"provenance\": {}, \"source_ranges\": [], \"b\": 1, "
+		    "\"a\": 2}", "source_scope_map_v2 has unknown fields: a, b" },
+		{ "{\"protocol\": \"source_scope_map_v2\", \"schema_version\": "
+		    "\"2.0\", \"provenance\": [], \"source_ranges\": []}",
+		    "provenance must be an object" },
+		{ "{\"protocol\": \"source_scope_map_v2\", \"schema_version\": "
+		    "\"2.1\", \"provenance\": {}, \"source_ranges\": []}",
+		    "provenance is missing fields: baseline_collection_manifest, "
+		    "block_instance_inventory, calibration_collection_manifest, "
+		    "calibration_projection, original_candidate_collection_"
+		    "manifest, original_fused_inventory, provenance_dag, "
+		    "sk_source_map, source_manifest, source_revision, "
+		    "source_revision_role, source_scope_map_content_fingerprint, "
+		    "source_snapshot_root, unit_assignments" },
+		{ "{\"protocol\": \"source_scope_map_v2\", \"x\": NaN}",
+		    "source scope map contains invalid constant NaN" },
+		{ "{\"protocol\": ", "source scope map is invalid JSON: " },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct an_smap m;
+		char *msg = load_text(cases[i].text, &m);
+
+		assert_non_null(msg);
+		assert_memory_equal(msg, cases[i].msg, strlen(cases[i].msg));
+		free(msg);
+	}
+}
+
+/* A complete 2.0 provenance (the artifacts need not exist: the checks
+ * before loading them are under test), its fingerprint sealed. */
+static tc_json *
+sealed_map(const char *version, const char *role, const char *rev,
+    bool marker_rev)
+{
+	static const char *const keys[] = { "provenance_dag", "source_manifest",
+	    "sk_source_map", "block_instance_inventory",
+	    "calibration_projection", "original_fused_inventory",
+	    "unit_assignments", "original_candidate_collection_manifest",
+	    "calibration_collection_manifest", "baseline_collection_manifest" };
+	tc_json *m = tc_json_new_object(), *p = tc_json_new_object(), *r;
+	char hex[65];
+	size_t i;
+
+	tc_json_object_set_string(m, "protocol", "source_scope_map_v2");
+	tc_json_object_set_string(m, "schema_version", version);
+	tc_json_object_set(m, "source_ranges", tc_json_new_array());
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		r = tc_json_new_object();
+		tc_json_object_set_string(r, "relative_path", "missing.json");
+		tc_json_object_set_string(r, "sha256", "");
+		tc_json_object_set(p, keys[i], r);
+	}
+	r = tc_json_new_object();
+	tc_json_object_set_string(r, "relative_path", "snapshot");
+	tc_json_object_set(p, "source_snapshot_root", r);
+	if (role != NULL) {
+		tc_json_object_set_string(p, "source_revision", rev);
+		tc_json_object_set_string(p, "source_revision_role", role);
+	}
+	if (marker_rev)
+		tc_json_object_set_string(p, "stable_marker_revision", rev);
+	tc_json_object_set(m, "provenance", p);
+	assert_int_equal(tc_json_digest(m, hex, NULL), 0);
+	tc_json_object_set_string(p, "source_scope_map_content_fingerprint", hex);
+	return m;
+}
+
+static char *
+load_json_doc(const tc_json *m, struct an_smap *out)
+{
+	char *text = tc_json_canonical(m, NULL, NULL), *msg;
+
+	msg = load_text(text, out);
+	free(text);
+	return msg;
+}
+
+static void
+revision_and_role_are_checked_before_any_artifact(void **state)
+{
+	struct an_smap m;
+	tc_json *doc;
+	char *msg;
+
+	(void)state;
+	/* test_v2_bundle_rejects_snapshot_tampering_and_revision_mismatch */
+	doc = sealed_map("2.0", NULL, "other-rev", true);
+	msg = load_json_doc(doc, &m);
+	assert_string_equal(msg, "source_scope_map_v2 source revision differs "
+	    "from --source-revision");
+	free(msg);
+	tc_json_free(doc);
+
+	/* the right revision reaches the first artifact */
+	doc = sealed_map("2.0", NULL, "stable-rev", true);
+	msg = load_json_doc(doc, &m);
+	assert_string_equal(msg, "provenance.provenance_dag.sha256 must be a "
+	    "non-empty trimmed string");
+	free(msg);
+	/* an edit after sealing */
+	tc_json_object_set_string(tc_json_get(doc, "provenance"),
+	    "stable_marker_revision", "stable-rev ");
+	msg = load_json_doc(doc, &m);
+	assert_string_equal(msg, "source_scope_map_v2 content fingerprint "
+	    "mismatch");
+	free(msg);
+	tc_json_free(doc);
+
+	doc = sealed_map("2.1", "stable_other", "stable-rev", false);
+	msg = load_json_doc(doc, &m);
+	assert_string_equal(msg, "source_scope_map_v2 source revision role is "
+	    "unsupported");
+	free(msg);
+	tc_json_free(doc);
+
+	doc = sealed_map("2.1", "stable_source", "stable-rev", true);
+	msg = load_json_doc(doc, &m);
+	assert_string_equal(msg, "stable_source source maps must not declare "
+	    "stable_marker_revision");
+	free(msg);
+	tc_json_free(doc);
+
+	doc = sealed_map("2.1", "stable_source", "stable-rev", false);
+	msg = load_json_doc(doc, &m);
+	assert_string_equal(msg, "stable_source source map is missing "
+	    "marker-only evidence: calibration_source_manifest, "
+	    "calibration_source_snapshot_root, marker_only_calibration");
+	free(msg);
+	tc_json_free(doc);
+
+	doc = sealed_map("2.1", "stable_marker", "stable-rev", false);
+	msg = load_json_doc(doc, &m);
+	assert_string_equal(msg, "provenance.stable_marker_revision must be a "
+	    "non-empty trimmed string");
+	free(msg);
+	tc_json_free(doc);
+}
+
+static void
+an_empty_expected_revision_is_refused_for_v2_maps_only(void **state)
+{
+	char *dir = unit_tmpdir("smap-rev"), *path, *st;
+	tc_error err = TC_ERROR_INIT;
+	tc_json *doc = sealed_map("2.0", NULL, "stable-rev", true);
+	char *text = tc_json_canonical(doc, NULL, NULL);
+
+	(void)state;
+	path = tc_xasprintf("%s/map.json", dir);
+	assert_int_equal(tc_write_atomic(path, "[]", 2, 0, &err), 0);
+	st = tc_source_scope_map_validate(path, "", NULL, NULL, NULL, &err);
+	assert_string_equal(st, "diagnostic_only");
+	free(st);
+	assert_int_equal(tc_write_atomic(path, text, strlen(text), 0, &err), 0);
+	assert_null(tc_source_scope_map_validate(path, " rev", NULL, NULL, NULL,
+	    &err));
+	assert_string_equal(tc_error_msg(&err), "expected source revision must "
+	    "be a non-empty trimmed string");
+	tc_error_clear(&err);
+	free(text);
+	tc_json_free(doc);
+	free(path);
+	unit_rmtree(dir);
+	free(dir);
+}
+
+/* ---- the exact rung ---------------------------------------------------- */
+
+#define GOF "4047b6130b26aacfd52a6cc661714754b6ec8dae16804c1c3df5c14d093f562c"
+#define MFP "0d041be628b12a70ec52a91a8de64d8482dd808c7ed9a6002d5e6849912a01be"
+
+static const char entry_text[] =
+    "{\"device_id\": 0, \"model_id\": \"7\", \"candidate_source_scope\": "
+    "\"layers.0.attn\", \"ordered_child_op_sequence\": [\"MatMulV2\", \"Add\"], "
+    "\"sk_occurrence_fingerprint\": \"" GOF "\", "
+    "\"baseline_projection_fingerprint\": \"" MFP "\", \"boundary\": "
+    "{\"start_op\": \"MatMulV2\", \"end_op\": \"Add\", \"source_file\": "
+    "\"model.dsl\", \"start_offset\": 0, \"end_offset\": 8}}";
+static const char identity_text[] =
+    "{\"boundary\": {\"end_op\": \"Add\", \"start_op\": \"MatMulV2\"}, "
+    "\"model_id\": \"7\", \"ordered_child_op_sequence\": [\"MatMulV2\", "
+    "\"Add\"], \"source_scope\": \"layers.0.attn\"}";
+
+static tc_json *
+parse(const char *text)
+{
+	tc_error err = TC_ERROR_INIT;
+	tc_json *v = tc_json_parse(text, strlen(text), &err);
+
+	assert_non_null(v);
+	return v;
+}
+
+/* Whether the entry edited by pointer=value (NULL: none) matches */
+static bool
+rung(const char *member, const char *value, bool valid, const char *model)
+{
+	struct an_smap s;
+	struct an_binding b;
+	tc_json *e = parse(entry_text), *id = parse(identity_text);
+	tc_json *dev = tc_json_new_int(0);
+	bool hit;
+
+	memset(&b, 0, sizeof(b));
+	b.valid = valid;
+	b.mapping_fp = MFP;
+	snprintf(b.occurrence_fp, sizeof(b.occurrence_fp), "%s", GOF);
+	if (member != NULL)
+		tc_json_object_set(e, member, parse(value));
+	s.mapping = NULL;
+	s.lookup = tc_json_new_object();
+	tc_json_object_set(s.lookup, GOF, e);
+	hit = tc_analysis__smap_exact_entry(&s, &b, dev, model, id) != NULL;
+	tc_json_free(s.lookup);
+	tc_json_free(id);
+	tc_json_free(dev);
+	return hit;
+}
+
+/* _source_scope_entry_matches: device and model compare as str() */
+static void
+the_exact_rung_needs_every_identity_field(void **state)
+{
+	(void)state;
+	assert_true(rung(NULL, NULL, true, "7"));
+	assert_true(rung("device_id", "\"0\"", true, "7"));
+	assert_true(rung("model_id", "7", true, "7"));
+	assert_false(rung(NULL, NULL, false, "7"));
+	assert_false(rung(NULL, NULL, true, "8"));
+	assert_false(rung("device_id", "1", true, "7"));
+	assert_false(rung("device_id", "0.0", true, "7"));
+	assert_false(rung("candidate_source_scope", "\"forged.scope\"", true,
+	    "7"));
+	assert_false(rung("ordered_child_op_sequence", "[\"MatMulV2\"]", true,
+	    "7"));
+	assert_false(rung("boundary", "{\"start_op\": \"MatMulV2\", "
+	    "\"end_op\": \"Mul\"}", true, "7"));
+	assert_false(rung("sk_occurrence_fingerprint", "\"" MFP "\"", true,
+	    "7"));
+	assert_false(rung("baseline_projection_fingerprint", "\"" GOF "\"",
+	    true, "7"));
+}
+
+
+/* ---- scope sentinel proposals ----------------------------------------- */
+
+struct gspec {
+	const char *key, *stream, *func;
+	size_t pos;
+};
+
+/* The proposal of a graph of kernel nodes (vector kernels unless
+ * family says otherwise). */
+static tc_json *
+propose(const struct gspec *g, size_t n, const char *family)
+{
+	struct an_gnode *nodes = tc_xcalloc(n + 1, sizeof(*nodes));
+	tc_json *p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(nodes[i].key, sizeof(nodes[i].key), "%s", g[i].key);
+		snprintf(nodes[i].stream_key, sizeof(nodes[i].stream_key), "%s",
+		    g[i].stream ? g[i].stream : "role-a");
+		nodes[i].pos = g[i].pos;
+		nodes[i].kind = tc_xstrdup("KERNEL");
+		nodes[i].family = family;
+		nodes[i].func_name = tc_xstrdup(g[i].func);
+	}
+	p = tc_analysis__sentinel_proposal(nodes, n);
+	for (i = 0; i < n; i++) {
+		free(nodes[i].kind);
+		free(nodes[i].func_name);
+	}
+	free(nodes);
+	return p;
+}
+
+#define BEGIN "sk_scope_kernel_begin_dav_2201"
+#define PH "sk_placeholder_kernel_dav_2201"
+#define END "sk_scope_kernel_end_dav_2201"
+
+/* _sentinel_graph(end_ordinal=105) */
+static const struct gspec chain_graph[7] = {
+	{ "begin", NULL, BEGIN, 10 }, { "p1", NULL, PH, 11 },
+	{ "p2", NULL, PH, 12 }, { "add", NULL, "Add", 13 },
+	{ "p3", NULL, PH, 103 }, { "p4", NULL, PH, 104 },
+	{ "end", NULL, END, 105 },
+};
+
+static bool
+has_blocker(const tc_json *p, const char *b)
+{
+	return tc_analysis__list_has(tc_json_get(p, "blockers"), b);
+}
+
+static void
+sentinel_names_match_the_references_pattern(void **state)
+{
+	const char *tag = NULL;
+
+	(void)state;
+	assert_int_equal(tc_analysis__sentinel_match(BEGIN, &tag), 0);
+	assert_string_equal(tag, "2201");
+	assert_int_equal(tc_analysis__sentinel_match(PH, NULL), 1);
+	assert_int_equal(tc_analysis__sentinel_match(END, NULL), 2);
+	assert_int_equal(tc_analysis__sentinel_match(
+	    "sk_scope_kernel_end_dav_0", NULL), -1);
+	assert_int_equal(tc_analysis__sentinel_match(
+	    "sk_scope_kernel_end_dav_01", NULL), -1);
+	assert_int_equal(tc_analysis__sentinel_match(
+	    "sk_scope_kernel_end_dav_2x", NULL), -1);
+	assert_int_equal(tc_analysis__sentinel_match("sk_1_scope", NULL), -1);
+	assert_int_equal(tc_analysis__sentinel_match(NULL, NULL), -1);
+	assert_true(tc_analysis__sentinel_op("sk_placeholder_kernel_dav"));
+	assert_false(tc_analysis__sentinel_op("Add"));
+}
+
+static void
+a_graph_without_sentinels_has_the_not_present_object(void **state)
+{
+	static const struct gspec g[1] = { { "add", NULL, "Add", 0 } };
+	tc_json *p = propose(g, 1, "AI_VECTOR_CORE");
+	tc_json *e = tc_analysis__sentinel_evidence(p);
+
+	(void)state;
+	assert_json(e, "{\"blockers\":[],\"candidate_node_keys\":[],"
+	    "\"candidate_profiler_rows_checked\":0,\"excluded_node_keys\":[],"
+	    "\"function_names\":[],\"gates\":{},\"occurrence_count\":0,"
+	    "\"origin_graph_count\":0,\"protocol\":\"scope_sentinel_exclusion_"
+	    "v2\",\"status\":\"not_present\",\"stream_role\":null,"
+	    "\"stream_roles\":[],\"tags\":[],\"updated_graph_count\":0}");
+	tc_json_free(e);
+	tc_json_free(p);
+}
+
+static void
+a_complete_chain_is_proposed(void **state)
+{
+	tc_json *p = propose(chain_graph, 7, "AI_VECTOR_CORE"), *e;
+
+	(void)state;
+	assert_string_equal(tc_json_get_string(p, "status"), "proposed");
+	assert_json(tc_json_get(p, "node_keys"),
+	    "[\"begin\",\"p1\",\"p2\",\"p3\",\"p4\",\"end\"]");
+	assert_json(tc_json_get(p, "tags"), "[\"2201\"]");
+	assert_string_equal(tc_json_get_string(p, "stream_role"), "role-a");
+	assert_json(tc_json_get(p, "signature"), "[{\"core_families\":["
+	    "\"AI_VECTOR_CORE\",\"AI_VECTOR_CORE\",\"AI_VECTOR_CORE\","
+	    "\"AI_VECTOR_CORE\",\"AI_VECTOR_CORE\",\"AI_VECTOR_CORE\"],"
+	    "\"kinds\":[\"scope_kernel_begin\",\"placeholder_kernel\","
+	    "\"placeholder_kernel\",\"placeholder_kernel\","
+	    "\"placeholder_kernel\",\"scope_kernel_end\"],"
+	    "\"occurrence_ordinal\":0,\"stream_ordinals\":[10,11,12,103,104,"
+	    "105],\"tag\":\"2201\"}]");
+	e = tc_analysis__sentinel_evidence(p);
+	assert_int_equal(e->u.obj.len, 14);
+	assert_json(tc_json_get(e, "excluded_node_keys"), "[]");
+	tc_json_free(e);
+	tc_json_free(p);
+}
+
+/* test_scope_sentinel_proposal_rejects_incomplete_or_noncontiguous_chain,
+ * ..._requires_business_nodes_between_halves, a cube marker */
+static void
+broken_chains_are_rejected_by_the_proposal(void **state)
+{
+	struct gspec g[7];
+	tc_json *p;
+
+	(void)state;
+	p = propose(chain_graph, 6, "AI_VECTOR_CORE");	/* no end */
+	assert_string_equal(tc_json_get_string(p, "status"), "rejected");
+	assert_true(has_blocker(p, "scope_sentinel_chain_incomplete"));
+	tc_json_free(p);
+
+	memcpy(g, chain_graph, sizeof(g));
+	g[5].pos = 103;		/* p4 beside p3 */
+	p = propose(g, 7, "AI_VECTOR_CORE");
+	assert_true(has_blocker(p, "scope_sentinel_chain_noncontiguous"));
+	tc_json_free(p);
+
+	memcpy(g, chain_graph, sizeof(g));
+	g[4].pos = 13;		/* _sentinel_graph(end_ordinal=15) */
+	g[5].pos = 14;
+	g[6].pos = 15;
+	p = propose(g, 7, "AI_VECTOR_CORE");
+	assert_string_equal(tc_json_get_string(p, "status"), "rejected");
+	assert_json(tc_json_get(p, "blockers"),
+	    "[\"scope_sentinel_business_interval_missing\"]");
+	tc_json_free(p);
+
+	p = propose(chain_graph, 7, "AI_CORE");
+	assert_json(tc_json_get(p, "blockers"),
+	    "[\"scope_sentinel_not_vector_kernel\"]");
+	tc_json_free(p);
+}
+
+/* test_scope_sentinel_proposal_partitions_repeated_tag_by_occurrence */
+static void
+a_repeated_tag_is_partitioned_by_occurrence(void **state)
+{
+	struct gspec g[14];
+	static const struct gspec second[7] = {
+		{ "begin-2", NULL, BEGIN, 21 }, { "p1-2", NULL, PH, 22 },
+		{ "p2-2", NULL, PH, 23 }, { "mul-2", NULL, "Mul", 24 },
+		{ "p3-2", NULL, PH, 30 }, { "p4-2", NULL, PH, 31 },
+		{ "end-2", NULL, END, 32 },
+	};
+	tc_json *p, *sig;
+
+	(void)state;
+	memcpy(g, chain_graph, sizeof(chain_graph));
+	g[4].pos = 18;
+	g[5].pos = 19;
+	g[6].pos = 20;
+	memcpy(g + 7, second, sizeof(second));
+	p = propose(g, 14, "AI_VECTOR_CORE");
+	assert_string_equal(tc_json_get_string(p, "status"), "proposed");
+	assert_json(tc_json_get(p, "tags"), "[\"2201\"]");
+	assert_json(tc_json_get(p, "occurrence_count"), "2");
+	sig = tc_json_get(p, "signature");
+	assert_int_equal(sig->u.arr.len, 2);
+	assert_json(tc_json_get(sig->u.arr.items[1], "occurrence_ordinal"), "1");
+	assert_int_equal(tc_json_get(p, "node_keys")->u.arr.len, 12);
+	tc_json_free(p);
+}
+
+/* test_scope_sentinel_proposal_accepts_balanced_multistream_layout */
+static void
+a_balanced_chain_across_streams_is_proposed(void **state)
+{
+	static const struct gspec g[7] = {
+		{ "begin", "role-a", BEGIN, 10 }, { "p1", "role-a", PH, 11 },
+		{ "p2", "role-a", PH, 12 }, { "add", "role-a", "Add", 13 },
+		{ "p3", "role-b", PH, 20 }, { "p4", "role-b", PH, 21 },
+		{ "end", "role-b", END, 22 },
+	};
+	tc_json *p = propose(g, 7, "AI_VECTOR_CORE");
+
+	(void)state;
+	assert_string_equal(tc_json_get_string(p, "status"), "proposed");
+	assert_json(tc_json_get(p, "stream_roles"), "[\"role-a\",\"role-b\"]");
+	assert_json(tc_json_get(p, "stream_role"), "null");
+	assert_json(tc_json_get(p, "occurrence_count"), "1");
+	assert_string_equal(tc_json_get_string(tc_json_get(p, "signature")->
+	    u.arr.items[1], "stream_role"), "role-b");
+	tc_json_free(p);
+}
+
+
+/* ---- symmetric streams ------------------------------------------------ */
+
+/* An sk_graph_origin document: streams[i] is a ';'-separated list of
+ * nodes "K:func:kernelType", "N:event" (NOTIFY) or "W:event" (WAIT);
+ * ids[i] is that stream's streamIdxInGraph, its node ids ids[i]*100+k. */
+static tc_json *
+graph_of(const char *const *streams, const int *ids, size_t ns)
+{
+	tc_buf b = TC_BUF_INIT;
+	size_t i, total = 0;
+	tc_json *g;
+	tc_error err = TC_ERROR_INIT;
+
+	tc_buf_puts(&b, "{\"version\": \"1.0\", \"modelId\": \"7\", "
+	    "\"deviceId\": 0, \"streams\": [");
+	for (i = 0; i < ns; i++) {
+		char *spec = tc_xstrdup(streams[i]), *save = NULL, *t;
+		size_t k = 0, n = 1;
+		const char *p;
+
+		for (p = streams[i]; *p != '\0'; p++)
+			n += *p == ';';
+		total += n;
+		tc_buf_printf(&b, "%s{\"streamIdxInGraph\": %d, \"nodeCount\": "
+		    "%zu, \"nodes\": [", i ? ", " : "", ids[i], n);
+		for (t = strtok_r(spec, ";", &save); t != NULL;
+		    t = strtok_r(NULL, ";", &save), k++) {
+			int id = ids[i] * 100 + (int)k;
+			const char *type = t[0] == 'K' ? "KERNEL" : t[0] == 'N' ?
+			    "NOTIFY" : "WAIT";
+
+			tc_buf_printf(&b, "%s{\"nodeId\": %d, \"streamIdxInGraph\": "
+			    "%d, \"nodeIdxInStream\": %zu, \"nodeType\": \"%s\", ",
+			    k ? ", " : "", id, ids[i], k, type);
+			if (k == 0)
+				tc_buf_puts(&b, "\"preNodeId\": \"none\", ");
+			else
+				tc_buf_printf(&b, "\"preNodeId\": %d, ", id - 1);
+			if (k + 1 == n)
+				tc_buf_puts(&b, "\"nextNodeId\": \"none\", ");
+			else
+				tc_buf_printf(&b, "\"nextNodeId\": %d, ", id + 1);
+			tc_buf_printf(&b, "\"taskInfo\": [{\"taskType\": \"%s\", "
+			    "\"streamId\": %d, \"taskId\": %d, ", type, 20 + ids[i],
+			    id);
+			if (t[0] == 'K') {
+				char *f = t + 2, *kt = strchr(f, ':');
+
+				*kt++ = '\0';
+				tc_buf_printf(&b, "\"kernelParams\": {\"funcName\": "
+				    "\"%s\", \"kernelType\": \"%s\", \"numBlocks\": "
+				    "1}}]}", f, kt);
+			} else {
+				tc_buf_printf(&b, "\"eventParams\": {\"eventId\": "
+				    "%s}}]}", t + 2);
+			}
+		}
+		tc_buf_puts(&b, "]}");
+		free(spec);
+	}
+	tc_buf_printf(&b, "], \"totalStreams\": %zu, \"totalNodes\": %zu}",
+	    ns, total);
+	g = tc_json_parse(tc_buf_cstr(&b), b.len, &err);
+	if (g == NULL)
+		fail_msg("graph: %s", tc_error_msg(&err));
+	tc_buf_free(&b);
+	return g;
+}
+
+static void
+fingerprint_of(const char *const *streams, const int *ids, size_t ns,
+    char hex[65])
+{
+	tc_json *g = graph_of(streams, ids, ns);
+	tc_error err = TC_ERROR_INIT;
+
+	if (tc_analysis__graph_fingerprint(g, hex, &err) != 0)
+		fail_msg("fingerprint: %s", tc_error_msg(&err));
+	tc_json_free(g);
+}
+
+#define PAIR "K:MatMulV2_1:AIC_ONLY;K:Add_2:AIV_ONLY"
+
+/* the demo's multistream: two streams of the same kernels */
+static void
+two_identical_streams_have_a_fingerprint(void **state)
+{
+	const char *two[2] = { PAIR, PAIR }, *one[1] = { PAIR };
+	const int ids[2] = { 0, 1 }, swapped[2] = { 5, 2 };
+	char a[65], b[65], c[65];
+
+	(void)state;
+	fingerprint_of(two, ids, 2, a);
+	fingerprint_of(two, swapped, 2, b);
+	fingerprint_of(one, ids, 1, c);
+	assert_string_equal(a, b);
+	assert_string_not_equal(a, c);
+	assert_int_equal(strlen(a), 64);
+}
+
+/* one NOTIFY waited for by two symmetric streams, numbered either way
+ * round: the search individualizes one, the swap is an automorphism */
+static void
+symmetric_streams_around_one_event_are_numbered_away(void **state)
+{
+	const char *s[3] = { "N:1;K:Cast_1:AIV_ONLY", "W:1;" PAIR,
+	    "W:1;" PAIR };
+	const char *t[3] = { "W:1;" PAIR, "N:1;K:Cast_1:AIV_ONLY",
+	    "W:1;" PAIR };
+	const int ids[3] = { 0, 1, 2 }, other[3] = { 4, 0, 9 };
+	char a[65], b[65], c[65];
+
+	(void)state;
+	fingerprint_of(s, ids, 3, a);
+	fingerprint_of(t, ids, 3, b);
+	fingerprint_of(s, other, 3, c);
+	assert_string_equal(a, b);
+	assert_string_equal(a, c);
+}
+
+/* streams of one label told apart by their edges: which stream waits
+ * for which event still shows in the fingerprint */
+static void
+equal_labels_with_different_wiring_differ(void **state)
+{
+	const char *crossed[4] = { "N:1;K:Cast_1:AIV_ONLY",
+	    "N:2;K:Cast_1:AIV_ONLY", "W:1;" PAIR, "W:2;" PAIR };
+	const char *shared[4] = { "N:1;K:Cast_1:AIV_ONLY",
+	    "N:2;K:Cast_1:AIV_ONLY", "W:1;" PAIR, "W:1;" PAIR };
+	const int ids[4] = { 0, 1, 2, 3 }, other[4] = { 3, 2, 1, 0 };
+	char a[65], b[65], c[65];
+
+	(void)state;
+	fingerprint_of(crossed, ids, 4, a);
+	fingerprint_of(crossed, other, 4, b);
+	fingerprint_of(shared, ids, 4, c);
+	assert_string_equal(a, b);
+	assert_string_not_equal(a, c);
+}
+
+
+/* ---- the marker-only calibration bridge ------------------------------- */
+
+static tc_json *
+sealed_doc(const char *text, const char *key)
+{
+	tc_json *v = parse(text);
+	char hex[65];
+
+	assert_int_equal(tc_json_digest(v, hex, NULL), 0);
+	tc_json_object_set_string(v, key, hex);
+	return v;
+}
+
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char *p = tc_xasprintf("%s/%s", dir, name);
+	tc_error err = TC_ERROR_INIT;
+
+	assert_int_equal(tc_write_atomic(p, text, strlen(text), TC_WRITE_MKDIRS,
+	    &err), 0);
+	free(p);
+}
+
+/* stable "ab", calibration "[a]b" with the markers "[" and "]" */
+static char *
+bridge_case(const char *stable_text, const char *cal_text, char **root)
+{
+	char *dir = unit_tmpdir("smap-bridge"), *m, sh[65], ch[65];
+	tc_json *stable, *cal, *bridge;
+	tc_error err = TC_ERROR_INIT;
+	char *msg = NULL, *t;
+
+	put(dir, "s/f.dsl", stable_text);
+	put(dir, "c/f.dsl", cal_text);
+	tc_sha256_hex(stable_text, strlen(stable_text), sh);
+	tc_sha256_hex(cal_text, strlen(cal_text), ch);
+	t = tc_xasprintf("{\"revision_role\": \"stable_source\", "
+	    "\"source_revision\": \"s\", \"calibration_revision\": \"c\", "
+	    "\"base_revision\": \"b\", \"file_sha256\": {\"f.dsl\": \"%s\"}, "
+	    "\"units\": [{\"unit_id\": \"u0\", \"source_file\": \"f.dsl\"}]}",
+	    sh);
+	stable = sealed_doc(t, "manifest_fingerprint");
+	free(t);
+	{
+		char b[65], e[65];
+
+		tc_sha256_hex("[", 1, b);
+		tc_sha256_hex("]", 1, e);
+		t = tc_xasprintf("{\"revision_role\": \"calibration\", "
+		    "\"source_revision\": \"c\", \"base_revision\": \"b\", "
+		    "\"file_sha256\": {\"f.dsl\": \"%s\"}, \"units\": "
+		    "[{\"unit_id\": \"u0\", \"source_file\": \"f.dsl\", "
+		    "\"marker_operations\": {\"begin\": {\"insertion_start_offset\""
+		    ": 0, \"insertion_end_offset\": 1, \"insertion_sha256\": \"%s\"}, "
+		    "\"end\": {\"insertion_start_offset\": 2, "
+		    "\"insertion_end_offset\": 3, \"insertion_sha256\": \"%s\"}}}]}",
+		    ch, b, e);
+	}
+	cal = sealed_doc(t, "manifest_fingerprint");
+	free(t);
+	{
+		char b[65], e[65];
+
+		tc_sha256_hex("[", 1, b);
+		tc_sha256_hex("]", 1, e);
+		t = tc_xasprintf("{\"schema_version\": \"1.0\", \"protocol\": "
+		    "\"marker_only_calibration_v1\", \"stable_source_revision\": "
+		    "\"s\", \"calibration_revision\": \"c\", "
+		    "\"stable_source_manifest_fingerprint\": \"%s\", "
+		    "\"calibration_source_manifest_fingerprint\": \"%s\", "
+		    "\"unit_ids\": [\"u0\"], \"files\": [{\"source_file\": "
+		    "\"f.dsl\", \"stable_sha256\": \"%s\", \"calibration_sha256\": "
+		    "\"%s\", \"stripped_calibration_sha256\": \"%s\", "
+		    "\"insertions\": [{\"unit_id\": \"u0\", \"marker_kind\": "
+		    "\"begin\", \"start_offset\": 0, \"end_offset\": 1, "
+		    "\"sha256\": \"%s\"}, {\"unit_id\": \"u0\", \"marker_kind\": "
+		    "\"end\", \"start_offset\": 2, \"end_offset\": 3, "
+		    "\"sha256\": \"%s\"}]}]}",
+		    tc_json_get_string(stable, "manifest_fingerprint"),
+		    tc_json_get_string(cal, "manifest_fingerprint"), sh, ch, sh,
+		    b, e);
+	}
+	bridge = sealed_doc(t, "bridge_fingerprint");
+	free(t);
+	m = tc_xasprintf("%s/s", dir);
+	t = tc_xasprintf("%s/c", dir);
+	if (tc_analysis__marker_bridge_check(bridge, stable, cal, m, t,
+	    &err) != 0)
+		msg = tc_xstrdup(tc_error_msg(&err));
+	tc_error_clear(&err);
+	free(m);
+	free(t);
+	tc_json_free(stable);
+	tc_json_free(cal);
+	tc_json_free(bridge);
+	*root = dir;
+	return msg;
+}
+
+static void
+a_marker_only_bridge_is_rebuilt_from_the_sources(void **state)
+{
+	char *root, *msg;
+
+	(void)state;
+	msg = bridge_case("ab", "[a]b", &root);
+	assert_null(msg);
+	unit_rmtree(root);
+	free(root);
+	/* the bridge recorded for "ab" no longer fits a stable "aB": its
+	 * SHA-256 differs, and removing the markers leaves "ab" */
+	msg = bridge_case("aB", "[a]b", &root);
+	assert_string_equal(msg, "calibration source does not reduce to "
+	    "stable source after marker removal: f.dsl");
+	free(msg);
+	unit_rmtree(root);
+	free(root);
+	/* an end marker that is business code, then one past the file */
+	msg = bridge_case("ab", "[ab", &root);
+	assert_string_equal(msg, "calibration unit u0 end insertion SHA "
+	    "mismatch");
+	free(msg);
+	unit_rmtree(root);
+	free(root);
+	msg = bridge_case("ab", "[a", &root);
+	assert_string_equal(msg, "calibration unit u0 end insertion span is "
+	    "invalid");
+	free(msg);
+	unit_rmtree(root);
+	free(root);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(no_map_is_not_requested),
+		cmocka_unit_test(legacy_task_ranges_are_diagnostic_only),
+		cmocka_unit_test(map_documents_are_refused_in_the_references_words),
+		cmocka_unit_test(revision_and_role_are_checked_before_any_artifact),
+		cmocka_unit_test(an_empty_expected_revision_is_refused_for_v2_maps_only),
+		cmocka_unit_test(the_exact_rung_needs_every_identity_field),
+		cmocka_unit_test(sentinel_names_match_the_references_pattern),
+		cmocka_unit_test(a_graph_without_sentinels_has_the_not_present_object),
+		cmocka_unit_test(a_complete_chain_is_proposed),
+		cmocka_unit_test(broken_chains_are_rejected_by_the_proposal),
+		cmocka_unit_test(a_repeated_tag_is_partitioned_by_occurrence),
+		cmocka_unit_test(a_balanced_chain_across_streams_is_proposed),
+		cmocka_unit_test(two_identical_streams_have_a_fingerprint),
+		cmocka_unit_test(symmetric_streams_around_one_event_are_numbered_away),
+		cmocka_unit_test(equal_labels_with_different_wiring_differ),
+		cmocka_unit_test(a_marker_only_bridge_is_rebuilt_from_the_sources),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
