@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # demo_reliability.sh [N] [--runs N] [--neighbours K] [--spec SPEC] [--busy]
 #                     [--busy-core C] [--out DIR] [--profile P] [--run-timeout S]
+#                     [--regression-baseline VARIANT]
 #
 # Runs `tunectl demo` (or, with --spec, `tunectl tune SPEC`) N times with
 # real timings and prints how often a session gets through: per run its
 # outcome (the final E2E's classification: beneficial, no_gain or not_run,
 # and where it stopped), how many phases its workers ran, its wall time and
 # the load average; then every gate's margin per run, the outcome tally,
-# the median wall time and the line "K of N beneficial".
+# the median wall time, how many slower candidates (a mean improvement
+# below 0, in Stage A, the option trials or the Final gate) were refused
+# and how many passed (a regression let through: should be 0), and the
+# line "K of N beneficial".
 #
 # --neighbours K starts K CPU-bound neighbours for the whole series (each
 # `sh -c 'while :; do :; done'`, not pinned: the scheduler puts them where
@@ -19,6 +23,12 @@
 # bounded by `timeout` (N x the run timeout, plus a minute) and killed by a
 # trap on every exit.
 #
+# --regression-baseline VARIANT (with --spec) ends the series, neighbours
+# still running, with one session of a copy of the spec whose baseline is
+# VARIANT (the spec's fastest): every candidate is then a real regression,
+# and the line "regression session: ..." says whether the gates refused
+# them all (expected: not beneficial, no candidate admitted).
+#
 # Each run is bounded by --run-timeout (default 1200 s).  N is 1 without
 # arguments (as `make bench` runs it).  Knobs: BUILD (default build),
 # TMPDIR.  Results are kept under --out (default: a fresh directory under
@@ -29,6 +39,7 @@ set -u
 usage() {
 	echo "usage: $0 [N] [--runs N] [--neighbours K] [--spec SPEC] [--busy] [--busy-core C]" >&2
 	echo "       [--out DIR] [--profile standard|quick] [--run-timeout SECONDS]" >&2
+	echo "       [--regression-baseline VARIANT]" >&2
 	exit 2
 }
 
@@ -40,7 +51,7 @@ N=1
 if [ $# -ge 1 ]; then
 	case $1 in -*) ;; *) N=$1; shift ;; esac
 fi
-BUSY=0 CORE= OUT= PROFILE=standard NEIGHBOURS=0 SPEC= RUN_TIMEOUT=1200
+BUSY=0 CORE= OUT= PROFILE=standard NEIGHBOURS=0 SPEC= RUN_TIMEOUT=1200 REGRESSION=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) [ $# -ge 2 ] || usage; N=$2; shift ;;
@@ -51,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--out) [ $# -ge 2 ] || usage; OUT=$2; shift ;;
 	--profile) [ $# -ge 2 ] || usage; PROFILE=$2; shift ;;
 	--run-timeout) [ $# -ge 2 ] || usage; RUN_TIMEOUT=$2; shift ;;
+	--regression-baseline) [ $# -ge 2 ] || usage; REGRESSION=$2; shift ;;
 	*) usage ;;
 	esac
 	shift
@@ -59,6 +71,7 @@ count "$N"
 count "$NEIGHBOURS"
 count "$RUN_TIMEOUT"
 [ "$N" -ge 1 ] && [ "$RUN_TIMEOUT" -ge 1 ] && [ "$NEIGHBOURS" -le 64 ] || usage
+[ -z "$REGRESSION" ] || [ -n "$SPEC" ] || usage
 if [ -n "$SPEC" ]; then
 	[ -f "$SPEC" ] || { echo "$0: no spec $SPEC" >&2; exit 2; }
 	SPEC=$(cd "$(dirname "$SPEC")" && pwd)/$(basename "$SPEC")
@@ -86,7 +99,7 @@ stop_load() {
 trap stop_load EXIT
 trap 'stop_load; exit 130' INT TERM
 
-bound=$((N * RUN_TIMEOUT + 60))
+bound=$(((N + 1) * RUN_TIMEOUT + 60))
 if [ "$BUSY" = 1 ]; then
 	if [ -z "$CORE" ]; then
 		CORE=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
@@ -191,6 +204,31 @@ def evaluation(root, rel, key, name=None):
         " waived " + ",".join(waived) if waived else "")
 
 
+def regressions(latest):
+    """Every comparison of the run whose candidate was slower (mean
+    improvement below 0): (refused, passed).  A passed one would be a
+    regression the gates let through."""
+    reports = [("stage-a/selection.json", "screening_eligibility", "eligible"),
+               ("final/promotion.json", "promotion", "promoted")]
+    trials = os.path.join(latest, "stage-o")
+    if os.path.isdir(trials):
+        reports += [("stage-o/" + f, "option_trial_evaluation", "accepted")
+                    for f in sorted(os.listdir(trials)) if f.endswith("-trial.json")]
+    refused = passed = 0
+    for rel, key, word in reports:
+        rep = load(os.path.join(latest, rel)) or {}
+        for c in (rep.get("candidates") or {}).values():
+            ev = c.get(key) or {}
+            gain = ev.get("mean_improvement_pct")
+            if gain is None or gain >= 0:
+                continue
+            if ev.get(word):
+                passed += 1
+            else:
+                refused += 1
+    return refused, passed
+
+
 def wall(out, i):
     try:
         with open(os.path.join(out, "run-%d.wall" % i)) as f:
@@ -205,7 +243,7 @@ if sys.argv[1] == "one":
     sys.exit(0)
 
 out, n = sys.argv[2], int(sys.argv[3])
-tally, walls, good = {}, [], 0
+tally, walls, good, slower = {}, [], 0, [0, 0]
 print()
 print("Gate margins per run: value (margin to the threshold; positive = passed with room)")
 for i in range(1, n + 1):
@@ -223,12 +261,19 @@ for i in range(1, n + 1):
     print("    O0 spread %s | O1 trial %s" % (spread(latest, "stage-o/O0-stability.json"),
                                              evaluation(latest, "stage-o/O1-trial.json", "option_trial_evaluation", "O1")))
     print("    final %s" % evaluation(latest, "final/promotion.json", "promotion", "Sbest"))
+    refused, passed = regressions(latest)
+    slower[0] += refused
+    slower[1] += passed
+    if refused or passed:
+        print("    slower candidates: %d refused, %d passed" % (refused, passed))
 print()
 print("Outcomes:")
 for k, v in sorted(tally.items(), key=lambda kv: -kv[1]):
     print("  %2d x %s" % (v, k))
 if walls:
     print("Median wall time: %.1f s (min %.1f, max %.1f)" % (statistics.median(walls), min(walls), max(walls)))
+print("Slower candidates (mean improvement < 0) over all runs: %d refused, %d passed%s"
+      % (slower[0], slower[1], "" if slower[1] == 0 else "  <- a regression let through"))
 print("%d of %d beneficial (all phases run)" % (good, n))
 PY
 )
@@ -249,6 +294,34 @@ for i in $(seq "$N"); do
 	echo "# run $i: $(python3 -c "$REPORT" one "$dir"); exit $rc, $(cat "$dir.wall") s," \
 	    "load $(cut -d' ' -f1 /proc/loadavg)"
 done
+# A real regression under the same load: the spec's fastest variant as
+# the baseline, so every candidate is slower.  The copy sits beside the
+# spec's files (its build inputs are relative to it).
+regression_line=
+if [ -n "$REGRESSION" ]; then
+	rdir=$OUT/regression
+	mkdir -p "$rdir/spec" && cp -R "$(dirname "$SPEC")/." "$rdir/spec/" || exit 1
+	python3 - "$SPEC" "$rdir/spec/$(basename "$SPEC")" "$REGRESSION" <<'PY' || exit 1
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+new, n = re.subn(r"^(baseline:\n(?:[ \t]+.*\n)*?[ \t]+variant:[ \t]*)\S+", r"\g<1>" + sys.argv[3], text, 1, re.M)
+if n != 1:
+    sys.exit("%s: no baseline.variant line to replace" % sys.argv[1])
+open(sys.argv[2], "w", encoding="utf-8").write(new)
+PY
+	start=$(date +%s.%N)
+	timeout "$RUN_TIMEOUT" "$TUNECTL" tune "$rdir/spec/$(basename "$SPEC")" --session-dir "$rdir/run" \
+	    > "$rdir/run.log" 2>&1
+	end=$(date +%s.%N)
+	one=$(python3 -c "$REPORT" one "$rdir/run")
+	case $one in
+	beneficial*) verdict="a regression was ADMITTED" ;;
+	*) verdict="refused, as it must be" ;;
+	esac
+	regression_line="regression session (baseline $REGRESSION, every candidate slower): $one; $verdict ($(python3 -c 'import sys; print("%.1f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$start" "$end") s, load $(cut -d' ' -f1 /proc/loadavg))"
+	echo "# $regression_line"
+fi
 stop_load
 
 python3 -c "$REPORT" all "$OUT" "$N"
+[ -z "$regression_line" ] || echo "$regression_line"

@@ -32,7 +32,7 @@ expect_eq "$(jq_ "d['options']['points_allowed'], len(d['options']['trials'])")"
     "JSON: 11 allowed points, 5 trials"
 expect_eq "$(jq_ "[v['name'] for v in d['variants']]")" "['O2', 'O3', 'native']" "JSON: the variants"
 expect_eq "$(jq_ "d['gate_policy']['allow_stddev_regression_pct'], d['gate_policy']['decide_by']")" \
-    "(50.0, 'mean')" "JSON: the gate policy as the spec froze it"
+    "(50.0, 'ci')" "JSON: the gate policy as the spec froze it"
 expect_eq "$(jq_ "d['commands']['build_inputs'][0]['sha256']")" \
     "$(sha256sum "$TUNECTL_SRC/examples/dgemm/dgemm.c" | cut -d' ' -f1)" "JSON: the build input's digest"
 expect_eq "$(jq_ "d['spec']['sha256']")" "$(sha256sum "$SPEC" | cut -d' ' -f1)" "JSON: the spec's digest"
