@@ -199,6 +199,12 @@ int tc_cli_reply_or_die(tc_json *doc, tc_error *err);
 /* Absolute path of the running tunectl binary (from /proc/self/exe). */
 const char *tc_self_exe(void);
 
+/* On stderr, as "tunectl CMD: artifacts unbound: ..." and "tunectl: CMD:
+ * not bound: ...": what the session's manifests leave unbound
+ * (unbound_notes.c). */
+struct tc_session;
+void tc_cli_note_unbound(const struct tc_session *s, const char *cmd);
+
 /* ---- the commands ------------------------------------------------------- */
 
 /* One entry per command, each in its src/cli/cmd_<name>.c. */
