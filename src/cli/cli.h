@@ -108,9 +108,21 @@ enum tc_opt_kind {
 	TC_OPT_LIST,		/* struct tc_strlist *; repeatable */
 	TC_OPT_INT,		/* long *; decimal */
 	TC_OPT_DOUBLE,		/* double * */
-	TC_OPT_PYFLOAT		/* double *; as argparse's type=float: nan,
+	TC_OPT_PYFLOAT,		/* double *; as argparse's type=float: nan,
 				 * inf and out-of-range values are floats,
 				 * left to the command to judge */
+	TC_OPT_CHOICE		/* struct tc_opt_choice *; argparse's
+				 * choices=, refused where it is read */
+};
+
+/* The destination of a TC_OPT_CHOICE option: the value is stored in
+ * *value only when it is one of choices (NULL-terminated); otherwise
+ * the parse stops with argparse's "invalid choice" error at that
+ * argument, before any missing-required or unrecognized-argument error,
+ * as argparse orders them. */
+struct tc_opt_choice {
+	const char **value;
+	const char *const *choices;
 };
 
 struct tc_strlist {

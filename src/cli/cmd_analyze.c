@@ -347,13 +347,13 @@ static int
 collection_begin(const struct tc_command *cmd, int argc, char **argv)
 {
 	static const char *const roles[] = { "baseline_profile",
-	    "candidate_compat", "candidate_verify", "candidate_profile" };
+	    "candidate_compat", "candidate_verify", "candidate_profile", NULL };
 	const char *role = NULL, *root = NULL, *session_out = NULL;
+	struct tc_opt_choice role_choice = { &role, roles };
 	tc_error err = TC_ERROR_INIT;
-	size_t i;
 	int rc;
 	const struct tc_option opts[] = {
-		{ "--role", TC_OPT_STRING, &role, true, NULL },
+		{ "--role", TC_OPT_CHOICE, &role_choice, true, NULL },
 		{ "--root", TC_OPT_STRING, &root, true, NULL },
 		{ "--session-out", TC_OPT_STRING, &session_out, true, NULL },
 		{ NULL, 0, NULL, false, NULL }
@@ -361,12 +361,6 @@ collection_begin(const struct tc_command *cmd, int argc, char **argv)
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	for (i = 0; i < 4 && strcmp(role, roles[i]) != 0; i++)
-		;
-	if (i == 4)
-		return tc_usage_error(cmd, "argument --role: invalid choice: '%s' "
-		    "(choose from 'baseline_profile', 'candidate_compat', "
-		    "'candidate_verify', 'candidate_profile')", role);
 	return print_canonical(cmd, tc_collection_begin(role, root, session_out,
 	    &err), &err);
 }

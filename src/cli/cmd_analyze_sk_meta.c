@@ -369,6 +369,9 @@ analyze_sk_meta(const struct tc_command *cmd, int argc, char **argv)
 	tc_json *doc = NULL;
 	int64_t models = 0;
 	int rc;
+	static const char *const scope_kinds[] = { "manual", "automatic_aot",
+	    NULL };
+	struct tc_opt_choice scope_kind = { &a.scope_kind, scope_kinds };
 	const struct tc_option opts[] = {
 		{ "--json-out", TC_OPT_STRING, &json_out, false, NULL },
 		{ "--verify-root", TC_OPT_STRING, &r.verify_root, false,
@@ -387,7 +390,7 @@ analyze_sk_meta(const struct tc_command *cmd, int argc, char **argv)
 		{ "--source-revision", TC_OPT_STRING, &r.revision, false, NULL },
 		{ "--sample-limit", TC_OPT_INT, &a.sample_limit, false, NULL },
 		{ "--round-name", TC_OPT_STRING, &a.round_name, false, NULL },
-		{ "--scope-kind", TC_OPT_STRING, &a.scope_kind, false, NULL },
+		{ "--scope-kind", TC_OPT_CHOICE, &scope_kind, false, NULL },
 		{ "--round-report-out", TC_OPT_STRING, &rr_out, false, NULL },
 		{ "--effective-min-child-nodes", TC_OPT_INT,
 		    &a.effective_min_child_nodes, false, NULL },
@@ -410,12 +413,6 @@ analyze_sk_meta(const struct tc_command *cmd, int argc, char **argv)
 		goto done;
 	}
 	a.root = res.positional.items[0];
-	if (a.scope_kind != NULL && strcmp(a.scope_kind, "manual") != 0 &&
-	    strcmp(a.scope_kind, "automatic_aot") != 0) {
-		rc = tc_usage_error(cmd, "argument --scope-kind: invalid choice: "
-		    "'%s' (choose from 'manual', 'automatic_aot')", a.scope_kind);
-		goto done;
-	}
 	if ((why = replay_misuse(&r)) != NULL) {
 		rc = tc_usage_error(cmd, "%s", why);
 		goto done;

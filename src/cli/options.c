@@ -70,6 +70,31 @@ find_option(const struct tc_option *opts, const char *name, size_t len)
 	return NULL;
 }
 
+/* argparse's choices=: "invalid choice: 'x' (choose from 'a', 'b')". */
+static int
+store_choice(const struct tc_command *cmd, const struct tc_option *o,
+    const char *value)
+{
+	const struct tc_opt_choice *c = o->dest;
+	tc_buf list = TC_BUF_INIT;
+	size_t i;
+	int rc;
+
+	for (i = 0; c->choices[i] != NULL; i++) {
+		if (strcmp(value, c->choices[i]) == 0) {
+			*c->value = value;
+			return 0;
+		}
+	}
+	for (i = 0; c->choices[i] != NULL; i++)
+		tc_buf_printf(&list, "%s'%s'", i > 0 ? ", " : "",
+		    c->choices[i]);
+	rc = tc_usage_error(cmd, "argument %s: invalid choice: '%s' (choose "
+	    "from %s)", o->name, value, tc_buf_cstr(&list));
+	tc_buf_free(&list);
+	return rc;
+}
+
 static int
 store_value(const struct tc_command *cmd, const struct tc_option *o,
     const char *value)
@@ -116,6 +141,8 @@ store_value(const struct tc_command *cmd, const struct tc_option *o,
 		*(double *)o->dest = v;
 		break;
 	}
+	case TC_OPT_CHOICE:
+		return store_choice(cmd, o, value);
 	case TC_OPT_FLAG:
 		break;
 	}

@@ -507,6 +507,9 @@ expect_rc 2 "a session record inside the capture root is refused"
 expect_err "session record must be outside the capture root" "the rule is quoted"
 tc analyze collection begin --role nonsense --root cap/x --session-out sx.json
 expect_rc 2 "an unknown role is refused"
+tc analyze collection begin --role nonsense
+expect_rc 2 "an unknown role without --root is refused"
+expect_err "argument --role: invalid choice: 'nonsense' (choose from 'baseline_profile', 'candidate_compat', 'candidate_verify', 'candidate_profile')" "as argparse: the invalid choice before the missing required options"
 t0=$(now)
 cp in/pipeline/baseline.csv cap/b/kernel_details.csv
 echo x > cap/b/task_time.csv; echo '{}' > cap/b/trace_view.json

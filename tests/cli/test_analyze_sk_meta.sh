@@ -184,6 +184,14 @@ expect_err "the following arguments are required: root" "in argparse's words"
 tc analyze sk-meta "$R" --scope-kind bogus
 expect_rc 2 "--scope-kind takes manual or automatic_aot"
 expect_err "argument --scope-kind: invalid choice: 'bogus' (choose from 'manual', 'automatic_aot')" "the choices are named"
+tc analyze sk-meta --scope-kind bogus
+expect_rc 2 "an invalid --scope-kind without the root is a usage error"
+expect_err "argument --scope-kind: invalid choice: 'bogus' (choose from 'manual', 'automatic_aot')" "naming the invalid choice first, as argparse checks choices while it reads"
+check "and not the missing root" [ "${err/required: root/}" = "$err" ]
+tc analyze sk-meta --scope-kind bogus "$R" --no-such-flag
+expect_err "argument --scope-kind: invalid choice: 'bogus'" "an invalid choice comes before unrecognized arguments"
+tc analyze sk-meta "$R" --scope-kind automatic_aot --json-out "$T/kind.json"
+expect_rc 0 "a valid choice is accepted"
 tc analyze sk-meta "$R" --json="$T/abbrev.json" --sample 3
 expect_rc 0 "a unique prefix stands for its option, as in argparse"
 check "--json=FILE wrote --json-out" [ -s "$T/abbrev.json" ]
