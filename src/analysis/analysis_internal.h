@@ -494,6 +494,32 @@ const tc_json *tc_analysis__smap_exact_entry(const struct an_smap *s,
     const struct an_binding *b, const tc_json *device_id, const char *model,
     const tc_json *identity);
 
+/* The reference's require_text and require_sha256 (smap.c): the string,
+ * or NULL with "LABEL must be a non-empty trimmed string" / "... must be
+ * a lowercase SHA-256 hex digest". */
+const char *tc_analysis__smap_text(const tc_json *v, const char *label,
+    tc_error *err);
+const char *tc_analysis__smap_sha256(const tc_json *v, const char *label,
+    tc_error *err);
+/* require_object and require_list ("LABEL must be an object" / "... a
+ * list"), and Python's == with a missing member read as None. */
+const tc_json *tc_analysis__smap_object(const tc_json *v, const char *label,
+    tc_error *err);
+const tc_json *tc_analysis__smap_list(const tc_json *v, const char *label,
+    tc_error *err);
+bool tc_analysis__smap_same(const tc_json *a, const tc_json *b);
+/* build_sk_source_map (smap_skmap.c): the sk_source_map_v1 rebuilt from
+ * the calibration projection, the source manifest, the block instance
+ * inventory, the original fused inventory, the unit assignments and, for
+ * stable_source, the calibration source manifest (else NULL); NULL with
+ * the reference's message. */
+tc_json *tc_analysis__skmap_build(const tc_json *projection,
+    const tc_json *source, const tc_json *blocks, const tc_json *fused,
+    const tc_json *assignments, const tc_json *calibration_source,
+    tc_error *err);
+/* source_calibration_projection_v2's protocol_versions object. */
+tc_json *tc_analysis__projection_versions(void);
+
 /* ---- small JSON helpers (names.c) -------------------------------------- */
 
 /* Append s to a list unless it is already there (dict.fromkeys order). */

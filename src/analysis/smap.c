@@ -227,6 +227,36 @@ json_eq(const tc_json *a, const tc_json *b)
 	return tc_json_equal(a, b);
 }
 
+const char *
+tc_analysis__smap_text(const tc_json *v, const char *label, tc_error *err)
+{
+	return require_text(v, label, err);
+}
+
+const char *
+tc_analysis__smap_sha256(const tc_json *v, const char *label, tc_error *err)
+{
+	return require_sha256(v, label, err);
+}
+
+const tc_json *
+tc_analysis__smap_object(const tc_json *v, const char *label, tc_error *err)
+{
+	return require_object(v, label, err);
+}
+
+const tc_json *
+tc_analysis__smap_list(const tc_json *v, const char *label, tc_error *err)
+{
+	return require_list(v, label, err);
+}
+
+bool
+tc_analysis__smap_same(const tc_json *a, const tc_json *b)
+{
+	return json_eq(a, b);
+}
+
 /* canonical_sha256 of v without one member of obj (obj inside v) */
 static void
 digest_without(tc_json *v, tc_json *obj, const char *key, char hex[65])
@@ -1514,7 +1544,7 @@ status_object(const char *protocol, const char *status, const char *blocker)
 
 static int
 collection_bindings(const tc_json *prov, tc_json *const *loaded,
-    const char *cand_sha, const char *base_sha, tc_error *err)
+    tc_error *err)
 {
 	static const int keys[] = { A_CAND, A_CALIB, A_BASE };
 	const tc_json *proj = loaded[A_PROJ];
@@ -1552,6 +1582,14 @@ collection_bindings(const tc_json *prov, tc_json *const *loaded,
 		    "collection fingerprint mismatch");
 		return -1;
 	}
+	return 0;
+}
+
+/* the SHA-256 of this analysis's two collection manifests */
+static int
+current_bindings(const tc_json *prov, const char *cand_sha,
+    const char *base_sha, tc_error *err)
+{
 	if (!sha_arg(cand_sha, "expected candidate collection manifest "
 	    "SHA-256", err))
 		return -1;
@@ -1569,6 +1607,29 @@ collection_bindings(const tc_json *prov, tc_json *const *loaded,
 	    "baseline_collection_manifest"), "sha256"), base_sha) != 0) {
 		tc_error_set(err, "source map is not bound to the current "
 		    "baseline collection manifest");
+		return -1;
+	}
+	return 0;
+}
+
+/* The sk-source-map rebuilt from the artifacts it was made from must be
+ * the bundle's. */
+static int
+skmap_rebuild(tc_json *const *loaded, const tc_json *calibration_source,
+    tc_error *err)
+{
+	tc_json *rebuilt = tc_analysis__skmap_build(loaded[A_PROJ],
+	    loaded[A_SOURCE], loaded[A_BLOCKS], loaded[A_FUSED],
+	    loaded[A_UNITS], calibration_source, err);
+	bool same;
+
+	if (rebuilt == NULL)
+		return -1;
+	same = tc_json_equal(rebuilt, loaded[A_SKMAP]);
+	tc_json_free(rebuilt);
+	if (!same) {
+		tc_error_set(err, "sk-source-map cannot be reproduced from "
+		    "occurrence evidence");
 		return -1;
 	}
 	return 0;
@@ -1868,7 +1929,12 @@ validate_v2(tc_json *v, const char *map_path, const struct an_smap_expect *x,
 		    gf, 6, err) != 0)
 			goto done;
 	}
-	if (collection_bindings(prov, loaded, x->candidate_manifest_sha256,
+	if (collection_bindings(prov, loaded, err) != 0)
+		goto done;
+	if (skmap_rebuild(loaded, nactive > NARTIFACT ? loaded[NARTIFACT] :
+	    NULL, err) != 0)
+		goto done;
+	if (current_bindings(prov, x->candidate_manifest_sha256,
 	    x->baseline_manifest_sha256, err) != 0)
 		goto done;
 	if (skmap_shape(loaded[A_SKMAP], err) != 0)

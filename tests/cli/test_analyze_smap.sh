@@ -173,6 +173,85 @@ rm "$S/t/logs/fused-log.json"
 tvalidate
 expect_err "error: provenance DAG artifact mismatch: fused_log" "the DAG seals the log evidence"
 
+# reseal KEY PYTHON: copy the bundle to S/t, run PYTHON on the artifact
+# provenance.KEY names (a), then seal it again everywhere it is sealed: its
+# SHA-256 in the provenance and the DAG, the DAG's, the content fingerprint
+reseal() {
+	tamper ''
+	python3 - "$S/t" "$1" "$2" <<'PY'
+import hashlib, json, os, sys
+root, key, code = sys.argv[1:]
+def h(v):
+    return hashlib.sha256(json.dumps(v, sort_keys=True, separators=(",", ":"),
+                                     ensure_ascii=False).encode()).hexdigest()
+def seal(v, k):
+    v.pop(k, None)
+    v[k] = h(v)
+def load(rel):
+    return json.load(open(os.path.join(root, rel)))
+def save(rel, v):
+    with open(os.path.join(root, rel), "w") as f:
+        json.dump(v, f, indent=2)
+    return hashlib.sha256(open(os.path.join(root, rel), "rb").read()).hexdigest()
+mpath = "source-scope-map-v2.json"
+m = load(mpath)
+p = m["provenance"]
+rel = p[key]["relative_path"]
+a = load(rel)
+exec(code)
+p[key]["sha256"] = sha = save(rel, a)
+dag = load(p["provenance_dag"]["relative_path"])
+for n in dag["nodes"]:
+    if n["relative_path"] == rel:
+        n["sha256"] = sha
+p["provenance_dag"]["sha256"] = save(p["provenance_dag"]["relative_path"], dag)
+p.pop("source_scope_map_content_fingerprint")
+p["source_scope_map_content_fingerprint"] = h(m)
+save(mpath, m)
+PY
+}
+
+# the sk-source-map is rebuilt from the artifacts it was made from
+# (build_sk_source_map): a re-sealed edit of it, or of what it was built
+# from, is refused in the reference's words
+reseal sk_source_map 'a["mappings"][0]["structural_family"] = "family:" + "0" * 64
+seal(a["mappings"][0], "mapping_fingerprint"); seal(a, "map_fingerprint")'
+tvalidate
+expect_err "error: sk-source-map cannot be reproduced from occurrence evidence" \
+    "a re-sealed sk-source-map that its inputs do not give is refused"
+reseal sk_source_map 'a["mappings"][0]["confidence"] = "source_unit_template_exact"
+seal(a["mappings"][0], "mapping_fingerprint"); seal(a, "map_fingerprint")'
+tvalidate
+expect_err "error: sk-source-map cannot be reproduced from occurrence evidence" \
+    "a confidence the consensus does not give is refused"
+reseal unit_assignments 'a["assignments"][0]["control_flow_path"] = "elsewhere"'
+tvalidate
+expect_err "error: assignment cal:n000000 control-flow path mismatch" \
+    "an assignment off its block's control-flow path is refused"
+reseal unit_assignments 'a["protocol"] = "v0"'
+tvalidate
+expect_err "error: unit assignments protocol is unsupported" "the assignments' protocol is checked"
+reseal block_instance_inventory 'a["instances"][0]["runtime_scope_binding"]["value"] = "other"'
+tvalidate
+expect_err "error: sk_groups[0] source scope binding mismatch" \
+    "a fused group whose scope is not its block's binding is refused"
+reseal block_instance_inventory 'a["model_adapter_fingerprint"] = "f" * 64'
+tvalidate
+expect_err "error: block inventory model adapter fingerprint mismatch" \
+    "the block inventory is bound to the manifest's adapter"
+reseal calibration_projection 'a["nontrivial_automorphism_count"] = 1; seal(a, "projection_fingerprint")'
+tvalidate
+expect_err "error: calibration projection has a nontrivial automorphism" \
+    "a projection with an automorphism is refused"
+reseal calibration_projection 'a["validated_step_ids"] = [1, 2]; seal(a, "projection_fingerprint")'
+tvalidate
+expect_err "error: sk-source-map cannot be reproduced from occurrence evidence" \
+    "two validated steps leave the SK unmapped, so the recorded exact_cover is refused"
+reseal original_fused_inventory 'a["sk_groups"][0]["ordered_child_ops"] = ["Forged"]'
+tvalidate
+expect_err "error: sk_groups[0] child operator sequence mismatch" \
+    "a fused group's ops must be its children's"
+
 tcd "$S" analyze smap validate --map "$MAP"
 expect_rc 2 "--source-revision is required"
 
@@ -255,6 +334,8 @@ expect_rc 2 "an exact map without --source-root is refused"
 expect_err "error: source_scope_map_v2 exact requires current baseline/candidate manifests and --source-root" \
     "in the reference's words"
 check "and nothing is written" test ! -e "$S/out/no.json" -a ! -e "$S/out/no.md"
+tamper ''
+rm "$S/t/logs/fused-log.json"
 tcd "$S" analyze fusion "${A4[@]}" --source-scope-map t/source-scope-map-v2.json --source-root t-src
 expect_rc 2 "a map that fails a check stops the analysis"
 expect_err "error: provenance DAG artifact mismatch: fused_log" "with the loader's message"

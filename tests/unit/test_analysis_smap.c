@@ -838,6 +838,481 @@ a_marker_only_bridge_is_rebuilt_from_the_sources(void **state)
 	free(root);
 }
 
+
+/* ---- the sk-source-map rebuild (smap_skmap.c) ------------------------- */
+
+/* The inputs of the reference's SourceCalibrationTest._artifacts
+ * (stable_marker): one unit, one block, one SK of one child. */
+struct skin {
+	tc_json *proj, *smf, *blocks, *fused, *units;
+};
+
+/* v[key] = canonical_sha256(v without key) */
+static void
+seal(tc_json *v, const char *key)
+{
+	char hex[65];
+
+	tc_json_object_remove(v, key);
+	assert_int_equal(tc_json_digest(v, hex, NULL), 0);
+	tc_json_object_set_string(v, key, hex);
+}
+
+#define A64 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define C64 "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+#define D64 "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+#define E64 "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+
+/* a projection of these occurrences and runtime items, sealed */
+static tc_json *
+projection(const char *occurrences, const char *runtime, const char *steps)
+{
+	char *t = tc_xasprintf("{\"protocol\":\"source_calibration_projection_v2\","
+	    "\"original_collection_fingerprint\":\"" A64 "\","
+	    "\"calibration_collection_fingerprint\":\"" D64 "\","
+	    "\"alternative_stream_assignment_count\":0,"
+	    "\"alternative_node_correspondence_count\":0,"
+	    "\"nontrivial_automorphism_count\":0,"
+	    "\"business_kernel_sequence_equal\":true,"
+	    "\"typed_business_edge_set_equal\":true,\"evidence_catalog\":{},"
+	    "\"runtime_validation\":%s,\"validated_step_ids\":%s,"
+	    "\"occurrences\":%s}", runtime, steps, occurrences);
+	tc_json *p = parse(t);
+
+	free(t);
+	tc_json_object_set(p, "protocol_versions",
+	    tc_analysis__projection_versions());
+	seal(p, "projection_fingerprint");
+	return p;
+}
+
+#define OCC(o, c, role, ord, op) "{\"original_node_key\":\"" o "\"," \
+	"\"calibration_node_key\":\"" c "\",\"original\":[\"" role "\"," \
+	#ord ",\"" op "\",\"VECTOR\"]}"
+
+static void
+skin_init(struct skin *in)
+{
+	in->proj = projection("[" OCC("original-1", "calibration-9",
+	    "original-stream", 0, "Compute") "]", "[]", "[1,2,3]");
+	in->smf = parse("{\"schema_version\":\"1.0\",\"revision_role\":"
+	    "\"stable_marker\",\"base_revision\":\"base-rev\","
+	    "\"source_revision\":\"stable-rev\",\"calibration_revision\":"
+	    "\"calibration-rev\",\"stable_marker_revision\":\"stable-rev\","
+	    "\"model_adapter\":{\"name\":\"example-dsl-adapter\",\"version\":"
+	    "\"1.0\",\"fingerprint\":\"" A64 "\"},\"block_templates\":[{"
+	    "\"block_template_id\":\"block.execute\"}],\"units\":[{\"unit_id\":"
+	    "\"block.compute\",\"block_template_id\":\"block.execute\","
+	    "\"source_symbol\":\"Block.execute\",\"source_file\":\"model.dsl\","
+	    "\"start_offset\":0,\"end_offset\":18,\"syntax_tree_hash\":\""
+	    E64 "\"}]}");
+	seal(in->smf, "manifest_fingerprint");
+	in->blocks = parse("{\"schema_version\":\"1.0\","
+	    "\"model_adapter_fingerprint\":\"" A64 "\",\"instances\":[{"
+	    "\"block_instance_id\":\"block-instance-A\",\"block_template_id\":"
+	    "\"block.execute\",\"runtime_scope_binding\":{\"method\":"
+	    "\"exact_scope_name\",\"value\":\"runtime.block.A\"},"
+	    "\"control_flow_path\":\"adapter-path:main\"}]}");
+	tc_json_object_set_string(in->blocks, "source_manifest_fingerprint",
+	    tc_json_get_string(in->smf, "manifest_fingerprint"));
+	in->fused = parse("{\"protocol\":\"original_fused_inventory_v1\","
+	    "\"sk_groups\":[{\"device_id\":0,\"model_id\":\"48\","
+	    "\"block_instance_id\":\"block-instance-A\",\"source_scope\":"
+	    "\"runtime.block.A\",\"candidate_source_scope\":\"decode\","
+	    "\"sk_occurrence_fingerprint\":\"" C64 "\","
+	    "\"baseline_projection_fingerprint\":\"" D64 "\","
+	    "\"block_local_sk_ordinal\":0,\"ordered_child_ops\":[\"Compute\"],"
+	    "\"original_child_node_keys\":[\"original-1\"],\"evidence_records\":"
+	    "[{\"artifact_id\":\"fused-log\",\"record_id\":\"fused-record-1\","
+	    "\"record_fingerprint\":\"" E64 "\"}]}]}");
+	in->units = parse("{\"protocol\":\"calibration_unit_assignments_v1\","
+	    "\"assignments\":[{\"calibration_node_key\":\"calibration-9\","
+	    "\"block_instance_id\":\"block-instance-A\",\"unit_id\":"
+	    "\"block.compute\",\"control_flow_path\":\"adapter-path:main\","
+	    "\"evidence_records\":[{\"artifact_id\":\"assignment-log\","
+	    "\"record_id\":\"assignment-record-1\",\"record_fingerprint\":\""
+	    E64 "\"}]}]}");
+}
+
+static void
+skin_free(struct skin *in)
+{
+	tc_json_free(in->proj);
+	tc_json_free(in->smf);
+	tc_json_free(in->blocks);
+	tc_json_free(in->fused);
+	tc_json_free(in->units);
+}
+
+/* the rebuilt map (err must stay clear), or NULL and *msg the refusal */
+static tc_json *
+rebuild(const struct skin *in, char **msg)
+{
+	tc_error err = TC_ERROR_INIT;
+	tc_json *m = tc_analysis__skmap_build(in->proj, in->smf, in->blocks,
+	    in->fused, in->units, NULL, &err);
+
+	if (msg != NULL)
+		*msg = m == NULL ? tc_xstrdup(tc_error_msg(&err)) : NULL;
+	else
+		assert_non_null(m);
+	tc_error_clear(&err);
+	return m;
+}
+
+static const tc_json *
+first_mapping(const tc_json *map)
+{
+	return tc_json_get(map, "mappings")->u.arr.items[0];
+}
+
+static void
+an_exact_child_set_covers_its_unit(void **state)
+{
+	struct skin in;
+	tc_json *map, *copy;
+	const tc_json *m;
+	char hex[65];
+
+	(void)state;
+	skin_init(&in);
+	map = rebuild(&in, NULL);
+	m = first_mapping(map);
+	assert_string_equal(tc_json_get_string(m, "relation"), "exact_cover");
+	assert_string_equal(tc_json_get_string(m, "confidence"),
+	    "source_unit_exact");
+	assert_string_equal(tc_json_get_string(m, "processing_status"),
+	    "processed");
+	assert_json(tc_json_get(m, "covered_unit_ids"), "[\"block.compute\"]");
+	assert_json(tc_json_get(m, "source_intervals"), "[{\"end_offset\":18,"
+	    "\"source_file\":\"model.dsl\",\"start_offset\":0,"
+	    "\"syntax_tree_hash\":\"" E64 "\"}]");
+	assert_json(tc_json_get(m, "consensus"), "{\"counterexample_block_"
+	    "instances\":[],\"supporting_block_instances\":[\"block-instance-A\"],"
+	    "\"validated_step_ids\":[1,2,3]}");
+	assert_json(tc_json_get(m, "original_child_occurrences"),
+	    "[[\"original-stream\",0,\"Compute\",\"VECTOR\"]]");
+	assert_json(tc_json_get(m, "mapped_calibration_node_keys"),
+	    "[\"calibration-9\"]");
+	assert_true(strncmp(tc_json_get_string(m, "structural_family"),
+	    "family:", 7) == 0);
+	assert_json(tc_json_get(map, "assignment_coverage"), "{"
+	    "\"assigned_calibration_node_count\":1,\"processed_sk_group_count\":1,"
+	    "\"projected_calibration_node_count\":1,"
+	    "\"skipped_calibration_node_count\":0,"
+	    "\"skipped_calibration_node_keys\":[],\"skipped_sk_group_count\":0}");
+	assert_string_equal(tc_json_get_string(map, "protocol"),
+	    "sk_source_map_v1");
+	assert_true(tc_json_get(map, "calibration_source_manifest_fingerprint")
+	    == NULL);
+	copy = tc_json_clone(map);
+	tc_json_object_remove(copy, "map_fingerprint");
+	tc_json_digest(copy, hex, NULL);
+	assert_string_equal(tc_json_get_string(map, "map_fingerprint"), hex);
+	tc_json_free(copy);
+	tc_json_free(map);
+	skin_free(&in);
+}
+
+/* _partial_assignment_projection: a target and an outside node, steps
+ * 3, 4, 5 partitioned with one of them exact */
+static tc_json *
+partial_projection(bool target_assigned)
+{
+	const char *exact = target_assigned ? "calibration-target" :
+	    "calibration-outside";
+	const char *skipped = target_assigned ? "calibration-outside" :
+	    "calibration-target";
+	tc_buf rv = TC_BUF_INIT;
+	tc_json *p;
+	int step;
+
+	tc_buf_putc(&rv, '[');
+	for (step = 3; step <= 5; step++)
+		tc_buf_printf(&rv, "%s{\"step_id\":%d,\"passed\":false,"
+		    "\"assignment_partition_complete\":true,"
+		    "\"exact_assigned_calibration_node_keys\":[\"%s\"],"
+		    "\"skipped_calibration_node_keys\":[\"%s\"],"
+		    "\"conflicting_calibration_node_keys\":[]}",
+		    step > 3 ? "," : "", step, exact, skipped);
+	tc_buf_putc(&rv, ']');
+	p = projection("[" OCC("original-outside", "calibration-outside",
+	    "original-stream", 1, "OutsideUnit") "," OCC("original-target",
+	    "calibration-target", "original-stream", 0, "Compute") "]",
+	    tc_buf_cstr(&rv), "[]");
+	tc_buf_free(&rv);
+	return p;
+}
+
+static void
+partial_inputs(struct skin *in, bool target_assigned)
+{
+	skin_init(in);
+	tc_json_free(in->proj);
+	in->proj = partial_projection(target_assigned);
+	tc_json_object_set(tc_json_get(in->fused, "sk_groups")->u.arr.items[0],
+	    "original_child_node_keys", parse("[\"original-target\"]"));
+	tc_json_object_set_string(tc_json_get(in->units,
+	    "assignments")->u.arr.items[0], "calibration_node_key",
+	    "calibration-target");
+}
+
+/* test_source_map_processes_target_and_skips_unrelated_unassigned_node */
+static void
+a_target_is_processed_beside_an_unassigned_node(void **state)
+{
+	struct skin in;
+	tc_json *map;
+	const tc_json *m;
+
+	(void)state;
+	partial_inputs(&in, true);
+	map = rebuild(&in, NULL);
+	m = first_mapping(map);
+	assert_string_equal(tc_json_get_string(m, "processing_status"),
+	    "processed");
+	assert_string_equal(tc_json_get_string(m, "relation"), "exact_cover");
+	assert_json(tc_json_get(tc_json_get(m, "consensus"),
+	    "validated_step_ids"), "[3,4,5]");
+	assert_json(tc_json_get(tc_json_get(map, "assignment_coverage"),
+	    "skipped_calibration_node_keys"), "[\"calibration-outside\"]");
+	tc_json_free(map);
+	skin_free(&in);
+}
+
+/* test_source_map_skips_group_when_target_child_is_not_exact_assigned */
+static void
+a_target_not_exactly_assigned_is_skipped(void **state)
+{
+	struct skin in;
+	tc_json *map;
+	const tc_json *m;
+
+	(void)state;
+	partial_inputs(&in, false);
+	map = rebuild(&in, NULL);
+	m = first_mapping(map);
+	assert_string_equal(tc_json_get_string(m, "processing_status"),
+	    "skipped");
+	assert_string_equal(tc_json_get_string(m, "relation"), "unmapped");
+	assert_string_equal(tc_json_get_string(m, "confidence"),
+	    "diagnostic_only");
+	assert_json(tc_json_get(m, "mapping_blockers"),
+	    "[\"target_child_three_step_validation_missing\"]");
+	assert_json(tc_json_get(tc_json_get(map, "assignment_coverage"),
+	    "skipped_sk_group_count"), "1");
+	tc_json_free(map);
+	skin_free(&in);
+}
+
+/* test_source_map_skips_cross_block_group_without_aborting */
+static void
+a_child_assigned_to_another_block_is_skipped(void **state)
+{
+	struct skin in;
+	tc_json *map, *other, *inst;
+	const tc_json *m;
+
+	(void)state;
+	skin_init(&in);
+	inst = tc_json_get(in.blocks, "instances");
+	other = tc_json_clone(inst->u.arr.items[0]);
+	tc_json_object_set_string(other, "block_instance_id",
+	    "block-instance-B");
+	tc_json_object_set_string(tc_json_get(other, "runtime_scope_binding"),
+	    "value", "runtime.block.B");
+	tc_json_array_push(inst, other);
+	tc_json_object_set_string(tc_json_get(in.units,
+	    "assignments")->u.arr.items[0], "block_instance_id",
+	    "block-instance-B");
+	map = rebuild(&in, NULL);
+	m = first_mapping(map);
+	assert_string_equal(tc_json_get_string(m, "processing_status"),
+	    "skipped");
+	assert_string_equal(tc_json_get_string(m, "relation"), "unmapped");
+	assert_json(tc_json_get(m, "mapping_blockers"),
+	    "[\"target_child_block_mismatch\"]");
+	assert_json(tc_json_get(m, "cross_block_calibration_node_keys"),
+	    "[\"calibration-9\"]");
+	tc_json_free(map);
+	skin_free(&in);
+}
+
+/* test_template_consensus_rejects_any_observed_family_counterexample:
+ * four blocks of one family, the fourth on another unit */
+static void
+a_family_counterexample_denies_template_confidence(void **state)
+{
+	struct skin in;
+	tc_buf occ = TC_BUF_INIT, blk = TC_BUF_INIT, asg = TC_BUF_INIT;
+	tc_buf grp = TC_BUF_INIT;
+	tc_json *map, *unit;
+	const tc_json *maps;
+	size_t i;
+	int k;
+
+	(void)state;
+	skin_init(&in);
+	for (k = 0; k < 4; k++) {
+		const char *sep = k > 0 ? "," : "[";
+
+		tc_buf_printf(&occ, "%s{\"original_node_key\":\"original-%d\","
+		    "\"calibration_node_key\":\"calibration-%d\",\"original\":"
+		    "[\"stream\",%d,\"Compute\",\"VECTOR\"]}", sep, k, k, k);
+		tc_buf_printf(&blk, "%s{\"block_instance_id\":\"block-%d\","
+		    "\"block_template_id\":\"block.execute\","
+		    "\"runtime_scope_binding\":{\"method\":\"exact_scope_name\","
+		    "\"value\":\"runtime.block.%d\"},\"control_flow_path\":"
+		    "\"adapter-path:main\"}", sep, k, k);
+		tc_buf_printf(&asg, "%s{\"calibration_node_key\":"
+		    "\"calibration-%d\",\"block_instance_id\":\"block-%d\","
+		    "\"unit_id\":\"%s\",\"control_flow_path\":"
+		    "\"adapter-path:main\",\"evidence_records\":[{\"artifact_id\":"
+		    "\"assignment-log\",\"record_id\":\"assignment-%d\","
+		    "\"record_fingerprint\":\"%064x\"}]}", sep, k, k,
+		    k < 3 ? "block.compute" : "block.alternative", k, k + 20);
+		tc_buf_printf(&grp, "%s{\"device_id\":0,\"model_id\":\"48\","
+		    "\"block_instance_id\":\"block-%d\",\"source_scope\":"
+		    "\"runtime.block.%d\",\"candidate_source_scope\":\"decode\","
+		    "\"sk_occurrence_fingerprint\":\"%064x\","
+		    "\"baseline_projection_fingerprint\":\"%064x\","
+		    "\"block_local_sk_ordinal\":0,\"ordered_child_ops\":"
+		    "[\"Compute\"],\"original_child_node_keys\":[\"original-%d\"],"
+		    "\"evidence_records\":[{\"artifact_id\":\"fused-log\","
+		    "\"record_id\":\"fused-%d\",\"record_fingerprint\":"
+		    "\"%064x\"}]}", sep, k, k, k + 1, k + 10, k, k, k + 30);
+	}
+	tc_buf_putc(&occ, ']');
+	tc_buf_putc(&blk, ']');
+	tc_buf_putc(&asg, ']');
+	tc_buf_putc(&grp, ']');
+	tc_json_free(in.proj);
+	in.proj = projection(tc_buf_cstr(&occ), "[]", "[1,2,3]");
+	unit = tc_json_clone(tc_json_get(in.smf, "units")->u.arr.items[0]);
+	tc_json_object_set_string(unit, "unit_id", "block.alternative");
+	tc_json_array_push(tc_json_get(in.smf, "units"), unit);
+	seal(in.smf, "manifest_fingerprint");
+	tc_json_object_set_string(in.blocks, "source_manifest_fingerprint",
+	    tc_json_get_string(in.smf, "manifest_fingerprint"));
+	tc_json_object_set(in.blocks, "instances", parse(tc_buf_cstr(&blk)));
+	tc_json_object_set(in.units, "assignments", parse(tc_buf_cstr(&asg)));
+	tc_json_object_set(in.fused, "sk_groups", parse(tc_buf_cstr(&grp)));
+	map = rebuild(&in, NULL);
+	maps = tc_json_get(map, "mappings");
+	assert_int_equal(maps->u.arr.len, 4);
+	for (i = 0; i < 4; i++)
+		assert_string_equal(tc_json_get_string(maps->u.arr.items[i],
+		    "confidence"), "source_unit_exact");
+	assert_json(tc_json_get(tc_json_get(maps->u.arr.items[0], "consensus"),
+	    "counterexample_block_instances"), "[\"block-3\"]");
+	/* three agreeing blocks and no counterexample: template exact */
+	tc_json_free(map);
+	tc_json_object_set_string(tc_json_get(in.units,
+	    "assignments")->u.arr.items[3], "unit_id", "block.compute");
+	map = rebuild(&in, NULL);
+	maps = tc_json_get(map, "mappings");
+	for (i = 0; i < 4; i++)
+		assert_string_equal(tc_json_get_string(maps->u.arr.items[i],
+		    "confidence"), "source_unit_template_exact");
+	assert_json(tc_json_get(tc_json_get(maps->u.arr.items[0], "consensus"),
+	    "supporting_block_instances"),
+	    "[\"block-0\",\"block-1\",\"block-2\",\"block-3\"]");
+	tc_json_free(map);
+	tc_buf_free(&occ);
+	tc_buf_free(&blk);
+	tc_buf_free(&asg);
+	tc_buf_free(&grp);
+	skin_free(&in);
+}
+
+/* rebuild with one edit; the refusal must be want */
+static void
+refused(void (*edit)(struct skin *), const char *want)
+{
+	struct skin in;
+	char *msg;
+
+	skin_init(&in);
+	edit(&in);
+	assert_null(rebuild(&in, &msg));
+	assert_non_null(msg);
+	assert_string_equal(msg, want);
+	free(msg);
+	skin_free(&in);
+}
+
+static void
+edit_projection_fp(struct skin *in)
+{
+	tc_json_object_set_string(in->proj, "projection_fingerprint", A64);
+}
+
+static void
+edit_ambiguous(struct skin *in)
+{
+	tc_json_object_set_int(in->proj, "alternative_node_correspondence_count",
+	    2);
+	seal(in->proj, "projection_fingerprint");
+}
+
+static void
+edit_duplicate_unit(struct skin *in)
+{
+	tc_json *u = tc_json_get(in->smf, "units");
+
+	tc_json_array_push(u, tc_json_clone(u->u.arr.items[0]));
+	seal(in->smf, "manifest_fingerprint");
+}
+
+static void
+edit_unprojected(struct skin *in)
+{
+	tc_json_object_set_string(tc_json_get(in->units,
+	    "assignments")->u.arr.items[0], "calibration_node_key", "ghost");
+}
+
+static void
+edit_no_evidence(struct skin *in)
+{
+	tc_json_object_set(tc_json_get(in->fused, "sk_groups")->u.arr.items[0],
+	    "evidence_records", tc_json_new_array());
+}
+
+static void
+edit_duplicate_ordinal(struct skin *in)
+{
+	tc_json *g = tc_json_get(in->fused, "sk_groups");
+	tc_json *copy = tc_json_clone(g->u.arr.items[0]);
+
+	tc_json_object_set_string(copy, "sk_occurrence_fingerprint", D64);
+	tc_json_array_push(g, copy);
+}
+
+static void
+edit_inventory_source(struct skin *in)
+{
+	tc_json_object_set_string(in->blocks, "source_manifest_fingerprint",
+	    A64);
+}
+
+static void
+sk_map_refusals_are_the_references(void **state)
+{
+	(void)state;
+	refused(edit_projection_fp, "calibration projection fingerprint "
+	    "mismatch");
+	refused(edit_ambiguous, "calibration projection is ambiguous");
+	refused(edit_duplicate_unit, "duplicate source unit block.compute");
+	refused(edit_unprojected, "assignment node ghost is duplicate or not "
+	    "projected");
+	refused(edit_no_evidence, "sk_groups[0] requires normalized log "
+	    "evidence");
+	refused(edit_duplicate_ordinal, "block block-instance-A has duplicate "
+	    "block-local SK ordinals");
+	refused(edit_inventory_source, "block inventory source manifest "
+	    "fingerprint mismatch");
+}
+
 int
 main(void)
 {
@@ -858,6 +1333,12 @@ main(void)
 		cmocka_unit_test(symmetric_streams_around_one_event_are_numbered_away),
 		cmocka_unit_test(equal_labels_with_different_wiring_differ),
 		cmocka_unit_test(a_marker_only_bridge_is_rebuilt_from_the_sources),
+		cmocka_unit_test(an_exact_child_set_covers_its_unit),
+		cmocka_unit_test(a_target_is_processed_beside_an_unassigned_node),
+		cmocka_unit_test(a_target_not_exactly_assigned_is_skipped),
+		cmocka_unit_test(a_child_assigned_to_another_block_is_skipped),
+		cmocka_unit_test(a_family_counterexample_denies_template_confidence),
+		cmocka_unit_test(sk_map_refusals_are_the_references),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
