@@ -517,6 +517,14 @@ tc_json *tc_analysis__skmap_build(const tc_json *projection,
     const tc_json *source, const tc_json *blocks, const tc_json *fused,
     const tc_json *assignments, const tc_json *calibration_source,
     tc_error *err);
+/* project_graphs (smap_project.c): the source_calibration_projection_v2
+ * of two normalized business graphs with the runtime validation list
+ * (NULL or empty: none), the evidence catalog (NULL: {}) and the
+ * collection fingerprints (NULL or "": the graphs'); NULL with the
+ * reference's message. */
+tc_json *tc_analysis__project_graphs(const tc_json *original,
+    const tc_json *calibration, const tc_json *runtime, const tc_json *catalog,
+    const tc_json *original_fp, const tc_json *calibration_fp, tc_error *err);
 /* source_calibration_projection_v2's protocol_versions object. */
 tc_json *tc_analysis__projection_versions(void);
 

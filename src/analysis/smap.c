@@ -1635,8 +1635,8 @@ skmap_rebuild(tc_json *const *loaded, const tc_json *calibration_source,
 	return 0;
 }
 
-/* The projection's sealed graph evidence: present and intact.  (The
- * reference also replays the projection from it; tunectl does not.) */
+/* _replay_calibration_projection: the projection's sealed graph
+ * evidence, present and intact, gives exactly the recorded projection */
 static int
 projection_evidence(const char *root, const tc_json *proj, tc_error *err)
 {
@@ -1644,27 +1644,41 @@ projection_evidence(const char *root, const tc_json *proj, tc_error *err)
 	    "calibration_graph", "runtime_validation" };
 	const tc_json *cat = require_object(tc_json_get(proj,
 	    "evidence_catalog"), "projection.evidence_catalog", err);
+	tc_json *v[3] = { NULL, NULL, NULL }, *replayed;
 	size_t i;
+	int rc = -1;
 
 	if (cat == NULL)
 		return -1;
 	for (i = 0; i < 3; i++) {
 		char *l;
-		tc_json *v;
 
 		if (tc_json_get(cat, keys[i]) == NULL) {
 			tc_error_set(err, "projection evidence_catalog is "
 			    "missing %s", keys[i]);
-			return -1;
+			goto done;
 		}
 		l = tc_xasprintf("projection.evidence_catalog.%s", keys[i]);
-		v = load_hashed(root, tc_json_get(cat, keys[i]), l, err);
+		v[i] = load_hashed(root, tc_json_get(cat, keys[i]), l, err);
 		free(l);
-		if (v == NULL)
-			return -1;
-		tc_json_free(v);
+		if (v[i] == NULL)
+			goto done;
 	}
-	return 0;
+	if ((replayed = tc_analysis__project_graphs(v[0], v[1], v[2], cat,
+	    tc_json_get(proj, "original_collection_fingerprint"),
+	    tc_json_get(proj, "calibration_collection_fingerprint"), err)) ==
+	    NULL)
+		goto done;
+	if (!tc_json_equal(replayed, proj))
+		tc_error_set(err, "calibration projection cannot be reproduced "
+		    "from sealed graph evidence");
+	else
+		rc = 0;
+	tc_json_free(replayed);
+done:
+	for (i = 0; i < 3; i++)
+		tc_json_free(v[i]);
+	return rc;
 }
 
 /* the stable_source bridge: the calibration snapshot (markers checked,

@@ -239,14 +239,49 @@ reseal block_instance_inventory 'a["model_adapter_fingerprint"] = "f" * 64'
 tvalidate
 expect_err "error: block inventory model adapter fingerprint mismatch" \
     "the block inventory is bound to the manifest's adapter"
+# the projection is replayed from its graphs (project_calibration_graph)
+# test_v2_replays_projection_from_sealed_graph_evidence
+reseal calibration_projection 'a["occurrences"][0]["original"][2] = "ForgedCompute"
+seal(a, "projection_fingerprint")'
+tvalidate
+expect_err "error: calibration projection cannot be reproduced from sealed graph evidence" \
+    "a re-sealed projection its graphs do not give is refused"
 reseal calibration_projection 'a["nontrivial_automorphism_count"] = 1; seal(a, "projection_fingerprint")'
 tvalidate
-expect_err "error: calibration projection has a nontrivial automorphism" \
-    "a projection with an automorphism is refused"
-reseal calibration_projection 'a["validated_step_ids"] = [1, 2]; seal(a, "projection_fingerprint")'
+expect_err "error: calibration projection cannot be reproduced from sealed graph evidence" \
+    "a projection claiming an automorphism is not the replayed one"
+# reseal_evidence NAME PYTHON: edit the projection's evidence NAME (e),
+# then seal it again in the projection, the DAG and the map
+reseal_evidence() {
+	reseal calibration_projection "
+ref = a['evidence_catalog']['$1']
+e = load(ref['relative_path'])
+$2
+ref['sha256'] = save(ref['relative_path'], e)
+dag = load(p['provenance_dag']['relative_path'])
+for n in dag['nodes']:
+    if n['relative_path'] == ref['relative_path']:
+        n['sha256'] = ref['sha256']
+save(p['provenance_dag']['relative_path'], dag)
+seal(a, 'projection_fingerprint')"
+}
+reseal_evidence runtime_validation 'del e[0]["parent_binding_exact"]
+e[0]["skipped_calibration_node_keys"] = []'
 tvalidate
-expect_err "error: sk-source-map cannot be reproduced from occurrence evidence" \
-    "two validated steps leave the SK unmapped, so the recorded exact_cover is refused"
+expect_err "error: runtime_validation[0] must provide all assignment partition fields" \
+    "the replay's refusals are the reference's"
+reseal_evidence calibration_graph 'e["nodes"][0]["canonical_op"] = "Other"'
+tvalidate
+expect_err "error: graph correspondence is missing or ambiguous; exact projection requires one solution" \
+    "graphs with no label-preserving correspondence are refused"
+reseal_evidence original_graph 'e["nodes"][1]["stream_ordinal"] = 7'
+tvalidate
+expect_err "error: original graph stream sk:s000000 ordinals must be contiguous from zero" \
+    "a stream with a gap is refused"
+reseal_evidence runtime_validation 'e[2]["unit_assignment_complete"] = False'
+tvalidate
+expect_err "error: calibration projection cannot be reproduced from sealed graph evidence" \
+    "a step that no longer passes changes the replayed projection"
 reseal original_fused_inventory 'a["sk_groups"][0]["ordered_child_ops"] = ["Forged"]'
 tvalidate
 expect_err "error: sk_groups[0] child operator sequence mismatch" \

@@ -12,7 +12,11 @@
  * stream order of origin graphs with symmetric streams
  * (src/analysis/graph_streams.c): a fingerprint that no renumbering of
  * the streams changes.  And the marker-only calibration bridge of a
- * stable_source map (src/analysis/smap_bridge.c).
+ * stable_source map (src/analysis/smap_bridge.c).  And the two
+ * recomputations a bundle must survive: the sk-source-map rebuilt from
+ * its inventories (src/analysis/smap_skmap.c) and the calibration
+ * projection replayed from its graphs (src/analysis/smap_project.c), on
+ * the reference's test inputs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1313,6 +1317,199 @@ sk_map_refusals_are_the_references(void **state)
 	    "fingerprint mismatch");
 }
 
+
+/* ---- the projection replay (smap_project.c) --------------------------- */
+
+/* project_graphs(original, calibration, runtime): the projection, or NULL
+ * and *msg the refusal */
+static tc_json *
+project(const char *original, const char *calibration, const char *runtime,
+    char **msg)
+{
+	tc_json *o = parse(original), *c = parse(calibration);
+	tc_json *rv = runtime != NULL ? parse(runtime) : NULL, *p;
+	tc_error err = TC_ERROR_INIT;
+
+	p = tc_analysis__project_graphs(o, c, rv, NULL, NULL, NULL, &err);
+	*msg = p == NULL ? tc_xstrdup(tc_error_msg(&err)) : NULL;
+	tc_error_clear(&err);
+	tc_json_free(o);
+	tc_json_free(c);
+	tc_json_free(rv);
+	return p;
+}
+
+/* a graph of one stream of n nodes labelled op, chained or not */
+static char *
+stream_graph(const char *prefix, size_t n, const char *op, bool chained)
+{
+	tc_buf b = TC_BUF_INIT;
+	size_t i;
+
+	tc_buf_printf(&b, "{\"protocol\":\"normalized_business_graph_v2\","
+	    "\"collection_fingerprint\":\"%s\",\"identity\":{\"device_id\":0,"
+	    "\"model_id\":\"48\"},\"nodes\":[", prefix);
+	for (i = 0; i < n; i++)
+		tc_buf_printf(&b, "%s{\"node_key\":\"%s-%zu\",\"stream_role\":"
+		    "\"%s-stream\",\"stream_ordinal\":%zu,\"canonical_op\":\"%s\","
+		    "\"core_family\":\"VECTOR\",\"observable_signature\":{}}",
+		    i ? "," : "", prefix, i, prefix, i, op);
+	tc_buf_puts(&b, "],\"edges\":[");
+	for (i = 0; chained && i + 1 < n; i++)
+		tc_buf_printf(&b, "%s{\"source\":\"%s-%zu\",\"target\":\"%s-%zu\","
+		    "\"kind\":\"STREAM_ORDER\",\"ports\":{}}", i ? "," : "",
+		    prefix, i, prefix, i + 1);
+	tc_buf_puts(&b, "]}");
+	return tc_buf_detach(&b, NULL);
+}
+
+/* test_projection_rejects_second_node_correspondence */
+static void
+a_second_correspondence_is_ambiguous(void **state)
+{
+	char *o = stream_graph("original", 2, "Same", false);
+	char *c = stream_graph("calibration", 2, "Same", false);
+	char *msg;
+
+	(void)state;
+	assert_null(project(o, c, NULL, &msg));
+	assert_string_equal(msg, "graph correspondence is missing or ambiguous; "
+	    "exact projection requires one solution");
+	free(msg);
+	free(o);
+	free(c);
+}
+
+/* test_projection_uses_proven_stream_chain_for_repeated_nodes */
+static void
+a_proven_chain_orders_repeated_nodes(void **state)
+{
+	char *o = stream_graph("original", 120, "Repeated", true);
+	char *c = stream_graph("calibration", 120, "Repeated", true);
+	char *msg;
+	tc_json *p = project(o, c, NULL, &msg);
+	const tc_json *occ;
+	size_t i;
+
+	(void)state;
+	assert_non_null(p);
+	occ = tc_json_get(p, "occurrences");
+	assert_int_equal(occ->u.arr.len, 120);
+	for (i = 0; i < 120; i++) {
+		const tc_json *x = occ->u.arr.items[i];
+
+		assert_true(tc_json_equal(tc_json_get(x, "original")->
+		    u.arr.items[1], tc_json_get(x, "calibration")->u.arr.items[1]));
+	}
+	assert_json(tc_json_get(p, "stream_role_assignment"),
+	    "{\"original-stream\":\"calibration-stream\"}");
+	tc_json_free(p);
+	free(o);
+	free(c);
+}
+
+/* test_partial_assignment_requires_a_complete_disjoint_partition */
+static void
+runtime_partitions_must_be_complete_and_disjoint(void **state)
+{
+	char *o = stream_graph("original", 1, "Compute", true);
+	char *c = stream_graph("calibration", 1, "Compute", true);
+	char *msg;
+
+	(void)state;
+	assert_null(project(o, c, "[{\"step_id\":3,\"business_occurrence_count\":1,"
+	    "\"assigned_occurrence_count\":1,\"unscoped_occurrence_count\":0,"
+	    "\"conflicting_assignment_count\":0,\"exact_assigned_calibration_"
+	    "node_keys\":[\"calibration-0\"],\"skipped_calibration_node_keys\":"
+	    "[]}]", &msg));
+	assert_string_equal(msg, "runtime_validation[0] must provide all "
+	    "assignment partition fields");
+	free(msg);
+	assert_null(project(o, c, "[{\"step_id\":3,\"business_occurrence_count\":1,"
+	    "\"assigned_occurrence_count\":1,\"unscoped_occurrence_count\":0,"
+	    "\"conflicting_assignment_count\":0,\"exact_assigned_calibration_"
+	    "node_keys\":[\"calibration-0\"],\"skipped_calibration_node_keys\":"
+	    "[\"calibration-0\"],\"conflicting_calibration_node_keys\":[]}]",
+	    &msg));
+	assert_string_equal(msg, "runtime_validation[0] assignment partitions "
+	    "overlap");
+	free(msg);
+	free(o);
+	free(c);
+}
+
+/* Two streams, a DATA edge with ports and an op holding a quote (its
+ * repr takes double quotes): the fingerprints a separate implementation
+ * of the recipe gives (tests/fixtures/analysis/smap/mkbundle.py). */
+#define TWO_STREAMS(p, r0, r1) "{\"protocol\":\"normalized_business_graph_v2\"," \
+	"\"collection_fingerprint\":\"" p "\",\"identity\":{\"device_id\":0," \
+	"\"model_id\":\"48\"},\"nodes\":[{\"node_key\":\"" p "2\"," \
+	"\"stream_role\":\"" r1 "\",\"stream_ordinal\":0,\"canonical_op\":" \
+	"\"Add\",\"core_family\":\"AI_VECTOR\",\"observable_signature\":{}}," \
+	"{\"node_key\":\"" p "0\",\"stream_role\":\"" r0 "\",\"stream_ordinal\":0," \
+	"\"canonical_op\":\"Mat'Mul\",\"core_family\":\"AI_CORE\"," \
+	"\"observable_signature\":{\"dtype\":\"fp16\"}},{\"node_key\":\"" p \
+	"1\",\"stream_role\":\"" r0 "\",\"stream_ordinal\":1,\"canonical_op\":" \
+	"\"Add\",\"core_family\":\"AI_VECTOR\"}],\"edges\":[{\"source\":\"" p \
+	"0\",\"target\":\"" p "2\",\"kind\":\"DATA\",\"ports\":{\"x\":1}}," \
+	"{\"source\":\"" p "0\",\"target\":\"" p "1\",\"kind\":\"STREAM_ORDER\"}]}"
+
+static void
+projection_fingerprints_follow_the_recipe(void **state)
+{
+	char *msg;
+	tc_json *p = project(TWO_STREAMS("a", "s0", "s1"),
+	    TWO_STREAMS("c", "t0", "t1"), "[{\"step_id\":1,\"passed\":false}]",
+	    &msg);
+	const tc_json *occ;
+
+	(void)state;
+	assert_non_null(p);
+	assert_string_equal(tc_json_get_string(p, "original_graph_fingerprint"),
+	    "a157c7e1775c6d2f6000da7ec9428f1b3eee7c052adf359960cc1a03798e5c0c");
+	occ = tc_json_get(p, "occurrences");
+	assert_string_equal(tc_json_get_string(occ->u.arr.items[0],
+	    "calibration_node_key"), "c0");
+	assert_string_equal(tc_json_get_string(occ->u.arr.items[0],
+	    "incident_edge_fingerprint"),
+	    "8c54e6bdb1c3fb9f27913d2a729913132e1f5d8894470eaf6bfb44393dc6bd66");
+	assert_string_equal(tc_json_get_string(occ->u.arr.items[2],
+	    "incident_edge_fingerprint"),
+	    "3d07ef102892edb844039443560e5443490a995f423d3b43f07e2c20d303926d");
+	assert_json(tc_json_get(p, "stream_role_assignment"),
+	    "{\"s0\":\"t0\",\"s1\":\"t1\"}");
+	assert_json(tc_json_get(p, "validated_step_ids"), "[]");
+	assert_json(tc_json_get(tc_json_get(p, "runtime_validation")->
+	    u.arr.items[0], "assignment_partition_complete"), "false");
+	assert_string_equal(tc_json_get_string(p,
+	    "original_collection_fingerprint"), "a");
+	tc_json_free(p);
+}
+
+static void
+projection_refusals_are_the_references(void **state)
+{
+	char *o = stream_graph("original", 2, "Compute", true);
+	char *c = stream_graph("calibration", 3, "Compute", true);
+	char *msg;
+
+	(void)state;
+	assert_null(project(o, c, NULL, &msg));
+	assert_string_equal(msg, "business kernel count differs");
+	free(msg);
+	assert_null(project("{\"protocol\":\"x\"}", c, NULL, &msg));
+	assert_string_equal(msg, "original graph.protocol must be "
+	    "normalized_business_graph_v2");
+	free(msg);
+	free(c);
+	c = stream_graph("calibration", 2, "Compute", false);
+	assert_null(project(o, c, NULL, &msg));
+	assert_string_equal(msg, "typed business edge counts differ");
+	free(msg);
+	free(o);
+	free(c);
+}
+
 int
 main(void)
 {
@@ -1339,6 +1536,11 @@ main(void)
 		cmocka_unit_test(a_child_assigned_to_another_block_is_skipped),
 		cmocka_unit_test(a_family_counterexample_denies_template_confidence),
 		cmocka_unit_test(sk_map_refusals_are_the_references),
+		cmocka_unit_test(a_second_correspondence_is_ambiguous),
+		cmocka_unit_test(a_proven_chain_orders_repeated_nodes),
+		cmocka_unit_test(runtime_partitions_must_be_complete_and_disjoint),
+		cmocka_unit_test(projection_fingerprints_follow_the_recipe),
+		cmocka_unit_test(projection_refusals_are_the_references),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
