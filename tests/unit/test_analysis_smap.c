@@ -1486,6 +1486,35 @@ projection_fingerprints_follow_the_recipe(void **state)
 	tc_json_free(p);
 }
 
+/* Without STREAM_ORDER chains the node search runs: distinct labels give
+ * one correspondence, across renamed streams. */
+static void
+the_node_search_finds_a_unique_correspondence(void **state)
+{
+	static const char *const g = "{\"protocol\":"
+	    "\"normalized_business_graph_v2\",\"collection_fingerprint\":\"%s\","
+	    "\"identity\":{\"device_id\":1,\"model_id\":7},\"nodes\":["
+	    "{\"node_key\":\"%s-b\",\"stream_role\":\"%s\",\"stream_ordinal\":1,"
+	    "\"canonical_op\":\"B\",\"core_family\":\"VECTOR\"},"
+	    "{\"node_key\":\"%s-a\",\"stream_role\":\"%s\",\"stream_ordinal\":0,"
+	    "\"canonical_op\":\"A\",\"core_family\":\"VECTOR\"}],\"edges\":["
+	    "{\"source\":\"%s-a\",\"target\":\"%s-b\",\"kind\":\"DATA\"}]}";
+	char *o = tc_xasprintf(g, "o", "o", "os", "o", "os", "o", "o");
+	char *c = tc_xasprintf(g, "c", "c", "cs", "c", "cs", "c", "c");
+	char *msg;
+	tc_json *p = project(o, c, NULL, &msg);
+
+	(void)state;
+	assert_non_null(p);
+	assert_json(tc_json_get(p, "stream_role_assignment"), "{\"os\":\"cs\"}");
+	assert_string_equal(tc_json_get_string(tc_json_get(p,
+	    "occurrences")->u.arr.items[0], "calibration_node_key"), "c-a");
+	assert_json(tc_json_get(p, "model_id"), "7");
+	tc_json_free(p);
+	free(o);
+	free(c);
+}
+
 static void
 projection_refusals_are_the_references(void **state)
 {
@@ -1540,6 +1569,7 @@ main(void)
 		cmocka_unit_test(a_proven_chain_orders_repeated_nodes),
 		cmocka_unit_test(runtime_partitions_must_be_complete_and_disjoint),
 		cmocka_unit_test(projection_fingerprints_follow_the_recipe),
+		cmocka_unit_test(the_node_search_finds_a_unique_correspondence),
 		cmocka_unit_test(projection_refusals_are_the_references),
 	};
 
