@@ -53,6 +53,8 @@ struct graph {
 	size_t ns;
 	struct gedge *edges;	/* distinct tokens, sorted */
 	size_t ne;
+	/* each node's outgoing and incoming tokens: off[k]..off[k+1] in idx */
+	size_t *out_off, *out_idx, *in_off, *in_idx;
 	char fingerprint[65];
 };
 
@@ -66,6 +68,10 @@ graph_free(struct graph *g)
 	free(g->streams);
 	free(g->nodes);
 	free(g->edges);
+	free(g->out_off);
+	free(g->out_idx);
+	free(g->in_off);
+	free(g->in_idx);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -274,6 +280,36 @@ read_streams(struct graph *g, const char *label, tc_error *err)
 	return 0;
 }
 
+/* bucket the tokens by source and by target (counting sort) */
+static void
+incidence(struct graph *g)
+{
+	size_t i, *po, *pi;
+
+	g->out_off = tc_xcalloc(g->n + 2, sizeof(*g->out_off));
+	g->in_off = tc_xcalloc(g->n + 2, sizeof(*g->in_off));
+	g->out_idx = tc_xcalloc(g->ne + 1, sizeof(*g->out_idx));
+	g->in_idx = tc_xcalloc(g->ne + 1, sizeof(*g->in_idx));
+	for (i = 0; i < g->ne; i++) {
+		g->out_off[g->edges[i].s + 1]++;
+		g->in_off[g->edges[i].t + 1]++;
+	}
+	for (i = 0; i < g->n; i++) {
+		g->out_off[i + 1] += g->out_off[i];
+		g->in_off[i + 1] += g->in_off[i];
+	}
+	po = tc_xcalloc(g->n + 1, sizeof(*po));
+	pi = tc_xcalloc(g->n + 1, sizeof(*pi));
+	for (i = 0; i < g->ne; i++) {
+		size_t s = g->edges[i].s, t = g->edges[i].t;
+
+		g->out_idx[g->out_off[s] + po[s]++] = i;
+		g->in_idx[g->in_off[t] + pi[t]++] = i;
+	}
+	free(po);
+	free(pi);
+}
+
 static int
 read_edges(struct graph *g, const char *label, const tc_json *l,
     tc_error *err)
@@ -339,6 +375,7 @@ next:
 		else
 			g->edges[g->ne++] = g->edges[i];
 	}
+	incidence(g);
 	return 0;
 }
 
@@ -896,16 +933,17 @@ cmp_counted(const void *a, const void *b)
 static tc_json *
 direction(const struct graph *g, size_t key, bool outgoing)
 {
-	struct counted *v = tc_xcalloc(g->ne + 1, sizeof(*v));
+	const size_t *off = outgoing ? g->out_off : g->in_off;
+	const size_t *idx = outgoing ? g->out_idx : g->in_idx;
+	size_t deg = off[key + 1] - off[key];
+	struct counted *v = tc_xcalloc(deg + 1, sizeof(*v));
 	tc_json *out = tc_json_new_array();
 	size_t i, n = 0, k;
 
-	for (i = 0; i < g->ne; i++) {
-		const struct gedge *e = &g->edges[i];
+	for (i = off[key]; i < off[key + 1]; i++) {
+		const struct gedge *e = &g->edges[idx[i]];
 		tc_buf b = TC_BUF_INIT;
 
-		if ((outgoing ? e->s : e->t) != key)
-			continue;
 		token_repr(&b, e->kind, e->ports, &g->nodes[outgoing ? e->t :
 		    e->s]);
 		for (k = 0; k < n; k++)
