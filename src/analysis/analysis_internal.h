@@ -525,6 +525,9 @@ tc_json *tc_analysis__skmap_build(const tc_json *projection,
 tc_json *tc_analysis__project_graphs(const tc_json *original,
     const tc_json *calibration, const tc_json *runtime, const tc_json *catalog,
     const tc_json *original_fp, const tc_json *calibration_fp, tc_error *err);
+/* The work the correspondence search may spend before it gives up
+ * (smap_project.c, 10^10 units); tests lower it. */
+extern unsigned long long tc_analysis__search_work_max;
 /* source_calibration_projection_v2's protocol_versions object. */
 tc_json *tc_analysis__projection_versions(void);
 

@@ -1380,6 +1380,29 @@ a_second_correspondence_is_ambiguous(void **state)
 	free(c);
 }
 
+/* A bundle is hostile: a graph whose nodes all look alike sends the node
+ * search down a tree it cannot finish (the reference never returns);
+ * tunectl's search counts its work and gives up with its own refusal. */
+static void
+an_alike_graph_exhausts_the_search_budget(void **state)
+{
+	unsigned long long saved = tc_analysis__search_work_max;
+	char *o = stream_graph("original", 400, "Same", false);
+	char *c = stream_graph("calibration", 400, "Same", false);
+	char *msg;
+
+	(void)state;
+	tc_analysis__search_work_max = 50000000ULL;
+	assert_null(project(o, c, NULL, &msg));
+	tc_analysis__search_work_max = saved;
+	assert_string_equal(msg, "graph correspondence search gave up after "
+	    "50000000 units of work: its nodes and streams are too alike to "
+	    "project exactly");
+	free(msg);
+	free(o);
+	free(c);
+}
+
 /* test_projection_uses_proven_stream_chain_for_repeated_nodes */
 static void
 a_proven_chain_orders_repeated_nodes(void **state)
@@ -1567,6 +1590,7 @@ main(void)
 		cmocka_unit_test(sk_map_refusals_are_the_references),
 		cmocka_unit_test(a_second_correspondence_is_ambiguous),
 		cmocka_unit_test(a_proven_chain_orders_repeated_nodes),
+		cmocka_unit_test(an_alike_graph_exhausts_the_search_budget),
 		cmocka_unit_test(runtime_partitions_must_be_complete_and_disjoint),
 		cmocka_unit_test(projection_fingerprints_follow_the_recipe),
 		cmocka_unit_test(the_node_search_finds_a_unique_correspondence),
