@@ -578,11 +578,22 @@ seq_equal(const struct tok *src, size_t n, struct prow **rows, size_t m)
 	return true;
 }
 
+/*
+ * The assignment search can take exponential time on hostile graphs (many
+ * streams sharing one short list of candidates: a pigeonhole the search
+ * proves empty branch by branch; the reference never returns).  It gives
+ * up after this many visits, and uniqueness is then unproven: the step is
+ * blocked as ambiguous.  Real captures have a handful of streams and
+ * visit a few dozen.
+ */
+#define SEARCH_VISITS_MAX 100000000ULL
+
 struct solve {
 	struct sstream **order;	/* by (candidate count, key) */
 	size_t n;
 	int64_t *cur, *first;
 	size_t solutions;
+	unsigned long long visits;
 };
 
 static void
@@ -590,14 +601,15 @@ search(struct solve *s, size_t k)
 {
 	size_t i, j;
 
-	if (s->solutions >= 2)
+	if (s->solutions >= 2 || ++s->visits > SEARCH_VISITS_MAX)
 		return;
 	if (k == s->n) {
 		if (s->solutions++ == 0)
 			memcpy(s->first, s->cur, s->n * sizeof(*s->cur));
 		return;
 	}
-	for (i = 0; i < s->order[k]->ncand && s->solutions < 2; i++) {
+	for (i = 0; i < s->order[k]->ncand && s->solutions < 2 &&
+	    s->visits <= SEARCH_VISITS_MAX; i++) {
 		int64_t b = s->order[k]->cand[i];
 
 		for (j = 0; j < k && s->cur[j] != b; j++)
@@ -805,9 +817,12 @@ align_step(struct proj *p, size_t si, size_t *solutions)
 	s.cur = tc_xcalloc(s.n + 1, sizeof(*s.cur));
 	s.first = tc_xcalloc(s.n + 1, sizeof(*s.first));
 	s.solutions = 0;
+	s.visits = 0;
 	search(&s, 0);
 	*solutions = s.solutions;
-	if (s.solutions == 0) {
+	if (s.visits > SEARCH_VISITS_MAX) {
+		blocker = "kernel_projection_stream_assignment_ambiguous";
+	} else if (s.solutions == 0) {
 		blocker = "kernel_projection_injective_assignment_missing";
 	} else if (s.solutions > 1) {
 		blocker = "kernel_projection_stream_assignment_ambiguous";
