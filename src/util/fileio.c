@@ -188,16 +188,16 @@ tc_make_temp_dir(const char *prefix, tc_error *err)
 	return dir;
 }
 
-int
-tc_mkdirs(const char *path, tc_error *err)
+/* As os.makedirs, stat-ing every prefix from the top: create the prefixes
+ * that do not exist (whatever is there otherwise fails later, naming the
+ * first path mkdir could not create), then the path itself.  norm is
+ * normalised and restored. */
+static int
+mkdirs_walk(char *norm, tc_error *err)
 {
-	char *norm = tc_path_normalize(path);
 	char *p;
 	int rc = 0;
 
-	/* As os.makedirs: create the prefixes that do not exist (whatever
-	 * is there otherwise fails later, naming the first path mkdir
-	 * could not create), then the path itself. */
 	for (p = norm; *p == '/'; p++)
 		;
 	while (*p != '\0') {
@@ -209,11 +209,45 @@ tc_mkdirs(const char *path, tc_error *err)
 			break;
 		}
 		*slash = '\0';
-		if (stat(norm, &st) != 0 && (rc = mkdir_one(norm, err)) != 0)
+		if (stat(norm, &st) != 0 && (rc = mkdir_one(norm, err)) != 0) {
+			*slash = '/';
 			break;
+		}
 		*slash = '/';
 		p = slash + 1;
 	}
+	return rc;
+}
+
+/* From the bottom up: most calls find the directory there, or only its
+ * last few components missing, and mkdir says which without a stat of
+ * every prefix.  Anything but "missing" or "there" is left to
+ * mkdirs_walk, so that failures name what they did before. */
+static int
+mkdirs_up(char *norm, tc_error *err)
+{
+	char *slash;
+	struct stat st;
+	int rc;
+
+	if (mkdir(norm, 0777) == 0 || (errno == EEXIST &&
+	    stat(norm, &st) == 0 && S_ISDIR(st.st_mode)))
+		return 0;
+	if (errno != ENOENT || (slash = strrchr(norm, '/')) == NULL ||
+	    slash == norm)
+		return mkdirs_walk(norm, err);
+	*slash = '\0';
+	rc = mkdirs_up(norm, err);
+	*slash = '/';
+	return rc != 0 ? rc : mkdir_one(norm, err);
+}
+
+int
+tc_mkdirs(const char *path, tc_error *err)
+{
+	char *norm = tc_path_normalize(path);
+	int rc = mkdirs_up(norm, err);
+
 	free(norm);
 	return rc;
 }

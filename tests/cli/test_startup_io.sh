@@ -4,7 +4,8 @@
 # with strace (a TAP skip where it is missing), verify, status and next
 # of a complete session open each document once with one fstat and one
 # fcntl (no F_GETFL), stat nothing twice in a row for the ELOOP check of
-# a path already walked, and leave the heap alone (no madvise) while
+# a path already walked, seal's mkdir -p of directories that exist
+# stats none above them, and the heap is left alone (no madvise) while
 # every document is small; a document of 512 KiB or more is read with
 # the heap grown once for huge pages (one madvise).  The security checks
 # these commands make are tested where they are (test_security,
@@ -72,6 +73,17 @@ check "a sealed result that is a symlink loop fails verify" test "$rc" != 0
 check "the failure names the loop" grep -q 'Symlink loop' <<<"$out$err"
 rm "$r6"
 mv "$r6.kept" "$r6"
+
+# seal: every directory a write needs exists already, and mkdir says
+# so without a stat of each directory above it
+ctl_init "$T/w" || exit 1
+ctl_result "$T/w/result.json"
+strace -o "$T/seal.trace" "$TUNECTL_BIN" seal --session "$S" \
+    --result "$T/w/result.json" >/dev/null 2>&1
+expect_eq "$?" 0 "seal succeeds under strace"
+expect_eq "$(count "newfstatat\(AT_FDCWD, \"$T/w\", .*, 0\) = 0" "$T/seal.trace")" 0 \
+    "seal: no stat of the directories above the artifact root"
+check "seal: the session was written" grep -q '"state": "sealed"' "$S"
 
 # A document of 512 KiB or more: the heap is grown for huge pages once.
 python3 -c 'import json, sys
