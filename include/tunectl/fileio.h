@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "tunectl/error.h"
 
@@ -66,6 +67,10 @@ int tc_write_atomic_at(int dirfd, const char *name, const char *display,
  */
 enum { TC_OPEN_NOFOLLOW = 1 << 0 };
 int tc_open_regular_at(int dirfd, const char *name, unsigned flags);
+/* The same, leaving the descriptor's fstat in *st (a reader sizes its
+ * buffer from it instead of asking again). */
+int tc_open_regular_stat_at(int dirfd, const char *name, unsigned flags,
+    struct stat *st);
 
 /* The most a whole-file read takes by default: 1 GiB (the JSON reader's
  * limit, TC_JSON_MAX_BYTES, is this one). */

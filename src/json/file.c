@@ -13,6 +13,7 @@
 
 #include "json_internal.h"
 #include "tunectl/fileio.h"
+#include "tunectl/heap.h"
 
 static void
 os_error(tc_error *err, int e, const char *path)
@@ -36,22 +37,24 @@ too_large(tc_error *err)
 	    TC_JSON_MAX_BYTES);
 }
 
-char *
-tc_json_read_fd(int fd, size_t *len, tc_error *err)
+/* tc_json_read_fd with the descriptor's fstat made (st NULL: it
+ * failed). */
+static char *
+read_fd_stat(int fd, const struct stat *st, size_t *len, tc_error *err)
 {
-	struct stat st;
 	size_t cap = 65536, n = 0;
 	char *buf;
 
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		if ((uint64_t)st.st_size > TC_JSON_MAX_BYTES) {
+	if (st != NULL && S_ISREG(st->st_mode)) {
+		if ((uint64_t)st->st_size > TC_JSON_MAX_BYTES) {
 			too_large(err);
 			return NULL;
 		}
 		/* st_size is a hint (procfs says 0, files grow); one byte
 		 * more lets the read that sees EOF fit without a realloc. */
-		if (st.st_size > 0)
-			cap = (size_t)st.st_size + 1;
+		if (st->st_size > 0)
+			cap = (size_t)st->st_size + 1;
+		tc_heap_expect(cap);
 	}
 	buf = tc_xmalloc(cap + 1);
 	for (;;) {
@@ -90,19 +93,28 @@ tc_json_read_fd(int fd, size_t *len, tc_error *err)
 }
 
 char *
+tc_json_read_fd(int fd, size_t *len, tc_error *err)
+{
+	struct stat st;
+
+	return read_fd_stat(fd, fstat(fd, &st) == 0 ? &st : NULL, len, err);
+}
+
+char *
 tc_json_read_path(const char *path, size_t *len, tc_error *err)
 {
+	struct stat st;
 	char *text;
 	int fd;
 
 	/* Never blocks on a FIFO planted where a document belongs (it would
 	 * hang the command and the session lock it holds); a directory is
 	 * refused before any read, as Python's open() does. */
-	if ((fd = tc_open_regular_at(AT_FDCWD, path, 0)) < 0) {
+	if ((fd = tc_open_regular_stat_at(AT_FDCWD, path, 0, &st)) < 0) {
 		os_error(err, errno, path);
 		return NULL;
 	}
-	text = tc_json_read_fd(fd, len, err);
+	text = read_fd_stat(fd, &st, len, err);
 	close(fd);
 	return text;
 }

@@ -40,14 +40,17 @@ artifact_file(const tc_session *s, const tc_json *relative,
 
 	if (tc_session__check_path_text(relative, err) != 0)
 		return NULL;
-	/* Without a root directory the read fails below, with the
-	 * reference's OS error. */
-	if (!tc_is_directory(s->artifact_root))
-		return tc_session_artifact_path(s, tc_json_string(relative));
 	resolved = tc_path_under_root(s->artifact_root,
 	    tc_json_string(relative), label, err);
-	if (resolved == NULL)
-		return NULL;
+	if (resolved == NULL) {
+		/* Without a root directory the read fails below, with the
+		 * reference's OS error.  (Asked only now: resolving under
+		 * the root stats it anyway.) */
+		if (tc_is_directory(s->artifact_root))
+			return NULL;
+		tc_error_clear(err);
+		return tc_session_artifact_path(s, tc_json_string(relative));
+	}
 	free(resolved);
 	/* Read through the joined path so that OS errors name the same
 	 * file as the reference's messages do. */

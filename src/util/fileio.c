@@ -13,6 +13,7 @@
 
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
+#include "tunectl/heap.h"
 #include "tunectl/path.h"
 
 void
@@ -29,9 +30,9 @@ tc_error_os(tc_error *err, int errnum, const char *path)
 }
 
 int
-tc_open_regular_at(int dirfd, const char *name, unsigned flags)
+tc_open_regular_stat_at(int dirfd, const char *name, unsigned flags,
+    struct stat *st)
 {
-	struct stat st;
 	int fd, e;
 
 	do
@@ -40,19 +41,22 @@ tc_open_regular_at(int dirfd, const char *name, unsigned flags)
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0) {
+	if (fstat(fd, st) != 0) {
 		e = errno;
 		goto fail;
 	}
-	if (S_ISDIR(st.st_mode)) {
+	if (S_ISDIR(st->st_mode)) {
 		e = EISDIR;
 		goto fail;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (!S_ISREG(st->st_mode)) {
 		e = ESPIPE;
 		goto fail;
 	}
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+	/* O_NONBLOCK is the only file status flag the open set, so
+	 * clearing every flag F_SETFL can change is clearing it (one system
+	 * call, not F_GETFL and F_SETFL). */
+	if (fcntl(fd, F_SETFL, 0) != 0) {
 		e = errno;
 		goto fail;
 	}
@@ -63,24 +67,30 @@ fail:
 	return -1;
 }
 
-char *
-tc_read_fd(int fd, const char *path, size_t max_bytes, size_t *len,
-    tc_error *err)
+int
+tc_open_regular_at(int dirfd, const char *name, unsigned flags)
+{
+	struct stat st;
+
+	return tc_open_regular_stat_at(dirfd, name, flags, &st);
+}
+
+/* tc_read_fd with the descriptor's fstat already made. */
+static char *
+read_fd_stat(int fd, const struct stat *st, const char *path,
+    size_t max_bytes, size_t *len, tc_error *err)
 {
 	tc_buf b = TC_BUF_INIT;
-	struct stat st;
 
 	if (max_bytes == 0)
 		max_bytes = TC_READ_MAX_BYTES;
-	if (fstat(fd, &st) != 0) {
-		tc_error_os(err, errno, path);
-		return NULL;
-	}
 	/* st_size is only a hint (procfs reports 0, files grow): read to EOF
 	 * and enforce the limit on what actually arrives. */
-	if (S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size <= max_bytes)
-		tc_buf_grow(&b, (size_t)st.st_size + 1);	/* +1: room to see EOF */
+	if (S_ISREG(st->st_mode) && st->st_size > 0 &&
+	    (uint64_t)st->st_size <= max_bytes) {
+		tc_heap_expect((size_t)st->st_size);
+		tc_buf_grow(&b, (size_t)st->st_size + 1);	/* +1: room to see EOF */
+	}
 	for (;;) {
 		size_t room;
 		ssize_t n;
@@ -118,16 +128,30 @@ fail:
 }
 
 char *
+tc_read_fd(int fd, const char *path, size_t max_bytes, size_t *len,
+    tc_error *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0) {
+		tc_error_os(err, errno, path);
+		return NULL;
+	}
+	return read_fd_stat(fd, &st, path, max_bytes, len, err);
+}
+
+char *
 tc_read_file(const char *path, size_t max_bytes, size_t *len, tc_error *err)
 {
+	struct stat st;
 	char *text;
-	int fd = tc_open_regular_at(AT_FDCWD, path, 0);
+	int fd = tc_open_regular_stat_at(AT_FDCWD, path, 0, &st);
 
 	if (fd < 0) {
 		tc_error_os(err, errno, path);
 		return NULL;
 	}
-	text = tc_read_fd(fd, path, max_bytes, len, err);
+	text = read_fd_stat(fd, &st, path, max_bytes, len, err);
 	close(fd);
 	return text;
 }
@@ -164,16 +188,16 @@ tc_make_temp_dir(const char *prefix, tc_error *err)
 	return dir;
 }
 
-int
-tc_mkdirs(const char *path, tc_error *err)
+/* As os.makedirs, stat-ing every prefix from the top: create the prefixes
+ * that do not exist (whatever is there otherwise fails later, naming the
+ * first path mkdir could not create), then the path itself.  norm is
+ * normalised and restored. */
+static int
+mkdirs_walk(char *norm, tc_error *err)
 {
-	char *norm = tc_path_normalize(path);
 	char *p;
 	int rc = 0;
 
-	/* As os.makedirs: create the prefixes that do not exist (whatever
-	 * is there otherwise fails later, naming the first path mkdir
-	 * could not create), then the path itself. */
 	for (p = norm; *p == '/'; p++)
 		;
 	while (*p != '\0') {
@@ -185,11 +209,45 @@ tc_mkdirs(const char *path, tc_error *err)
 			break;
 		}
 		*slash = '\0';
-		if (stat(norm, &st) != 0 && (rc = mkdir_one(norm, err)) != 0)
+		if (stat(norm, &st) != 0 && (rc = mkdir_one(norm, err)) != 0) {
+			*slash = '/';
 			break;
+		}
 		*slash = '/';
 		p = slash + 1;
 	}
+	return rc;
+}
+
+/* From the bottom up: most calls find the directory there, or only its
+ * last few components missing, and mkdir says which without a stat of
+ * every prefix.  Anything but "missing" or "there" is left to
+ * mkdirs_walk, so that failures name what they did before. */
+static int
+mkdirs_up(char *norm, tc_error *err)
+{
+	char *slash;
+	struct stat st;
+	int rc;
+
+	if (mkdir(norm, 0777) == 0 || (errno == EEXIST &&
+	    stat(norm, &st) == 0 && S_ISDIR(st.st_mode)))
+		return 0;
+	if (errno != ENOENT || (slash = strrchr(norm, '/')) == NULL ||
+	    slash == norm)
+		return mkdirs_walk(norm, err);
+	*slash = '\0';
+	rc = mkdirs_up(norm, err);
+	*slash = '/';
+	return rc != 0 ? rc : mkdir_one(norm, err);
+}
+
+int
+tc_mkdirs(const char *path, tc_error *err)
+{
+	char *norm = tc_path_normalize(path);
+	int rc = mkdirs_up(norm, err);
+
 	free(norm);
 	return rc;
 }

@@ -25,6 +25,7 @@ struct seen_link {
 struct seen {
 	struct seen_link *v;
 	size_t len, cap;
+	bool gap;	/* a component could not be lstat'd (non-strict) */
 };
 
 enum walk { WALK_OK, WALK_LOOP, WALK_ERROR };
@@ -170,6 +171,7 @@ join_realpath(tc_buf *path, const char *rest, bool strict, struct seen *seen,
 				rc = WALK_ERROR;
 				break;
 			}
+			seen->gap = true;
 			st.st_mode = 0;
 		}
 		if (!S_ISLNK(st.st_mode)) {
@@ -285,7 +287,7 @@ static char *
 resolve(const char *base, const char *input, bool strict, tc_error *err)
 {
 	char *norm = tc_path_normalize(input);
-	struct seen seen = { NULL, 0, 0 };
+	struct seen seen = { NULL, 0, 0, false };
 	tc_buf path = TC_BUF_INIT;
 	enum walk rc;
 	char *res = NULL;
@@ -300,8 +302,13 @@ resolve(const char *base, const char *input, bool strict, tc_error *err)
 		res = abspath(tc_buf_cstr(&path), err);
 	tc_buf_free(&path);
 	/* Non-strict: pathlib stats the result so that a loop, which
-	 * realpath leaves unresolved, still raises. */
-	if (res != NULL && !strict && stat(res, &st) != 0 && errno == ELOOP) {
+	 * realpath leaves unresolved, still raises.  A walk that lstat'd
+	 * every component and expanded every link has no loop left for the
+	 * stat to find: it is made only after a loop or a component that
+	 * could not be lstat'd (which is all the stat could fail on, but
+	 * for a change made since). */
+	if (res != NULL && !strict && (rc == WALK_LOOP || seen.gap) &&
+	    stat(res, &st) != 0 && errno == ELOOP) {
 		tc_buf q = TC_BUF_INIT;
 
 		tc_path_repr(&q, res);

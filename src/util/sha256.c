@@ -100,27 +100,29 @@ tc_sha256_hex(const void *data, size_t len, char hex[TC_SHA256_HEX_LEN + 1])
 	to_hex(md, hex);
 }
 
-int
-tc_sha256_fd(int fd, const char *name, char hex[TC_SHA256_HEX_LEN + 1],
-    uint64_t *size_out, tc_error *err)
+/* tc_sha256_fd with the descriptor's fstat made (stat_ok false: it
+ * failed). */
+static int
+sha256_fd_stat(int fd, const struct stat *st, bool stat_ok, const char *name,
+    char hex[TC_SHA256_HEX_LEN + 1], uint64_t *size_out, tc_error *err)
 {
 	unsigned char *buf;
 	tc_sha256 *ctx;
 	uint64_t total = 0;
 	size_t chunk = READ_CHUNK;
-	struct stat st;
-	bool stat_ok = fstat(fd, &st) == 0;
 
-	if (stat_ok && S_ISDIR(st.st_mode)) {
+	if (stat_ok && S_ISDIR(st->st_mode)) {
 		tc_error_os(err, EISDIR, name);
 		return -1;
 	}
-	/* Most evidence is a few KiB: no 1 MiB buffer for it (the size is
-	 * only a hint; a growing file is still read to EOF). */
-	if (stat_ok && S_ISREG(st.st_mode) && st.st_size >= 0 &&
-	    (uint64_t)st.st_size < READ_CHUNK)
-		chunk = (size_t)st.st_size + 4096;
-	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	/* Most evidence is a few KiB: no 1 MiB buffer for it, and no
+	 * read-ahead advice for what one read takes (the size is only a
+	 * hint; a growing file is still read to EOF). */
+	if (stat_ok && S_ISREG(st->st_mode) && st->st_size >= 0 &&
+	    (uint64_t)st->st_size < READ_CHUNK)
+		chunk = (size_t)st->st_size + 4096;
+	else
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	buf = tc_xmalloc(chunk);
 	ctx = tc_sha256_new();
 	for (;;) {
@@ -147,17 +149,28 @@ tc_sha256_fd(int fd, const char *name, char hex[TC_SHA256_HEX_LEN + 1],
 }
 
 int
+tc_sha256_fd(int fd, const char *name, char hex[TC_SHA256_HEX_LEN + 1],
+    uint64_t *size_out, tc_error *err)
+{
+	struct stat st;
+	bool stat_ok = fstat(fd, &st) == 0;
+
+	return sha256_fd_stat(fd, &st, stat_ok, name, hex, size_out, err);
+}
+
+int
 tc_sha256_file_at(int dirfd, const char *name, unsigned open_flags,
     const char *display, char hex[TC_SHA256_HEX_LEN + 1],
     uint64_t *size_out, tc_error *err)
 {
+	struct stat st;
 	int fd, rc;
 
-	if ((fd = tc_open_regular_at(dirfd, name, open_flags)) < 0) {
+	if ((fd = tc_open_regular_stat_at(dirfd, name, open_flags, &st)) < 0) {
 		tc_error_os(err, errno, display);
 		return -1;
 	}
-	rc = tc_sha256_fd(fd, display, hex, size_out, err);
+	rc = sha256_fd_stat(fd, &st, true, display, hex, size_out, err);
 	close(fd);
 	return rc;
 }
