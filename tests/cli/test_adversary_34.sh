@@ -3,7 +3,8 @@
 # each section replays one attack and asserts the defence
 # (docs/security.md, "The worker as adversary, again").
 #   1  strictness lost on derivation
-#   2  sealed S0 evidence rewritten between dispatch and seal
+#   2  sealed S0 evidence rewritten between dispatch and seal; (2b)
+#      evidence of an interrupted seal rewritten before resume
 #   3  one symlink opting a run set out of its binding and the attestation
 #   5  a derived child's attestation that did not cover the parent
 #      evidence it imported
@@ -472,4 +473,62 @@ st_seal succeeded 'produced = ["s0/runset", "s0/stability.json"]'
 expect_rc 1 "a strict seal refuses a run set holding a link"
 expect_out "strict evidence policy: s0-baseline names s0/runset, which is or holds a symbolic link or special file (s0/runset/dangling)" \
     "the refusal names the run set and the link"
+# ---- 2b. resume names the evidence an interrupted seal can no longer bind -------------
+# A seal of S0 is interrupted after its intent record and scene were
+# written (the session is put back as it was); the worker then rewrites
+# the run set that seal bound.  Resume must not complete the seal over
+# the new bytes, and must say why (on 93f640d it exited 0 and said
+# nothing, leaving S0 pending).
+R="$T/r2c/artifacts" S="$T/r2c/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r2c --optional-mode none
+ctl_seal
+mkdir -p "$R/s0"
+echo "10.0 10.1" >"$R/s0/runset.txt"
+ctl_result "$T/r2c-s0.json" "" 'result["produced_artifacts"] = ["s0/runset.txt"]'
+cp "$S" "$T/r2c-pre.json"
+tc seal --session "$S" --result "$T/r2c-s0.json"
+expect_rc 0 "S0 seals (reference policy)"
+cp "$T/r2c-pre.json" "$S"
+echo "5.0 5.1" >"$R/s0/runset.txt"
+tc resume --session "$S"
+expect_rc 1 "resume refuses to complete an interrupted seal over rewritten evidence"
+expect_out "session cannot be resumed: cannot complete the interrupted seal of s0-baseline: s0/runset.txt changed since that seal began (an interrupted seal is completed only over the evidence it bound)" \
+    "the refusal names the step, the changed file and the rule"
+expect_out "put s0/runset.txt back as it was, or move phases/s0-baseline/ out of the artifact root" \
+    "and the way out"
+check "S0 stays pending" test "$(jpy "$S" '[s["state"] for s in d["steps"]][1]')" = pending
+# the way out works: the bytes put back, resume completes the seal
+echo "10.0 10.1" >"$R/s0/runset.txt"
+tc resume --session "$S"
+expect_rc 0 "with the run set put back resume completes the seal"
+expect_err "resume completed an interrupted seal" "and says so"
+check "S0 is sealed" test "$(jpy "$S" '[s["state"] for s in d["steps"]][1]')" = sealed
+# the other way out: the scene moved aside, the step is sealed again
+cp "$T/r2c-pre.json" "$S"
+echo "5.0 5.1" >"$R/s0/runset.txt"
+mv "$R/phases/s0-baseline" "$T/r2c-moved-scene"
+ctl_seal "" 'result["produced_artifacts"] = ["s0/runset.txt"]'
+expect_rc 0 "with the scene moved aside the step seals again over the new run set"
+tc verify --session "$S"
+expect_rc 0 "and the session verifies"
+# strict: the intent record is the scene's artifact-manifest.json
+R="$T/r2d/artifacts" S="$T/r2d/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r2d --optional-mode none --evidence-policy strict
+st_seal succeeded ""
+st_s0
+echo "S0 on an idle machine" >"$R/s0/notes.txt"
+st_result "$T/r2d-s0.json" succeeded 'produced = ["s0/runset", "s0/stability.json", "s0/notes.txt"]'
+cp "$S" "$T/r2d-pre.json"
+tc seal --session "$S" --result "$T/r2d-s0.json"
+expect_rc 0 "S0 seals (strict policy)"
+cp "$T/r2d-pre.json" "$S"
+echo "S0 on a busy machine" >"$R/s0/notes.txt"
+tc resume --session "$S"
+expect_rc 1 "a strict resume refuses too"
+expect_out "cannot complete the interrupted seal of s0-baseline: s0/notes.txt changed since that seal began" \
+    "naming the rewritten file"
+tc seal --session "$S" --result "$R/phases/s0-baseline/phase-result.json"
+expect_rc 1 "sealing the scene's own result is refused the same way"
+expect_out "s0/notes.txt changed since that seal began" "with the same message"
+check "the strict S0 stays pending" test "$(jpy "$S" '[s["state"] for s in d["steps"]][1]')" = pending
 finish
