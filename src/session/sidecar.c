@@ -65,13 +65,7 @@ struct tc_sidecar {
 char *
 tc_sidecar_path(const char *session_path)
 {
-	char *abs = tc_path_resolve(session_path, NULL), *path;
-
-	if (abs == NULL)
-		return NULL;
-	path = tc_state_file("sidecars", abs);
-	free(abs);
-	return path;
+	return tc_state_file_of("sidecars", session_path);
 }
 
 static void
