@@ -81,7 +81,7 @@ tc_policy_record_start(const char *session_path, const tc_json *doc,
 			tc_error_prefix(err, "cannot record the evidence policy "
 			    "outside the artifact root (set TUNECTL_STATE_DIR to "
 			    "a writable directory): ");
-	} else if (unlink(path) != 0 && errno != ENOENT) {
+	} else if (unlink(path) != 0 && errno != ENOENT && errno != ENOTDIR) {
 		tc_error_set(err, "cannot remove the evidence policy record an "
 		    "earlier session left at this path: %s: %s", path,
 		    strerror(errno));

@@ -217,6 +217,13 @@ cp "$S" "$T/r1c-moved/auto-tune-session.json"
 drop_policy "$T/r1c-moved/auto-tune-session.json"
 tc verify --session "$T/r1c-moved/auto-tune-session.json"
 expect_rc 0 "a copy at another path has no record and is checked as before (docs/security.md)"
+# a strict session whose policy cannot be recorded is not made
+TUNECTL_STATE_DIR=/dev/null/state tc init --session "$T/r1e/s.json" --artifact-root "$T/r1e/artifacts" \
+    --session-id r1e --optional-mode none --evidence-policy strict
+expect_rc 1 "strict init refuses when its policy cannot be recorded outside the root"
+expect_out "cannot record the evidence policy outside the artifact root (set TUNECTL_STATE_DIR to a writable directory)" \
+    "naming the fix"
+check "and writes no session" test ! -e "$T/r1e/s.json"
 # a reference session gets no record
 R="$T/r1d/artifacts" S="$T/r1d/artifacts/auto-tune-session.json"
 tc init --session "$S" --artifact-root "$R" --session-id r1d --optional-mode none
