@@ -5,7 +5,10 @@
  *   - the evidence policy a session was created with ("reference", the
  *     default, or "strict"), recorded as the session key
  *     "evidence_policy" (absent = reference) and repeated in every
- *     artifact manifest, so removing it is noticed;
+ *     artifact manifest, so removing it is noticed; a strict session's
+ *     policy is also recorded outside the artifact root when it is
+ *     created (policy_record.c), which covers the time before its first
+ *     manifest;
  *   - the artifact manifest of every step tunectl seals: the sha256 and
  *     size of every file the result names, a tree digest for every
  *     directory.  A strict session keeps it in
@@ -63,6 +66,26 @@ tc_policy tc_session_policy(const tc_session *s);
 tc_json *tc_session_init_policy(const char *session_path,
     const char *artifact_root, const char *session_id,
     const char *optional_mode, tc_policy policy, tc_error *err);
+
+/* ---- the policy record (policy_record.c) ------------------------------ */
+
+/* <state>/policies/<sha256 of the resolved session path>.json, outside
+ * the artifact root; NULL without a state directory. */
+char *tc_policy_record_path(const char *session_path);
+/* Before a new session document is first written at session_path (init,
+ * derive-session; recorded_by names the command): a strict doc gets its
+ * record ("cannot record the evidence policy outside the artifact root
+ * ..." when it cannot be written); a reference doc removes a record an
+ * earlier session left at that path.  Nothing without a state
+ * directory. */
+int tc_policy_record_start(const char *session_path, const tc_json *doc,
+    const char *recorded_by, tc_error *err);
+/* Every load: a session file that says reference where its record says
+ * strict is refused ("evidence policy of session PATH recorded at init
+ * is strict; the session file says reference ..."), as is a reference
+ * file whose record cannot be read.  No record: nothing to check. */
+int tc_policy_record_check(const char *session_path, const tc_json *doc,
+    tc_error *err);
 
 /* ---- artifact manifests (manifest.c) ---------------------------------- */
 

@@ -68,6 +68,10 @@ const char *tc_path_basename(const char *path);
 char *tc_state_dir(void);
 /* <state dir>/<area>/<sha256 of key>.json, or NULL without one. */
 char *tc_state_file(const char *area, const char *key);
+/* tc_state_file(area, the resolved path): what is kept about the file
+ * at path (a session); NULL without a state directory or when path
+ * cannot be resolved. */
+char *tc_state_file_of(const char *area, const char *path);
 
 /* The ledger predicate is_relative_artifact: a string whose Python
  * strip() is non-empty, equal to its strip() (no leading or trailing

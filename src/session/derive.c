@@ -524,8 +524,11 @@ write_documents(struct derive *d, tc_error *err)
 	    err) != 0)
 		goto fail;
 	c.files[c.nfiles++] = d->manifest_path;
-	/* the child's sidecar starts before it is written, as at init */
-	if (tc_sidecar_start_doc(d->child_session, d->session, err) != 0 ||
+	/* the child's policy record and sidecar start before it is
+	 * written, as at init */
+	if (tc_policy_record_start(d->child_session, d->session,
+	    "derive-session", err) != 0 ||
+	    tc_sidecar_start_doc(d->child_session, d->session, err) != 0 ||
 	    tc_write_json(d->child_session, d->session, TC_WRITE_EXCLUSIVE,
 	    err) != 0)
 		goto fail;

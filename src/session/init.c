@@ -94,9 +94,12 @@ tc_session_init_policy(const char *session_path, const char *artifact_root,
 		goto out;
 	doc = new_session(session_id, root, optional_mode, policy);
 	/* Exclusive: a concurrent init of the same path loses cleanly.  A
-	 * reference-policy session's sidecar starts before the session is
-	 * written, replacing one an earlier session left at this path. */
+	 * strict session's policy record is written before the session (a
+	 * reference one removes a record an earlier session left at this
+	 * path), as a reference-policy session's sidecar starts, replacing
+	 * one an earlier session left. */
 	if (refuse_existing(path, err) != 0 ||
+	    tc_policy_record_start(path, doc, "init", err) != 0 ||
 	    (policy == TC_POLICY_REFERENCE && tc_sidecar_start_doc(path,
 	    doc, err) != 0) ||
 	    tc_write_json(path, doc, TC_WRITE_EXCLUSIVE, err) != 0) {

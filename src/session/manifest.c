@@ -644,6 +644,64 @@ tc_manifest_is_intent(const tc_session *s, const tc_json *step,
 	return ok;
 }
 
+/* The entry of list for path rel, or NULL. */
+static const tc_json *
+entry_for(const tc_json *list, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; tc_json_is(list, TC_JSON_ARRAY) && i < list->u.arr.len; i++)
+		if (sess_str_is(tc_json_get(list->u.arr.items[i], "path"), rel))
+			return list->u.arr.items[i];
+	return NULL;
+}
+
+/* The first path whose entry differs between two artifact lists (one
+ * that only one of them has included); NULL when they agree. */
+static const char *
+first_changed(const tc_json *was, const tc_json *now)
+{
+	const tc_json *lists[2] = { was, now };
+	size_t k, i;
+
+	for (k = 0; k < 2; k++) {
+		const tc_json *list = lists[k], *other = lists[1 - k];
+
+		for (i = 0; tc_json_is(list, TC_JSON_ARRAY) &&
+		    i < list->u.arr.len; i++) {
+			const tc_json *e = list->u.arr.items[i];
+			const char *rel = tc_json_get_string(e, "path");
+
+			if (rel != NULL && !tc_json_equal(e, entry_for(other,
+			    rel)))
+				return rel;
+		}
+	}
+	return NULL;
+}
+
+void
+tc_session__refuse_adoption(const char *step_id,
+    const tc_json *intent, const tc_json *now, tc_error *err)
+{
+	const char *rel = first_changed(tc_json_get(intent, "artifacts"),
+	    tc_json_get(now, "artifacts"));
+
+	/* The artifacts agree: the record itself was edited. */
+	if (rel == NULL) {
+		tc_error_set(err, "cannot complete the interrupted seal of %s: "
+		    "phases/%s/%s, the record that seal began with, was changed "
+		    "since: move phases/%s/ out of the artifact root and run the "
+		    "step again", step_id, step_id, TC_MANIFEST_FILE, step_id);
+		return;
+	}
+	tc_error_set(err, "cannot complete the interrupted seal of %s: %s "
+	    "changed since that seal began (an interrupted seal is completed "
+	    "only over the evidence it bound): put %s back as it was, or move "
+	    "phases/%s/ out of the artifact root and run the step again",
+	    step_id, rel, rel, step_id);
+}
+
 int
 tc_session_check_final_evidence(const tc_session *s, tc_error *err)
 {

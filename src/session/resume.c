@@ -8,7 +8,9 @@
  *     to write for the session as it is on disk (its artifact manifest,
  *     written first, names this session state and this result) and whose
  *     result is a valid handoff for it: the seal stopped before the
- *     session was written, so the seal is completed with that result;
+ *     session was written, so the seal is completed with that result
+ *     (and when that seal refuses, because the evidence it bound
+ *     changed since it began, resume refuses with its reason);
  *   - a completed session lacks FINAL_E2E_REPORT.md (a reference seal of
  *     Final that stopped after writing the session): it is rendered.
  * A scene without such a record -- a reference seal that stopped half
@@ -22,51 +24,55 @@
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 
-/* Complete an interrupted seal of the next step; true when s was
- * replaced by the sealed session.  A scene tunectl did not begin for this
- * session state is named in rep->unadopted instead. */
-static bool
-complete_interrupted_seal(tc_session **sp, tc_resume_report *rep)
+/* Complete an interrupted seal of the next step: 1 when s was replaced
+ * by the sealed session, 0 when there is none to complete (a scene
+ * tunectl did not begin for this session state is named in
+ * rep->unadopted instead), -1 with err set when the seal refuses (the
+ * evidence it bound changed since it began, say): resume then refuses
+ * with the seal's reason rather than leave the step pending unsaid. */
+static int
+complete_interrupted_seal(tc_session **sp, tc_resume_report *rep,
+    tc_error *err)
 {
 	tc_session *s = *sp, *fresh;
-	tc_error err = TC_ERROR_INIT;
 	struct sess_scene sc;
 	tc_json *step, *result;
 	char *bytes;
 	size_t len;
-	bool done = false;
+	int rc = 0;
 
 	if (tc_session_is_completed(s) ||
 	    (step = tc_session_next_step(s, NULL)) == NULL)
-		return false;
+		return 0;
 	tc_session__scene_init(&sc, s, tc_step_id(step));
 	bytes = tc_session__scene_read_result(&sc, &len);
 	tc_session__scene_free(&sc);
 	if (bytes == NULL)
-		return false;
+		return 0;
 	result = tc_json_parse(bytes, len, NULL);
 	free(bytes);
 	if (result == NULL)
-		return false;
+		return 0;
 	if (!tc_manifest_is_intent(s, step, result)) {
 		if (rep != NULL && rep->unadopted == NULL)
 			rep->unadopted = tc_xasprintf("phases/%s/phase-result.json",
 			    tc_step_id(step));
 		tc_json_free(result);
-		return false;
+		return 0;
 	}
 	/* Seal a copy: a failed seal may leave its session half edited. */
 	fresh = tc_session_wrap(tc_json_clone(s->doc), s->path);
-	if (tc_seal_session(fresh, result, &err) == 0) {
+	if (tc_seal_session(fresh, result, err) == 0) {
 		tc_session_free(s);
 		*sp = fresh;
-		done = true;
+		rc = 1;
 	} else {
 		tc_session_free(fresh);
+		tc_error_prefix(err, "session cannot be resumed: ");
+		rc = -1;
 	}
 	tc_json_free(result);
-	tc_error_clear(&err);
-	return done;
+	return rc;
 }
 
 static bool
@@ -133,6 +139,7 @@ repair(const char *session_path, tc_session **sp, tc_resume_report *rep,
 	tc_session *s;
 	tc_lock lock;
 	size_t i, limit;
+	int done = 0;
 
 	if (tc_session_lock(session_path, &lock, err) != 0)
 		return -1;
@@ -141,14 +148,15 @@ repair(const char *session_path, tc_session **sp, tc_resume_report *rep,
 		return -1;
 	}
 	limit = tc_session_step_count(s);
-	for (i = 0; i < limit && complete_interrupted_seal(&s, rep); i++)
+	for (i = 0; i < limit &&
+	    (done = complete_interrupted_seal(&s, rep, err)) == 1; i++)
 		*fixed = true;
-	if (render_missing_final_report(s))
+	if (done >= 0 && render_missing_final_report(s))
 		*fixed = true;
 	tc_lock_release(&lock);
 	tc_session_free(*sp);
 	*sp = s;
-	return 0;
+	return done < 0 ? -1 : 0;
 }
 
 tc_json *

@@ -140,6 +140,23 @@ tc_session__scene_matches(const struct sess_scene *sc, const struct sess_texts *
 	    tc_session__file_equals(sc->report_path, t->report, t->report_len);
 }
 
+/* The manifest on disk differs from the one this seal built: name what
+ * changed (both are tunectl's manifests; one that does not parse counts
+ * as the record edited). */
+static void
+refuse_adoption(const struct sess_scene *sc, const struct sess_texts *t,
+    tc_error *err)
+{
+	tc_json *was = tc_json_parse_file(sc->manifest_path, NULL);
+	tc_json *now = tc_json_parse(t->manifest, t->manifest_len, NULL);
+	const char *step_id = tc_json_get_string(now, "step_id");
+
+	tc_session__refuse_adoption(step_id != NULL ? step_id : "?", was, now,
+	    err);
+	tc_json_free(now);
+	tc_json_free(was);
+}
+
 /* The manifest: when completing an interrupted seal, the one that seal
  * wrote must still say the same; otherwise it is written first (over an
  * intent left by a seal that stopped before its result was written). */
@@ -151,8 +168,7 @@ write_manifest(const struct sess_scene *sc, const struct sess_texts *t,
 		if (tc_session__file_equals(sc->manifest_path, t->manifest,
 		    t->manifest_len))
 			return 0;
-		tc_error_set(err, "cannot complete an interrupted seal: %s no "
-		    "longer matches the artifacts it binds", sc->manifest_rel);
+		refuse_adoption(sc, t, err);
 		return -1;
 	}
 	return tc_write_atomic(sc->manifest_path, t->manifest, t->manifest_len,

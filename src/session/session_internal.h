@@ -73,8 +73,8 @@ bool tc_session__scene_matches(const struct sess_scene *sc,
  * Write the scene: the artifact manifest first (the intent record of
  * this seal), then the result (exclusive) unless adopt, then the report
  * unless it already exists with these bytes.  When adopting, a manifest
- * already on disk must be byte-identical ("cannot complete the
- * interrupted seal: <manifest> no longer matches ...").  Refuses a scene directory that
+ * already on disk must be byte-identical (else
+ * tc_session__refuse_adoption() names what changed).  Refuses a scene directory that
  * resolves outside the artifact root.
  */
 int tc_session__scene_write(const tc_session *s, const struct sess_scene *sc,
@@ -113,6 +113,12 @@ int tc_session__write_sealed(tc_session *s, tc_error *err);
 int tc_session__render_manifest(const tc_session *s, const tc_json *step,
     const tc_json *result, const char *sealed_over, struct sess_texts *t,
     tc_error *err);
+
+/* The refusal to complete an interrupted seal whose intent record (the
+ * manifest it began with) no longer describes the artifacts as they are
+ * now: names the first artifact that changed and the way out. */
+void tc_session__refuse_adoption(const char *step_id,
+    const tc_json *intent, const tc_json *now, tc_error *err);
 
 /* Byte-compare a file with a buffer (false when unreadable). */
 bool tc_session__file_equals(const char *path, const char *data, size_t len);

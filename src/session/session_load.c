@@ -196,7 +196,10 @@ tc_session_load(const char *path, unsigned flags, tc_session **out,
 		free(norm);
 		return -1;
 	}
-	if (tc_session_validate(doc, flags, err) != 0) {
+	/* After the reference's validation: the policy recorded outside
+	 * the artifact root when the session was created (issue 34). */
+	if (tc_session_validate(doc, flags, err) != 0 ||
+	    tc_policy_record_check(norm, doc, err) != 0) {
 		tc_json_free(doc);
 		free(norm);
 		return -1;

@@ -65,13 +65,7 @@ struct tc_sidecar {
 char *
 tc_sidecar_path(const char *session_path)
 {
-	char *abs = tc_path_resolve(session_path, NULL), *path;
-
-	if (abs == NULL)
-		return NULL;
-	path = tc_state_file("sidecars", abs);
-	free(abs);
-	return path;
+	return tc_state_file_of("sidecars", session_path);
 }
 
 static void
@@ -576,15 +570,14 @@ tc_sidecar_begin_seal(tc_session *s, const tc_json *manifest, bool adopt,
 	 * what that seal described. */
 	if (adopt && old != NULL && !tc_json_equal(tc_json_get(
 	    first_manifest(old), "artifacts"), tc_json_get(manifest,
-	    "artifacts")))
+	    "artifacts"))) {
+		tc_session__refuse_adoption(tc_json_get_string(manifest,
+		    "step_id"), first_manifest(old), manifest, err);
 		rc = -1;
-	tc_json_free(old);
-	if (rc != 0) {
-		tc_error_set(err, "cannot complete an interrupted seal: the "
-		    "sidecar's record of %s no longer matches the artifacts it "
-		    "binds", tc_json_get_string(manifest, "step_id"));
-		return -1;
 	}
+	tc_json_free(old);
+	if (rc != 0)
+		return -1;
 	r = append(sc, s, "seal");
 	ms = tc_json_new_array();
 	tc_json_array_push(ms, tc_json_clone(manifest));

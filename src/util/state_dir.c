@@ -40,3 +40,15 @@ tc_state_file(const char *area, const char *key)
 	free(dir);
 	return path;
 }
+
+char *
+tc_state_file_of(const char *area, const char *path)
+{
+	char *abs = tc_path_resolve(path, NULL), *file;
+
+	if (abs == NULL)
+		return NULL;
+	file = tc_state_file(area, abs);
+	free(abs);
+	return file;
+}

@@ -2,8 +2,10 @@
 # test_adversary_34.sh - the second worker-as-adversary review (issue 34):
 # each section replays one attack and asserts the defence
 # (docs/security.md, "The worker as adversary, again").
-#   1  strictness lost on derivation
-#   2  sealed S0 evidence rewritten between dispatch and seal
+#   1  strictness lost on derivation; (1b) a strict session that is not
+#      derived, its policy deleted from its file before the first seal
+#   2  sealed S0 evidence rewritten between dispatch and seal; (2b)
+#      evidence of an interrupted seal rewritten before resume
 #   3  one symlink opting a run set out of its binding and the attestation
 #   5  a derived child's attestation that did not cover the parent
 #      evidence it imported
@@ -75,6 +77,11 @@ expect_rc 2 "an unknown --evidence-policy is a usage error"
 derive_child "$T/c1"
 expect_rc 0 "a strict parent derives a child"
 expect_eq "$(jpy "$CS" 'd.get("evidence_policy")')" strict "the child inherits the strict policy"
+expect_eq "$(python3 -c 'import hashlib, json, os, sys
+p = os.path.realpath(sys.argv[1]).encode()
+r = json.load(open(os.path.join(os.environ["TUNECTL_STATE_DIR"], "policies", hashlib.sha256(p).hexdigest() + ".json")))
+print(r["evidence_policy"], r["recorded_by"])' "$CS")" "strict derive-session" \
+    "derive-session records the strict child's policy outside its root"
 # before the child's first seal no manifest repeats its policy: the worker
 # drops it from the child's own file, and every load refuses the child
 cp "$CS" "$T/c1-session.bak"
@@ -122,6 +129,105 @@ check "the child of a reference parent writes no policy key (the reference's doc
 derive_child "$T/c3" --evidence-policy strict
 expect_rc 0 "derive-session --evidence-policy strict tightens a reference parent's policy"
 expect_eq "$(jpy "$CS" 'd.get("evidence_policy")')" strict "the tightened child is strict"
+
+# ---- 1b. a strict session that is not derived keeps its policy too -------------------
+# Its policy is recorded outside the artifact root at init; a worker that
+# deletes "evidence_policy" from the session file before the first seal
+# (when no manifest repeats it) made it a reference session on 93f640d:
+# S0 sealed "succeeded" with no evidence and verify said valid.
+policy_record_of() {	# the policy record of a session path
+	python3 -c 'import hashlib, os, sys
+p = os.path.realpath(sys.argv[1]).encode("utf-8", "surrogateescape")
+print(os.path.join(os.environ["TUNECTL_STATE_DIR"], "policies", hashlib.sha256(p).hexdigest() + ".json"))' "$1"
+}
+drop_policy() {
+	python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d.pop("evidence_policy", None)
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+}
+R="$T/r1b/artifacts" S="$T/r1b/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r1b --optional-mode none --evidence-policy strict
+expect_rc 0 "a strict session is initialised"
+PREC=$(policy_record_of "$S")
+check "init records the strict policy outside the artifact root" test -f "$PREC"
+expect_eq "$(jpy "$PREC" '" ".join((d["evidence_policy"], d["session_id"], d["recorded_by"], d["session_path"]))')" \
+    "strict r1b init $(realpath "$S")" "the record names the policy, the session and its path"
+check "nothing new is written inside the root" test "$(cd "$R" && find . -type f ! -name '*.lock' | sort | tr '\n' ' ')" = "./auto-tune-session.json "
+cp "$S" "$T/r1b-session.bak"
+drop_policy "$S"
+tc verify --session "$S"
+expect_rc 1 "a strict session whose policy was dropped from its file does not verify"
+expect_out "evidence policy of session $S recorded at init is strict; the session file says reference" \
+    "the refusal names the recorded policy and the session file"
+expect_out "put \\\"evidence_policy\\\": \\\"strict\\\" back in $S" "and the fix"
+# the attack: the first seal runs under the reference's checks, and its
+# manifest then says "reference" for good
+st_seal succeeded ""
+expect_rc 1 "no seal runs under the reference's weaker checks"
+expect_out "recorded at init is strict" "the seal gives the same reason"
+check "intake stays pending" test "$(jpy "$S" '[s["state"] for s in d["steps"]][0]')" = pending
+for cmd in dispatch status resume; do
+	case $cmd in
+	dispatch) tc dispatch --session "$S" --output "$T/r1b-task.json" ;;
+	*) tc "$cmd" --session "$S" ;;
+	esac
+	expect_rc 1 "$cmd refuses the downgraded session"
+	out="$out $err" expect_out "recorded at init is strict" "$cmd names the recorded policy"
+done
+check "dispatch wrote no task" test ! -e "$T/r1b-task.json"
+python3 - "$S" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["evidence_policy"] = "reference"
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+tc verify --session "$S"
+expect_rc 1 "an explicit \"reference\" is refused the same way"
+cp "$T/r1b-session.bak" "$S"
+st_seal succeeded ""
+expect_rc 0 "with the policy put back intake seals, under the strict policy"
+st_seal succeeded ""
+expect_rc 1 "and S0 claiming success with no evidence is refused"
+expect_out "strict evidence policy" "by the strict policy's checks"
+cp "$S" "$T/r1b-session.bak"
+# an unreadable record fails closed for a file that says reference
+cp "$PREC" "$T/r1b-record.bak"
+echo "not json" >"$PREC"
+drop_policy "$S"
+tc verify --session "$S"
+expect_rc 1 "an unreadable record does not let a reference file through"
+expect_out "evidence policy record $PREC of session $S cannot be read" "it names the record"
+cp "$T/r1b-session.bak" "$S"
+tc verify --session "$S"
+expect_rc 0 "a strict file loads whatever its record holds"
+cp "$T/r1b-record.bak" "$PREC"
+# a new reference session at the path of a removed strict one
+rm -rf "$R"
+tc init --session "$S" --artifact-root "$R" --session-id r1b-new --optional-mode none
+expect_rc 0 "a reference session is initialised where a strict one was"
+check "its init removed the strict session's record" test ! -e "$PREC"
+tc verify --session "$S"
+expect_rc 0 "and the new reference session verifies"
+# the documented limit: a session moved to another path has no record
+R="$T/r1c/artifacts" S="$T/r1c/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r1c --optional-mode none --evidence-policy strict
+mkdir -p "$T/r1c-moved"
+cp "$S" "$T/r1c-moved/auto-tune-session.json"
+drop_policy "$T/r1c-moved/auto-tune-session.json"
+tc verify --session "$T/r1c-moved/auto-tune-session.json"
+expect_rc 0 "a copy at another path has no record and is checked as before (docs/security.md)"
+# a strict session whose policy cannot be recorded is not made
+TUNECTL_STATE_DIR=/dev/null/state tc init --session "$T/r1e/s.json" --artifact-root "$T/r1e/artifacts" \
+    --session-id r1e --optional-mode none --evidence-policy strict
+expect_rc 1 "strict init refuses when its policy cannot be recorded outside the root"
+expect_out "cannot record the evidence policy outside the artifact root (set TUNECTL_STATE_DIR to a writable directory)" \
+    "naming the fix"
+check "and writes no session" test ! -e "$T/r1e/s.json"
+# a reference session gets no record
+R="$T/r1d/artifacts" S="$T/r1d/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r1d --optional-mode none
+check "a reference-policy session gets no policy record" test ! -e "$(policy_record_of "$S")"
 
 # ---- 5. a derived session's attestation covers the parent evidence it imported ----------
 make_ref_parent "$T/p5"
@@ -472,4 +578,62 @@ st_seal succeeded 'produced = ["s0/runset", "s0/stability.json"]'
 expect_rc 1 "a strict seal refuses a run set holding a link"
 expect_out "strict evidence policy: s0-baseline names s0/runset, which is or holds a symbolic link or special file (s0/runset/dangling)" \
     "the refusal names the run set and the link"
+# ---- 2b. resume names the evidence an interrupted seal can no longer bind -------------
+# A seal of S0 is interrupted after its intent record and scene were
+# written (the session is put back as it was); the worker then rewrites
+# the run set that seal bound.  Resume must not complete the seal over
+# the new bytes, and must say why (on 93f640d it exited 0 and said
+# nothing, leaving S0 pending).
+R="$T/r2c/artifacts" S="$T/r2c/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r2c --optional-mode none
+ctl_seal
+mkdir -p "$R/s0"
+echo "10.0 10.1" >"$R/s0/runset.txt"
+ctl_result "$T/r2c-s0.json" "" 'result["produced_artifacts"] = ["s0/runset.txt"]'
+cp "$S" "$T/r2c-pre.json"
+tc seal --session "$S" --result "$T/r2c-s0.json"
+expect_rc 0 "S0 seals (reference policy)"
+cp "$T/r2c-pre.json" "$S"
+echo "5.0 5.1" >"$R/s0/runset.txt"
+tc resume --session "$S"
+expect_rc 1 "resume refuses to complete an interrupted seal over rewritten evidence"
+expect_out "session cannot be resumed: cannot complete the interrupted seal of s0-baseline: s0/runset.txt changed since that seal began (an interrupted seal is completed only over the evidence it bound)" \
+    "the refusal names the step, the changed file and the rule"
+expect_out "put s0/runset.txt back as it was, or move phases/s0-baseline/ out of the artifact root" \
+    "and the way out"
+check "S0 stays pending" test "$(jpy "$S" '[s["state"] for s in d["steps"]][1]')" = pending
+# the way out works: the bytes put back, resume completes the seal
+echo "10.0 10.1" >"$R/s0/runset.txt"
+tc resume --session "$S"
+expect_rc 0 "with the run set put back resume completes the seal"
+expect_err "resume completed an interrupted seal" "and says so"
+check "S0 is sealed" test "$(jpy "$S" '[s["state"] for s in d["steps"]][1]')" = sealed
+# the other way out: the scene moved aside, the step is sealed again
+cp "$T/r2c-pre.json" "$S"
+echo "5.0 5.1" >"$R/s0/runset.txt"
+mv "$R/phases/s0-baseline" "$T/r2c-moved-scene"
+ctl_seal "" 'result["produced_artifacts"] = ["s0/runset.txt"]'
+expect_rc 0 "with the scene moved aside the step seals again over the new run set"
+tc verify --session "$S"
+expect_rc 0 "and the session verifies"
+# strict: the intent record is the scene's artifact-manifest.json
+R="$T/r2d/artifacts" S="$T/r2d/artifacts/auto-tune-session.json"
+tc init --session "$S" --artifact-root "$R" --session-id r2d --optional-mode none --evidence-policy strict
+st_seal succeeded ""
+st_s0
+echo "S0 on an idle machine" >"$R/s0/notes.txt"
+st_result "$T/r2d-s0.json" succeeded 'produced = ["s0/runset", "s0/stability.json", "s0/notes.txt"]'
+cp "$S" "$T/r2d-pre.json"
+tc seal --session "$S" --result "$T/r2d-s0.json"
+expect_rc 0 "S0 seals (strict policy)"
+cp "$T/r2d-pre.json" "$S"
+echo "S0 on a busy machine" >"$R/s0/notes.txt"
+tc resume --session "$S"
+expect_rc 1 "a strict resume refuses too"
+expect_out "cannot complete the interrupted seal of s0-baseline: s0/notes.txt changed since that seal began" \
+    "naming the rewritten file"
+tc seal --session "$S" --result "$R/phases/s0-baseline/phase-result.json"
+expect_rc 1 "sealing the scene's own result is refused the same way"
+expect_out "s0/notes.txt changed since that seal began" "with the same message"
+check "the strict S0 stays pending" test "$(jpy "$S" '[s["state"] for s in d["steps"]][1]')" = pending
 finish

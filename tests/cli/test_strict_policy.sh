@@ -169,6 +169,12 @@ open(sys.argv[1], "w").write(json.dumps(d, ensure_ascii=False, indent=2, sort_ke
 PY
 tc verify --session "$S"
 expect_rc 1 "removing the policy from the session is noticed"
+expect_out "recorded at init is strict; the session file says reference" \
+    "verify names the policy recorded at init"
+# without the record (another state directory, a moved session) the
+# sealed steps' manifests still repeat the policy
+TUNECTL_STATE_DIR=$T/other-state tc verify --session "$S"
+expect_rc 1 "removing the policy is noticed without the record too"
 expect_out "evidence_policy differs from the policy intake-preparation was sealed under: strict" \
     "verify names the policy the steps were sealed under"
 rm -rf "$R"; cp -a "$T/a-copy" "$R"
