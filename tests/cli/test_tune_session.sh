@@ -112,6 +112,19 @@ check "BASE recorded that no profile was asked" grep -q 'the spec has no profile
 check "FINAL_E2E_REPORT.md" test -s "$R/FINAL_E2E_REPORT.md"
 check "report.html" test -s "$R/report.html"
 check "the spec and its plan are kept" test -s "$R/tune/spec.yaml" -a -s "$R/tune/plan.json"
+# gate.order interleaved (the default): every comparison measured its
+# baseline again, one run of each side in turn, each side in its own run set.
+jorder() { python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))["interleaved"]; print(i["role"], i["order"])' "$1"; }
+expect_eq "$(jorder "$R/stage-a/baseline/runset.json")" "A A B C A B C A B C A B C A B C" \
+	"Stage A: the baseline and both timed variants in turn"
+expect_eq "$(jorder "$R/final/candidate/runset.json")" "B A B A B A B A B A B" "Final: the winner beside the baseline"
+check "the Final gate judged the winner against the baseline measured beside it" \
+	grep -q "final/baseline" "$R/final/promotion.json.provenance.json"
+check "a Stage O trial was judged against the incumbent measured beside it" \
+	test -f "$R/stage-o/O1-baseline/runset.json"
+check "the reports show the order" grep -q "runs interleaved: A B A B A B A B A B" "$R/FINAL_E2E_REPORT.md"
+check "and Stage A's line its three sides" grep -q "runs interleaved: A B C A B C A B C A B C A B C" \
+	"$R/FINAL_E2E_REPORT.md"
 
 # A program that is not built, whose figure is read from a JSON file it
 # writes into its run directory (metric.from: file), or from its stderr;
