@@ -411,6 +411,14 @@ tc_html_result_table(tc_buf *b, const struct tc_html_evidence *ev)
 		    "clean E2E");
 	}
 	row_close(b);
+	if (ev->final_order != NULL) {
+		row_open(b, "order", "Runs");
+		tc_buf_puts(b, "runs interleaved: ");
+		tc_html_cstr(b, ev->final_order);
+		tc_buf_puts(b, " (the Final's baseline A and winner B, one run "
+		    "of each in turn)");
+		row_close(b);
+	}
 	row_open(b, "verdict", "Verdict");
 	tc_buf_printf(b, "<b class=\"%s\">", good ? "ok" : "bad");
 	tc_html_cstr(b, cls != NULL ? cls : "no final clean E2E yet");

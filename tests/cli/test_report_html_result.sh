@@ -147,6 +147,8 @@ check "the rule" grep -q 'decide-by rule <b>ci</b>' "$G"
 check "the candidate with its interval" grep -Eq '<td>Sbest</td><td>3\.0060 ms</td><td>\+69\.[0-9]+ % mean, 95 % interval \[' "$G"
 check "the runs" grep -q '<td>baseline</td><td>5</td><td>10.0100, 10.0000' "$G"
 check "the page is well-formed XML" python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$G"
+check "a session's report.html shows the Final's run order" \
+	grep -q '<th>Runs</th><td>runs interleaved: A B A B A B A B A B (the Final' "$R/report.html"
 check "the runs' order (gate.order interleaved, the default)" \
 	grep -q '<th>Runs</th><td>runs interleaved: A B A B A B A B A B' "$G"
 # a reciprocal run set's gate report records the direction; the page
