@@ -51,7 +51,7 @@ N=1
 if [ $# -ge 1 ]; then
 	case $1 in -*) ;; *) N=$1; shift ;; esac
 fi
-BUSY=0 CORE= OUT= PROFILE=standard NEIGHBOURS=0 SPEC= RUN_TIMEOUT=1200 REGRESSION=
+BUSY=0 CORE='' OUT='' PROFILE=standard NEIGHBOURS=0 SPEC='' RUN_TIMEOUT=1200 REGRESSION=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) [ $# -ge 2 ] || usage; N=$2; shift ;;

@@ -401,4 +401,11 @@ int tc_bench_run(const tc_bench_run_opts *o, tc_buf *log, tc_error *err);
 int tc_bench_ab(const tc_bench_run_opts *a, const tc_bench_run_opts *b,
     tc_buf *log, tc_error *err);
 
+/* Interleaved runs of n sides (2 to 26, roles A, B, C, ...): warm-up k of
+ * every side in turn, then run k of every side in turn, into n ordinary
+ * run sets.  Each runset.json records its role, every side's run set and
+ * the order the runs were taken in ("A B C A B C ..."). */
+int tc_bench_interleave(const tc_bench_run_opts *sides, size_t n,
+    tc_buf *log, tc_error *err);
+
 #endif

@@ -97,6 +97,8 @@ typedef struct tc_tune_gate {
 	double allow_p90_regression_pct;
 	double allow_stddev_regression_pct;
 	char *decide_by;		/* "mean" or "ci" */
+	char *order;			/* "interleaved" or "sequential": how a
+					 * comparison takes its runs */
 } tc_tune_gate;
 
 typedef struct tc_tune_spec {

@@ -109,6 +109,10 @@ class Worker:
         self.ranks = PLAN.get("ranks", 1)
         self.exec_dir = "phase-executions/%s" % self.step["step_id"]
         self.tools = self.plan()
+        # gate.order as intake froze it; a session frozen before the key
+        # existed measured its series one after the other
+        self.interleaved = self.frozen_gate().get("order") == "interleaved"
+        self.interleave_lines = []
 
     # --- paths -----------------------------------------------------------
     def path(self, rel):
@@ -220,12 +224,72 @@ class Worker:
                       *args, "--", "/bin/sh", "-c", script)
         except ToolFailed as e:
             raise RunFailed(failed_run_text(out, e)) from None
-        metric = read_json(os.path.join(out, "runset.json")).get("metric") or {}
-        if METRIC.get("from") in ("stdout", "stderr") and metric.get("source") != "metric_regex":
-            raise RunFailed("%s/run-1: metric.regex /%s/ matched nothing in the run's %s "
-                            "(the run set was timed by its wall clock instead)" % (
-                                out, METRIC.get("regex"), METRIC.get("from")))
+        check_metric_source(out)
         return out
+
+    def bench_interleaved(self, sides, runs, archive=False):
+        """`runs` runs of each side [(config rel, run set rel)], one of
+        each in turn (A B A B ..., A B C A B C ...; run_benchmark.py
+        --interleaved, i.e. bench ab), after the spec's warm-up runs taken
+        in the same turns.  Each side gets its own run set, which records
+        the order.  archive: as bench(), for every side but the first (the
+        baseline)."""
+        scripts, outs = [], []
+        for i, (config_rel, rel_dir) in enumerate(sides):
+            script = self.prepare(config_rel)["run"]
+            if archive and i > 0:
+                script = archive_script(read_json(self.path(config_rel))) + script
+            scripts.append(script)
+        for _, rel_dir in sides:
+            outs.append(self.fresh_dir(rel_dir))
+        args = ["--interleaved", "--runs", runs, "--warmup-runs", GATE.get("warmup_runs", 0),
+                "--ranks", self.ranks, "--warmup-samples", self.warmup, "--out-a", outs[0]]
+        for out in outs[1:]:
+            args += ["--out-b", out]
+        if TIMEOUTS.get("run"):
+            args += ["--timeout-seconds", TIMEOUTS["run"]]
+        args += metric_args() + ["--"]
+        for i, script in enumerate(scripts):
+            args += (["---"] if i > 0 else []) + ["/bin/sh", "-c", script]
+        try:
+            self.tool("run_benchmark.py", "bench-" + sides[-1][1].replace("/", "-") + "-interleaved", *args)
+        except ToolFailed as e:
+            failed = [o for o in outs if failed_run_text(o, None).startswith("run ")]
+            raise RunFailed(failed_run_text(failed[0] if failed else outs[0], e)) from None
+        for out in outs:
+            check_metric_source(out)
+        return outs
+
+    def interleaved_series(self, sides, archive=False):
+        """A comparison's series, baseline first, taken interleaved and
+        measured again while any of them spreads more than
+        gate.stability.max_spread_pct (series_attempts in all).  Returns
+        the run set paths in the order of sides."""
+        runs = GATE.get("runs", 5)
+        tried = []
+        for k in range(1, SERIES_ATTEMPTS + 1):
+            named = [(cfg, self.attempt_name(rd, k)) for cfg, rd in sides]
+            outs = self.bench_interleaved(named, runs, archive=archive)
+            spreads = [runset_spread_pct(o) for o in outs]
+            stable = all(sp is not None and sp <= MAX_SPREAD_PCT for sp in spreads)
+            tried.append({"runsets": [rd for _, rd in named], "spread_pct": spreads, "stable": stable})
+            if stable:
+                break
+        self.note_attempts(sides[-1][1], tried)
+        order = interleave_order(outs[0])
+        self.decisions.append({"decision": "runs_interleaved", "runsets": [self.rel(o) for o in outs],
+                               "order": order})
+        self.interleave_lines.append("runs interleaved: %s" % order)
+        return outs
+
+    def interleave_text(self):
+        """The phase report's line of how its comparisons took their runs
+        ("" when they did not interleave)."""
+        if not self.interleave_lines:
+            return ""
+        orders = sorted(set(self.interleave_lines), key=self.interleave_lines.index)
+        n = len(self.interleave_lines)
+        return " %s%s。" % ("；".join(orders), "（%d 次比较）" % n if n > 1 else "")
 
     def check(self, config_rel, rel_dir):
         """The spec's correctness check of a configuration, run once under
@@ -406,6 +470,22 @@ def metric_args():
     if m.get("from") == "file":
         return ["--metric-file", m["file"], "--metric-pointer", m["pointer"]] + higher
     return []
+
+
+def check_metric_source(out):
+    """A run set the spec's regex read nothing from (timed by the wall
+    clock instead) ends the attempt."""
+    metric = read_json(os.path.join(out, "runset.json")).get("metric") or {}
+    if METRIC.get("from") in ("stdout", "stderr") and metric.get("source") != "metric_regex":
+        raise RunFailed("%s/run-1: metric.regex /%s/ matched nothing in the run's %s "
+                        "(the run set was timed by its wall clock instead)" % (
+                            out, METRIC.get("regex"), METRIC.get("from")))
+
+
+def interleave_order(out):
+    """The order the interleaved runs of run set `out` were taken in, with
+    the sides' roles ("A B A B ...")."""
+    return (read_json(os.path.join(out, "runset.json")).get("interleaved") or {}).get("order") or "N/A"
 
 
 def first_run(out):

@@ -412,6 +412,16 @@ extension_block(const tc_analyze_opts *o, const tc_runset *base,
 	tc_json_object_set(clk, "candidates", clkc);
 	tc_json_object_set(ext, "timing_clock", clk);
 	tc_json_object_set(ext, "warnings", warn_list);
+	if (logged_as(base) != NULL &&
+	    strcmp(logged_as(base), "reciprocal") == 0) {
+		/* the figures above are of 1/value: say so, for a reader of
+		 * this report alone (report html --gate converts them) */
+		tc_json *m = tc_json_new_object();
+
+		tc_json_object_set_string(m, "direction", "higher");
+		tc_json_object_set_string(m, "logged", "reciprocal");
+		tc_json_object_set(ext, "metric", m);
+	}
 	tc_json_object_set_string(ext, "schema_version",
 	    "tunectl-gate-extensions-v1");
 	return ext;

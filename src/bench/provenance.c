@@ -44,6 +44,28 @@ string_or_null(const char *s)
 	return s != NULL ? tc_json_new_string(s) : tc_json_new_null();
 }
 
+/* A baseline run set that logged 1/value (bench run --metric-higher):
+ * the record says so, as the report the reference's shape leaves no room
+ * for does not (report html --gate labels and converts its figures). */
+static void
+record_direction(tc_json *p, const char *baseline)
+{
+	char *path = tc_xasprintf("%s/runset.json", baseline);
+	tc_json *rs = tc_json_parse_file(path, NULL);
+	const tc_json *m = tc_json_get(rs, "metric");
+
+	if (tc_json_get_string(m, "logged") != NULL &&
+	    strcmp(tc_json_get_string(m, "logged"), "reciprocal") == 0) {
+		tc_json *d = tc_json_new_object();
+
+		tc_json_object_set_string(d, "direction", "higher");
+		tc_json_object_set_string(d, "logged", "reciprocal");
+		tc_json_object_set(p, "metric", d);
+	}
+	tc_json_free(rs);
+	free(path);
+}
+
 tc_json *
 tc_analyze_provenance(const tc_analyze_opts *o,
     const char *screening_matrix_path)
@@ -97,6 +119,7 @@ tc_analyze_provenance(const tc_analyze_opts *o,
 	}
 	tc_json_object_set(p, "replay_validator",
 	    string_or_null(o->replay_validator));
+	record_direction(p, o->baseline);
 	return p;
 }
 

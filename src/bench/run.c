@@ -85,6 +85,8 @@ typedef struct session {
 	const char *role;		/* "A" / "B" for bench ab */
 	tc_buf *log;			/* progress lines (may be NULL) */
 	const char *partner;
+	const tc_json *sides;		/* bench ab: every side's run set */
+	const char *order;		/* bench ab: "A B A B ..." in full */
 	char *clock;			/* the clock the first run named */
 	bool clock_set;
 	tc_json *warmups;		/* the discarded warm-up runs */
@@ -850,7 +852,8 @@ runset_header(session *s, const tc_runset_opts *ro)
 
 		tc_json_object_set_string(ab, "role", s->role);
 		tc_json_object_set_string(ab, "partner", s->partner);
-		tc_json_object_set_string(ab, "order", "interleaved A B A B ...");
+		tc_json_object_set(ab, "sides", tc_json_clone(s->sides));
+		tc_json_object_set_string(ab, "order", s->order);
 		tc_json_object_set(doc, "interleaved", ab);
 	}
 	return doc;
@@ -1005,50 +1008,112 @@ out:
 	return rc;
 }
 
+/* The order the timed runs of n interleaved sides were taken in, one
+ * letter per run: "A B A B ..." in full. */
+static char *
+interleave_order(size_t n, long runs)
+{
+	tc_buf b = TC_BUF_INIT;
+
+	for (long k = 0; k < runs; k++)
+		for (size_t i = 0; i < n; i++)
+			tc_buf_printf(&b, "%s%c", b.len > 0 ? " " : "",
+			    'A' + (int)i);
+	return tc_buf_detach(&b, NULL);
+}
+
+int
+tc_bench_interleave(const tc_bench_run_opts *sides, size_t n, tc_buf *log,
+    tc_error *err)
+{
+	static const char *const roles[] = { "A", "B", "C", "D", "E", "F",
+		"G", "H", "I", "J", "K", "L", "M", "N", "O", "P", "Q", "R",
+		"S", "T", "U", "V", "W", "X", "Y", "Z" };
+	session *ss;
+	tc_json *dirs = NULL;
+	char *order = NULL;
+	size_t opened = 0, i, j;
+	bool all_ok = true;
+	int rc = TC_BENCH_OK;
+
+	if (n < 2 || n > sizeof(roles) / sizeof(roles[0])) {
+		tc_error_set(err, "an interleaved measurement takes 2 to %zu "
+		    "sides, got %zu", sizeof(roles) / sizeof(roles[0]), n);
+		return TC_BENCH_VALUE_ERROR;
+	}
+	for (i = 1; i < n; i++)
+		if (sides[i].runs != sides[0].runs ||
+		    sides[i].warmup_runs != sides[0].warmup_runs) {
+			tc_error_set(err, "A and %s need the same number of "
+			    "runs and warm-up runs", roles[i]);
+			return TC_BENCH_VALUE_ERROR;
+		}
+	ss = tc_xcalloc(n, sizeof(*ss));
+	for (i = 0; i < n; i++) {
+		rc = session_open(&ss[i], &sides[i], err);
+		opened = i + 1;
+		if (rc != 0)
+			goto out;
+		for (j = 0; j < i; j++)
+			if (strcmp(ss[i].abs_dir, ss[j].abs_dir) == 0) {
+				tc_error_set(err, "the run sets of %s and %s "
+				    "must differ (%s)", roles[j], roles[i],
+				    ss[i].dir);
+				rc = TC_BENCH_VALUE_ERROR;
+				goto out;
+			}
+	}
+	dirs = tc_json_new_array();
+	for (i = 0; i < n; i++)
+		tc_json_array_push(dirs, tc_json_new_string(ss[i].dir));
+	order = interleave_order(n, sides[0].runs);
+	for (i = 0; i < n; i++) {
+		ss[i].log = log;
+		ss[i].role = roles[i];
+		/* A's partner is B; every other side's is A */
+		ss[i].partner = ss[i == 0 ? 1 : 0].dir;
+		ss[i].sides = dirs;
+		ss[i].order = order;
+	}
+	/* warm-ups alternate too, so each side's first timed run follows
+	 * the same history */
+	for (long k = 1; k <= sides[0].warmup_runs; k++)
+		for (i = 0; i < n; i++)
+			if ((rc = run_warmup(&ss[i], k, ss[i].warmups, log,
+			    err)) != 0)
+				goto out;
+	for (long k = 1; k <= sides[0].runs; k++)
+		for (i = 0; i < n; i++)
+			if ((rc = run_one(&ss[i], k, log, err)) != 0)
+				goto out;
+	for (i = 0; i < n; i++) {
+		bool ok = false;
+
+		if ((rc = session_finish(&ss[i], &ok, err)) != 0)
+			goto out;
+		all_ok = all_ok && ok;
+	}
+	if (!all_ok) {
+		tc_error_set(err, "not every run succeeded (see %s/runset.json "
+		    "and its partners' runset.json)", ss[0].dir);
+		rc = TC_BENCH_FAIL;
+	}
+out:
+	for (i = 0; i < opened; i++)
+		session_close(&ss[i]);
+	free(ss);
+	free(order);
+	tc_json_free(dirs);
+	return rc;
+}
+
 int
 tc_bench_ab(const tc_bench_run_opts *a, const tc_bench_run_opts *b,
     tc_buf *log, tc_error *err)
 {
-	session sa, sb;
-	bool oka = false, okb = false;
-	int rc;
+	tc_bench_run_opts sides[2];
 
-	memset(&sb, 0, sizeof(sb));
-	if (a->runs != b->runs) {
-		tc_error_set(err, "A and B need the same number of runs");
-		return TC_BENCH_VALUE_ERROR;
-	}
-	if ((rc = session_open(&sa, a, err)) != 0) {
-		session_close(&sa);
-		return rc;
-	}
-	if ((rc = session_open(&sb, b, err)) != 0)
-		goto out;
-	if (strcmp(sa.abs_dir, sb.abs_dir) == 0) {
-		tc_error_set(err, "--out-a and --out-b must differ");
-		rc = TC_BENCH_VALUE_ERROR;
-		goto out;
-	}
-	sa.log = sb.log = log;
-	sa.role = "A";
-	sa.partner = sb.dir;
-	sb.role = "B";
-	sb.partner = sa.dir;
-	for (long k = 1; k <= a->runs; k++) {
-		if ((rc = run_one(&sa, k, log, err)) != 0 ||
-		    (rc = run_one(&sb, k, log, err)) != 0)
-			goto out;
-	}
-	if ((rc = session_finish(&sa, &oka, err)) != 0 ||
-	    (rc = session_finish(&sb, &okb, err)) != 0)
-		goto out;
-	if (!oka || !okb) {
-		tc_error_set(err, "not every run succeeded (see %s/runset.json "
-		    "and %s/runset.json)", sa.dir, sb.dir);
-		rc = TC_BENCH_FAIL;
-	}
-out:
-	session_close(&sa);
-	session_close(&sb);
-	return rc;
+	sides[0] = *a;
+	sides[1] = *b;
+	return tc_bench_interleave(sides, 2, log, err);
 }

@@ -56,7 +56,7 @@ print_manifest(const char *dir)
 
 static int
 finish(const struct tc_command *cmd, int rc, tc_buf *log, tc_error *err,
-    const char *dir_a, const char *dir_b)
+    const char *const *dirs, size_t ndirs)
 {
 	if (log->len > 0)
 		fputs(log->data, stderr);
@@ -64,10 +64,9 @@ finish(const struct tc_command *cmd, int rc, tc_buf *log, tc_error *err,
 		rc = tc_usage_error(cmd, "%s", tc_error_msg(err));
 		return rc;
 	}
-	if (dir_a != NULL && print_manifest(dir_a) != 0 && rc == 0)
-		rc = TC_EXIT_FAIL;
-	if (dir_b != NULL && print_manifest(dir_b) != 0 && rc == 0)
-		rc = TC_EXIT_FAIL;
+	for (size_t i = 0; i < ndirs; i++)
+		if (print_manifest(dirs[i]) != 0 && rc == 0)
+			rc = TC_EXIT_FAIL;
 	if (rc != 0)
 		fprintf(stderr, "tunectl: %s\n", tc_error_msg(err));
 	return rc != 0 ? TC_EXIT_FAIL : TC_EXIT_OK;
@@ -137,8 +136,8 @@ bench_run(const struct tc_command *cmd, int argc, char **argv)
 	o.argv = cmdv;
 	o.out_dir = out;
 	rc = tc_bench_run(&o, &log, &err);
-	rc = finish(cmd, rc, &log, &err, rc == TC_BENCH_VALUE_ERROR ?
-	    NULL : out, NULL);
+	rc = finish(cmd, rc, &log, &err, &out, rc == TC_BENCH_VALUE_ERROR ?
+	    0 : 1);
 	free(cmdv);
 	tc_parse_result_free(&pr);
 	tc_buf_free(&log);
@@ -146,20 +145,39 @@ bench_run(const struct tc_command *cmd, int argc, char **argv)
 	return rc;
 }
 
+/* The workloads after --, split at each ---: group k's words start at
+ * items[starts[k]], ended by the NULL put in place of the --- after it.
+ * The number of groups; an empty group starts at a NULL. */
+static size_t
+split_groups(char **items, size_t n, size_t **starts)
+{
+	size_t ngroups = 1;
+
+	*starts = tc_xcalloc(n + 1, sizeof(**starts));
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(items[i], "---") == 0) {
+			items[i] = NULL;
+			(*starts)[ngroups++] = i + 1;
+		}
+	return ngroups;
+}
+
 static int
 bench_ab(const struct tc_command *cmd, int argc, char **argv)
 {
-	long runs = 0, ranks = 1, warmup = -1;
+	long runs = 0, ranks = 1, warmup = -1, warmup_runs = 0;
 	double timeout = 0;
-	const char *out_a = NULL, *out_b = NULL, *regex = NULL, *stream = NULL;
+	const char *out_a = NULL, *regex = NULL, *stream = NULL;
 	const char *mfile = NULL, *mpointer = NULL;
+	struct tc_strlist out_b = { 0 };
 	bool higher = false;
 	struct tc_option opts[] = {
 		{ "--runs", TC_OPT_INT, &runs, true, NULL },
 		{ "--out-a", TC_OPT_STRING, &out_a, true, NULL },
-		{ "--out-b", TC_OPT_STRING, &out_b, true, NULL },
+		{ "--out-b", TC_OPT_LIST, &out_b, true, NULL },
 		{ "--ranks", TC_OPT_INT, &ranks, false, NULL },
 		{ "--warmup-samples", TC_OPT_INT, &warmup, false, NULL },
+		{ "--warmup-runs", TC_OPT_INT, &warmup_runs, false, NULL },
 		{ "--metric-regex", TC_OPT_STRING, &regex, false, NULL },
 		{ "--metric-stream", TC_OPT_STRING, &stream, false, NULL },
 		{ "--metric-file", TC_OPT_STRING, &mfile, false, NULL },
@@ -169,62 +187,78 @@ bench_ab(const struct tc_command *cmd, int argc, char **argv)
 		{ NULL, 0, NULL, false, NULL }
 	};
 	struct tc_parse_result pr;
-	tc_bench_run_opts a, b;
+	tc_bench_run_opts *sides = NULL;
 	tc_buf log = TC_BUF_INIT;
 	tc_error err = TC_ERROR_INIT;
-	char **av = NULL, **bv = NULL;
-	size_t n, sep, i;
+	char **items = NULL;
+	size_t *starts = NULL;
+	const char **dirs = NULL;
+	size_t n, ngroups, i;
 	int rc;
 
 	rc = tc_opts_parse(cmd, argc, argv, opts, &pr);
 	if (rc != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	n = pr.positional.len;
-	for (sep = 0; sep < n; sep++)
-		if (strcmp(pr.positional.items[sep], "---") == 0)
-			break;
-	if (!pr.saw_dashdash || pr.dashdash_index != 0 || sep == 0 ||
-	    sep >= n - 1) {
-		tc_parse_result_free(&pr);
-		return tc_usage_error(cmd, "give the workloads as -- A... "
+	if (!pr.saw_dashdash || pr.dashdash_index != 0 || n == 0) {
+		rc = tc_usage_error(cmd, "give the workloads as -- A... "
 		    "--- B...");
+		goto out;
+	}
+	items = tc_xcalloc(n + 1, sizeof(*items));
+	for (i = 0; i < n; i++)
+		items[i] = (char *)pr.positional.items[i];
+	ngroups = split_groups(items, n, &starts);
+	for (i = 0; i < ngroups; i++)
+		if (items[starts[i]] == NULL || ngroups < 2) {
+			rc = tc_usage_error(cmd, "give the workloads as -- "
+			    "A... --- B...");
+			goto out;
+		}
+	if (ngroups - 1 != out_b.len) {
+		rc = tc_usage_error(cmd, "give one --out-b per workload after "
+		    "---: %zu --out-b for %zu", out_b.len, ngroups - 1);
+		goto out;
 	}
 	if (warmup < -1) {
-		tc_parse_result_free(&pr);
-		return tc_usage_error(cmd, "--warmup-samples must be >= 0");
+		rc = tc_usage_error(cmd, "--warmup-samples must be >= 0");
+		goto out;
 	}
 	if (stream != NULL && strcmp(stream, "stdout") != 0 &&
 	    strcmp(stream, "stderr") != 0) {
-		tc_parse_result_free(&pr);
-		return tc_usage_error(cmd, "argument --metric-stream: invalid "
+		rc = tc_usage_error(cmd, "argument --metric-stream: invalid "
 		    "choice: '%s' (choose from 'stdout', 'stderr')", stream);
+		goto out;
 	}
-	av = tc_xcalloc(sep + 1, sizeof(*av));
-	bv = tc_xcalloc(n - sep, sizeof(*bv));
-	for (i = 0; i < sep; i++)
-		av[i] = (char *)pr.positional.items[i];
-	for (i = sep + 1; i < n; i++)
-		bv[i - sep - 1] = (char *)pr.positional.items[i];
-	memset(&a, 0, sizeof(a));
-	a.runs = runs;
-	a.ranks = ranks;
-	a.warmup_samples = warmup;
-	a.metric_regex = regex;
-	a.metric_stderr = stream != NULL && strcmp(stream, "stderr") == 0;
-	a.metric_file = mfile;
-	a.metric_pointer = mpointer;
-	a.metric_higher = higher;
-	a.timeout_s = timeout;
-	a.argv = av;
-	a.out_dir = out_a;
-	b = a;
-	b.argv = bv;
-	b.out_dir = out_b;
-	rc = tc_bench_ab(&a, &b, &log, &err);
-	rc = finish(cmd, rc, &log, &err, rc == TC_BENCH_VALUE_ERROR ?
-	    NULL : out_a, rc == TC_BENCH_VALUE_ERROR ? NULL : out_b);
-	free(av);
-	free(bv);
+	sides = tc_xcalloc(ngroups, sizeof(*sides));
+	dirs = tc_xcalloc(ngroups, sizeof(*dirs));
+	for (i = 0; i < ngroups; i++) {
+		tc_bench_run_opts *o = &sides[i];
+
+		o->runs = runs;
+		o->ranks = ranks;
+		o->warmup_samples = warmup;
+		o->warmup_runs = warmup_runs;
+		o->metric_regex = regex;
+		o->metric_stderr = stream != NULL &&
+		    strcmp(stream, "stderr") == 0;
+		o->metric_file = mfile;
+		o->metric_pointer = mpointer;
+		o->metric_higher = higher;
+		o->timeout_s = timeout;
+		/* each group is NULL-terminated where its --- was */
+		o->argv = &items[starts[i]];
+		o->out_dir = i == 0 ? out_a : out_b.items[i - 1];
+		dirs[i] = o->out_dir;
+	}
+	rc = tc_bench_interleave(sides, ngroups, &log, &err);
+	rc = finish(cmd, rc, &log, &err, dirs, rc == TC_BENCH_VALUE_ERROR ?
+	    0 : ngroups);
+out:
+	free(sides);
+	free(dirs);
+	free(items);
+	free(starts);
 	tc_parse_result_free(&pr);
 	tc_buf_free(&log);
 	tc_error_clear(&err);
@@ -247,12 +281,19 @@ static const struct tc_command bench_run_entry = {
 static const struct tc_command bench_ab_entry = {
 	.name = "bench ab",
 	.summary = "interleaved A/B runs",
-	.usage = "usage: tunectl bench ab --runs N --out-a DIR --out-b DIR [--ranks R]\n"
-	    "                        [--warmup-samples W] [--metric-regex RE] [--timeout-seconds T]\n"
-	    "                        -- A_CMD [ARGS...] --- B_CMD [ARGS...]\n"
-	    "\nRuns A1 B1 A2 B2 ... so that slow drift of the machine affects both sides\n"
-	    "alike, writing two ordinary run sets (compare them with 'tunectl gate\n"
-	    "analyze --baseline A --candidate B=B ...').\n" COMMON_HELP,
+	.usage = "usage: tunectl bench ab --runs N --out-a DIR --out-b DIR [--out-b DIR ...] [--ranks R]\n"
+	    "                        [--warmup-samples W] [--warmup-runs K] [--metric-regex RE]\n"
+	    "                        [--timeout-seconds T]\n"
+	    "                        -- A_CMD [ARGS...] --- B_CMD [ARGS...] [--- C_CMD [ARGS...] ...]\n"
+	    "\nRuns A1 B1 A2 B2 ... so that slow drift of the machine, or a neighbour that\n"
+	    "starts halfway, affects both sides alike, writing ordinary run sets (compare\n"
+	    "them with 'tunectl gate analyze --baseline A --candidate B=B ...').  Each\n"
+	    "further --- workload is one more side, written to the next --out-b (B, C,\n"
+	    "...), and takes its turn in every round: A1 B1 C1 A2 B2 C2 ...\n"
+	    "\n  --warmup-runs K       K discarded processes per side first, in the same\n"
+	    "                        turns (RUNSET/warmup-K; default 0)\n"
+	    "\nEach runset.json records the interleaving: its role (A, B, ...), every\n"
+	    "side's run set and the order the timed runs were taken in (\"A B A B\").\n" COMMON_HELP,
 	.run = bench_ab,
 };
 

@@ -488,6 +488,38 @@ collect_reports(const tc_session *s, const char *step_id, const char *phase,
 	tc_json_free(strong);
 }
 
+/* The order the Final's baseline run set was measured in beside the
+ * winner (bench ab records it), read through the artifact root; NULL
+ * for a series measured on its own. */
+static char *
+final_order(const tc_session *s, const tc_json *final)
+{
+	const char *base = tc_json_get_string(tc_json_get(final, "baseline"),
+	    "path");
+	char *root = tc_path_resolve(s->artifact_root, NULL);
+	char *abs = base != NULL && root != NULL ?
+	    tc_path_resolve(base, NULL) : NULL;
+	char *rel = NULL, *order = NULL;
+	tc_json *rs = NULL;
+
+	if (abs != NULL && tc_path_is_within(abs, root) &&
+	    strcmp(abs, root) != 0) {
+		char *rel_dir = tc_path_relative_to(abs, root);
+
+		rel = tc_xasprintf("%s/runset.json", rel_dir);
+		free(rel_dir);
+		rs = load_json(s, rel);
+	}
+	if (tc_json_get_string(tc_json_get(rs, "interleaved"), "order"))
+		order = tc_xstrdup(tc_json_get_string(tc_json_get(rs,
+		    "interleaved"), "order"));
+	tc_json_free(rs);
+	free(rel);
+	free(abs);
+	free(root);
+	return order;
+}
+
 void
 tc_html_collect(const tc_session *s, struct tc_html_evidence *ev)
 {
@@ -521,6 +553,8 @@ tc_html_collect(const tc_session *s, struct tc_html_evidence *ev)
 			    tc_json_get(hs->result, "ledger_path"), NULL);
 		}
 	}
+	if (ev->final != NULL)
+		ev->final_order = final_order(s, ev->final);
 	/* the console's account of the refusal, when the step it reads
 	 * still matches its seal */
 	(void)tc_report_refusal(s, &ev->decisive_why, &ev->decisive);
@@ -546,6 +580,7 @@ tc_html_evidence_free(struct tc_html_evidence *ev)
 	tc_json_free(ev->s0);
 	tc_json_free(ev->stage_a);
 	tc_json_free(ev->final);
+	free(ev->final_order);
 	tc_json_free(ev->trials);
 	tc_json_free(ev->ledger);
 	tc_json_free(ev->freeze);

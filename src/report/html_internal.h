@@ -126,6 +126,8 @@ struct tc_html_evidence {
 	 * candidates the same step produced */
 	tc_json *labels[TC_HTML_NONE];
 	tc_buf refusals;	/* every sealed gate refusal, one line each */
+	char *final_order;	/* the Final's interleaved run order ("A B A
+				 * B ..."), or NULL: measured sequentially */
 	const char *decisive;	/* the step that stopped the chain, or NULL */
 	tc_buf decisive_why;	/* its refusal (tc_report_refusal) */
 };

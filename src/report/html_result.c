@@ -411,6 +411,14 @@ tc_html_result_table(tc_buf *b, const struct tc_html_evidence *ev)
 		    "clean E2E");
 	}
 	row_close(b);
+	if (ev->final_order != NULL) {
+		row_open(b, "order", "Runs");
+		tc_buf_puts(b, "runs interleaved: ");
+		tc_html_cstr(b, ev->final_order);
+		tc_buf_puts(b, " (the Final's baseline A and winner B, one run "
+		    "of each in turn)");
+		row_close(b);
+	}
 	row_open(b, "verdict", "Verdict");
 	tc_buf_printf(b, "<b class=\"%s\">", good ? "ok" : "bad");
 	tc_html_cstr(b, cls != NULL ? cls : "no final clean E2E yet");
@@ -464,8 +472,64 @@ static const char *const KIND_NAMES[] = {
 	"final promotion (gate promote / gate analyze)"
 };
 
+/* What a gate page shows beside the report: whether its run sets logged
+ * 1/value (bench run --metric-higher), from the report's tunectl block,
+ * else its provenance record, else the baseline run set's runset.json,
+ * and the order interleaved runs were taken in (bench ab), or NULL. */
+struct gate_page {
+	bool higher;
+	char *order;
+};
+
 static void
-gate_candidates(tc_buf *b, const tc_json *doc)
+gate_page_read(const char *path, const tc_json *doc, struct gate_page *pg)
+{
+	const char *dir = tc_json_get_string(tc_json_get(tc_json_get(doc,
+	    "tunectl"), "metric"), "direction");
+	const char *base = tc_json_get_string(tc_json_get(doc, "baseline"),
+	    "path");
+	char *pp = tc_xasprintf("%s.provenance.json", path);
+	tc_json *prov = tc_json_parse_file(pp, NULL), *rs = NULL;
+
+	free(pp);
+	memset(pg, 0, sizeof(*pg));
+	/* a reference-shaped report has no tunectl block: its record says */
+	if (dir == NULL)
+		dir = tc_json_get_string(tc_json_get(prov, "metric"),
+		    "direction");
+	if (base != NULL) {
+		char *p = tc_xasprintf("%s/runset.json", base);
+
+		/* a run set moved or removed since: the report alone */
+		rs = tc_json_parse_file(p, NULL);
+		free(p);
+	}
+	if (dir == NULL)
+		dir = tc_json_get_string(tc_json_get(rs, "metric"), "direction");
+	pg->higher = dir != NULL && strcmp(dir, "higher") == 0;
+	if (tc_json_get_string(tc_json_get(rs, "interleaved"), "order"))
+		pg->order = tc_xstrdup(tc_json_get_string(tc_json_get(rs,
+		    "interleaved"), "order"));
+	tc_json_free(rs);
+	tc_json_free(prov);
+}
+
+/* A logged worst-rank mean: in ms, or for a reciprocal run set the
+ * figure it stands for and the reciprocal, labelled. */
+static void
+logged_mean(tc_buf *b, const struct gate_page *pg, double v)
+{
+	if (!pg->higher)
+		tc_buf_printf(b, "%.4f ms", v);
+	else if (v > 0 && isfinite(v))
+		tc_buf_printf(b, "%.6g per unit of the program's figure (higher "
+		    "is better; logged as its reciprocal %.6g)", 1.0 / v, v);
+	else
+		tc_buf_puts(b, "n/a (a reciprocal that is not positive)");
+}
+
+static void
+gate_candidates(tc_buf *b, const tc_json *doc, const struct gate_page *pg)
 {
 	const tc_json *cands = tc_json_get(doc, "candidates");
 
@@ -483,9 +547,14 @@ gate_candidates(tc_buf *b, const tc_json *doc)
 		tc_html_figures(doc, m->value, &f);
 		tc_buf_puts(b, "<tr><td>");
 		tc_html_text(b, m->key, m->key_len);
-		tc_buf_printf(b, "</td><td>%.4f ms</td><td>",
-		    tc_report__num(m->value, "worst_rank_mean_ms"));
-		figures_text(b, &f);
+		tc_buf_puts(b, "</td><td>");
+		logged_mean(b, pg, tc_report__num(m->value,
+		    "worst_rank_mean_ms"));
+		tc_buf_puts(b, "</td><td>");
+		if (pg->higher)
+			figures_text_higher(b, &f, "the program's unit");
+		else
+			figures_text(b, &f);
 		tc_buf_printf(b, "</td><td><b class=\"%s\">%s%s</b></td><td>",
 		    ok ? "ok" : "bad", ok ? "" : "not ", word);
 		/* this candidate's refusal alone */
@@ -553,7 +622,8 @@ gate_runs(tc_buf *b, const tc_json *doc, enum tc_html_chart kind)
 }
 
 static void
-gate_body(tc_buf *b, const tc_json *doc, enum tc_html_chart kind)
+gate_body(tc_buf *b, const tc_json *doc, enum tc_html_chart kind,
+    const struct gate_page *pg)
 {
 	const tc_json *st = tc_json_get(doc, "baseline_stability");
 	const tc_json *cands = tc_json_get(doc, "candidates");
@@ -577,16 +647,24 @@ gate_body(tc_buf *b, const tc_json *doc, enum tc_html_chart kind)
 	tc_buf_puts(b, "</p></header><section id=\"result\"><h2>Result</h2>"
 	    "<table class=\"result\"><tbody>");
 	row_open(b, "baseline", "Baseline");
-	tc_buf_printf(b, "worst-rank mean %.4f ms over %zu runs",
-	    tc_report__num(tc_json_get(doc, "baseline"), "worst_rank_mean_ms"),
+	tc_buf_puts(b, "worst-rank mean ");
+	logged_mean(b, pg, tc_report__num(tc_json_get(doc, "baseline"),
+	    "worst_rank_mean_ms"));
+	tc_buf_printf(b, " over %zu runs",
 	    tc_json_get(st, "run_worst_rank_means_ms")->u.arr.len);
 	row_close(b);
+	if (pg->order != NULL) {
+		row_open(b, "order", "Runs");
+		tc_buf_puts(b, "runs interleaved: ");
+		tc_html_cstr(b, pg->order);
+		row_close(b);
+	}
 	row_open(b, "rule", "Rule");
 	tc_html_rules(b, first, doc, NULL);
 	row_close(b);
 	tc_buf_puts(b, "</tbody></table>");
 	if (kind != TC_HTML_S0)
-		gate_candidates(b, doc);
+		gate_candidates(b, doc, pg);
 	tc_buf_puts(b, "</section><section id=\"refusals\"><h2>Refusals</h2>");
 	if (tc_gate_explain(doc, "gate", &why))
 		tc_html_lines(b, tc_buf_cstr(&why));
@@ -603,6 +681,7 @@ tc_report_html_gate(const char *path, tc_buf *out, tc_error *err)
 	tc_error perr = TC_ERROR_INIT;
 	tc_json *doc = tc_json_parse_file(path, &perr);
 	enum tc_html_chart kind;
+	struct gate_page pg;
 	const char *problem;
 
 	if (doc == NULL) {
@@ -623,8 +702,10 @@ tc_report_html_gate(const char *path, tc_buf *out, tc_error *err)
 		tc_json_free(doc);
 		return -1;
 	}
+	gate_page_read(path, doc, &pg);
 	tc_html_page_open(out, "tunectl gate report: ", path, "");
-	gate_body(out, doc, kind);
+	gate_body(out, doc, kind, &pg);
+	free(pg.order);
 	tc_html_page_close(out, "one gate report, not a sealed session");
 	tc_json_free(doc);
 	return 0;

@@ -18,6 +18,12 @@
  *   rule 2  a measured Final    a final_e2e that `ledger final-e2e`
  *                               computes again from the frozen S0 and a
  *                               candidate run set the Final names.
+ *
+ * "The frozen S0" of rules 4 and 2 is S0's run set, or, when the spec's
+ * gate.order interleaves, a run set the step produced that runs S0's very
+ * command as side A of an interleaved measurement beside the candidate
+ * (bench ab's runset.json records the sides): the same baseline, measured
+ * again run for run with the candidate.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -409,6 +415,69 @@ tc_strict__check_s0(const tc_session *s, const tc_json *step,
 	return -1;
 }
 
+/* ---- the frozen S0, or S0 measured again beside a candidate ------------- */
+
+/* Whether interleaved side `side` (a path as bench ab recorded it) is the
+ * root-relative run set rel. */
+static bool
+side_is(const tc_session *s, const char *side, const char *rel)
+{
+	char *r = tc_strict__root_relative(s, side);
+	size_t n = strlen(side), m = strlen(rel);
+	bool hit = r != NULL && strcmp(r, rel) == 0;
+
+	free(r);
+	/* a session moved since: the recorded path still ends in rel */
+	return hit || (n > m && side[n - m - 1] == '/' &&
+	    strcmp(side + n - m, rel) == 0);
+}
+
+/* Whether the comparison's baseline run set base (root-relative) stands
+ * for the frozen S0: it is S0, or (gate.order interleaved) a run set the
+ * step produced that ran S0's very command (its configuration, from the
+ * same build) as side A of an interleaved measurement, with cand (NULL:
+ * any candidate) among its other sides. */
+static bool
+s0_or_remeasured(const tc_session *s, const tc_json *result,
+    const char *base, const char *frozen, const char *cand)
+{
+	char *brel, *frel;
+	tc_json *b = NULL, *f = NULL;
+	const tc_json *il, *sides;
+	bool ok = false;
+
+	if (strcmp(base, frozen) == 0)
+		return true;
+	if (!tc_strict__names(result, base, true))
+		return false;
+	brel = tc_xasprintf("%s/runset.json", base);
+	frel = tc_xasprintf("%s/runset.json", frozen);
+	if ((b = read_under_root(s, brel, "run set", NULL)) == NULL ||
+	    (f = read_under_root(s, frel, "run set", NULL)) == NULL)
+		goto out;
+	il = tc_json_get(b, "interleaved");
+	sides = tc_json_get(il, "sides");
+	if (!sess_str_is(tc_json_get(il, "role"), "A") ||
+	    !tc_json_is(sides, TC_JSON_ARRAY) ||
+	    tc_json_get(b, "command") == NULL ||
+	    !tc_json_equal(tc_json_get(b, "command"),
+	    tc_json_get(f, "command")))
+		goto out;
+	if (cand == NULL) {
+		ok = true;
+		goto out;
+	}
+	for (size_t i = 1; i < sides->u.arr.len && !ok; i++)
+		ok = tc_json_string(sides->u.arr.items[i]) != NULL &&
+		    side_is(s, tc_json_string(sides->u.arr.items[i]), cand);
+out:
+	tc_json_free(b);
+	tc_json_free(f);
+	free(brel);
+	free(frel);
+	return ok;
+}
+
 /* ---- rule 4: Stage A ---------------------------------------------------- */
 
 int
@@ -436,7 +505,7 @@ tc_strict__check_stage_a(const tc_session *s, const tc_json *step,
 		    !sess_str_is(at(r->report, "selection",
 		    "selected_for_deep_analysis"), seed))
 			continue;
-		if (strcmp(r->baseline, frozen) != 0) {
+		if (!s0_or_remeasured(s, result, r->baseline, frozen, NULL)) {
 			tc_error_set(err, STRICT ", rule 4: screening report %s "
 			    "compares against %s, not the frozen S0 %s", r->rel,
 			    r->baseline, frozen);
@@ -608,7 +677,8 @@ tc_strict__check_final(const tc_session *s, const tc_json *step,
 	if (tc_json_get_string(prov, "candidate") != NULL)
 		cand = tc_strict__root_relative(s, tc_json_get_string(prov,
 		    "candidate"));
-	if (base == NULL || strcmp(base, frozen) != 0) {
+	if (base == NULL || !s0_or_remeasured(s, result, base, frozen,
+	    cand != NULL ? cand : "")) {
 		tc_error_set(err, STRICT ", rule 2: final_e2e of %s compares "
 		    "against %s, not the frozen S0 %s", ledger_rel,
 		    base != NULL ? base : "a run set outside the artifact root",

@@ -408,6 +408,7 @@ gate_json(const tc_tune_gate *g)
 	tc_json_object_set(o, "allow_stddev_regression_pct",
 	    tc_json_new_float(g->allow_stddev_regression_pct));
 	tc_json_object_set_string(o, "decide_by", g->decide_by);
+	tc_json_object_set_string(o, "order", g->order);
 	return o;
 }
 
@@ -504,6 +505,9 @@ tc_tune_plan(const tc_tune_spec *s, tc_error *err)
 	long has_check = s->check.command != NULL || s->check_expected != NULL;
 	long screened = s->nvariants > 0 ? (long)s->nvariants - 1 : 0;
 	long extra = s->gate.series_attempts - 1;
+	/* interleaved: each comparison measures its baseline again, run for
+	 * run beside the candidates */
+	long il = strcmp(s->gate.order, "interleaved") == 0;
 
 	if ((options = options_json(s, trials, &ntrials, err)) == NULL) {
 		tc_json_free(trials);
@@ -550,22 +554,27 @@ tc_tune_plan(const tc_tune_spec *s, tc_error *err)
 	    "read, the check passes)", 0, 0, has_check, 1);
 	phase(&t, s, "s0-baseline", "the baseline series, judged by the "
 	    "stability rule", 1, extra, 0, 0);
-	phase(&t, s, "stage-a-scope-selection", screened > 0 ? "one series "
-	    "per screened variant, at the baseline's options" : "no variants "
+	phase(&t, s, "stage-a-scope-selection", screened == 0 ? "no variants "
 	    "to screen: a session needs a second variant (Stage A must select "
-	    "one for Stage O to run)", screened,
-	    screened * extra, screened * has_check, 0);
-	phase(&t, s, "stage-o-option-tuning", ntrials > 0 ? "the incumbent "
-	    "O0, then one series per option trial" : "no option trials",
-	    ntrials > 0 ? 1 + (long)ntrials : 0,
-	    ntrials > 0 ? (1 + (long)ntrials) * extra : 0,
+	    "one for Stage O to run)" : il ? "one series per screened variant, "
+	    "at the baseline's options, interleaved with a new baseline "
+	    "series" : "one series per screened variant, at the baseline's "
+	    "options", screened > 0 ? screened + il : 0,
+	    screened > 0 ? (screened + il) * extra : 0, screened * has_check, 0);
+	phase(&t, s, "stage-o-option-tuning", ntrials == 0 ? "no option "
+	    "trials" : il ? "the incumbent O0, then per option trial one "
+	    "series of it interleaved with one of the incumbent" : "the "
+	    "incumbent O0, then one series per option trial",
+	    ntrials > 0 ? 1 + (1 + il) * (long)ntrials : 0,
+	    ntrials > 0 ? (1 + (1 + il) * (long)ntrials) * extra : 0,
 	    (long)ntrials * has_check, 0);
 	phase(&t, s, "base-profile-source-mapping", s->profile.command != NULL ?
 	    "one profiled run of the winner" : "no profile command: BASE "
 	    "records that none was asked", 0, 0, 0,
 	    s->profile.command != NULL ? 1 : 0);
-	phase(&t, s, "final-e2e-report", "the winner, one series, against the "
-	    "frozen baseline", 1, extra, 0, 0);
+	phase(&t, s, "final-e2e-report", il ? "the winner, one series "
+	    "interleaved with one of the baseline" : "the winner, one series, "
+	    "against the frozen baseline", 1 + il, (1 + il) * extra, 0, 0);
 
 	plan = tc_json_new_object();
 	tc_json_object_set_string(plan, "schema_version", "tunectl-tune-plan-v1");
@@ -696,7 +705,10 @@ tc_tune_plan_text(const tc_json *plan, tc_buf *out)
 	tc_json_str(out, tc_json_get(g, "allow_p90_regression_pct"));
 	tc_buf_puts(out, " %, stddev regression <= ");
 	tc_json_str(out, tc_json_get(g, "allow_stddev_regression_pct"));
-	tc_buf_puts(out, " %\n\nbaseline: ");
+	tc_buf_printf(out, " %%\n      runs %s\n\nbaseline: ",
+	    strcmp(tc_json_get_string(g, "order"), "interleaved") == 0 ?
+	    "interleaved: baseline and candidates alternate (A B A B ...)" :
+	    "sequential: each series after the other");
 	if (tc_json_get_string(tc_json_get(plan, "baseline"), "variant"))
 		tc_buf_printf(out, "variant %s ", tc_json_get_string(
 		    tc_json_get(plan, "baseline"), "variant"));

@@ -834,6 +834,8 @@ static int
 read_gate(struct rd *r, yaml_node_t *n)
 {
 	static const char *const decide[] = { "mean", "ci", NULL };
+	static const char *const orders[] = { "interleaved", "sequential",
+		NULL };
 	tc_tune_gate *g = &r->spec->gate;
 	struct field f[] = {
 		{ "runs", NULL, NULL }, { "warmup_runs", NULL, NULL },
@@ -841,7 +843,8 @@ read_gate(struct rd *r, yaml_node_t *n)
 		{ "min_improvement_pct", NULL, NULL },
 		{ "allow_p90_regression_pct", NULL, NULL },
 		{ "allow_stddev_regression_pct", NULL, NULL },
-		{ "decide_by", NULL, NULL }, { NULL, NULL, NULL }
+		{ "decide_by", NULL, NULL }, { "order", NULL, NULL },
+		{ NULL, NULL, NULL }
 	};
 
 	if (read_mapping(r, n, "gate", f) != 0)
@@ -868,8 +871,11 @@ read_gate(struct rd *r, yaml_node_t *n)
 	    "gate.allow_stddev_regression_pct", 0, 1000,
 	    &g->allow_stddev_regression_pct) != 0))
 		return -1;
-	return set_choice(r, field(f, "decide_by"), "gate.decide_by", decide,
-	    &g->decide_by);
+	if (set_choice(r, field(f, "decide_by"), "gate.decide_by", decide,
+	    &g->decide_by) != 0)
+		return -1;
+	return set_choice(r, field(f, "order"), "gate.order", orders,
+	    &g->order);
 }
 
 /* ---- templates ---------------------------------------------------------- */
@@ -1135,6 +1141,9 @@ set_defaults(tc_tune_spec *s)
 	s->gate.series_attempts = 3;
 	s->gate.min_improvement_pct = 2.0;
 	s->gate.decide_by = tc_xstrdup("mean");
+	/* Baseline and candidate runs alternate, so that a neighbour that
+	 * starts mid-comparison slows both sides alike. */
+	s->gate.order = tc_xstrdup("interleaved");
 }
 
 /* Baseline values default to each parameter's first value. */
@@ -1382,5 +1391,6 @@ tc_tune_spec_free(tc_tune_spec *s)
 	free(s->baseline_variant);
 	free(s->gate.stability_rule);
 	free(s->gate.decide_by);
+	free(s->gate.order);
 	free(s);
 }

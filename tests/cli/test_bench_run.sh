@@ -147,5 +147,25 @@ check "two ordinary run sets" test -f A/runset.json -a -f B/runset.json -a -d B/
 check "each names its partner" grep -q '"partner": "A"' B/runset.json
 tc bench ab --runs 2 --out-a A2 --out-b B2 -- true
 expect_rc 2 "ab needs both commands"
+expect_eq "$(python3 -c "import json; d=json.load(open('B/runset.json'))['interleaved']; print(d['role'], d['sides'], d['order'])")" \
+    "B ['A', 'B'] A B A B A B" "each records its role, every side and the order the runs were taken in"
+
+# More sides take their turn in every round; warm-ups alternate too.
+tc bench ab --runs 2 --warmup-runs 1 --out-a X --out-b Y --out-b Z -- sh -c 'echo X >> o3.txt' \
+    --- sh -c 'echo Y >> o3.txt' --- sh -c 'echo Z >> o3.txt'
+expect_rc 0 "three interleaved sides"
+expect_eq "$(tr '\n' ' ' < o3.txt)" "X Y Z X Y Z X Y Z " "one warm-up of each side, then A B C A B C"
+check "the warm-ups are kept apart" test -d Z/warmup-1 -a -d Z/run-2 -a ! -e Z/run-3
+expect_eq "$(python3 -c "import json; d=json.load(open('Z/runset.json'))['interleaved']; print(d['role'], d['partner'], d['order'])")" \
+    "C X A B C A B C" "the third side is C, its partner A"
+tc bench ab --runs 2 --out-a X3 --out-b Y3 -- true --- true --- true
+expect_rc 2 "one --out-b per workload after ---"
+expect_err "give one --out-b per workload after ---: 1 --out-b for 2" "naming the counts"
+check "nothing was run" test ! -e X3
+tc bench ab --runs 2 --out-a S --out-b S -- true --- true
+expect_rc 2 "two sides into one run set are refused"
+expect_err "the run sets of A and B must differ (S)" "naming the run set"
+tc bench ab --runs 2 --out-a X4 --out-b Y4 -- true --- true ---
+expect_rc 2 "an empty workload after --- is refused"
 
 finish

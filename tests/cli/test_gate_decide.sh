@@ -150,4 +150,21 @@ tc ledger final-e2e --ledger fe-mean.json --replace --candidate-id S1 --scope-st
 	--reason-zh x --option-config opt.json --baseline base --candidate win --decide-by median
 expect_rc 2 "final-e2e: an unknown --decide-by is a usage error"
 
+# ---- a figure better higher: the report and its record say the runs logged 1/value -------
+hi() {	# hi NAME RATE: five runs printing "rate: RATE+k" (a throughput)
+	"$TUNECTL_BIN" bench run --runs 5 --warmup-samples 0 --metric-regex 'rate: ([0-9.]+)' --metric-higher --out "$1" -- \
+	    sh -c "echo rate: \$(( $2 + TUNECTL_RUN_INDEX ))" >/dev/null 2>&1 || echo "# bench run $1 failed" >&2
+}
+hi hbase 100
+hi hwin 200
+tc gate analyze --baseline hbase --candidate S1=hwin "${P[@]}" --warmup 0 --decide-by ci \
+	--allow-stddev-regression-pct 1000 --json-out hi.json --require-pass
+expect_rc 0 "a doubled throughput passes"
+check "the extension block records the direction and what the runs logged" \
+	test "$(jf hi.json "d['tunectl']['metric']")" = "{'direction': 'higher', 'logged': 'reciprocal'}"
+check "so does the provenance record" \
+	test "$(jf hi.json.provenance.json "d['metric']")" = "{'direction': 'higher', 'logged': 'reciprocal'}"
+check "a report of plain figures records nothing of the kind" \
+	test "$(jf ci/win.json "('metric' in d['tunectl'], 'metric' in json.load(open('ci/win.json.provenance.json')))")" = "(False, False)"
+
 finish

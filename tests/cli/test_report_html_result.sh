@@ -147,6 +147,21 @@ check "the rule" grep -q 'decide-by rule <b>ci</b>' "$G"
 check "the candidate with its interval" grep -Eq '<td>Sbest</td><td>3\.0060 ms</td><td>\+69\.[0-9]+ % mean, 95 % interval \[' "$G"
 check "the runs" grep -q '<td>baseline</td><td>5</td><td>10.0100, 10.0000' "$G"
 check "the page is well-formed XML" python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$G"
+check "a session's report.html shows the Final's run order" \
+	grep -q '<th>Runs</th><td>runs interleaved: A B A B A B A B A B (the Final' "$R/report.html"
+check "the runs' order (gate.order interleaved, the default)" \
+	grep -q '<th>Runs</th><td>runs interleaved: A B A B A B A B A B' "$G"
+# a reciprocal run set's gate report records the direction; the page
+# labels and converts its figures as report.html of a session does
+expect_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["metric"])' "$R4/final/promotion.json.provenance.json")" \
+	"{'direction': 'higher', 'logged': 'reciprocal'}" "a gate report of a higher-is-better metric records it (its provenance record: the report keeps the reference's shape)"
+tc report html --gate "$R4/final/promotion.json" --out "$T/higher.html"
+expect_rc 0 "report html --gate draws a reciprocal promotion report"
+check "its improvement labelled higher-is-better and mapped, the reciprocal's beside it" \
+	grep -Eq '<span class="figure">in the program(&#39;|.)s unit, higher is better: \+199\.[0-9]+ % harmonic mean.*<span class="reciprocal">of the reciprocal 1/value the gates compare, lower is better: \+66\.' "$T/higher.html"
+check "the means converted back, the logged reciprocal named" \
+	grep -Eq 'per unit of the program(&#39;|.)s figure \(higher is better; logged as its reciprocal' "$T/higher.html"
+check "a plain report is not relabelled" bash -c '! grep -q "harmonic mean" "$0"' "$G"
 tc report html --gate "$R3/s0/stability-3.json"
 expect_rc 0 "report html --gate draws a stability report (default: beside it)"
 check "the default output is the report's name with .html" test -s "$R3/s0/stability-3.html"

@@ -86,6 +86,26 @@ expect_out "rule 4: stage-a-scope-selection accepted must name its Sbest-SEED" "
 st_seal accepted "$A_LISTS; result['selected_candidate'] = 'S3'"
 expect_rc 1 "Stage A accepted with a seed the screening did not select is refused"
 expect_out "rule 4: stage-a-scope-selection accepted S3, but no screening report" "names the seed"
+# gate.order interleaved: the baseline measured again beside the candidates
+# stands for S0 only when it runs S0's very command as side A of bench ab.
+il_screen() {	# $1: the baseline run set, $2: its report
+	st_gate screen "$2" --baseline "$R/$1" --screening-matrix "$R/stage-a/matrix.json" \
+	    --candidate "S1=$R/stage-a/S1" --candidate "S2=$R/stage-a/S2i" \
+	    --candidate "S3=$R/stage-a/S3" --candidate "S4=$R/stage-a/S4"
+}
+TC_WORKLOAD_CONFIG="$T/stage-a-config.yaml" "$TUNECTL_BIN" bench ab --runs 5 --warmup-samples 0 \
+    --out-a "$R/stage-a/base-other" --out-b "$R/stage-a/S2i" -- "$ST_W" 10.5 10.6 10.7 10.6 10.5 --- "$ST_W" 8.0 >/dev/null 2>&1
+il_screen stage-a/base-other stage-a/selection-other.json
+st_seal accepted 'consumed = ["s0/runset"]; produced = ["stage-a/matrix.json", "stage-a/S1", "stage-a/S2i", "stage-a/S3", "stage-a/S4", "stage-a/base-other", "stage-a/selection-other.json"]; result["selected_candidate"] = "S2"'
+expect_rc 1 "an interleaved baseline that is not S0's configuration is refused"
+expect_out "rule 4: screening report stage-a/selection-other.json compares against stage-a/base-other, not the frozen S0 s0/runset" \
+    "the refusal names the baseline"
+st_runset stage-a/base-plain 5 10.0 10.1 10.2 10.1 10.0
+il_screen stage-a/base-plain stage-a/selection-plain.json
+st_seal accepted 'consumed = ["s0/runset"]; produced = ["stage-a/matrix.json", "stage-a/S1", "stage-a/S2i", "stage-a/S3", "stage-a/S4", "stage-a/base-plain", "stage-a/selection-plain.json"]; result["selected_candidate"] = "S2"'
+expect_rc 1 "S0's command measured again, but not interleaved, is refused"
+expect_out "rule 4: screening report stage-a/selection-plain.json compares against stage-a/base-plain, not the frozen S0" \
+    "naming it"
 st_seal accepted "$A_LISTS; result['selected_candidate'] = 'S2'"
 expect_rc 0 "Stage A accepted with the selected seed seals"
 

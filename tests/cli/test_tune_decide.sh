@@ -16,6 +16,7 @@ sed -e 's/^name: slow-fast/name: decide-ci/' "$TUNECTL_SRC/tests/fixtures/worklo
 cat >> ex/ci.yaml <<'YAML'
   stability: {rule: relative, max_spread_pct: 8.0}
   decide_by: ci
+  order: sequential
 YAML
 tc tune ex/ci.yaml --session-dir s
 expect_rc 0 "decide_by ci: the session completes"
@@ -25,6 +26,8 @@ R=$(cd s/latest && pwd -P)
 tc verify --session "$R/auto-tune-session.json"
 expect_rc 0 "tunectl verify"
 check "the session verifies" grep -q '"valid": true' <<< "$out"
+check "gate.order sequential: the Final compared against the frozen S0, no baseline measured again" \
+	test ! -e "$R/final/baseline" -a ! -e "$R/stage-a/baseline"
 check "freeze.json holds the rule" \
 	test "$(jf "$R/intake/freeze.json" "(d['gate']['decide_by'], d['gate']['stability']['rule'])")" = "('ci', 'relative')"
 check "the final promotion gate decided by the interval" \

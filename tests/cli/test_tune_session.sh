@@ -15,7 +15,9 @@ cp "$TUNECTL_SRC/examples/dgemm/dgemm.c" ex/
 # configuration: 10 ms x variant x block_i x block_k factors; "broken" is
 # the fastest of all but fails the check, so it must never be timed.
 # $T/fail makes every run of variant O3 exit 3, $T/hang every run of O3
-# hang (run.timeout ends it).
+# hang (run.timeout ends it).  Every run is 0.1 us slower than the one
+# before ($T/count): a slow drift, so that a baseline measured again never
+# repeats S0's figures exactly.
 cat > ex/tune.yaml <<YAML
 version: 1
 name: dgemm-test
@@ -28,11 +30,12 @@ run:
     if [ {variant} = O3 ] && [ -e $T/fail ]; then echo broken >&2; exit 3; fi;
     if [ {variant} = O3 ] && [ -e $T/hang ]; then sleep 60; fi;
     {build_dir}/dgemm -n 24 -bi {block_i} -bk {block_k} -r 1 > /dev/null &&
-    awk -v v={variant} -v bi={block_i} -v bk={block_k} -v k="\$TUNECTL_RUN_INDEX"
+    c=\$(cat $T/count 2>/dev/null || echo 0) && echo \$((c + 1)) > $T/count &&
+    awk -v v={variant} -v bi={block_i} -v bk={block_k} -v k="\$TUNECTL_RUN_INDEX" -v c="\$c"
     'BEGIN {{ f = v == "O2" ? 1.0 : v == "O3" ? 0.8 : v == "native" ? 0.7 : 0.5;
     g = bi == 16 ? 1.1 : bi == 64 ? 0.9 : 1.0;
     h = bk == 32 ? 1.1 : bk == 128 ? 0.9 : bk == 256 ? 1.05 : 1.0;
-    for (i = 0; i < 3; i++) printf "time_ms: %.4f\n", 10 * f * g * h + 0.01 * (k % 3) + 0.002 * i }}'
+    for (i = 0; i < 3; i++) printf "time_ms: %.4f\n", 10 * f * g * h + 0.01 * (k % 3) + 0.002 * i + 0.0001 * c }}'
   timeout: 2
 check:
   command: "test {variant} != broken && {build_dir}/dgemm -n 20 -bi {block_i} -bk {block_k} --verify"
@@ -112,6 +115,19 @@ check "BASE recorded that no profile was asked" grep -q 'the spec has no profile
 check "FINAL_E2E_REPORT.md" test -s "$R/FINAL_E2E_REPORT.md"
 check "report.html" test -s "$R/report.html"
 check "the spec and its plan are kept" test -s "$R/tune/spec.yaml" -a -s "$R/tune/plan.json"
+# gate.order interleaved (the default): every comparison measured its
+# baseline again, one run of each side in turn, each side in its own run set.
+jorder() { python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))["interleaved"]; print(i["role"], i["order"])' "$1"; }
+expect_eq "$(jorder "$R/stage-a/baseline/runset.json")" "A A B C A B C A B C A B C A B C" \
+	"Stage A: the baseline and both timed variants in turn"
+expect_eq "$(jorder "$R/final/candidate/runset.json")" "B A B A B A B A B A B" "Final: the winner beside the baseline"
+check "the Final gate judged the winner against the baseline measured beside it" \
+	grep -q "final/baseline" "$R/final/promotion.json.provenance.json"
+check "a Stage O trial was judged against the incumbent measured beside it" \
+	test -f "$R/stage-o/O1-baseline/runset.json"
+check "the reports show the order" grep -q "runs interleaved: A B A B A B A B A B" "$R/FINAL_E2E_REPORT.md"
+check "and Stage A's line its three sides" grep -q "runs interleaved: A B C A B C A B C A B C A B C" \
+	"$R/FINAL_E2E_REPORT.md"
 
 # A program that is not built, whose figure is read from a JSON file it
 # writes into its run directory (metric.from: file), or from its stderr;

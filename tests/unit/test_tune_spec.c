@@ -61,6 +61,7 @@ minimal_spec_is_read_with_its_defaults(void **state)
 	assert_int_equal(s->gate.series_attempts, 3);
 	assert_true(s->gate.min_improvement_pct == 2.0);
 	assert_string_equal(s->gate.decide_by, "mean");
+	assert_string_equal(s->gate.order, "interleaved");
 	assert_null(s->baseline_variant);
 	/* the baseline defaults to each parameter's first value */
 	assert_string_equal(s->baseline[0].value.text, "1");
@@ -351,6 +352,12 @@ static const struct bad_case bad_cases[] = {
 	  "sequence" },
 	{ "decide by vote", MIN "gate: {decide_by: vote}\n",
 	  "t.yaml:6: gate.decide_by must be one of mean, ci, got 'vote'" },
+	{ "order round-robin", MIN "gate: {order: round-robin}\n",
+	  "t.yaml:6: gate.order must be one of interleaved, sequential, got "
+	  "'round-robin'" },
+	{ "order as a list", MIN "gate: {order: [interleaved]}\n",
+	  "t.yaml:6: gate.order must be one of interleaved, sequential, got "
+	  "'(not a string)'" },
 	{ "an unknown gate key", MIN "gate: {warmup: 1}\n",
 	  "t.yaml:6: unknown key 'warmup' in gate" },
 	{ "a template naming a missing parameter", V N
@@ -551,20 +558,45 @@ plan_counts_the_matrix_trials_builds_and_runs(void **state)
 	    u.arr.len, 5);
 	/* one build per variant: the options do not enter the build */
 	assert_int_equal(plan_int(plan, "/totals/builds"), 3);
-	/* per series 1 warm-up + 5; intake 1; S0 1 series; A 2; O 1 + 5;
-	 * final 1 (the winner, against the frozen S0): 10 series, 60 runs
-	 * + 1 probe */
-	assert_int_equal(plan_int(plan, "/totals/runs"), 61);
+	/* per series 1 warm-up + 5; intake 1; S0 1 series; gate.order
+	 * interleaved: A 2 + a new baseline; O 1 + 5 trials, each with the
+	 * incumbent beside it; final the winner and the baseline: 17 series,
+	 * 102 runs + 1 probe */
+	assert_int_equal(plan_int(plan, "/totals/runs"), 103);
 	/* every series measured up to 3 times */
-	assert_int_equal(plan_int(plan, "/totals/runs_at_most"), 61 + 10 * 2 * 6);
-	assert_int_equal(plan_int(plan, "/phases/2/series"), 2);
+	assert_int_equal(plan_int(plan, "/totals/runs_at_most"),
+	    103 + 17 * 2 * 6);
+	assert_int_equal(plan_int(plan, "/phases/2/series"), 3);
+	assert_int_equal(plan_int(plan, "/phases/3/series"), 11);
+	assert_int_equal(plan_int(plan, "/phases/5/series"), 2);
 	{
 		double sec;
 
 		assert_true(tc_json_number(tc_json_get(tc_json_get(plan,
 		    "estimate"), "seconds"), &sec));
-		assert_true(sec == 61 * 2 + 3 * 3);
+		assert_true(sec == 103 * 2 + 3 * 3);
 	}
+	tc_json_free(plan);
+}
+
+static void
+sequential_order_measures_each_candidate_against_the_frozen_series(
+    void **state)
+{
+	tc_json *plan = plan_of(SPACE "gate: {order: sequential}\n");
+	tc_buf b = TC_BUF_INIT;
+
+	(void)state;
+	/* A 2; O 1 + 5; final 1 (the winner, against the frozen S0): 10
+	 * series, 60 runs + 1 probe */
+	assert_int_equal(plan_int(plan, "/totals/runs"), 61);
+	assert_int_equal(plan_int(plan, "/totals/runs_at_most"), 61 + 10 * 2 * 6);
+	assert_int_equal(plan_int(plan, "/phases/2/series"), 2);
+	assert_string_equal(tc_json_get_string(tc_json_get(plan,
+	    "gate_policy"), "order"), "sequential");
+	tc_tune_plan_text(plan, &b);
+	assert_non_null(strstr(b.data, "runs sequential"));
+	tc_buf_free(&b);
 	tc_json_free(plan);
 }
 
@@ -610,9 +642,11 @@ a_spec_with_nothing_to_tune_plans_the_baseline_only(void **state)
 	assert_int_equal(plan_int(plan, "/options/points"), 0);
 	assert_int_equal(plan_int(plan, "/phases/2/series"), 0);
 	assert_int_equal(plan_int(plan, "/phases/3/series"), 0);
-	/* intake's probe, S0 and Final's winner: 1 + 2 x 6 */
-	assert_int_equal(plan_int(plan, "/totals/runs"), 13);
+	/* intake's probe, S0, Final's winner and baseline: 1 + 3 x 6 */
+	assert_int_equal(plan_int(plan, "/totals/runs"), 19);
 	tc_tune_plan_text(plan, &b);
+	assert_non_null(strstr(b.data, "runs interleaved: baseline and "
+	    "candidates alternate (A B A B ...)"));
 	assert_non_null(strstr(b.data, "Stage A screens 0 variant(s)"));
 	assert_non_null(strstr(b.data, "check     none asked"));
 	tc_buf_free(&b);
@@ -699,6 +733,8 @@ main(void)
 		cmocka_unit_test(a_missing_file_names_the_file),
 		cmocka_unit_test(templates_expand_names_and_keep_literal_braces),
 		cmocka_unit_test(plan_counts_the_matrix_trials_builds_and_runs),
+		cmocka_unit_test(
+		    sequential_order_measures_each_candidate_against_the_frozen_series),
 		cmocka_unit_test(exhaustive_search_tries_every_allowed_point),
 		cmocka_unit_test(a_build_keyed_by_an_option_is_counted_per_value),
 		cmocka_unit_test(a_spec_with_nothing_to_tune_plans_the_baseline_only),
