@@ -129,7 +129,7 @@ if [ "$REPS" -gt 0 ]; then
 	echo "hardened start-up ($pie,$relro): next $(ratio_of next true_next), status $(ratio_of status true_status) of /bin/true (aim: at most 1.5x)"
 	[ -z "$BASELINE" ] || echo "baseline start-up: next $(ratio_of base_next true_next), status $(ratio_of base_status true_status) of /bin/true"
 fi
-RA= RB=
+RA='' RB=''
 
 # ---- verify on ~10 MB of sealed results and ledger ----------------------------
 A=$W/big; S=$A/auto-tune-session.json

@@ -28,7 +28,7 @@ done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TUNECTL=$ROOT/${BUILD:-build}/tunectl
 SKW=$ROOT/${BUILD:-build}/examples/skw
-[ -x "$TUNECTL" ] && [ -x "$SKW" ] || { echo "$0: run make first" >&2; exit 1; }
+if [ ! -x "$TUNECTL" ] || [ ! -x "$SKW" ]; then echo "$0: run make first" >&2; exit 1; fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/demo-clocks.XXXXXX")
 busy_pid=
 cleanup() {

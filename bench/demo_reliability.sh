@@ -70,7 +70,7 @@ done
 count "$N"
 count "$NEIGHBOURS"
 count "$RUN_TIMEOUT"
-[ "$N" -ge 1 ] && [ "$RUN_TIMEOUT" -ge 1 ] && [ "$NEIGHBOURS" -le 64 ] || usage
+if [ "$N" -lt 1 ] || [ "$RUN_TIMEOUT" -lt 1 ] || [ "$NEIGHBOURS" -gt 64 ]; then usage; fi
 [ -z "$REGRESSION" ] || [ -n "$SPEC" ] || usage
 if [ -n "$SPEC" ]; then
 	[ -f "$SPEC" ] || { echo "$0: no spec $SPEC" >&2; exit 2; }

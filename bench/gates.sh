@@ -160,7 +160,7 @@ median() {
 	    END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
 tg="" tc=""
-for i in $(seq "$REPEAT"); do
+for _ in $(seq "$REPEAT"); do
 	t0=${EPOCHREALTIME/./}
 	cat "$WORK"/big/run-*/log_*.log >/dev/null
 	t1=${EPOCHREALTIME/./}
@@ -175,7 +175,7 @@ awk -v c="$mc" -v g="$mg" -v b="$BYTES" -v r="$REPEAT" -v what="$RUNS x $RANKS x
 }'
 echo "  CPU of one gate analyze: $(cpu_ms "$TUNECTL" gate analyze --baseline "$WORK/big" --expected-ranks "$RANKS") ms"
 best=""
-for i in $(seq "$REPEAT"); do
+for _ in $(seq "$REPEAT"); do
 	t0=$(now_ns)
 	"$TUNECTL" gate analyze --baseline "$WORK/big" --candidate S1="$WORK/big" \
 		--promotion-mode S1=whole_scope --expected-ranks "$RANKS" >/dev/null
@@ -187,7 +187,7 @@ echo "tunectl gate analyze (baseline + 1 candidate, both $RUNS x $RANKS x $SAMPL
 
 # ---- 2. bench run overhead per run ----------------------------------------------
 t0=$(now_ns)
-for i in $(seq "$N_RUNS"); do /bin/true; done
+for _ in $(seq "$N_RUNS"); do /bin/true; done
 t1=$(now_ns)
 direct=$(ms "$t0" "$t1")
 t0=$(now_ns)

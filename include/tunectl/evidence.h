@@ -86,6 +86,13 @@ int tc_policy_record_start(const char *session_path, const tc_json *doc,
  * file whose record cannot be read.  No record: nothing to check. */
 int tc_policy_record_check(const char *session_path, const tc_json *doc,
     tc_error *err);
+/* What status and verify say of a session's policy record: for a strict
+ * session *line (allocated) names the record and what it says (0), or
+ * why the session has none that says strict: no state directory, no
+ * record at the path (an older tunectl, the reference, a moved session),
+ * one that cannot be read (1).  A reference session: 0, *line NULL. */
+int tc_policy_record_note(const char *session_path, tc_policy policy,
+    char **line);
 
 /* ---- artifact manifests (manifest.c) ---------------------------------- */
 

@@ -66,6 +66,21 @@ note_unbound(const tc_session *s, const tc_json *out)
 	tc_cli_note_unbound(s, "verify");
 }
 
+/* A strict session with no policy record outside its root (made by an
+ * older tunectl or the reference, moved, no state directory): one line on
+ * stderr, not a failure; nothing for a reference session. */
+static void
+note_policy_record(const tc_session *s, const char *path)
+{
+	char *line;
+
+	if (s == NULL)
+		return;
+	if (tc_policy_record_note(path, tc_session_policy(s), &line) != 0)
+		fprintf(stderr, "tunectl verify: %s\n", line);
+	free(line);
+}
+
 static int
 cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 {
@@ -93,6 +108,7 @@ cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 	if (attestation != NULL)
 		add_attestation(out, path, attestation, pubkey);
 	note_unbound(s, out);
+	note_policy_record(s, path);
 	tc_session_free(s);
 	return tc_cli_print_verdict(out);
 }

@@ -156,3 +156,42 @@ tc_policy_record_check(const char *session_path, const tc_json *doc,
 	free(path);
 	return found == 1 ? 0 : -1;
 }
+
+int
+tc_policy_record_note(const char *session_path, tc_policy policy,
+    char **line)
+{
+	char *path, *by = NULL;
+	tc_policy recorded;
+	int found, rc = 1;
+
+	*line = NULL;
+	if (policy != TC_POLICY_STRICT)
+		return 0;
+	if ((path = tc_policy_record_path(session_path)) == NULL) {
+		*line = tc_xstrdup("no evidence policy record (no state "
+		    "directory to keep one in): only the session file and its "
+		    "manifests hold the strict policy");
+		return 1;
+	}
+	found = read_record(path, &recorded, &by);
+	if (found < 0)
+		*line = tc_xasprintf("evidence policy record %s cannot be read",
+		    path);
+	else if (found == 1)
+		*line = tc_xasprintf("no evidence policy record at %s (session "
+		    "made by an older tunectl or the reference, or moved from "
+		    "another path): only the session file and its manifests "
+		    "hold the strict policy", path);
+	else if (recorded != TC_POLICY_STRICT)
+		*line = tc_xasprintf("evidence policy record %s says %s, not "
+		    "strict", path, tc_policy_name(recorded));
+	else {
+		*line = tc_xasprintf("evidence policy record %s says strict "
+		    "(written by %s)", path, by);
+		rc = 0;
+	}
+	free(by);
+	free(path);
+	return rc;
+}

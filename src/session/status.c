@@ -119,6 +119,24 @@ describe_planted(const tc_session *s, const char *program, const char *quoted,
 	tc_json_free(planted);
 }
 
+/* A strict session's policy record outside the artifact root: where it
+ * is and that it says strict, or why there is none.  Nothing for a
+ * reference session (its output stays the reference's). */
+static void
+describe_policy_record(const tc_session *s, const char *session_path,
+    tc_buf *out)
+{
+	char *line, *p;
+
+	tc_policy_record_note(session_path, tc_session_policy(s), &line);
+	if (line == NULL)
+		return;
+	p = printable(line);
+	tc_buf_printf(out, "  %s\n", p);
+	free(p);
+	free(line);
+}
+
 /* The path as a shell word: bare when it only has safe characters. */
 static char *
 shell_quote(const char *s)
@@ -159,6 +177,7 @@ tc_session_describe(const char *session_path, const char *program,
 	    "%s\n", s->entrypoint, s->optional_mode,
 	    tc_policy_name(tc_session_policy(s)));
 	tc_buf_printf(out, "  artifact root %s\n", root);
+	describe_policy_record(s, session_path, out);
 	describe_steps(s, next, out);
 
 	errors = tc_json_new_array();

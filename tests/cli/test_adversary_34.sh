@@ -155,6 +155,12 @@ check "init records the strict policy outside the artifact root" test -f "$PREC"
 expect_eq "$(jpy "$PREC" '" ".join((d["evidence_policy"], d["session_id"], d["recorded_by"], d["session_path"]))')" \
     "strict r1b init $(realpath "$S")" "the record names the policy, the session and its path"
 check "nothing new is written inside the root" test "$(cd "$R" && find . -type f ! -name '*.lock' | sort | tr '\n' ' ')" = "./auto-tune-session.json "
+tc status --session "$S"
+expect_rc 0 "status of the strict session"
+expect_out "  evidence policy record $PREC says strict (written by init)" "status names the record and that it says strict"
+tc verify --session "$S"
+expect_rc 0 "the strict session verifies"
+expect_eq "$(grep -c "policy record" <<<"$err")" 0 "verify says nothing of a record that is there"
 cp "$S" "$T/r1b-session.bak"
 drop_policy "$S"
 tc verify --session "$S"
@@ -217,6 +223,21 @@ cp "$S" "$T/r1c-moved/auto-tune-session.json"
 drop_policy "$T/r1c-moved/auto-tune-session.json"
 tc verify --session "$T/r1c-moved/auto-tune-session.json"
 expect_rc 0 "a copy at another path has no record and is checked as before (docs/security.md)"
+# a strict session with no record says so: one line, not a failure
+mkdir -p "$T/r1c-kept"
+cp "$S" "$T/r1c-kept/auto-tune-session.json"
+MREC=$(policy_record_of "$T/r1c-kept/auto-tune-session.json")
+tc verify --session "$T/r1c-kept/auto-tune-session.json"
+expect_rc 0 "a strict copy at another path verifies"
+expect_err "tunectl verify: no evidence policy record at $MREC (session made by an older tunectl or the reference, or moved from another path)" \
+    "verify says the strict session has no policy record"
+expect_eq "$(grep -c 'policy record' <<<"$err")" 1 "in one line"
+tc status --session "$T/r1c-kept/auto-tune-session.json"
+expect_rc 0 "status of a strict session without a record"
+expect_out "  no evidence policy record at $MREC" "status says it has none"
+TUNECTL_STATE_DIR= XDG_STATE_HOME= HOME= tc verify --session "$S"
+expect_rc 0 "a strict session verifies with no state directory"
+expect_err "tunectl verify: no evidence policy record (no state directory to keep one in)" "and says there is no record"
 # a strict session whose policy cannot be recorded is not made
 TUNECTL_STATE_DIR=/dev/null/state tc init --session "$T/r1e/s.json" --artifact-root "$T/r1e/artifacts" \
     --session-id r1e --optional-mode none --evidence-policy strict
@@ -228,6 +249,10 @@ check "and writes no session" test ! -e "$T/r1e/s.json"
 R="$T/r1d/artifacts" S="$T/r1d/artifacts/auto-tune-session.json"
 tc init --session "$S" --artifact-root "$R" --session-id r1d --optional-mode none
 check "a reference-policy session gets no policy record" test ! -e "$(policy_record_of "$S")"
+tc status --session "$S"
+expect_eq "$(grep -c "policy record" <<<"$out")" 0 "status of a reference session says nothing of a policy record"
+tc verify --session "$S"
+expect_eq "$(grep -c "policy record" <<<"$err")" 0 "nor does its verify"
 
 # ---- 5. a derived session's attestation covers the parent evidence it imported ----------
 make_ref_parent "$T/p5"

@@ -8,7 +8,9 @@
 # numbers and folds the digests away; `report html --gate` draws one gate
 # report made outside a session and refuses another file.  Chromium
 # renders a winner's page, a gate page, a higher-is-better page (the
-# improvement and its interval in the metric's unit, labelled) and two
+# improvement and its interval in the metric's unit, labelled), the gate
+# page of that higher-is-better session's Final (labelled, converted),
+# each with the runs' interleaved order in its Runs row, and two
 # refusal pages (S0 unstable; Stage A: nothing gains), each refusal with
 # its check and numbers in the DOM.  Script workloads with simulated
 # timings, as in test_tune_decide.sh.
@@ -227,12 +229,29 @@ else
 	check "in chromium the evidence is folded in a details element" \
 	    grep -q '<details><summary>Every artifact' "$T/dom-ci.html"
 	check "in chromium no script element" lacks -i '<script' "$T/dom-ci.html"
+	# the runs' order (issue 35): the interleaved A B row in the DOM of a
+	# session page and of a `report html --gate` page
+	check "in chromium the session page's Runs row gives the Final's interleaved order" \
+	    grep -q '<th>Runs</th><td>runs interleaved: A B A B A B A B A B (the Final' "$T/dom-ci.html"
+	check "in chromium the gate page's Runs row gives the interleaved order" \
+	    grep -q '<th>Runs</th><td>runs interleaved: A B A B A B A B A B' "$T/dom-gate.html"
 	# a higher-is-better session: both figures labelled, in the DOM
 	render higher "$H4"
 	check "in chromium a higher-is-better improvement is in GB/s, labelled" \
 	    grep -Eq '<span class="figure">in GB/s, higher is better: \+199\.[0-9]+ % harmonic mean, 95 % interval \[' "$T/dom-higher.html"
 	check "in chromium the reciprocal's figures are labelled apart" \
 	    grep -q '<span class="reciprocal">of the reciprocal 1/value the gates compare, lower is better: ' "$T/dom-higher.html"
+	check "in chromium the higher-is-better session page's Runs row is interleaved" \
+	    grep -q '<th>Runs</th><td>runs interleaved: A B A B A B A B A B (the Final' "$T/dom-higher.html"
+	# `report html --gate` over the reciprocal run sets: the runs' order
+	# beside its labelled, converted figures
+	render higher-gate "$T/higher.html"
+	check "in chromium the reciprocal gate page's Runs row gives the interleaved order" \
+	    grep -q '<th>Runs</th><td>runs interleaved: A B A B A B A B A B' "$T/dom-higher-gate.html"
+	check "in chromium its improvement is labelled higher-is-better, the reciprocal's apart" \
+	    grep -Eq "<span class=\"figure\">in the program('|&#39;)s unit, higher is better: \\+199\\.[0-9]+ % harmonic mean.*<span class=\"reciprocal\">of the reciprocal 1/value the gates compare, lower is better: \\+66\\." "$T/dom-higher-gate.html"
+	check "in chromium its means are converted back, the logged reciprocal named" \
+	    grep -Eq "per unit of the program('|&#39;)s figure \\(higher is better; logged as its reciprocal" "$T/dom-higher-gate.html"
 	# refusals: every refused check with its numbers, in the DOM
 	render noisy "$H3"
 	check "in chromium a refused S0 is the verdict" grep -q '<b class="bad">not_run</b>' "$T/dom-noisy.html"
