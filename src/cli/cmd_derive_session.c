@@ -19,6 +19,11 @@ static int
 derive(const struct tc_command *cmd, int argc, char **argv, bool fixed_mode)
 {
 	struct tc_derive_args a;
+	static const char *const modes[] = { "multistream", "source-range",
+	    "both", NULL };
+	static const char *const policies[] = { "reference", "strict", NULL };
+	struct tc_opt_choice mode_c = { &a.optional_mode, modes };
+	struct tc_opt_choice policy_c = { &a.evidence_policy, policies };
 	const struct tc_option opts[] = {
 		{ "--parent-session", TC_OPT_STRING, &a.parent_session, true, NULL },
 		{ "--session", TC_OPT_STRING, &a.session, true, NULL },
@@ -31,15 +36,13 @@ derive(const struct tc_command *cmd, int argc, char **argv, bool fixed_mode)
 		  fixed_mode, NULL },
 		{ "--approve-imported-evidence", TC_OPT_FLAG, &a.approved, false,
 		  NULL },
-		{ "--evidence-policy", TC_OPT_STRING, &a.evidence_policy, false,
-		  NULL },
+		{ "--evidence-policy", TC_OPT_CHOICE, &policy_c, false, NULL },
 		/* last, so that source-range-from-smap can drop it */
-		{ "--optional-mode", TC_OPT_STRING, &a.optional_mode, true, NULL },
+		{ "--optional-mode", TC_OPT_CHOICE, &mode_c, true, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 	struct tc_option used[sizeof(opts) / sizeof(opts[0])];
 	tc_error err = TC_ERROR_INIT;
-	tc_policy policy;
 	tc_session *s;
 	int rc;
 
@@ -52,17 +55,7 @@ derive(const struct tc_command *cmd, int argc, char **argv, bool fixed_mode)
 	}
 	if ((rc = tc_opts_parse(cmd, argc, argv, used, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if (!fixed_mode && strcmp(a.optional_mode, "multistream") != 0 &&
-	    strcmp(a.optional_mode, "source-range") != 0 &&
-	    strcmp(a.optional_mode, "both") != 0)
-		return tc_usage_error(cmd, "argument --optional-mode: invalid "
-		    "choice: '%s' (choose from 'multistream', 'source-range', "
-		    "'both')", a.optional_mode);
-	if (a.evidence_policy != NULL &&
-	    tc_policy_parse(a.evidence_policy, &policy) != 0)
-		return tc_usage_error(cmd, "argument --evidence-policy: invalid "
-		    "choice: '%s' (choose from 'reference', 'strict')",
-		    a.evidence_policy);
+	/* the choices were checked as they were read, as argparse does */
 	if ((s = tc_derive_session(&a, &err)) == NULL)
 		return tc_refuse_error(cmd, &err);
 	rc = tc_print_json(s->doc);

@@ -26,6 +26,73 @@ bad_tool_choice(const struct tc_command *cmd, const tc_phase_manifest *m,
 	return rc;
 }
 
+/* The value argv[1..end) gives the option name last (argparse keeps the
+ * last), as "NAME VALUE" or "NAME=VALUE", or NULL. */
+static const char *
+last_value(int end, char **argv, const char *name)
+{
+	size_t len = strlen(name);
+	const char *v = NULL;
+	int i;
+
+	for (i = 1; i < end; i++) {
+		if (strcmp(argv[i], name) == 0 && i + 1 < end)
+			v = argv[++i];
+		else if (strncmp(argv[i], name, len) == 0 &&
+		    argv[i][len] == '=')
+			v = argv[i] + len + 1;
+	}
+	return v;
+}
+
+/*
+ * --tool's choices, read before the parse: the reference builds its parser
+ * with choices = the manifest's runtime_tools, so a bad --tool is refused
+ * as it is read, before a missing --task.  The manifest is the one
+ * --manifest or --phase names in argv[1..end); a NULL-terminated copy of
+ * its tools (malloc'd), or NULL when argv names none, both, or one that
+ * does not load (the command then checks --tool after the parse, and
+ * reports the manifest's error there).
+ */
+static const char **
+tool_choices(int end, char **argv)
+{
+	const char *manifest = last_value(end, argv, "--manifest");
+	const char *phase = last_value(end, argv, "--phase");
+	tc_error err = TC_ERROR_INIT;
+	tc_phase_manifest *m = NULL;
+	char *path = NULL, *tools_dir = NULL;
+	const char **choices = NULL;
+	size_t i;
+
+	if ((manifest == NULL) == (phase == NULL))
+		return NULL;
+	path = manifest != NULL ? tc_xstrdup(manifest) :
+	    tc_phase_manifest_path(tc_self_exe(), phase, &err);
+	if (path != NULL &&
+	    (tools_dir = tc_share_dir(tc_self_exe(), "tools", &err)) != NULL &&
+	    tc_phase_manifest_load(path, tools_dir, &m, &err) == 0) {
+		choices = tc_xcalloc(m->ntools + 1, sizeof(*choices));
+		for (i = 0; i < m->ntools; i++)
+			choices[i] = tc_xstrdup(m->tools[i]);
+	}
+	tc_phase_manifest_free(m);
+	tc_error_clear(&err);
+	free(path);
+	free(tools_dir);
+	return choices;
+}
+
+static void
+free_choices(const char **choices)
+{
+	size_t i;
+
+	for (i = 0; choices != NULL && choices[i] != NULL; i++)
+		free((char *)choices[i]);
+	free(choices);
+}
+
 static int
 cmd_execute_phase(const struct tc_command *cmd, int argc, char **argv)
 {
@@ -34,7 +101,8 @@ cmd_execute_phase(const struct tc_command *cmd, int argc, char **argv)
 	struct tc_strlist ids_arg = { NULL, 0 };
 	double timeout = 600;
 	bool timeout_given = false;
-	const struct tc_option opts[] = {
+	struct tc_opt_choice tool_c = { &tool, NULL };
+	struct tc_option opts[] = {
 		{ "--task", TC_OPT_STRING, &task, true, NULL },
 		{ "--manifest", TC_OPT_STRING, &manifest_arg, false, NULL },
 		{ "--phase", TC_OPT_STRING, &phase, false, NULL },
@@ -55,7 +123,13 @@ cmd_execute_phase(const struct tc_command *cmd, int argc, char **argv)
 	size_t k;
 
 	split = tc_cli_split_remainder(argc, argv, opts, &rest);
-	if ((rc = tc_opts_parse(cmd, split, argv, opts, NULL)) != 0) {
+	if ((tool_c.choices = tool_choices(split, argv)) != NULL) {
+		opts[3].kind = TC_OPT_CHOICE;	/* --tool */
+		opts[3].dest = &tool_c;
+	}
+	rc = tc_opts_parse(cmd, split, argv, opts, NULL);
+	free_choices((const char **)tool_c.choices);
+	if (rc != 0) {
 		tc_strlist_free(&ids_arg);
 		return rc < 0 ? TC_EXIT_OK : rc;
 	}

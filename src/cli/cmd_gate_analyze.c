@@ -188,6 +188,11 @@ parse_options(const struct tc_command *cmd, enum gate_kind kind, int argc,
     char **argv, struct gate_args *a)
 {
 	tc_analyze_opts *o = &a->o;
+	static const char *const decide_by_choices[] = { "mean", "ci", NULL };
+	static const char *const stability_choices[] = { "reference",
+	    "relative", NULL };
+	struct tc_opt_choice decide_by = { &a->decide_by, decide_by_choices };
+	struct tc_opt_choice stability = { &a->stability, stability_choices };
 	const struct tc_option full[] = {
 		{ "--baseline", TC_OPT_STRING, &o->baseline, true, NULL },
 		{ "--candidate", TC_OPT_LIST, &a->cand, false, NULL },
@@ -209,8 +214,8 @@ parse_options(const struct tc_command *cmd, enum gate_kind kind, int argc,
 		  &o->policy.allow_stddev_regression_pct, false, NULL },
 		{ "--json-out", TC_OPT_STRING, &a->json_out, false, NULL },
 		{ "--significance", TC_OPT_FLAG, &o->significance, false, NULL },
-		{ "--decide-by", TC_OPT_STRING, &a->decide_by, false, NULL },
-		{ "--stability", TC_OPT_STRING, &a->stability, false, NULL },
+		{ "--decide-by", TC_OPT_CHOICE, &decide_by, false, NULL },
+		{ "--stability", TC_OPT_CHOICE, &stability, false, NULL },
 		{ "--max-spread-pct", TC_OPT_DOUBLE, &o->policy.max_spread_pct,
 		  false, NULL },
 		{ "--bootstrap-resamples", TC_OPT_INT, &a->resamples, false,
@@ -364,26 +369,14 @@ load_extras(const struct tc_command *cmd, struct gate_args *a)
 			    "invalid int value: '%s'", a->seed_text);
 		a->o.bootstrap_seed_set = true;
 	}
-	if (a->decide_by != NULL) {
-		if (strcmp(a->decide_by, "ci") != 0 &&
-		    strcmp(a->decide_by, "mean") != 0)
-			return tc_usage_error(cmd, "argument --decide-by: "
-			    "invalid choice: '%s' (choose from 'mean', 'ci')",
-			    a->decide_by);
+	if (a->decide_by != NULL)	/* a choice, checked as it is read */
 		a->o.decide_by_ci = strcmp(a->decide_by, "ci") == 0;
-	}
 	if (!(a->o.policy.max_spread_pct > 0 &&
 	    a->o.policy.max_spread_pct <= 100))
 		return tc_usage_error(cmd, "argument --max-spread-pct: must be "
 		    "above 0 and at most 100");
-	if (a->stability != NULL) {
-		if (strcmp(a->stability, "relative") != 0 &&
-		    strcmp(a->stability, "reference") != 0)
-			return tc_usage_error(cmd, "argument --stability: "
-			    "invalid choice: '%s' (choose from 'reference', "
-			    "'relative')", a->stability);
+	if (a->stability != NULL)
 		a->o.stability_relative = strcmp(a->stability, "relative") == 0;
-	}
 	return 0;
 }
 

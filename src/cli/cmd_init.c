@@ -15,32 +15,29 @@ cmd_init(const struct tc_command *cmd, int argc, char **argv)
 {
 	const char *session = NULL, *root = NULL, *id = NULL, *mode = NULL;
 	const char *policy_name = "reference";
+	static const char *const modes[] = { "both", "multistream", "none",
+	    "source-range", NULL };
+	static const char *const policies[] = { "reference", "strict", NULL };
+	struct tc_opt_choice mode_c = { &mode, modes };
+	struct tc_opt_choice policy_c = { &policy_name, policies };
 	const struct tc_option opts[] = {
 		{ "--session", TC_OPT_STRING, &session, true, NULL },
 		{ "--artifact-root", TC_OPT_STRING, &root, true, NULL },
 		{ "--session-id", TC_OPT_STRING, &id, true, NULL },
-		{ "--optional-mode", TC_OPT_STRING, &mode, true, NULL },
-		{ "--evidence-policy", TC_OPT_STRING, &policy_name, false, NULL },
+		{ "--optional-mode", TC_OPT_CHOICE, &mode_c, true, NULL },
+		{ "--evidence-policy", TC_OPT_CHOICE, &policy_c, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_policy policy;
 	tc_error err = TC_ERROR_INIT;
 	tc_json *doc;
-	size_t i;
 	int rc;
 
+	/* the choices are checked as they are read, as argparse does */
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	for (i = 0; i < 4 && strcmp(tc_optional_modes[i], mode) != 0; i++)
-		continue;
-	if (i == 4)
-		return tc_usage_error(cmd, "argument --optional-mode: invalid "
-		    "choice: '%s' (choose from 'both', 'multistream', 'none', "
-		    "'source-range')", mode);
 	if (tc_policy_parse(policy_name, &policy) != 0)
-		return tc_usage_error(cmd, "argument --evidence-policy: invalid "
-		    "choice: '%s' (choose from 'reference', 'strict')",
-		    policy_name);
+		return TC_EXIT_USAGE;	/* not reached: one of policies */
 	doc = tc_session_init_policy(session, root, id, mode, policy, &err);
 	return tc_cli_reply(cmd, doc, &err);
 }

@@ -34,11 +34,6 @@ lease_run(const struct tc_command *cmd, int argc, char **argv)
 		rc = rc < 0 ? TC_EXIT_OK : rc;
 		goto out;
 	}
-	if (a.via != NULL && strcmp(a.via, "local") != 0) {
-		rc = tc_usage_error(cmd, "argument --via: invalid choice: "
-		    "'%s' (choose from 'local', 'slurm')", a.via);
-		goto out;
-	}
 	if ((rc = tc_cli_parse_ids(cmd, &a.ids, &ids)) != 0 ||
 	    (rc = tc_cli_lease_request(cmd, &a, argc, argv, rest, &req)) != 0)
 		goto out;
@@ -57,10 +52,12 @@ out:
 static int
 lease_status(const struct tc_command *cmd, int argc, char **argv)
 {
+	static const char *const via_choices[] = { "local", "slurm", NULL };
 	const char *lease_root = NULL, *via = NULL;
+	struct tc_opt_choice via_choice = { &via, via_choices };
 	const struct tc_option opts[] = {
 		{ "--lease-root", TC_OPT_STRING, &lease_root, true, NULL },
-		{ "--via", TC_OPT_STRING, &via, false, NULL },	/* "slurm": cmd_lease_slurm.c */
+		{ "--via", TC_OPT_CHOICE, &via_choice, false, NULL },	/* "slurm": cmd_lease_slurm.c */
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_error err = TC_ERROR_INIT;
@@ -70,9 +67,6 @@ lease_status(const struct tc_command *cmd, int argc, char **argv)
 		return tc_cli_lease_slurm_status(cmd, argc, argv);
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if (via != NULL && strcmp(via, "local") != 0)
-		return tc_usage_error(cmd, "argument --via: invalid choice: "
-		    "'%s' (choose from 'local', 'slurm')", via);
 	return tc_cli_reply_or_die(tc_lease_status(lease_root, &err), &err);
 }
 

@@ -51,6 +51,13 @@ ledger_final_e2e(const struct tc_command *cmd, int argc, char **argv)
 
 	tc_final_e2e_opts_init(&o);
 	{
+		static const char *const decide_by_choices[] = { "mean", "ci",
+		    NULL };
+		static const char *const stability_choices[] = { "reference",
+		    "relative", NULL };
+		struct tc_opt_choice decide_c = { &decide_by, decide_by_choices };
+		struct tc_opt_choice stability_c = { &stability,
+		    stability_choices };
 		const struct tc_option opts[] = {
 			{ "--ledger", TC_OPT_STRING, &ledger_path, true, NULL },
 			{ "--output", TC_OPT_STRING, &output, false, NULL },
@@ -72,8 +79,9 @@ ledger_final_e2e(const struct tc_command *cmd, int argc, char **argv)
 			  &o.allow_p90_regression_pct, false, NULL },
 			{ "--allow-stddev-regression-pct", TC_OPT_DOUBLE,
 			  &o.allow_stddev_regression_pct, false, NULL },
-			{ "--decide-by", TC_OPT_STRING, &decide_by, false, NULL },
-			{ "--stability", TC_OPT_STRING, &stability, false, NULL },
+			{ "--decide-by", TC_OPT_CHOICE, &decide_c, false, NULL },
+			{ "--stability", TC_OPT_CHOICE, &stability_c, false,
+			  NULL },
 			{ "--max-spread-pct", TC_OPT_DOUBLE, &o.max_spread_pct,
 			  false, NULL },
 			{ "--classification", TC_OPT_STRING, &o.classification,
@@ -92,19 +100,6 @@ ledger_final_e2e(const struct tc_command *cmd, int argc, char **argv)
 		tc_strlist_free(&evidence);
 		return tc_usage_error(cmd, "give --baseline and --candidate, or "
 		    "--classification");
-	}
-	if (decide_by != NULL && strcmp(decide_by, "ci") != 0 &&
-	    strcmp(decide_by, "mean") != 0) {
-		tc_strlist_free(&evidence);
-		return tc_usage_error(cmd, "argument --decide-by: invalid "
-		    "choice: '%s' (choose from 'mean', 'ci')", decide_by);
-	}
-	if (stability != NULL && strcmp(stability, "relative") != 0 &&
-	    strcmp(stability, "reference") != 0) {
-		tc_strlist_free(&evidence);
-		return tc_usage_error(cmd, "argument --stability: invalid "
-		    "choice: '%s' (choose from 'reference', 'relative')",
-		    stability);
 	}
 	if (!(o.max_spread_pct > 0 && o.max_spread_pct <= 100)) {
 		tc_strlist_free(&evidence);

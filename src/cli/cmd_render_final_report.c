@@ -19,11 +19,13 @@ cmd_render_final_report(const struct tc_command *cmd, int argc, char **argv)
 {
 	const char *session_path = NULL, *output = NULL, *summary_path = NULL,
 	    *lang_name = "zh";
+	static const char *const langs[] = { "zh", "en", NULL };
+	struct tc_opt_choice lang_c = { &lang_name, langs };
 	const struct tc_option opts[] = {
 		{ "--session", TC_OPT_STRING, &session_path, true, NULL },
 		{ "--output", TC_OPT_STRING, &output, false, NULL },
 		{ "--summary", TC_OPT_STRING, &summary_path, false, NULL },
-		{ "--lang", TC_OPT_STRING, &lang_name, false, NULL },
+		{ "--lang", TC_OPT_CHOICE, &lang_c, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
 	};
 	tc_error err = TC_ERROR_INIT;
@@ -35,13 +37,8 @@ cmd_render_final_report(const struct tc_command *cmd, int argc, char **argv)
 
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
-	if (strcmp(lang_name, "zh") == 0)
-		lang = TC_REPORT_ZH;
-	else if (strcmp(lang_name, "en") == 0)
-		lang = TC_REPORT_EN;
-	else
-		return tc_usage_error(cmd, "argument --lang: invalid choice: "
-		    "'%s' (choose from 'zh', 'en')", lang_name);
+	/* --lang is a choice, checked as it is read, as argparse does */
+	lang = strcmp(lang_name, "en") == 0 ? TC_REPORT_EN : TC_REPORT_ZH;
 
 	if (tc_session_load(session_path, 0, &s, &err) != 0 ||
 	    tc_session_check_final_evidence(s, &err) != 0)

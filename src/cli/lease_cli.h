@@ -12,6 +12,7 @@
 struct tc_cli_lease_args {
 	const char *lease_root, *cwd, *manifest_out, *env_json, *command_id;
 	const char *via;
+	struct tc_opt_choice via_choice;	/* --via: local or slurm */
 	struct tc_strlist ids;		/* --device-id, as given */
 	double timeout, lease_timeout;
 	bool has_lease_timeout;

@@ -64,6 +64,7 @@ size_t
 tc_cli_lease_options(struct tc_cli_lease_args *a, bool ids_required,
     struct tc_option *opts)
 {
+	static const char *const via_choices[] = { "local", "slurm", NULL };
 	const struct tc_option shared[TC_CLI_LEASE_NOPTS] = {
 		{ "--lease-root", TC_OPT_STRING, &a->lease_root, true, NULL },
 		{ "--device-id", TC_OPT_LIST, &a->ids, ids_required, NULL },
@@ -74,10 +75,12 @@ tc_cli_lease_options(struct tc_cli_lease_args *a, bool ids_required,
 		{ "--manifest-out", TC_OPT_STRING, &a->manifest_out, true, NULL },
 		{ "--environment-json", TC_OPT_STRING, &a->env_json, false, NULL },
 		{ "--command-id", TC_OPT_STRING, &a->command_id, false, NULL },
-		{ "--via", TC_OPT_STRING, &a->via, false, NULL },
+		{ "--via", TC_OPT_CHOICE, &a->via_choice, false, NULL },
 	};
 
 	memset(a, 0, sizeof(*a));
+	a->via_choice.value = &a->via;
+	a->via_choice.choices = via_choices;
 	memcpy(opts, shared, sizeof(shared));
 	return TC_CLI_LEASE_NOPTS;
 }

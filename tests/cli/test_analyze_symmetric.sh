@@ -13,13 +13,7 @@ S=$T/s
 mkdir -p "$S/out"
 cp -r "$FIX/in" "$S/in"
 chmod -R u+w "$S"
-(cd "$S" && python3 "$FIX/symmetric/mkcase.py" sym && python3 "$FIX/mkcapture.py" pair \
-    --baseline-kd sym/baseline/kernel_details.csv \
-    --candidate-kd sym/candidate/kernel_details.csv --graph-dir sym/graph \
-    --workload in/held-out/common/workload.json \
-    --config in/held-out/struct/assoc-config.json \
-    --control in/held-out/struct/assoc-control.json \
-    --source-revision rev-abc123 --out-dir cap) > /dev/null 2>&1
+(cd "$S" && "$FIX/symmetric/capture.sh" sym) > /dev/null 2>&1
 rc=$?
 expect_rc 0 "the symmetric case is captured"
 read -r -a ARGV < "$SREC/command"

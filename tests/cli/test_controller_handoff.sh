@@ -82,6 +82,13 @@ expect_err "the following arguments are required: --result" "seal names the miss
 tc init --session "$T/x.json" --artifact-root "$T/x" --session-id s --optional-mode sideways
 expect_rc 2 "init with an unknown optional mode is a usage error"
 expect_err "argument --optional-mode: invalid choice: 'sideways' (choose from 'both', 'multistream', 'none', 'source-range')" "init lists the optional modes"
+tc init --optional-mode sideways --no-such-flag
+expect_err "argument --optional-mode: invalid choice: 'sideways' (choose from 'both', 'multistream', 'none', 'source-range')" \
+    "init names an invalid choice before missing options and unrecognized arguments, as argparse"
+check "not the missing --session" [ "${err/required/}" = "$err" ]
+tc init --evidence-policy lax
+expect_err "argument --evidence-policy: invalid choice: 'lax' (choose from 'reference', 'strict')" \
+    "and an invalid --evidence-policy"
 tc next
 expect_rc 2 "next without --session is a usage error"
 tc verify --session "$S" --bogus

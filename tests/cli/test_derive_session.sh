@@ -373,6 +373,13 @@ refused_in "an existing evidence import is never replaced" \
 derive derive-session "$T/c-usage" none
 expect_rc 2 "derive-session refuses optional mode none as a usage error"
 expect_err "invalid choice: 'none'" "usage error names the bad choice"
+tc derive-session --optional-mode none --no-such-flag
+expect_err "argument --optional-mode: invalid choice: 'none' (choose from 'multistream', 'source-range', 'both')" \
+    "an invalid choice is named before missing options and unrecognized arguments, as argparse"
+check "not the missing options" [ "${err/required/}" = "$err" ]
+tc derive-session --evidence-policy lax
+expect_err "argument --evidence-policy: invalid choice: 'lax' (choose from 'reference', 'strict')" \
+    "and an invalid --evidence-policy"
 derive source-range-from-smap "$T/c-usage" source-range --optional-mode both
 expect_rc 2 "source-range-from-smap has no --optional-mode"
 C="$T/c-usage"

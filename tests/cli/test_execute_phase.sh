@@ -130,6 +130,14 @@ tc execute-phase --task "$T/task.json" --phase intake_preparation --tool analyze
     --lease-root "$T/leases" --device-id 0
 expect_rc 2 "a tool outside the phase's allowlist is refused (argparse choice)"
 expect_err "argument --tool: invalid choice: 'analyze_performance.py' (choose from 'check_environment.py', 'shared_npu_lease_inventory.py', 'device_lease_runner.py')" "the allowlist is named"
+tc execute-phase --phase intake_preparation --tool analyze_performance.py --no-such-flag
+expect_rc 2 "an invalid --tool without --task is a usage error"
+expect_err "argument --tool: invalid choice: 'analyze_performance.py' (choose from 'check_environment.py', 'shared_npu_lease_inventory.py', 'device_lease_runner.py')" "named first, as argparse checks choices while it reads"
+check "before the missing --task and the unrecognized argument" \
+    [ "${err/required: --task/}" = "$err" ] && [ "${err/unrecognized/}" = "$err" ]
+tc execute-phase --phase no_such_phase --tool analyze_performance.py
+expect_err "the following arguments are required: --task" \
+    "with no manifest to read the choices from, the missing --task comes first"
 
 tc execute-phase --task "$T/task.json" --phase intake_preparation --tool check_environment.py
 expect_rc 1 "--tool without a lease is refused"

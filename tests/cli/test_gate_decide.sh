@@ -122,6 +122,20 @@ expect_err "argument --max-spread-pct: must be above 0 and at most 100" "in word
 tc gate analyze --baseline base --candidate S1=win "${P[@]}" --decide-by median
 expect_rc 2 "an unknown --decide-by is a usage error"
 expect_err "argument --decide-by: invalid choice: 'median' (choose from 'mean', 'ci')" "naming the choices"
+tc gate analyze --decide-by median --no-such-flag
+expect_err "argument --decide-by: invalid choice: 'median' (choose from 'mean', 'ci')" \
+    "an invalid choice is named first, as argparse checks choices while it reads"
+check "before the missing --baseline and the unrecognized argument" \
+    [ "${err/required: --baseline/}" = "$err" ] && [ "${err/unrecognized/}" = "$err" ]
+tc gate promote --stability loose
+expect_err "argument --stability: invalid choice: 'loose' (choose from 'reference', 'relative')" \
+    "--stability likewise"
+tc ledger final-e2e --decide-by median
+expect_err "argument --decide-by: invalid choice: 'median' (choose from 'mean', 'ci')" \
+    "ledger final-e2e names an invalid --decide-by before its missing options"
+tc ledger final-e2e --stability loose
+expect_err "argument --stability: invalid choice: 'loose' (choose from 'reference', 'relative')" \
+    "and an invalid --stability"
 tc gate analyze --baseline base --candidate S1=win "${P[@]}" --json-out ci/mean.json
 check "by default the gate decides by the mean, as the reference does" \
 	test "$(jf ci/mean.json "('mean_improvement' in d['candidates']['S1']['promotion']['checks'], d['tunectl']['decide_by'], 'waived_by_interval' in d['candidates']['S1']['promotion'])")" = "(True, 'mean', False)"

@@ -230,6 +230,14 @@ expect_rc 2 "lease without a subcommand is a usage error"
 tc lease frob
 expect_rc 2 "an unknown lease subcommand is a usage error"
 expect_err "invalid choice: 'frob'" "the unknown subcommand is named"
+tc lease run --via ssh --no-such-flag -- true
+expect_rc 2 "an unknown --via is a usage error"
+expect_err "argument --via: invalid choice: 'ssh' (choose from 'local', 'slurm')" \
+    "named before missing options and unrecognized arguments, as argparse checks choices while it reads"
+check "not the missing options" [ "${err/required/}" = "$err" ]
+tc lease status --via ssh
+expect_err "argument --via: invalid choice: 'ssh' (choose from 'local', 'slurm')" \
+    "lease status names it before the missing --lease-root"
 tc lease status --lease-root "$T/none"
 expect_rc 1 "status of a missing lease root fails"
 expect_err "No such file or directory" "status names the missing root"

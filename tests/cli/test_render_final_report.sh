@@ -147,6 +147,10 @@ expect_out "- Final E2E verdict: not run (\`not_run\`)" "English verdict"
 tc render-final-report --session "$S" --lang fr
 expect_rc 2 "an unknown --lang is a usage error"
 expect_err "invalid choice: 'fr'" "the usage error names the choice"
+tc render-final-report --lang fr --no-such-flag
+expect_err "argument --lang: invalid choice: 'fr' (choose from 'zh', 'en')" \
+    "named before the missing --session and the unrecognized argument, as argparse checks choices while it reads"
+check "not the missing --session" [ "${err/required/}" = "$err" ]
 tc render-final-report --output "$T/x.md"
 expect_rc 2 "--session is required"
 
