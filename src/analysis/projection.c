@@ -581,12 +581,13 @@ seq_equal(const struct tok *src, size_t n, struct prow **rows, size_t m)
 /*
  * The assignment search can take exponential time on hostile graphs (many
  * streams sharing one short list of candidates: a pigeonhole the search
- * proves empty branch by branch; the reference never returns).  It gives
- * up after this many visits, and uniqueness is then unproven: the step is
- * blocked as ambiguous.  Real captures have a handful of streams and
- * visit a few dozen.
+ * proves empty branch by branch; the reference never returns).  The
+ * steps of one device and model share this many visits; once they are
+ * spent, uniqueness is unproven and every step still to search is blocked
+ * as ambiguous.  Real captures have a handful of streams and visit a few
+ * dozen per step, so 10^5 steps fit many times over.
  */
-#define SEARCH_VISITS_MAX 100000000ULL
+#define SEARCH_VISITS_MAX 20000000ULL
 
 struct solve {
 	struct sstream **order;	/* by (candidate count, key) */
@@ -725,6 +726,7 @@ struct proj {
 					 * device and model, by (sk, step,
 					 * start, row) */
 	size_t nco;
+	unsigned long long visits;	/* the search's, over all steps */
 };
 
 /* A candidate SK row of the projected device and model. */
@@ -817,8 +819,9 @@ align_step(struct proj *p, size_t si, size_t *solutions)
 	s.cur = tc_xcalloc(s.n + 1, sizeof(*s.cur));
 	s.first = tc_xcalloc(s.n + 1, sizeof(*s.first));
 	s.solutions = 0;
-	s.visits = 0;
+	s.visits = p->visits;
 	search(&s, 0);
+	p->visits = s.visits;
 	*solutions = s.solutions;
 	if (s.visits > SEARCH_VISITS_MAX) {
 		blocker = "kernel_projection_stream_assignment_ambiguous";

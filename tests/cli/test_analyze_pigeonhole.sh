@@ -17,9 +17,10 @@
 #
 # With N = 6 the search finishes (5 * 5! visits at most) and proves there
 # is no injective assignment; with N = 13 it would need about e * 12!
-# (1.3e9) visits, gives up after SEARCH_VISITS_MAX (10^8,
-# src/analysis/projection.c) and blocks the step as ambiguous, with no
-# alternative counted: the command ends, well within the timeout.
+# (1.3e9) visits, gives up after SEARCH_VISITS_MAX (2 * 10^7 visits shared
+# by the steps of one device and model, src/analysis/projection.c) and
+# blocks the step as ambiguous, with no alternative counted: the command
+# ends, well within the timeout.
 . "$(dirname "$0")/lib.sh"
 
 FIX=$TUNECTL_SRC/tests/fixtures/analysis
@@ -39,7 +40,7 @@ run_case() {
 	ARGV=("${ARGV[@]:1}")
 	ARGV=("${ARGV[@]/in\/held-out\/struct\/sk_meta/ph/sk_meta}")
 	pushd "$S" > /dev/null || exit 1
-	# (not under valgrind: 10^8 visits would take it far past the timeout)
+	# (not under valgrind: 2 * 10^7 visits would take it past the timeout)
 	SECONDS=0
 	timeout 120 "$TUNECTL_BIN" analyze fusion "${ARGV[@]}" > "$T/fusion.out" \
 	    2> "$T/fusion.err"
