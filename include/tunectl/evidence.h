@@ -312,6 +312,10 @@ int tc_quarantine_scene(tc_session *s, const tc_json *step,
  * ("phase report differs from its sealed result: <step>"). */
 int tc_check_phase_report(const tc_json *result, const tc_json *step,
     const char *report_path, tc_error *err);
+/* The same check of the report's bytes, read by the caller (verify reads
+ * each report once: the read that finds it present is the one compared). */
+int tc_check_phase_report_text(const tc_json *result, const tc_json *step,
+    const char *have, size_t have_len, tc_error *err);
 /* FINAL_E2E_REPORT.md of a completed session is the report rendered
  * from its sealed evidence now.  result and ledger: the Final result and
  * its ledger when the caller has already read and validated them (both,

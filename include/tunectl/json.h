@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "tunectl/buf.h"
 #include "tunectl/error.h"
@@ -223,9 +224,14 @@ static inline bool tc_json_is(const tc_json *v, tc_json_type t)
 	return v != NULL && v->type == t;
 }
 
-/* Member lookup (binary search); NULL if v is not an object or lacks key. */
-tc_json *tc_json_get(const tc_json *obj, const char *key);
+/* Member lookup (binary search); NULL if v is not an object or lacks key.
+ * tc_json_get is inline so that a literal key's length is folded at
+ * compile time (no strlen at each of the many lookups a command makes). */
 tc_json *tc_json_getn(const tc_json *obj, const char *key, size_t key_len);
+static inline tc_json *tc_json_get(const tc_json *obj, const char *key)
+{
+	return tc_json_getn(obj, key, strlen(key));
+}
 
 /* Typed member lookups: NULL / false when absent or of another type. */
 const char *tc_json_get_string(const tc_json *obj, const char *key);

@@ -449,12 +449,6 @@ tc_json_getn(const tc_json *obj, const char *key, size_t key_len)
 	return i >= 0 ? obj->u.obj.members[i].value : NULL;
 }
 
-tc_json *
-tc_json_get(const tc_json *obj, const char *key)
-{
-	return tc_json_getn(obj, key, strlen(key));
-}
-
 const char *
 tc_json_get_string(const tc_json *obj, const char *key)
 {

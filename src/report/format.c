@@ -22,6 +22,23 @@ tc_report_fmt_fixed6(tc_buf *out, double v, int with_sign)
 	tc_buf_printf(out, with_sign ? "%+.6f" : "%.6f", v);
 }
 
+/* s[0..len) into a table cell: '|' escaped, newlines as <br>; the runs
+ * between them copied whole (the cells of every report go through here). */
+static void
+cell_escape(tc_buf *out, const char *s, size_t len)
+{
+	size_t i, run = 0;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] != '|' && s[i] != '\n')
+			continue;
+		tc_buf_add(out, s + run, i - run);
+		tc_buf_puts(out, s[i] == '|' ? "\\|" : "<br>");
+		run = i + 1;
+	}
+	tc_buf_add(out, s + run, len - run);
+}
+
 void
 tc_report_cell_str(tc_buf *out, const char *s)
 {
@@ -29,21 +46,13 @@ tc_report_cell_str(tc_buf *out, const char *s)
 		tc_buf_puts(out, "N/A");
 		return;
 	}
-	for (; *s != '\0'; s++) {
-		if (*s == '|')
-			tc_buf_puts(out, "\\|");
-		else if (*s == '\n')
-			tc_buf_puts(out, "<br>");
-		else
-			tc_buf_putc(out, *s);
-	}
+	cell_escape(out, s, strlen(s));
 }
 
 void
 tc_report_cell(tc_buf *out, const tc_json *v)
 {
 	tc_buf text = TC_BUF_INIT;
-	size_t i;
 
 	if (v == NULL || tc_json_is(v, TC_JSON_NULL) ||
 	    (tc_json_is(v, TC_JSON_STRING) && v->u.str.len == 0)) {
@@ -51,15 +60,8 @@ tc_report_cell(tc_buf *out, const tc_json *v)
 		return;
 	}
 	tc_json_str(&text, v);
-	/* byte loop: a string may hold NUL, which str() keeps */
-	for (i = 0; i < text.len; i++) {
-		if (text.data[i] == '|')
-			tc_buf_puts(out, "\\|");
-		else if (text.data[i] == '\n')
-			tc_buf_puts(out, "<br>");
-		else
-			tc_buf_putc(out, text.data[i]);
-	}
+	/* by length: a string may hold NUL, which str() keeps */
+	cell_escape(out, text.data, text.len);
 	tc_buf_free(&text);
 }
 

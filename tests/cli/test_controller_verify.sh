@@ -66,6 +66,17 @@ expect_out "missing phase report: s0-baseline" "a missing PHASE_REPORT.md is rep
 cp "$R/phases/intake-preparation/PHASE_REPORT.md" "$R/phases/s0-baseline/PHASE_REPORT.md"
 tc verify --session "$S"
 expect_out "phase report differs from its sealed result: s0-baseline" "a report of another step is refused"
+# verify reads each report once: what is not a readable regular file is
+# missing, a symlink to the right report is the report (as stat sees it).
+rm "$R/phases/s0-baseline/PHASE_REPORT.md"
+mkdir "$R/phases/s0-baseline/PHASE_REPORT.md"
+tc verify --session "$S"
+expect_out "missing phase report: s0-baseline" "a directory in the report's place is a missing report"
+rmdir "$R/phases/s0-baseline/PHASE_REPORT.md"
+ln -s "$T/s0-report.md" "$R/phases/s0-baseline/PHASE_REPORT.md"
+tc verify --session "$S"
+expect_out '"valid": true' "a symlink to the sealed report verifies"
+rm "$R/phases/s0-baseline/PHASE_REPORT.md"
 cp "$T/s0-report.md" "$R/phases/s0-baseline/PHASE_REPORT.md"
 
 rm "$intake"

@@ -121,6 +121,11 @@ test_cell_escapes_pipes_and_newlines(void **state)
 	expect_cell("\"a\\r\\nb\"", "a\r<br>b");
 	tc_report_cell_str(&b, "x|y\n");
 	assert_string_equal(tc_buf_cstr(&b), "x\\|y<br>");
+	/* runs copied whole: escapes first, adjacent, and last */
+	tc_buf_reset(&b);
+	tc_report_cell_str(&b, "|\n|ab||c\n");
+	assert_string_equal(tc_buf_cstr(&b), "\\|<br>\\|ab\\|\\|c<br>");
+	expect_cell("\"\\n|\"", "<br>\\|");
 	tc_buf_free(&b);
 }
 
