@@ -31,7 +31,8 @@
  *                           tile_size (matmul blocking), unroll (inner
  *                           loop unrolling), loop_order ("ijk" | "ikj");
  *   experiments.multistream two independent halves of the batch on two
- *                           streams (both on the rank's one core);
+ *                           streams (both on the rank's one core), split
+ *                           off and joined by the main stream (skw.h);
  *   experiments.source_range.fast_softmax
  *                           a source-level rewrite of the softmax range.
  *
@@ -110,30 +111,52 @@ read_end(struct reading *r)
 /* ---- one decode step ---------------------------------------------------- */
 
 /*
- * Every group of every layer is one launch: posted to the stream (both
- * halves of the batch to two streams with multistream) and waited for.
- * group_ms, when profiling, accumulates the CPU time of each launch;
+ * A split or concat launch (SKW_SPLIT, SKW_CONCAT) on the main stream:
+ * the second half of the batch between x and the secondary stream's xs.
+ */
+static void
+copy_launch(const struct skw_model *m, const struct skw_plan *p,
+    struct skw_stream *main_stream, int group, float *x, float *xs,
+    struct skw_trace *trace, int step)
+{
+	const struct skw_config *c = m->cfg;
+	struct skw_launch a = { m, p, group, -1, c->batch / 2, c->batch, x,
+	    NULL, trace != NULL ? skw_trace_add(trace, step, -1, group, 0) :
+	    NULL, xs };
+
+	skw_stream_post(main_stream, &a);
+	skw_stream_wait(main_stream);
+}
+
+/*
+ * Every group of every layer is one launch: posted to the stream and
+ * waited for.  With multistream, stream 0 runs the first half of the batch
+ * in x and y, stream 1 the second half in its own xs and ys, split off
+ * before the first layer and joined after the last (skw.h).  group_ms,
+ * when profiling, accumulates the CPU time of each group's launches;
  * trace, when given, gets one record per launch and stream.
  */
 static void
 decode_step(const struct skw_model *m, const struct skw_plan *p,
-    struct skw_stream *streams, float *x, float *y, double *group_ms,
-    struct skw_trace *trace, int step)
+    struct skw_stream *streams, float *x, float *y, float *xs, float *ys,
+    double *group_ms, struct skw_trace *trace, int step)
 {
 	const struct skw_config *c = m->cfg;
-	int nstreams = c->multistream && c->batch >= 2 ? 2 : 1;
+	int nstreams = skw_nstreams(c), half = c->batch / nstreams;
 
+	if (nstreams == 2)
+		copy_launch(m, p, &streams[0], SKW_SPLIT, x, xs, trace, step);
 	for (int l = 0; l < c->layers; l++)
 		for (int g = 0; g < p->ngroups; g++) {
 			double t0 = group_ms != NULL ?
 			    clock_ms(CLOCK_PROCESS_CPUTIME_ID) : 0.0;
 
 			for (int s = 0; s < nstreams; s++) {
-				struct skw_launch a = { m, p, g, l,
-				    s * c->batch / nstreams,
-				    (s + 1) * c->batch / nstreams, x, y,
+				struct skw_launch a = { m, p, g, l, 0,
+				    s == 0 ? half : c->batch - half,
+				    s == 0 ? x : xs, s == 0 ? y : ys,
 				    trace != NULL ? skw_trace_add(trace, step, l,
-				    g, s) : NULL };
+				    g, s) : NULL, NULL };
 
 				skw_stream_post(&streams[s], &a);
 			}
@@ -142,6 +165,8 @@ decode_step(const struct skw_model *m, const struct skw_plan *p,
 			if (group_ms != NULL)
 				group_ms[g] += clock_ms(CLOCK_PROCESS_CPUTIME_ID) - t0;
 		}
+	if (nstreams == 2)
+		copy_launch(m, p, &streams[0], SKW_CONCAT, x, xs, trace, step);
 }
 
 /*
@@ -387,7 +412,7 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	struct skw_trace trace = { NULL, 0, 0, 0 };
 	double group_ms[K_COUNT] = { 0 }, checksum = 0.0;
 	char path[4096];
-	float *w, *b, *x, *y;
+	float *w, *b, *x, *y, *xs, *ys;
 	FILE *log;
 	int core, rc = 0;
 
@@ -395,7 +420,10 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	b = malloc(sizeof(float) * (size_t)c->hidden * (size_t)c->layers);
 	x = malloc(sizeof(float) * act);
 	y = malloc(sizeof(float) * act);
-	if (w == NULL || b == NULL || x == NULL || y == NULL) {
+	xs = malloc(sizeof(float) * act);	/* stream 1's half (multistream) */
+	ys = malloc(sizeof(float) * act);
+	if (w == NULL || b == NULL || x == NULL || y == NULL || xs == NULL ||
+	    ys == NULL) {
 		fprintf(stderr, "skw: rank %d: out of memory\n", rank);
 		return 1;
 	}
@@ -431,8 +459,9 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	}
 	/* every record up front: a stream writes into its record while the
 	 * rank reserves the next one, so the array never moves */
-	if (tracing && skw_trace_init(&trace, (size_t)c->steps * c->layers *
-	    p.ngroups * (c->multistream && c->batch >= 2 ? 2 : 1)) != 0) {
+	if (tracing && skw_trace_init(&trace, (size_t)c->steps *
+	    ((size_t)c->layers * p.ngroups * skw_nstreams(c) +
+	    (skw_nstreams(c) == 2 ? 2 : 0))) != 0) {
 		fprintf(stderr, "skw: rank %d: out of memory\n", rank);
 		return 1;
 	}
@@ -443,8 +472,8 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 		if (s == 0 && tracing)
 			trace.origin_ns = (long long)(clock_ms(
 			    CLOCK_PROCESS_CPUTIME_ID) * 1e6);
-		decode_step(&m, &p, streams, x, y, profiling ? group_ms : NULL,
-		    tracing ? &trace : NULL, s);
+		decode_step(&m, &p, streams, x, y, xs, ys, profiling ?
+		    group_ms : NULL, tracing ? &trace : NULL, s);
 		if (pause_us > 0 && pause_us < 1000000) {
 			struct timespec ts = { 0, pause_us * 1000L };
 
@@ -474,6 +503,8 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	free(b);
 	free(x);
 	free(y);
+	free(xs);
+	free(ys);
 	return rc;
 }
 

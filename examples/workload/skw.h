@@ -45,6 +45,27 @@ struct skw_plan {
 struct skw_plan skw_make_plan(enum skw_scope s);
 
 /*
+ * Multistream splits the batch as a graph compiler splits it for two
+ * streams: the main stream (0) runs a split launch before the first layer,
+ * copying the second half of the activations into the secondary stream's
+ * own buffer, and a concat launch after the last layer, copying it back;
+ * stream 1 runs every layer on its half alone.  Every decode step does
+ * both, as every execution of a graph does.  The group of such a launch
+ * is SKW_SPLIT or SKW_CONCAT (its layer -1), so the two streams' launch
+ * sequences differ, as a multistream graph's streams do on a device.
+ */
+enum { SKW_SPLIT = -1, SKW_CONCAT = -2 };
+
+extern const char *const skw_copy_names[2];	/* "split", "concat" */
+
+/* The streams a rank runs: 2 with multistream (and a batch to split). */
+static inline int
+skw_nstreams(const struct skw_config *c)
+{
+	return c->multistream && c->batch >= 2 ? 2 : 1;
+}
+
+/*
  * One launch as a profiling run records it (skw_trace.c): where it ran
  * and, filled by the stream thread, when it started and how long it took
  * on the rank's CPU clock (CLOCK_PROCESS_CPUTIME_ID), in nanoseconds.
@@ -61,13 +82,18 @@ struct skw_trace {
 	long long origin_ns;		/* the clock at the first step */
 };
 
-/* What one launch runs: one group of one layer over rows [row0, row1). */
+/*
+ * What one launch runs: one group of one layer over rows [row0, row1), or
+ * (SKW_SPLIT, SKW_CONCAT) the copy of rows [row0, row1) of x to or from
+ * the first rows of xs, the secondary stream's activations.
+ */
 struct skw_launch {
 	const struct skw_model *m;
 	const struct skw_plan *p;
 	int group, layer, row0, row1;
 	float *x, *y;
 	struct skw_trec *rec;		/* NULL unless profiling */
+	float *xs;			/* SKW_SPLIT, SKW_CONCAT only */
 };
 
 void skw_run_group(const struct skw_launch *a);

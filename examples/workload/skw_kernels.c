@@ -1,6 +1,7 @@
 /*
  * skw_kernels.c - the six kernels of a decode layer (matmul, bias,
- * layernorm, gelu, softmax, residual), the scope strategies that group
+ * layernorm, gelu, softmax, residual), the split and concat of the batch
+ * between two streams (multistream), the scope strategies that group
  * them into launches, and the body of one launch.
  *
  * Every kernel body sits between "kernel-begin: NAME" / "kernel-end: NAME"
@@ -8,12 +9,15 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "skw.h"
 
 const char *const skw_kernel_names[K_COUNT] = {
 	"matmul", "bias", "layernorm", "gelu", "softmax", "residual"
 };
+
+const char *const skw_copy_names[2] = { "split", "concat" };
 
 /* ---- kernels (each body between markers) ------------------------------ */
 
@@ -142,6 +146,26 @@ residual_row(int h, float *x, const float *y)
 	/* kernel-end: residual */
 }
 
+/* The rows [row0, row1) of x into the first rows of xs. */
+static void
+split_rows(int h, const float *x, float *xs, int row0, int row1)
+{
+	/* kernel-begin: split */
+	memcpy(xs, x + (size_t)row0 * h, sizeof(float) * (size_t)h *
+	    (size_t)(row1 - row0));
+	/* kernel-end: split */
+}
+
+/* The first rows of xs back into the rows [row0, row1) of x. */
+static void
+concat_rows(int h, float *x, const float *xs, int row0, int row1)
+{
+	/* kernel-begin: concat */
+	memcpy(x + (size_t)row0 * h, xs, sizeof(float) * (size_t)h *
+	    (size_t)(row1 - row0));
+	/* kernel-end: concat */
+}
+
 /* ---- scopes: how kernels are grouped ---------------------------------- */
 
 typedef void (*row_kernel)(const struct skw_model *, int layer, float *x,
@@ -225,6 +249,14 @@ skw_run_group(const struct skw_launch *a)
 	const float *w = a->m->w + (size_t)a->layer * c->hidden * c->hidden;
 	int g = a->group;
 
+	if (g == SKW_SPLIT) {
+		split_rows(c->hidden, a->x, a->xs, a->row0, a->row1);
+		return;
+	}
+	if (g == SKW_CONCAT) {
+		concat_rows(c->hidden, a->x, a->xs, a->row0, a->row1);
+		return;
+	}
 	for (int i = a->row0; i < a->row1; i++)
 		for (int k = a->p->first[g]; k <= a->p->last[g]; k++) {
 			if (k == K_MATMUL)

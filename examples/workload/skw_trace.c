@@ -69,13 +69,22 @@ skw_trace_free(struct skw_trace *t)
 static int
 nstreams_of(const struct skw_config *c)
 {
-	return c->multistream && c->batch >= 2 ? 2 : 1;
+	return skw_nstreams(c);
 }
 
+/* Whether group g (SKW_SPLIT and SKW_CONCAT never) is a fused group. */
 static int
 fused(const struct skw_plan *p, int g)
 {
-	return p->last[g] > p->first[g];
+	return g >= 0 && p->last[g] > p->first[g];
+}
+
+/* The kernel name of a launch that is not a fused group. */
+static const char *
+kernel_of(const struct skw_plan *p, int g)
+{
+	return g < 0 ? skw_copy_names[g == SKW_SPLIT ? 0 : 1] :
+	    skw_kernel_names[p->first[g]];
 }
 
 /* The SuperKernel number of (stream, layer, group), 1-based; 0 unfused. */
@@ -116,23 +125,37 @@ launch_name(char *buf, size_t len, const struct skw_config *c,
 	if (fused(p, r->group))
 		sk_name(buf, len, sk_number(c, p, r->stream, r->layer,
 		    r->group), r->layer, p, r->group);
+	else if (r->group < 0)
+		snprintf(buf, len, "%s", kernel_of(p, r->group));
 	else
-		snprintf(buf, len, "%s_%d", skw_kernel_names[p->first[r->group]],
-		    r->layer);
+		snprintf(buf, len, "%s_%d", kernel_of(p, r->group), r->layer);
 }
 
-/* Graph node id of kernel k of a layer on a stream. */
+/* Graph node id of kernel k of a layer on a stream; of the split and the
+ * concat (k = SKW_SPLIT, SKW_CONCAT), after every layer's. */
 static int
 node_id(const struct skw_config *c, int stream, int layer, int k)
 {
+	if (k < 0)
+		return 100 + nstreams_of(c) * c->layers * K_COUNT +
+		    (k == SKW_SPLIT ? 0 : 1);
 	return 100 + (stream * c->layers + layer) * K_COUNT + k;
 }
 
-/* A launch's task id, per stream and step (msprof numbers tasks so). */
+/* A launch's task id, per stream and step (msprof numbers tasks so): on
+ * the main stream of a multistream run the split is task 1 and the concat
+ * the last. */
 static int
-task_id(const struct skw_plan *p, int layer, int group)
+task_id(const struct skw_config *c, const struct skw_plan *p, int stream,
+    int layer, int group)
 {
-	return 1 + layer * p->ngroups + group;
+	int split = nstreams_of(c) == 2 && stream == 0;
+
+	if (group == SKW_SPLIT)
+		return 1;
+	if (group == SKW_CONCAT)
+		return 2 + c->layers * p->ngroups;
+	return 1 + split + layer * p->ngroups + group;
 }
 
 static double
@@ -167,41 +190,43 @@ close_in(FILE *f, const char *dir, const char *name)
 
 /* One line of a per-launch file: record i, r, named name. */
 typedef void (*row_fn)(FILE *f, const struct skw_trace *t,
-    const struct skw_plan *p, size_t i, const char *name);
+    const struct skw_config *c, const struct skw_plan *p, size_t i,
+    const char *name);
 
 static void
 kernel_details_row(FILE *f, const struct skw_trace *t,
-    const struct skw_plan *p, size_t i, const char *name)
+    const struct skw_config *c, const struct skw_plan *p, size_t i,
+    const char *name)
 {
 	const struct skw_trec *r = &t->recs[i];
 	int g = r->group;
 
 	fprintf(f, "%d,0,%d,%d,%d,%s,%s,static,AI_CPU,%.3f,%.3f,0,"
 	    "N/A,N/A,N/A,N/A,N/A,N/A\n", r->step + 1, SKW_MODEL_ID,
-	    task_id(p, r->layer, g), r->stream, name,
-	    fused(p, g) ? "SuperKernel" : skw_kernel_names[p->first[g]],
+	    task_id(c, p, r->stream, r->layer, g), r->stream, name,
+	    fused(p, g) ? "SuperKernel" : kernel_of(p, g),
 	    us_of(r->start_ns - t->origin_ns), us_of(r->dur_ns));
 }
 
 static void
-task_time_row(FILE *f, const struct skw_trace *t, const struct skw_plan *p,
-    size_t i, const char *name)
+task_time_row(FILE *f, const struct skw_trace *t, const struct skw_config *c,
+    const struct skw_plan *p, size_t i, const char *name)
 {
 	const struct skw_trec *r = &t->recs[i];
 	double start = us_of(r->start_ns - t->origin_ns);
 
 	fprintf(f, "0,%s,AI_CPU,%d,%d,%.3f,%.3f,%.3f\n", name, r->stream,
-	    task_id(p, r->layer, r->group), us_of(r->dur_ns), start,
-	    start + us_of(r->dur_ns));
+	    task_id(c, p, r->stream, r->layer, r->group), us_of(r->dur_ns),
+	    start, start + us_of(r->dur_ns));
 }
 
 static void
-trace_view_row(FILE *f, const struct skw_trace *t, const struct skw_plan *p,
-    size_t i, const char *name)
+trace_view_row(FILE *f, const struct skw_trace *t, const struct skw_config *c,
+    const struct skw_plan *p, size_t i, const char *name)
 {
 	const struct skw_trec *r = &t->recs[i];
 
-	(void)p;
+	(void)c, (void)p;
 	fprintf(f, "%s\n{\"name\": \"%s\", \"ph\": \"X\", \"pid\": 0, "
 	    "\"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, \"args\": "
 	    "{\"Step Id\": %d}}", i ? "," : "", name, r->stream,
@@ -222,23 +247,60 @@ write_launches(const struct skw_trace *t, const struct skw_config *c,
 	fputs(head, f);
 	for (size_t i = 0; i < t->n; i++) {
 		launch_name(name, sizeof(name), c, p, &t->recs[i]);
-		row(f, t, p, i, name);
+		row(f, t, c, p, i, name);
 	}
 	fputs(tail, f);
 	return close_in(f, dir, file);
 }
 
+/* A graph's nodes of one stream as they are written: the id and the
+ * index in the stream of the last one, -1 before the first. */
+struct gstream {
+	FILE *f;
+	int s, idx, prev;
+};
+
+static void
+graph_node(struct gstream *g, int id, const char *name, int task)
+{
+	if (g->prev >= 0)
+		fprintf(g->f, "%d},", id);
+	fprintf(g->f, "\n      {\"nodeId\": %d, \"streamIdxInGraph\": %d, "
+	    "\"nodeIdxInStream\": %d, \"nodeType\": \"KERNEL\", "
+	    "\"preNodeId\": ", id, g->s, g->idx);
+	if (g->prev >= 0)
+		fprintf(g->f, "%d", g->prev);
+	else
+		fputs("\"none\"", g->f);
+	fprintf(g->f, ", \"taskInfo\": [{\"taskType\": \"KERNEL\", "
+	    "\"streamId\": %d, \"taskId\": %d, \"kernelParams\": "
+	    "{\"funcName\": \"%s\", \"kernelType\": \"AI_CPU\", "
+	    "\"numBlocks\": 1}}], \"nextNodeId\": ", g->s, task, name);
+	g->prev = id;
+	g->idx++;
+}
+
+/* The split or concat node of the main stream of a multistream graph. */
+static void
+copy_node(struct gstream *g, const struct skw_config *c,
+    const struct skw_plan *p, int group)
+{
+	graph_node(g, node_id(c, 0, -1, group), kernel_of(p, group),
+	    task_id(c, p, 0, -1, group));
+}
+
 /*
- * One graph: every stream, every layer's kernels in launch order; with
- * updated, each fused group is one SuperKernel node (the id of its first
- * child) instead of its children.
+ * One graph: every stream, every layer's kernels in launch order (the
+ * main stream of a multistream run between its split and its concat);
+ * with updated, each fused group is one SuperKernel node (the id of its
+ * first child) instead of its children.
  */
 static int
 write_graph(const struct skw_config *c, const struct skw_plan *p,
     const char *dir, const char *file, int updated)
 {
 	FILE *f = open_in(dir, file);
-	int ns = nstreams_of(c), total = 0;
+	int ns = nstreams_of(c), total = 0, copies = ns == 2 ? 2 : 0;
 	char name[256];
 
 	if (f == NULL)
@@ -249,17 +311,19 @@ write_graph(const struct skw_config *c, const struct skw_plan *p,
 	fprintf(f, "{\n  \"version\": \"%s\",\n  \"modelId\": \"%d\",\n"
 	    "  \"deviceId\": 0,\n  \"totalStreams\": %d,\n  \"totalNodes\": %d,\n"
 	    "  \"streams\": [", updated ? "1.0-updated" : "1.0", SKW_MODEL_ID,
-	    ns, total * c->layers * ns);
+	    ns, total * c->layers * ns + copies);
 	for (int s = 0; s < ns; s++) {
-		int idx = 0, prev = -1;
+		struct gstream gs = { f, s, 0, -1 };
+		int main_copies = s == 0 ? copies : 0;
 
 		fprintf(f, "%s\n    {\"streamIdxInGraph\": %d, \"nodeCount\": %d, "
-		    "\"nodes\": [", s ? "," : "", s, total * c->layers);
+		    "\"nodes\": [", s ? "," : "", s, total * c->layers +
+		    main_copies);
+		if (main_copies)
+			copy_node(&gs, c, p, SKW_SPLIT);
 		for (int l = 0; l < c->layers; l++)
 			for (int g = 0; g < p->ngroups; g++)
 				for (int k = p->first[g]; k <= p->last[g]; k++) {
-					int id = node_id(c, s, l, k);
-
 					if (updated && fused(p, g) && k > p->first[g])
 						continue;
 					if (updated && fused(p, g))
@@ -268,26 +332,12 @@ write_graph(const struct skw_config *c, const struct skw_plan *p,
 					else
 						snprintf(name, sizeof(name), "%s_%d",
 						    skw_kernel_names[k], l);
-					if (prev >= 0)
-						fprintf(f, "%d},", id);
-					fprintf(f, "\n      {\"nodeId\": %d, "
-					    "\"streamIdxInGraph\": %d, "
-					    "\"nodeIdxInStream\": %d, \"nodeType\": "
-					    "\"KERNEL\", \"preNodeId\": ", id, s, idx);
-					if (prev >= 0)
-						fprintf(f, "%d", prev);
-					else
-						fputs("\"none\"", f);
-					fprintf(f, ", \"taskInfo\": [{\"taskType\": "
-					    "\"KERNEL\", \"streamId\": %d, \"taskId\": "
-					    "%d, \"kernelParams\": {\"funcName\": "
-					    "\"%s\", \"kernelType\": \"AI_CPU\", "
-					    "\"numBlocks\": 1}}], \"nextNodeId\": ", s,
-					    task_id(p, l, g), name);
-					prev = id;
-					idx++;
+					graph_node(&gs, node_id(c, s, l, k), name,
+					    task_id(c, p, s, l, g));
 				}
-		if (prev >= 0)
+		if (main_copies)
+			copy_node(&gs, c, p, SKW_CONCAT);
+		if (gs.prev >= 0)
 			fputs("\"none\"}", f);
 		fputs("\n    ]}", f);
 	}

@@ -1524,7 +1524,41 @@ cmp_group(const void *a, const void *b)
 	    ((const struct cgroup *)b)->key);
 }
 
-/* _disambiguate_report_identity_ids */
+/* A decision's graph_occurrence_fingerprint when it is 64 lowercase hex
+ * digits, else NULL. */
+static const char *
+occurrence_fp(const tc_json *d)
+{
+	const char *fp = tc_json_get_string(d, "graph_occurrence_fingerprint");
+	size_t k;
+
+	if (fp == NULL || strlen(fp) != 64)
+		return NULL;
+	for (k = 0; k < 64; k++)
+		if (!((fp[k] >= '0' && fp[k] <= '9') ||
+		    (fp[k] >= 'a' && fp[k] <= 'f')))
+			return NULL;
+	return fp;
+}
+
+/* How many of the members carry the occurrence fingerprint fp. */
+static size_t
+occurrence_count(const tc_json *decisions, const size_t *members, size_t nm,
+    const char *fp)
+{
+	size_t m, count = 0;
+
+	for (m = 0; m < nm; m++) {
+		const char *o = occurrence_fp(decisions->u.arr.items[members[m]]);
+
+		count += o != NULL && strcmp(o, fp) == 0;
+	}
+	return count;
+}
+
+/* _disambiguate_report_identity_ids: SKs of one identity told apart by
+ * their unique graph occurrence, or, for a reprofile or block only, by
+ * their device, model and raw SK id. */
 static int
 disambiguate(tc_json *decisions, tc_error *err)
 {
@@ -1560,27 +1594,36 @@ disambiguate(tc_json *decisions, tc_error *err)
 		for (m = 0; m < nm && rc == 0; m++) {
 			tc_json *d = decisions->u.arr.items[members[m]];
 			const char *action = tc_json_get_string(d, "action");
+			const char *fp = occurrence_fp(d);
 			tc_json *disc, *payload;
 			char hex[65];
 			size_t q;
 
-			if (strcmp(action, "reprofile") != 0 &&
+			disc = tc_json_new_object();
+			if (fp != NULL && occurrence_count(decisions, members, nm,
+			    fp) == 1) {
+				tc_json_object_set_string(disc, "kind",
+				    "graph_occurrence");
+				tc_json_object_set_string(disc,
+				    "graph_occurrence_fingerprint", fp);
+			} else if (strcmp(action, "reprofile") != 0 &&
 			    strcmp(action, "block") != 0) {
 				tc_error_set(err, "actionable duplicate fusion "
 				    "identity lacks a unique graph occurrence "
 				    "fingerprint");
+				tc_json_free(disc);
 				rc = -1;
 				break;
+			} else {
+				tc_json_object_set_string(disc, "kind",
+				    "native_inventory_diagnostic");
+				tc_json_object_set(disc, "device_id",
+				    tc_json_clone(tc_json_get(d, "device_id")));
+				tc_json_object_set(disc, "model_id",
+				    tc_json_clone(tc_json_get(d, "model_id")));
+				tc_json_object_set(disc, "raw_sk_id",
+				    tc_json_clone(tc_json_get(d, "raw_sk_id")));
 			}
-			disc = tc_json_new_object();
-			tc_json_object_set_string(disc, "kind",
-			    "native_inventory_diagnostic");
-			tc_json_object_set(disc, "device_id",
-			    tc_json_clone(tc_json_get(d, "device_id")));
-			tc_json_object_set(disc, "model_id",
-			    tc_json_clone(tc_json_get(d, "model_id")));
-			tc_json_object_set(disc, "raw_sk_id",
-			    tc_json_clone(tc_json_get(d, "raw_sk_id")));
 			payload = tc_json_new_object();
 			tc_json_object_set(payload, "identity",
 			    tc_json_clone(tc_json_get(d, "identity")));

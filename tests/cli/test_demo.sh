@@ -101,6 +101,26 @@ expect_eq "$(jq_ "$A" "d['analysis_content_fingerprint']")" \
     "the analysis's content fingerprint is its content's"
 check "the session report shows the per-SK table" grep -q '<section id="base"><h2>BASE: per-SK fusion verdicts</h2><h3>base-profile-source-mapping: <a href=' "$R/report.html"
 check "the session report links the analysis's HTML view" grep -q 'profiling-analysis.html">HTML view</a>' "$R/report.html"
+# The derived BASE of mode both profiles the multistream incumbent: the
+# main stream splits the batch and joins it (split, concat), so the two
+# streams differ, the stream assignment is unique, every SK (one per layer
+# and stream) is mapped exactly and its verdict is decisive.
+RB=$(readlink -f "$T/d-both/latest")
+expect_eq "$(/usr/bin/python3 -c "
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(sorted({(r['Stream ID'], r['Name']) for r in rows if r['Name'] in ('split', 'concat')}), sorted({r['Stream ID'] for r in rows}))" \
+    "$RB/base-derived/capture/sk-off/kernel_details.csv")" \
+    "[('0', 'concat'), ('0', 'split')] ['0', '1']" "the derived BASE's SK-off capture runs two streams, the main one splitting and joining the batch"
+AD=$RB/$(jq_ "$RB/phases/base-profile-derived/phase-result.json" "[a for a in d['produced_artifacts'] if a.endswith('/profiling-analysis.json')][0]")
+expect_eq "$(jq_ "$AD" "d['association_protocol']['status'], sorted({(x['mapping_method'], x['mapping_confidence'], tuple(x['mapping_blockers'])) for x in d['per_sk_decisions']})")" \
+    "('associated', [('kernel_projection_structural', 'exact_projected_trace', ())])" \
+    "the derived BASE maps every SK exactly, no stream assignment ambiguous"
+expect_eq "$(jq_ "$AD" "len(d['per_sk_decisions']), sorted({s for p in d['graph_alignment_proof'].values() for s in p['alternative_solution_count_by_step'].values()})")" \
+    "(8, [0])" "the derived BASE projects one SK per layer and stream, each step with one assignment"
+expect_eq "$(jq_ "$AD" "all(x['action'] in ('keep', 'prune', 'block') and x['classification'] != 'insufficient_evidence' for x in d['per_sk_decisions']), len({x['sk_id'] for x in d['per_sk_decisions']}), {x['identity_disambiguation']['kind'] for x in d['per_sk_decisions']}")" \
+    "(True, 8, {'graph_occurrence'})" "the derived BASE's verdicts are decisive, a layer's two SKs told apart by graph occurrence"
+
 cp "$A" "$T/analysis.bak"
 /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['per_sk_decisions'][0]['action']='prune'; json.dump(d, open(sys.argv[1], 'w'), indent=2)" "$A"
 tc verify --session "$R/auto-tune-session.json"
