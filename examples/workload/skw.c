@@ -58,7 +58,8 @@
  * --msprof-out makes rank 0 record every launch on its stream and write
  * what msprof and the SuperKernel compiler leave on an NPU (skw_trace.c):
  * kernel_details.csv, task_time.csv, trace_view.json and, when the scope
- * fuses kernels, the origin and fused graphs with their logs.
+ * fuses kernels, the SuperKernel child trace and the origin and fused
+ * graphs with their logs.
  */
 #include <errno.h>
 #include <sched.h>
@@ -121,8 +122,8 @@ copy_launch(const struct skw_model *m, const struct skw_plan *p,
 {
 	const struct skw_config *c = m->cfg;
 	struct skw_launch a = { m, p, group, -1, c->batch / 2, c->batch, x,
-	    NULL, trace != NULL ? skw_trace_add(trace, step, -1, group, 0) :
-	    NULL, xs };
+	    NULL, trace != NULL ? skw_trace_add(trace, p, step, -1, group, 0,
+	    c->batch - c->batch / 2) : NULL, xs };
 
 	skw_stream_post(main_stream, &a);
 	skw_stream_wait(main_stream);
@@ -152,11 +153,11 @@ decode_step(const struct skw_model *m, const struct skw_plan *p,
 			    clock_ms(CLOCK_PROCESS_CPUTIME_ID) : 0.0;
 
 			for (int s = 0; s < nstreams; s++) {
-				struct skw_launch a = { m, p, g, l, 0,
-				    s == 0 ? half : c->batch - half,
+				int rows = s == 0 ? half : c->batch - half;
+				struct skw_launch a = { m, p, g, l, 0, rows,
 				    s == 0 ? x : xs, s == 0 ? y : ys,
-				    trace != NULL ? skw_trace_add(trace, step, l,
-				    g, s) : NULL, NULL };
+				    trace != NULL ? skw_trace_add(trace, p, step,
+				    l, g, s, rows) : NULL, NULL };
 
 				skw_stream_post(&streams[s], &a);
 			}
@@ -409,7 +410,7 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	long pause_us = pause != NULL ? strtol(pause, NULL, 10) : 0;
 	int profiling = profile_out != NULL && rank == 0;
 	int tracing = msprof_out != NULL && rank == 0;
-	struct skw_trace trace = { NULL, 0, 0, 0 };
+	struct skw_trace trace = { NULL, 0, 0, NULL, 0, 0, 0, 0 };
 	double group_ms[K_COUNT] = { 0 }, checksum = 0.0;
 	char path[4096];
 	float *w, *b, *x, *y, *xs, *ys;
@@ -459,9 +460,7 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	}
 	/* every record up front: a stream writes into its record while the
 	 * rank reserves the next one, so the array never moves */
-	if (tracing && skw_trace_init(&trace, (size_t)c->steps *
-	    ((size_t)c->layers * p.ngroups * skw_nstreams(c) +
-	    (skw_nstreams(c) == 2 ? 2 : 0))) != 0) {
+	if (tracing && skw_trace_init(&trace, c, &p) != 0) {
 		fprintf(stderr, "skw: rank %d: out of memory\n", rank);
 		return 1;
 	}
@@ -469,9 +468,12 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 		struct reading r;
 
 		read_start(&r);
-		if (s == 0 && tracing)
+		if (s == 0 && tracing) {
 			trace.origin_ns = (long long)(clock_ms(
 			    CLOCK_PROCESS_CPUTIME_ID) * 1e6);
+			trace.child_origin_ns = (long long)(clock_ms(
+			    CLOCK_MONOTONIC) * 1e6);
+		}
 		decode_step(&m, &p, streams, x, y, xs, ys, profiling ?
 		    group_ms : NULL, tracing ? &trace : NULL, s);
 		if (pause_us > 0 && pause_us < 1000000) {

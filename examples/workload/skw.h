@@ -66,20 +66,43 @@ skw_nstreams(const struct skw_config *c)
 }
 
 /*
+ * One kernel of a fused launch on one row, as the SuperKernel child trace
+ * records it (sk_prof_device_0.json): when it started and how long it
+ * took, in nanoseconds of CLOCK_MONOTONIC, the child trace's own clock
+ * (as a device's: never aligned with kernel_details.csv's).
+ */
+struct skw_crec {
+	long long start_ns, dur_ns;
+};
+
+/*
+ * The fused launches of the first SKW_SK_PROF_STEPS decode steps also
+ * time their children, row by row (skw_run_group): one clock read per
+ * kernel and row, so only a window of steps pays for it.
+ */
+#define SKW_SK_PROF_STEPS 1
+
+/*
  * One launch as a profiling run records it (skw_trace.c): where it ran
  * and, filled by the stream thread, when it started and how long it took
- * on the rank's CPU clock (CLOCK_PROCESS_CPUTIME_ID), in nanoseconds.
+ * on the rank's CPU clock (CLOCK_PROCESS_CPUTIME_ID), in nanoseconds;
+ * children, when the launch's children are timed, rows x kernels of the
+ * group in row order.
  */
 struct skw_trec {
-	int step, layer, group, stream;
+	int step, layer, group, stream, rows;
 	long long start_ns, dur_ns;
+	struct skw_crec *children;	/* NULL unless timed */
 };
 
 /* The launches of one profiling run, in launch order. */
 struct skw_trace {
 	struct skw_trec *recs;
 	size_t n, cap;
+	struct skw_crec *crecs;		/* every child record of the run */
+	size_t ncrecs, crec_cap;
 	long long origin_ns;		/* the clock at the first step */
+	long long child_origin_ns;	/* CLOCK_MONOTONIC at the first step */
 };
 
 /*
@@ -110,17 +133,20 @@ struct skw_stream {
 
 /*
  * The msprof-style output of a profiling run (skw_trace.c): skw_trace_init
- * allocates every record of the run (N launches), skw_trace_add reserves
- * the record of the next launch; skw_trace_write writes
+ * allocates every record of the run (every launch of every step, and the
+ * children of the timed ones), skw_trace_add reserves the record of the
+ * next launch (a group over ROWS rows); skw_trace_write writes
  * kernel_details.csv, task_time.csv and trace_view.json into DIR and, when
- * the plan fuses kernels, the SuperKernel metadata a compiler would leave
+ * the plan fuses kernels, the SuperKernel child trace
+ * (DIR/sk_prof_device_0.json) and the metadata a compiler would leave
  * (DIR/device_0/model_<SKW_MODEL_ID>/).  0 or -1 with a message on stderr.
  */
 #define SKW_MODEL_ID 1
 
-int skw_trace_init(struct skw_trace *t, size_t n);
-struct skw_trec *skw_trace_add(struct skw_trace *t, int step, int layer,
-    int group, int stream);
+int skw_trace_init(struct skw_trace *t, const struct skw_config *c,
+    const struct skw_plan *p);
+struct skw_trec *skw_trace_add(struct skw_trace *t, const struct skw_plan *p,
+    int step, int layer, int group, int stream, int rows);
 int skw_trace_write(const struct skw_trace *t, const struct skw_config *c,
     const struct skw_plan *p, const char *dir);
 void skw_trace_free(struct skw_trace *t);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
+#include <time.h>
 
 #include "skw.h"
 
@@ -242,6 +243,25 @@ skw_make_plan(enum skw_scope s)
 	return p;
 }
 
+static long long
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Kernel k of a layer on row i. */
+static void
+run_kernel(const struct skw_launch *a, const float *w, int k, int i)
+{
+	if (k == K_MATMUL)
+		matmul_rows(a->m->cfg, a->x, w, a->y, i, i + 1);
+	else
+		row_kernels[k](a->m, a->layer, a->x, a->y, i);
+}
+
 void
 skw_run_group(const struct skw_launch *a)
 {
@@ -257,11 +277,25 @@ skw_run_group(const struct skw_launch *a)
 		concat_rows(c->hidden, a->x, a->xs, a->row0, a->row1);
 		return;
 	}
+	if (a->rec != NULL && a->rec->children != NULL) {
+		/* the child trace: each kernel on each row, back to back */
+		struct skw_crec *cr = a->rec->children;
+		long long t = mono_ns();
+
+		for (int i = a->row0; i < a->row1; i++)
+			for (int k = a->p->first[g]; k <= a->p->last[g]; k++) {
+				long long t1;
+
+				run_kernel(a, w, k, i);
+				t1 = mono_ns();
+				cr->start_ns = t;
+				cr->dur_ns = t1 - t;
+				cr++;
+				t = t1;
+			}
+		return;
+	}
 	for (int i = a->row0; i < a->row1; i++)
-		for (int k = a->p->first[g]; k <= a->p->last[g]; k++) {
-			if (k == K_MATMUL)
-				matmul_rows(c, a->x, w, a->y, i, i + 1);
-			else
-				row_kernels[k](a->m, a->layer, a->x, a->y, i);
-		}
+		for (int k = a->p->first[g]; k <= a->p->last[g]; k++)
+			run_kernel(a, w, k, i);
 }

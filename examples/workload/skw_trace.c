@@ -14,6 +14,10 @@
  *                       and N/A for the AI Core block and scalar columns.
  *   task_time.csv       the same launches in msprof's task_time columns.
  *   trace_view.json     the same launches as Chrome trace events.
+ *   sk_prof_device_0.json  (when the scope fuses kernels) the SuperKernel
+ *                       child trace: each fused launch of the first
+ *                       SKW_SK_PROF_STEPS steps and every kernel of it on
+ *                       every row, timed on CLOCK_MONOTONIC (skw.h).
  *
  * and, when the scope fuses kernels, what the SuperKernel compiler writes
  * beside it (device_0/model_<SKW_MODEL_ID>/): sk_graph_origin.json (every
@@ -31,28 +35,58 @@
 
 #include "skw.h"
 
-int
-skw_trace_init(struct skw_trace *t, size_t n)
+/* The kernels of group g (0 for a split or concat). */
+static int
+group_kernels(const struct skw_plan *p, int g)
 {
+	return g >= 0 ? p->last[g] - p->first[g] + 1 : 0;
+}
+
+int
+skw_trace_init(struct skw_trace *t, const struct skw_config *c,
+    const struct skw_plan *p)
+{
+	int ns = skw_nstreams(c);
+	int timed = c->steps < SKW_SK_PROF_STEPS ? c->steps : SKW_SK_PROF_STEPS;
+	size_t n = (size_t)c->steps * ((size_t)c->layers * p->ngroups * ns +
+	    (ns == 2 ? 2 : 0));
+	size_t children = 0;
+
+	/* every stream's rows add up to the batch */
+	for (int g = 0; g < p->ngroups; g++)
+		if (p->last[g] > p->first[g])
+			children += (size_t)timed * c->layers * c->batch *
+			    group_kernels(p, g);
+	memset(t, 0, sizeof(*t));
 	t->recs = calloc(n > 0 ? n : 1, sizeof(*t->recs));
-	t->n = 0;
+	t->crecs = calloc(children > 0 ? children : 1, sizeof(*t->crecs));
 	t->cap = n;
-	return t->recs == NULL ? -1 : 0;
+	t->crec_cap = children;
+	return t->recs == NULL || t->crecs == NULL ? -1 : 0;
 }
 
 struct skw_trec *
-skw_trace_add(struct skw_trace *t, int step, int layer, int group, int stream)
+skw_trace_add(struct skw_trace *t, const struct skw_plan *p, int step,
+    int layer, int group, int stream, int rows)
 {
 	struct skw_trec *r;
+	size_t children = group >= 0 && p->last[group] > p->first[group] &&
+	    step < SKW_SK_PROF_STEPS ? (size_t)rows * group_kernels(p, group) : 0;
 
-	if (t->n == t->cap)
+	if (t->n == t->cap || t->ncrecs + children > t->crec_cap)
 		return NULL;	/* never: skw_trace_init counted every launch */
 	r = &t->recs[t->n++];
 	r->step = step;
 	r->layer = layer;
 	r->group = group;
 	r->stream = stream;
+	r->rows = rows;
 	r->start_ns = r->dur_ns = 0;
+	r->children = NULL;
+	if (children > 0) {
+		r->children = &t->crecs[t->ncrecs];
+		t->ncrecs += children;
+	}
 	return r;
 }
 
@@ -60,8 +94,8 @@ void
 skw_trace_free(struct skw_trace *t)
 {
 	free(t->recs);
-	t->recs = NULL;
-	t->n = t->cap = 0;
+	free(t->crecs);
+	memset(t, 0, sizeof(*t));
 }
 
 /* ---- names ---------------------------------------------------------------- */
@@ -398,6 +432,62 @@ write_sk_logs(const struct skw_config *c, const struct skw_plan *p,
 	return close_in(f, dir, "super_kernel.log");
 }
 
+/*
+ * The SuperKernel child trace (sk_prof_device_0.json), a Chrome trace as
+ * a device writes it: for every timed fused launch, the SK's span ("[0/1]
+ * <sk>", its children's envelope) and each kernel on each row
+ * ("[<row>/<rows>]<kernel>_<layer>", args nodeId the origin graph's node),
+ * in us of CLOCK_MONOTONIC from the first step, on the launch's stream.
+ */
+static int
+write_sk_prof(const struct skw_trace *t, const struct skw_config *c,
+    const struct skw_plan *p, const char *dir)
+{
+	FILE *f = open_in(dir, "sk_prof_device_0.json");
+	char name[256];
+	int first = 1;
+
+	if (f == NULL)
+		return -1;
+	fputc('[', f);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct skw_trec *r = &t->recs[i];
+		int nk = group_kernels(p, r->group), n;
+		size_t nc = (size_t)r->rows * nk;
+		const struct skw_crec *last;
+
+		if (r->children == NULL || nc == 0)
+			continue;
+		n = sk_number(c, p, r->stream, r->layer, r->group);
+		last = &r->children[nc - 1];
+		sk_name(name, sizeof(name), n, r->layer, p, r->group);
+		fprintf(f, "%s\n{\"name\": \"[0/1] %s\", \"ph\": \"X\", "
+		    "\"pid\": \"AI_CPU\", \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, "
+		    "\"args\": {\"modelId\": \"%d\", \"skId\": %d, \"streamId\": "
+		    "%d}}", first ? "" : ",", name, r->stream,
+		    us_of(r->children[0].start_ns - t->child_origin_ns),
+		    us_of(last->start_ns + last->dur_ns - r->children[0].start_ns),
+		    SKW_MODEL_ID, n, r->stream);
+		first = 0;
+		for (size_t j = 0; j < nc; j++) {
+			const struct skw_crec *cr = &r->children[j];
+			int k = p->first[r->group] + (int)(j % (size_t)nk);
+
+			fprintf(f, ",\n{\"name\": \"[%zu/%d]%s_%d\", \"ph\": \"X\", "
+			    "\"pid\": \"AI_CPU\", \"tid\": %d, \"ts\": %.3f, "
+			    "\"dur\": %.3f, \"args\": {\"modelId\": \"%d\", "
+			    "\"skId\": %d, \"nodeId\": %d, \"streamId\": %d, "
+			    "\"kernelType\": \"AI_CPU\"}}", j / (size_t)nk, r->rows,
+			    skw_kernel_names[k], r->layer, r->stream,
+			    us_of(cr->start_ns - t->child_origin_ns),
+			    us_of(cr->dur_ns), SKW_MODEL_ID, n,
+			    node_id(c, r->stream, r->layer, k), r->stream);
+		}
+	}
+	fputs("\n]\n", f);
+	return close_in(f, dir, "sk_prof_device_0.json");
+}
+
 static int
 mkdir_p(const char *path)
 {
@@ -441,6 +531,8 @@ skw_trace_write(const struct skw_trace *t, const struct skw_config *c,
 		any |= fused(p, g);
 	if (!any)
 		return 0;
+	if (write_sk_prof(t, c, p, dir) != 0)
+		return -1;
 	snprintf(meta, sizeof(meta), "%s/device_0/model_%d", dir, SKW_MODEL_ID);
 	if (mkdir_p(meta) != 0) {
 		fprintf(stderr, "skw: %s: %s\n", meta, strerror(errno));

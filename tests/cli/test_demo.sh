@@ -94,6 +94,26 @@ expect_eq "$(jq_ "$A" "sorted({(x['mapping_method'], x['mapping_confidence']) fo
     "[('kernel_projection_structural', 'exact_projected_trace')]" "every SK is mapped exactly"
 expect_eq "$(jq_ "$A" "len(d['per_sk_decisions']) > 0 and all(x['action'] in ('keep', 'prune', 'block') and x['classification'] != 'insufficient_evidence' for x in d['per_sk_decisions'])")" \
     "True" "every verdict is decisive (keep, prune or block)"
+# The SK-on capture's SuperKernel child trace: recorded by its manifest
+# (the optional sk_prof role) and read by the analysis as context.
+check "the SK-off capture has no child trace" test ! -e "$R/base/capture/sk-off/sk_prof_device_0.json"
+expect_eq "$(jq_ "$R/base/capture/sk-on/collection-manifest.json" "[f['path'] for f in d['files']['sk_prof']]")" \
+    "['sk_prof_device_0.json']" "the SK-on manifest records the child trace as its sk_prof file"
+# sk_child_ctx ANALYSIS: the child trace's input path, and whether the
+# analysis summarised every event of it, and on how many streams
+sk_child_ctx() {
+	/usr/bin/python3 - "$1" <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+path = os.path.join(os.path.dirname(sys.argv[1]), d["inputs"]["sk_prof"])
+p = d["sk_child_profile"]
+events = json.load(open(path))
+print(d["inputs"]["sk_prof"].split("/")[-4:], p["diagnostic_only"],
+      p["event_count"] == len(events) > 0, p["stream_count"])
+EOF
+}
+expect_eq "$(sk_child_ctx "$A")" "['base', 'capture', 'sk-on', 'sk_prof_device_0.json'] True True 1" \
+    "the analysis reads the child trace as context: every event, one stream"
 /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d.pop('analysis_content_fingerprint'); json.dump(d, open(sys.argv[2], 'w'))" \
     "$A" "$T/analysis-content.json"
 expect_eq "$(jq_ "$A" "d['analysis_content_fingerprint']")" \
@@ -120,6 +140,8 @@ expect_eq "$(jq_ "$AD" "len(d['per_sk_decisions']), sorted({s for p in d['graph_
     "(8, [0])" "the derived BASE projects one SK per layer and stream, each step with one assignment"
 expect_eq "$(jq_ "$AD" "all(x['action'] in ('keep', 'prune', 'block') and x['classification'] != 'insufficient_evidence' for x in d['per_sk_decisions']), len({x['sk_id'] for x in d['per_sk_decisions']}), {x['identity_disambiguation']['kind'] for x in d['per_sk_decisions']}")" \
     "(True, 8, {'graph_occurrence'})" "the derived BASE's verdicts are decisive, a layer's two SKs told apart by graph occurrence"
+expect_eq "$(sk_child_ctx "$AD")" "['base-derived', 'capture', 'sk-on', 'sk_prof_device_0.json'] True True 2" \
+    "the derived BASE's child trace holds both streams' SKs"
 
 cp "$A" "$T/analysis.bak"
 /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['per_sk_decisions'][0]['action']='prune'; json.dump(d, open(sys.argv[1], 'w'), indent=2)" "$A"
