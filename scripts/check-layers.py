@@ -53,7 +53,7 @@ HEADERS = {
     "session": "session", "phases": "session", "evidence": "session",
     "derive": "session", "session_reports": "session",
     "report": "report", "html": "report", "refusal": "report",
-    "round_report": "report",
+    "round_report": "report", "own_reports": "report",
     "attest": "attest",
     "phase": "phase", "envcheck": "phase",
     "skills": "skills",

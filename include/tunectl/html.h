@@ -9,11 +9,22 @@
 #ifndef TUNECTL_HTML_H
 #define TUNECTL_HTML_H
 
+#include <stdbool.h>
+
 #include "tunectl/buf.h"
 #include "tunectl/error.h"
+#include "tunectl/session.h"
 
-/* Render the report of the session at session_path into out. */
+/* Render the report of the session at session_path into out; the page
+ * says whether the session verifies (tc_verify_session) right now. */
 int tc_report_html(const char *session_path, tc_buf *out, tc_error *err);
+
+/* The same page of a loaded session, saying "verified" when valid: what
+ * tc_report_html() renders once verify has judged the session.  Reads
+ * the session's evidence under its artifact root, nothing else: no
+ * clock, no path outside the documents (tunectl verify compares a
+ * session's report.html with it, own_reports.h). */
+void tc_report_html_session(const tc_session *s, bool valid, tc_buf *out);
 
 /* Render and write it atomically to output. */
 int tc_report_html_write(const char *session_path, const char *output,

@@ -35,6 +35,7 @@
 #include "tunectl/lease.h"
 #include "tunectl/ledger.h"
 #include "tunectl/lock.h"
+#include "tunectl/own_reports.h"
 #include "tunectl/path.h"
 #include "tunectl/phase.h"
 #include "tunectl/phases.h"

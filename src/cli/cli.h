@@ -317,7 +317,8 @@ tc_json *tc_cli_drive_session(const struct tc_cli_drive *d, tc_error *err);
 /* Each line of text (every line ends with a newline) after prefix, on
  * stderr. */
 void tc_cli_print_lines(const char *prefix, const char *text);
-/* Write report.html (html NULL: none) and say where the reports are. */
+/* Write report.html (html NULL: none) and FINAL_E2E_REPORT.en.md, and say
+ * where the reports are. */
 int tc_cli_finish_reports(const char *label, const char *root,
     const char *session, const char *html, tc_error *err);
 

@@ -4,9 +4,12 @@
  * valid, 1 otherwise.  --all lists every broken step instead of the first
  * problem.  A derived session is valid only while every ancestor is
  * (the evidence it imported is theirs); --deep also reports each
- * ancestor's verdict ("parent").  --attestation FILE --pubkey KEY.pub first checks a signed
- * attestation (tunectl attest) against the session: its signature, then every
- * subject; its problem comes first in "errors".
+ * ancestor's verdict ("parent").  tunectl's own reports in the artifact
+ * root (report.html, FINAL_E2E_REPORT.en.md) must be what the sealed
+ * evidence renders, when they are there (own_reports.h).  --attestation
+ * FILE --pubkey KEY.pub first checks a signed attestation (tunectl
+ * attest) against the session: its signature, then every subject; its
+ * problem comes first in "errors".
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include "tunectl/attest.h"
 #include "tunectl/derive.h"
 #include "tunectl/evidence.h"
+#include "tunectl/own_reports.h"
 #include "tunectl/session.h"
 
 /* Put the attestation's verdict into the verify output. */
@@ -105,6 +109,7 @@ cmd_verify(const struct tc_command *cmd, int argc, char **argv)
 	out = deep ? tc_verify_session_deep_keep(path, all ? TC_VERIFY_ALL : 0,
 	    &s) : tc_verify_session_covered_keep(path, all ? TC_VERIFY_ALL : 0,
 	    &s);
+	tc_report_verify_own(s, path, all ? TC_VERIFY_ALL : 0, out);
 	if (attestation != NULL)
 		add_attestation(out, path, attestation, pubkey);
 	note_unbound(s, out);
@@ -117,5 +122,21 @@ const struct tc_command cmd_verify_entry = {
 	.name = "verify",
 	.summary = "check every sealed handoff of a session",
 	.usage = "usage: tunectl verify --session PATH [--all] [--deep] [--attestation FILE --pubkey KEY.pub]\n",
+	.help = "\nRe-check every sealed step: its result's digest, validation and outcome,\n"
+	    "its PHASE_REPORT.md, its dispatch receipt, every artifact its manifest\n"
+	    "binds and, under the strict policy, its gate evidence; a completed\n"
+	    "session's FINAL_E2E_REPORT.md rendered again from the sealed evidence.\n"
+	    "Then tunectl's own reports in the artifact root, when they are there:\n"
+	    "report.html and FINAL_E2E_REPORT.en.md must be the bytes the sealed\n"
+	    "evidence renders now (render them again with tunectl report html\n"
+	    "--session PATH, tunectl render-final-report --session PATH --lang en\n"
+	    "--output <artifact-root>/FINAL_E2E_REPORT.en.md).  Prints the verdict;\n"
+	    "exit 1 when it is not valid.\n"
+	    "\n"
+	    "  --all            a problem for every broken step, not only the first\n"
+	    "  --deep           also verify the ancestors of a derived session\n"
+	    "                   (\"parent\")\n"
+	    "  --attestation FILE --pubkey KEY.pub\n"
+	    "                   first check a signed attestation (tunectl attest)\n",
 	.run = cmd_verify,
 };

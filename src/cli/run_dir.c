@@ -3,8 +3,9 @@
  * session: the run directories they make under a parent (a fresh
  * <parent>/<prefix>-<UTC time> per session, linked as <parent>/latest
  * for --resume), the plain-script host's runner file the workers hand
- * support roles to, and driving the session from creation (or resume)
- * to a verified end with a progress line per attempt.
+ * support roles to, driving the session from creation (or resume)
+ * to a verified end with a progress line per attempt, and tunectl's own
+ * reports of the finished session (report.html, FINAL_E2E_REPORT.en.md).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "tunectl/fileio.h"
 #include "tunectl/host.h"
 #include "tunectl/html.h"
+#include "tunectl/own_reports.h"
 #include "tunectl/path.h"
 #include "tunectl/session.h"
 #include "tunectl/support.h"
@@ -197,12 +199,18 @@ int
 tc_cli_finish_reports(const char *label, const char *root,
     const char *session, const char *html, tc_error *err)
 {
+	char *en = NULL;
+
 	if (html != NULL) {
 		if (tc_report_html_write(session, html, err) != 0)
 			return -1;
 		fprintf(stderr, "%s: HTML report   %s\n", label, html);
 	}
+	if (tc_report_write_en(session, &en, err) != 0)
+		return -1;
 	fprintf(stderr, "%s: final report  %s/FINAL_E2E_REPORT.md\n", label, root);
+	fprintf(stderr, "%s: English report %s\n", label, en);
+	free(en);
 	fprintf(stderr, "%s: session       %s (tunectl verify --session %s)\n",
 	    label, session, session);
 	return 0;

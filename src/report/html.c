@@ -359,20 +359,11 @@ final_labels(struct tc_html_evidence *ev)
 	return ev->labels[TC_HTML_FINAL];
 }
 
-int
-tc_report_html(const char *session_path, tc_buf *out, tc_error *err)
+void
+tc_report_html_session(const tc_session *s, bool valid, tc_buf *out)
 {
 	struct tc_html_evidence ev;
-	tc_session *s;
-	tc_json *verdict;
-	bool valid;
 
-	if (tc_session_load(session_path, 0, &s, err) != 0)
-		return -1;
-	verdict = tc_verify_session(session_path, 0);
-	valid = tc_json_is(tc_json_get(verdict, "valid"), TC_JSON_BOOL) &&
-	    tc_json_get(verdict, "valid")->u.b;
-	tc_json_free(verdict);
 	tc_html_collect(s, &ev);
 
 	tc_html_page_open(out, "tunectl report: ", s->session_id,
@@ -419,6 +410,22 @@ tc_report_html(const char *session_path, tc_buf *out, tc_error *err)
 	evidence_table(out, s, &ev);
 	tc_html_page_close(out, "sealed evidence only");
 	tc_html_evidence_free(&ev);
+}
+
+int
+tc_report_html(const char *session_path, tc_buf *out, tc_error *err)
+{
+	tc_session *s;
+	tc_json *verdict;
+	bool valid;
+
+	if (tc_session_load(session_path, 0, &s, err) != 0)
+		return -1;
+	verdict = tc_verify_session(session_path, 0);
+	valid = tc_json_is(tc_json_get(verdict, "valid"), TC_JSON_BOOL) &&
+	    tc_json_get(verdict, "valid")->u.b;
+	tc_json_free(verdict);
+	tc_report_html_session(s, valid, out);
 	tc_session_free(s);
 	return 0;
 }
