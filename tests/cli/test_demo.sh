@@ -38,8 +38,10 @@ for mode in none multistream source-range both; do
 	check "demo ($mode) names no refusal" bash -c '! printf "%s" "$1" | grep -q "what you can do"' _ "$err"
 	S="$R/auto-tune-session.json"
 	expect_eq "$(jq_ "$S" "d['status']")" "completed" "demo ($mode) completes the session"
+	check "demo ($mode) writes the English final report beside the reference's" \
+	    test -s "$R/FINAL_E2E_REPORT.en.md" -a -s "$R/report.html"
 	tc verify --session "$S"
-	expect_rc 0 "demo ($mode) leaves a session that verifies"
+	expect_rc 0 "demo ($mode) leaves a session that verifies (report.html and FINAL_E2E_REPORT.en.md included)"
 	expect_eq "$(jq_ "$S" "all('dispatch_receipt_path' in s for s in d['steps'])")" "True" \
 	    "demo ($mode): every phase was sealed from a worker's attempt"
 	expect_eq "$(/usr/bin/python3 -c "
