@@ -121,6 +121,10 @@ void tc_session__refuse_adoption(const char *step_id,
     const tc_json *intent, const tc_json *now, tc_error *err);
 
 /* Byte-compare a file with a buffer (false when unreadable). */
+/* tc_policy_record_check(), resolving session_path into *resolved (when
+ * NULL and a record is looked for) for the caller to keep and free. */
+int tc_session__policy_check(const char *session_path, const tc_json *doc,
+    char **resolved, tc_error *err);
 bool tc_session__file_equals(const char *path, const char *data, size_t len);
 
 /* An embedded NUL in a path taken from a document: Python's open()

@@ -141,13 +141,17 @@ chain_problem(const tc_json *records)
 }
 
 static tc_sidecar *
-sidecar_read(const char *session_path, const tc_json *session)
+sidecar_read(const tc_session *s)
 {
 	tc_sidecar *sc = tc_xcalloc(1, sizeof(*sc));
 	tc_error err = TC_ERROR_INIT;
+	const tc_json *session = s->doc;
 	tc_json *records;
 
-	if ((sc->path = tc_sidecar_path(session_path)) == NULL ||
+	/* tc_sidecar_path(), from the resolution the load kept */
+	sc->path = s->resolved != NULL ? tc_state_file("sidecars",
+	    s->resolved) : tc_sidecar_path(s->path);
+	if (sc->path == NULL ||
 	    !tc_path_exists(sc->path))
 		return sc;
 	if ((sc->doc = tc_json_parse_file(sc->path, &err)) == NULL) {
@@ -186,7 +190,7 @@ tc_session_sidecar(const tc_session *s)
 	tc_session *m = (tc_session *)s;
 
 	if (m->sidecar == NULL)
-		m->sidecar = sidecar_read(s->path, s->doc);
+		m->sidecar = sidecar_read(s);
 	return m->sidecar;
 }
 
