@@ -50,6 +50,16 @@ unbound(tc_json *e, const char *reason)
 	return e;
 }
 
+/* e describes a regular file of these bytes. */
+static tc_json *
+file_entry(tc_json *e, const char *sha256, uint64_t size)
+{
+	tc_json_object_set_string(e, "kind", "file");
+	tc_json_object_set_string(e, "sha256", sha256);
+	tc_json_object_set_int(e, "size_bytes", (int64_t)size);
+	return e;
+}
+
 /* A symbolic link at <root>/<rel> that does not lead to something inside
  * the root (dangling, or out of it): bound by what it is, its link text. */
 static tc_json *
@@ -154,13 +164,10 @@ tc_artifact_describe(const char *root, const char *rel)
 			unbound(e, tc_error_msg(&err));
 		}
 	} else if (S_ISREG(st.st_mode)) {
-		if (tc_sha256_file(resolved, hex, &size, &err) != 0) {
+		if (tc_sha256_file(resolved, hex, &size, &err) != 0)
 			unbound(e, tc_error_msg(&err));
-		} else {
-			tc_json_object_set_string(e, "kind", "file");
-			tc_json_object_set_string(e, "sha256", hex);
-			tc_json_object_set_int(e, "size_bytes", (int64_t)size);
-		}
+		else
+			file_entry(e, hex, size);
 	} else if (S_ISDIR(st.st_mode)) {
 		if (tc_sha256_tree(resolved, hex, &files, &size, &err) != 0) {
 			if ((link = describe_tree(resolved, rel)) != NULL) {
@@ -202,6 +209,18 @@ tc_session_memo_end(tc_session *s)
 {
 	tc_json_free(s->described);
 	s->described = NULL;
+}
+
+void
+tc_session__memo_file(const tc_session *s, const char *rel,
+    const char *sha256, uint64_t size)
+{
+	tc_json *memo = s->described;
+
+	if (memo == NULL || tc_json_get(memo, rel) != NULL)
+		return;
+	tc_json_object_set(memo, rel, file_entry(entry_new(rel, "missing"),
+	    sha256, size));
 }
 
 /* tc_artifact_describe(), once per path while a memo is kept.  (The memo
