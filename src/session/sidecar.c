@@ -744,25 +744,33 @@ tc_sidecar_record_quarantine(tc_session *s, const tc_json *files,
 char *
 tc_unbound_note(const tc_session *s)
 {
-	const tc_sidecar *sc = tc_session_sidecar(s);
 	tc_json *ids;
-	tc_buf msg = TC_BUF_INIT;
-	size_t i;
+	char *note;
 
 	if (tc_session_policy(s) == TC_POLICY_STRICT)
 		return NULL;
 	ids = tc_session_unbound_steps(s);
-	if (ids->u.arr.len == 0) {
-		tc_json_free(ids);
+	note = tc_unbound_note_of(s, ids);
+	tc_json_free(ids);
+	return note;
+}
+
+char *
+tc_unbound_note_of(const tc_session *s, const tc_json *ids)
+{
+	const tc_sidecar *sc;
+	tc_buf msg = TC_BUF_INIT;
+	size_t i;
+
+	if (tc_session_policy(s) == TC_POLICY_STRICT || ids->u.arr.len == 0)
 		return NULL;
-	}
+	sc = tc_session_sidecar(s);
 	tc_buf_puts(&msg, "artifacts unbound: ");
 	for (i = 0; i < ids->u.arr.len; i++) {
 		if (i > 0)
 			tc_buf_puts(&msg, ", ");
 		tc_buf_puts(&msg, tc_json_string(ids->u.arr.items[i]));
 	}
-	tc_json_free(ids);
 	if (sc->path == NULL)
 		tc_buf_puts(&msg, " (no state directory for a sidecar: set "
 		    "TUNECTL_STATE_DIR)");
