@@ -178,6 +178,10 @@ tc_json *tc_session_unbound(const tc_session *s);
 /* The step ids of the sealed steps that bind no manifest (unbound:
  * sealed by the reference, or their sidecar is gone).  Caller frees. */
 tc_json *tc_session_unbound_steps(const tc_session *s);
+/* tc_session_unbound(), *steps_unbound (when not NULL) getting
+ * tc_session_unbound_steps(): one load of each step's manifest for both
+ * (verify and status say both). */
+tc_json *tc_session_unbound_all(const tc_session *s, tc_json **steps_unbound);
 
 /* render-final-report: the ledger and evidence the sealed Final step
  * binds are unchanged (a Final sealed without a manifest passes). */
@@ -262,6 +266,9 @@ int tc_sidecar_commit(tc_session *s, const char *session_sha256,
  * NULL when every sealed step is bound, or under the strict policy
  * (which refuses unbound steps).  Caller frees. */
 char *tc_unbound_note(const tc_session *s);
+/* The same from the unbound steps' ids, already worked out
+ * (tc_session_unbound_all). */
+char *tc_unbound_note_of(const tc_session *s, const tc_json *ids);
 
 /* init: a new chain for a new session (replacing whatever an earlier
  * session left at its path), whose first record binds its document. */

@@ -109,6 +109,18 @@ int tc_final_validate_report_summary(const tc_json *summary,
  */
 int tc_final_check_result(const tc_json *result, const char *artifact_root,
     tc_json **ledger, tc_error *err);
+/* What a ledger read took in: the SHA-256 (hex) and size of the bytes
+ * parsed, so that a caller binding the same file need not read it again;
+ * sha256 is "" when no bytes were read. */
+typedef struct tc_final_ledger_bytes {
+	char sha256[65];
+	uint64_t size;
+} tc_final_ledger_bytes;
+/* tc_final_check_result(), *bytes (when not NULL) getting what the ledger
+ * read took in, whether or not the checks then passed. */
+int tc_final_check_result_bytes(const tc_json *result,
+    const char *artifact_root, tc_json **ledger, tc_final_ledger_bytes *bytes,
+    tc_error *err);
 
 /* FINAL_DETAIL_KEYS in order. */
 extern const char *const tc_final_detail_keys[];

@@ -52,6 +52,10 @@ typedef struct tc_json_member {
 	char *key;		/* WTF-8, NUL-terminated (may contain NUL: use key_len) */
 	size_t key_len;
 	tc_json *value;
+	/* Private to src/json: the key's first 8 bytes as a big-endian
+	 * number, zero past its end, so that a lookup mostly compares one
+	 * word per member (json_internal.h, tc_json__member_cmp). */
+	uint64_t head;
 } tc_json_member;
 
 struct tc_json {

@@ -37,6 +37,10 @@ enum {
 typedef struct tc_session {
 	tc_json *doc;		/* the document; owned */
 	char *path;		/* session path as given, pathlib-normalised */
+	/* path resolved (symlinks followed) when the load first needed it,
+	 * for the state files kept about the session (policy record,
+	 * sidecar): one resolution per load; NULL until then.  owned */
+	char *resolved;
 	/* Views into doc, valid after validation.  Code that edits doc
 	 * calls tc_session_refresh() before using them again. */
 	const char *session_id;

@@ -15,8 +15,8 @@
 void
 tc_cli_note_unbound(const tc_session *s, const char *cmd)
 {
-	char *note = tc_unbound_note(s);
-	tc_json *notes = tc_session_unbound(s);
+	tc_json *ids, *notes = tc_session_unbound_all(s, &ids);
+	char *note = tc_unbound_note_of(s, ids);
 	size_t i;
 
 	if (note != NULL)
@@ -26,4 +26,5 @@ tc_cli_note_unbound(const tc_session *s, const char *cmd)
 		fprintf(stderr, "tunectl: %s: not bound: %s\n", cmd,
 		    tc_json_string(notes->u.arr.items[i]));
 	tc_json_free(notes);
+	tc_json_free(ids);
 }

@@ -249,4 +249,49 @@ tc_json__keycmp(const char *a, size_t alen, const char *b, size_t blen)
 	return (alen > blen) - (alen < blen);
 }
 
+/* tc_json_member.head of a key: its first 8 bytes, big-endian, zero past
+ * its end. */
+static inline uint64_t
+tc_json__key_head(const char *key, size_t len)
+{
+	uint64_t h = 0;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (len >= 8) {
+		memcpy(&h, key, 8);
+	} else {
+		unsigned char b[8] = { 0 };
+
+		memcpy(b, key, len);
+		memcpy(&h, b, 8);
+	}
+	return __builtin_bswap64(h);
+#else
+	for (size_t i = 0; i < 8; i++)
+		h = h << 8 | (i < len ? (unsigned char)key[i] : 0);
+	return h;
+#endif
+}
+
+/*
+ * tc_json__keycmp(m's key, key), key's head given.  Where the heads
+ * differ, the first byte that differs is a byte of both keys, or the zero
+ * that pads the shorter one against a byte of the longer one that is not
+ * zero (a prefix sorts first): the heads order as the keys do.  Equal
+ * heads with either key 8 bytes or shorter: the shorter key is a prefix
+ * of the other (what the longer one has past it, up to 8, is zero bytes),
+ * so the lengths decide.  Else the bytes past the eighth do.
+ */
+static inline int
+tc_json__member_cmp(const tc_json_member *m, const char *key,
+    size_t key_len, uint64_t head)
+{
+	if (m->head != head)
+		return m->head < head ? -1 : 1;
+	if (m->key_len <= 8 || key_len <= 8)
+		return (m->key_len > key_len) - (m->key_len < key_len);
+	return tc_json__keycmp(m->key + 8, m->key_len - 8, key + 8,
+	    key_len - 8);
+}
+
 #endif

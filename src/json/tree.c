@@ -146,12 +146,13 @@ on_key(void *ctx, const char *s, size_t len, bool raw)
 	m->key[len] = '\0';
 	m->key_len = len;
 	m->value = NULL;
+	m->head = tc_json__key_head(s, len);
 }
 
 static int
 member_cmp(const tc_json_member *a, const tc_json_member *b)
 {
-	return tc_json__keycmp(a->key, a->key_len, b->key, b->key_len);
+	return tc_json__member_cmp(a, b->key, b->key_len, b->head);
 }
 
 /* Stable merge sort of m[0..n) by key, using tmp[0..n/2]. */

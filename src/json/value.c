@@ -285,6 +285,7 @@ tc_json_clone(const tc_json *v)
 				    tc_xstrndup(m->key, m->key_len);
 				c->u.obj.members[i].key_len = m->key_len;
 				c->u.obj.members[i].value = tc_json_clone(m->value);
+				c->u.obj.members[i].head = m->head;
 			}
 		}
 		c->u.obj.len = c->u.obj.cap = v->u.obj.len;
@@ -318,11 +319,12 @@ static ptrdiff_t
 find_member(const tc_json *obj, const char *key, size_t key_len)
 {
 	size_t lo = 0, hi = obj->u.obj.len;
+	uint64_t head = tc_json__key_head(key, key_len);
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const tc_json_member *m = &obj->u.obj.members[mid];
-		int c = tc_json__keycmp(m->key, m->key_len, key, key_len);
+		int c = tc_json__member_cmp(m, key, key_len, head);
 
 		if (c == 0)
 			return (ptrdiff_t)mid;
@@ -361,6 +363,7 @@ tc_json_object_setn(tc_json *obj, const char *key, size_t key_len,
 	m[at].key = tc_xstrndup(key, key_len);
 	m[at].key_len = key_len;
 	m[at].value = value;
+	m[at].head = tc_json__key_head(key, key_len);
 	obj->u.obj.len++;
 }
 

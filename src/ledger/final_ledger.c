@@ -13,6 +13,7 @@
 #include "tunectl/fileio.h"
 #include "tunectl/final.h"
 #include "tunectl/path.h"
+#include "tunectl/sha256.h"
 
 bool
 tc_final_ledger_is_schema2(const tc_json *ledger)
@@ -79,11 +80,13 @@ tc_final_check_ledger_shape(const tc_json *ledger, tc_error *err)
  * artifact root (documents are untrusted), reported as unreadable.
  */
 static tc_json *
-read_ledger(const char *root, const tc_json *rel, tc_error *err)
+read_ledger(const char *root, const tc_json *rel,
+    tc_final_ledger_bytes *bytes, tc_error *err)
 {
 	tc_error sub = TC_ERROR_INIT;
-	char *path, *resolved = NULL;
+	char *path, *resolved = NULL, *text;
 	tc_json *doc = NULL;
+	size_t len;
 
 	if (memchr(rel->u.str.ptr, '\0', rel->u.str.len) != NULL) {
 		tc_error_set(err, "ledger_path cannot be read: embedded null "
@@ -97,7 +100,15 @@ read_ledger(const char *root, const tc_json *rel, tc_error *err)
 		if (resolved == NULL)
 			goto fail;
 	}
-	doc = tc_json_parse_file(path, &sub);
+	/* tc_json_parse_file(), keeping the digest of the bytes read */
+	if ((text = tc_json_read_path(path, &len, &sub)) == NULL)
+		goto fail;
+	if (bytes != NULL) {
+		tc_sha256_hex(text, len, bytes->sha256);
+		bytes->size = len;
+	}
+	doc = tc_json_parse_text(text, len, &sub);
+	free(text);
 	if (doc == NULL)
 		goto fail;
 	free(resolved);
@@ -111,16 +122,17 @@ fail:
 	return NULL;
 }
 
-tc_json *
-tc_final_load_ledger_value(const char *artifact_root,
-    const tc_json *ledger_path, tc_error *err)
+static tc_json *
+load_ledger(const char *artifact_root, const tc_json *ledger_path,
+    tc_final_ledger_bytes *bytes, tc_error *err)
 {
 	const tc_json *fe, *summary;
 	tc_json *ledger;
 
 	if (tc_require_relative_artifact(ledger_path, "ledger_path", err) != 0)
 		return NULL;
-	if ((ledger = read_ledger(artifact_root, ledger_path, err)) == NULL)
+	if ((ledger = read_ledger(artifact_root, ledger_path, bytes,
+	    err)) == NULL)
 		return NULL;
 	if (tc_final_check_ledger_shape(ledger, err) != 0)
 		goto fail;
@@ -136,6 +148,13 @@ tc_final_load_ledger_value(const char *artifact_root,
 fail:
 	tc_json_free(ledger);
 	return NULL;
+}
+
+tc_json *
+tc_final_load_ledger_value(const char *artifact_root,
+    const tc_json *ledger_path, tc_error *err)
+{
+	return load_ledger(artifact_root, ledger_path, NULL, err);
 }
 
 tc_json *
@@ -156,12 +175,24 @@ int
 tc_final_check_result(const tc_json *result, const char *artifact_root,
     tc_json **ledger_out, tc_error *err)
 {
+	return tc_final_check_result_bytes(result, artifact_root, ledger_out,
+	    NULL, err);
+}
+
+int
+tc_final_check_result_bytes(const tc_json *result, const char *artifact_root,
+    tc_json **ledger_out, tc_final_ledger_bytes *bytes, tc_error *err)
+{
 	const tc_json *details = tc_json_get(result, "details_zh");
 	const char *status, *expected;
 	tc_buf missing = TC_BUF_INIT;
 	tc_json *ledger;
 	size_t i;
 
+	if (bytes != NULL) {
+		bytes->sha256[0] = '\0';
+		bytes->size = 0;
+	}
 	for (i = 0; i < TC_FINAL_DETAIL_KEY_COUNT; i++) {
 		if (tc_is_nonblank_string(tc_json_get(details,
 		    tc_final_detail_keys[i])))
@@ -180,8 +211,8 @@ tc_final_check_result(const tc_json *result, const char *artifact_root,
 		tc_error_set(err, "final phase result requires ledger_path");
 		return -1;
 	}
-	ledger = tc_final_load_ledger_value(artifact_root,
-	    tc_json_get(result, "ledger_path"), err);
+	ledger = load_ledger(artifact_root, tc_json_get(result, "ledger_path"),
+	    bytes, err);
 	if (ledger == NULL)
 		return -1;
 	status = tc_json_get_string(result, "status");

@@ -259,10 +259,12 @@ invalidate(tc_json *verdict, const tc_json *parent_verdict, const char *why)
 }
 
 /* verify --deep of the session at path; *loaded (when not NULL) gets the
- * session as its verify loaded it. */
+ * session as its verify loaded it.  root: the path of the session the
+ * walk started from, while its resolution is not yet in visited (it is
+ * resolved only when a parent is found: most sessions have none). */
 static tc_json *
 verify_deep(const char *path, unsigned flags, tc_json *visited,
-    tc_session **loaded)
+    const char *root, tc_session **loaded)
 {
 	tc_error err = TC_ERROR_INIT;
 	tc_session *s = NULL;
@@ -282,6 +284,13 @@ verify_deep(const char *path, unsigned flags, tc_json *visited,
 		/* a valid session always locates its parent; keep the case */
 		invalidate(verdict, NULL, tc_error_msg(&err));
 	}
+	if (ppath != NULL && root != NULL) {
+		char *r = tc_path_resolve(root, NULL);
+
+		if (r != NULL)
+			tc_json_array_push(visited, tc_json_new_string(r));
+		free(r);
+	}
 	if (ppath != NULL) {
 		resolved = tc_path_resolve(ppath, NULL);
 		if (resolved == NULL)
@@ -299,7 +308,7 @@ verify_deep(const char *path, unsigned flags, tc_json *visited,
 				invalidate(verdict, NULL, "lineage has a cycle");
 			} else {
 				parent = verify_deep(resolved, flags, visited,
-				    NULL);
+				    NULL, NULL);
 				tc_json_object_set_string(parent, "session_path",
 				    resolved);
 				if (!is_valid(parent) && is_valid(verdict))
@@ -331,15 +340,12 @@ tc_verify_session_deep_keep(const char *session_path, unsigned flags,
     tc_session **loaded)
 {
 	tc_json *visited = tc_json_new_array();
-	char *path = tc_path_resolve(session_path, NULL);
 	tc_json *out;
 
 	/* The session itself is verified by the path as given, so that its
-	 * messages read as plain verify's do. */
-	if (path != NULL)
-		tc_json_array_push(visited, tc_json_new_string(path));
-	out = verify_deep(session_path, flags, visited, loaded);
-	free(path);
+	 * messages read as plain verify's do; its resolved path joins
+	 * visited when it names a parent. */
+	out = verify_deep(session_path, flags, visited, session_path, loaded);
 	tc_json_free(visited);
 	return out;
 }

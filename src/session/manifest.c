@@ -50,6 +50,16 @@ unbound(tc_json *e, const char *reason)
 	return e;
 }
 
+/* e describes a regular file of these bytes. */
+static tc_json *
+file_entry(tc_json *e, const char *sha256, uint64_t size)
+{
+	tc_json_object_set_string(e, "kind", "file");
+	tc_json_object_set_string(e, "sha256", sha256);
+	tc_json_object_set_int(e, "size_bytes", (int64_t)size);
+	return e;
+}
+
 /* A symbolic link at <root>/<rel> that does not lead to something inside
  * the root (dangling, or out of it): bound by what it is, its link text. */
 static tc_json *
@@ -154,13 +164,10 @@ tc_artifact_describe(const char *root, const char *rel)
 			unbound(e, tc_error_msg(&err));
 		}
 	} else if (S_ISREG(st.st_mode)) {
-		if (tc_sha256_file(resolved, hex, &size, &err) != 0) {
+		if (tc_sha256_file(resolved, hex, &size, &err) != 0)
 			unbound(e, tc_error_msg(&err));
-		} else {
-			tc_json_object_set_string(e, "kind", "file");
-			tc_json_object_set_string(e, "sha256", hex);
-			tc_json_object_set_int(e, "size_bytes", (int64_t)size);
-		}
+		else
+			file_entry(e, hex, size);
 	} else if (S_ISDIR(st.st_mode)) {
 		if (tc_sha256_tree(resolved, hex, &files, &size, &err) != 0) {
 			if ((link = describe_tree(resolved, rel)) != NULL) {
@@ -202,6 +209,18 @@ tc_session_memo_end(tc_session *s)
 {
 	tc_json_free(s->described);
 	s->described = NULL;
+}
+
+void
+tc_session__memo_file(const tc_session *s, const char *rel,
+    const char *sha256, uint64_t size)
+{
+	tc_json *memo = s->described;
+
+	if (memo == NULL || tc_json_get(memo, rel) != NULL)
+		return;
+	tc_json_object_set(memo, rel, file_entry(entry_new(rel, "missing"),
+	    sha256, size));
 }
 
 /* tc_artifact_describe(), once per path while a memo is kept.  (The memo
@@ -797,19 +816,32 @@ note(tc_json *notes, char *text)
 }
 
 tc_json *
-tc_session_unbound(const tc_session *s)
+tc_session_unbound_all(const tc_session *s, tc_json **steps_unbound)
 {
 	size_t i, k, n = tc_session_step_count(s);
 	tc_json *notes = tc_json_new_array();
 
+	if (steps_unbound != NULL)
+		*steps_unbound = tc_json_new_array();
 	for (i = 0; i < n; i++) {
-		const tc_json *list, *step = tc_session_step_at(s, i);
-		tc_json *m;
+		const tc_json *list = NULL, *manifest, *step;
+		tc_error ignored = TC_ERROR_INIT;
+		tc_json *owned = NULL;
 
-		/* (a step with no manifest is tc_session_unbound_steps';
-		 * verify names a broken one) */
-		list = manifest_entries(s, step, &m);
-		for (k = 0; list != NULL && k < list->u.arr.len; k++) {
+		step = tc_session_step_at(s, i);
+		if (!tc_step_is_sealed(step))
+			continue;
+		/* one load of each manifest for both answers */
+		if (manifest_borrow(s, step, &manifest, &owned, &ignored) == 0) {
+			if (manifest == NULL && steps_unbound != NULL)
+				tc_json_array_push(*steps_unbound,
+				    tc_json_new_string(tc_step_id(step)));
+			list = tc_json_get(manifest, "artifacts");
+		}
+		tc_error_clear(&ignored);
+		/* (a broken manifest is verify's to name) */
+		for (k = 0; tc_json_is(list, TC_JSON_ARRAY) &&
+		    k < list->u.arr.len; k++) {
 			const tc_json *e = list->u.arr.items[k];
 			const char *kind = tc_json_get_string(e, "kind");
 			const char *rel = tc_json_get_string(e, "path");
@@ -825,9 +857,15 @@ tc_session_unbound(const tc_session *s)
 				note(notes, tc_xasprintf("%s: %s was missing when "
 				    "it was sealed", tc_step_id(step), rel));
 		}
-		tc_json_free(m);
+		tc_json_free(owned);
 	}
 	return notes;
+}
+
+tc_json *
+tc_session_unbound(const tc_session *s)
+{
+	return tc_session_unbound_all(s, NULL);
 }
 
 int
@@ -855,22 +893,8 @@ tc_session_check_bound(const tc_session *s, tc_error *err)
 tc_json *
 tc_session_unbound_steps(const tc_session *s)
 {
-	tc_json *ids = tc_json_new_array();
-	size_t i;
+	tc_json *ids, *notes = tc_session_unbound_all(s, &ids);
 
-	for (i = 0; i < tc_session_step_count(s); i++) {
-		const tc_json *step = tc_session_step_at(s, i), *m;
-		tc_error ignored = TC_ERROR_INIT;
-		tc_json *owned = NULL;
-
-		if (!tc_step_is_sealed(step))
-			continue;
-		if (manifest_borrow(s, step, &m, &owned, &ignored) == 0 &&
-		    m == NULL)
-			tc_json_array_push(ids, tc_json_new_string(
-			    tc_step_id(step)));
-		tc_json_free(owned);
-		tc_error_clear(&ignored);
-	}
+	tc_json_free(notes);
 	return ids;
 }

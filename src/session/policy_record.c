@@ -122,8 +122,8 @@ read_record(const char *path, tc_policy *out, char **recorded_by)
 }
 
 int
-tc_policy_record_check(const char *session_path, const tc_json *doc,
-    tc_error *err)
+tc_session__policy_check(const char *session_path, const tc_json *doc,
+    char **resolved, tc_error *err)
 {
 	char *path, *by = NULL;
 	tc_policy mine, recorded;
@@ -134,7 +134,11 @@ tc_policy_record_check(const char *session_path, const tc_json *doc,
 	if (tc_policy_of_doc(doc, &mine, NULL) != 0 ||
 	    mine == TC_POLICY_STRICT)
 		return 0;
-	if ((path = tc_policy_record_path(session_path)) == NULL)
+	if (*resolved == NULL)
+		*resolved = tc_path_resolve(session_path, NULL);
+	/* tc_policy_record_path(), from the resolution the caller keeps */
+	if (*resolved == NULL ||
+	    (path = tc_state_file("policies", *resolved)) == NULL)
 		return 0;
 	found = read_record(path, &recorded, &by);
 	if (found < 0)
@@ -155,6 +159,17 @@ tc_policy_record_check(const char *session_path, const tc_json *doc,
 	free(by);
 	free(path);
 	return found == 1 ? 0 : -1;
+}
+
+int
+tc_policy_record_check(const char *session_path, const tc_json *doc,
+    tc_error *err)
+{
+	char *resolved = NULL;
+	int rc = tc_session__policy_check(session_path, doc, &resolved, err);
+
+	free(resolved);
+	return rc;
 }
 
 int

@@ -31,69 +31,95 @@ tc_step_new(const char *step_id, tc_phase_id id, const char *branch,
 	return step;
 }
 
+/* One step of a canonical schedule, as tc_step_new() takes it. */
+struct sched_step {
+	const char *step_id;
+	tc_phase_id id;
+	const char *branch;	/* NULL: null */
+	bool rebase;
+};
+/* The longest schedule: five full steps, the three of "both", the Final. */
+#define SCHED_MAX	9
+
 static void
-push(tc_json *steps, const char *step_id, tc_phase_id id, const char *branch,
-    bool rebase)
+add(struct sched_step *list, size_t *n, const char *step_id, tc_phase_id id,
+    const char *branch, bool rebase)
 {
-	tc_json_array_push(steps, tc_step_new(step_id, id, branch, rebase));
+	list[(*n)++] = (struct sched_step){ step_id, id, branch, rebase };
+}
+
+/* The canonical schedule's steps into list[0..*n); -1 with err set. */
+static int
+schedule_steps(const char *mode, const char *entrypoint,
+    bool multistream_accepted, struct sched_step list[SCHED_MAX], size_t *n,
+    tc_error *err)
+{
+	*n = 0;
+	if (strcmp(entrypoint, "full") == 0) {
+		add(list, n, "intake-preparation", TC_PHASE_INTAKE, NULL, false);
+		add(list, n, "s0-baseline", TC_PHASE_S0, NULL, false);
+		add(list, n, "stage-a-scope-selection", TC_PHASE_STAGE_A, NULL,
+		    false);
+		add(list, n, "stage-o-option-tuning", TC_PHASE_STAGE_O, NULL,
+		    false);
+		add(list, n, "base-profile-source-mapping", TC_PHASE_BASE, NULL,
+		    false);
+	} else if (strcmp(entrypoint, "source-range-from-smap") == 0) {
+		if (strcmp(mode, "source-range") != 0) {
+			tc_error_set(err, "source-range-from-smap requires "
+			    "optional_mode source-range");
+			return -1;
+		}
+		add(list, n, "optional-source-range", TC_PHASE_OPTIONAL,
+		    "source-range", false);
+		add(list, n, "final-e2e-report", TC_PHASE_FINAL, NULL, false);
+		return 0;
+	} else if (strcmp(entrypoint, "optional-from-base") == 0) {
+		if (strcmp(mode, "multistream") != 0 &&
+		    strcmp(mode, "both") != 0) {
+			tc_error_set(err, "optional-from-base requires "
+			    "multistream or both");
+			return -1;
+		}
+	} else {
+		tc_error_set(err, "session entrypoint is invalid");
+		return -1;
+	}
+
+	if (strcmp(mode, "both") == 0) {
+		add(list, n, "optional-multistream", TC_PHASE_OPTIONAL,
+		    "multistream", false);
+		if (multistream_accepted)
+			add(list, n, "base-profile-derived", TC_PHASE_BASE, NULL,
+			    true);
+		add(list, n, "optional-source-range", TC_PHASE_OPTIONAL,
+		    "source-range", false);
+	} else if (strcmp(entrypoint, "full") == 0) {
+		add(list, n, "optional-experiments", TC_PHASE_OPTIONAL, mode,
+		    false);
+	} else {
+		add(list, n, "optional-multistream", TC_PHASE_OPTIONAL,
+		    "multistream", false);
+	}
+	add(list, n, "final-e2e-report", TC_PHASE_FINAL, NULL, false);
+	return 0;
 }
 
 tc_json *
 tc_schedule_build(const char *mode, const char *entrypoint,
     bool multistream_accepted, tc_error *err)
 {
+	struct sched_step list[SCHED_MAX];
 	tc_json *steps;
+	size_t i, n;
 
-	if (strcmp(entrypoint, "full") == 0) {
-		steps = tc_json_new_array();
-		push(steps, "intake-preparation", TC_PHASE_INTAKE, NULL, false);
-		push(steps, "s0-baseline", TC_PHASE_S0, NULL, false);
-		push(steps, "stage-a-scope-selection", TC_PHASE_STAGE_A, NULL,
-		    false);
-		push(steps, "stage-o-option-tuning", TC_PHASE_STAGE_O, NULL,
-		    false);
-		push(steps, "base-profile-source-mapping", TC_PHASE_BASE, NULL,
-		    false);
-	} else if (strcmp(entrypoint, "source-range-from-smap") == 0) {
-		if (strcmp(mode, "source-range") != 0) {
-			tc_error_set(err, "source-range-from-smap requires "
-			    "optional_mode source-range");
-			return NULL;
-		}
-		steps = tc_json_new_array();
-		push(steps, "optional-source-range", TC_PHASE_OPTIONAL,
-		    "source-range", false);
-		push(steps, "final-e2e-report", TC_PHASE_FINAL, NULL, false);
-		return steps;
-	} else if (strcmp(entrypoint, "optional-from-base") == 0) {
-		if (strcmp(mode, "multistream") != 0 &&
-		    strcmp(mode, "both") != 0) {
-			tc_error_set(err, "optional-from-base requires "
-			    "multistream or both");
-			return NULL;
-		}
-		steps = tc_json_new_array();
-	} else {
-		tc_error_set(err, "session entrypoint is invalid");
+	if (schedule_steps(mode, entrypoint, multistream_accepted, list, &n,
+	    err) != 0)
 		return NULL;
-	}
-
-	if (strcmp(mode, "both") == 0) {
-		push(steps, "optional-multistream", TC_PHASE_OPTIONAL,
-		    "multistream", false);
-		if (multistream_accepted)
-			push(steps, "base-profile-derived", TC_PHASE_BASE, NULL,
-			    true);
-		push(steps, "optional-source-range", TC_PHASE_OPTIONAL,
-		    "source-range", false);
-	} else if (strcmp(entrypoint, "full") == 0) {
-		push(steps, "optional-experiments", TC_PHASE_OPTIONAL, mode,
-		    false);
-	} else {
-		push(steps, "optional-multistream", TC_PHASE_OPTIONAL,
-		    "multistream", false);
-	}
-	push(steps, "final-e2e-report", TC_PHASE_FINAL, NULL, false);
+	steps = tc_json_new_array();
+	for (i = 0; i < n; i++)
+		tc_json_array_push(steps, tc_step_new(list[i].step_id,
+		    list[i].id, list[i].branch, list[i].rebase));
 	return steps;
 }
 
@@ -119,18 +145,62 @@ multistream_accepted(const tc_json *steps)
 	return false;
 }
 
+/* tc_session__field_equal(step, the canonical step, key), the canonical
+ * step's value given (never absent: null where the step's is null). */
+static bool
+field_is(const tc_json *step, const char *key, const tc_json *want)
+{
+	const tc_json *x = tc_json_get(step, key);
+
+	if (x == NULL)
+		return tc_json_is(want, TC_JSON_NULL);
+	return tc_json_equal(x, want);
+}
+
+/* A stack string node of s (tc_json_equal reads it; nothing frees it). */
+static tc_json
+str_node(const char *s)
+{
+	tc_json v = { .type = TC_JSON_STRING };
+
+	v.u.str.ptr = (char *)s;
+	v.u.str.len = strlen(s);
+	return v;
+}
+
+/* Does step hold what tc_step_new(want) would in the keys the schedule
+ * compares?  (Compared against the canonical values in place: building
+ * the canonical steps as documents cost more than the rest of the
+ * validation.) */
+static bool
+step_matches(const tc_json *step, const struct sched_step *want)
+{
+	const tc_phase *phase = tc_phase_get(want->id);
+	tc_json id = str_node(want->step_id), name = str_node(phase->name);
+	tc_json agent = str_node(phase->agent_id), skill = str_node(phase->skill);
+	tc_json branch = want->branch != NULL ? str_node(want->branch) :
+	    (tc_json){ .type = TC_JSON_NULL };
+	tc_json rebase = { .type = TC_JSON_BOOL };
+
+	rebase.u.b = want->rebase;
+	/* the order tc_schedule_check always compared them in */
+	return field_is(step, "step_id", &id) &&
+	    field_is(step, "phase", &name) &&
+	    field_is(step, "agent_id", &agent) &&
+	    field_is(step, "skill", &skill) &&
+	    field_is(step, "optional_branch", &branch) &&
+	    field_is(step, "derived_family_rebase", &rebase);
+}
+
 int
 tc_schedule_check(const tc_json *doc, tc_error *err)
 {
-	static const char *const keys[] = {
-		"step_id", "phase", "agent_id", "skill", "optional_branch",
-		"derived_family_rebase"
-	};
 	const tc_json *steps = tc_json_get(doc, "steps");
 	const char *entrypoint = tc_json_get_string(doc, "entrypoint");
-	tc_json *expected, *strict_steps = NULL;
+	struct sched_step expected[SCHED_MAX];
+	tc_json *strict_steps = NULL;
 	tc_policy policy;
-	size_t i, k;
+	size_t i, n;
 	int rc = 0;
 
 	/* A strict session may hold the re-entry steps of rule 6; they are
@@ -142,21 +212,17 @@ tc_schedule_check(const tc_json *doc, tc_error *err)
 			return -1;
 		steps = strict_steps;
 	}
-	expected = tc_schedule_build(tc_json_get_string(doc, "optional_mode"),
+	if (schedule_steps(tc_json_get_string(doc, "optional_mode"),
 	    entrypoint != NULL ? entrypoint : "full",
-	    multistream_accepted(steps), err);
-	if (expected == NULL) {
+	    multistream_accepted(steps), expected, &n, err) != 0) {
 		tc_json_free(strict_steps);
 		return -1;
 	}
-	if (expected->u.arr.len != steps->u.arr.len)
+	if (n != steps->u.arr.len)
 		rc = -1;
 	for (i = 0; rc == 0 && i < steps->u.arr.len; i++)
-		for (k = 0; rc == 0 && k < sizeof(keys) / sizeof(keys[0]); k++)
-			if (!tc_session__field_equal(steps->u.arr.items[i],
-			    expected->u.arr.items[i], keys[k]))
-				rc = -1;
-	tc_json_free(expected);
+		if (!step_matches(steps->u.arr.items[i], &expected[i]))
+			rc = -1;
 	tc_json_free(strict_steps);
 	if (rc != 0)
 		tc_error_set(err, "session steps do not match the canonical "

@@ -121,6 +121,16 @@ void tc_session__refuse_adoption(const char *step_id,
     const tc_json *intent, const tc_json *now, tc_error *err);
 
 /* Byte-compare a file with a buffer (false when unreadable). */
+/* While a memo of artifact descriptions is kept (tc_session_memo_begin):
+ * rel, read by this command as a regular file under the artifact root
+ * through the same resolution tc_artifact_describe() makes, is the
+ * file of these bytes (a path already described keeps its entry). */
+void tc_session__memo_file(const tc_session *s, const char *rel,
+    const char *sha256, uint64_t size);
+/* tc_policy_record_check(), resolving session_path into *resolved (when
+ * NULL and a record is looked for) for the caller to keep and free. */
+int tc_session__policy_check(const char *session_path, const tc_json *doc,
+    char **resolved, tc_error *err);
 bool tc_session__file_equals(const char *path, const char *data, size_t len);
 
 /* An embedded NUL in a path taken from a document: Python's open()

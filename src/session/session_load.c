@@ -186,7 +186,7 @@ int
 tc_session_load(const char *path, unsigned flags, tc_session **out,
     tc_error *err)
 {
-	char *norm = tc_path_normalize(path);
+	char *norm = tc_path_normalize(path), *resolved = NULL;
 	tc_json *doc;
 
 	*out = NULL;
@@ -199,12 +199,14 @@ tc_session_load(const char *path, unsigned flags, tc_session **out,
 	/* After the reference's validation: the policy recorded outside
 	 * the artifact root when the session was created (issue 34). */
 	if (tc_session_validate(doc, flags, err) != 0 ||
-	    tc_policy_record_check(norm, doc, err) != 0) {
+	    tc_session__policy_check(norm, doc, &resolved, err) != 0) {
 		tc_json_free(doc);
+		free(resolved);
 		free(norm);
 		return -1;
 	}
 	*out = tc_session_wrap(doc, norm);
+	(*out)->resolved = resolved;
 	free(norm);
 	return 0;
 }
@@ -217,6 +219,7 @@ tc_session_free(tc_session *s)
 	tc_json_free(s->doc);
 	tc_json_free(s->described);
 	free(s->path);
+	free(s->resolved);
 	tc_sidecar_free(s->sidecar);
 	free(s);
 }

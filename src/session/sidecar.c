@@ -52,6 +52,14 @@ struct rec_memo {
 	bool *sealed;
 	tc_json **digests;	/* each step's result_sha256 (clone; NULL:
 				 * absent) */
+	/* Where each step kept step_id, state and result_sha256 among its
+	 * members (SIZE_MAX: absent): memo_fresh() looks there first. */
+	size_t (*at)[3];
+	/* Each step's manifest as manifest_in() finds it for its id, once
+	 * asked (manifest_done); the records do not change while the memo
+	 * lives. */
+	const tc_json **manifests;
+	bool *manifest_done;
 };
 
 struct tc_sidecar {
@@ -82,6 +90,9 @@ memo_free(struct rec_memo *m)
 	free(m->ids);
 	free(m->sealed);
 	free(m->digests);
+	free(m->at);
+	free(m->manifests);
+	free(m->manifest_done);
 	free(m->states);
 	free(m);
 }
@@ -141,13 +152,17 @@ chain_problem(const tc_json *records)
 }
 
 static tc_sidecar *
-sidecar_read(const char *session_path, const tc_json *session)
+sidecar_read(const tc_session *s)
 {
 	tc_sidecar *sc = tc_xcalloc(1, sizeof(*sc));
 	tc_error err = TC_ERROR_INIT;
+	const tc_json *session = s->doc;
 	tc_json *records;
 
-	if ((sc->path = tc_sidecar_path(session_path)) == NULL ||
+	/* tc_sidecar_path(), from the resolution the load kept */
+	sc->path = s->resolved != NULL ? tc_state_file("sidecars",
+	    s->resolved) : tc_sidecar_path(s->path);
+	if (sc->path == NULL ||
 	    !tc_path_exists(sc->path))
 		return sc;
 	if ((sc->doc = tc_json_parse_file(sc->path, &err)) == NULL) {
@@ -186,7 +201,7 @@ tc_session_sidecar(const tc_session *s)
 	tc_session *m = (tc_session *)s;
 
 	if (m->sidecar == NULL)
-		m->sidecar = sidecar_read(s->path, s->doc);
+		m->sidecar = sidecar_read(s);
 	return m->sidecar;
 }
 
@@ -240,28 +255,58 @@ record_state(const tc_session *s, const tc_json *record)
 
 /* A step's step_id (as tc_step_id() reads it: NULL unless a string),
  * whether it is sealed, and its result_sha256 (NULL when absent): one
- * pass over its members, whose keys are unique. */
+ * pass over its members, whose keys are unique.  at[] gets where each of
+ * the three was (SIZE_MAX: absent). */
 static void
 step_fields(const tc_json *step, const char **id, bool *sealed,
-    const tc_json **digest)
+    const tc_json **digest, size_t at[3])
 {
 	size_t i;
 
 	*id = NULL;
 	*sealed = false;
 	*digest = NULL;
+	at[0] = at[1] = at[2] = SIZE_MAX;
 	if (!tc_json_is(step, TC_JSON_OBJECT))
 		return;
 	for (i = 0; i < step->u.obj.len; i++) {
 		const tc_json_member *m = &step->u.obj.members[i];
 
-		if (KEY_IS(m, "step_id"))
+		if (KEY_IS(m, "step_id")) {
 			*id = tc_json_string(m->value);
-		else if (KEY_IS(m, "state"))
+			at[0] = i;
+		} else if (KEY_IS(m, "state")) {
 			*sealed = sess_str_is(m->value, "sealed");
-		else if (KEY_IS(m, "result_sha256"))
+			at[1] = i;
+		} else if (KEY_IS(m, "result_sha256")) {
 			*digest = m->value;
+			at[2] = i;
+		}
 	}
+}
+
+/* step_fields(), looking first where the memo saw the three members: a
+ * step that still has all three there (keys are unique, so those are
+ * they) is read without a pass over its members. */
+static void
+step_fields_at(const tc_json *step, const size_t was[3], const char **id,
+    bool *sealed, const tc_json **digest)
+{
+	const tc_json_member *m;
+	size_t at[3];
+
+	if (tc_json_is(step, TC_JSON_OBJECT) && was[0] < step->u.obj.len &&
+	    was[1] < step->u.obj.len && was[2] < step->u.obj.len &&
+	    KEY_IS(&step->u.obj.members[was[0]], "step_id") &&
+	    KEY_IS(&step->u.obj.members[was[1]], "state") &&
+	    KEY_IS(&step->u.obj.members[was[2]], "result_sha256")) {
+		m = step->u.obj.members;
+		*id = tc_json_string(m[was[0]].value);
+		*sealed = sess_str_is(m[was[1]].value, "sealed");
+		*digest = m[was[2]].value;
+		return;
+	}
+	step_fields(step, id, sealed, digest, at);
 }
 
 /* Does the memo still describe the session's steps?  (Everything
@@ -279,7 +324,8 @@ memo_fresh(const struct rec_memo *m, const tc_session *s, size_t nrecords)
 		const char *id;
 		bool sealed;
 
-		step_fields(s->steps->u.arr.items[i], &id, &sealed, &d);
+		step_fields_at(s->steps->u.arr.items[i], m->at[i], &id,
+		    &sealed, &d);
 		if (id == NULL || m->ids[i] == NULL ||
 		    strcmp(id, m->ids[i]) != 0 || sealed != m->sealed[i] ||
 		    (d == NULL) != (m->digests[i] == NULL) ||
@@ -316,11 +362,15 @@ record_states(const tc_session *s, const tc_sidecar *sc,
 	m->ids = tc_xcalloc(n + 1, sizeof(*m->ids));
 	m->sealed = tc_xcalloc(n + 1, sizeof(*m->sealed));
 	m->digests = tc_xcalloc(n + 1, sizeof(*m->digests));
+	m->at = tc_xcalloc(n + 1, sizeof(*m->at));
+	m->manifests = tc_xcalloc(n + 1, sizeof(*m->manifests));
+	m->manifest_done = tc_xcalloc(n + 1, sizeof(*m->manifest_done));
 	for (i = 0; i < n; i++) {
 		const tc_json *d;
 		const char *id;
 
-		step_fields(s->steps->u.arr.items[i], &id, &m->sealed[i], &d);
+		step_fields(s->steps->u.arr.items[i], &id, &m->sealed[i], &d,
+		    m->at[i]);
 		m->ids[i] = id != NULL ? tc_xstrdup(id) : NULL;
 		m->digests[i] = d != NULL ? tc_json_clone(d) : NULL;
 	}
@@ -439,11 +489,28 @@ tc_sidecar_checked_manifest(const tc_session *s, const char *step_id,
 	const unsigned char *states;
 	const tc_json *records;
 
+	const struct rec_memo *m;
+	size_t i;
+
 	*out = NULL;
 	if (check(s, &states, &records, err) != 0)
 		return -1;
-	if (states != NULL)
-		*out = manifest_in(states, records, step_id);
+	if (states == NULL)
+		return 0;
+	/* check() left the memo describing the session as it reads now:
+	 * each step's manifest is looked for in the records once */
+	m = tc_session_sidecar(s)->memo;
+	for (i = 0; m != NULL && m->states == states && i < m->nsteps; i++) {
+		if (m->ids[i] == NULL || strcmp(m->ids[i], step_id) != 0)
+			continue;
+		if (!m->manifest_done[i]) {
+			m->manifests[i] = manifest_in(states, records, step_id);
+			m->manifest_done[i] = true;
+		}
+		*out = m->manifests[i];
+		return 0;
+	}
+	*out = manifest_in(states, records, step_id);
 	return 0;
 }
 
@@ -677,25 +744,33 @@ tc_sidecar_record_quarantine(tc_session *s, const tc_json *files,
 char *
 tc_unbound_note(const tc_session *s)
 {
-	const tc_sidecar *sc = tc_session_sidecar(s);
 	tc_json *ids;
-	tc_buf msg = TC_BUF_INIT;
-	size_t i;
+	char *note;
 
 	if (tc_session_policy(s) == TC_POLICY_STRICT)
 		return NULL;
 	ids = tc_session_unbound_steps(s);
-	if (ids->u.arr.len == 0) {
-		tc_json_free(ids);
+	note = tc_unbound_note_of(s, ids);
+	tc_json_free(ids);
+	return note;
+}
+
+char *
+tc_unbound_note_of(const tc_session *s, const tc_json *ids)
+{
+	const tc_sidecar *sc;
+	tc_buf msg = TC_BUF_INIT;
+	size_t i;
+
+	if (tc_session_policy(s) == TC_POLICY_STRICT || ids->u.arr.len == 0)
 		return NULL;
-	}
+	sc = tc_session_sidecar(s);
 	tc_buf_puts(&msg, "artifacts unbound: ");
 	for (i = 0; i < ids->u.arr.len; i++) {
 		if (i > 0)
 			tc_buf_puts(&msg, ", ");
 		tc_buf_puts(&msg, tc_json_string(ids->u.arr.items[i]));
 	}
-	tc_json_free(ids);
 	if (sc->path == NULL)
 		tc_buf_puts(&msg, " (no state directory for a sidecar: set "
 		    "TUNECTL_STATE_DIR)");

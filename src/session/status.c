@@ -163,8 +163,9 @@ tc_session_describe(const char *session_path, const char *program,
     tc_buf *out, tc_error *err)
 {
 	tc_session *s;
-	tc_json *errors, *next;
+	tc_json *errors, *next, *unbound, *unbound_steps;
 	char *quoted, *id, *root;
+	bool valid;
 
 	if (tc_session_load(session_path, 0, &s, err) != 0)
 		return -1;
@@ -181,8 +182,11 @@ tc_session_describe(const char *session_path, const char *program,
 	describe_steps(s, next, out);
 
 	errors = tc_json_new_array();
-	if (tc_verify_loaded(s, TC_VERIFY_ALL, errors) == 0) {
-		char *note = tc_unbound_note(s);
+	valid = tc_verify_loaded(s, TC_VERIFY_ALL, errors) == 0;
+	/* what is unbound, and which steps bind nothing: one pass */
+	unbound = tc_session_unbound_all(s, &unbound_steps);
+	if (valid) {
+		char *note = tc_unbound_note_of(s, unbound_steps);
 
 		tc_buf_puts(out, "\nIntegrity: verified (every sealed result "
 		    "matches its digest, every bound artifact is unchanged)\n");
@@ -208,7 +212,8 @@ tc_session_describe(const char *session_path, const char *program,
 		    quoted);
 	}
 	tc_json_free(errors);
-	errors = tc_session_unbound(s);
+	errors = unbound;
+	tc_json_free(unbound_steps);
 	if (errors->u.arr.len > 0) {
 		size_t i;
 

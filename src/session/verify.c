@@ -255,12 +255,18 @@ tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors)
 	tc_error err = TC_ERROR_INIT;
 	struct final_inputs final = { NULL, NULL };
 	size_t i, added = 0;
+	bool memo;
 
 	if (tc_session__check_root(s, &err) != 0) {
 		add_error(errors, &err);
 		tc_error_clear(&err);
 		return 1;
 	}
+	/* Each artifact is read and hashed once however many steps bind it
+	 * (the ledger: once for the Final's checks and its manifest entry);
+	 * nothing writes while verify reads.  (The memo is the session's
+	 * scratch, as in tc_session_check_bound.) */
+	memo = tc_session_memo_begin((tc_session *)s);
 	for (i = 0; i < tc_session_step_count(s); i++) {
 		const tc_json *step = tc_session_step_at(s, i);
 
@@ -289,6 +295,8 @@ tc_verify_loaded(const tc_session *s, unsigned flags, tc_json *errors)
 		free(report);
 	}
 out:
+	if (memo)
+		tc_session_memo_end((tc_session *)s);
 	tc_json_free(final.result);
 	tc_json_free(final.ledger);
 	tc_error_clear(&err);

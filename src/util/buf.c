@@ -78,7 +78,9 @@ buf_vprintf(tc_buf *b, const char *fmt, va_list ap)
 	size_t room;
 	int n;
 
-	tc_buf_grow(b, 0);
+	/* Room for a line first: output that does not fit is formatted
+	 * twice (status' step table, the reports' numbers). */
+	tc_buf_grow(b, 255);
 	room = b->cap - b->len;
 	va_copy(again, ap);
 	n = vsnprintf(b->data + b->len, room, fmt, again);

@@ -16,55 +16,77 @@
 #include "tunectl/path.h"
 #include "tunectl/text.h"
 
-char *
-tc_path_normalize(const char *path)
+/*
+ * Normalise the NUL-terminated path in buf, in place: pathlib's rules
+ * (below).  The result is never longer than the path, or is "." (buf
+ * holds at least 2 bytes).  In place is safe: every byte is written at
+ * or before where it was read, because a separator written before a
+ * component stands for at least one the walk has already passed.
+ */
+static void
+normalize_in_place(char *buf)
 {
-	tc_buf b = TC_BUF_INIT;
-	const char *p = path, *end;
-	size_t lead = 0;
+	const char *p = buf;
+	size_t lead = 0, len = 0;
 
 	while (p[lead] == '/')
 		lead++;
 	/* POSIX leaves exactly two leading slashes implementation-defined;
 	 * pathlib keeps them, three or more collapse to one. */
-	if (lead == 2)
-		tc_buf_puts(&b, "//");
-	else if (lead > 0)
-		tc_buf_putc(&b, '/');
+	if (lead == 2) {
+		buf[len++] = '/';
+		buf[len++] = '/';
+	} else if (lead > 0) {
+		buf[len++] = '/';
+	}
 	p += lead;
 	while (*p != '\0') {
-		size_t n;
+		const char *end = strchrnul(p, '/');
+		size_t n = (size_t)(end - p);
 
-		end = strchr(p, '/');
-		n = end != NULL ? (size_t)(end - p) : strlen(p);
 		if (n > 0 && !(n == 1 && p[0] == '.')) {
-			if (b.len > 0 && b.data[b.len - 1] != '/')
-				tc_buf_putc(&b, '/');
-			tc_buf_add(&b, p, n);
+			if (len > 0 && buf[len - 1] != '/')
+				buf[len++] = '/';
+			memmove(buf + len, p, n);
+			len += n;
 		}
-		p += n;
+		p = end;
 		while (*p == '/')
 			p++;
 	}
-	if (b.len == 0)
-		tc_buf_putc(&b, '.');
-	return tc_buf_detach(&b, NULL);
+	if (len == 0)
+		buf[len++] = '.';
+	buf[len] = '\0';
+}
+
+char *
+tc_path_normalize(const char *path)
+{
+	size_t n = strlen(path);
+	char *buf = tc_xmalloc(n + 2);
+
+	memcpy(buf, path, n + 1);
+	normalize_in_place(buf);
+	return buf;
 }
 
 char *
 tc_path_join(const char *a, const char *b)
 {
-	char *joined, *norm;
-
-	size_t n = strlen(a);
+	size_t n = strlen(a), m;
+	char *joined;
 
 	if (b[0] == '/' || n == 0)
 		return tc_path_normalize(b);
+	m = strlen(b);
+	joined = tc_xmalloc(n + m + 2);
+	memcpy(joined, a, n);
 	/* No separator after a trailing '/': "//" + "b" must stay "//b". */
-	joined = tc_xasprintf("%s%s%s", a, a[n - 1] == '/' ? "" : "/", b);
-	norm = tc_path_normalize(joined);
-	free(joined);
-	return norm;
+	if (a[n - 1] != '/')
+		joined[n++] = '/';
+	memcpy(joined + n, b, m + 1);
+	normalize_in_place(joined);
+	return joined;
 }
 
 /* Length of the anchor ("", "/" or "//") of a normalised path. */

@@ -108,6 +108,38 @@ tc_text_has_content(const char *s, size_t n)
 	return a < b;
 }
 
+/* Is the first code point of u[0..n) (n > 0) a space, as tc_py_strip()
+ * decodes it? */
+static bool
+first_is_space(const unsigned char *u, size_t n)
+{
+	uint32_t cp;
+
+	if (u[0] < 0x80)
+		return tc_py_isspace(u[0]);
+	(void)tc_utf8_decode((const char *)u, n, &cp, TC_UTF8_WTF8);
+	return tc_py_isspace(cp);
+}
+
+/* Could the last code point of s[0..n) be a space?  A space that is not
+ * ASCII is a well-formed 2- or 3-byte sequence, so the last code point
+ * is one only when such a sequence ends the text (whether it is the last
+ * code point depends on what comes before: the caller then strips). */
+static bool
+may_end_in_space(const char *s, size_t n)
+{
+	size_t k;
+
+	for (k = 2; k <= 3 && k <= n; k++) {
+		uint32_t cp;
+
+		if (tc_utf8_decode(s + n - k, k, &cp, TC_UTF8_WTF8) == k &&
+		    tc_py_isspace(cp))
+			return true;
+	}
+	return false;
+}
+
 bool
 tc_text_is_canonical(const char *s, size_t n)
 {
@@ -121,6 +153,17 @@ tc_text_is_canonical(const char *s, size_t n)
 	 * the first and last code points, and only they decide. */
 	if (u[0] < 0x80 && u[n - 1] < 0x80)
 		return !tc_py_isspace(u[0]) && !tc_py_isspace(u[n - 1]);
+	/* Otherwise the first code point is the one decoded at 0, and the
+	 * last, when it is a space, is one of the 2- or 3-byte sequences
+	 * that end the text: with neither end a space, the text (Chinese
+	 * prose, mostly) is not walked.  An end that may be a space takes
+	 * the full strip, which finds where the last code point starts. */
+	if (first_is_space(u, n))
+		return false;
+	if (u[n - 1] < 0x80)
+		return !tc_py_isspace(u[n - 1]);
+	if (!may_end_in_space(s, n))
+		return true;
 	tc_py_strip(s, n, &a, &b);
 	return a == 0 && b == n;
 }

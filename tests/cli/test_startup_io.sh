@@ -3,7 +3,9 @@
 # (issue 33's start-up promise, docs/hardening.md "The binary"): traced
 # with strace (a TAP skip where it is missing), verify, status and next
 # of a complete session open each document once with one fstat and one
-# fcntl (no F_GETFL), stat nothing twice in a row for the ELOOP check of
+# fcntl (no F_GETFL) - the ledger too, which the Final's checks parse
+# and its manifest entry binds - and resolve the session's own path
+# once, stat nothing twice in a row for the ELOOP check of
 # a path already walked, seal's mkdir -p of directories that exist
 # stats none above them, and the heap is left alone (no madvise) while
 # every document is small; a document of 512 KiB or more is read with
@@ -39,7 +41,7 @@ trace() {
 }
 count() { grep -cE "$1" "$2" || true; }
 
-for cmd in verify status next; do
+for cmd in verify status resume next; do
 	trace "$cmd" "$cmd" --session "$S"
 	expect_eq "$rc" 0 "$cmd of the complete session succeeds under strace"
 	tr=$T/$cmd.trace
@@ -57,6 +59,12 @@ for cmd in verify status next; do
 	# then opened: the followed stat pathlib makes to see a symlink loop
 	# is made only when the walk met one
 	r0=$R/phases/intake-preparation/phase-result.json
+	if [ "$cmd" != next ]; then
+		expect_eq "$(count "^openat\(AT_FDCWD, \"$R/ledger.json\"" "$tr")" 1 \
+		    "$cmd: the ledger is read once (parsed and its binding checked)"
+		expect_eq "$(count "newfstatat\(AT_FDCWD, \"$S\", .*AT_SYMLINK_NOFOLLOW" "$tr")" 1 \
+		    "$cmd: the session's path is resolved once"
+	fi
 	if [ "$cmd" = verify ]; then
 		expect_eq "$(count "newfstatat\(AT_FDCWD, \"$r0\", .*, 0\) = 0" "$tr")" 0 \
 		    "verify: no followed stat of a sealed result it resolved"

@@ -65,6 +65,79 @@ objects_stay_sorted_and_unique_through_edits(void **state)
 	tc_json_free(o);
 }
 
+/* Keys that share their first 8 bytes, end inside them, or hold NUL
+ * bytes there: built member by member and parsed, every object is in
+ * code point order (bytes, then length) and finds each key and no other.
+ * (Lookups compare the first 8 bytes as one word first.) */
+static void
+keys_sharing_their_first_bytes_sort_and_are_found(void **state)
+{
+	static const struct {
+		const char *k;
+		size_t n;
+	} keys[] = {
+		{ "abcdefgh", 8 }, { "abcdefghi", 9 }, { "abcdefgh\0", 9 },
+		{ "abcdefg", 7 }, { "abcdefg\0", 8 }, { "abcdefg\0\0", 9 },
+		{ "a", 1 }, { "a\0", 2 }, { "", 0 }, { "abcdefghij", 10 },
+		{ "abcdefgha", 9 }, { "abcdefgi", 8 }, { "abcdefghijklmnopq", 17 },
+		{ "abcdefghijklmnopr", 17 }, { "abcdefghijklmnop", 16 },
+		{ "\xff\xff", 2 }, { "\xff", 1 }, { "b", 1 },
+	};
+	size_t nk = sizeof(keys) / sizeof(keys[0]), i, j, round;
+	tc_buf text = TC_BUF_INIT;
+
+	(void)state;
+	tc_buf_puts(&text, "{");
+	for (i = nk; i-- > 0;) {
+		tc_buf_puts(&text, i + 1 < nk ? ", \"" : "\"");
+		for (j = 0; j < keys[i].n; j++)
+			tc_buf_printf(&text, "\\u%04x",
+			    (unsigned char)keys[i].k[j] < 0x80 ?
+			    (unsigned char)keys[i].k[j] : 0xff);
+		tc_buf_printf(&text, "\": %zu", i);
+	}
+	tc_buf_puts(&text, "}");
+	for (round = 0; round < 2; round++) {
+		tc_json *o;
+
+		if (round == 0) {
+			o = tc_json_new_object();
+			for (i = 0; i < nk; i++)
+				tc_json_object_setn(o, keys[(i * 7) % nk].k,
+				    keys[(i * 7) % nk].n,
+				    tc_json_new_int((int64_t)((i * 7) % nk)));
+		} else {
+			/* \u00ff is two bytes in UTF-8: look those keys up so */
+			o = parse_ok(text.data);
+		}
+		assert_int_equal(o->u.obj.len, nk);
+		for (i = 1; i < o->u.obj.len; i++) {
+			const tc_json_member *a = &o->u.obj.members[i - 1];
+			const tc_json_member *b = &o->u.obj.members[i];
+			size_t n = a->key_len < b->key_len ? a->key_len :
+			    b->key_len;
+			int c = memcmp(a->key, b->key, n);
+
+			assert_true(c < 0 || (c == 0 && a->key_len < b->key_len));
+		}
+		for (i = 0; i < nk && round == 0; i++) {
+			const tc_json *v = tc_json_getn(o, keys[i].k, keys[i].n);
+
+			assert_non_null(v);
+			assert_int_equal(atoi(v->u.int_text), (int)i);
+		}
+		for (i = 0; i < nk && round == 1; i++)
+			if (keys[i].n == 0 || (unsigned char)keys[i].k[0] < 0x80)
+				assert_int_equal(atoi(tc_json_getn(o, keys[i].k,
+				    keys[i].n)->u.int_text), (int)i);
+		assert_null(tc_json_getn(o, "abcdefg\0\0\0", 10));
+		assert_null(tc_json_getn(o, "abcdefgh\0\0", 10));
+		assert_null(tc_json_getn(o, "abcdefghijklmno", 15));
+		tc_json_free(o);
+	}
+	tc_buf_free(&text);
+}
+
 static void
 parsed_objects_can_be_edited(void **state)
 {
@@ -479,6 +552,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(objects_stay_sorted_and_unique_through_edits),
+		cmocka_unit_test(keys_sharing_their_first_bytes_sort_and_are_found),
 		cmocka_unit_test(parsed_objects_can_be_edited),
 		cmocka_unit_test(parsed_nodes_outlive_their_document),
 		cmocka_unit_test(small_documents_share_a_chunk),

@@ -165,6 +165,91 @@ test_step_ids(void **state)
 	assert_false(tc_step_id_valid("ab\n", 3));
 }
 
+/* tc_schedule_check of a document whose steps are a canonical schedule
+ * with one member changed: the result Python's == gives (the reference
+ * compares step[key] == canonical[key], a missing key reading as None). */
+static int
+check_with(const char *mode, const char *entrypoint, bool accepted,
+    size_t at, const char *key, tc_json *value)
+{
+	tc_json *doc = tc_json_new_object();
+	tc_json *steps = tc_schedule_build(mode, entrypoint, accepted, NULL);
+	tc_error err = TC_ERROR_INIT;
+	int rc;
+
+	if (key != NULL && value != NULL)
+		tc_json_object_set(steps->u.arr.items[at], key, value);
+	else if (key != NULL)
+		tc_json_object_remove(steps->u.arr.items[at], key);
+	if (accepted)
+		for (size_t i = 0; i < steps->u.arr.len; i++)
+			if (strcmp(tc_json_get_string(steps->u.arr.items[i],
+			    "step_id"), "optional-multistream") == 0) {
+				tc_json_object_set_string(steps->u.arr.items[i],
+				    "state", "sealed");
+				tc_json_object_set_string(steps->u.arr.items[i],
+				    "outcome_status", "accepted");
+			}
+	tc_json_object_set(doc, "steps", steps);
+	tc_json_object_set_string(doc, "optional_mode", mode);
+	tc_json_object_set_string(doc, "entrypoint", entrypoint);
+	rc = tc_schedule_check(doc, &err);
+	if (rc != 0)
+		assert_string_equal(tc_error_msg(&err), "session steps do not "
+		    "match the canonical schedule");
+	tc_error_clear(&err);
+	tc_json_free(doc);
+	return rc;
+}
+
+static void
+test_schedule_check_compares_as_python_does(void **state)
+{
+	static const char *const keys[] = {
+		"step_id", "phase", "agent_id", "skill", "optional_branch",
+		"derived_family_rebase",
+	};
+	size_t k, at;
+
+	(void)state;
+	assert_int_equal(check_with("none", "full", false, 0, NULL, NULL), 0);
+	assert_int_equal(check_with("both", "full", true, 0, NULL, NULL), 0);
+	assert_int_equal(check_with("both", "optional-from-base", false, 0,
+	    NULL, NULL), 0);
+	for (at = 0; at < 6; at++)
+		for (k = 0; k < 6; k++) {
+			/* another string, or a number, never equals */
+			assert_int_equal(check_with("none", "full", false, at,
+			    keys[k], tc_json_new_string("other")), -1);
+			assert_int_equal(check_with("none", "full", false, at,
+			    keys[k], tc_json_new_int(7)), -1);
+		}
+	/* a missing key is None: equal only where the schedule has null */
+	assert_int_equal(check_with("none", "full", false, 1, "optional_branch",
+	    NULL), 0);
+	assert_int_equal(check_with("none", "full", false, 5, "optional_branch",
+	    NULL), -1);
+	assert_int_equal(check_with("none", "full", false, 1, "skill", NULL), -1);
+	assert_int_equal(check_with("none", "full", false, 1, "optional_branch",
+	    tc_json_new_null()), 0);
+	/* False == 0 == 0.0 in Python; None and "false" are not False */
+	assert_int_equal(check_with("none", "full", false, 2,
+	    "derived_family_rebase", tc_json_new_int(0)), 0);
+	assert_int_equal(check_with("none", "full", false, 2,
+	    "derived_family_rebase", tc_json_new_float(0.0)), 0);
+	assert_int_equal(check_with("none", "full", false, 2,
+	    "derived_family_rebase", tc_json_new_null()), -1);
+	assert_int_equal(check_with("none", "full", false, 2,
+	    "derived_family_rebase", tc_json_new_string("false")), -1);
+	assert_int_equal(check_with("both", "full", true, 6,
+	    "derived_family_rebase", tc_json_new_int(1)), 0);
+	assert_int_equal(check_with("both", "full", true, 6,
+	    "derived_family_rebase", tc_json_new_bool(false)), -1);
+	/* the keys it does not compare */
+	assert_int_equal(check_with("none", "full", false, 3, "state",
+	    tc_json_new_string("sealed")), 0);
+}
+
 int
 main(void)
 {
@@ -174,6 +259,7 @@ main(void)
 		cmocka_unit_test(test_refused_combinations),
 		cmocka_unit_test(test_derived_base_is_inserted_after_multistream),
 		cmocka_unit_test(test_step_ids),
+		cmocka_unit_test(test_schedule_check_compares_as_python_does),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
