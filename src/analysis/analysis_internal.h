@@ -426,7 +426,9 @@ struct an_binding {
 	int64_t device, model, sk;
 	bool valid;			/* the mapping is exact */
 	const tc_json *mapping;		/* in its trace */
-	const char *status;		/* bound, blocked or NULL */
+	const char *status;		/* bound or blocked */
+	int64_t child_count;		/* its candidate binding's: the
+					 * mapping's, 0 without occurrences */
 	char occurrence_fp[65];		/* graph_occurrence_fingerprint */
 	const char *mapping_fp;		/* its trace's mapping_fingerprint */
 };

@@ -105,8 +105,14 @@ record_mapping(struct an_structural *st, const tc_json *trace,
 	b->valid = exact;
 	b->mapping = m;
 	b->mapping_fp = mfp;
+	/*
+	 * The candidate binding is the first occurrence's; an SK with none
+	 * (a step alignment blocked every mapping) still has one, blocked,
+	 * with no children: the decision's child_count is then 0.
+	 */
+	b->status = exact && cocc->u.arr.len > 0 ? "bound" : "blocked";
 	if (cocc->u.arr.len > 0)
-		b->status = exact ? "bound" : "blocked";
+		tc_json_int64(tc_json_get(m, "child_count"), &b->child_count);
 	go = tc_json_new_object();
 	tc_json_object_set_string(go, "mapping_fingerprint", mfp);
 	tc_json_object_set_int(go, "device_id", b->device);
