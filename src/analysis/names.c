@@ -165,6 +165,75 @@ done:
 	return ok;
 }
 
+/*
+ * The first code point (the zero) of each run of ten Unicode decimal
+ * digits (category Nd; Unicode 14.0, Python 3.11's unicodedata), in
+ * order: float() reads each as the ASCII digit of its value.
+ */
+static const uint32_t decimal_zeros[] = {
+	0x30, 0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6,
+	0xC66, 0xCE6, 0xD66, 0xDE6, 0xE50, 0xED0, 0xF20, 0x1040, 0x1090,
+	0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0,
+	0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50,
+	0xABF0, 0xFF10, 0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0,
+	0x112F0, 0x11450, 0x114D0, 0x11650, 0x116C0, 0x11730, 0x118E0,
+	0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x16A60, 0x16AC0, 0x16B50,
+	0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0,
+	0x1E950, 0x1FBF0
+};
+
+/* unicodedata.decimal(cp, -1) */
+static int
+py_decimal(uint32_t cp)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(decimal_zeros) / sizeof(decimal_zeros[0]); i++)
+		if (cp >= decimal_zeros[i] && cp < decimal_zeros[i] + 10)
+			return (int)(cp - decimal_zeros[i]);
+	return -1;
+}
+
+/*
+ * What float() does to non-ASCII text before it parses: whitespace reads
+ * as a space, a decimal digit of any script as its ASCII digit, anything
+ * else as a character no number holds ('?').  Returns the ASCII copy
+ * (the caller frees it) and its length in *len.
+ */
+static char *
+py_float_ascii(const char *s, size_t n, size_t *len)
+{
+	char *b = tc_xmalloc(n + 1);
+	size_t i = 0, k = 0, step;
+	uint32_t cp;
+	int d;
+
+	while (i < n) {
+		step = tc_utf8_decode(s + i, n - i, &cp, TC_UTF8_REPLACE);
+		i += step;
+		if (tc_py_isspace(cp))
+			b[k++] = ' ';
+		else if ((d = py_decimal(cp)) >= 0)
+			b[k++] = (char)('0' + d);
+		else
+			b[k++] = cp < 0x80 ? (char)cp : '?';
+	}
+	b[k] = '\0';
+	*len = k;
+	return b;
+}
+
+static bool
+has_non_ascii(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			return true;
+	return false;
+}
+
 an_num
 tc_analysis__to_float(const char *s, size_t n)
 {
@@ -173,6 +242,20 @@ tc_analysis__to_float(const char *s, size_t n)
 
 	if (s == NULL)
 		return AN_NONE;
+	if (has_non_ascii(s, n)) {
+		/* "N/A" is tested on the stripped text before float() */
+		size_t len;
+		char *ascii;
+		an_num x;
+
+		tc_py_strip(s, n, &a, &e);
+		if (a == e || (e - a == 3 && memcmp(s + a, "N/A", 3) == 0))
+			return AN_NONE;
+		ascii = py_float_ascii(s, n, &len);
+		x = tc_analysis__to_float(ascii, len);
+		free(ascii);
+		return x;
+	}
 	if (n > 0 && s[0] > 0x20 && s[0] < 0x7f && s[n - 1] > 0x20 &&
 	    s[n - 1] < 0x7f) {
 		a = 0;

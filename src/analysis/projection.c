@@ -23,6 +23,7 @@
 #include "tunectl/decimal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
+#include "tunectl/text.h"
 
 /* ---- a small CSV reader (Python's csv module, default dialect) ---------- */
 
@@ -371,28 +372,98 @@ struct crow {
 };
 
 struct pcand {
-	long col[7];
+	long col[12];
+	size_t ncols;		/* the header's fields */
 	bool header_seen;
 	struct crow *rows;
 	size_t n;
 };
 
+/*
+ * An SK name the structural loader reads (sk_<id>_<scope>_start_<fn>_end_
+ * <fn>): an id of at most 19 digits within int64, then "_start_" after it
+ * and the last "_end_" after that, none of scope, start and end empty.
+ */
+static bool
+candidate_sk_name(const char *name)
+{
+	const char *id = name + 3, *us, *body, *st, *en = NULL, *p, *a, *b;
+
+	if (strncmp(name, "sk_", 3) != 0 || strlen(name) > 65536 ||
+	    (us = strchr(id, '_')) == NULL || us == id || us - id > 19)
+		return false;
+	for (p = id; p < us; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	if (us - id == 19 && strncmp(id, "9223372036854775807", 19) > 0)
+		return false;
+	body = us + 1;
+	if ((st = strstr(body, "_start_")) == NULL)
+		return false;
+	for (p = strstr(name, "_end_"); p != NULL; p = strstr(p + 1, "_end_"))
+		en = p;
+	if (en == NULL || en <= st + 7 || en[5] == '\0')
+		return false;
+	/* the scope, stripped, is not empty */
+	for (a = body, b = st; a < b && (*a == ' ' || (*a >= '\t' &&
+	    *a <= '\r')); a++)
+		;
+	return a < b;
+}
+
+/* A field _identity() accepts: present and not blank once stripped. */
+static char *
+identity_cell(const struct csv_rec *r, long c)
+{
+	char *v;
+
+	if (c < 0 || (size_t)c >= r->n)
+		return NULL;
+	v = cell(r, c);
+	if (*v == '\0') {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/*
+ * One record of the candidate's kernel_details.csv, read as the
+ * reference's structural loader reads it: every header it needs, no
+ * duplicate header, no row longer than the header, a Name and Type on
+ * every row, and on each SK row (Type SuperKernel or a name starting
+ * sk_) a well-formed SK name, finite timings (start >= 0, duration > 0),
+ * an Accelerator Core and non-negative integer ids and block counts.
+ * Anything else fails the whole association.
+ */
 static int
 cand_record(void *vctx, const struct csv_rec *rec, size_t recno,
     tc_error *err)
 {
-	static const char *const cols[7] = { "Step Id", "Device_id",
-	    "Model ID", "Name", "Type", "Start Time(us)", "Duration(us)" };
+	static const char *const cols[12] = { "Step Id", "Device_id",
+	    "Model ID", "Name", "Type", "Start Time(us)", "Duration(us)",
+	    "Task ID", "Stream ID", "Accelerator Core", "Block Num",
+	    "Mix Block Num" };
 	struct pcand *c = vctx;
-	char *f[7];
+	char *f[12] = { 0 };
 	an_num sk;
-	size_t i;
+	size_t i, j;
 	tc_dec d;
+	bool ok = true;
 
 	(void)recno;
 	if (!c->header_seen) {
 		c->header_seen = true;
-		for (i = 0; i < 7; i++)
+		c->ncols = rec->n;
+		for (i = 0; i < rec->n; i++)
+			for (j = i + 1; j < rec->n; j++)
+				if (strcmp(rec->f[i], rec->f[j]) == 0) {
+					tc_error_set(err, "candidate "
+					    "kernel_details has duplicate "
+					    "headers");
+					return -1;
+				}
+		for (i = 0; i < 12; i++)
 			if ((c->col[i] = column(rec, cols[i])) < 0) {
 				tc_error_set(err, "candidate kernel_details "
 				    "headers are incomplete");
@@ -400,15 +471,42 @@ cand_record(void *vctx, const struct csv_rec *rec, size_t recno,
 			}
 		return 0;
 	}
-	for (i = 0; i < 7; i++)
-		f[i] = cell(rec, c->col[i]);
-	sk = tc_analysis__raw_sk_id(f[3]);
+	if (rec->n > c->ncols) {
+		tc_error_set(err, "candidate kernel_details row has extra "
+		    "columns");
+		return -1;
+	}
+	f[3] = identity_cell(rec, c->col[3]);
+	f[4] = identity_cell(rec, c->col[4]);
+	if (f[3] == NULL || f[4] == NULL) {
+		free(f[3]);
+		free(f[4]);
+		tc_error_set(err, "candidate kernel_details row lacks a Name "
+		    "or Type");
+		return -1;
+	}
+	if (strcmp(f[4], "SuperKernel") != 0 && strncmp(f[3], "sk_", 3) != 0) {
+		free(f[3]);
+		free(f[4]);
+		return 0;
+	}
+	for (i = 0; i < 12; i++)
+		if (i != 3 && i != 4)
+			f[i] = identity_cell(rec, c->col[i]);
 	tc_dec_init(&d);
-	if ((strcmp(f[4], "SuperKernel") == 0 || strncmp(f[3], "sk_", 3) ==
-	    0) && sk.ok && sk.v < 9223372036854775808.0 &&
-	    int64_digits(f[0]) && int64_digits(f[1]) &&
-	    int64_digits(f[2]) && decimal_of(f[5], false, &d) &&
-	    decimal_of(f[6], true, &d)) {
+	for (i = 0; i < 12 && ok; i++)
+		ok = f[i] != NULL;
+	ok = ok && decimal_of(f[5], false, &d) && decimal_of(f[6], true, &d) &&
+	    candidate_sk_name(f[3]);
+	for (i = 0; i < 12 && ok; i++)
+		if (i != 3 && i != 4 && i != 5 && i != 6 && i != 9)
+			ok = all_digits(f[i]);
+	sk = ok ? tc_analysis__raw_sk_id(f[3]) : AN_NONE;
+	if (!ok) {
+		tc_error_set(err, "candidate kernel_details has an invalid "
+		    "SuperKernel row");
+	} else if (sk.ok && sk.v < 9223372036854775808.0 &&
+	    int64_digits(f[0]) && int64_digits(f[1]) && int64_digits(f[2])) {
 		struct crow *r;
 
 		c->rows = tc_xrealloc(c->rows, (c->n + 1) * sizeof(*c->rows));
@@ -424,9 +522,9 @@ cand_record(void *vctx, const struct csv_rec *rec, size_t recno,
 		f[5] = f[6] = NULL;
 	}
 	tc_dec_clear(&d);
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < 12; i++)
 		free(f[i]);
-	return 0;
+	return ok ? 0 : -1;
 }
 
 static void
@@ -456,6 +554,32 @@ read_csv(const char *path, csv_fn fn, void *ctx, tc_error *err)
 	return rc;
 }
 
+/*
+ * read_csv() for the candidate's profile, decoded as the structural loader
+ * decodes it: strict UTF-8, and a BOM is no BOM but part of the first
+ * header (which then lacks "Step Id").
+ */
+static int
+read_csv_strict(const char *path, csv_fn fn, void *ctx, tc_error *err)
+{
+	size_t len;
+	char *text = tc_read_file(path, TC_READ_MAX_BYTES, &len, err);
+	int rc;
+
+	if (text == NULL)
+		return -1;
+	if (!tc_utf8_valid(text, len) ||
+	    (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)) {
+		free(text);
+		tc_error_set(err, "candidate kernel_details must be UTF-8 CSV "
+		    "with a Step Id header");
+		return -1;
+	}
+	rc = csv_each(text, len, fn, ctx, err);
+	free(text);
+	return rc;
+}
+
 int
 tc_analysis__candidate_sk_rows(const char *csv_path,
     struct an_sk_row **out, size_t *n, tc_error *err)
@@ -465,7 +589,7 @@ tc_analysis__candidate_sk_rows(const char *csv_path,
 
 	*out = NULL;
 	*n = 0;
-	if (read_csv(csv_path, cand_record, &c, err) != 0) {
+	if (read_csv_strict(csv_path, cand_record, &c, err) != 0) {
 		pcand_free(&c);
 		return -1;
 	}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_analyze_oracle.sh - the differential check: "tunectl analyze fusion",
-# through its launcher share/tools/analyze_profiler.py, on the 37 input sets
+# through its launcher share/tools/analyze_profiler.py, on the input sets
 # of tests/fixtures/analysis-oracle (bad inputs, evidence errors, association
 # blockers, several SKs) writes what the reference analyzer wrote on them:
 # the same exit status, stderr and Markdown byte for byte, the same JSON

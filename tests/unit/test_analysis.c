@@ -272,6 +272,15 @@ cells_parse_as_python_float(void **state)
 		{ "inf", false, 0 }, { "nan", false, 0 }, { "1e400", false, 0 },
 		{ "1e", false, 0 }, { "0x10", false, 0 }, { "1__0", false, 0 },
 		{ "_1", false, 0 }, { "1,5", false, 0 }, { ".", false, 0 },
+		/* float() reads decimal digits of any script and Unicode
+		 * whitespace as their ASCII forms */
+		{ "\xef\xbc\x96", true, 6 },			/* U+FF16 */
+		{ "\xd9\xa1\xd9\xa2.5", true, 12.5 },	/* U+0661 U+0662 */
+		{ "\xc2\xa07\xe3\x80\x80", true, 7 },	/* U+00A0 .. U+3000 */
+		{ "\xef\xbc\x96\xe2\x80\x837", false, 0 },	/* inner U+2003 */
+		{ "6\xc2\xb2", false, 0 },			/* U+00B2 is No */
+		{ "\xff6", false, 0 },
+		{ "\xc2\xa0N/A", false, 0 },
 	};
 	size_t i;
 
