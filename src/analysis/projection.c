@@ -540,27 +540,13 @@ pcand_free(struct pcand *c)
 	free(c->rows);
 }
 
-static int
-read_csv(const char *path, csv_fn fn, void *ctx, tc_error *err)
-{
-	size_t len;
-	char *text = tc_read_file(path, TC_READ_MAX_BYTES, &len, err);
-	int rc;
-
-	if (text == NULL)
-		return -1;
-	rc = csv_each(text, len, fn, ctx, err);
-	free(text);
-	return rc;
-}
-
 /*
- * read_csv() for the candidate's profile, decoded as the structural loader
- * decodes it: strict UTF-8, and a BOM is no BOM but part of the first
- * header (which then lacks "Step Id").
+ * Each record of the CSV at path.  strict: decoded as the structural
+ * loader decodes the candidate's profile, strict UTF-8, and a BOM is no
+ * BOM but part of the first header (which then lacks "Step Id").
  */
 static int
-read_csv_strict(const char *path, csv_fn fn, void *ctx, tc_error *err)
+read_csv(const char *path, bool strict, csv_fn fn, void *ctx, tc_error *err)
 {
 	size_t len;
 	char *text = tc_read_file(path, TC_READ_MAX_BYTES, &len, err);
@@ -568,8 +554,8 @@ read_csv_strict(const char *path, csv_fn fn, void *ctx, tc_error *err)
 
 	if (text == NULL)
 		return -1;
-	if (!tc_utf8_valid(text, len) ||
-	    (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)) {
+	if (strict && (!tc_utf8_valid(text, len) ||
+	    (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0))) {
 		free(text);
 		tc_error_set(err, "candidate kernel_details must be UTF-8 CSV "
 		    "with a Step Id header");
@@ -589,7 +575,7 @@ tc_analysis__candidate_sk_rows(const char *csv_path,
 
 	*out = NULL;
 	*n = 0;
-	if (read_csv_strict(csv_path, cand_record, &c, err) != 0) {
+	if (read_csv(csv_path, true, cand_record, &c, err) != 0) {
 		pcand_free(&c);
 		return -1;
 	}
@@ -1813,7 +1799,7 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 		}
 	base.device = dev_text;
 	base.model = model_text;
-	if (read_csv(baseline_csv, base_record, &base, err) != 0)
+	if (read_csv(baseline_csv, false, base_record, &base, err) != 0)
 		goto done;
 	if (!base.header_seen) {
 		tc_error_set(err, "baseline kernel_details headers are "
