@@ -609,3 +609,48 @@ tc_analysis__ascii_digest(const tc_json *v, char hex[65], tc_error *err)
 	return tc_json_digest_flags(v, TC_JSON_ASCII | TC_JSON_NO_NAN, hex,
 	    err);
 }
+
+/*
+ * The SK name the structural loader splits (sk_<id>_<scope>_start_<start>
+ * _end_<end>): an id of 1..19 digits within int64, the first "_start_"
+ * after it, the last "_end_" after that, scope (stripped), start and end
+ * not empty.  The parts are malloc'd where asked for.
+ */
+bool
+tc_analysis__sk_name_parts(const char *name, int64_t *sk, char **scope,
+    char **start, char **end)
+{
+	const char *id = name + 3, *us, *body, *st, *en = NULL, *p;
+	size_t a, e;
+	uint64_t v = 0;
+
+	if (strncmp(name, "sk_", 3) != 0 || strlen(name) > 65536 ||
+	    (us = strchr(id, '_')) == NULL || us == id || us - id > 19)
+		return false;
+	for (p = id; p < us; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (v > INT64_MAX)
+		return false;
+	body = us + 1;
+	if ((st = strstr(body, "_start_")) == NULL)
+		return false;
+	for (p = strstr(name, "_end_"); p != NULL; p = strstr(p + 1, "_end_"))
+		en = p;
+	if (en == NULL || en <= st + 7 || en[5] == '\0')
+		return false;
+	tc_py_strip(body, (size_t)(st - body), &a, &e);
+	if (a == e)
+		return false;
+	if (sk != NULL)
+		*sk = (int64_t)v;
+	if (scope != NULL)
+		*scope = tc_xstrndup(body + a, e - a);
+	if (start != NULL)
+		*start = tc_xstrndup(st + 7, (size_t)(en - st - 7));
+	if (end != NULL)
+		*end = tc_xstrdup(en + 5);
+	return true;
+}
