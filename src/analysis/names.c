@@ -4,6 +4,7 @@
  * operator of a launch name, the core family of a row, the parts of an
  * SK launch name, str.splitlines(), and a few JSON conveniences.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -652,5 +653,64 @@ tc_analysis__sk_name_parts(const char *name, int64_t *sk, char **scope,
 		*start = tc_xstrndup(st + 7, (size_t)(en - st - 7));
 	if (end != NULL)
 		*end = tc_xstrdup(en + 5);
+	return true;
+}
+
+/*
+ * float(text) of Python, as argparse's type=float applies it: whitespace
+ * around, "_" between digits, the decimal digits of any script, "inf",
+ * "infinity" and "nan" in any case; false where it raises ValueError.
+ */
+bool
+tc_analysis_py_float(const char *text, double *out)
+{
+	size_t n = strlen(text), a, e, len;
+	char *ascii = py_float_ascii(text, n, &len);
+	bool ok;
+
+	tc_py_strip(ascii, len, &a, &e);
+	ok = a < e && py_float(ascii + a, e - a, out);
+	free(ascii);
+	return ok;
+}
+
+/*
+ * int(text) of Python (base 10), as argparse's type=int applies it:
+ * whitespace around, a sign, "_" between digits, leading zeros and the
+ * decimal digits of any script; false where it raises ValueError or the
+ * value does not fit a long.
+ */
+bool
+tc_analysis_py_int(const char *text, long *out)
+{
+	size_t n = strlen(text), a, e, len, i;
+	char *ascii = py_float_ascii(text, n, &len);
+	bool ok = true, neg = false, digit = false;
+	long v = 0;
+
+	tc_py_strip(ascii, len, &a, &e);
+	i = a;
+	if (i < e && (ascii[i] == '+' || ascii[i] == '-'))
+		neg = ascii[i++] == '-';
+	for (; ok && i < e; i++) {
+		int d = ascii[i] - '0';
+
+		if (ascii[i] == '_' && digit && i + 1 < e &&
+		    ascii[i + 1] >= '0' && ascii[i + 1] <= '9')
+			continue;
+		if (d < 0 || d > 9) {
+			ok = false;
+			break;
+		}
+		digit = true;
+		if (v > (LONG_MAX - d) / 10)
+			ok = false;
+		else
+			v = v * 10 + d;
+	}
+	free(ascii);
+	if (!ok || !digit)
+		return false;
+	*out = neg ? -v : v;
 	return true;
 }
