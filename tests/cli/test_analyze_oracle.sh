@@ -4,7 +4,8 @@
 # of tests/fixtures/analysis-oracle (bad inputs, evidence errors, association
 # blockers, several SKs) writes what the reference analyzer wrote on them:
 # the same exit status, stderr and Markdown byte for byte, the same JSON
-# after canonical form (mask M3 for the collection-manifest digests).
+# byte for byte (after canonical form with mask M3 where collection
+# manifests make digests run-dependent).
 . "$(dirname "$0")/lib.sh"
 
 FIX=$TUNECTL_SRC/tests/fixtures/analysis-oracle
