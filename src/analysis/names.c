@@ -243,20 +243,6 @@ tc_analysis__to_float(const char *s, size_t n)
 
 	if (s == NULL)
 		return AN_NONE;
-	if (has_non_ascii(s, n)) {
-		/* "N/A" is tested on the stripped text before float() */
-		size_t len;
-		char *ascii;
-		an_num x;
-
-		tc_py_strip(s, n, &a, &e);
-		if (a == e || (e - a == 3 && memcmp(s + a, "N/A", 3) == 0))
-			return AN_NONE;
-		ascii = py_float_ascii(s, n, &len);
-		x = tc_analysis__to_float(ascii, len);
-		free(ascii);
-		return x;
-	}
 	if (n > 0 && s[0] > 0x20 && s[0] < 0x7f && s[n - 1] > 0x20 &&
 	    s[n - 1] < 0x7f) {
 		a = 0;
@@ -266,7 +252,22 @@ tc_analysis__to_float(const char *s, size_t n)
 	}
 	if (a == e || (e - a == 3 && memcmp(s + a, "N/A", 3) == 0))
 		return AN_NONE;
-	if (!py_float(s + a, e - a, &v) || !isfinite(v))
+	if (!py_float(s + a, e - a, &v)) {
+		/* float() reads other scripts' digits (and whitespace) too */
+		size_t len;
+		char *ascii;
+		bool ok;
+
+		if (!has_non_ascii(s + a, e - a))
+			return AN_NONE;
+		ascii = py_float_ascii(s + a, e - a, &len);
+		tc_py_strip(ascii, len, &a, &e);
+		ok = a < e && py_float(ascii + a, e - a, &v);
+		free(ascii);
+		if (!ok)
+			return AN_NONE;
+	}
+	if (!isfinite(v))
 		return AN_NONE;
 	return AN_NUM(v);
 }
