@@ -343,7 +343,7 @@ node_line(const struct parse *p, const char *s, size_t n, size_t *node,
 	static const char *const kwant[5] = { "funcName", "kernelType",
 	    "numBlocks", "cubeNum", "vecNum" };
 	static const char *const owant[1] = { "nodeId" };
-	size_t nl, no, end, i, found = p->nn, nf, nof;
+	size_t nl, no, end, i, found = p->nn, nf = 0, nof = 0;
 	int64_t local, origin, nb, cube, vec;
 	const struct an_gnode *g;
 	const char *marker = "] - KernelInfos{", *mk, *on;
