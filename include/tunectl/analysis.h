@@ -61,6 +61,12 @@ int tc_fusion_args_check(const struct tc_fusion_args *args, tc_error *err);
  * is "<candidate>-" + AUTO, BASE, P<n> (n >= 1, no leading zero) or FINAL. */
 bool tc_round_belongs_to_candidate(const char *candidate, const char *round);
 
+/* float(text) and int(text) of Python, as argparse's type=float and
+ * type=int read an argument; false where Python raises ValueError (or,
+ * for int, the value does not fit a long). */
+bool tc_analysis_py_float(const char *text, double *out);
+bool tc_analysis_py_int(const char *text, long *out);
+
 /* The zh Markdown report of an analysis document (render_report of the
  * reference), after checking the document as the renderer does; NULL
  * with err when the document is refused.  malloc'd. */

@@ -351,12 +351,44 @@ struct an_gnode {
 	char *op;			/* canonical_op */
 	const char *family;		/* canonical_core_family */
 	char *func_name;		/* KERNEL nodes; may be NULL */
+	char *kernel_type;		/* KERNEL nodes' kernelType; may be NULL */
 	bool topology_only, has_event;
 	int64_t event;
 };
 int tc_analysis__graph_nodes(const tc_json *origin, struct an_gnode **out,
     size_t *n, size_t *nstreams, tc_error *err);
 void tc_analysis__gnodes_free(struct an_gnode *v, size_t n);
+
+/* fused_meta.c: one SK group of the candidate's fused metadata, as the
+ * structural association reads it. */
+struct an_fgroup {
+	bool has_device, has_model, has_sk;
+	int64_t device, model, sk;
+	char *name;			/* "" when the header did not parse */
+	bool has_boundary;
+	char *scope, *start_op, *end_op;	/* canonical ops */
+	size_t *node, nnode;		/* children: graph node indices */
+	size_t *kernel, nkernel;	/* the kernel children among them */
+	const char **blockers;		/* metadata_*, static strings */
+	size_t nblockers;
+	char fingerprint[65];		/* SHA-256 of its log */
+};
+struct an_fgroups {
+	struct an_fgroup *v;
+	size_t n;
+};
+/* Appends the groups of one fused log (rel: its path in the capture) read
+ * against the origin graph's nodes of graph_device/graph_model; -1 with
+ * err when the log is not UTF-8. */
+int tc_analysis__fused_meta_parse(const char *raw, size_t len, const char *rel,
+    const struct an_gnode *gn, size_t nn, int64_t graph_device,
+    const char *graph_model, struct an_fgroups *out, tc_error *err);
+/* After every log: what one failure spreads, duplicates, the order. */
+void tc_analysis__fused_meta_finish(struct an_fgroups *g);
+void tc_analysis__fgroups_free(struct an_fgroups *g);
+/* Splits an SK name as the structural loader does (names.c). */
+bool tc_analysis__sk_name_parts(const char *name, int64_t *sk, char **scope,
+    char **start, char **end);
 /* ASCII canonical JSON (sorted keys, compact).  malloc'd. */
 char *tc_analysis__ascii_cj(const tc_json *v);
 /* One structural edge between stream positions. */
@@ -426,7 +458,9 @@ struct an_binding {
 	int64_t device, model, sk;
 	bool valid;			/* the mapping is exact */
 	const tc_json *mapping;		/* in its trace */
-	const char *status;		/* bound, blocked or NULL */
+	const char *status;		/* bound or blocked */
+	int64_t child_count;		/* its candidate binding's: the
+					 * mapping's, 0 without occurrences */
 	char occurrence_fp[65];		/* graph_occurrence_fingerprint */
 	const char *mapping_fp;		/* its trace's mapping_fingerprint */
 };

@@ -1466,8 +1466,7 @@ mapped_done:
 		int64_t cc = (int64_t)child_count;
 
 		if (sb != NULL)
-			tc_json_int64(tc_json_get(sb->mapping, "child_count"),
-			    &cc);
+			cc = sb->child_count;
 		tc_json_object_set_int(d, "child_count", cc);
 	}
 	tc_json_object_set_int(d, "candidate_occurrence_count",

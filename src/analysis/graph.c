@@ -603,8 +603,11 @@ tc_analysis__graph_nodes(const tc_json *g, struct an_gnode **out, size_t *nout,
 			if (strcmp(x->kind, "KERNEL") == 0) {
 				const tc_json *kp = tc_json_get(t0, "kernelParams");
 				const char *fn = tc_json_get_string(kp, "funcName");
+				const char *kt = tc_json_get_string(kp,
+				    "kernelType");
 
 				x->func_name = fn ? tc_xstrdup(fn) : NULL;
+				x->kernel_type = kt ? tc_xstrdup(kt) : NULL;
 				x->op = tc_analysis__canonical_op(fn);
 				x->family = tc_analysis__canonical_core_family(
 				    tc_json_get_string(kp, "kernelType"));
@@ -651,6 +654,7 @@ tc_analysis__gnodes_free(struct an_gnode *v, size_t n)
 		free(v[i].kind);
 		free(v[i].op);
 		free(v[i].func_name);
+		free(v[i].kernel_type);
 	}
 	free(v);
 }

@@ -460,14 +460,19 @@ workload_errors(const tc_json *w, tc_json *errors)
 			    tc_json_new_string("workload_manifest_invalid"));
 		}
 	} else {
+		/* the normalized workload went through canonical JSON, so
+		 * its concepts come in sorted order */
+		static const char *const sorted[NCONCEPT] = { "batch", "input",
+		    "iterations", "mode", "model", "rank", "runtime", "warmup" };
+
 		for (c = 0; c < NCONCEPT; c++) {
-			if (valid_concept(concepts[c], tc_json_get(n, concepts[c])))
+			if (valid_concept(sorted[c], tc_json_get(n, sorted[c])))
 				continue;
 			if (mine->u.arr.len == 0)
 				tc_json_array_push(mine, tc_json_new_string(
 				    "workload_manifest_incomplete"));
 			snprintf(buf, sizeof(buf), "workload_manifest_invalid_%s",
-			    concepts[c]);
+			    sorted[c]);
 			tc_analysis__list_add_unique(mine, buf);
 		}
 		tc_json_free(n);

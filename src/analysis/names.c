@@ -4,6 +4,7 @@
  * operator of a launch name, the core family of a row, the parts of an
  * SK launch name, str.splitlines(), and a few JSON conveniences.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,75 @@ done:
 	return ok;
 }
 
+/*
+ * The first code point (the zero) of each run of ten Unicode decimal
+ * digits (category Nd; Unicode 14.0, Python 3.11's unicodedata), in
+ * order: float() reads each as the ASCII digit of its value.
+ */
+static const uint32_t decimal_zeros[] = {
+	0x30, 0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6,
+	0xC66, 0xCE6, 0xD66, 0xDE6, 0xE50, 0xED0, 0xF20, 0x1040, 0x1090,
+	0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0,
+	0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50,
+	0xABF0, 0xFF10, 0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0,
+	0x112F0, 0x11450, 0x114D0, 0x11650, 0x116C0, 0x11730, 0x118E0,
+	0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x16A60, 0x16AC0, 0x16B50,
+	0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0,
+	0x1E950, 0x1FBF0
+};
+
+/* unicodedata.decimal(cp, -1) */
+static int
+py_decimal(uint32_t cp)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(decimal_zeros) / sizeof(decimal_zeros[0]); i++)
+		if (cp >= decimal_zeros[i] && cp < decimal_zeros[i] + 10)
+			return (int)(cp - decimal_zeros[i]);
+	return -1;
+}
+
+/*
+ * What float() does to non-ASCII text before it parses: whitespace reads
+ * as a space, a decimal digit of any script as its ASCII digit, anything
+ * else as a character no number holds ('?').  Returns the ASCII copy
+ * (the caller frees it) and its length in *len.
+ */
+static char *
+py_float_ascii(const char *s, size_t n, size_t *len)
+{
+	char *b = tc_xmalloc(n + 1);
+	size_t i = 0, k = 0, step;
+	uint32_t cp;
+	int d;
+
+	while (i < n) {
+		step = tc_utf8_decode(s + i, n - i, &cp, TC_UTF8_REPLACE);
+		i += step;
+		if (tc_py_isspace(cp))
+			b[k++] = ' ';
+		else if ((d = py_decimal(cp)) >= 0)
+			b[k++] = (char)('0' + d);
+		else
+			b[k++] = cp < 0x80 ? (char)cp : '?';
+	}
+	b[k] = '\0';
+	*len = k;
+	return b;
+}
+
+static bool
+has_non_ascii(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			return true;
+	return false;
+}
+
 an_num
 tc_analysis__to_float(const char *s, size_t n)
 {
@@ -182,7 +252,22 @@ tc_analysis__to_float(const char *s, size_t n)
 	}
 	if (a == e || (e - a == 3 && memcmp(s + a, "N/A", 3) == 0))
 		return AN_NONE;
-	if (!py_float(s + a, e - a, &v) || !isfinite(v))
+	if (!py_float(s + a, e - a, &v)) {
+		/* float() reads other scripts' digits (and whitespace) too */
+		size_t len;
+		char *ascii;
+		bool ok;
+
+		if (!has_non_ascii(s + a, e - a))
+			return AN_NONE;
+		ascii = py_float_ascii(s + a, e - a, &len);
+		tc_py_strip(ascii, len, &a, &e);
+		ok = a < e && py_float(ascii + a, e - a, &v);
+		free(ascii);
+		if (!ok)
+			return AN_NONE;
+	}
+	if (!isfinite(v))
 		return AN_NONE;
 	return AN_NUM(v);
 }
@@ -525,4 +610,108 @@ tc_analysis__ascii_digest(const tc_json *v, char hex[65], tc_error *err)
 {
 	return tc_json_digest_flags(v, TC_JSON_ASCII | TC_JSON_NO_NAN, hex,
 	    err);
+}
+
+/*
+ * The SK name the structural loader splits (sk_<id>_<scope>_start_<start>
+ * _end_<end>): an id of 1..19 digits within int64, the first "_start_"
+ * after it, the last "_end_" after that, scope (stripped), start and end
+ * not empty.  The parts are malloc'd where asked for.
+ */
+bool
+tc_analysis__sk_name_parts(const char *name, int64_t *sk, char **scope,
+    char **start, char **end)
+{
+	const char *id = name + 3, *us, *body, *st, *en = NULL, *p;
+	size_t a, e;
+	uint64_t v = 0;
+
+	if (strncmp(name, "sk_", 3) != 0 || strlen(name) > 65536 ||
+	    (us = strchr(id, '_')) == NULL || us == id || us - id > 19)
+		return false;
+	for (p = id; p < us; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (v > INT64_MAX)
+		return false;
+	body = us + 1;
+	if ((st = strstr(body, "_start_")) == NULL)
+		return false;
+	for (p = strstr(name, "_end_"); p != NULL; p = strstr(p + 1, "_end_"))
+		en = p;
+	if (en == NULL || en <= st + 7 || en[5] == '\0')
+		return false;
+	tc_py_strip(body, (size_t)(st - body), &a, &e);
+	if (a == e)
+		return false;
+	if (sk != NULL)
+		*sk = (int64_t)v;
+	if (scope != NULL)
+		*scope = tc_xstrndup(body + a, e - a);
+	if (start != NULL)
+		*start = tc_xstrndup(st + 7, (size_t)(en - st - 7));
+	if (end != NULL)
+		*end = tc_xstrdup(en + 5);
+	return true;
+}
+
+/*
+ * float(text) of Python, as argparse's type=float applies it: whitespace
+ * around, "_" between digits, the decimal digits of any script, "inf",
+ * "infinity" and "nan" in any case; false where it raises ValueError.
+ */
+bool
+tc_analysis_py_float(const char *text, double *out)
+{
+	size_t n = strlen(text), a, e, len;
+	char *ascii = py_float_ascii(text, n, &len);
+	bool ok;
+
+	tc_py_strip(ascii, len, &a, &e);
+	ok = a < e && py_float(ascii + a, e - a, out);
+	free(ascii);
+	return ok;
+}
+
+/*
+ * int(text) of Python (base 10), as argparse's type=int applies it:
+ * whitespace around, a sign, "_" between digits, leading zeros and the
+ * decimal digits of any script; false where it raises ValueError or the
+ * value does not fit a long.
+ */
+bool
+tc_analysis_py_int(const char *text, long *out)
+{
+	size_t n = strlen(text), a, e, len, i;
+	char *ascii = py_float_ascii(text, n, &len);
+	bool ok = true, neg = false, digit = false;
+	long v = 0;
+
+	tc_py_strip(ascii, len, &a, &e);
+	i = a;
+	if (i < e && (ascii[i] == '+' || ascii[i] == '-'))
+		neg = ascii[i++] == '-';
+	for (; ok && i < e; i++) {
+		int d = ascii[i] - '0';
+
+		if (ascii[i] == '_' && digit && i + 1 < e &&
+		    ascii[i + 1] >= '0' && ascii[i + 1] <= '9')
+			continue;
+		if (d < 0 || d > 9) {
+			ok = false;
+			break;
+		}
+		digit = true;
+		if (v > (LONG_MAX - d) / 10)
+			ok = false;
+		else
+			v = v * 10 + d;
+	}
+	free(ascii);
+	if (!ok || !digit)
+		return false;
+	*out = neg ? -v : v;
+	return true;
 }

@@ -23,6 +23,7 @@
 #include "tunectl/decimal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/path.h"
+#include "tunectl/text.h"
 
 /* ---- a small CSV reader (Python's csv module, default dialect) ---------- */
 
@@ -371,28 +372,66 @@ struct crow {
 };
 
 struct pcand {
-	long col[7];
+	long col[12];
+	size_t ncols;		/* the header's fields */
 	bool header_seen;
 	struct crow *rows;
 	size_t n;
 };
 
+/* A field _identity() accepts: present and not blank once stripped. */
+static char *
+identity_cell(const struct csv_rec *r, long c)
+{
+	char *v;
+
+	if (c < 0 || (size_t)c >= r->n)
+		return NULL;
+	v = cell(r, c);
+	if (*v == '\0') {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/*
+ * One record of the candidate's kernel_details.csv, read as the
+ * reference's structural loader reads it: every header it needs, no
+ * duplicate header, no row longer than the header, a Name and Type on
+ * every row, and on each SK row (Type SuperKernel or a name starting
+ * sk_) a well-formed SK name, finite timings (start >= 0, duration > 0),
+ * an Accelerator Core and non-negative integer ids and block counts.
+ * Anything else fails the whole association.
+ */
 static int
 cand_record(void *vctx, const struct csv_rec *rec, size_t recno,
     tc_error *err)
 {
-	static const char *const cols[7] = { "Step Id", "Device_id",
-	    "Model ID", "Name", "Type", "Start Time(us)", "Duration(us)" };
+	static const char *const cols[12] = { "Step Id", "Device_id",
+	    "Model ID", "Name", "Type", "Start Time(us)", "Duration(us)",
+	    "Task ID", "Stream ID", "Accelerator Core", "Block Num",
+	    "Mix Block Num" };
 	struct pcand *c = vctx;
-	char *f[7];
+	char *f[12] = { 0 };
 	an_num sk;
-	size_t i;
+	size_t i, j;
 	tc_dec d;
+	bool ok = true;
 
 	(void)recno;
 	if (!c->header_seen) {
 		c->header_seen = true;
-		for (i = 0; i < 7; i++)
+		c->ncols = rec->n;
+		for (i = 0; i < rec->n; i++)
+			for (j = i + 1; j < rec->n; j++)
+				if (strcmp(rec->f[i], rec->f[j]) == 0) {
+					tc_error_set(err, "candidate "
+					    "kernel_details has duplicate "
+					    "headers");
+					return -1;
+				}
+		for (i = 0; i < 12; i++)
 			if ((c->col[i] = column(rec, cols[i])) < 0) {
 				tc_error_set(err, "candidate kernel_details "
 				    "headers are incomplete");
@@ -400,15 +439,42 @@ cand_record(void *vctx, const struct csv_rec *rec, size_t recno,
 			}
 		return 0;
 	}
-	for (i = 0; i < 7; i++)
-		f[i] = cell(rec, c->col[i]);
-	sk = tc_analysis__raw_sk_id(f[3]);
+	if (rec->n > c->ncols) {
+		tc_error_set(err, "candidate kernel_details row has extra "
+		    "columns");
+		return -1;
+	}
+	f[3] = identity_cell(rec, c->col[3]);
+	f[4] = identity_cell(rec, c->col[4]);
+	if (f[3] == NULL || f[4] == NULL) {
+		free(f[3]);
+		free(f[4]);
+		tc_error_set(err, "candidate kernel_details row lacks a Name "
+		    "or Type");
+		return -1;
+	}
+	if (strcmp(f[4], "SuperKernel") != 0 && strncmp(f[3], "sk_", 3) != 0) {
+		free(f[3]);
+		free(f[4]);
+		return 0;
+	}
+	for (i = 0; i < 12; i++)
+		if (i != 3 && i != 4)
+			f[i] = identity_cell(rec, c->col[i]);
 	tc_dec_init(&d);
-	if ((strcmp(f[4], "SuperKernel") == 0 || strncmp(f[3], "sk_", 3) ==
-	    0) && sk.ok && sk.v < 9223372036854775808.0 &&
-	    int64_digits(f[0]) && int64_digits(f[1]) &&
-	    int64_digits(f[2]) && decimal_of(f[5], false, &d) &&
-	    decimal_of(f[6], true, &d)) {
+	for (i = 0; i < 12 && ok; i++)
+		ok = f[i] != NULL;
+	ok = ok && decimal_of(f[5], false, &d) && decimal_of(f[6], true, &d) &&
+	    tc_analysis__sk_name_parts(f[3], NULL, NULL, NULL, NULL);
+	for (i = 0; i < 12 && ok; i++)
+		if (i != 3 && i != 4 && i != 5 && i != 6 && i != 9)
+			ok = all_digits(f[i]);
+	sk = ok ? tc_analysis__raw_sk_id(f[3]) : AN_NONE;
+	if (!ok) {
+		tc_error_set(err, "candidate kernel_details has an invalid "
+		    "SuperKernel row");
+	} else if (sk.ok && sk.v < 9223372036854775808.0 &&
+	    int64_digits(f[0]) && int64_digits(f[1]) && int64_digits(f[2])) {
 		struct crow *r;
 
 		c->rows = tc_xrealloc(c->rows, (c->n + 1) * sizeof(*c->rows));
@@ -424,9 +490,9 @@ cand_record(void *vctx, const struct csv_rec *rec, size_t recno,
 		f[5] = f[6] = NULL;
 	}
 	tc_dec_clear(&d);
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < 12; i++)
 		free(f[i]);
-	return 0;
+	return ok ? 0 : -1;
 }
 
 static void
@@ -442,8 +508,13 @@ pcand_free(struct pcand *c)
 	free(c->rows);
 }
 
+/*
+ * Each record of the CSV at path.  strict: decoded as the structural
+ * loader decodes the candidate's profile, strict UTF-8, and a BOM is no
+ * BOM but part of the first header (which then lacks "Step Id").
+ */
 static int
-read_csv(const char *path, csv_fn fn, void *ctx, tc_error *err)
+read_csv(const char *path, bool strict, csv_fn fn, void *ctx, tc_error *err)
 {
 	size_t len;
 	char *text = tc_read_file(path, TC_READ_MAX_BYTES, &len, err);
@@ -451,6 +522,13 @@ read_csv(const char *path, csv_fn fn, void *ctx, tc_error *err)
 
 	if (text == NULL)
 		return -1;
+	if (strict && (!tc_utf8_valid(text, len) ||
+	    (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0))) {
+		free(text);
+		tc_error_set(err, "candidate kernel_details must be UTF-8 CSV "
+		    "with a Step Id header");
+		return -1;
+	}
 	rc = csv_each(text, len, fn, ctx, err);
 	free(text);
 	return rc;
@@ -465,7 +543,7 @@ tc_analysis__candidate_sk_rows(const char *csv_path,
 
 	*out = NULL;
 	*n = 0;
-	if (read_csv(csv_path, cand_record, &c, err) != 0) {
+	if (read_csv(csv_path, true, cand_record, &c, err) != 0) {
 		pcand_free(&c);
 		return -1;
 	}
@@ -643,16 +721,8 @@ cmp_i64(const void *a, const void *b)
 
 struct pgroup {
 	int64_t sk;
-	const struct an_group *g;
+	const struct an_fgroup *g;
 };
-
-static int
-cmp_pgroup(const void *a, const void *b)
-{
-	const struct pgroup *x = a, *y = b;
-
-	return x->sk < y->sk ? -1 : x->sk > y->sk;
-}
 
 static void
 list_add_sorted_unique(tc_json *list, const char *s)
@@ -842,31 +912,23 @@ align_step(struct proj *p, size_t si, size_t *solutions)
 
 /* The mapping of one fused group (materialize_group). */
 static tc_json *
-materialize(struct proj *p, const struct an_group *g, int64_t sk,
+materialize(struct proj *p, const struct an_fgroup *g, int64_t sk,
     int64_t device, int64_t model, const tc_json *alignment_blockers,
     tc_json *counts)
 {
 	tc_json *m = tc_json_new_object(), *blk = tc_json_new_array();
 	tc_json *keys = tc_json_new_array(), *ops = tc_json_new_array();
 	tc_json *cocc = tc_json_new_array(), *bocc = tc_json_new_array();
-	size_t *child_node = tc_xcalloc(g->nnodes + 1, sizeof(size_t));
+	const size_t *child_node = g->kernel;
 	const struct an_sk_row **occ = NULL;
-	size_t nocc = 0, i, j, k;
+	size_t nocc = 0, i, k;
 	bool exact;
 
-	for (i = 0; i < g->nnodes; i++) {
-		char *op = tc_analysis__canonical_op(g->nodes[i].func_name);
-
-		child_node[i] = p->nn;
-		for (j = 0; j < p->nn; j++)
-			if (p->nodes[j].has_node_id &&
-			    p->nodes[j].node_id == g->nodes[i].node_id)
-				child_node[i] = j;
-		tc_json_array_push(keys, child_node[i] < p->nn ?
-		    tc_json_new_string(p->nodes[child_node[i]].key) :
-		    tc_json_new_null());
-		tc_json_array_push(ops, tc_json_new_string(op));
-		free(op);
+	for (i = 0; i < g->nkernel; i++) {
+		tc_json_array_push(keys, tc_json_new_string(
+		    p->nodes[child_node[i]].key));
+		tc_json_array_push(ops, tc_json_new_string(
+		    p->nodes[child_node[i]].op));
 	}
 	if (alignment_blockers != NULL) {
 		for (i = 0; i < alignment_blockers->u.arr.len; i++)
@@ -874,7 +936,9 @@ materialize(struct proj *p, const struct an_group *g, int64_t sk,
 			    alignment_blockers->u.arr.items[i]));
 		goto record;
 	}
-	if (g->nnodes == 0)
+	for (i = 0; i < g->nblockers; i++)
+		list_add_sorted_unique(blk, g->blockers[i]);
+	if (g->nkernel == 0)
 		list_add_sorted_unique(blk, "metadata_kernel_nodes_missing");
 	{
 		/* this SK's rows in the required steps, by (step, start) */
@@ -905,20 +969,19 @@ materialize(struct proj *p, const struct an_group *g, int64_t sk,
 			list_add_sorted_unique(blk,
 			    "candidate_projection_occurrence_domain_mismatch");
 	}
-	for (i = 0; i < g->nnodes; i++)
-		if (child_node[i] >= p->nn ||
-		    p->loc_stream[child_node[i]] >= p->nss)
+	for (i = 0; i < g->nkernel; i++)
+		if (p->loc_stream[child_node[i]] >= p->nss)
 			list_add_sorted_unique(blk,
 			    "metadata_origin_node_not_in_kernel_projection");
 	for (k = 0; blk->u.arr.len == 0 && k < p->nsteps; k++) {
-		struct prow **mapped = tc_xcalloc(g->nnodes + 1,
+		struct prow **mapped = tc_xcalloc(g->nkernel + 1,
 		    sizeof(*mapped));
-		struct span *sp = tc_xcalloc(g->nnodes + 1, sizeof(*sp));
+		struct span *sp = tc_xcalloc(g->nkernel + 1, sizeof(*sp));
 		tc_json *o, *children;
 		tc_dec lo, hi, sum;
 		size_t nm = 0;
 
-		for (i = 0; i < g->nnodes; i++) {
+		for (i = 0; i < g->nkernel; i++) {
 			size_t nd = child_node[i], st = p->loc_stream[nd];
 			size_t ord = p->loc_ord[nd];
 			struct bstream *b = find_bstream(p, k,
@@ -1044,31 +1107,44 @@ record:
 	tc_json_object_set_int(m, "device_id", device);
 	tc_json_object_set_int(m, "model_id", model);
 	tc_json_object_set_int(m, "sk_id", sk);
-	tc_json_object_set_string(m, "name", g->function);
+	tc_json_object_set_string(m, "name", g->name);
 	tc_json_object_set_string_or_null(m, "candidate_source_scope",
-	    g->has_signature ? g->sig.scope : NULL);
-	tc_json_object_set_int(m, "child_count", (int64_t)g->nnodes);
+	    g->has_boundary ? g->scope : NULL);
+	tc_json_object_set_int(m, "child_count", (int64_t)g->nkernel);
 	tc_json_object_set(m, "ordered_child_node_keys", keys);
 	tc_json_object_set(m, "ordered_child_ops", ops);
 	tc_json_object_set(m, "candidate_occurrences", cocc);
 	tc_json_object_set(m, "baseline_occurrences", bocc);
+	tc_json_object_set_string(m, "metadata_fingerprint", g->fingerprint);
 	free(occ);
-	free(child_node);
 	return m;
 }
 
-/* The fused groups of the logs beside the graph (same directory). */
+/*
+ * The fused groups of the logs beside the graph (same directory), read
+ * strictly against the graph's nodes (fused_meta.c), kept for (device,
+ * model).  -1 with err when a log cannot be read or none is left.
+ */
 static int
 fused_groups(const char *root, const tc_json *manifest, const char *graph_rel,
-    struct an_groups *out, tc_error *err)
+    const tc_json *graph, const struct an_gnode *nodes, size_t nn,
+    int64_t device, int64_t model, struct an_fgroups *out, tc_error *err)
 {
 	const tc_json *recs = tc_json_get(tc_json_get(manifest, "files"),
 	    "sk_fused_nodes");
-	char *gdir = tc_path_dirname(graph_rel);
+	const tc_json *mid = tc_json_get(graph, "modelId");
+	char *gdir = tc_path_dirname(graph_rel), *model_text;
+	struct an_fgroups all = { 0 };
 	size_t i;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (mid != NULL && mid->type == TC_JSON_STRING)
+		model_text = tc_analysis__strip_dup(tc_json_string(mid),
+		    strlen(tc_json_string(mid)));
+	else
+		model_text = mid != NULL ? tc_analysis__ascii_cj(mid) :
+		    tc_xstrdup("");
 	for (i = 0; recs != NULL && recs->type == TC_JSON_ARRAY &&
 	    i < recs->u.arr.len && rc == 0; i++) {
 		const char *rel = tc_json_get_string(recs->u.arr.items[i], "path");
@@ -1095,10 +1171,36 @@ fused_groups(const char *root, const tc_json *manifest, const char *graph_rel,
 			rc = -1;
 			break;
 		}
-		tc_analysis__fused_log_parse(raw, len, NULL, out);
+		rc = tc_analysis__fused_meta_parse(raw, len, rel, nodes, nn,
+		    device, model_text, &all, err);
 		free(raw);
 	}
 	free(gdir);
+	free(model_text);
+	if (rc == 0) {
+		tc_analysis__fused_meta_finish(&all);
+		out->v = tc_xcalloc(all.n + 1, sizeof(*out->v));
+		for (i = 0; i < all.n; i++) {
+			if (all.v[i].has_device && all.v[i].device == device &&
+			    all.v[i].has_model && all.v[i].model == model) {
+				out->v[out->n++] = all.v[i];
+				memset(&all.v[i], 0, sizeof(all.v[i]));
+			}
+		}
+		for (i = 0; i < out->n; i++)
+			if (!out->v[i].has_sk && out->n > 1) {
+				/* the reference cannot order them (None < int) */
+				tc_error_set(err, "profile fused metadata group "
+				    "without an SK id");
+				rc = -1;
+			}
+		if (rc == 0 && out->n == 0) {
+			tc_error_set(err, "profile fused metadata groups are "
+			    "missing");
+			rc = -1;
+		}
+	}
+	tc_analysis__fgroups_free(&all);
 	return rc;
 }
 
@@ -1490,12 +1592,9 @@ sentinel_gates(struct proj *p, const char *root, const tc_json *manifest,
 	    "scope_sentinel_origin_graph_inconsistent");
 	ok = true;
 	for (i = 0; i < npg; i++)
-		for (j = 0; j < pg[i].g->nnodes; j++)
-			for (k = 0; k < p->nn; k++)
-				if (excluded[k] && p->nodes[k].has_node_id &&
-				    p->nodes[k].node_id ==
-				    pg[i].g->nodes[j].node_id)
-					ok = false;
+		for (j = 0; j < pg[i].g->nnode; j++)
+			if (excluded[pg[i].g->node[j]])
+				ok = false;
 	gate(gates, blk, "absent_from_fused_children", ok,
 	    "scope_sentinel_referenced_by_fused_group");
 	ok = true;
@@ -1583,15 +1682,10 @@ sentinel_gates(struct proj *p, const char *root, const tc_json *manifest,
 	    "scope_sentinel_step_assignment_inconsistent");
 	ok = unique;
 	for (i = 0; ok && i < npg; i++)
-		for (j = 0; ok && j < pg[i].g->nnodes; j++) {
-			size_t nd = p->nn, s2;
+		for (j = 0; ok && j < pg[i].g->nkernel; j++) {
+			size_t nd = pg[i].g->kernel[j], s2;
 
-			for (k = 0; k < p->nn; k++)
-				if (p->nodes[k].has_node_id &&
-				    p->nodes[k].node_id ==
-				    pg[i].g->nodes[j].node_id)
-					nd = k;
-			if (nd == p->nn || (s2 = p->loc_stream[nd]) >= p->nss) {
+			if ((s2 = p->loc_stream[nd]) >= p->nss) {
 				ok = false;
 				break;
 			}
@@ -1640,7 +1734,7 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
     const struct an_sk_row *crows, size_t ncr, tc_error *err)
 {
 	struct an_gnode *nodes = NULL;
-	struct an_groups groups = { 0 };
+	struct an_fgroups groups = { 0 };
 	struct pbase base;
 	struct proj p;
 	struct pgroup *pg = NULL;
@@ -1664,32 +1758,18 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 	if (tc_analysis__graph_fingerprint(graph, gfp, err) != 0 ||
 	    tc_analysis__graph_nodes(graph, &nodes, &nn, NULL, err) != 0)
 		goto done;
-	if (fused_groups(root, manifest, graph_rel, &groups, err) != 0)
+	if (fused_groups(root, manifest, graph_rel, graph, nodes, nn, device,
+	    model, &groups, err) != 0)
 		goto done;
-	for (i = 0; i < groups.len; i++) {
-		an_num sk = tc_analysis__raw_sk_id(groups.items[i].function);
-
-		if (!sk.ok)
-			continue;
-		pg = tc_xrealloc(pg, (npg + 1) * sizeof(*pg));
-		pg[npg].sk = (int64_t)sk.v;
-		pg[npg++].g = &groups.items[i];
+	/* in the order of the groups (device, model, SK id, name, log) */
+	pg = tc_xcalloc(groups.n + 1, sizeof(*pg));
+	for (i = 0; i < groups.n; i++) {
+		pg[npg].sk = groups.v[i].sk;
+		pg[npg++].g = &groups.v[i];
 	}
-	if (npg == 0) {
-		tc_error_set(err, "profile fused metadata groups are missing");
-		goto done;
-	}
-	/* stable: equal sk ids keep log order */
-	for (i = 1; i < npg; i++)
-		for (j = i; j > 0 && cmp_pgroup(&pg[j - 1], &pg[j]) > 0; j--) {
-			struct pgroup t = pg[j - 1];
-
-			pg[j - 1] = pg[j];
-			pg[j] = t;
-		}
 	base.device = dev_text;
 	base.model = model_text;
-	if (read_csv(baseline_csv, base_record, &base, err) != 0)
+	if (read_csv(baseline_csv, false, base_record, &base, err) != 0)
 		goto done;
 	if (!base.header_seen) {
 		tc_error_set(err, "baseline kernel_details headers are "
@@ -1885,7 +1965,7 @@ done:
 	free(sorted);
 	free(pg);
 	pbase_free(&base);
-	tc_analysis__groups_free(&groups);
+	tc_analysis__fgroups_free(&groups);
 	tc_analysis__gnodes_free(nodes, nn);
 	tc_json_free(graph);
 	return trace;

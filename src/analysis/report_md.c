@@ -229,6 +229,123 @@ sequence_ok(const tc_json *s)
 	return true;
 }
 
+static bool
+same_int(const tc_json *a, const tc_json *b)
+{
+	int64_t x, y;
+
+	return tc_json_int64(a, &x) && tc_json_int64(b, &y) && x == y;
+}
+
+/*
+ * The projected-trace evidence of each exact_projected_trace decision
+ * (_validate_exact_projected_trace_decision), as far as an analysis can
+ * fail it: no two binding occurrences of one (process, device, model, SK,
+ * step), and at least three of the decision's own, on distinct steps, of
+ * one process, bound, unblocked, with its children.  Two fused groups of
+ * one SK id break both.
+ */
+static int
+check_projected(const tc_json *decs, const tc_json *report, tc_error *err)
+{
+	static const char *const key[4] = { "native_pid", "device_id",
+	    "model_id", "sk_id" };
+	const tc_json *occ = tc_json_get(tc_json_get(report,
+	    "candidate_binding_evidence"), "occurrences");
+	size_t i, j, k, n = occ != NULL && occ->type == TC_JSON_ARRAY ?
+	    occ->u.arr.len : 0;
+
+	for (i = 0; i < decs->u.arr.len; i++) {
+		const tc_json *d = decs->u.arr.items[i];
+		const char *conf = tc_json_get_string(d, "mapping_confidence");
+		const tc_json *seq = tc_json_get(tc_json_get(d, "identity"),
+		    "ordered_child_op_sequence");
+		size_t matching = 0;
+		bool complete = true;
+
+		if (conf == NULL || strcmp(conf, "exact_projected_trace") != 0)
+			continue;
+		for (j = 0; j < n; j++) {
+			const tc_json *a = occ->u.arr.items[j];
+			const tc_json *pa = tc_json_get(a, "process_identity");
+
+			for (k = 0; k < j; k++) {
+				const tc_json *b = occ->u.arr.items[k];
+				const tc_json *pb = tc_json_get(b,
+				    "process_identity");
+				size_t f;
+				bool same = same_int(tc_json_get(a, "step_id"),
+				    tc_json_get(b, "step_id"));
+
+				for (f = 0; same && f < 4; f++)
+					same = same_int(tc_json_get(pa, key[f]),
+					    tc_json_get(pb, key[f]));
+				if (same) {
+					tc_error_set(err, "per_sk_decisions[%zu] "
+					    "projected-trace duplicate "
+					    "occurrence", i);
+					return -1;
+				}
+			}
+		}
+		for (j = 0; j < n; j++) {
+			const tc_json *a = occ->u.arr.items[j];
+			const tc_json *pa = tc_json_get(a, "process_identity");
+			const tc_json *bl = tc_json_get(a, "blockers");
+			const char *st = tc_json_get_string(a, "status");
+
+			if (!same_int(tc_json_get(pa, "device_id"),
+			    tc_json_get(d, "device_id")) ||
+			    !same_int(tc_json_get(pa, "sk_id"),
+			    tc_json_get(d, "raw_sk_id")))
+				continue;
+			{
+				char *m1 = tc_analysis__ascii_cj(tc_json_get(pa,
+				    "model_id"));
+				const char *m2 = tc_json_get_string(d,
+				    "model_id");
+				bool same = m2 != NULL && strcmp(m1, m2) == 0;
+
+				free(m1);
+				if (!same)
+					continue;
+			}
+			matching++;
+			for (k = 0; k < j; k++) {
+				const tc_json *b = occ->u.arr.items[k];
+				const tc_json *pb = tc_json_get(b,
+				    "process_identity");
+
+				if (same_int(tc_json_get(pb, "device_id"),
+				    tc_json_get(pa, "device_id")) &&
+				    same_int(tc_json_get(pb, "model_id"),
+				    tc_json_get(pa, "model_id")) &&
+				    same_int(tc_json_get(pb, "sk_id"),
+				    tc_json_get(pa, "sk_id")) &&
+				    (same_int(tc_json_get(b, "step_id"),
+				    tc_json_get(a, "step_id")) ||
+				    !same_int(tc_json_get(pb, "native_pid"),
+				    tc_json_get(pa, "native_pid"))))
+					complete = false;
+			}
+			if (st == NULL || strcmp(st, "bound") != 0 ||
+			    bl == NULL || bl->type != TC_JSON_ARRAY ||
+			    bl->u.arr.len != 0 ||
+			    !tc_json_equal(tc_json_get(a, "child_count"),
+			    tc_json_get(d, "child_count")) ||
+			    !tc_json_equal(tc_json_get(a, "ordered_child_ops"),
+			    seq))
+				complete = false;
+		}
+		if (matching < 3 || !complete) {
+			tc_error_set(err, "per_sk_decisions[%zu] projected-trace "
+			    "occurrence evidence is incomplete", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* _validate_scope_action and the decisions' scope contract, the checks
  * an analysis made from partial evidence can fail. */
 static int
@@ -246,6 +363,8 @@ check(const tc_json *report, tc_error *err)
 		    "decision");
 		return -1;
 	}
+	if (check_projected(decs, report, err) != 0)
+		return -1;
 	for (i = 0; acts != NULL && i < acts->u.arr.len; i++) {
 		const tc_json *a = acts->u.arr.items[i], *b;
 

@@ -28,18 +28,23 @@ cmp_target(const void *a, const void *b)
 	return x->model < y->model ? -1 : x->model > y->model;
 }
 
-/* int(Decimal(text) * 1000), truncated toward zero. */
-static int64_t
+/*
+ * int(us * 1000) of a Decimal, truncated toward zero, as a JSON integer:
+ * the product rounded to the context's 28 digits first, as Python's
+ * Decimal multiplies; beyond int64 it is written as its digits.
+ */
+static tc_json *
 nanos(const tc_dec *us)
 {
 	tc_dec k, r;
 	mpz_t q, p;
-	int64_t v;
+	tc_json *v;
 
 	tc_dec_init(&k);
 	tc_dec_init(&r);
 	tc_dec_set_long(&k, 1000);
 	tc_dec_mul(&r, us, &k);
+	tc_dec_round_context(&r);
 	mpz_init(q);
 	mpz_init(p);
 	if (r.exp >= 0) {
@@ -49,9 +54,16 @@ nanos(const tc_dec *us)
 		mpz_ui_pow_ui(p, 10, (unsigned long)-r.exp);
 		mpz_tdiv_q(q, r.coef, p);
 	}
-	v = mpz_fits_slong_p(q) ? (int64_t)mpz_get_si(q) : 0;
 	if (r.sign)
-		v = -v;
+		mpz_neg(q, q);
+	if (mpz_fits_slong_p(q)) {
+		v = tc_json_new_int((int64_t)mpz_get_si(q));
+	} else {
+		char *text = mpz_get_str(NULL, 10, q);
+
+		v = tc_json_new_int_text(text);
+		free(text);
+	}
 	mpz_clear(q);
 	mpz_clear(p);
 	tc_dec_clear(&k);
@@ -74,8 +86,10 @@ parent_interval(const tc_json *occ)
 	tc_dec_parse(&s, start, strlen(start));
 	tc_dec_from_double_repr(&d, dur);
 	tc_dec_add(&e, &s, &d);
-	tc_json_array_push(l, tc_json_new_int(nanos(&s)));
-	tc_json_array_push(l, tc_json_new_int(nanos(&e)));
+	/* Decimal addition rounds to the context too */
+	tc_dec_round_context(&e);
+	tc_json_array_push(l, nanos(&s));
+	tc_json_array_push(l, nanos(&e));
 	tc_dec_clear(&s);
 	tc_dec_clear(&d);
 	tc_dec_clear(&e);
@@ -105,8 +119,14 @@ record_mapping(struct an_structural *st, const tc_json *trace,
 	b->valid = exact;
 	b->mapping = m;
 	b->mapping_fp = mfp;
+	/*
+	 * The candidate binding is the first occurrence's; an SK with none
+	 * (a step alignment blocked every mapping) still has one, blocked,
+	 * with no children: the decision's child_count is then 0.
+	 */
+	b->status = exact && cocc->u.arr.len > 0 ? "bound" : "blocked";
 	if (cocc->u.arr.len > 0)
-		b->status = exact ? "bound" : "blocked";
+		tc_json_int64(tc_json_get(m, "child_count"), &b->child_count);
 	go = tc_json_new_object();
 	tc_json_object_set_string(go, "mapping_fingerprint", mfp);
 	tc_json_object_set_int(go, "device_id", b->device);

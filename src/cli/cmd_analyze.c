@@ -120,12 +120,39 @@ static const char fusion_help[] =
     "Exit status: 0 and the document on stdout; 2 for every usage, input or\n"
     "path error, with nothing written.\n";
 
+/* argparse's error for the first number it could not convert: "argument
+ * --x: invalid float value: '<repr>'". */
+static int
+bad_number(const struct tc_command *cmd, const char *const text[3])
+{
+	static const char *const names[3] = { "--min-relative-change-pct",
+	    "--min-absolute-change-us", "--min-occurrences" };
+	double d;
+	long l;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < 3 && rc == 0; i++) {
+		tc_buf repr = TC_BUF_INIT;
+
+		if (text[i] == NULL || (i < 2 ? tc_analysis_py_float(text[i],
+		    &d) : tc_analysis_py_int(text[i], &l)))
+			continue;
+		tc_py_repr_str(&repr, text[i], strlen(text[i]), TC_UTF8_ESCAPE);
+		rc = tc_usage_error(cmd, "argument %s: invalid %s value: %s",
+		    names[i], i < 2 ? "float" : "int", tc_buf_cstr(&repr));
+		tc_buf_free(&repr);
+	}
+	return rc;
+}
+
 static int
 analyze_fusion(const struct tc_command *cmd, int argc, char **argv)
 {
 	struct tc_fusion_args a;
 	tc_error err = TC_ERROR_INIT;
 	long min_occ = 3;
+	const char *num_text[3] = { NULL, NULL, NULL };
 	tc_json *doc;
 	int rc;
 	const struct tc_option opts[] = {
@@ -162,11 +189,11 @@ analyze_fusion(const struct tc_command *cmd, int argc, char **argv)
 		    &a.baseline_collection_manifest, false, NULL },
 		{ "--profile-collection-manifest", TC_OPT_STRING,
 		    &a.profile_collection_manifest, false, NULL },
-		{ "--min-relative-change-pct", TC_OPT_PYFLOAT,
-		    &a.min_relative_change_pct, false, NULL },
-		{ "--min-absolute-change-us", TC_OPT_PYFLOAT,
-		    &a.min_absolute_change_us, false, NULL },
-		{ "--min-occurrences", TC_OPT_INT, &min_occ, false, NULL },
+		{ "--min-relative-change-pct", TC_OPT_STRING, &num_text[0],
+		    false, NULL },
+		{ "--min-absolute-change-us", TC_OPT_STRING, &num_text[1],
+		    false, NULL },
+		{ "--min-occurrences", TC_OPT_STRING, &num_text[2], false, NULL },
 		{ "--json-out", TC_OPT_STRING, &a.json_out, true, NULL },
 		{ "--markdown-out", TC_OPT_STRING, &a.markdown_out, false, NULL },
 		{ NULL, 0, NULL, false, NULL }
@@ -177,6 +204,12 @@ analyze_fusion(const struct tc_command *cmd, int argc, char **argv)
 	a.min_absolute_change_us = 1.0;
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
+	/* the numbers as argparse's type=float and type=int read them */
+	if ((num_text[0] != NULL && !tc_analysis_py_float(num_text[0],
+	    &a.min_relative_change_pct)) || (num_text[1] != NULL &&
+	    !tc_analysis_py_float(num_text[1], &a.min_absolute_change_us)) ||
+	    (num_text[2] != NULL && !tc_analysis_py_int(num_text[2], &min_occ)))
+		return bad_number(cmd, num_text);
 	a.min_occurrences = min_occ;
 	if (tc_fusion_args_check(&a, &err) != 0 ||
 	    (doc = tc_analysis_fusion(&a, &err)) == NULL) {

@@ -272,6 +272,15 @@ cells_parse_as_python_float(void **state)
 		{ "inf", false, 0 }, { "nan", false, 0 }, { "1e400", false, 0 },
 		{ "1e", false, 0 }, { "0x10", false, 0 }, { "1__0", false, 0 },
 		{ "_1", false, 0 }, { "1,5", false, 0 }, { ".", false, 0 },
+		/* float() reads decimal digits of any script and Unicode
+		 * whitespace as their ASCII forms */
+		{ "\xef\xbc\x96", true, 6 },			/* U+FF16 */
+		{ "\xd9\xa1\xd9\xa2.5", true, 12.5 },	/* U+0661 U+0662 */
+		{ "\xc2\xa0" "7\xe3\x80\x80", true, 7 },	/* U+00A0 .. U+3000 */
+		{ "\xef\xbc\x96\xe2\x80\x83" "7", false, 0 },	/* inner U+2003 */
+		{ "6\xc2\xb2", false, 0 },			/* U+00B2 is No */
+		{ "\xff" "6", false, 0 },
+		{ "\xc2\xa0N/A", false, 0 },
 	};
 	size_t i;
 
@@ -284,6 +293,39 @@ cells_parse_as_python_float(void **state)
 			assert_true(x.v == t[i].v);
 	}
 	assert_true(tc_analysis__to_int("-7.9", 4).v == -7);
+}
+
+/* The threshold arguments, as argparse's type=float and type=int. */
+static void
+arguments_parse_as_python_float_and_int(void **state)
+{
+	static const struct { const char *in; bool ok; double v; } f[] = {
+		{ " 2.5e0 ", true, 2.5 }, { "1_0", true, 10 }, { "-0", true, 0 },
+		{ "\xef\xbc\x93", true, 3 }, { "inf", true, INFINITY },
+		{ "1,5", false, 0 }, { "0x10", false, 0 }, { "", false, 0 },
+	};
+	static const struct { const char *in; bool ok; long v; } n[] = {
+		{ " 4 ", true, 4 }, { "0_3", true, 3 }, { "-2", true, -2 },
+		{ "\xd9\xa4", true, 4 }, { "3.0", false, 0 }, { "_3", false, 0 },
+		{ "3_", false, 0 }, { "", false, 0 },
+		{ "99999999999999999999", false, 0 },
+	};
+	size_t i;
+	double d;
+	long l;
+
+	(void)state;
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		assert_int_equal(tc_analysis_py_float(f[i].in, &d), f[i].ok);
+		if (f[i].ok)
+			assert_true(d == f[i].v);
+	}
+	assert_true(tc_analysis_py_float("nan", &d) && isnan(d));
+	for (i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+		assert_int_equal(tc_analysis_py_int(n[i].in, &l), n[i].ok);
+		if (n[i].ok)
+			assert_int_equal(l, n[i].v);
+	}
 }
 
 /* The cells the fast path reads (at most 19 digits, worth at most 2**53,
@@ -587,6 +629,7 @@ main(void)
 		cmocka_unit_test(sk_names_split_at_the_first_start_and_last_end),
 		cmocka_unit_test(rounds_belong_to_their_candidate),
 		cmocka_unit_test(cells_parse_as_python_float),
+		cmocka_unit_test(arguments_parse_as_python_float_and_int),
 		cmocka_unit_test(plain_decimal_cells_round_as_strtod),
 		cmocka_unit_test(kernel_details_reads_as_dictreader),
 		cmocka_unit_test(split_and_quoted_rows_read_alike_across_blocks),
