@@ -10,8 +10,13 @@
  *                       named <kernel>_<layer> (Type <kernel>); a launch
  *                       of a fused group is a SuperKernel row named
  *                       sk_<n>_decoder.layer.<layer>_start_<fn>_end_<fn>.
- *                       The kernels run on a CPU: Accelerator Core AI_CPU,
- *                       and N/A for the AI Core block and scalar columns.
+ *                       The kernels run on a CPU but are written as the
+ *                       vector-core kernels they would be on an NPU
+ *                       (Accelerator Core AI_VECTOR_CORE, Block Num 1,
+ *                       Mix Block Num 0; kernelType AIV_ONLY in the graphs
+ *                       and fused logs): the reference's strict SK-on
+ *                       loader refuses N/A block counts and AI_CPU
+ *                       geometry, so only this shape associates exactly.
  *   task_time.csv       the same launches in msprof's task_time columns.
  *   trace_view.json     the same launches as Chrome trace events.
  *   sk_prof_device_0.json  (when the scope fuses kernels) the SuperKernel
@@ -235,8 +240,8 @@ kernel_details_row(FILE *f, const struct skw_trace *t,
 	const struct skw_trec *r = &t->recs[i];
 	int g = r->group;
 
-	fprintf(f, "%d,0,%d,%d,%d,%s,%s,static,AI_CPU,%.3f,%.3f,0,"
-	    "N/A,N/A,N/A,N/A,N/A,N/A\n", r->step + 1, SKW_MODEL_ID,
+	fprintf(f, "%d,0,%d,%d,%d,%s,%s,static,AI_VECTOR_CORE,%.3f,%.3f,0,"
+	    "1,0,N/A,N/A,N/A,N/A\n", r->step + 1, SKW_MODEL_ID,
 	    task_id(c, p, r->stream, r->layer, g), r->stream, name,
 	    fused(p, g) ? "SuperKernel" : kernel_of(p, g),
 	    us_of(r->start_ns - t->origin_ns), us_of(r->dur_ns));
@@ -308,7 +313,7 @@ graph_node(struct gstream *g, int id, const char *name, int task)
 		fputs("\"none\"", g->f);
 	fprintf(g->f, ", \"taskInfo\": [{\"taskType\": \"KERNEL\", "
 	    "\"streamId\": %d, \"taskId\": %d, \"kernelParams\": "
-	    "{\"funcName\": \"%s\", \"kernelType\": \"AI_CPU\", "
+	    "{\"funcName\": \"%s\", \"kernelType\": \"AIV_ONLY\", "
 	    "\"numBlocks\": 1}}], \"nextNodeId\": ", g->s, task, name);
 	g->prev = id;
 	g->idx++;
@@ -415,8 +420,8 @@ write_sk_logs(const struct skw_config *c, const struct skw_plan *p,
 				for (int k = p->first[g]; k <= p->last[g]; k++)
 					fprintf(f, "[%d] [nodeId:%d, streamId:%d] - "
 					    "KernelInfos{funcName:%s_%d, kernelType:"
-					    "AI_CPU, taskRatio:[0,0], numBlocks:1, "
-					    "cubeNum:0, vecNum:0, isScheModeOn:0, "
+					    "AIV_ONLY, taskRatio:[0,1], numBlocks:1, "
+					    "cubeNum:0, vecNum:1, isScheModeOn:0, "
 					    "needMixKernelSplit:0, resolvedNum:1}\n",
 					    k - p->first[g], node_id(c, s, l, k), s,
 					    skw_kernel_names[k], l);

@@ -80,7 +80,7 @@ for side in sk-off sk-on; do
 	    grep -q '^Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),' \
 	    "$R/base/capture/$side/kernel_details.csv"
 done
-check "the SK-on capture holds SuperKernel rows" grep -q ',SuperKernel,static,AI_CPU,' "$R/base/capture/sk-on/kernel_details.csv"
+check "the SK-on capture holds SuperKernel rows" grep -q ',SuperKernel,static,AI_VECTOR_CORE,' "$R/base/capture/sk-on/kernel_details.csv"
 check "the SK-off capture holds none" bash -c '! grep -q SuperKernel "$1"' _ "$R/base/capture/sk-off/kernel_details.csv"
 for f in sk_graph_origin.json sk_graph_updated.json sk_fused_nodes.log sk_scope_split.log super_kernel.log; do
 	check "the SK-on capture holds $f" test -s "$R/base/capture/sk-on/device_0/model_1/$f"
