@@ -74,8 +74,8 @@ expect_eq "$(jq_ "$R/stage-o/O3-trial.json" "(lambda e: (e['accepted'], e['mean_
 # baseline of Stage A and the Final runs S0's very command, which the strict
 # policy accepts for the frozen S0 (verify passed above).
 jorder() { jq_ "$1/runset.json" "(lambda i: (i['role'], i['order'], len(i['sides'])))(d['interleaved'])"; }
-expect_eq "$(jq_ "$R/intake/freeze.json" "d['gate_policy']['order']")" "interleaved" \
-    "intake freezes the interleaved order"
+expect_eq "$(jq_ "$R/intake/freeze.json" "d['gate_policy']['order'], d['gate_policy']['screen_remeasure_spread_pct']")" \
+    "('interleaved', 35.0)" "intake freezes the interleaved order and Stage A's re-measurement limit"
 expect_eq "$(jorder "$R/stage-a/baseline")" "('A', 'A B C D E A B C D E A B C D E A B C D E A B C D E', 5)" \
     "Stage A: the baseline and the four scopes, one run of each in turn"
 expect_eq "$(jorder "$R/stage-a/S2")" "('C', 'A B C D E A B C D E A B C D E A B C D E A B C D E', 5)" \
