@@ -39,6 +39,22 @@ import os
 import subprocess
 import sys
 
+
+def _generic_workers():
+    """The generic workers' directory (share/workers in the source tree,
+    share/tunectl/workers beside share/tunectl/examples when installed),
+    whose helpers for interleaved comparisons these workers share."""
+    for here in (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.realpath(__file__))):
+        for rel in (("..", "..", "share", "workers"), ("..", "..", "workers")):
+            d = os.path.normpath(os.path.join(here, *rel))
+            if os.path.isfile(os.path.join(d, "tunelib.py")):
+                return d
+    sys.exit("sklib: cannot find the generic workers' tunelib.py (share/workers) beside %s" % __file__)
+
+
+sys.path.insert(0, _generic_workers())
+from tunelib import interleave_text, measure_interleaved  # noqa: E402
+
 TUNECTL = os.environ.get("TUNECTL", "tunectl")
 SKW = os.environ.get("SKW", "skw")
 WORKLOAD = os.environ.get("SKW_WORKLOAD", "cpu")
@@ -150,9 +166,31 @@ WARMUP_RUNS = {"standard": 1, "quick": 0}
 # docs/measurement.md ("A stability rule for a loaded machine") has the
 # rules; a session frozen before these keys existed is judged by the
 # reference's (Worker.gate_rules).
+#
+# order interleaved: every comparison (Stage A's screening, each option
+# trial, the Final) measures its baseline again beside its candidates, one
+# run of each side in turn (tunectl bench ab: A B A B ..., Stage A's
+# A B C D E A B C D E ...), so that a neighbour that starts or stops
+# halfway slows both sides alike instead of the one series running then.
+# S0, O0 and an accepted option's five runs stay single series: they are
+# stability checks, not comparisons.  docs/measurement.md ("Interleaved
+# comparisons") has the rule, and when the strict evidence policy accepts
+# such a baseline for the frozen S0; a session frozen before the key
+# existed measured one series after the other (Worker.interleaved).
+#
+# screen_remeasure_spread_pct 35: Stage A's screening is measured again
+# (as a whole, at most SERIES_ATTEMPTS times) while any of its sides
+# spreads by more than 35 % instead of 50 %.  Its scopes gain least
+# (12-17 % with two CPU-bound neighbours, the Final's winner 40-50 %), and
+# in the benchmark every screening whose baseline spread 46-47 % left each
+# interval below the 2 % threshold, every one at 38 % or less cleared it.
+# The rule reads only the runs' own spread, never the gain, so it cannot
+# favour a candidate.  The S0 reference run count (5) is fixed, so more
+# runs a side are not an option.
 GATE_POLICY = {"min_improvement_pct": 2.0, "allow_p90_regression_pct": 0.0,
                "allow_stddev_regression_pct": 50.0,
-               "decide_by": "ci", "stability_rule": "relative", "max_spread_pct": 50.0}
+               "decide_by": "ci", "stability_rule": "relative", "max_spread_pct": 50.0,
+               "order": "interleaved", "screen_remeasure_spread_pct": 35.0}
 REFERENCE_RULES = {"decide_by": "mean", "stability_rule": "reference", "max_spread_pct": 5.0}
 
 # A series whose own runs disagree by more than the stability limit was
@@ -164,6 +202,11 @@ REFERENCE_RULES = {"decide_by": "mean", "stability_rule": "reference", "max_spre
 # the first undisturbed one exactly as they would have judged the first.
 # "Disturbed" is the frozen max_spread_pct (Worker.gate_rules).
 SERIES_ATTEMPTS = 3
+
+
+# Runs per side of an interleaved comparison: S0's five, the run count the
+# option-trial gate asks of its baseline (the incumbent).
+COMPARISON_RUNS = 5
 
 
 def log(msg):
@@ -198,6 +241,7 @@ class Worker:
         self.ranks = SIZES.get(PROFILE, SIZES["standard"])["ranks"]
         self.exec_dir = "phase-executions/%s" % self.step["step_id"]
         self.tools = self.plan()
+        self.interleave_lines = []
 
     # --- paths -----------------------------------------------------------
     def path(self, rel):
@@ -269,19 +313,24 @@ class Worker:
         return path
 
     # --- measuring --------------------------------------------------------------
+    def fresh_dir(self, rel_dir):
+        """The absolute path of run set rel_dir, an artifact of this step.
+        One left by an interrupted attempt of this step is kept for the
+        record (rel_dir.interrupted-N) and measured afresh."""
+        out = self.produce(rel_dir)
+        if os.path.exists(out):
+            n = 1
+            while os.path.exists("%s.interrupted-%d" % (out, n)):
+                n += 1
+            os.rename(out, "%s.interrupted-%d" % (out, n))
+        return out
+
     def bench(self, config_path, rel_dir, runs, archive=False, extra=(), warmup_runs=None):
         """`runs` clean processes of the workload into the run set rel_dir
         (run_benchmark.py = tunectl bench run), after one discarded warm-up
         process: a core that was idle runs the first process of a series at
         another speed than the series."""
-        out = self.produce(rel_dir)
-        if os.path.exists(out):
-            # Left by an interrupted attempt of this step: keep it for the
-            # record, measure afresh.
-            n = 1
-            while os.path.exists("%s.interrupted-%d" % (out, n)):
-                n += 1
-            os.rename(out, "%s.interrupted-%d" % (out, n))
+        out = self.fresh_dir(rel_dir)
         if warmup_runs is None:
             warmup_runs = WARMUP_RUNS.get(PROFILE, 1)
         argv = [SKW, "--config", config_path] + (["--archive-config"] if archive else []) + list(extra)
@@ -289,6 +338,48 @@ class Worker:
                   "--runs", runs, "--warmup-runs", warmup_runs, "--ranks", self.ranks,
                   "--warmup-samples", self.warmup, "--out", out, "--", *argv)
         return out
+
+    def interleaved(self):
+        """Whether the frozen policy measures comparisons interleaved (a
+        session frozen before the key existed took them one after the
+        other)."""
+        return self.gate_policy().get("order") == "interleaved"
+
+    def bench_interleaved(self, sides, runs, archive=False):
+        """`runs` runs of each side [(config path, run set rel)], one of
+        each in turn (run_benchmark.py --interleaved = tunectl bench ab:
+        A B A B ..., A B C A B C ...), after the warm-up processes taken in
+        the same turns.  Each side gets its own run set, which records the
+        order.  archive: every side but the first (the baseline) archives
+        its configuration in its run directories (Stage A's gate reads
+        it); the first runs exactly S0's command.  Returns the run set
+        paths in the order of sides."""
+        outs = [self.fresh_dir(rel_dir) for _, rel_dir in sides]
+        args = ["--interleaved", "--runs", runs, "--warmup-runs", WARMUP_RUNS.get(PROFILE, 1),
+                "--ranks", self.ranks, "--warmup-samples", self.warmup, "--out-a", outs[0]]
+        for out in outs[1:]:
+            args += ["--out-b", out]
+        args.append("--")
+        for i, (config_path, _) in enumerate(sides):
+            args += (["---"] if i > 0 else []) + [SKW, "--config", config_path] + (
+                ["--archive-config"] if archive and i > 0 else [])
+        self.tool("run_benchmark.py", "bench-%s-interleaved" % sides[-1][1].replace("/", "-"), *args)
+        return outs
+
+    def interleaved_series(self, sides, runs=COMPARISON_RUNS, archive=False, limit=None):
+        """A comparison's series, baseline first, taken interleaved and
+        measured again as a whole (rel_dir-2, ...) while any side's runs
+        spread more than limit % (default: the stability limit),
+        SERIES_ATTEMPTS in all (tunelib.measure_interleaved, as the
+        generic workers do).  Returns the run set paths in the order of
+        sides."""
+        return measure_interleaved(self, sides, lambda named: self.bench_interleaved(named, runs, archive=archive),
+                                   limit or self.gate_rules()["max_spread_pct"], SERIES_ATTEMPTS)
+
+    def interleave_text(self):
+        """The phase details' line of how its comparisons took their runs
+        ("" when they did not interleave)."""
+        return interleave_text(self.interleave_lines)
 
     def gate(self, mode, baseline, candidates, json_rel, extra=()):
         """analyze_performance.py (the reference's gates) on run sets; returns
@@ -353,9 +444,12 @@ class Worker:
         return runset
 
     def note_attempts(self, rel_dir, tried):
+        """Log and record a series measured more than once (an interleaved
+        comparison's attempts give a spread per side)."""
         if len(tried) > 1:
-            log("%s: measured %d times (spreads %s)" % (rel_dir, len(tried), ", ".join(
-                "%.2f%%" % t["spread_pct"] if t["spread_pct"] is not None else "N/A" for t in tried)))
+            log("%s: measured %d times (spreads %s)" % (rel_dir, len(tried), "; ".join(
+                ", ".join(pct_text(sp) for sp in t["spread_pct"]) if isinstance(t["spread_pct"], list)
+                else pct_text(t["spread_pct"]) for t in tried)))
             self.decisions.append({"decision": "series_remeasured", "series": rel_dir,
                                    "max_spread_pct": self.gate_rules()["max_spread_pct"],
                                    "attempts": tried})
@@ -456,7 +550,7 @@ class SupportWorker(Worker):
         request = self.support_task.get("request")
         self.request = read_json(self.path(request["path"])) if request else {}
         self.consumed, self.produced, self.decisions, self.blockers = [], [], [], []
-        self.findings = []
+        self.findings, self.interleave_lines = [], []
         self.warmup = self.request.get("warmup", WARMUP.get(PROFILE, 8))
         self.ranks = self.request.get("ranks", SIZES.get(PROFILE, SIZES["standard"])["ranks"])
         self.exec_dir = "%s/leases" % self.output
@@ -516,6 +610,10 @@ def runset_spread_pct(runset):
         return None
     mean = sum(means) / len(means)
     return (max(means) - min(means)) / mean * 100.0 if mean > 0 else None
+
+
+def pct_text(pct):
+    return "%.2f%%" % pct if pct is not None else "N/A"
 
 
 def s0_series(w):

@@ -134,6 +134,19 @@ int tc_runset_load(const char *dir, const tc_runset_opts *opts,
 long tc_runset_recorded_ranks(const char *dir);
 void tc_runset_free(tc_runset *rs);
 
+/* paired.c: whether base and cand were measured in one interleaved
+ * measurement (bench ab; their runset.json "interleaved" records name the
+ * same sides, base as side A, cand another side, and both hold run k of
+ * every round k), so that run k of each was taken in the same round. */
+bool tc_runset_paired(const tc_runset *base, const tc_runset *cand);
+/* The bootstrap 95 % interval of cand's improvement over base: paired by
+ * round when tc_runset_paired() (tc_bootstrap_paired_improvement_ci),
+ * else each run set resampled on its own (tc_bootstrap_improvement_ci).
+ * *paired (may be NULL) says which.  Returns false when no round was
+ * usable (NaN bounds). */
+bool tc_runset_improvement_ci(const tc_runset *base, const tc_runset *cand,
+    unsigned resamples, uint64_t seed, double *lo, double *hi, bool *paired);
+
 /* The reference's RunSet object (docs/spec/gates.md "Report JSON"), samples_ms
  * included. */
 tc_json *tc_runset_to_json(const tc_runset *rs);

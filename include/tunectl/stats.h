@@ -65,6 +65,17 @@ bool tc_bootstrap_improvement_ci(const double *base, size_t nb,
     double *lo, double *hi);
 
 /*
+ * The same interval for n paired runs: base[k] and cand[k] were taken in
+ * the same round of an interleaved measurement.  Each round draws n round
+ * indices with replacement and takes both sides' runs of those rounds,
+ * so drift between rounds (a neighbour starting or stopping) moves both
+ * means alike.  The same generator, seed and q() as above.
+ */
+bool tc_bootstrap_paired_improvement_ci(const double *base,
+    const double *cand, size_t n, unsigned resamples, uint64_t seed,
+    double *lo, double *hi);
+
+/*
  * The improvement of a figure better higher (a throughput), in percent,
  * from the improvement pct of the reciprocal 1/value its runs log (what
  * a gate compares, lower is better).  The reciprocal's mean fell from b

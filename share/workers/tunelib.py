@@ -266,30 +266,13 @@ class Worker:
         gate.stability.max_spread_pct (series_attempts in all).  Returns
         the run set paths in the order of sides."""
         runs = GATE.get("runs", 5)
-        tried = []
-        for k in range(1, SERIES_ATTEMPTS + 1):
-            named = [(cfg, self.attempt_name(rd, k)) for cfg, rd in sides]
-            outs = self.bench_interleaved(named, runs, archive=archive)
-            spreads = [runset_spread_pct(o) for o in outs]
-            stable = all(sp is not None and sp <= MAX_SPREAD_PCT for sp in spreads)
-            tried.append({"runsets": [rd for _, rd in named], "spread_pct": spreads, "stable": stable})
-            if stable:
-                break
-        self.note_attempts(sides[-1][1], tried)
-        order = interleave_order(outs[0])
-        self.decisions.append({"decision": "runs_interleaved", "runsets": [self.rel(o) for o in outs],
-                               "order": order})
-        self.interleave_lines.append("runs interleaved: %s" % order)
-        return outs
+        return measure_interleaved(self, sides, lambda named: self.bench_interleaved(named, runs, archive=archive),
+                                   MAX_SPREAD_PCT, SERIES_ATTEMPTS)
 
     def interleave_text(self):
         """The phase report's line of how its comparisons took their runs
         ("" when they did not interleave)."""
-        if not self.interleave_lines:
-            return ""
-        orders = sorted(set(self.interleave_lines), key=self.interleave_lines.index)
-        n = len(self.interleave_lines)
-        return " %s%s。" % ("；".join(orders), "（%d 次比较）" % n if n > 1 else "")
+        return interleave_text(self.interleave_lines)
 
     def check(self, config_rel, rel_dir):
         """The spec's correctness check of a configuration, run once under
@@ -480,6 +463,40 @@ def check_metric_source(out):
         raise RunFailed("%s/run-1: metric.regex /%s/ matched nothing in the run's %s "
                         "(the run set was timed by its wall clock instead)" % (
                             out, METRIC.get("regex"), METRIC.get("from")))
+
+
+def measure_interleaved(w, sides, bench, limit, attempts):
+    """A comparison's series [(configuration, run set rel)], baseline
+    first, taken interleaved by bench([(configuration, run set rel)]) and
+    measured again as a whole (rel-2, ...) while any side's runs spread
+    more than limit %, `attempts` times in all.  Records the attempts
+    (w.note_attempts) and the order (decision runs_interleaved, and a line
+    in w.interleave_lines).  Shared with the demo's workers
+    (examples/workers/sklib.py).  Returns the run set paths in the order
+    of sides."""
+    tried = []
+    for k in range(1, attempts + 1):
+        named = [(cfg, w.attempt_name(rd, k)) for cfg, rd in sides]
+        outs = bench(named)
+        spreads = [runset_spread_pct(o) for o in outs]
+        stable = all(sp is not None and sp <= limit for sp in spreads)
+        tried.append({"runsets": [rd for _, rd in named], "spread_pct": spreads, "stable": stable})
+        if stable:
+            break
+    w.note_attempts(sides[-1][1], tried)
+    order = interleave_order(outs[0])
+    w.decisions.append({"decision": "runs_interleaved", "runsets": [w.rel(o) for o in outs], "order": order})
+    w.interleave_lines.append("runs interleaved: %s" % order)
+    return outs
+
+
+def interleave_text(lines):
+    """A phase report's line of how its comparisons took their runs, from
+    the lines measure_interleaved() kept ("" when none interleaved)."""
+    if not lines:
+        return ""
+    orders = sorted(set(lines), key=lines.index)
+    return " %s%s。" % ("；".join(orders), "（%d 次比较）" % len(lines) if len(lines) > 1 else "")
 
 
 def interleave_order(out):

@@ -329,6 +329,7 @@ typedef struct cand_state {
 	bool reference_passed;
 	double ci_lo, ci_hi;
 	bool ci_ok;
+	bool ci_paired;		/* resampled by round (interleaved) */
 	bool ci_pass;		/* the interval clears the threshold */
 	bool waived_stable, waived_stddev;	/* --stability relative */
 	tc_mwu mwu;
@@ -354,7 +355,10 @@ extension_block(const tc_analyze_opts *o, const tc_runset *base,
 	    "per-run worst-rank mean (run_worst_rank_means_ms)");
 	tc_json_object_set_string(method, "bootstrap",
 	    "percentile bootstrap of (mean(B*) - mean(C*)) / mean(B*) * 100, "
-	    "runs resampled with replacement within each run set");
+	    "runs resampled with replacement within each run set; for a "
+	    "candidate measured interleaved with the baseline "
+	    "(bootstrap_resampling paired) rounds resampled with replacement, "
+	    "each with both sides' runs of that round");
 	tc_json_object_set_int(method, "bootstrap_resamples", resamples);
 	snprintf(seedtxt, sizeof(seedtxt), "%llu", (unsigned long long)seed);
 	tc_json_object_set(method, "bootstrap_seed",
@@ -373,6 +377,8 @@ extension_block(const tc_analyze_opts *o, const tc_runset *base,
 		tc_json_array_push(ci, tc_bench_float_or_null(cs[i].ci_ok,
 		    cs[i].ci_hi));
 		tc_json_object_set(c, "bootstrap_ci95_improvement_pct", ci);
+		tc_json_object_set_string(c, "bootstrap_resampling",
+		    cs[i].ci_paired ? "paired" : "independent");
 		tc_json_object_set_bool(c, "ci_excludes_zero", cs[i].ci_ok &&
 		    (cs[i].ci_lo > 0 || cs[i].ci_hi < 0));
 		tc_json_object_set(c, "mann_whitney_u",
@@ -515,11 +521,10 @@ evaluate_candidate(const tc_analyze_opts *o, const tc_runset_opts *ro,
 	}
 	tc_evaluate(base, c->rs, &o->policy, mode, replay_valid, &c->eval);
 	c->reference_passed = c->eval.passed;
-	c->ci_ok = tc_bootstrap_improvement_ci(base->run_worst_rank_means_ms,
-	    base->run_count, c->rs->run_worst_rank_means_ms, c->rs->run_count,
+	c->ci_ok = tc_runset_improvement_ci(base, c->rs,
 	    o->bootstrap_resamples ? o->bootstrap_resamples :
 	    TC_BOOTSTRAP_RESAMPLES, o->bootstrap_seed_set ? o->bootstrap_seed :
-	    TC_BOOTSTRAP_SEED, &c->ci_lo, &c->ci_hi);
+	    TC_BOOTSTRAP_SEED, &c->ci_lo, &c->ci_hi, &c->ci_paired);
 	tc_mann_whitney(base->run_worst_rank_means_ms, base->run_count,
 	    c->rs->run_worst_rank_means_ms, c->rs->run_count, &c->mwu);
 	c->ci_pass = tc_evaluation_apply_interval(&c->eval, c->ci_ok, c->ci_lo,
@@ -565,6 +570,8 @@ ci_decision_json(tc_json *ev, const cand_state *cs)
 	tc_json_array_push(ci, tc_bench_float_or_null(cs->ci_ok, cs->ci_hi));
 	tc_json_object_set_string(ev, "decide_by", "ci");
 	tc_json_object_set(ev, "ci95_improvement_pct", ci);
+	tc_json_object_set_string(ev, "ci_resampling", cs->ci_paired ?
+	    "paired by round (interleaved runs)" : "independent run sets");
 	tc_json_object_set_string(ev, "decision_rule", cs->eval.strict_gain ?
 	    "bootstrap 95% interval of the improvement excludes 0 and its "
 	    "lower bound is > 0" :

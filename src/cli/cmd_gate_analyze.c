@@ -80,7 +80,9 @@
 	"  --decide-by mean|ci   the improvement check: mean (the reference's, default)\n" \
 	"                        compares the mean improvement with the threshold; ci\n" \
 	"                        passes when the bootstrap 95% interval excludes 0 and\n" \
-	"                        its lower bound reaches it (> 0 for an option trial)\n" \
+	"                        its lower bound reaches it (> 0 for an option trial);\n" \
+	"                        run sets measured interleaved (bench ab) are paired by\n" \
+	"                        round in the bootstrap\n" \
 	"  --stability reference|relative\n" \
 	"                        relative: when that interval clears the threshold, a\n" \
 	"                        baseline spread over 5% and a candidate stddev rise no\n" \

@@ -94,12 +94,11 @@ measure(const tc_final_e2e_opts *o, tc_json *fe, tc_json **gate,
 	policy.max_spread_pct = o->max_spread_pct;
 	tc_evaluate(base, cand, &policy, TC_GATE_FINAL_PROMOTION, true, &ev);
 	if (o->decide_by_ci || o->stability_relative) {
-		/* the interval gate analyze draws (default resamples, seed) */
+		/* the interval gate analyze draws (default resamples, seed;
+		 * paired by round when measured interleaved) */
 		double lo, hi;
-		bool ok = tc_bootstrap_improvement_ci(
-		    base->run_worst_rank_means_ms, base->run_count,
-		    cand->run_worst_rank_means_ms, cand->run_count,
-		    TC_BOOTSTRAP_RESAMPLES, TC_BOOTSTRAP_SEED, &lo, &hi);
+		bool ok = tc_runset_improvement_ci(base, cand,
+		    TC_BOOTSTRAP_RESAMPLES, TC_BOOTSTRAP_SEED, &lo, &hi, NULL);
 
 		tc_evaluation_apply_interval(&ev, ok, lo, o->decide_by_ci,
 		    o->stability_relative, NULL, NULL);

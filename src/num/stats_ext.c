@@ -1,7 +1,8 @@
 /*
  * stats_ext.c - the statistics tunectl reports beyond the reference: a
- * seeded percentile-bootstrap interval of the improvement percentage and
- * of a median, and the Mann-Whitney U test (exact without ties on small samples, normal
+ * seeded percentile-bootstrap interval of the improvement percentage
+ * (of two run sets, or of runs paired by round) and of a median, and the
+ * Mann-Whitney U test (exact without ties on small samples, normal
  * approximation with tie and continuity corrections otherwise).  They
  * never change a reference verdict unless --significance asks for it.
  */
@@ -121,6 +122,43 @@ tc_bootstrap_improvement_ci(const double *base, size_t nb, const double *cand,
 		double b = resample_mean(&r, base, nb);
 		double c = resample_mean(&r, cand, nc);
 
+		if (b == 0.0)
+			continue;
+		res[k++] = (b - c) / b * 100;
+	}
+	if (k > 0) {
+		qsort(res, k, sizeof(*res), cmp_double);
+		*lo = sorted_quantile(res, k, 0.025);
+		*hi = sorted_quantile(res, k, 0.975);
+	}
+	free(res);
+	return k > 0;
+}
+
+bool
+tc_bootstrap_paired_improvement_ci(const double *base, const double *cand,
+    size_t n, unsigned resamples, uint64_t seed, double *lo, double *hi)
+{
+	rng r;
+	uint64_t x = seed;
+	double *res;
+	size_t k = 0;
+
+	*lo = *hi = NAN;
+	if (n == 0 || resamples == 0)
+		return false;
+	for (int i = 0; i < 4; i++)
+		r.s[i] = splitmix64(&x);
+	res = tc_xmalloc(resamples * sizeof(*res));
+	for (unsigned i = 0; i < resamples; i++) {
+		double b = 0, c = 0;
+
+		for (size_t j = 0; j < n; j++) {
+			size_t round = rng_below(&r, n);
+
+			b += base[round];
+			c += cand[round];
+		}
 		if (b == 0.0)
 			continue;
 		res[k++] = (b - c) / b * 100;

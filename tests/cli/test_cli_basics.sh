@@ -44,6 +44,7 @@ done
 tc demo --help
 expect_rc 0 "demo --help exits 0"
 expect_out "Run a complete evidence-gated SuperKernel tuning session" "demo --help says what the demo does"
+expect_out "in turn (bench ab: A B A B ...)" "demo --help says its comparisons interleave their runs"
 for flag in --artifact-root --optional-mode --workload --profile --resume --no-html --quiet --pipeline; do
 	expect_out "  $flag " "demo --help describes $flag"
 done

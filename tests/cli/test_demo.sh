@@ -70,6 +70,42 @@ expect_eq "$(jq_ "$R/s0/stability.json" "d['baseline_stability']['max_spread_pct
 expect_eq "$(jq_ "$R/stage-o/O3-trial.json" "(lambda e: (e['accepted'], e['mean_improvement_pct'] < 0, e['ci95_improvement_pct'][1] < 0, e['waived_by_interval']))(d['candidates']['O3']['option_trial_evaluation'])")" \
     "(False, True, True, [])" "a slower option is refused under the demo's policy, nothing waived"
 
+# Interleaved comparisons (gate_policy.order): Stage A, every option trial
+# and the Final measure their baseline again beside the candidates, one run
+# of each side in turn (bench ab), each side in its own run set; the
+# baseline of Stage A and the Final runs S0's very command, which the strict
+# policy accepts for the frozen S0 (verify passed above).
+jorder() { jq_ "$1/runset.json" "(lambda i: (i['role'], i['order'], len(i['sides'])))(d['interleaved'])"; }
+expect_eq "$(jq_ "$R/intake/freeze.json" "d['gate_policy']['order'], d['gate_policy']['screen_remeasure_spread_pct']")" \
+    "('interleaved', 35.0)" "intake freezes the interleaved order and Stage A's re-measurement limit"
+expect_eq "$(jorder "$R/stage-a/baseline")" "('A', 'A B C D E A B C D E A B C D E A B C D E A B C D E', 5)" \
+    "Stage A: the baseline and the four scopes, one run of each in turn"
+expect_eq "$(jorder "$R/stage-a/S2")" "('C', 'A B C D E A B C D E A B C D E A B C D E A B C D E', 5)" \
+    "each scope in its own run set, which records the order"
+expect_eq "$(jq_ "$R/stage-a/baseline/runset.json" "d['command']")" \
+    "$(jq_ "$R/s0/runset/runset.json" "d['command']")" "Stage A's baseline runs S0's very command"
+expect_eq "$(jq_ "$R/stage-a/selection.json" "d['baseline']['path'].endswith('/stage-a/baseline'), sorted(c['run_count'] for c in d['candidates'].values())")" \
+    "(True, [5, 5, 5, 5])" "the screening gate judged the scopes against the baseline measured beside them"
+for o in O1 O2 O3; do
+	expect_eq "$(jorder "$R/stage-o/$o-baseline")" "('A', 'A B A B A B A B A B', 2)" \
+	    "option trial $o: the incumbent measured again beside the trial"
+	expect_eq "$(jq_ "$R/stage-o/$o-trial.json" "d['baseline']['path'].endswith('/stage-o/$o-baseline')")" "True" \
+	    "option trial $o was judged against the incumbent measured beside it"
+done
+expect_eq "$(jorder "$R/final/candidate")" "('B', 'A B A B A B A B A B', 2)" "Final: the winner beside the baseline"
+expect_eq "$(jq_ "$R/final/baseline/runset.json" "d['command']")" \
+    "$(jq_ "$R/s0/runset/runset.json" "d['command']")" "the Final's baseline runs S0's very command"
+check "ledger final-e2e compared the winner with the baseline measured beside it" \
+    grep -q '/final/baseline"' "$R/ledger.json.provenance.json"
+expect_eq "$(jq_ "$R/ledger.json" "[r.get('baseline_ms') for r in d['report_summary']['stages'] if r['stage'] == 'stage_a']")" \
+    "[None, None, None, None]" "Stage A's summary rows give no baseline_ms other than the frozen S0's"
+check "FINAL_E2E_REPORT.md shows the Final's and the trials' order" \
+    grep -q "runs interleaved: A B A B A B A B A B" "$R/FINAL_E2E_REPORT.md"
+check "and Stage A's five sides" \
+    grep -q "runs interleaved: A B C D E A B C D E A B C D E A B C D E A B C D E" "$R/FINAL_E2E_REPORT.md"
+expect_eq "$(jq_ "$R/phases/final-e2e-report/phase-result.json" "[x['runsets'] for x in d['decisions'] if x['decision'] == 'runs_interleaved']")" \
+    "[['final/baseline', 'final/candidate']]" "the Final's result records the interleaved run sets"
+
 # BASE produced what an NPU run produces, and analysed it as an NPU user
 # would: msprof-format kernel_details.csv for SK off and on under
 # collection manifests, the SK-on graph files, and tunectl analyze fusion's

@@ -181,4 +181,47 @@ check "so does the provenance record" \
 check "a report of plain figures records nothing of the kind" \
 	test "$(jf ci/win.json "('metric' in d['tunectl'], 'metric' in json.load(open('ci/win.json.provenance.json')))")" = "(False, False)"
 
+
+# ---- interleaved run sets: the interval pairs the runs of each round ---------------
+# Rounds that drift together (a neighbour comes and goes): the candidate is
+# 10 % faster in every round, but the rounds differ by 40 %.  Resampled on
+# their own the two run sets overlap; paired by round (bench ab took run k
+# of each side side by side) the interval is the per-round gain's.
+"$TUNECTL_BIN" bench ab --runs 5 --out-a pa --out-b pb -- "$W" 10 14 10 14 12 --- "$W" 9 12.6 9 12.6 10.8 \
+	>/dev/null 2>&1 || echo "# bench ab pa/pb failed" >&2
+"$TUNECTL_BIN" bench ab --runs 5 --out-a ra --out-b rb -- "$W" 10 14 10 14 12 --- "$W" 11 15.4 11 15.4 13.2 \
+	>/dev/null 2>&1 || echo "# bench ab ra/rb failed" >&2
+mk alone 5 9 12.6 9 12.6 10.8
+D=(--expected-ranks 1 --decide-by ci --stability relative --max-spread-pct 50)
+tc gate analyze --baseline pa --candidate S1=pb --promotion-mode S1=whole_scope "${D[@]}" \
+	--json-out ci/paired.json --require-pass
+expect_rc 0 "a candidate 10 % faster in every interleaved round is promoted"
+expect_eq "$(jf ci/paired.json "(lambda e: (e['ci_resampling'], [round(x, 6) for x in e['ci95_improvement_pct']]))(d['candidates']['S1']['promotion'])")" \
+	"('paired by round (interleaved runs)', [10.0, 10.0])" "the interval resamples rounds: every round gains 10 %"
+expect_eq "$(jf ci/paired.json "d['tunectl']['statistics']['candidates']['S1']['bootstrap_resampling']")" "paired" \
+	"the extension block says the runs were paired"
+tc gate analyze --baseline pa --candidate S1=alone --promotion-mode S1=whole_scope "${D[@]}" \
+	--json-out ci/unpaired.json --require-pass
+expect_rc 1 "the same figures measured apart from the baseline are refused: the interval includes 0"
+expect_eq "$(jf ci/unpaired.json "(lambda e: (e['ci_resampling'], e['ci95_improvement_pct'][0] < 0))(d['candidates']['S1']['promotion'])")" \
+	"('independent run sets', True)" "a run set not measured beside the baseline is resampled on its own"
+tc gate analyze --baseline ra --candidate S1=rb --promotion-mode S1=whole_scope "${D[@]}" \
+	--allow-stddev-regression-pct 1000 --json-out ci/paired-slow.json --require-pass
+expect_rc 1 "a candidate 10 % slower in every interleaved round is refused"
+expect_eq "$(jf ci/paired-slow.json "(lambda e: ([round(x, 6) for x in e['ci95_improvement_pct']], e['waived_by_interval']))(d['candidates']['S1']['promotion'])")" \
+	"([-10.0, -10.0], [])" "its paired interval lies below 0 and waives nothing"
+# ledger final-e2e draws the interval the Final gate draws
+printf '{}\n' >ci/options.json
+for cand in pb alone; do
+	printf '{"schema_version": 2, "experiments": {}}\n' >ci/ledger-$cand.json
+	tc ledger final-e2e --ledger ci/ledger-$cand.json --replace --candidate-id S1 --scope-strategy x \
+		--reason-zh r --option-config ci/options.json --baseline pa --candidate $cand --warmup 0 \
+		--expected-ranks 1 --decide-by ci --stability relative --max-spread-pct 50
+	expect_rc 0 "ledger final-e2e settles the Final against $cand"
+done
+expect_eq "$(jf ci/ledger-pb.json "d['final_e2e']['classification']")" beneficial \
+	"ledger final-e2e pairs the interleaved runs too: beneficial"
+expect_eq "$(jf ci/ledger-alone.json "d['final_e2e']['classification']")" no_gain \
+	"and the run set measured apart is no_gain, as its gate says"
+
 finish

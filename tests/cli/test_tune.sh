@@ -46,6 +46,8 @@ expect_eq "$(jq_ "[v['name'] for v in d['variants']], len(d['options']['trials']
     "(['S0', 'S1', 'S2', 'S3', 'S4'], 3)" "it screens the four scope strategies and tries the three options"
 expect_eq "$(jq_ "d['metric']['from'], d['ranks'], d['gate_policy']['allow_stddev_regression_pct']")" \
     "('rank-log', 2, 50.0)" "rank logs of two ranks, the demo's stddev allowance"
+expect_eq "$(jq_ "d['gate_policy']['order']")" "interleaved" \
+    "its comparisons interleave their runs, as the demo's workers do"
 # Its run command, expanded for S1 at the baseline's options (and 14 steps),
 # runs the demo workload: each rank logs the figure the gates read.
 SKW_BIN=$(dirname "$TUNECTL_BIN")/examples/skw

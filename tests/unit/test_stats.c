@@ -189,6 +189,31 @@ bootstrap_without_data_reports_no_interval(void **state)
 	assert_true(isnan(lo) && isnan(hi));
 }
 
+/* Paired by round: rounds that drift together leave the per-round gain,
+ * which resampling each side on its own blurs into an interval around 0. */
+static void
+paired_bootstrap_keeps_each_round_together(void **state)
+{
+	const double b[] = { 10.0, 14.0, 10.0, 14.0, 12.0 };
+	const double c[] = { 9.0, 12.6, 9.0, 12.6, 10.8 };
+	const double s[] = { 11.0, 15.4, 11.0, 15.4, 13.2 };
+	double lo, hi;
+
+	(void)state;
+	assert_true(tc_bootstrap_paired_improvement_ci(b, c, N(b), 2000, 7,
+	    &lo, &hi));
+	assert_true(fabs(lo - 10.0) < 1e-9 && fabs(hi - 10.0) < 1e-9);
+	assert_true(tc_bootstrap_paired_improvement_ci(b, s, N(b), 2000, 7,
+	    &lo, &hi));
+	assert_true(fabs(lo + 10.0) < 1e-9 && fabs(hi + 10.0) < 1e-9);
+	assert_true(tc_bootstrap_improvement_ci(b, N(b), c, N(c), 2000, 7,
+	    &lo, &hi));
+	assert_true(lo < 0 && hi > 10.0);
+	assert_false(tc_bootstrap_paired_improvement_ci(b, c, 0, 100, 1, &lo,
+	    &hi));
+	assert_true(isnan(lo) && isnan(hi));
+}
+
 /* A figure better higher is logged as 1/value: 100 -> 300 GB/s is the
  * reciprocal falling 0.01 -> 0.00333 (-66.67 %), the figure tripling
  * (+200 %); a reciprocal that doubles is the figure halving. */
@@ -338,6 +363,7 @@ main(void)
 		cmocka_unit_test(median_ci_brackets_the_median_of_paired_ratios),
 		cmocka_unit_test(bootstrap_is_deterministic_per_seed),
 		cmocka_unit_test(bootstrap_without_data_reports_no_interval),
+		cmocka_unit_test(paired_bootstrap_keeps_each_round_together),
 		cmocka_unit_test(mann_whitney_exact_for_separated_small_samples),
 		cmocka_unit_test(mann_whitney_exact_matches_enumeration),
 		cmocka_unit_test(mann_whitney_normal_with_ties),
