@@ -61,7 +61,9 @@ int tc_write_atomic_at(int dirfd, const char *name, const char *display,
  * writer) | O_NOCTTY | O_CLOEXEC, plus O_NOFOLLOW with TC_OPEN_NOFOLLOW;
  * then fstat.  A directory fails with EISDIR; a FIFO, socket or device
  * (anything but a regular file) with ESPIPE, Python's "[Errno 29]
- * Illegal seek" for a pipe.  The returned descriptor is blocking again.
+ * Illegal seek" for a pipe.  The returned descriptor keeps O_NONBLOCK,
+ * which Linux ignores for a regular file (no fcntl per document); a
+ * reader retries a failed read with tc_read_retry.
  * name is relative to dirfd (AT_FDCWD: an ordinary path).  Returns the
  * descriptor, or -1 with errno set; callers word the error.
  */
@@ -71,6 +73,11 @@ int tc_open_regular_at(int dirfd, const char *name, unsigned flags);
  * buffer from it instead of asking again). */
 int tc_open_regular_stat_at(int dirfd, const char *name, unsigned flags,
     struct stat *st);
+
+/* After a read(2) failed: true when it is to be retried (EINTR; EAGAIN
+ * of a regular file, after clearing the O_NONBLOCK tc_open_regular_at
+ * left), false with errno kept otherwise. */
+bool tc_read_retry(int fd, bool regular);
 
 /* The most a whole-file read takes by default: 1 GiB (the JSON reader's
  * limit, TC_JSON_MAX_BYTES, is this one). */

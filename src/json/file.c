@@ -42,18 +42,21 @@ too_large(tc_error *err)
 static char *
 read_fd_stat(int fd, const struct stat *st, size_t *len, tc_error *err)
 {
-	size_t cap = 65536, n = 0;
+	size_t cap = 65536, n = 0, sized = 0;
+	bool regular = st != NULL && S_ISREG(st->st_mode);
 	char *buf;
 
-	if (st != NULL && S_ISREG(st->st_mode)) {
+	if (regular) {
 		if ((uint64_t)st->st_size > TC_JSON_MAX_BYTES) {
 			too_large(err);
 			return NULL;
 		}
 		/* st_size is a hint (procfs says 0, files grow); one byte
-		 * more lets the read that sees EOF fit without a realloc. */
-		if (st->st_size > 0)
-			cap = (size_t)st->st_size + 1;
+		 * more shows a file longer than fstat said. */
+		if (st->st_size > 0) {
+			sized = (size_t)st->st_size;
+			cap = sized + 1;
+		}
 		tc_heap_expect(cap);
 	}
 	buf = tc_xmalloc(cap + 1);
@@ -71,7 +74,7 @@ read_fd_stat(int fd, const struct stat *st, size_t *len, tc_error *err)
 		}
 		r = read(fd, buf + n, cap - n);
 		if (r < 0) {
-			if (errno == EINTR)
+			if (tc_read_retry(fd, regular))
 				continue;
 			os_error(err, errno, NULL);
 			free(buf);
@@ -80,6 +83,10 @@ read_fd_stat(int fd, const struct stat *st, size_t *len, tc_error *err)
 		if (r == 0)
 			break;
 		n += (size_t)r;
+		/* short, and ending where fstat put the end: EOF, without a
+		 * read of 0 bytes to hear it */
+		if (n == sized && n < cap)
+			break;
 	}
 	if (n > TC_JSON_MAX_BYTES) {
 		free(buf);

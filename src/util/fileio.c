@@ -53,13 +53,9 @@ tc_open_regular_stat_at(int dirfd, const char *name, unsigned flags,
 		e = ESPIPE;
 		goto fail;
 	}
-	/* O_NONBLOCK is the only file status flag the open set, so
-	 * clearing every flag F_SETFL can change is clearing it (one system
-	 * call, not F_GETFL and F_SETFL). */
-	if (fcntl(fd, F_SETFL, 0) != 0) {
-		e = errno;
-		goto fail;
-	}
+	/* O_NONBLOCK stays: Linux ignores it for a regular file's read
+	 * (no fcntl to clear it, one system call per document); a reader
+	 * that meets EAGAIN anyway clears it then (tc_read_retry). */
 	return fd;
 fail:
 	close(fd);
@@ -75,12 +71,30 @@ tc_open_regular_at(int dirfd, const char *name, unsigned flags)
 	return tc_open_regular_stat_at(dirfd, name, flags, &st);
 }
 
+bool
+tc_read_retry(int fd, bool regular)
+{
+	int e = errno;
+
+	if (e == EINTR)
+		return true;
+	/* A regular file opened O_NONBLOCK by tc_open_regular_at: where a
+	 * filesystem honours the flag, wait as a blocking read would.  (A
+	 * pipe's or terminal's flags are its owner's: left alone.) */
+	if (regular && (e == EAGAIN || e == EWOULDBLOCK) &&
+	    fcntl(fd, F_SETFL, 0) == 0)
+		return true;
+	errno = e;
+	return false;
+}
+
 /* tc_read_fd with the descriptor's fstat already made. */
 static char *
 read_fd_stat(int fd, const struct stat *st, const char *path,
     size_t max_bytes, size_t *len, tc_error *err)
 {
 	tc_buf b = TC_BUF_INIT;
+	size_t sized = 0;
 
 	if (max_bytes == 0)
 		max_bytes = TC_READ_MAX_BYTES;
@@ -88,8 +102,10 @@ read_fd_stat(int fd, const struct stat *st, const char *path,
 	 * and enforce the limit on what actually arrives. */
 	if (S_ISREG(st->st_mode) && st->st_size > 0 &&
 	    (uint64_t)st->st_size <= max_bytes) {
-		tc_heap_expect((size_t)st->st_size);
-		tc_buf_grow(&b, (size_t)st->st_size + 1);	/* +1: room to see EOF */
+		sized = (size_t)st->st_size;
+		tc_heap_expect(sized);
+		/* room for one byte more than fstat said, and the NUL */
+		tc_buf_grow(&b, sized + 2);
 	}
 	for (;;) {
 		size_t room;
@@ -102,7 +118,7 @@ read_fd_stat(int fd, const struct stat *st, const char *path,
 			room = max_bytes - b.len + 1;	/* one byte over shows excess */
 		n = read(fd, b.data + b.len, room);
 		if (n < 0) {
-			if (errno == EINTR)
+			if (tc_read_retry(fd, S_ISREG(st->st_mode)))
 				continue;
 			tc_error_os(err, errno, path);
 			goto fail;
@@ -111,6 +127,11 @@ read_fd_stat(int fd, const struct stat *st, const char *path,
 			break;
 		b.len += (size_t)n;
 		b.data[b.len] = '\0';
+		/* A short read that ends where fstat put the end is EOF: no
+		 * read of 0 bytes to hear it again (more bytes than that, a
+		 * file growing, are still read to EOF and the limit). */
+		if (b.len == sized && (size_t)n < room)
+			break;
 		if (b.len > max_bytes) {
 			tc_buf q = TC_BUF_INIT;
 

@@ -108,8 +108,9 @@ sha256_fd_stat(int fd, const struct stat *st, bool stat_ok, const char *name,
 {
 	unsigned char *buf;
 	tc_sha256 *ctx;
-	uint64_t total = 0;
+	uint64_t total = 0, sized = 0;
 	size_t chunk = READ_CHUNK;
+	bool regular = stat_ok && S_ISREG(st->st_mode);
 
 	if (stat_ok && S_ISDIR(st->st_mode)) {
 		tc_error_os(err, EISDIR, name);
@@ -118,7 +119,9 @@ sha256_fd_stat(int fd, const struct stat *st, bool stat_ok, const char *name,
 	/* Most evidence is a few KiB: no 1 MiB buffer for it, and no
 	 * read-ahead advice for what one read takes (the size is only a
 	 * hint; a growing file is still read to EOF). */
-	if (stat_ok && S_ISREG(st->st_mode) && st->st_size >= 0 &&
+	if (regular && st->st_size > 0)
+		sized = (uint64_t)st->st_size;
+	if (regular && st->st_size >= 0 &&
 	    (uint64_t)st->st_size < READ_CHUNK)
 		chunk = (size_t)st->st_size + 4096;
 	else
@@ -129,7 +132,7 @@ sha256_fd_stat(int fd, const struct stat *st, bool stat_ok, const char *name,
 		ssize_t n = read(fd, buf, chunk);
 
 		if (n < 0) {
-			if (errno == EINTR)
+			if (tc_read_retry(fd, regular))
 				continue;
 			tc_error_os(err, errno, name);
 			tc_sha256_free(ctx);
@@ -140,6 +143,10 @@ sha256_fd_stat(int fd, const struct stat *st, bool stat_ok, const char *name,
 			break;
 		tc_sha256_update(ctx, buf, (size_t)n);
 		total += (uint64_t)n;
+		/* short, and ending where fstat put the end: EOF, without a
+		 * read of 0 bytes to hear it (a file that grew is read on) */
+		if (total == sized && (size_t)n < chunk)
+			break;
 	}
 	free(buf);
 	tc_sha256_final_hex(ctx, hex);

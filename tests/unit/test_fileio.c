@@ -589,6 +589,62 @@ read_file_handles_empty_and_sizeless_files(void **state)
 	free(p);
 }
 
+static void
+read_retry_leaves_a_pipe_alone_and_keeps_errno(void **state)
+{
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe2(p, O_NONBLOCK), 0);
+	errno = EINTR;
+	assert_true(tc_read_retry(p[0], false));
+	/* a pipe's flags are its owner's: EAGAIN is an error, O_NONBLOCK
+	 * stays */
+	errno = EAGAIN;
+	assert_false(tc_read_retry(p[0], false));
+	assert_int_equal(errno, EAGAIN);
+	assert_int_equal(fcntl(p[0], F_GETFL) & O_NONBLOCK, O_NONBLOCK);
+	errno = EIO;
+	assert_false(tc_read_retry(p[0], true));
+	assert_int_equal(errno, EIO);
+	close(p[0]);
+	close(p[1]);
+}
+
+/* The read stops early only where a short read ends at fstat's size: a
+ * file rewritten longer after its open is read to its end, and a
+ * descriptor read partly before (its offset short of the size) to its
+ * end too. */
+static void
+read_fd_reads_past_the_size_fstat_gave(void **state)
+{
+	struct fx *f = *state;
+	tc_error err = TC_ERROR_INIT;
+	char *p = path_in(f, "grows"), *s;
+	struct stat st;
+	size_t len = 0;
+	int fd;
+
+	put(p, "0123456789");
+	fd = tc_open_regular_stat_at(AT_FDCWD, p, 0, &st);
+	assert_true(fd >= 0);
+	assert_int_equal(st.st_size, 10);
+	put(p, "0123456789abcdefghij");	/* same inode, rewritten longer */
+	s = tc_read_fd(fd, p, 0, &len, &err);
+	assert_non_null(s);
+	assert_int_equal(len, 20);
+	assert_string_equal(s, "0123456789abcdefghij");
+	free(s);
+	assert_int_equal(lseek(fd, 4, SEEK_SET), 4);
+	s = tc_read_fd(fd, p, 0, &len, &err);
+	assert_non_null(s);
+	assert_int_equal(len, 16);
+	assert_string_equal(s, "456789abcdefghij");
+	free(s);
+	close(fd);
+	free(p);
+}
+
 /* ---- tc_mkdirs, exists ------------------------------------------------------ */
 
 static void
@@ -656,7 +712,11 @@ open_regular_refuses_fifos_directories_and_links_without_blocking(
 	assert_int_equal(errno, ELOOP);
 	fd = tc_open_regular_at(AT_FDCWD, link, 0);
 	assert_true(fd >= 0);
-	/* blocking again, as a reader expects */
+	/* O_NONBLOCK is left on (no fcntl per document): a read that
+	 * fails with EAGAIN anyway clears it and is retried */
+	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
+	errno = EAGAIN;
+	assert_true(tc_read_retry(fd, true));
 	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
 	close(fd);
 	/* the readers built on it */
@@ -739,6 +799,8 @@ main(int argc, char **argv)
 		FX(read_file_reports_missing_and_directories_like_python),
 		FX(read_file_enforces_the_size_limit),
 		FX(read_file_handles_empty_and_sizeless_files),
+		FX(read_fd_reads_past_the_size_fstat_gave),
+		cmocka_unit_test(read_retry_leaves_a_pipe_alone_and_keeps_errno),
 		FX(mkdirs_is_idempotent_and_refuses_files_in_the_way),
 		FX(open_regular_refuses_fifos_directories_and_links_without_blocking),
 		FX(atomic_write_at_writes_into_the_held_directory),
