@@ -2,7 +2,8 @@
 # test_analyze_smap_oracle.sh - "tunectl analyze smap validate" refuses the
 # changed copies of a sealed source_scope_map_v2 bundle as the reference's
 # source_scope_map_v2.py validate did (tests/fixtures/smap-oracle): the
-# same exit status, stdout and message per case.
+# same exit status, stdout and message per case (27: tampered, missing,
+# wrong-schema and resealed-but-inconsistent members).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smap_lib.sh"
 
