@@ -3,7 +3,8 @@
 # changed copies of a sealed source_scope_map_v2 bundle as the reference's
 # source_scope_map_v2.py validate did (tests/fixtures/smap-oracle): the
 # same exit status, stdout and message per case (27: tampered, missing,
-# wrong-schema and resealed-but-inconsistent members).
+# wrong-schema and resealed-but-inconsistent members); and its CLI's usage
+# and input errors under the reference's name.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smap_lib.sh"
 
@@ -35,5 +36,19 @@ diff "$ORA/ref/validate.txt" "$T/got.txt" >&2
 # the comparison can fail
 sed 's/SHA-256 mismatch$/digest mismatch/' "$T/got.txt" > "$T/changed.txt"
 check "a changed message is a difference" bash -c '! cmp -s "$1" "$2"' _ "$ORA/ref/validate.txt" "$T/changed.txt"
+
+# the CLI: under TUNECTL_PROG=source_scope_map_v2.py, usage and input
+# errors byte for byte as the reference's (tests/fixtures/smap-oracle/cli)
+TUNECTL_PROG=source_scope_map_v2.py python3 "$TUNECTL_SRC/tests/fixtures/collection-oracle/oracle.py" \
+    run "$ORA/cli/cases" "$T/cli" -- "$TUNECTL_BIN" analyze smap
+python3 "$TUNECTL_SRC/tests/fixtures/collection-oracle/oracle.py" compare "$ORA/cli/ref" "$T/cli" > "$T/cli.txt"
+for c in "$ORA"/cli/cases/*/; do
+	c=$(basename "$c")
+	check "cli $c: as the reference" grep -qx "ok   $c" "$T/cli.txt"
+done
+cd "$T" || exit 1
+tc analyze smap validate --map nonexist.json --source-revision r
+case $err in "usage: tunectl analyze smap validate"*"tunectl analyze smap validate: error: "*) ok "under its own name tunectl's usage and name" ;;
+*) not_ok "under its own name: $err" ;; esac
 
 finish
