@@ -65,10 +65,14 @@ struct tc_command {
 	 * A command a reference-named launcher in share/tools runs: the
 	 * reference's program name and its usage as argparse writes it for
 	 * that name.  When the launcher sets TUNECTL_PROG to ref_prog, the
-	 * usage and the "PROG: error:" prefix are the reference's.
+	 * usage and the "PROG: error:" prefix are the reference's.  A
+	 * subcommand's ref_prog is "PROG SUB" (TUNECTL_PROG names PROG).
 	 */
 	const char *ref_prog;
 	const char *ref_usage;
+	/* a subcommand's: its top parser's usage, where argparse reports
+	 * unrecognized arguments (as "PROG: error:") */
+	const char *ref_top_usage;
 };
 
 /* The commands, sorted by name ("tunectl help" lists them in order). */

@@ -233,6 +233,29 @@ static const struct tc_command analyze_fusion_entry = {
 	.ref_usage = fusion_ref_usage,
 };
 
+/* artifact_contract.py's top parser, as argparse writes its usage */
+static const char collection_ref_usage[] =
+    "usage: artifact_contract.py [-h] {begin,finalize,validate-set} ...\n";
+
+/*
+ * An input error of "analyze collection": the reference's CLI prints it
+ * as one line, "artifact_contract: error: MSG", with no usage (only its
+ * argparse errors carry one).  Under TUNECTL_PROG=artifact_contract.py
+ * the line is exactly that; otherwise tunectl names the command.
+ */
+static int
+collection_error(const struct tc_command *cmd, tc_error *err)
+{
+	if (tc_cli_ref_prog(cmd) != NULL)
+		fprintf(stderr, "artifact_contract: error: %s\n",
+		    tc_error_msg(err));
+	else
+		fprintf(stderr, "tunectl %s: error: %s\n", cmd->name,
+		    tc_error_msg(err));
+	tc_error_clear(err);
+	return TC_EXIT_USAGE;
+}
+
 /* "tunectl analyze collection validate-set": the reference's
  * artifact_contract.py validate-set. */
 static int
@@ -335,9 +358,7 @@ fail:
 	for (i = 0; i < ng; i++)
 		free(owned[i]);
 	tc_strlist_free(&specs);
-	rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
-	tc_error_clear(&err);
-	return rc;
+	return collection_error(cmd, &err);
 }
 
 static const struct tc_command collection_validate_set_entry = {
@@ -354,6 +375,10 @@ static const struct tc_command collection_validate_set_entry = {
 	    "(ASCII canonical JSON with set_fingerprint) or writes it to a new\n"
 	    "--json-out file.  Errors exit 2.\n",
 	.run = collection_validate_set,
+	.ref_prog = "artifact_contract.py validate-set",
+	.ref_top_usage = collection_ref_usage,
+	.ref_usage = "usage: artifact_contract.py validate-set [-h] --manifest MANIFEST\n"
+	    "                                         [--json-out JSON_OUT]\n",
 };
 
 /* Print cj(doc) and a newline, or the usage error; frees doc. */
@@ -361,13 +386,9 @@ static int
 print_canonical(const struct tc_command *cmd, tc_json *doc, tc_error *err)
 {
 	tc_buf out = TC_BUF_INIT;
-	int rc;
 
-	if (doc == NULL) {
-		rc = tc_usage_error(cmd, "%s", tc_error_msg(err));
-		tc_error_clear(err);
-		return rc;
-	}
+	if (doc == NULL)
+		return collection_error(cmd, err);
 	tc_json_write(&out, doc, TC_JSON_ASCII, NULL);
 	tc_buf_putc(&out, '\n');
 	fwrite(out.data, 1, out.len, stdout);
@@ -449,6 +470,13 @@ static const struct tc_command collection_begin_entry = {
 	    "created); the session record goes to FILE outside DIR and the\n"
 	    "marker .collection-session.json into DIR.  Prints the record.\n",
 	.run = collection_begin,
+	.ref_prog = "artifact_contract.py begin",
+	.ref_top_usage = collection_ref_usage,
+	.ref_usage = "usage: artifact_contract.py begin [-h] --role\n"
+	    "                                  {baseline_profile,candidate_compat,"
+	    "candidate_verify,candidate_profile}\n"
+	    "                                  --root ROOT --session-out "
+	    "SESSION_OUT\n",
 };
 
 static const struct tc_command collection_finalize_entry = {
@@ -467,6 +495,20 @@ static const struct tc_command collection_finalize_entry = {
 	    "replacing a file) binds the session, the producer run, the\n"
 	    "normalized workload, config and control.  Prints the manifest.\n",
 	.run = collection_finalize,
+	.ref_prog = "artifact_contract.py finalize",
+	.ref_top_usage = collection_ref_usage,
+	.ref_usage = "usage: artifact_contract.py finalize [-h] --session SESSION "
+	    "--source-revision\n"
+	    "                                     SOURCE_REVISION --native-pid "
+	    "NATIVE_PID\n"
+	    "                                     --started-ns STARTED_NS "
+	    "--ended-ns\n"
+	    "                                     ENDED_NS --command-fingerprint\n"
+	    "                                     COMMAND_FINGERPRINT --workload "
+	    "WORKLOAD\n"
+	    "                                     --config CONFIG --control "
+	    "CONTROL --file\n"
+	    "                                     FILE_SPECS --out OUT\n",
 };
 
 static const struct tc_command *const collection_subs[] = {
@@ -484,6 +526,9 @@ static const struct tc_command analyze_collection_entry = {
 	    "       tunectl analyze collection validate-set --manifest "
 	    "ROLE=PATH ... [--json-out FILE]\n",
 	.subs = collection_subs,
+	.sub_dest = "command",
+	.ref_prog = "artifact_contract.py",
+	.ref_usage = collection_ref_usage,
 };
 
 static const struct tc_command *const analyze_subs[] = {

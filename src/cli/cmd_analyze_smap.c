@@ -4,6 +4,7 @@
  * fail-closed, as the analysis does before it trusts one, printing only
  * its status (the reference's source_scope_map_v2.py build|validate).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,60 @@
 #include "cli.h"
 #include "tunectl/analysis.h"
 #include "tunectl/fileio.h"
+
+/* source_scope_map_v2.py's usages, as argparse writes them */
+static const char smap_ref_usage[] =
+    "usage: source_scope_map_v2.py [-h] {build,validate} ...\n";
+static const char smap_validate_ref_usage[] =
+    "usage: source_scope_map_v2.py validate [-h] --map MAP --source-revision\n"
+    "                                       SOURCE_REVISION\n"
+    "                                       [--candidate-manifest-sha256 CANDIDATE_MANIFEST_SHA256]\n"
+    "                                       [--baseline-manifest-sha256 BASELINE_MANIFEST_SHA256]\n"
+    "                                       [--source-root SOURCE_ROOT]\n";
+static const char smap_build_ref_usage[] =
+    "usage: source_scope_map_v2.py build [-h] --artifact-root ARTIFACT_ROOT\n"
+    "                                    (--stable-marker-revision STABLE_MARKER_REVISION | --stable-source-revision STABLE_SOURCE_REVISION)\n"
+    "                                    --provenance-dag PROVENANCE_DAG\n"
+    "                                    --source-manifest SOURCE_MANIFEST\n"
+    "                                    --sk-source-map SK_SOURCE_MAP\n"
+    "                                    --block-instance-inventory\n"
+    "                                    BLOCK_INSTANCE_INVENTORY\n"
+    "                                    --calibration-projection\n"
+    "                                    CALIBRATION_PROJECTION\n"
+    "                                    --original-fused-inventory\n"
+    "                                    ORIGINAL_FUSED_INVENTORY\n"
+    "                                    --unit-assignments UNIT_ASSIGNMENTS\n"
+    "                                    --original-candidate-collection-manifest\n"
+    "                                    ORIGINAL_CANDIDATE_COLLECTION_MANIFEST\n"
+    "                                    --calibration-collection-manifest\n"
+    "                                    CALIBRATION_COLLECTION_MANIFEST\n"
+    "                                    --baseline-collection-manifest\n"
+    "                                    BASELINE_COLLECTION_MANIFEST\n"
+    "                                    [--calibration-source-manifest CALIBRATION_SOURCE_MANIFEST]\n"
+    "                                    [--marker-only-calibration MARKER_ONLY_CALIBRATION]\n"
+    "                                    --source-snapshot-root\n"
+    "                                    SOURCE_SNAPSHOT_ROOT\n"
+    "                                    [--calibration-source-snapshot-root CALIBRATION_SOURCE_SNAPSHOT_ROOT]\n"
+    "                                    --output OUTPUT\n";
+
+/*
+ * An input error: the reference reports it through its top parser
+ * (parser.error), so under TUNECTL_PROG=source_scope_map_v2.py it is that
+ * parser's usage and "source_scope_map_v2.py: error: MSG".
+ */
+static int
+smap_error(const struct tc_command *cmd, tc_error *err)
+{
+	int rc = TC_EXIT_USAGE;
+
+	if (tc_cli_ref_prog(cmd) != NULL)
+		fprintf(stderr, "%s%s: error: %s\n", smap_ref_usage,
+		    "source_scope_map_v2.py", tc_error_msg(err));
+	else
+		rc = tc_usage_error(cmd, "%s", tc_error_msg(err));
+	tc_error_clear(err);
+	return rc;
+}
 
 static int
 smap_validate(const struct tc_command *cmd, int argc, char **argv)
@@ -34,11 +89,8 @@ smap_validate(const struct tc_command *cmd, int argc, char **argv)
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	status = tc_source_scope_map_validate(map, rev, cand, base, root, &err);
-	if (status == NULL) {
-		rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
-	}
+	if (status == NULL)
+		return smap_error(cmd, &err);
 	printf("%s\n", status);
 	free(status);
 	return TC_EXIT_OK;
@@ -63,8 +115,47 @@ static const struct tc_command smap_validate_entry = {
 	    "or diagnostic_only for a map without the v2 protocol); any failed\n"
 	    "check is an error (exit 2).\n",
 	.run = smap_validate,
+	.ref_prog = "source_scope_map_v2.py validate",
+	.ref_usage = smap_validate_ref_usage,
+	.ref_top_usage = smap_ref_usage,
 };
 
+
+/* Is arg the option name, alone or as "NAME=VALUE"? */
+static bool
+is_option(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+/*
+ * argparse refuses the second of a mutually exclusive pair as it reads
+ * it, before it checks required options: "argument SECOND: not allowed
+ * with argument FIRST".
+ */
+static int
+revision_conflict(const struct tc_command *cmd, int argc, char **argv)
+{
+	static const char *const names[2] = { "--stable-marker-revision",
+	    "--stable-source-revision" };
+	int i, k, seen = -1;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		for (k = 0; k < 2; k++) {
+			if (!is_option(argv[i], names[k]))
+				continue;
+			if (seen == 1 - k)
+				return tc_usage_error(cmd, "argument %s: not "
+				    "allowed with argument %s", names[k],
+				    names[seen]);
+			seen = k;
+			if (argv[i][strlen(names[k])] == '\0')
+				i++;	/* its value */
+		}
+	return 0;
+}
 
 static int
 smap_build(const struct tc_command *cmd, int argc, char **argv)
@@ -110,6 +201,8 @@ smap_build(const struct tc_command *cmd, int argc, char **argv)
 	};
 
 	memset(&a, 0, sizeof(a));
+	if ((rc = revision_conflict(cmd, argc, argv)) != 0)
+		return rc;
 	if ((rc = tc_opts_parse(cmd, argc, argv, opts, NULL)) != 0)
 		return rc < 0 ? TC_EXIT_OK : rc;
 	/* the mutually exclusive, required revision group */
@@ -123,9 +216,7 @@ smap_build(const struct tc_command *cmd, int argc, char **argv)
 	if ((map = tc_source_scope_map_build(&a, &err)) == NULL ||
 	    tc_write_json(out, map, TC_WRITE_MKDIRS, &err) != 0) {
 		tc_json_free(map);
-		rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
-		tc_error_clear(&err);
-		return rc;
+		return smap_error(cmd, &err);
 	}
 	tc_json_free(map);
 	return TC_EXIT_OK;
@@ -159,6 +250,9 @@ static const struct tc_command smap_build_entry = {
 	    "reads: \"tunectl analyze smap validate\" is the check.  Errors\n"
 	    "exit 2.\n",
 	.run = smap_build,
+	.ref_prog = "source_scope_map_v2.py build",
+	.ref_usage = smap_build_ref_usage,
+	.ref_top_usage = smap_ref_usage,
 };
 
 static const struct tc_command *const smap_subs[] = {
@@ -173,4 +267,7 @@ const struct tc_command cmd_analyze_smap_entry = {
 	    "       tunectl analyze smap validate --map FILE "
 	    "--source-revision REV [OPTIONS]\n",
 	.subs = smap_subs,
+	.sub_dest = "command",
+	.ref_prog = "source_scope_map_v2.py",
+	.ref_usage = smap_ref_usage,
 };

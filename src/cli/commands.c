@@ -90,8 +90,13 @@ tc_cli_ref_prog(const struct tc_command *cmd)
 {
 	const char *env;
 
-	if (cmd->ref_prog == NULL || (env = getenv("TUNECTL_PROG")) == NULL ||
-	    strcmp(env, cmd->ref_prog) != 0)
+	size_t n;
+
+	if (cmd->ref_prog == NULL || (env = getenv("TUNECTL_PROG")) == NULL)
+		return NULL;
+	/* a subcommand's ref_prog is "PROG SUB", as argparse names it */
+	n = strcspn(cmd->ref_prog, " ");
+	if (strlen(env) != n || strncmp(env, cmd->ref_prog, n) != 0)
 		return NULL;
 	return cmd->ref_prog;
 }

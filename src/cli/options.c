@@ -267,6 +267,14 @@ opts_parse(const struct tc_command *cmd, int argc, char **argv,
 			return parse_fail(res, &extras, rc);
 		}
 	}
+	if (extras.len > 0 && tc_cli_ref_prog(cmd) != NULL &&
+	    cmd->ref_top_usage != NULL) {
+		fputs(cmd->ref_top_usage, stderr);
+		fprintf(stderr, "%.*s: error: unrecognized arguments: %s\n",
+		    (int)strcspn(cmd->ref_prog, " "), cmd->ref_prog,
+		    extras.data);
+		return parse_fail(res, &extras, TC_EXIT_USAGE);
+	}
 	if (extras.len > 0)
 		return parse_fail(res, &extras, tc_usage_error(cmd,
 		    "unrecognized arguments: %s", extras.data));

@@ -5,9 +5,9 @@
 # afp-struct-classify is captured as in test_analyze.sh, analysed once, and
 # tests/fixtures/analysis/smap/mkbundle.py writes a bundle for its SKs.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/smap_lib.sh"
 
 FIX=$TUNECTL_SRC/tests/fixtures/analysis
-SREC=$FIX/afp-struct-classify
 S=$T/s
 
 # tcd DIR args...: tc run from DIR
@@ -19,15 +19,7 @@ tcd() {
 	popd > /dev/null || return
 }
 
-mkdir -p "$S/out"
-cp -r "$FIX/in" "$S/in"
-chmod -R u+w "$S"
-sed "s#\.\./mkcapture\.py#$FIX/mkcapture.py#" "$SREC/prep" > "$S/prep.sh"
-(cd "$S" && sh prep.sh > /dev/null 2>&1)
-rc=$?
-expect_rc 0 "the structural case's prep builds both capture roots"
-read -r -a ARGV < "$SREC/command"
-ARGV=("${ARGV[@]:1}")
+smap_case_prep "$S"
 tcd "$S" analyze fusion "${ARGV[@]}"
 expect_rc 0 "the structural case analyses without a map"
 
