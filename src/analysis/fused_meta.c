@@ -639,6 +639,15 @@ cmp_i64v(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* n values of src into dst; src may be NULL when n is 0 (a draft
+ * without node lines never allocated its arrays). */
+static void
+copy_i64(int64_t *dst, const int64_t *src, size_t n)
+{
+	if (n > 0)
+		memcpy(dst, src, n * sizeof(*dst));
+}
+
 /* The group of a finished draft. */
 static void
 finish_draft(const struct parse *p, struct draft *d, struct an_fgroup *out)
@@ -658,21 +667,21 @@ finish_draft(const struct parse *p, struct draft *d, struct an_fgroup *out)
 	if (!d->has_count || (int64_t)d->lines != d->count)
 		add_blocker(&d->g, "metadata_node_count_mismatch");
 	sorted = tc_xmalloc((d->nlocal + 1) * sizeof(*sorted));
-	memcpy(sorted, d->locals, d->nlocal * sizeof(*sorted));
+	copy_i64(sorted, d->locals, d->nlocal);
 	qsort(sorted, d->nlocal, sizeof(*sorted), cmp_i64v);
 	for (i = 0; i < d->nlocal; i++)
 		if (i == 0 || sorted[i] != sorted[i - 1])
 			uniq++;
 	if (uniq != d->nlocal)
 		add_blocker(&d->g, "metadata_local_duplicate");
-	memcpy(sorted, d->origins, d->norigin * sizeof(*sorted));
+	copy_i64(sorted, d->origins, d->norigin);
 	qsort(sorted, d->norigin, sizeof(*sorted), cmp_i64v);
 	for (i = 1; i < d->norigin; i++)
 		if (sorted[i] == sorted[i - 1]) {
 			add_blocker(&d->g, "metadata_origin_node_duplicate");
 			break;
 		}
-	memcpy(sorted, d->locals, d->nlocal * sizeof(*sorted));
+	copy_i64(sorted, d->locals, d->nlocal);
 	qsort(sorted, d->nlocal, sizeof(*sorted), cmp_i64v);
 	if (!d->has_count || (int64_t)uniq != d->count || (uniq > 0 &&
 	    (sorted[0] != 0 || sorted[d->nlocal - 1] != d->count - 1)))
@@ -848,8 +857,9 @@ tc_analysis__fused_meta_finish(struct an_fgroups *g)
 				add_blocker(x, "metadata_group_duplicate");
 	}
 	for (i = 0; i < g->n; i++)
-		qsort(g->v[i].blockers, g->v[i].nblockers,
-		    sizeof(*g->v[i].blockers), cmp_str);
+		if (g->v[i].nblockers > 1)	/* none: blockers is NULL */
+			qsort(g->v[i].blockers, g->v[i].nblockers,
+			    sizeof(*g->v[i].blockers), cmp_str);
 	if (g->n > 1)
 		qsort(g->v, g->n, sizeof(*g->v), cmp_fgroup);
 }

@@ -27,4 +27,33 @@ cp -r "$FIX/ref/legacy-base" "$T/exp/legacy-base.x"
 check "a changed decision is a difference" \
     bash -c '! python3 "$1/oracle.py" compare "$2/exp" "$2/got" legacy-base.x > /dev/null' _ "$FIX" "$T"
 
+# Unmasked: both analyzers on one staging of each structural case (the
+# same files, so the same manifest digests) must write the same bytes,
+# mapping_fingerprint, graph_occurrence_fingerprint and the sk_ids they
+# disambiguate included.  The reference is not in the tree: set
+# TUNECTL_REFERENCE to its analyze_fusion_performance.py to run this.
+side() {
+	python3 "$FIX/oracle.py" side "$FIX/cases" "$T/side$1" "${@:2}"
+}
+prep_cases=$(cd "$FIX/cases" && for c in */prep; do echo "${c%/prep}"; done)
+if [ -n "${TUNECTL_REFERENCE:-}" ]; then
+	TUNECTL=$TUNECTL_BIN side 1 $prep_cases -- python3 "$TUNECTL_REFERENCE" \
+	    -- "$TUNECTL_SRC/share/tools/analyze_profiler.py" > "$T/side.txt"
+	for c in $prep_cases; do
+		check "$c: unmasked, as the reference" grep -qx "ok   $c" "$T/side.txt"
+	done
+	grep -A3 '^DIFF' "$T/side.txt" | head -20 >&2
+else
+	skip "unmasked comparison: TUNECTL_REFERENCE is not set"
+fi
+# the side check shares one staging (two runs give the same digests) and
+# tells a difference apart
+TUNECTL=$TUNECTL_BIN side 2 struct-base -- "$TUNECTL_SRC/share/tools/analyze_profiler.py" \
+    -- "$TUNECTL_SRC/share/tools/analyze_profiler.py" > "$T/side2.txt"
+check "one staging, two runs: the same bytes" grep -qx "ok   struct-base" "$T/side2.txt"
+TUNECTL=$TUNECTL_BIN side 3 struct-base -- sh -c 'echo extra; exec "$0" "$@"' \
+    "$TUNECTL_SRC/share/tools/analyze_profiler.py" \
+    -- "$TUNECTL_SRC/share/tools/analyze_profiler.py" > "$T/side3.txt"
+check "an extra line is a difference" grep -qx "DIFF struct-base" "$T/side3.txt"
+
 finish

@@ -93,6 +93,9 @@
 #define LLVMFuzzerTestOneInput fuzz_projection_csv_one
 #include "../fuzz/fuzz_projection_csv.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_fused_meta_one
+#include "../fuzz/fuzz_fused_meta.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*replay_fn)(const uint8_t *data, size_t size);
 
@@ -170,6 +173,7 @@ REPLAY_TEST(fuzz_tune_spec)
 REPLAY_TEST(fuzz_kernel_details)
 REPLAY_TEST(fuzz_sk_meta)
 REPLAY_TEST(fuzz_projection_csv)
+REPLAY_TEST(fuzz_fused_meta)
 
 #define T(name) cmocka_unit_test(name##_corpus_replays_without_a_finding)
 
@@ -189,6 +193,7 @@ main(void)
 		T(fuzz_kernel_details),
 		T(fuzz_sk_meta),
 		T(fuzz_projection_csv),
+		T(fuzz_fused_meta),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
