@@ -93,6 +93,9 @@ typedef struct tc_tune_gate {
 	char *stability_rule;		/* "spread" */
 	double max_spread_pct;
 	long series_attempts;		/* a disturbed series is measured again */
+	double screen_remeasure_spread_pct; /* Stage A's screening measured
+					 * again while a side spreads more;
+					 * 0: absent (max_spread_pct) */
 	double min_improvement_pct;
 	double allow_p90_regression_pct;
 	double allow_stddev_regression_pct;

@@ -260,14 +260,14 @@ class Worker:
             check_metric_source(out)
         return outs
 
-    def interleaved_series(self, sides, archive=False):
+    def interleaved_series(self, sides, archive=False, limit=None):
         """A comparison's series, baseline first, taken interleaved and
-        measured again while any of them spreads more than
-        gate.stability.max_spread_pct (series_attempts in all).  Returns
-        the run set paths in the order of sides."""
+        measured again while any of them spreads more than limit %
+        (default gate.stability.max_spread_pct; series_attempts in all).
+        Returns the run set paths in the order of sides."""
         runs = GATE.get("runs", 5)
         return measure_interleaved(self, sides, lambda named: self.bench_interleaved(named, runs, archive=archive),
-                                   MAX_SPREAD_PCT, SERIES_ATTEMPTS)
+                                   limit or MAX_SPREAD_PCT, SERIES_ATTEMPTS)
 
     def interleave_text(self):
         """The phase report's line of how its comparisons took their runs
@@ -343,18 +343,19 @@ class Worker:
         self.note_attempts(rel_dir, tried)
         return runset, st, jr
 
-    def trial_series(self, config_rel, rel_dir, archive=False):
+    def trial_series(self, config_rel, rel_dir, archive=False, limit=None):
         """A series of the spec's runs for a comparison, measured again
-        while its own runs spread more than gate.stability.max_spread_pct
-        (series_attempts in all)."""
+        while its own runs spread more than limit % (default
+        gate.stability.max_spread_pct; series_attempts in all)."""
         runs = GATE.get("runs", 5)
+        limit = limit or MAX_SPREAD_PCT
         tried = []
         for k in range(1, SERIES_ATTEMPTS + 1):
             rd = self.attempt_name(rel_dir, k)
             runset = self.bench(config_rel, rd, runs, archive=archive)
             spread = runset_spread_pct(runset)
             tried.append({"runset": rd, "spread_pct": spread,
-                          "stable": spread is not None and spread <= MAX_SPREAD_PCT})
+                          "stable": spread is not None and spread <= limit})
             if tried[-1]["stable"]:
                 break
         self.note_attempts(rel_dir, tried)
@@ -377,6 +378,14 @@ class Worker:
             args += ["--decide-by", gate.get("decide_by", "mean"),
                      "--stability", "relative" if st.get("rule") == "relative" else "reference"]
         return args
+
+    def screen_remeasure_limit(self):
+        """gate.stability.screen_remeasure_spread_pct as intake froze it:
+        the spread above which Stage A's screening is measured again (as
+        the demo's frozen screen_remeasure_spread_pct), never looser than
+        max_spread_pct; None when the spec has none."""
+        pct = self.frozen_gate().get("stability", {}).get("screen_remeasure_spread_pct")
+        return min(pct, MAX_SPREAD_PCT) if pct else None
 
     def frozen_gate(self):
         """The spec's gate section intake froze (intake/freeze.json), else the plan's."""
@@ -480,7 +489,8 @@ def measure_interleaved(w, sides, bench, limit, attempts):
         outs = bench(named)
         spreads = [runset_spread_pct(o) for o in outs]
         stable = all(sp is not None and sp <= limit for sp in spreads)
-        tried.append({"runsets": [rd for _, rd in named], "spread_pct": spreads, "stable": stable})
+        tried.append({"runsets": [rd for _, rd in named], "spread_pct": spreads, "limit_pct": limit,
+                      "stable": stable})
         if stable:
             break
     w.note_attempts(sides[-1][1], tried)

@@ -400,6 +400,11 @@ gate_json(const tc_tune_gate *g)
 	tc_json_object_set(st, "max_spread_pct",
 	    tc_json_new_float(g->max_spread_pct));
 	tc_json_object_set_int(st, "series_attempts", g->series_attempts);
+	/* absent when the spec has none, so that a plan frozen before the
+	 * key existed reads the same */
+	if (g->screen_remeasure_spread_pct > 0)
+		tc_json_object_set(st, "screen_remeasure_spread_pct",
+		    tc_json_new_float(g->screen_remeasure_spread_pct));
 	tc_json_object_set(o, "stability", st);
 	tc_json_object_set(o, "min_improvement_pct",
 	    tc_json_new_float(g->min_improvement_pct));
@@ -697,7 +702,15 @@ tc_tune_plan_text(const tc_json *plan, tc_buf *out)
 	tc_json_str(out, tc_json_get(st, "max_spread_pct"));
 	tc_buf_puts(out, " % (a disturbed series measured again, ");
 	tc_json_str(out, tc_json_get(st, "series_attempts"));
-	tc_buf_puts(out, " series at most)\n      decide by ");
+	tc_buf_puts(out, " series at most)");
+	if (tc_json_get(st, "screen_remeasure_spread_pct") != NULL) {
+		tc_buf_puts(out, "\n      Stage A's screening measured again "
+		    "as a whole while any side spreads > ");
+		tc_json_str(out, tc_json_get(st,
+		    "screen_remeasure_spread_pct"));
+		tc_buf_puts(out, " % (the same series at most)");
+	}
+	tc_buf_puts(out, "\n      decide by ");
 	tc_buf_puts(out, tc_json_get_string(g, "decide_by"));
 	tc_buf_puts(out, ", improvement >= ");
 	tc_json_str(out, tc_json_get(g, "min_improvement_pct"));

@@ -811,7 +811,9 @@ read_stability(struct rd *r, yaml_node_t *n, tc_tune_gate *g)
 	static const char *const rules[] = { "spread", "relative", NULL };
 	struct field f[] = {
 		{ "rule", NULL, NULL }, { "max_spread_pct", NULL, NULL },
-		{ "series_attempts", NULL, NULL }, { NULL, NULL, NULL }
+		{ "series_attempts", NULL, NULL },
+		{ "screen_remeasure_spread_pct", NULL, NULL },
+		{ NULL, NULL, NULL }
 	};
 
 	if (read_mapping(r, n, "gate.stability", f) != 0)
@@ -826,6 +828,11 @@ read_stability(struct rd *r, yaml_node_t *n, tc_tune_gate *g)
 	if (field(f, "series_attempts") != NULL && get_int(r,
 	    field(f, "series_attempts"), "gate.stability.series_attempts", 1, 10,
 	    &g->series_attempts) != 0)
+		return -1;
+	if (field(f, "screen_remeasure_spread_pct") != NULL && get_number(r,
+	    field(f, "screen_remeasure_spread_pct"),
+	    "gate.stability.screen_remeasure_spread_pct", 0.001, 100,
+	    &g->screen_remeasure_spread_pct) != 0)
 		return -1;
 	return 0;
 }

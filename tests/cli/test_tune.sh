@@ -48,6 +48,9 @@ expect_eq "$(jq_ "d['metric']['from'], d['ranks'], d['gate_policy']['allow_stdde
     "('rank-log', 2, 50.0)" "rank logs of two ranks, the demo's stddev allowance"
 expect_eq "$(jq_ "d['gate_policy']['order']")" "interleaved" \
     "its comparisons interleave their runs, as the demo's workers do"
+expect_eq "$(jq_ "d['gate_policy']['stability']['screen_remeasure_spread_pct']")" \
+    "$(grep -o '"screen_remeasure_spread_pct": [0-9.]*' "$TUNECTL_SRC/examples/workers/sklib.py" | cut -d' ' -f2)" \
+    "it re-measures Stage A's screening at the demo's frozen screen_remeasure_spread_pct"
 # Its run command, expanded for S1 at the baseline's options (and 14 steps),
 # runs the demo workload: each rank logs the figure the gates read.
 SKW_BIN=$(dirname "$TUNECTL_BIN")/examples/skw
@@ -92,6 +95,30 @@ expect_err "cannot read the spec: [Errno 2] No such file or directory: '$T/no-su
 # (test_tune_session.sh runs a whole session).
 sed -e 's/^  decide_by: mean/  decide_by: ci/' "$SPEC" > "$T/ci.yaml"
 cp "$TUNECTL_SRC/examples/dgemm/dgemm.c" "$T/"
+# gate.stability.screen_remeasure_spread_pct: shown, frozen into the plan,
+# refused naming its line when out of range (test_tune_remeasure.sh runs it)
+tc tune --dry-run --json "$DEMO"
+STAGE_A_MOST="[p['runs_at_most'] for p in d['phases'] if p['phase'] == 'stage-a-scope-selection']"
+demo_most=$(jq_ "$STAGE_A_MOST")
+tc tune --dry-run "$DEMO"
+expect_out "Stage A's screening measured again as a whole while any side spreads > 35.0 %" \
+    "the plan shows the screening's re-measurement limit"
+sed -e '/screen_remeasure_spread_pct/d; s/series_attempts: 3,/series_attempts: 3}/' "$DEMO" > "$T/demo-nokey.yaml"
+tc tune --dry-run --json "$T/demo-nokey.yaml"
+expect_rc 0 "without the key the spec is read"
+expect_eq "$(jq_ "'screen_remeasure_spread_pct' in d['gate_policy']['stability']")" "False" \
+    "and the plan has no key (today's behaviour: Stage A re-measures at max_spread_pct)"
+expect_eq "$(jq_ "$STAGE_A_MOST")" "$demo_most" \
+    "the key adds no series: Stage A's 'at most' runs already count series_attempts"
+line=$(grep -n 'screen_remeasure_spread_pct' "$DEMO" | grep -v '^ *[0-9]*:#' | cut -d: -f1)
+for bad in 0 -5 101 abc '[35]'; do
+	sed -e "s/screen_remeasure_spread_pct: 35.0/screen_remeasure_spread_pct: $bad/" "$DEMO" > "$T/demo-bad.yaml"
+	tc tune --dry-run "$T/demo-bad.yaml"
+	expect_rc 1 "gate.stability.screen_remeasure_spread_pct $bad is refused"
+	expect_err "tunectl: tune: $T/demo-bad.yaml:$line: gate.stability.screen_remeasure_spread_pct must be" \
+	    "naming the file, the line and the key ($bad)"
+done
+
 tc tune --dry-run "$T/ci.yaml"
 expect_rc 0 "decide_by ci is accepted (test_tune_decide.sh runs a session with it)"
 expect_out "decide by ci" "and the plan says how the gates decide"
@@ -193,6 +220,10 @@ print("valid" if not errors else "invalid: " + errors[0].message)
 PY
 	}
 	expect_eq "$(schema_check "$SPEC")" "valid" "the DGEMM spec is valid under docs/workload-spec.schema.json"
+	expect_eq "$(schema_check "$DEMO")" "valid" "the demo's spec (screen_remeasure_spread_pct) is valid under the schema"
+	sed -e "s/screen_remeasure_spread_pct: 35.0/screen_remeasure_spread_pct: 0/" "$DEMO" > "$T/demo-zero.yaml"
+	check "the schema refuses screen_remeasure_spread_pct 0, as the reader does" \
+	    bash -c '[[ "$1" == invalid:* ]]' _ "$(schema_check "$T/demo-zero.yaml")"
 	check "the schema refuses the unknown key the reader refuses" \
 	    bash -c '[[ "$1" == invalid:*timout* ]]' _ "$(schema_check "$T/typo.yaml")"
 	sed 's/^version: 1$/version: 2/' "$SPEC" >"$T/v2.yaml"
