@@ -354,7 +354,7 @@ class Worker:
             rd = self.attempt_name(rel_dir, k)
             runset = self.bench(config_rel, rd, runs, archive=archive)
             spread = runset_spread_pct(runset)
-            tried.append({"runset": rd, "spread_pct": spread,
+            tried.append({"runset": rd, "spread_pct": spread, "limit_pct": limit,
                           "stable": spread is not None and spread <= limit})
             if tried[-1]["stable"]:
                 break

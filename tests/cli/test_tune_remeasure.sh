@@ -10,7 +10,7 @@
 command -v python3 >/dev/null 2>&1 || { skip "no python3"; finish; }
 cd "$T" && mkdir ex
 jf() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
-spec() {	# spec NAME LIMIT-LINE > FILE: the shared slow/fast spec, its run
+spec() {	# spec NAME STABILITY-KEYS [GATE-LINE] > FILE: the shared slow/fast spec, its run
 	# command disturbed while the count file has fewer than 10 lines
 	cat <<YAML
 version: 1
@@ -25,6 +25,7 @@ run:
 YAML
 	sed -n '/^  timeout:/,$p' "$TUNECTL_SRC/tests/fixtures/workloads/tune_slow_fast.yaml"
 	echo "  stability: {max_spread_pct: 50.0$2}"
+	[ -z "${3:-}" ] || echo "  $3"
 }
 spec remeasure ", screen_remeasure_spread_pct: 10" > ex/remeasure.yaml
 tc tune --dry-run ex/remeasure.yaml
@@ -49,6 +50,17 @@ tc verify --session "$R/auto-tune-session.json"
 expect_rc 0 "tunectl verify"
 check "the strict session with the re-measured screening verifies" grep -q '"valid": true' <<< "$out"
 check "under the strict evidence policy" grep -q '"evidence_policy": "strict"' "$R/auto-tune-session.json"
+
+# gate.order sequential: each screened series is measured again on its own
+# (fast's first two series take the 10 disturbed runs).
+spec seq ", screen_remeasure_spread_pct: 10" "order: sequential" > ex/seq.yaml
+tc tune ex/seq.yaml --session-dir s3
+expect_rc 0 "sequential: the session completes"
+R3=$(cd s3/latest && pwd -P)
+expect_eq "$(jf "$R3/phases/stage-a-scope-selection/phase-result.json" "[(x['series'], [a['stable'] for a in x['attempts']], [a['limit_pct'] for a in x['attempts']]) for x in d['decisions'] if x['decision'] == 'series_remeasured']")" \
+    "[('stage-a/fast', [False, False, True], [10.0, 10.0, 10.0])]" "sequential: fast's series measured until it spread 10 % or less"
+tc verify --session "$R3/auto-tune-session.json"
+expect_rc 0 "sequential: tunectl verify"
 
 # Without the key (today's behaviour) the same spread (~30 % <= 50 %) is
 # not measured again.
