@@ -103,29 +103,22 @@ sorted_quantile(const double *s, size_t n, double p)
 	return s[lo] + (s[hi] - s[lo]) * frac;
 }
 
-bool
-tc_bootstrap_improvement_ci(const double *base, size_t nb, const double *cand,
-    size_t nc, unsigned resamples, uint64_t seed, double *lo, double *hi)
+/* Seeds the xoshiro256** state from SEED through splitmix64. */
+static void
+rng_seed(rng *r, uint64_t seed)
 {
-	rng r;
 	uint64_t x = seed;
-	double *res;
-	size_t k = 0;
 
-	*lo = *hi = NAN;
-	if (nb == 0 || nc == 0 || resamples == 0)
-		return false;
 	for (int i = 0; i < 4; i++)
-		r.s[i] = splitmix64(&x);
-	res = tc_xmalloc(resamples * sizeof(*res));
-	for (unsigned i = 0; i < resamples; i++) {
-		double b = resample_mean(&r, base, nb);
-		double c = resample_mean(&r, cand, nc);
+		r->s[i] = splitmix64(&x);
+}
 
-		if (b == 0.0)
-			continue;
-		res[k++] = (b - c) / b * 100;
-	}
+/* The 95 % percentile interval of the K resampled statistics in RES
+ * (sorted in place, then freed): false, with LO and HI left NaN, when
+ * there are none. */
+static bool
+percentile_interval(double *res, size_t k, double *lo, double *hi)
+{
 	if (k > 0) {
 		qsort(res, k, sizeof(*res), cmp_double);
 		*lo = sorted_quantile(res, k, 0.025);
@@ -136,19 +129,41 @@ tc_bootstrap_improvement_ci(const double *base, size_t nb, const double *cand,
 }
 
 bool
+tc_bootstrap_improvement_ci(const double *base, size_t nb, const double *cand,
+    size_t nc, unsigned resamples, uint64_t seed, double *lo, double *hi)
+{
+	rng r;
+	double *res;
+	size_t k = 0;
+
+	*lo = *hi = NAN;
+	if (nb == 0 || nc == 0 || resamples == 0)
+		return false;
+	rng_seed(&r, seed);
+	res = tc_xmalloc(resamples * sizeof(*res));
+	for (unsigned i = 0; i < resamples; i++) {
+		double b = resample_mean(&r, base, nb);
+		double c = resample_mean(&r, cand, nc);
+
+		if (b == 0.0)
+			continue;
+		res[k++] = (b - c) / b * 100;
+	}
+	return percentile_interval(res, k, lo, hi);
+}
+
+bool
 tc_bootstrap_paired_improvement_ci(const double *base, const double *cand,
     size_t n, unsigned resamples, uint64_t seed, double *lo, double *hi)
 {
 	rng r;
-	uint64_t x = seed;
 	double *res;
 	size_t k = 0;
 
 	*lo = *hi = NAN;
 	if (n == 0 || resamples == 0)
 		return false;
-	for (int i = 0; i < 4; i++)
-		r.s[i] = splitmix64(&x);
+	rng_seed(&r, seed);
 	res = tc_xmalloc(resamples * sizeof(*res));
 	for (unsigned i = 0; i < resamples; i++) {
 		double b = 0, c = 0;
@@ -163,13 +178,7 @@ tc_bootstrap_paired_improvement_ci(const double *base, const double *cand,
 			continue;
 		res[k++] = (b - c) / b * 100;
 	}
-	if (k > 0) {
-		qsort(res, k, sizeof(*res), cmp_double);
-		*lo = sorted_quantile(res, k, 0.025);
-		*hi = sorted_quantile(res, k, 0.975);
-	}
-	free(res);
-	return k > 0;
+	return percentile_interval(res, k, lo, hi);
 }
 
 double
@@ -197,24 +206,18 @@ tc_bootstrap_median_ci(const double *v, size_t n, unsigned resamples,
     uint64_t seed, double *lo, double *hi)
 {
 	rng r;
-	uint64_t x = seed;
 	double *res, *tmp;
 
 	*lo = *hi = NAN;
 	if (n == 0 || resamples == 0)
 		return false;
-	for (int i = 0; i < 4; i++)
-		r.s[i] = splitmix64(&x);
+	rng_seed(&r, seed);
 	res = tc_xmalloc(resamples * sizeof(*res));
 	tmp = tc_xmalloc(n * sizeof(*tmp));
 	for (unsigned i = 0; i < resamples; i++)
 		res[i] = resample_median(&r, v, n, tmp);
-	qsort(res, resamples, sizeof(*res), cmp_double);
-	*lo = sorted_quantile(res, resamples, 0.025);
-	*hi = sorted_quantile(res, resamples, 0.975);
 	free(tmp);
-	free(res);
-	return true;
+	return percentile_interval(res, resamples, lo, hi);
 }
 
 /* ---- Mann-Whitney U --------------------------------------------------------- */
