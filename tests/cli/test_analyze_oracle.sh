@@ -2,7 +2,8 @@
 # test_analyze_oracle.sh - the differential check: "tunectl analyze fusion",
 # through its launcher share/tools/analyze_profiler.py, on the input sets
 # of tests/fixtures/analysis-oracle (bad inputs, evidence errors, association
-# blockers, several SKs) writes what the reference analyzer wrote on them:
+# blockers, several SKs, the exact rung with a source_scope_map_v2 bundle)
+# writes what the reference analyzer wrote on them:
 # the same exit status, stderr and Markdown byte for byte, the same JSON
 # byte for byte (after canonical form with mask M3 where collection
 # manifests make digests run-dependent).
@@ -19,6 +20,16 @@ for c in "$FIX"/cases/*/; do
 	check "$c: as the reference" grep -qx "ok   $c" "$T/compare.txt"
 done
 grep -A3 '^DIFF' "$T/compare.txt" | head -40 >&2
+# the exact-rung cases reach the rung: the reference mapped every SK of
+# smap-exact through the bundle, and so did tunectl
+for r in "$FIX/ref" "$T/got"; do
+	check "smap-exact in $(basename "$r"): every SK source_scope_map" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["source_scope_mapping"]["status"] == "exact"
+assert {x["mapping_method"] for x in d["per_sk_decisions"]} == {"source_scope_map"}
+' "$r/smap-exact/out/analysis.json"
+done
 # the check itself can fail: a changed document is told apart
 cp -r "$T/got/legacy-base" "$T/got/legacy-base.x"
 sed -i 's/"reprofile"/"keep"/' "$T/got/legacy-base.x/out/analysis.json"
