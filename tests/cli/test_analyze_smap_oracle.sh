@@ -2,9 +2,11 @@
 # test_analyze_smap_oracle.sh - "tunectl analyze smap validate" refuses the
 # changed copies of a sealed source_scope_map_v2 bundle as the reference's
 # source_scope_map_v2.py validate did (tests/fixtures/smap-oracle): the
-# same exit status, stdout and message per case (27: tampered, missing,
-# wrong-schema and resealed-but-inconsistent members); and its CLI's usage
-# and input errors under the reference's name.
+# same exit status, stdout and message per case (67: tampered, missing,
+# wrong-schema and resealed-but-inconsistent members, provenance DAG
+# cycles and graph cycles, and on a stable_source bundle its marker-only
+# bridge and calibration manifest); and its CLI's usage and input errors
+# under the reference's name.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/smap_lib.sh"
 
@@ -19,9 +21,13 @@ expect_rc 0 "the structural case analyses"
 (cd "$S" && python3 "$FIX/smap/mkbundle.py" --analysis out/analysis.json \
     --candidate-manifest cap/candidate/collection-manifest.json \
     --baseline-manifest cap/baseline/collection-manifest.json \
-    --source-revision rev-abc123 --out smap --source-out smap-src)
+    --source-revision rev-abc123 --out smap --source-out smap-src &&
+    python3 "$FIX/smap/mkbundle.py" --analysis out/analysis.json \
+    --candidate-manifest cap/candidate/collection-manifest.json \
+    --baseline-manifest cap/baseline/collection-manifest.json \
+    --source-revision rev-abc123 --out ss --source-out ss-src --stable-source)
 rc=$?
-expect_rc 0 "the bundle is sealed"
+expect_rc 0 "the stable_marker and stable_source bundles are sealed"
 CSHA=$(sha256sum "$S/cap/candidate/collection-manifest.json" | cut -c1-64)
 BSHA=$(sha256sum "$S/cap/baseline/collection-manifest.json" | cut -c1-64)
 export CSHA BSHA
