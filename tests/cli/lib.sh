@@ -13,6 +13,8 @@
 #   wait_for SECS "what" PID...  wait for background processes, at most
 #                           SECS; on timeout kill them and fail naming what
 #   finish                  print the plan; exit non-zero on failure
+#   script_spec NAME [EMIT] [METRIC]  the small script workload spec of
+#                           the tune tests on stdout
 #
 # Nothing here waits without a bound: a test that would hang fails instead.
 # Each test works in its own $T, removed at exit unless KEEP_T is set.
@@ -150,3 +152,37 @@ wait_for() {
 	return "$rc"
 }
 
+
+# script_spec NAME [EMIT] [METRIC]: the small workload spec of the tune
+# tests (test_tune_session.sh, test_own_reports.sh) on stdout: a script,
+# no build, simulated timings.  Variants slow and fast (6 ms against 10),
+# option n in {1, 2} dividing the time, baseline slow n=1, so fast n=2 is
+# about 70 % faster; odd runs add 0.01 ms.  A run must print "ok"
+# (check.expected_output).  EMIT is the shell that reports the run's
+# figure $t (default: 'echo "elapsed $t ms" >&2'), METRIC the spec's
+# metric value (default: that line read from stderr).  Append other keys
+# (profile: ...) after it: top-level order does not matter.
+script_spec() {
+	local emit=${2:-'echo "elapsed $t ms" >&2'}
+	local metric=${3:-"{from: stderr, regex: 'elapsed ([0-9.]+) ms', unit: ms, direction: lower}"}
+	cat <<YAML
+version: 1
+name: $1
+run:
+  command: >-
+    t=\$(awk -v v={variant} -v n={n} -v k="\$TUNECTL_RUN_INDEX"
+    'BEGIN {{ printf "%.3f", (v == "fast" ? 6 : 10) / n + 0.01 * (k % 2) }}');
+    $emit; echo ok
+  timeout: 5
+check: {expected_output: ok}
+metric: $metric
+variants:
+  - {name: slow, params: {}}
+  - {name: fast, params: {}}
+options:
+  parameters:
+    n: [1, 2]
+baseline: {variant: slow, params: {n: 1}}
+gate: {runs: 5, warmup_runs: 0, warmup_samples: 0}
+YAML
+}

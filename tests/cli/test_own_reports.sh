@@ -9,27 +9,8 @@
 command -v python3 >/dev/null 2>&1 || { skip "no python3"; finish; }
 cd "$T"
 mkdir ex
-# The small script spec of test_tune_session.sh (metric on stderr).
-cat > ex/tune.yaml <<'YAML'
-version: 1
-name: own-reports
-run:
-  command: >-
-    t=$(awk -v v={variant} -v n={n} -v k="$TUNECTL_RUN_INDEX"
-    'BEGIN {{ printf "%.3f", (v == "fast" ? 6 : 10) / n + 0.01 * (k % 2) }}');
-    echo "elapsed $t ms" >&2; echo ok
-  timeout: 5
-check: {expected_output: ok}
-metric: {from: stderr, regex: 'elapsed ([0-9.]+) ms', unit: ms, direction: lower}
-variants:
-  - {name: slow, params: {}}
-  - {name: fast, params: {}}
-options:
-  parameters:
-    n: [1, 2]
-baseline: {variant: slow, params: {n: 1}}
-gate: {runs: 5, warmup_runs: 0, warmup_samples: 0}
-YAML
+# The small script spec of the tune tests (lib.sh), metric on stderr.
+script_spec own-reports > ex/tune.yaml
 
 # flip FILE: change one byte in the middle of FILE
 flip() {

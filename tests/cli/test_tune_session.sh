@@ -140,27 +140,9 @@ for from in file stderr; do
 		emit='echo "elapsed $t ms" >&2'
 		metric="{from: stderr, regex: 'elapsed ([0-9.]+) ms', unit: ms, direction: lower}"
 	fi
-	cat > ex/$from.yaml <<YAML
-version: 1
-name: script-$from
-run:
-  command: >-
-    t=\$(awk -v v={variant} -v n={n} -v k="\$TUNECTL_RUN_INDEX"
-    'BEGIN {{ printf "%.3f", (v == "fast" ? 6 : 10) / n + 0.01 * (k % 2) }}');
-    $emit; echo ok
-  timeout: 5
-check: {expected_output: ok}
-profile: {command: "echo profiled {variant} n={n}", timeout: 5}
-metric: $metric
-variants:
-  - {name: slow, params: {}}
-  - {name: fast, params: {}}
-options:
-  parameters:
-    n: [1, 2]
-baseline: {variant: slow, params: {n: 1}}
-gate: {runs: 5, warmup_runs: 0, warmup_samples: 0}
-YAML
+	# the small script spec of the tune tests (lib.sh), with a profile command
+	{ script_spec script-$from "$emit" "$metric"
+	  echo 'profile: {command: "echo profiled {variant} n={n}", timeout: 5}'; } > ex/$from.yaml
 	tc tune ex/$from.yaml --session-dir s
 	expect_rc 0 "metric.from $from: the session completes"
 	expect_err "final clean E2E: beneficial, +69." "about 70 % faster, read from $from"
