@@ -27,7 +27,10 @@
 # still running, with one session of a copy of the spec whose baseline is
 # VARIANT (the spec's fastest): every candidate is then a real regression,
 # and the line "regression session: ..." says whether the gates refused
-# them all (expected: not beneficial, no candidate admitted).
+# them all (expected: not beneficial, no candidate admitted), or that the
+# session did not finish (a failed run: no verdict).  The copy is written
+# beside the spec (a hidden file, removed on exit), so that paths relative
+# to the spec's directory ({spec_dir}/..., build inputs) still resolve.
 #
 # Each run is bounded by --run-timeout (default 1200 s).  N is 1 without
 # arguments (as `make bench` runs it).  Knobs: BUILD (default build),
@@ -84,10 +87,13 @@ OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/demo-reliability.XXXXXX")}
 mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
 
-# Every background process this script starts; the trap ends each by pid.
+# Every background process this script starts; the trap ends each by pid
+# (and removes the regression session's copy of the spec).
 pids=()
+rspec=
 stop_load() {
 	local p
+	[ -z "$rspec" ] || rm -f "$rspec"
 	for p in "${pids[@]}"; do
 		kill "$p" 2>/dev/null
 	done
@@ -296,12 +302,13 @@ for i in $(seq "$N"); do
 done
 # A real regression under the same load: the spec's fastest variant as
 # the baseline, so every candidate is slower.  The copy sits beside the
-# spec's files (its build inputs are relative to it).
+# spec (its build inputs and {spec_dir} paths are relative to it).
 regression_line=
 if [ -n "$REGRESSION" ]; then
 	rdir=$OUT/regression
-	mkdir -p "$rdir/spec" && cp -R "$(dirname "$SPEC")/." "$rdir/spec/" || exit 1
-	python3 - "$SPEC" "$rdir/spec/$(basename "$SPEC")" "$REGRESSION" <<'PY' || exit 1
+	mkdir -p "$rdir" || exit 1
+	rspec=$(mktemp "$(dirname "$SPEC")/.regression-$REGRESSION.XXXXXX") || exit 1
+	python3 - "$SPEC" "$rspec" "$REGRESSION" <<'PY' || exit 1
 import re, sys
 text = open(sys.argv[1], encoding="utf-8").read()
 new, n = re.subn(r"^(baseline:\n(?:[ \t]+.*\n)*?[ \t]+variant:[ \t]*)\S+", r"\g<1>" + sys.argv[3], text, 1, re.M)
@@ -309,14 +316,19 @@ if n != 1:
     sys.exit("%s: no baseline.variant line to replace" % sys.argv[1])
 open(sys.argv[2], "w", encoding="utf-8").write(new)
 PY
+	cp "$rspec" "$rdir/spec.yaml"
 	start=$(date +%s.%N)
-	timeout "$RUN_TIMEOUT" "$TUNECTL" tune "$rdir/spec/$(basename "$SPEC")" --session-dir "$rdir/run" \
+	timeout "$RUN_TIMEOUT" "$TUNECTL" tune "$rspec" --session-dir "$rdir/run" \
 	    > "$rdir/run.log" 2>&1
+	rrc=$?
 	end=$(date +%s.%N)
+	rm -f "$rspec"
+	rspec=
 	one=$(python3 -c "$REPORT" one "$rdir/run")
-	case $one in
-	beneficial*) verdict="a regression was ADMITTED" ;;
-	*) verdict="refused, as it must be" ;;
+	case $rrc:$one in
+	0:beneficial*) verdict="a regression was ADMITTED" ;;
+	0:no_gain* | 0:not_run*) verdict="refused, as it must be" ;;
+	*) verdict="NO VERDICT: the session did not finish (exit $rrc, see $rdir/run.log)" ;;
 	esac
 	regression_line="regression session (baseline $REGRESSION, every candidate slower): $one; $verdict ($(python3 -c 'import sys; print("%.1f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$start" "$end") s, load $(cut -d' ' -f1 /proc/loadavg))"
 	echo "# $regression_line"

@@ -42,7 +42,12 @@
  * clock "simulated", so a test of the controller's flow cannot be failed
  * by a noisy machine.  See model_ms().  SKW_SIMULATED_TIMING=noisy adds 25 %
  * more per run index (mod 5): five runs spread by 67 %, a run set no
- * stability gate accepts (the demo's loaded-machine limit is 50 %).  SKW_STEP_PAUSE_US=N (tests only)
+ * stability gate accepts (the demo's loaded-machine limit is 50 %).  With
+ * noisy (tests only), SKW_NOISE_STEP_PCT=P adds P % per run index instead
+ * (12: a spread of 38.7 %), and SKW_NOISE_RUN_DIRS=PATTERN keeps the noise
+ * to the runs whose $TUNECTL_RUN_DIR matches that fnmatch(3) pattern (the
+ * others are modelled as with =1), so a test can disturb one run set of a
+ * session.  SKW_STEP_PAUSE_US=N (tests only)
  * makes the rank thread sleep N microseconds inside every step, as a rank
  * that is descheduled would: the wall figure counts it, the gate clock
  * does not.
@@ -62,6 +67,7 @@
  * graphs with their logs.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,11 +181,11 @@ decode_step(const struct skw_model *m, const struct skw_plan *p,
  * per kernel group, the matmul (its loop order and unrolling), the
  * elementwise kernels (fast softmax), two streams for multistream; times
  * a jitter of at most +-0.4% from a hash of (run, rank, step), and with
- * noisy, 25 % per run index mod 5.
+ * noise (noise_step()), that fraction more per run index mod 5.
  */
 static double
 model_ms(const struct skw_config *c, const struct skw_plan *p, int rank,
-    int step, int noisy)
+    int step, double noise)
 {
 	double launch = 0.020 * p->ngroups;
 	double matmul = (c->ikj ? 0.30 : 0.50) * (c->unroll >= 4 ? 0.94 : 1.0) *
@@ -192,12 +198,43 @@ model_ms(const struct skw_config *c, const struct skw_plan *p, int rank,
 
 	if (c->multistream)
 		ms *= 0.8;
-	if (noisy)
-		ms *= 1.0 + 0.25 * (double)((run != NULL ? atoi(run) : 0) % 5);
+	ms *= 1.0 + noise * (double)((run != NULL ? atoi(run) : 0) % 5);
 	snprintf(key, sizeof(key), "%s/%d/%d", run != NULL ? run : "0", rank, step);
 	for (const char *k = key; *k != '\0'; k++)
 		h = (h ^ (unsigned char)*k) * 16777619u;
 	return ms * (1.0 + ((double)(h % 1001) / 1000.0 - 0.5) * 0.008);
+}
+
+/*
+ * The noise of SKW_SIMULATED_TIMING=noisy: the fraction a run's modelled
+ * time grows per run index (mod 5), SKW_NOISE_STEP_PCT % (default 25);
+ * 0 for a run outside SKW_NOISE_RUN_DIRS.  A step that is no number in
+ * [0, 100] is refused (-1).
+ */
+static double
+noise_step(void)
+{
+	const char *sim = getenv("SKW_SIMULATED_TIMING");
+	const char *step = getenv("SKW_NOISE_STEP_PCT");
+	const char *dirs = getenv("SKW_NOISE_RUN_DIRS");
+	const char *run_dir = getenv("TUNECTL_RUN_DIR");
+	double pct = 25.0;
+	char *end;
+
+	if (sim == NULL || strcmp(sim, "noisy") != 0)
+		return 0.0;
+	if (step != NULL) {
+		pct = strtod(step, &end);
+		if (end == step || *end != '\0' || !(pct >= 0 && pct <= 100)) {
+			fprintf(stderr, "skw: SKW_NOISE_STEP_PCT must be a number "
+			    "in [0, 100], not '%s'\n", step);
+			return -1.0;
+		}
+	}
+	if (dirs != NULL && (run_dir == NULL ||
+	    fnmatch(dirs, run_dir, 0) != 0))
+		return 0.0;
+	return pct / 100.0;
 }
 
 /* ---- configuration ------------------------------------------------------ */
@@ -405,8 +442,9 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	unsigned st = c->seed + 7u * (unsigned)rank;
 	const char *sim = getenv("SKW_SIMULATED_TIMING");
 	const char *pause = getenv("SKW_STEP_PAUSE_US");
-	int noisy = sim != NULL && strcmp(sim, "noisy") == 0;
-	int simulated = noisy || (sim != NULL && strcmp(sim, "1") == 0);
+	int simulated = sim != NULL && (strcmp(sim, "noisy") == 0 ||
+	    strcmp(sim, "1") == 0);
+	double noise = noise_step();
 	long pause_us = pause != NULL ? strtol(pause, NULL, 10) : 0;
 	int profiling = profile_out != NULL && rank == 0;
 	int tracing = msprof_out != NULL && rank == 0;
@@ -417,6 +455,8 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	FILE *log;
 	int core, rc = 0;
 
+	if (noise < 0)
+		return 1;
 	w = malloc(sizeof(float) * hh * (size_t)c->layers);
 	b = malloc(sizeof(float) * (size_t)c->hidden * (size_t)c->layers);
 	x = malloc(sizeof(float) * act);
@@ -484,7 +524,7 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 		read_end(&r);
 		fprintf(log, "step %d rank %d Inference time (decode): %.4f ms "
 		    "wall %.4f ms rank-thread %.4f ms\n", s, rank,
-		    simulated ? model_ms(c, &p, rank, s, noisy) : r.cpu, r.wall,
+		    simulated ? model_ms(c, &p, rank, s, noise) : r.cpu, r.wall,
 		    r.thread);
 	}
 	skw_stream_stop(&streams[0]);

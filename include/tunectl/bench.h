@@ -139,6 +139,12 @@ void tc_runset_free(tc_runset *rs);
  * same sides, base as side A, cand another side, and both hold run k of
  * every round k), so that run k of each was taken in the same round. */
 bool tc_runset_paired(const tc_runset *base, const tc_runset *cand);
+/* The half of tc_runset_paired() the two manifests (runset.json) decide:
+ * their "interleaved" records name the same sides, base's as side A and
+ * cand's another.  A reader of a gate report that holds the runs but not
+ * the loaded run sets (report html) checks the rounds itself. */
+bool tc_runset_manifests_interleaved(const tc_json *base_manifest,
+    const tc_json *cand_manifest);
 /* The bootstrap 95 % interval of cand's improvement over base: paired by
  * round when tc_runset_paired() (tc_bootstrap_paired_improvement_ci),
  * else each run set resampled on its own (tc_bootstrap_improvement_ci).

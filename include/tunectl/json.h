@@ -116,6 +116,27 @@ tc_json *tc_json_parse_text(const char *text, size_t len, tc_error *err);
 tc_json *tc_json_parse_file_digest(const char *path,
     const char *const *type_only, char hex[65], tc_error *err);
 
+/* What tc_json_digest() gives for each item of an array, in order: hex[i]
+ * is item i's, or "" where it was not taken (the caller digests that item
+ * itself).  n items; owned by the caller (tc_json_item_digests_free). */
+typedef struct {
+	char (*hex)[65];
+	size_t n, cap;
+} tc_json_item_digests;
+
+/*
+ * Read and parse a file as tc_json_parse_file() does (same tree, same
+ * errors) and, from the same read, put in items what tc_json_digest()
+ * gives for each item of the array that the root object's member key
+ * holds (none when it is absent or not an array).  An item that is not a
+ * container, or whose digest tc_json_digest() would word differently (a
+ * lone surrogate, a non-finite number or a duplicate key inside it), gets
+ * "".  On NULL items is empty.
+ */
+tc_json *tc_json_parse_file_items_digest(const char *path, const char *key,
+    tc_json_item_digests *items, tc_error *err);
+void tc_json_item_digests_free(tc_json_item_digests *items);
+
 /* Read a whole file / descriptor with read(2), at most TC_JSON_MAX_BYTES
  * (larger input fails with "JSON document too large: ...").  The result
  * is malloc'd and NUL-terminated.  OS errors as for tc_json_parse_file. */

@@ -18,17 +18,24 @@
 #include "tunectl/stats.h"
 
 bool
-tc_runset_paired(const tc_runset *base, const tc_runset *cand)
+tc_runset_manifests_interleaved(const tc_json *base_manifest,
+    const tc_json *cand_manifest)
 {
-	const tc_json *bi = tc_json_get(base->manifest, "interleaved");
-	const tc_json *ci = tc_json_get(cand->manifest, "interleaved");
+	const tc_json *bi = tc_json_get(base_manifest, "interleaved");
+	const tc_json *ci = tc_json_get(cand_manifest, "interleaved");
 	const char *brole = tc_json_get_string(bi, "role");
 	const char *crole = tc_json_get_string(ci, "role");
 	const tc_json *sides = tc_json_get(bi, "sides");
 
-	if (brole == NULL || crole == NULL || strcmp(brole, "A") != 0 ||
-	    strcmp(crole, "A") == 0 || !tc_json_is(sides, TC_JSON_ARRAY) ||
-	    !tc_json_equal(sides, tc_json_get(ci, "sides")) ||
+	return brole != NULL && crole != NULL && strcmp(brole, "A") == 0 &&
+	    strcmp(crole, "A") != 0 && tc_json_is(sides, TC_JSON_ARRAY) &&
+	    tc_json_equal(sides, tc_json_get(ci, "sides"));
+}
+
+bool
+tc_runset_paired(const tc_runset *base, const tc_runset *cand)
+{
+	if (!tc_runset_manifests_interleaved(base->manifest, cand->manifest) ||
 	    base->run_count == 0 || base->run_count != cand->run_count)
 		return false;
 	/* run k of each side: the same round (run-K, zero-padded alike) */

@@ -488,36 +488,56 @@ collect_reports(const tc_session *s, const char *step_id, const char *phase,
 	tc_json_free(strong);
 }
 
-/* The order the Final's baseline run set was measured in beside the
- * winner (bench ab records it), read through the artifact root; NULL
- * for a series measured on its own. */
-static char *
-final_order(const tc_session *s, const tc_json *final)
+/* The runset.json of a run set a gate report names by its absolute path,
+ * read through the artifact root; NULL for one outside it or unreadable. */
+static tc_json *
+runset_manifest(const tc_session *s, const char *path)
 {
-	const char *base = tc_json_get_string(tc_json_get(final, "baseline"),
-	    "path");
 	char *root = tc_path_resolve(s->artifact_root, NULL);
-	char *abs = base != NULL && root != NULL ?
-	    tc_path_resolve(base, NULL) : NULL;
-	char *rel = NULL, *order = NULL;
+	char *abs = path != NULL && root != NULL ? tc_path_resolve(path, NULL) :
+	    NULL;
 	tc_json *rs = NULL;
 
 	if (abs != NULL && tc_path_is_within(abs, root) &&
 	    strcmp(abs, root) != 0) {
 		char *rel_dir = tc_path_relative_to(abs, root);
+		char *rel = tc_xasprintf("%s/runset.json", rel_dir);
 
-		rel = tc_xasprintf("%s/runset.json", rel_dir);
-		free(rel_dir);
 		rs = load_json(s, rel);
+		free(rel);
+		free(rel_dir);
 	}
-	if (tc_json_get_string(tc_json_get(rs, "interleaved"), "order"))
-		order = tc_xstrdup(tc_json_get_string(tc_json_get(rs,
-		    "interleaved"), "order"));
-	tc_json_free(rs);
-	free(rel);
 	free(abs);
 	free(root);
-	return order;
+	return rs;
+}
+
+/* From the Final's run sets: the order its baseline was measured in
+ * beside the winner (bench ab records it; NULL for a series measured on
+ * its own), and per candidate whether it was one side of that
+ * measurement (tc_runset_manifests_interleaved). */
+static void
+final_runsets(const tc_session *s, struct tc_html_evidence *ev)
+{
+	const tc_json *cands = tc_json_get(ev->final, "candidates");
+	tc_json *base = runset_manifest(s, tc_json_get_string(tc_json_get(
+	    ev->final, "baseline"), "path"));
+	const char *order = tc_json_get_string(tc_json_get(base, "interleaved"),
+	    "order");
+
+	ev->final_order = order != NULL ? tc_xstrdup(order) : NULL;
+	ev->final_interleaved = tc_json_new_object();
+	for (size_t i = 0; tc_json_is(cands, TC_JSON_OBJECT) &&
+	    i < cands->u.obj.len; i++) {
+		const tc_json_member *m = &cands->u.obj.members[i];
+		tc_json *rs = runset_manifest(s, tc_json_get_string(m->value,
+		    "path"));
+
+		tc_json_object_set_bool(ev->final_interleaved, m->key,
+		    tc_runset_manifests_interleaved(base, rs));
+		tc_json_free(rs);
+	}
+	tc_json_free(base);
 }
 
 void
@@ -554,7 +574,7 @@ tc_html_collect(const tc_session *s, struct tc_html_evidence *ev)
 		}
 	}
 	if (ev->final != NULL)
-		ev->final_order = final_order(s, ev->final);
+		final_runsets(s, ev);
 	/* the console's account of the refusal, when the step it reads
 	 * still matches its seal */
 	(void)tc_report_refusal(s, &ev->decisive_why, &ev->decisive);
@@ -581,6 +601,7 @@ tc_html_evidence_free(struct tc_html_evidence *ev)
 	tc_json_free(ev->stage_a);
 	tc_json_free(ev->final);
 	free(ev->final_order);
+	tc_json_free(ev->final_interleaved);
 	tc_json_free(ev->trials);
 	tc_json_free(ev->ledger);
 	tc_json_free(ev->freeze);

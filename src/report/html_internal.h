@@ -128,6 +128,8 @@ struct tc_html_evidence {
 	tc_buf refusals;	/* every sealed gate refusal, one line each */
 	char *final_order;	/* the Final's interleaved run order ("A B A
 				 * B ..."), or NULL: measured sequentially */
+	tc_json *final_interleaved;	/* Final candidate name -> true when
+				 * measured beside its baseline (bench ab) */
 	const char *decisive;	/* the step that stopped the chain, or NULL */
 	tc_buf decisive_why;	/* its refusal (tc_report_refusal) */
 };
@@ -158,15 +160,22 @@ void tc_html_chart_final(tc_buf *b, const tc_json *report, size_t idx,
 /* ---- html_result.c -------------------------------------------------------- */
 
 /* The figures of one candidate of a gate report: the mean improvement,
- * its bootstrap 95% interval (the evaluation's when the gate decided by
- * it, else computed from the report's runs with the gate's default seed
- * and resamples) and the Mann-Whitney p-value (computed). */
+ * its bootstrap 95% interval and the Mann-Whitney p-value (computed).
+ * The interval is the evaluation's when the gate decided by it (paired
+ * as its ci_resampling says); when the gate decided by the mean it is
+ * computed from the report's runs with the gate's default seed and
+ * resamples as --decide-by ci would: paired by round when `interleaved`
+ * (the caller read both run sets' runset.json:
+ * tc_runset_manifests_interleaved) and the report's runs are the same
+ * rounds, else each run set resampled on its own. */
 struct tc_html_figures {
 	double mean_pct, lo, hi, p_value;
 	bool ci_ok, ci_from_gate;
+	const char *resampling;	/* "paired", "independent", or NULL: a
+				 * gate's interval that does not say */
 };
 void tc_html_figures(const tc_json *report, const tc_json *cand,
-    struct tc_html_figures *f);
+    bool interleaved, struct tc_html_figures *f);
 
 /* The decision rules of an evaluation (or, without one, of a frozen
  * tune gate policy) in words: decide-by, threshold, stability rule. */

@@ -6,9 +6,12 @@
  * report made outside a session (`tunectl report html --gate`).
  *
  * Everything comes from sealed documents (or, for --gate, the one file
- * named); the interval and the Mann-Whitney p-value that a gate deciding
- * by the mean does not write are computed from the report's own runs
- * with the gate's default seed and resamples, and said to be.
+ * named and the run sets it names); the interval and the Mann-Whitney
+ * p-value that a gate deciding by the mean does not write are computed
+ * from the report's own runs with the gate's default seed and resamples
+ * (the interval paired by round when the runs were interleaved, as
+ * --decide-by ci pairs them), and the page says so and that the gate
+ * decided by the mean.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 #include "html_internal.h"
 #include "tunectl/bench.h"
 #include "tunectl/html.h"
+#include "tunectl/path.h"
 #include "tunectl/stats.h"
 
 static const char *const EVALS[] = {
@@ -65,9 +69,42 @@ runs_of(const tc_json *runs, size_t *n)
 	return v;
 }
 
+/* Whether run k of the baseline and of the candidate ran in the same
+ * round: as many runs, run k of each named alike (run-K). */
+static bool
+same_rounds(const tc_json *base, const tc_json *cand)
+{
+	const tc_json *br = tc_json_get(base, "runs");
+	const tc_json *cr = tc_json_get(cand, "runs");
+
+	if (!tc_json_is(br, TC_JSON_ARRAY) || !tc_json_is(cr, TC_JSON_ARRAY) ||
+	    br->u.arr.len == 0 || br->u.arr.len != cr->u.arr.len)
+		return false;
+	for (size_t k = 0; k < br->u.arr.len; k++) {
+		const char *bp = tc_json_get_string(br->u.arr.items[k], "path");
+		const char *cp = tc_json_get_string(cr->u.arr.items[k], "path");
+
+		if (bp == NULL || cp == NULL || strcmp(tc_path_basename(bp),
+		    tc_path_basename(cp)) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* The gate's own interval's resampling, from ci_resampling. */
+static const char *
+gate_resampling(const tc_json *ev)
+{
+	const char *r = tc_json_get_string(ev, "ci_resampling");
+
+	if (r == NULL)
+		return NULL;
+	return strncmp(r, "paired", 6) == 0 ? "paired" : "independent";
+}
+
 void
 tc_html_figures(const tc_json *report, const tc_json *cand,
-    struct tc_html_figures *f)
+    bool interleaved, struct tc_html_figures *f)
 {
 	const tc_json *ev = evaluation_of(cand);
 	const tc_json *ci = tc_json_get(ev, "ci95_improvement_pct");
@@ -84,8 +121,19 @@ tc_html_figures(const tc_json *report, const tc_json *cand,
 	    tc_json_number(ci->u.arr.items[0], &f->lo) &&
 	    tc_json_number(ci->u.arr.items[1], &f->hi) && isfinite(f->lo) &&
 	    isfinite(f->hi);
-	f->ci_ok = f->ci_from_gate || tc_bootstrap_improvement_ci(b, nb, c, nc,
-	    TC_BOOTSTRAP_RESAMPLES, TC_BOOTSTRAP_SEED, &f->lo, &f->hi);
+	if (f->ci_from_gate) {
+		f->ci_ok = true;
+		f->resampling = gate_resampling(ev);
+	} else if (interleaved && nb == nc && same_rounds(tc_json_get(report,
+	    "baseline"), cand)) {
+		f->resampling = "paired";
+		f->ci_ok = tc_bootstrap_paired_improvement_ci(b, c, nb,
+		    TC_BOOTSTRAP_RESAMPLES, TC_BOOTSTRAP_SEED, &f->lo, &f->hi);
+	} else {
+		f->resampling = "independent";
+		f->ci_ok = tc_bootstrap_improvement_ci(b, nb, c, nc,
+		    TC_BOOTSTRAP_RESAMPLES, TC_BOOTSTRAP_SEED, &f->lo, &f->hi);
+	}
 	tc_mann_whitney(b, nb, c, nc, &mwu);
 	f->p_value = mwu.p_value;
 	free(b);
@@ -119,11 +167,26 @@ interval_text(tc_buf *b, const struct tc_html_figures *f, double lo,
 	tc_buf_puts(b, "]");
 }
 
-static const char *
-interval_source(const struct tc_html_figures *f)
+/* Whose interval it is and how it resampled the runs: the gate's, that
+ * decided by it, or one computed for the page because the gate decided
+ * by the mean and wrote none. */
+static void
+interval_source(tc_buf *b, const struct tc_html_figures *f)
 {
-	return f->ci_from_gate ? "the gate's" :
-	    "bootstrap of the report's runs, computed for this page";
+	const char *how = f->resampling == NULL ? NULL :
+	    strcmp(f->resampling, "paired") == 0 ?
+	    "paired by round (interleaved runs)" :
+	    "each run set resampled on its own";
+
+	if (f->ci_from_gate) {
+		tc_buf_puts(b, "the gate's, which decided by it");
+		if (how != NULL)
+			tc_buf_printf(b, "; %s", how);
+		return;
+	}
+	tc_buf_printf(b, "the gate decided by the mean and wrote no interval: "
+	    "a bootstrap of the report's runs, %s, computed for this page",
+	    how);
 }
 
 /* "+41.20 % (95 % interval [+39.10 %, +43.00 %], computed ...; p = 0.008)" */
@@ -133,8 +196,11 @@ figures_text(tc_buf *b, const struct tc_html_figures *f)
 	pct(b, f->mean_pct);
 	tc_buf_puts(b, " mean, 95 % interval ");
 	interval_text(b, f, f->lo, f->hi);
-	if (f->ci_ok)
-		tc_buf_printf(b, " (%s)", interval_source(f));
+	if (f->ci_ok) {
+		tc_buf_puts(b, " (");
+		interval_source(b, f);
+		tc_buf_puts(b, ")");
+	}
 	if (isfinite(f->p_value))
 		tc_buf_printf(b, "; Mann-Whitney p = %.3g", f->p_value);
 }
@@ -158,9 +224,12 @@ figures_text_higher(tc_buf *b, const struct tc_html_figures *f,
 	tc_buf_puts(b, " harmonic mean, 95 % interval ");
 	interval_text(b, f, tc_reciprocal_gain_pct(f->lo),
 	    tc_reciprocal_gain_pct(f->hi));
-	if (f->ci_ok)
-		tc_buf_printf(b, " (%s, each bound of the reciprocal's mapped "
-		    "by 1/(1 - d) - 1)", interval_source(f));
+	if (f->ci_ok) {
+		tc_buf_puts(b, " (");
+		interval_source(b, f);
+		tc_buf_puts(b, "; each bound of the reciprocal's mapped by "
+		    "1/(1 - d) - 1)");
+	}
 	tc_buf_puts(b, "</span>; <span class=\"reciprocal\">of the reciprocal "
 	    "1/value the gates compare, lower is better: ");
 	pct(b, f->mean_pct);
@@ -397,8 +466,10 @@ tc_html_result_table(tc_buf *b, const struct tc_html_evidence *ev)
 		size_t idx;
 		const tc_json_member *m = final_candidate(ev->final, cand_id,
 		    &idx);
+		const tc_json *il = tc_json_get(ev->final_interleaved, m->key);
 
-		tc_html_figures(ev->final, m->value, &f);
+		tc_html_figures(ev->final, m->value, tc_json_is(il,
+		    TC_JSON_BOOL) && il->u.b, &f);
 		ev_final = evaluation_of(m->value);
 		tc_buf_puts(b, isfinite(imp) ? "; " : "");
 		if (higher_is_better(ev))
@@ -475,11 +546,34 @@ static const char *const KIND_NAMES[] = {
 /* What a gate page shows beside the report: whether its run sets logged
  * 1/value (bench run --metric-higher), from the report's tunectl block,
  * else its provenance record, else the baseline run set's runset.json,
- * and the order interleaved runs were taken in (bench ab), or NULL. */
+ * the order interleaved runs were taken in (bench ab), or NULL, and that
+ * runset.json (NULL: moved or removed since), which tells with each
+ * candidate's whether the two were measured side by side. */
 struct gate_page {
 	bool higher;
 	char *order;
+	tc_json *base_rs;
 };
+
+/* Whether candidate cand was measured interleaved with the page's
+ * baseline: both run sets' runset.json, where the report names them. */
+static bool
+gate_interleaved(const struct gate_page *pg, const tc_json *cand)
+{
+	const char *path = tc_json_get_string(cand, "path");
+	char *p;
+	tc_json *rs;
+	bool il;
+
+	if (pg->base_rs == NULL || path == NULL)
+		return false;
+	p = tc_xasprintf("%s/runset.json", path);
+	rs = tc_json_parse_file(p, NULL);
+	free(p);
+	il = tc_runset_manifests_interleaved(pg->base_rs, rs);
+	tc_json_free(rs);
+	return il;
+}
 
 static void
 gate_page_read(const char *path, const tc_json *doc, struct gate_page *pg)
@@ -510,7 +604,7 @@ gate_page_read(const char *path, const tc_json *doc, struct gate_page *pg)
 	if (tc_json_get_string(tc_json_get(rs, "interleaved"), "order"))
 		pg->order = tc_xstrdup(tc_json_get_string(tc_json_get(rs,
 		    "interleaved"), "order"));
-	tc_json_free(rs);
+	pg->base_rs = rs;
 	tc_json_free(prov);
 }
 
@@ -544,7 +638,8 @@ gate_candidates(tc_buf *b, const tc_json *doc, const struct gate_page *pg)
 		tc_buf why = TC_BUF_INIT;
 		tc_json *one = tc_json_new_object(), *wrap = tc_json_new_object();
 
-		tc_html_figures(doc, m->value, &f);
+		tc_html_figures(doc, m->value, gate_interleaved(pg, m->value),
+		    &f);
 		tc_buf_puts(b, "<tr><td>");
 		tc_html_text(b, m->key, m->key_len);
 		tc_buf_puts(b, "</td><td>");
@@ -706,6 +801,7 @@ tc_report_html_gate(const char *path, tc_buf *out, tc_error *err)
 	tc_html_page_open(out, "tunectl gate report: ", path, "");
 	gate_body(out, doc, kind, &pg);
 	free(pg.order);
+	tc_json_free(pg.base_rs);
 	tc_html_page_close(out, "one gate report, not a sealed session");
 	tc_json_free(doc);
 	return 0;

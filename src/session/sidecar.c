@@ -125,9 +125,11 @@ same_session(const tc_json *record, const tc_json *session)
 	    tc_session__field_equal(record, session, "created_at");
 }
 
-/* The chain: seq, prev_sha256, schema; NULL or the problem. */
+/* The chain: seq, prev_sha256, schema; NULL or the problem.  digests:
+ * each record's, as the read took them ("" or missing: digest the
+ * record here). */
 static char *
-chain_problem(const tc_json *records)
+chain_problem(const tc_json *records, const tc_json_item_digests *digests)
 {
 	char prev[65] = "";
 	size_t i;
@@ -145,7 +147,10 @@ chain_problem(const tc_json *records)
 		    !sess_str_is(link, prev))
 			return tc_xasprintf("record %zu does not chain to the "
 			    "record before it", i);
-		if (tc_json_digest(r, prev, NULL) != 0)
+		if (digests->n == records->u.arr.len &&
+		    digests->hex[i][0] != '\0')
+			memcpy(prev, digests->hex[i], sizeof(prev));
+		else if (tc_json_digest(r, prev, NULL) != 0)
 			return tc_xasprintf("record %zu cannot be digested", i);
 	}
 	return NULL;
@@ -157,6 +162,7 @@ sidecar_read(const tc_session *s)
 	tc_sidecar *sc = tc_xcalloc(1, sizeof(*sc));
 	tc_error err = TC_ERROR_INIT;
 	const tc_json *session = s->doc;
+	tc_json_item_digests digests;
 	tc_json *records;
 
 	/* tc_sidecar_path(), from the resolution the load kept */
@@ -165,7 +171,10 @@ sidecar_read(const tc_session *s)
 	if (sc->path == NULL ||
 	    !tc_path_exists(sc->path))
 		return sc;
-	if ((sc->doc = tc_json_parse_file(sc->path, &err)) == NULL) {
+	/* The chain's digests come from the read (the records' canonical
+	 * text as the parse meets it), not from writing each record out. */
+	if ((sc->doc = tc_json_parse_file_items_digest(sc->path, "records",
+	    &digests, &err)) == NULL) {
 		sc->problem = tc_xasprintf("cannot read the session's sidecar: "
 		    "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
@@ -176,20 +185,17 @@ sidecar_read(const tc_session *s)
 	    "schema_version"), TC_SIDECAR_SCHEMA)) {
 		sc->problem = tc_xasprintf("sidecar %s is not a %s document",
 		    sc->path, TC_SIDECAR_SCHEMA);
-		return sc;
-	}
-	if (records->u.arr.len == 0 ||
+	} else if (records->u.arr.len == 0 ||
 	    !same_session(records->u.arr.items[0], session)) {
 		sc->foreign = true;
-		return sc;
-	}
-	if ((sc->problem = chain_problem(records)) != NULL) {
+	} else if ((sc->problem = chain_problem(records, &digests)) != NULL) {
 		char *why = sc->problem;
 
 		sc->problem = tc_xasprintf("sidecar chain broken: %s: %s",
 		    why, sc->path);
 		free(why);
 	}
+	tc_json_item_digests_free(&digests);
 	return sc;
 }
 

@@ -70,7 +70,7 @@ check "the winner's knobs" grep -q '<th>Winner</th><td><code>fast n=2</code> (Sb
 # (the Final's runs are interleaved: the interval pairs them by round, and
 # the alternating 0.01 ms both sides share in a round leaves it narrow)
 check "the improvement with the gate's 95 % interval and a p-value" \
-	grep -Eq 'interval \[\+69\.[0-9]+ %, \+(69|70)\.[0-9]+ %\] \(the gate.s\); Mann-Whitney p = ' result.html
+	grep -Eq 'interval \[\+69\.[0-9]+ %, \+(69|70)\.[0-9]+ %\] \(the gate.s, which decided by it; paired by round \(interleaved runs\)\); Mann-Whitney p = ' result.html
 check "the verdict" grep -q '<b class="ok">beneficial</b>' result.html
 check "the decide-by rule ci and its threshold" \
 	grep -q 'decide-by rule <b>ci</b>: bootstrap 95% interval of the improvement excludes 0 and its lower bound is &gt;= min_improvement_pct (min_improvement_pct 2 %)' result.html
@@ -100,8 +100,21 @@ check "the rejected series is a refusal with its numbers" \
 	grep -Eq '<li>s0-baseline: stability gate \(s0/stability.json\): spread [0-9.]+ % &gt; 5.0 % \(per-run worst-rank means' "$H2"
 section "$H2" result > result2.html
 check "the mean rule is named" grep -q "decide-by rule <b>mean</b>: the reference.s: mean improvement &gt;= min_improvement_pct" result2.html
-check "the interval is computed from the Final runs and said to be" \
-	grep -q "(bootstrap of the report.s runs, computed for this page); Mann-Whitney p = " result2.html
+check "the interval is computed from the Final runs, paired by round, and said to be, with the mean's decision" \
+	grep -q "(the gate decided by the mean and wrote no interval: a bootstrap of the report.s runs, paired by round (interleaved runs), computed for this page); Mann-Whitney p = " result2.html
+# the page's interval is the one --decide-by ci computes from the same
+# (interleaved) run sets: paired by round, the gate's seed and resamples
+tc gate analyze --baseline "$R2/final/baseline" --candidate "Sbest=$R2/final/candidate" \
+	--promotion-mode Sbest=whole_scope --expected-ranks 1 --warmup 0 --decide-by ci --json-out "$T/ci2.json"
+expect_rc 0 "gate analyze --decide-by ci over the mean-decided Final's run sets"
+CI2=$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["candidates"]["Sbest"]["promotion"]
+print("[%+.2f %%, %+.2f %%] %s" % (e["ci95_improvement_pct"][0], e["ci95_improvement_pct"][1], e["ci_resampling"]))' "$T/ci2.json")
+expect_eq "${CI2#*%] }" "paired by round (interleaved runs)" "that gate pairs the Final's runs by round"
+check "report.html shows that gate's interval (${CI2% paired*})" grep -qF "95 % interval ${CI2% paired*} (the gate decided by the mean" result2.html
+tc report html --gate "$R2/final/promotion.json" --out "$T/mean-gate.html"
+expect_rc 0 "report html --gate draws the mean-decided promotion report"
+check "its page says the same, paired by round (the run sets it names are interleaved)" \
+	grep -qF "95 % interval ${CI2% paired*} (the gate decided by the mean and wrote no interval: a bootstrap of the report's runs, paired by round (interleaved runs), computed for this page)" "$T/mean-gate.html"
 check "the stability rule reference" grep -q 'stability rule <b>reference</b>' result2.html
 
 # ---- every S0 series too noisy: the refusal and its numbers in report.html ---------------
@@ -138,7 +151,7 @@ expect_rc 0 "a higher-is-better session completes"
 R4=$(cd s/latest && pwd -P)
 H4="$R4/report.html"
 check "its improvement is labelled in GB/s with the gate's interval mapped" \
-	grep -Eq '<span class="figure">in GB/s, higher is better: \+199\.[0-9]+ % harmonic mean, 95 % interval \[\+(199|200)\.[0-9]+ %, \+(199|200)\.[0-9]+ %\] \(the gate.s, each bound' "$H4"
+	grep -Eq '<span class="figure">in GB/s, higher is better: \+199\.[0-9]+ % harmonic mean, 95 % interval \[\+(199|200)\.[0-9]+ %, \+(199|200)\.[0-9]+ %\] \(the gate.s, which decided by it; paired by round \(interleaved runs\); each bound' "$H4"
 check "and the reciprocal's, labelled" \
 	grep -Eq '<span class="reciprocal">of the reciprocal 1/value the gates compare, lower is better: \+66\.[0-9]+ % mean, 95 % interval \[\+66\.' "$H4"
 
@@ -192,7 +205,9 @@ check "one of two promoted" grep -q '1 of 2</b> candidates promoted' "$T/two.htm
 check "the refused candidate's failed check and its numbers" \
 	grep -q '<li>refused same: mean improvement +0.00 % (needs &gt;= 2.0 %)' "$T/two.html"
 check "the promoted one passed every check" grep -q 'promoted</b></td><td>every check passed' "$T/two.html"
-check "its interval, computed and said to be" grep -q 'computed for this page' "$T/two.html"
+check "its interval, computed and said to be, each run set resampled on its own (bench run, not interleaved)" \
+	grep -q 'the gate decided by the mean and wrote no interval: a bootstrap of the report.s runs, each run set resampled on its own, computed for this page' "$T/two.html"
+check "no interval of that page is said to be paired" lacks 'paired by round' "$T/two.html"
 check "one Final chart per candidate" test "$(grep -o 'data-chart="final"' "$T/two.html" | wc -l)" = 2
 tc report html --gate "$R/intake/freeze.json" --out "$T/bad.html"
 expect_rc 1 "a document that is no gate report is refused"

@@ -11,7 +11,9 @@
 # a path already walked, seal's mkdir -p of directories that exist
 # stats none above them, and the heap is left alone (no madvise) while
 # every document is small; a document of 512 KiB or more is read with
-# the heap grown once for huge pages (one madvise).  The security checks
+# the heap grown once for huge pages (one madvise), and the static
+# PIE's start makes no readlink of /proc/self/exe (src/cli/static_origin.c).
+# The security checks
 # these commands make are tested where they are (test_security,
 # test_sidecar, test_worker_adversary); this test pins their cost.
 . "$(dirname "$0")/lib.sh"
@@ -59,6 +61,8 @@ for cmd in verify status resume next; do
 	    "$cmd: no read that only hears EOF"
 	expect_eq "$(count 'madvise\(' "$tr")" 0 \
 	    "$cmd: small documents only, the heap is not marked for huge pages"
+	expect_eq "$(count '^readlink\("/proc/self/exe"' "$tr")" 0 \
+	    "$cmd: glibc's start does not look up the program's own path"
 	# each document's path is lstat'd while resolved under the root,
 	# then opened: the followed stat pathlib makes to see a symlink loop
 	# is made only when the walk met one
