@@ -572,5 +572,9 @@ void tc_analysis__list_add_unique(tc_json *list, const char *s);
 bool tc_analysis__list_has(const tc_json *list, const char *s);
 /* SHA-256 of the ASCII canonical JSON; -1 with err for NaN and the like. */
 int tc_analysis__ascii_digest(const tc_json *v, char hex[65], tc_error *err);
+/* Where v holds a non-finite float, err says so as artifact_contract.py's
+ * JSON check does ("$.a.b[0] must contain only standard JSON values",
+ * the location cut to 96 code points); 0, or -1 when v holds none. */
+int tc_analysis__nonstandard_error(const tc_json *v, tc_error *err);
 
 #endif

@@ -845,7 +845,10 @@ now_ns(void)
 	return ns(&t);
 }
 
-/* Write cj(v) + "\n" to path, which must not exist yet. */
+/* Write cj(v) + "\n" to path, which must not exist yet.  Mode 0600, as
+ * the reference's artifact_contract.py leaves its session records, root
+ * markers and manifests: they bind a capture to a session, readable by
+ * the capturing account only. */
 static int
 publish(const char *path, const tc_json *v, tc_error *err)
 {
@@ -856,7 +859,7 @@ publish(const char *path, const tc_json *v, tc_error *err)
 	tc_json_write(&b, v, TC_JSON_ASCII, NULL);
 	tc_buf_putc(&b, '\n');
 	rc = tc_write_atomic(path, b.data, b.len, TC_WRITE_EXCLUSIVE |
-	    TC_WRITE_MKDIRS, &e);
+	    TC_WRITE_MKDIRS | TC_WRITE_PRIVATE, &e);
 	if (rc != 0) {
 		if (tc_path_exists(path))
 			tc_error_set(err, "output already exists: %s", path);

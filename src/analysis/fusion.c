@@ -2621,6 +2621,12 @@ build_report(struct run *run, tc_json *decisions, tc_json *sk_child,
 		tc_json_object_set(r, "sk_child_profile", sk_child);
 	}
 	if (rc != 0 || tc_analysis_content_fingerprint(r, hex, err) != 0) {
+		/* a NaN the inputs carried into the report (the declared
+		 * change set's other fields): named where it is, exit 2; the
+		 * reference fails here with a traceback (docs/analysis.md,
+		 * "Deviations from the reference") */
+		if (rc == 0)
+			tc_analysis__nonstandard_error(r, err);
 		tc_json_free(r);
 		return NULL;
 	}

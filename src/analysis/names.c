@@ -612,6 +612,77 @@ tc_analysis__ascii_digest(const tc_json *v, char hex[65], tc_error *err)
 	    err);
 }
 
+/* Append to path the location of the first non-finite float under v
+ * ("$.key" for a member, "[i]" for an item; members in key order);
+ * false when there is none. */
+static bool
+nonfinite_walk(const tc_json *v, tc_buf *path)
+{
+	size_t i, mark = path->len;
+
+	if (v->type == TC_JSON_FLOAT)
+		return !isfinite(v->u.f);
+	if (v->type != TC_JSON_ARRAY && v->type != TC_JSON_OBJECT)
+		return false;
+	for (i = 0; i < (v->type == TC_JSON_ARRAY ? v->u.arr.len :
+	    v->u.obj.len); i++) {
+		path->len = mark;
+		if (v->type == TC_JSON_ARRAY) {
+			tc_buf_printf(path, "[%zu]", i);
+			if (nonfinite_walk(v->u.arr.items[i], path))
+				return true;
+		} else {
+			tc_buf_printf(path, ".%s", v->u.obj.members[i].key);
+			if (nonfinite_walk(v->u.obj.members[i].value, path))
+				return true;
+		}
+	}
+	path->len = mark;
+	return false;
+}
+
+/* Byte offset of code point n of s (UTF-8), or len. */
+static size_t
+code_point_offset(const char *s, size_t len, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80 && n-- == 0)
+			break;
+	return i;
+}
+
+int
+tc_analysis__nonstandard_error(const tc_json *v, tc_error *err)
+{
+	enum { MAX_LOCATION = 96, EDGE = (MAX_LOCATION - 3) / 2 };
+	tc_buf path = TC_BUF_INIT;
+	size_t points = 0, i;
+
+	tc_buf_putc(&path, '$');
+	if (!nonfinite_walk(v, &path)) {
+		tc_buf_free(&path);
+		return -1;
+	}
+	for (i = 0; i < path.len; i++)
+		points += ((unsigned char)path.data[i] & 0xC0) != 0x80;
+	if (points <= MAX_LOCATION)
+		tc_error_set(err, "%.*s must contain only standard JSON values",
+		    (int)path.len, path.data);
+	else {
+		size_t head = code_point_offset(path.data, path.len, EDGE);
+		size_t tail = code_point_offset(path.data, path.len,
+		    points - EDGE);
+
+		tc_error_set(err, "%.*s...%.*s must contain only standard JSON "
+		    "values", (int)head, path.data, (int)(path.len - tail),
+		    path.data + tail);
+	}
+	tc_buf_free(&path);
+	return 0;
+}
+
 /*
  * The SK name the structural loader splits (sk_<id>_<scope>_start_<start>
  * _end_<end>): an id of 1..19 digits within int64, the first "_start_"

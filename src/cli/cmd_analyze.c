@@ -343,7 +343,7 @@ collection_validate_set(const struct tc_command *cmd, int argc, char **argv)
 			fwrite(out.data, 1, out.len, stdout);
 		else if (tc_collection_output_check(json_out, paths, n,
 		    &err) != 0 || tc_write_atomic(json_out, out.data, out.len,
-		    TC_WRITE_EXCLUSIVE, &err) != 0)
+		    TC_WRITE_EXCLUSIVE | TC_WRITE_PRIVATE, &err) != 0)
 			rc = -1;
 		tc_buf_free(&out);
 		tc_json_free(summary);

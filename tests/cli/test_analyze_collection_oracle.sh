@@ -4,8 +4,10 @@
 # what the reference's artifact_contract.py wrote on the argv of each case
 # of tests/fixtures/collection-oracle: exit status, stdout and stderr byte
 # for byte (argparse usage errors, and input errors as one
-# "artifact_contract: error:" line with no usage).  Under its own name the
-# input errors are one line naming the tunectl command.
+# "artifact_contract: error:" line with no usage), and on the flows of
+# successful and refused begin/finalize/validate-set runs after masking
+# paths and times.  Under its own name the input errors are one line
+# naming the tunectl command.
 . "$(dirname "$0")/lib.sh"
 
 FIX=$TUNECTL_SRC/tests/fixtures/collection-oracle
@@ -23,6 +25,32 @@ cp -r "$T/got" "$T/got2"
 printf 'x' >> "$T/got2/vs-wrong-roles/stderr"
 check "a changed stderr is a difference" \
     bash -c '! python3 "$1/oracle.py" compare "$1/ref" "$2" > /dev/null' _ "$FIX" "$T/got2"
+
+# the flows: begin, finalize and validate-set succeeding (and refusing)
+# in turn on one scratch capture, outputs and written records (their mode
+# 0600 included) as the reference's once the scratch path, the times and
+# the fingerprints over them are masked (oracle.py mask)
+TUNECTL_PROG=artifact_contract.py python3 "$FIX/oracle.py" flows "$T/flows" -- \
+    "$TUNECTL_BIN" analyze collection 2> "$T/flows.err"
+expect_rc 0 "every flow runs"
+python3 "$FIX/oracle.py" compare "$FIX/flows-ref" "$T/flows" > "$T/flows.txt"
+for c in "$FIX"/flows-ref/*/; do
+	c=$(basename "$c")
+	check "flow $c: as the reference" grep -qx "ok   $c" "$T/flows.txt"
+done
+grep '^DIFF' "$T/flows.txt" >&2
+check "the pair flow finalized both manifests" \
+    grep -q '"capture_role":"candidate_profile","capture_root":"."' "$T/flows/pair/25.file"
+sed -i '1s/^mode 600$/mode 644/' "$T/flows/pair/24.file"
+sed -i 's/"size":17/"size":18/' "$T/flows/pair/17.stdout"
+python3 "$FIX/oracle.py" compare "$FIX/flows-ref" "$T/flows" > "$T/flows2.txt"
+check "another mode or size is a difference" grep -qx "DIFF pair: 17.stdout 24.file" "$T/flows2.txt"
+check "a fingerprint that is not the record's digest fails its self-check" python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import oracle
+rec = b"{\"capture_root\":\"/x\",\"started_ns\":1,\"session_fingerprint\":\"" + b"0" * 64 + b"\"}"
+assert b"SELF-CHECK FAILED: session_fingerprint" in oracle.mask(rec, "/nowhere", {})' "$FIX"
 
 # under tunectl's own name: no usage line, the command named
 cd "$T" || exit 1

@@ -38,6 +38,40 @@ cp -r "$FIX/ref/legacy-base" "$T/exp/legacy-base.x"
 check "a changed decision is a difference" \
     bash -c '! python3 "$1/oracle.py" compare "$2/exp" "$2/got" legacy-base.x > /dev/null' _ "$FIX" "$T"
 
+# A documented deviation (docs/analysis.md "Deviations from the
+# reference"): a non-finite number in the declared change set's other
+# fields.  The reference crashes with a Python traceback (exit 1, its last
+# line "ValueError: <location> must contain only standard JSON values");
+# tunectl refuses the input with that message, exit 2, nothing written.
+D=$T/nan
+mkdir -p "$D/out"
+cp -r "$FIX/cases/legacy-base/in" "$D/in"
+chmod -R u+w "$D"
+mapfile -t A < "$FIX/cases/legacy-base/argv"
+long=$(printf 'k%.0s' $(seq 120))
+for c in 'x": NaN|$.declared_change_set.x' \
+    'a": {"b": [1, -Infinity]}|$.declared_change_set.a.b[1]' \
+    "$long\": [Infinity]|\$.declared_change_set.$(printf 'k%.0s' $(seq 24))...$(printf 'k%.0s' $(seq 43))[0]" \
+    '名前": {"é": NaN}|$.declared_change_set.名前.é'; do
+	printf '{"allowed_json_pointers": ["/superkernel/enabled"], "%s}\n' "${c%%|*}" \
+	    > "$D/in/declared-change.json"
+	(cd "$D" && TUNECTL=$TUNECTL_BIN "$TUNECTL_SRC/share/tools/analyze_profiler.py" \
+	    "${A[@]}" > "$D/stdout" 2> "$D/stderr")
+	rc=$?
+	expect_eq "$rc|$(tail -n 1 "$D/stderr")" \
+	    "2|analyze_fusion_performance.py: error: ${c#*|} must contain only standard JSON values" \
+	    "a non-finite declared change set value (${c#*|}) is refused, exit 2, named"
+	check "and nothing is written for ${c#*|}" test -z "$(ls "$D/out")" -a ! -s "$D/stdout"
+done
+
+# The other documented deviation: the analysis and the report are written
+# with the umask's mode (the reference's temporary files leave them 0600)
+cp "$FIX/cases/legacy-base/in/declared-change.json" "$D/in/declared-change.json"
+(cd "$D" && umask 022 && TUNECTL=$TUNECTL_BIN "$TUNECTL_SRC/share/tools/analyze_profiler.py" \
+    "${A[@]}" > /dev/null 2>&1)
+expect_eq "$(cd "$D/out" && stat -c '%a %n' analysis.json report.md | tr '\n' ' ')" \
+    "644 analysis.json 644 report.md " "the analysis and report are 0644 under umask 022"
+
 # Unmasked: both analyzers on one staging of each structural case (the
 # same files, so the same manifest digests) must write the same bytes,
 # mapping_fingerprint, graph_occurrence_fingerprint and the sk_ids they
