@@ -121,8 +121,10 @@ tc_html_figures(const tc_json *report, const tc_json *cand,
 	    tc_json_number(ci->u.arr.items[0], &f->lo) &&
 	    tc_json_number(ci->u.arr.items[1], &f->hi) && isfinite(f->lo) &&
 	    isfinite(f->hi);
-	if (f->ci_from_gate) {
-		f->ci_ok = true;
+	if (f->ci_from_gate || strcmp(tc_json_get_string_or(ev, "decide_by",
+	    "mean"), "ci") == 0) {
+		/* the gate's (its bounds null: it could compute none) */
+		f->ci_ok = f->ci_from_gate;
 		f->resampling = gate_resampling(ev);
 	} else if (interleaved && nb == nc && same_rounds(tc_json_get(report,
 	    "baseline"), cand)) {

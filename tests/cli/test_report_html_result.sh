@@ -218,6 +218,15 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["baseline_stabili
 tc report html --gate "$T/shape.json" --out "$T/shape.html"
 expect_rc 1 "a gate report of the wrong shape is refused"
 expect_out "baseline_stability lacks its runs" "naming the field"
+# a gate that decided by its interval but could compute none (null
+# bounds): "not computed", never one made up for the page as if the gate
+# had decided by the mean
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["candidates"]["Sbest"]["promotion"]["ci95_improvement_pct"]=[None, None]; json.dump(d, open(sys.argv[2],"w"))' \
+	"$R/final/promotion.json" "$T/noci.json"
+tc report html --gate "$T/noci.json" --out "$T/noci.html"
+expect_rc 0 "report html --gate draws a ci-decided report whose interval is null"
+check "its interval is not computed" grep -q '% mean, 95 % interval not computed; Mann-Whitney' "$T/noci.html"
+check "and not said to be the mean's" lacks 'decided by the mean' "$T/noci.html"
 tc report html --gate "$T/nope.json" --out "$T/nope.html"
 expect_rc 1 "a missing file is refused"
 tc report html --gate "$T/two.json" --session "$R/auto-tune-session.json"
