@@ -50,19 +50,20 @@ CPPFLAGS += -Iinclude -I$(BUILD)/include -D_GNU_SOURCE -DTUNECTL_VERSION='"$(VER
 CFLAGS   += -std=c17 $(OPT) $(WARN) $(SANFLAGS) -MMD -MP
 LDFLAGS  += $(SANFLAGS)
 # The library's dependencies (what a program linking libtunectl.a names).
-DEP_LIBS := -lsodium -lcrypto -lyaml -lgmp -lm
-# tunectl's own programs link libsodium, libcrypto, libyaml and GMP from
+DEP_LIBS := -lsodium -lyaml -lgmp -lm
+# tunectl's own programs link libsodium, libyaml and GMP from
 # their static archives where the -dev packages ship them (Debian's do):
 # the dynamic loader then maps and relocates none of them, which was most
 # of the start-up cost of a controller command.  libsodium signs and
-# verifies Ed25519 (src/attest/); libcrypto gives only SHA-256 (its
-# SHA256_* functions: SHA-NI and AVX2 code, five small objects linked).
+# verifies Ed25519 (src/attest/).  SHA-256 is tunectl's own
+# (src/util/sha256_core.c): libcrypto's ran its CPU probe before main in
+# every command.
 # STATIC_DEPS=0, or an archive that is not there, links the shared
 # library instead.  Expanded when a link runs, after "deps" has installed
 # the packages.
 STATIC_DEPS ?= 1
 dep_lib   = $(or $(if $(filter 1,$(STATIC_DEPS)),$(filter /%,$(shell $(CC) -print-file-name=lib$(1).a))),-l$(1))
-LIBS      = $(call dep_lib,sodium) $(call dep_lib,crypto) $(call dep_lib,yaml) $(call dep_lib,gmp) -lm
+LIBS      = $(call dep_lib,sodium) $(call dep_lib,yaml) $(call dep_lib,gmp) -lm
 # Hardening, for every object and program: stack protector, stack clash
 # probes, _FORTIFY_SOURCE (3 where gcc has it, from gcc 12; not with the
 # sanitizers, which replace the same functions, nor at -O0, where glibc

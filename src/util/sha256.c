@@ -1,18 +1,9 @@
 /*
- * sha256.c - SHA-256 through libcrypto's SHA256_* functions, in memory
- * and streamed from files with large sequential reads.  Files are opened
+ * sha256.c - SHA-256 in memory and streamed from files with large
+ * sequential reads (the hash itself: sha256_core.c).  Files are opened
  * with tc_open_regular_at, so a FIFO or device planted where evidence
  * belongs is refused instead of blocking or never ending.
- *
- * Why not EVP: the first EVP digest of a process initialises OpenSSL,
- * reads openssl.cnf and fetches SHA-256 from a provider, which cost more
- * than a controller command's own work on a small session.  SHA256_Init
- * and friends are the same assembler (SHA-NI, AVX2) without any of that.
- * OpenSSL 3 marks them deprecated, not removed; the digest is a plain
- * function of the bytes, so no configuration could change it anyway.
  */
-#define OPENSSL_SUPPRESS_DEPRECATED 1
-
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -21,8 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/sha.h>
-
+#include "sha256_core.h"
 #include "tunectl/buf.h"
 #include "tunectl/fileio.h"
 #include "tunectl/sha256.h"
@@ -30,23 +20,16 @@
 #define READ_CHUNK	(1u << 20)
 
 struct tc_sha256 {
-	SHA256_CTX c;
+	struct tc_sha256_core c;
 };
 
 static void
-crypto_fail(const char *what)
-{
-	fprintf(stderr, "tunectl: libcrypto: %s failed\n", what);
-	abort();
-}
-
-static void
-to_hex(const unsigned char md[SHA256_DIGEST_LENGTH],
+to_hex(const unsigned char md[TC_SHA256_DIGEST_LEN],
     char hex[TC_SHA256_HEX_LEN + 1])
 {
 	static const char digits[] = "0123456789abcdef";
 
-	for (unsigned i = 0; i < SHA256_DIGEST_LENGTH; i++) {
+	for (unsigned i = 0; i < TC_SHA256_DIGEST_LEN; i++) {
 		hex[2 * i] = digits[md[i] >> 4];
 		hex[2 * i + 1] = digits[md[i] & 0xF];
 	}
@@ -58,16 +41,15 @@ tc_sha256_new(void)
 {
 	tc_sha256 *ctx = tc_xmalloc(sizeof(*ctx));
 
-	if (SHA256_Init(&ctx->c) != 1)
-		crypto_fail("SHA256_Init");
+	tc_sha256_core_init(&ctx->c);
 	return ctx;
 }
 
 void
 tc_sha256_update(tc_sha256 *ctx, const void *data, size_t len)
 {
-	if (len > 0 && SHA256_Update(&ctx->c, data, len) != 1)
-		crypto_fail("SHA256_Update");
+	if (len > 0)
+		tc_sha256_core_update(&ctx->c, data, len);
 }
 
 void
@@ -79,10 +61,9 @@ tc_sha256_free(tc_sha256 *ctx)
 void
 tc_sha256_final_hex(tc_sha256 *ctx, char hex[TC_SHA256_HEX_LEN + 1])
 {
-	unsigned char md[SHA256_DIGEST_LENGTH];
+	unsigned char md[TC_SHA256_DIGEST_LEN];
 
-	if (SHA256_Final(md, &ctx->c) != 1)
-		crypto_fail("SHA256_Final");
+	tc_sha256_core_final(&ctx->c, md);
 	to_hex(md, hex);
 	tc_sha256_free(ctx);
 }
@@ -91,12 +72,12 @@ tc_sha256_final_hex(tc_sha256 *ctx, char hex[TC_SHA256_HEX_LEN + 1])
 void
 tc_sha256_hex(const void *data, size_t len, char hex[TC_SHA256_HEX_LEN + 1])
 {
-	unsigned char md[SHA256_DIGEST_LENGTH];
-	SHA256_CTX c;
+	unsigned char md[TC_SHA256_DIGEST_LEN];
+	struct tc_sha256_core c;
 
-	if (SHA256_Init(&c) != 1 || SHA256_Update(&c, data, len) != 1 ||
-	    SHA256_Final(md, &c) != 1)
-		crypto_fail("SHA256");
+	tc_sha256_core_init(&c);
+	tc_sha256_core_update(&c, data, len);
+	tc_sha256_core_final(&c, md);
 	to_hex(md, hex);
 }
 

@@ -1,6 +1,8 @@
 /*
  * test_sha256.c - SHA-256 known answers, streaming equivalence, file and
- * descriptor hashing across the 1 MiB read size, Python-style errors.
+ * descriptor hashing across the 1 MiB read size, Python-style errors;
+ * the SHA-extension and portable compressions give the same digests at
+ * every length around the block boundaries, fed in pieces of any size.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "../../src/util/sha256_core.h"
 #include "tunectl/buf.h"
 #include "tunectl/sha256.h"
 
@@ -34,6 +37,70 @@ known_answers_match_fips_180_vectors(void **state)
 	tc_sha256_hex(two_blocks, strlen(two_blocks), hex);
 	assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff"
 	    "2167f6ecedd419db06c1");
+}
+
+/* The digest of data[0..n) fed in pieces of 1..97 bytes (step-driven),
+ * with the portable compression (portable) or the CPU's choice. */
+static void
+digest_pieces(const unsigned char *data, size_t n, unsigned step,
+    bool portable, char hex[TC_SHA256_HEX_LEN + 1])
+{
+	tc_sha256 *ctx = tc_sha256_new();
+	size_t off = 0;
+
+	tc_sha256_core_force_portable(portable);
+	while (off < n) {
+		size_t k = 1 + (off * 31 + step) % 97;
+
+		if (k > n - off)
+			k = n - off;
+		tc_sha256_update(ctx, data + off, k);
+		off += k;
+	}
+	tc_sha256_final_hex(ctx, hex);
+	tc_sha256_core_force_portable(false);
+}
+
+static void
+both_compressions_agree_at_every_length(void **state)
+{
+	enum { MAX = 1200 };
+	unsigned char *data = malloc(MAX);
+	char a[TC_SHA256_HEX_LEN + 1], b[TC_SHA256_HEX_LEN + 1];
+	char one[TC_SHA256_HEX_LEN + 1];
+	uint32_t x = 12345;
+	size_t n;
+
+	(void)state;
+	assert_non_null(data);
+	for (n = 0; n < MAX; n++) {
+		x = x * 1103515245u + 12345u;
+		data[n] = (unsigned char)(x >> 16);
+	}
+	print_message("SHA extensions %s here\n",
+	    tc_sha256_core_uses_shaext() ? "used" : "not used");
+	for (n = 0; n <= MAX; n += n < 200 ? 1 : 37) {
+		digest_pieces(data, n, (unsigned)n, false, a);
+		digest_pieces(data, n, (unsigned)n + 7, true, b);
+		assert_string_equal(a, b);
+		tc_sha256_hex(data, n, one);
+		assert_string_equal(a, one);
+	}
+	/* FIPS 180-2's one million 'a', through the portable code */
+	memset(data, 'a', 1000);
+	{
+		tc_sha256 *ctx = tc_sha256_new();
+		int i;
+
+		tc_sha256_core_force_portable(true);
+		for (i = 0; i < 1000; i++)
+			tc_sha256_update(ctx, data, 1000);
+		tc_sha256_final_hex(ctx, a);
+		tc_sha256_core_force_portable(false);
+		assert_string_equal(a, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48"
+		    "a497200e046d39ccc7112cd0");
+	}
+	free(data);
 }
 
 static void
@@ -173,6 +240,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(known_answers_match_fips_180_vectors),
 		cmocka_unit_test(streaming_updates_equal_one_shot),
+		cmocka_unit_test(both_compressions_agree_at_every_length),
 		cmocka_unit_test(free_without_final_releases_the_context),
 		cmocka_unit_test(file_digest_streams_large_files_and_reports_size),
 		cmocka_unit_test(fd_digest_reads_a_pipe_to_eof),
