@@ -157,6 +157,8 @@ GPU_WORKLOAD := gpu-workload-skipped
 endif
 # Unit tests that link more than the library: UNIT_EXTRA_<test name>.
 UNIT_EXTRA_test_gskw := $(GSKW_HOST_OBJS) $(GSKW_SIM_OBJ)
+# The SHA-256 test holds tunectl's own digest to libcrypto's.
+UNIT_EXTRA_test_sha256 := -lcrypto
 
 # Keep test objects: they are intermediates of a pattern chain.
 .SECONDARY:
