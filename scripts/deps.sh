@@ -8,10 +8,10 @@
 # command to run is printed and the script fails.
 set -eu
 
-need="gcc make pkg-config libssl-dev libsodium-dev libyaml-dev libgmp-dev"
+need="gcc make pkg-config libsodium-dev libyaml-dev libgmp-dev"
 case "${1:-build}" in
 build) ;;
-check) need="$need libcmocka-dev python3 valgrind devscripts" ;;
+check) need="$need libcmocka-dev libssl-dev openssl python3 valgrind devscripts" ;;
 demo) need="$need python3" ;;
 fuzz) need="$need clang" ;;
 browser) need="$need python3 chromium" ;;
