@@ -4,13 +4,20 @@
 # with -ffunction-sections; docs/hardening.md, "Start-up, 2026-12-07"):
 # the section is there, holds the functions verify, status, resume and
 # next run (tunectl's and libc's) and not those of the commands they do
-# not run.  Placement only: every behaviour is tested where it is.
+# not run; their objects' read-only data is at the front of .rodata.  Placement only: every behaviour is tested where it is.
 . "$(dirname "$0")/lib.sh"
 
 BIN=${TUNECTL_BIN:-$TUNECTL_SRC/${BUILD:-build}/tunectl}
 if ! command -v readelf >/dev/null 2>&1 || ! command -v nm >/dev/null 2>&1; then
 	skip "readelf or nm (binutils) is not installed"
-	finish
+	
+# and their read-only data at the front of .rodata
+ro=$(readelf -SW "$BIN" | awk '$2 == ".rodata.tc_start" { print $4, $6 }')
+check "the static PIE has the start-up read-only data .rodata.tc_start" test -n "$ro"
+rodata=$(readelf -SW "$BIN" | awk '$2 == ".rodata" { print $4 }')
+check ".rodata.tc_start comes before .rodata" test "$((16#${ro% *}))" -lt "$((16#${rodata:-0}))"
+check ".rodata.tc_start is not empty" test "$((16#${ro#* }))" -gt 0
+finish
 fi
 
 sect=$(readelf -SW "$BIN" | awk '$2 == ".text.tc_start" { print $4, $6 }')
@@ -34,4 +41,11 @@ done
 for fn in tc_pypto_render_report tc_analysis_fusion tc_tune_spec_parse; do
 	check "$fn (a command none of them runs) is not" eval "! inside $fn"
 done
+
+# and their read-only data at the front of .rodata
+ro=$(readelf -SW "$BIN" | awk '$2 == ".rodata.tc_start" { print $4, $6 }')
+check "the static PIE has the start-up read-only data .rodata.tc_start" test -n "$ro"
+rodata=$(readelf -SW "$BIN" | awk '$2 == ".rodata" { print $4 }')
+check ".rodata.tc_start comes before .rodata" test "$((16#${ro% *}))" -lt "$((16#${rodata:-0}))"
+check ".rodata.tc_start is not empty" test "$((16#${ro#* }))" -gt 0
 finish
