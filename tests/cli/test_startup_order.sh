@@ -12,15 +12,18 @@ if ! command -v readelf >/dev/null 2>&1 || ! command -v nm >/dev/null 2>&1; then
 	skip "readelf or nm (binutils) is not installed"
 	
 # and their read-only data at the front of .rodata
-ro=$(readelf -SW "$BIN" | awk '$2 == ".rodata.tc_start" { print $4, $6 }')
+ro=$(section .rodata.tc_start)
 check "the static PIE has the start-up read-only data .rodata.tc_start" test -n "$ro"
-rodata=$(readelf -SW "$BIN" | awk '$2 == ".rodata" { print $4 }')
-check ".rodata.tc_start comes before .rodata" test "$((16#${ro% *}))" -lt "$((16#${rodata:-0}))"
+rodata=$(section .rodata)
+check ".rodata.tc_start comes before .rodata" test "$((16#${ro% *}))" -lt "$((16#${rodata% *}))"
 check ".rodata.tc_start is not empty" test "$((16#${ro#* }))" -gt 0
 finish
 fi
 
-sect=$(readelf -SW "$BIN" | awk '$2 == ".text.tc_start" { print $4, $6 }')
+# section NAME: "ADDRESS SIZE" (hex) of the program's section NAME
+section() { readelf -SW "$BIN" | awk -v n="$1" '$2 == n { print $4, $6 }'; }
+
+sect=$(section .text.tc_start)
 check "the static PIE has the start-up section .text.tc_start" test -n "$sect"
 from=$((16#${sect% *}))
 to=$((from + 16#${sect#* }))
@@ -43,9 +46,9 @@ for fn in tc_pypto_render_report tc_analysis_fusion tc_tune_spec_parse; do
 done
 
 # and their read-only data at the front of .rodata
-ro=$(readelf -SW "$BIN" | awk '$2 == ".rodata.tc_start" { print $4, $6 }')
+ro=$(section .rodata.tc_start)
 check "the static PIE has the start-up read-only data .rodata.tc_start" test -n "$ro"
-rodata=$(readelf -SW "$BIN" | awk '$2 == ".rodata" { print $4 }')
-check ".rodata.tc_start comes before .rodata" test "$((16#${ro% *}))" -lt "$((16#${rodata:-0}))"
+rodata=$(section .rodata)
+check ".rodata.tc_start comes before .rodata" test "$((16#${ro% *}))" -lt "$((16#${rodata% *}))"
 check ".rodata.tc_start is not empty" test "$((16#${ro#* }))" -gt 0
 finish
