@@ -36,9 +36,12 @@ inside() {
 	a=$(nm "$BIN" | awk -v n="$1" '$3 == n && $2 ~ /^[Tt]$/ { print $1; exit }')
 	[ -n "$a" ] && [ "$((16#$a))" -ge "$from" ] && [ "$((16#$a))" -lt "$to" ]
 }
+# libc's only where it is linked in (the static PIE; not the sanitizer
+# and valgrind builds' dynamic one)
+libc=
+readelf -lW "$BIN" | grep -q INTERP || libc="__libc_start_main _dl_relocate_static_pie __libc_malloc"
 for fn in main tc_cli_run tc_verify_loaded tc_json__read tc_sidecar_checked_manifest \
-    tc_report_final_render tc_resume_session tc_session_next_step __libc_start_main \
-    _dl_relocate_static_pie __libc_malloc; do
+    tc_report_final_render tc_resume_session tc_session_next_step $libc; do
 	check "$fn is in the start-up section" inside "$fn"
 done
 for fn in tc_pypto_render_report tc_analysis_fusion tc_tune_spec_parse; do
