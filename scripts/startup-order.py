@@ -6,23 +6,29 @@ tunectl's text (docs/hardening.md, "Start-up, 2026-12-07").
 The code verify, status, resume and next of a complete session execute
 was spread over about 23 of the static PIE's 36 64 KiB windows, and the
 kernel faults code in one window at a time (fault-around); gathered, it
-fills 6.  The list comes from callgrind profiles of those commands:
+fills 6.  The read-only data (strings, tables) of the objects whose code
+runs goes to the front of .rodata the same way.  The list comes from callgrind profiles of those commands:
 
     valgrind --tool=callgrind --callgrind-out-file=cg.verify.out \\
         build/tunectl verify --session S        # and status, resume, next
     scripts/startup-order.py cg.*.out > scripts/startup-order.ld
 
 tunectl's own functions are named by their sections (every object is
-built with -ffunction-sections); libc's by the archive members that
-define them, together with the members holding IFUNC resolvers (each
-runs while the static PIE relocates itself) and, for the string
-functions, their AVX2, EVEX and AVX-512 variants (valgrind's CPU picks
-another variant than the hardware does).  A name that no longer exists
-matches nothing: the link stays correct, only less compact.
+built with -ffunction-sections); libc's and libm's by the archive
+members that define them, together with the members holding IFUNC
+resolvers (each runs while the static PIE relocates itself) and the
+string functions' AVX2, EVEX and AVX-512 variants and libm's FMA/AVX
+ones (valgrind's CPU picks other variants than the hardware does).  A
+name that no longer exists matches nothing: the link stays correct, only less compact.
 """
 import re
 import subprocess
 import sys
+
+# Run natively and not under valgrind: the SHA extensions' compression
+# (valgrind hides them), and what a static start does only natively.
+NATIVE_OWN = ("blocks_shaext",)
+NATIVE_LIBC = ("_dl_new_object", "_dl_setup_hash")
 
 STRING_FAMILIES = (
     "memchr", "memcmp", "memmove", "mempcpy", "memset", "rawmemchr",
@@ -52,12 +58,12 @@ def executed(profile):
         yield where, name
 
 
-def libc_members(libc):
-    """function -> archive members of libc.a; members with an IFUNC."""
+def archive_members(archive):
+    """function -> members of a static archive; members with an IFUNC."""
     by_name, ifunc = {}, set()
-    for line in run("nm", "-A", libc).splitlines():
+    for line in run("nm", "-A", archive).splitlines():
         parts = line.split()
-        if len(parts) != 3 or parts[1] not in "TtWi":
+        if len(parts) != 3 or parts[1] not in ("T", "t", "W", "i"):
             continue
         member = parts[0].split(":")[-2]
         by_name.setdefault(parts[2], set()).add(member)
@@ -66,35 +72,83 @@ def libc_members(libc):
     return by_name, ifunc
 
 
-def main(profiles):
-    libc = run("cc", "-print-file-name=libc.a").strip()
-    by_name, members = libc_members(libc)
-    own = set()
-    for profile in profiles:
-        for where, name in executed(profile):
-            # tunectl's own, or libc's (a name both define, such as
-            # _dl_get_origin, src/cli/static_origin.c: both patterns)
-            own.add(name)
-            if "/src/" not in where and name in by_name:
-                members |= by_name[name]
-    every = {m for ms in by_name.values() for m in ms}
+def archive(name):
+    """The static archive cc links for -lNAME (libm.a is a linker script
+    naming libm-<version>.a)."""
+    path = run("cc", "-print-file-name=lib%s.a" % name).strip()
+    with open(path, "rb") as f:
+        head = f.read(8)
+    if head != b"!<arch>\n":
+        with open(path) as f:
+            path = re.search(r"GROUP\s*\(\s*(\S+)", f.read()).group(1)
+    return path
+
+
+def variants(every, members, math):
+    """The string functions' vector variants, libm's FMA/AVX variants of
+    the functions whose IFUNC is taken."""
+    out = set()
+    bases = {m[:-2] for m in members}
     for member in every:
         base = member[:-2]
         for fam in STRING_FAMILIES:
             if base == fam or (base.startswith(fam + "-") and
                                ("evex" in base or "avx" in base) and
                                "rtm" not in base):
-                members.add(member)
+                out.add(member)
+        stem, dash, kind = base.partition("-")
+        if math and dash and stem in bases and kind.startswith(("fma", "avx")):
+            out.add(member)
+    return out
+
+
+def object_pattern(where):
+    """The input file pattern of the object a source file is built into:
+    src/cli/'s are linked as objects, the rest from libtunectl.a (whose
+    members are named by their base names)."""
+    m = re.search(r"(?:^|/)src/(.+)\.c$", where)
+    if m is None:
+        return None
+    if m.group(1).startswith("cli/"):
+        return "*/src/%s.o" % m.group(1)
+    return "*libtunectl*.a:%s.o" % m.group(1).rsplit("/", 1)[-1]
+
+
+def main(profiles):
+    own = set(NATIVE_OWN)
+    objects = set()
+    for profile in profiles:
+        for where, name in executed(profile):
+            own.add(name)
+            objects.add(object_pattern(where))
+    objects.discard(None)
     print("/* startup-order.ld - generated by scripts/startup-order.py from")
     print(" * callgrind profiles of verify, status, resume and next of a")
     print(" * complete session: their code first, in one output section. */")
     print("SECTIONS\n{\n  .text.tc_start :\n  {")
     print("    *(.text.startup .text.startup.*)")    # main, at -O2
+    print("    *crt1.o(.text .text.*)")                # _start
+    print("    *crtbegin*.o(.text .text.*)")           # frame_dummy
+    # tunectl's own, and every name also as a section: a name both
+    # tunectl and libc define (_dl_get_origin, src/cli/static_origin.c)
     for name in sorted(own):
         print("    *(.text.%s)" % name)
-    for member in sorted(members):
-        print("    *libc.a:%s(.text .text.*)" % member)
+    for lib, pattern in (("c", "libc.a"), ("m", "libm*.a")):
+        by_name, members = archive_members(archive(lib))
+        seen = set()
+        for name in own | set(NATIVE_LIBC):
+            seen |= by_name.get(name, set())
+        members |= seen | variants({m for ms in by_name.values() for m in ms},
+                                   seen, lib == "m")
+        for member in sorted(members):
+            print("    *%s:%s(.text .text.*)" % (pattern, member))
     print("  }\n}\nINSERT BEFORE .text;")
+    # the read-only data (string literals, tables) of the objects whose
+    # code runs: the keys and names those functions compare against
+    print("SECTIONS\n{\n  .rodata.tc_start :\n  {")
+    for pattern in sorted(objects):
+        print("    %s(.rodata .rodata.*)" % pattern)
+    print("  }\n}\nINSERT BEFORE .rodata;")
 
 
 if __name__ == "__main__":
