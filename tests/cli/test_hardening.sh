@@ -16,10 +16,12 @@ BIN=${TUNECTL_BIN:-$TUNECTL_SRC/${BUILD:-build}/tunectl}
 if [ "${SANITIZE:-0}" = 1 ] || [ "${VALGRIND:-0}" = 1 ]; then
 	skip "the sanitizer and valgrind builds are not the shipped binary"
 	finish
+	exit
 fi
 if ! command -v hardening-check >/dev/null 2>&1 || ! command -v objdump >/dev/null 2>&1; then
 	skip "hardening-check (devscripts) or objdump (binutils) is not installed"
 	finish
+	exit
 fi
 
 # Control flow integrity (IBT/SHSTK) needs every object linked to carry

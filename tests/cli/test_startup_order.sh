@@ -10,14 +10,8 @@
 BIN=${TUNECTL_BIN:-$TUNECTL_SRC/${BUILD:-build}/tunectl}
 if ! command -v readelf >/dev/null 2>&1 || ! command -v nm >/dev/null 2>&1; then
 	skip "readelf or nm (binutils) is not installed"
-	
-# and their read-only data at the front of .rodata
-ro=$(section .rodata.tc_start)
-check "the static PIE has the start-up read-only data .rodata.tc_start" test -n "$ro"
-rodata=$(section .rodata)
-check ".rodata.tc_start comes before .rodata" test "$((16#${ro% *}))" -lt "$((16#${rodata% *}))"
-check ".rodata.tc_start is not empty" test "$((16#${ro#* }))" -gt 0
-finish
+	finish
+	exit
 fi
 
 # section NAME: "ADDRESS SIZE" (hex) of the program's section NAME
