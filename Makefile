@@ -137,7 +137,9 @@ TEST_LIBTUNECTL := $(BUILD)/libtunectl-test.a
 TEST_TUNECTL    := $(BUILD)/tunectl-test
 # The demo workload (examples/workload): a real CPU program tuned by the demo.
 SKW        := $(BUILD)/examples/skw
-SKW_OBJS   := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard examples/workload/*.c)))
+# Both workloads write msprof's files with examples/msprof (--msprof-out).
+MSP_OBJS   := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard examples/msprof/*.c)))
+SKW_OBJS   := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard examples/workload/*.c))) $(MSP_OBJS)
 
 # The GPU demo workload (examples/gpu-workload): its host side is C, built
 # and unit-tested everywhere (linked with a simulated device as
@@ -155,7 +157,7 @@ GSKW       := $(BUILD)/examples/gskw
 GSKW_SIM   := $(BUILD)/tests/gskw-sim
 GSKW_MAIN_OBJ := $(BUILD)/obj/$(GSKW_DIR)/gskw_main.o
 GSKW_HOST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(filter-out \
-              $(GSKW_DIR)/gskw_main.c,$(wildcard $(GSKW_DIR)/*.c))))
+              $(GSKW_DIR)/gskw_main.c,$(wildcard $(GSKW_DIR)/*.c)))) $(MSP_OBJS)
 GSKW_CU_OBJS := $(patsubst %.cu,$(BUILD)/obj/%.o,$(sort $(wildcard $(GSKW_DIR)/*.cu)))
 GSKW_SIM_OBJ := $(BUILD)/obj/tests/fixtures/gpu-sim/gskw_sim.o
 ifneq ($(NVCC),)

@@ -61,7 +61,7 @@
  * --profile-out makes rank 0 time every launch group (a profiling run:
  * the extra clock reads make its steps slower than a clean run's).
  * --msprof-out makes rank 0 record every launch on its stream and write
- * what msprof and the SuperKernel compiler leave on an NPU (skw_trace.c):
+ * what msprof and the SuperKernel compiler leave on an NPU (examples/msprof/msp_trace.c):
  * kernel_details.csv, task_time.csv, trace_view.json and, when the scope
  * fuses kernels, the SuperKernel child trace and the origin and fused
  * graphs with their logs.
@@ -124,11 +124,11 @@ read_end(struct reading *r)
 static void
 copy_launch(const struct skw_model *m, const struct skw_plan *p,
     struct skw_stream *main_stream, int group, float *x, float *xs,
-    struct skw_trace *trace, int step)
+    struct msp_trace *trace, int step)
 {
 	const struct skw_config *c = m->cfg;
 	struct skw_launch a = { m, p, group, -1, c->batch / 2, c->batch, x,
-	    NULL, trace != NULL ? skw_trace_add(trace, p, step, -1, group, 0,
+	    NULL, trace != NULL ? msp_trace_add(trace, step, -1, group, 0,
 	    c->batch - c->batch / 2) : NULL, xs };
 
 	skw_stream_post(main_stream, &a);
@@ -146,7 +146,7 @@ copy_launch(const struct skw_model *m, const struct skw_plan *p,
 static void
 decode_step(const struct skw_model *m, const struct skw_plan *p,
     struct skw_stream *streams, float *x, float *y, float *xs, float *ys,
-    double *group_ms, struct skw_trace *trace, int step)
+    double *group_ms, struct msp_trace *trace, int step)
 {
 	const struct skw_config *c = m->cfg;
 	int nstreams = skw_nstreams(c), half = c->batch / nstreams;
@@ -162,7 +162,7 @@ decode_step(const struct skw_model *m, const struct skw_plan *p,
 				int rows = s == 0 ? half : c->batch - half;
 				struct skw_launch a = { m, p, g, l, 0, rows,
 				    s == 0 ? x : xs, s == 0 ? y : ys,
-				    trace != NULL ? skw_trace_add(trace, p, step,
+				    trace != NULL ? msp_trace_add(trace, step,
 				    l, g, s, rows) : NULL, NULL };
 
 				skw_stream_post(&streams[s], &a);
@@ -430,12 +430,29 @@ write_profile(const char *path, const struct skw_config *c,
 	return fclose(pf) == 0 ? 0 : 1;
 }
 
+_Static_assert(K_COUNT <= MSP_MAX_KERNELS, "the msprof writer holds every kernel");
+
+/* The plan as the msprof writer names it (examples/msprof/msp_trace.h). */
+static struct msp_shape
+trace_shape(const struct skw_config *c, const struct skw_plan *p)
+{
+	struct msp_shape s = { "skw", c->layers, c->batch, c->steps,
+	    skw_nstreams(c), skw_nstreams(c) == 2, SKW_SK_PROF_STEPS, K_COUNT,
+	    p->ngroups, { 0 }, { 0 }, skw_kernel_names, skw_copy_names,
+	    "AI_CPU" };
+
+	memcpy(s.first, p->first, sizeof(p->first));
+	memcpy(s.last, p->last, sizeof(p->last));
+	return s;
+}
+
 static int
 run_rank(const struct skw_config *c, int rank, const char *log_dir,
     const char *profile_out, const char *msprof_out)
 {
 	struct skw_model m = { c, NULL, NULL };
 	struct skw_plan p = skw_make_plan(c->scope);
+	struct msp_shape shape = trace_shape(c, &p);
 	struct skw_stream streams[2];
 	size_t hh = (size_t)c->hidden * c->hidden;
 	size_t act = (size_t)c->batch * c->hidden;
@@ -448,7 +465,7 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	long pause_us = pause != NULL ? strtol(pause, NULL, 10) : 0;
 	int profiling = profile_out != NULL && rank == 0;
 	int tracing = msprof_out != NULL && rank == 0;
-	struct skw_trace trace = { NULL, 0, 0, NULL, 0, 0, 0, 0 };
+	struct msp_trace trace;
 	double group_ms[K_COUNT] = { 0 }, checksum = 0.0;
 	char path[4096];
 	float *w, *b, *x, *y, *xs, *ys;
@@ -500,7 +517,8 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	}
 	/* every record up front: a stream writes into its record while the
 	 * rank reserves the next one, so the array never moves */
-	if (tracing && skw_trace_init(&trace, c, &p) != 0) {
+	memset(&trace, 0, sizeof(trace));
+	if (tracing && msp_trace_init(&trace, &shape) != 0) {
 		fprintf(stderr, "skw: rank %d: out of memory\n", rank);
 		return 1;
 	}
@@ -538,9 +556,9 @@ run_rank(const struct skw_config *c, int rank, const char *log_dir,
 	}
 	if (rc == 0 && profiling)
 		rc = write_profile(profile_out, c, &p, group_ms, checksum);
-	if (rc == 0 && tracing && skw_trace_write(&trace, c, &p, msprof_out) != 0)
+	if (rc == 0 && tracing && msp_trace_write(&trace, msprof_out) != 0)
 		rc = 1;
-	skw_trace_free(&trace);
+	msp_trace_free(&trace);
 	free(w);
 	free(b);
 	free(x);

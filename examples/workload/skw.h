@@ -10,6 +10,8 @@
 #include <pthread.h>
 #include <stddef.h>
 
+#include "../msprof/msp_trace.h"
+
 enum { K_MATMUL, K_BIAS, K_NORM, K_GELU, K_SOFTMAX, K_RESIDUAL, K_COUNT };
 
 extern const char *const skw_kernel_names[K_COUNT];
@@ -54,7 +56,7 @@ struct skw_plan skw_make_plan(enum skw_scope s);
  * is SKW_SPLIT or SKW_CONCAT (its layer -1), so the two streams' launch
  * sequences differ, as a multistream graph's streams do on a device.
  */
-enum { SKW_SPLIT = -1, SKW_CONCAT = -2 };
+enum { SKW_SPLIT = MSP_SPLIT, SKW_CONCAT = MSP_CONCAT };
 
 extern const char *const skw_copy_names[2];	/* "split", "concat" */
 
@@ -66,44 +68,21 @@ skw_nstreams(const struct skw_config *c)
 }
 
 /*
- * One kernel of a fused launch on one row, as the SuperKernel child trace
- * records it (sk_prof_device_0.json): when it started and how long it
- * took, in nanoseconds of CLOCK_MONOTONIC, the child trace's own clock
- * (as a device's: never aligned with kernel_details.csv's).
- */
-struct skw_crec {
-	long long start_ns, dur_ns;
-};
-
-/*
  * The fused launches of the first SKW_SK_PROF_STEPS decode steps also
- * time their children, row by row (skw_run_group): one clock read per
- * kernel and row, so only a window of steps pays for it.
+ * time their children, row by row (skw_run_group), on CLOCK_MONOTONIC,
+ * the child trace's own clock (as a device's: never aligned with
+ * kernel_details.csv's): one clock read per kernel and row, so only a
+ * window of steps pays for it.
  */
 #define SKW_SK_PROF_STEPS 1
 
 /*
- * One launch as a profiling run records it (skw_trace.c): where it ran
- * and, filled by the stream thread, when it started and how long it took
- * on the rank's CPU clock (CLOCK_PROCESS_CPUTIME_ID), in nanoseconds;
- * children, when the launch's children are timed, rows x kernels of the
- * group in row order.
+ * A profiling run (--msprof-out) records every launch (struct msp_rec,
+ * examples/msprof/msp_trace.h): the stream thread fills in when it
+ * started and how long it took on the rank's CPU clock
+ * (CLOCK_PROCESS_CPUTIME_ID), in nanoseconds, and the children's times
+ * when the launch's children are timed.
  */
-struct skw_trec {
-	int step, layer, group, stream, rows;
-	long long start_ns, dur_ns;
-	struct skw_crec *children;	/* NULL unless timed */
-};
-
-/* The launches of one profiling run, in launch order. */
-struct skw_trace {
-	struct skw_trec *recs;
-	size_t n, cap;
-	struct skw_crec *crecs;		/* every child record of the run */
-	size_t ncrecs, crec_cap;
-	long long origin_ns;		/* the clock at the first step */
-	long long child_origin_ns;	/* CLOCK_MONOTONIC at the first step */
-};
 
 /*
  * What one launch runs: one group of one layer over rows [row0, row1), or
@@ -115,7 +94,7 @@ struct skw_launch {
 	const struct skw_plan *p;
 	int group, layer, row0, row1;
 	float *x, *y;
-	struct skw_trec *rec;		/* NULL unless profiling */
+	struct msp_rec *rec;		/* NULL unless profiling */
 	float *xs;			/* SKW_SPLIT, SKW_CONCAT only */
 };
 
@@ -130,26 +109,6 @@ struct skw_stream {
 	struct skw_launch launch;
 	int stop;
 };
-
-/*
- * The msprof-style output of a profiling run (skw_trace.c): skw_trace_init
- * allocates every record of the run (every launch of every step, and the
- * children of the timed ones), skw_trace_add reserves the record of the
- * next launch (a group over ROWS rows); skw_trace_write writes
- * kernel_details.csv, task_time.csv and trace_view.json into DIR and, when
- * the plan fuses kernels, the SuperKernel child trace
- * (DIR/sk_prof_device_0.json) and the metadata a compiler would leave
- * (DIR/device_0/model_<SKW_MODEL_ID>/).  0 or -1 with a message on stderr.
- */
-#define SKW_MODEL_ID 1
-
-int skw_trace_init(struct skw_trace *t, const struct skw_config *c,
-    const struct skw_plan *p);
-struct skw_trec *skw_trace_add(struct skw_trace *t, const struct skw_plan *p,
-    int step, int layer, int group, int stream, int rows);
-int skw_trace_write(const struct skw_trace *t, const struct skw_config *c,
-    const struct skw_plan *p, const char *dir);
-void skw_trace_free(struct skw_trace *t);
 
 int skw_stream_start(struct skw_stream *st);
 void skw_stream_stop(struct skw_stream *st);

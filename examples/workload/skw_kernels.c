@@ -279,7 +279,7 @@ skw_run_group(const struct skw_launch *a)
 	}
 	if (a->rec != NULL && a->rec->children != NULL) {
 		/* the child trace: each kernel on each row, back to back */
-		struct skw_crec *cr = a->rec->children;
+		struct msp_crec *cr = a->rec->children;
 		long long t = mono_ns();
 
 		for (int i = a->row0; i < a->row1; i++)

@@ -1,31 +1,32 @@
 /*
- * skw_trace.c - what a profiling run of the demo workload leaves behind,
- * in the formats an Ascend NPU run leaves them (skw --msprof-out DIR):
+ * msp_trace.c - what a profiling run of a demo workload leaves behind, in
+ * the formats an Ascend NPU run leaves them (skw --msprof-out DIR, gskw
+ * --msprof-out DIR; the plan and the records as msp_trace.h describes):
  *
  *   kernel_details.csv  msprof's per-task table: one row per launch and
  *                       stream, Step Id = decode step + 1, the launch's
- *                       start and duration as the stream measured them
- *                       (skw_stream.c) on the rank's CPU clock, in us
- *                       from the first step.  A launch of one kernel is
- *                       named <kernel>_<layer> (Type <kernel>); a launch
- *                       of a fused group is a SuperKernel row named
+ *                       start and duration as the workload measured them,
+ *                       in us from the first step.  A launch of one kernel
+ *                       is named <kernel>_<layer> (Type <kernel>); a
+ *                       launch of a fused group is a SuperKernel row named
  *                       sk_<n>_decoder.layer.<layer>_start_<fn>_end_<fn>.
- *                       The kernels run on a CPU but are written as the
- *                       vector-core kernels they would be on an NPU
- *                       (Accelerator Core AI_VECTOR_CORE, Block Num 1,
- *                       Mix Block Num 0; kernelType AIV_ONLY in the graphs
- *                       and fused logs): the reference's strict SK-on
- *                       loader refuses N/A block counts and AI_CPU
- *                       geometry, so only this shape associates exactly.
+ *                       The kernels are written as the vector-core kernels
+ *                       they would be on an NPU (Accelerator Core
+ *                       AI_VECTOR_CORE, Block Num 1, Mix Block Num 0;
+ *                       kernelType AIV_ONLY in the graphs and fused logs):
+ *                       the reference's strict SK-on loader refuses N/A
+ *                       block counts and AI_CPU geometry, so only this
+ *                       shape associates exactly.
  *   task_time.csv       the same launches in msprof's task_time columns.
  *   trace_view.json     the same launches as Chrome trace events.
- *   sk_prof_device_0.json  (when the scope fuses kernels) the SuperKernel
- *                       child trace: each fused launch of the first
- *                       SKW_SK_PROF_STEPS steps and every kernel of it on
- *                       every row, timed on CLOCK_MONOTONIC (skw.h).
+ *   sk_prof_device_0.json  (when the scope fuses kernels and the workload
+ *                       timed children) the SuperKernel child trace: each
+ *                       fused launch of the first child_steps steps and
+ *                       every kernel of it on every row, on the child
+ *                       clock.
  *
  * and, when the scope fuses kernels, what the SuperKernel compiler writes
- * beside it (device_0/model_<SKW_MODEL_ID>/): sk_graph_origin.json (every
+ * beside it (device_0/model_<MSP_MODEL_ID>/): sk_graph_origin.json (every
  * kernel of every layer, one node each, in launch order per stream),
  * sk_graph_updated.json (each fused group replaced by its SuperKernel
  * node), sk_fused_nodes.log (each SuperKernel and its child nodes),
@@ -38,31 +39,38 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "skw.h"
+#include "msp_trace.h"
 
 /* The kernels of group g (0 for a split or concat). */
 static int
-group_kernels(const struct skw_plan *p, int g)
+group_kernels(const struct msp_shape *p, int g)
 {
 	return g >= 0 ? p->last[g] - p->first[g] + 1 : 0;
 }
 
-int
-skw_trace_init(struct skw_trace *t, const struct skw_config *c,
-    const struct skw_plan *p)
+/* Whether group g (MSP_SPLIT and MSP_CONCAT never) is a fused group. */
+static int
+fused(const struct msp_shape *p, int g)
 {
-	int ns = skw_nstreams(c);
-	int timed = c->steps < SKW_SK_PROF_STEPS ? c->steps : SKW_SK_PROF_STEPS;
-	size_t n = (size_t)c->steps * ((size_t)c->layers * p->ngroups * ns +
-	    (ns == 2 ? 2 : 0));
+	return g >= 0 && p->last[g] > p->first[g];
+}
+
+int
+msp_trace_init(struct msp_trace *t, const struct msp_shape *p)
+{
+	int ns = p->nstreams;
+	int timed = p->steps < p->child_steps ? p->steps : p->child_steps;
+	size_t n = (size_t)p->steps * ((size_t)p->layers * p->ngroups * ns +
+	    (p->copies ? 2 : 0));
 	size_t children = 0;
 
 	/* every stream's rows add up to the batch */
 	for (int g = 0; g < p->ngroups; g++)
-		if (p->last[g] > p->first[g])
-			children += (size_t)timed * c->layers * c->batch *
+		if (fused(p, g))
+			children += (size_t)timed * p->layers * p->batch *
 			    group_kernels(p, g);
 	memset(t, 0, sizeof(*t));
+	t->shape = *p;
 	t->recs = calloc(n > 0 ? n : 1, sizeof(*t->recs));
 	t->crecs = calloc(children > 0 ? children : 1, sizeof(*t->crecs));
 	t->cap = n;
@@ -70,16 +78,17 @@ skw_trace_init(struct skw_trace *t, const struct skw_config *c,
 	return t->recs == NULL || t->crecs == NULL ? -1 : 0;
 }
 
-struct skw_trec *
-skw_trace_add(struct skw_trace *t, const struct skw_plan *p, int step,
-    int layer, int group, int stream, int rows)
+struct msp_rec *
+msp_trace_add(struct msp_trace *t, int step, int layer, int group,
+    int stream, int rows)
 {
-	struct skw_trec *r;
-	size_t children = group >= 0 && p->last[group] > p->first[group] &&
-	    step < SKW_SK_PROF_STEPS ? (size_t)rows * group_kernels(p, group) : 0;
+	const struct msp_shape *p = &t->shape;
+	struct msp_rec *r;
+	size_t children = fused(p, group) && step < p->child_steps ?
+	    (size_t)rows * group_kernels(p, group) : 0;
 
 	if (t->n == t->cap || t->ncrecs + children > t->crec_cap)
-		return NULL;	/* never: skw_trace_init counted every launch */
+		return NULL;	/* never: msp_trace_init counted every launch */
 	r = &t->recs[t->n++];
 	r->step = step;
 	r->layer = layer;
@@ -96,7 +105,7 @@ skw_trace_add(struct skw_trace *t, const struct skw_plan *p, int step,
 }
 
 void
-skw_trace_free(struct skw_trace *t)
+msp_trace_free(struct msp_trace *t)
 {
 	free(t->recs);
 	free(t->crecs);
@@ -105,38 +114,24 @@ skw_trace_free(struct skw_trace *t)
 
 /* ---- names ---------------------------------------------------------------- */
 
-static int
-nstreams_of(const struct skw_config *c)
-{
-	return skw_nstreams(c);
-}
-
-/* Whether group g (SKW_SPLIT and SKW_CONCAT never) is a fused group. */
-static int
-fused(const struct skw_plan *p, int g)
-{
-	return g >= 0 && p->last[g] > p->first[g];
-}
-
 /* The kernel name of a launch that is not a fused group. */
 static const char *
-kernel_of(const struct skw_plan *p, int g)
+kernel_of(const struct msp_shape *p, int g)
 {
-	return g < 0 ? skw_copy_names[g == SKW_SPLIT ? 0 : 1] :
-	    skw_kernel_names[p->first[g]];
+	return g < 0 ? p->copy_names[g == MSP_SPLIT ? 0 : 1] :
+	    p->kernel_names[p->first[g]];
 }
 
 /* The SuperKernel number of (stream, layer, group), 1-based; 0 unfused. */
 static int
-sk_number(const struct skw_config *c, const struct skw_plan *p, int stream,
-    int layer, int group)
+sk_number(const struct msp_shape *p, int stream, int layer, int group)
 {
 	int n = 0;
 
 	if (!fused(p, group))
 		return 0;
-	for (int s = 0; s < nstreams_of(c); s++)
-		for (int l = 0; l < c->layers; l++)
+	for (int s = 0; s < p->nstreams; s++)
+		for (int l = 0; l < p->layers; l++)
 			for (int g = 0; g < p->ngroups; g++) {
 				if (!fused(p, g))
 					continue;
@@ -148,22 +143,22 @@ sk_number(const struct skw_config *c, const struct skw_plan *p, int stream,
 }
 
 static void
-sk_name(char *buf, size_t len, int n, int layer, const struct skw_plan *p,
+sk_name(char *buf, size_t len, int n, int layer, const struct msp_shape *p,
     int g)
 {
 	snprintf(buf, len, "sk_%d_decoder.layer.%d_start_%s_%d_end_%s_%d", n,
-	    layer, skw_kernel_names[p->first[g]], layer,
-	    skw_kernel_names[p->last[g]], layer);
+	    layer, p->kernel_names[p->first[g]], layer,
+	    p->kernel_names[p->last[g]], layer);
 }
 
 /* The profiler's name of a launch: its kernel, or its SuperKernel. */
 static void
-launch_name(char *buf, size_t len, const struct skw_config *c,
-    const struct skw_plan *p, const struct skw_trec *r)
+launch_name(char *buf, size_t len, const struct msp_shape *p,
+    const struct msp_rec *r)
 {
 	if (fused(p, r->group))
-		sk_name(buf, len, sk_number(c, p, r->stream, r->layer,
-		    r->group), r->layer, p, r->group);
+		sk_name(buf, len, sk_number(p, r->stream, r->layer, r->group),
+		    r->layer, p, r->group);
 	else if (r->group < 0)
 		snprintf(buf, len, "%s", kernel_of(p, r->group));
 	else
@@ -171,29 +166,28 @@ launch_name(char *buf, size_t len, const struct skw_config *c,
 }
 
 /* Graph node id of kernel k of a layer on a stream; of the split and the
- * concat (k = SKW_SPLIT, SKW_CONCAT), after every layer's. */
+ * concat (k = MSP_SPLIT, MSP_CONCAT), after every layer's. */
 static int
-node_id(const struct skw_config *c, int stream, int layer, int k)
+node_id(const struct msp_shape *p, int stream, int layer, int k)
 {
 	if (k < 0)
-		return 100 + nstreams_of(c) * c->layers * K_COUNT +
-		    (k == SKW_SPLIT ? 0 : 1);
-	return 100 + (stream * c->layers + layer) * K_COUNT + k;
+		return 100 + p->nstreams * p->layers * p->nkernels +
+		    (k == MSP_SPLIT ? 0 : 1);
+	return 100 + (stream * p->layers + layer) * p->nkernels + k;
 }
 
 /* A launch's task id, per stream and step (msprof numbers tasks so): on
- * the main stream of a multistream run the split is task 1 and the concat
- * the last. */
+ * the main stream of a run with copies the split is task 1 and the
+ * concat the last. */
 static int
-task_id(const struct skw_config *c, const struct skw_plan *p, int stream,
-    int layer, int group)
+task_id(const struct msp_shape *p, int stream, int layer, int group)
 {
-	int split = nstreams_of(c) == 2 && stream == 0;
+	int split = p->copies && stream == 0;
 
-	if (group == SKW_SPLIT)
+	if (group == MSP_SPLIT)
 		return 1;
-	if (group == SKW_CONCAT)
-		return 2 + c->layers * p->ngroups;
+	if (group == MSP_CONCAT)
+		return 2 + p->layers * p->ngroups;
 	return 1 + split + layer * p->ngroups + group;
 }
 
@@ -206,66 +200,65 @@ us_of(long long ns)
 /* ---- files ---------------------------------------------------------------- */
 
 static FILE *
-open_in(const char *dir, const char *name)
+open_in(const struct msp_shape *p, const char *dir, const char *name)
 {
 	char path[4096];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if ((f = fopen(path, "w")) == NULL)
-		fprintf(stderr, "skw: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", p->prog, path, strerror(errno));
 	return f;
 }
 
 static int
-close_in(FILE *f, const char *dir, const char *name)
+close_in(const struct msp_shape *p, FILE *f, const char *dir,
+    const char *name)
 {
 	if (fclose(f) != 0) {
-		fprintf(stderr, "skw: %s/%s: %s\n", dir, name, strerror(errno));
+		fprintf(stderr, "%s: %s/%s: %s\n", p->prog, dir, name,
+		    strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-/* One line of a per-launch file: record i, r, named name. */
-typedef void (*row_fn)(FILE *f, const struct skw_trace *t,
-    const struct skw_config *c, const struct skw_plan *p, size_t i,
+/* One line of a per-launch file: record i, named name. */
+typedef void (*row_fn)(FILE *f, const struct msp_trace *t, size_t i,
     const char *name);
 
 static void
-kernel_details_row(FILE *f, const struct skw_trace *t,
-    const struct skw_config *c, const struct skw_plan *p, size_t i,
+kernel_details_row(FILE *f, const struct msp_trace *t, size_t i,
     const char *name)
 {
-	const struct skw_trec *r = &t->recs[i];
+	const struct msp_shape *p = &t->shape;
+	const struct msp_rec *r = &t->recs[i];
 	int g = r->group;
 
 	fprintf(f, "%d,0,%d,%d,%d,%s,%s,static,AI_VECTOR_CORE,%.3f,%.3f,0,"
-	    "1,0,N/A,N/A,N/A,N/A\n", r->step + 1, SKW_MODEL_ID,
-	    task_id(c, p, r->stream, r->layer, g), r->stream, name,
+	    "1,0,N/A,N/A,N/A,N/A\n", r->step + 1, MSP_MODEL_ID,
+	    task_id(p, r->stream, r->layer, g), r->stream, name,
 	    fused(p, g) ? "SuperKernel" : kernel_of(p, g),
 	    us_of(r->start_ns - t->origin_ns), us_of(r->dur_ns));
 }
 
 static void
-task_time_row(FILE *f, const struct skw_trace *t, const struct skw_config *c,
-    const struct skw_plan *p, size_t i, const char *name)
+task_time_row(FILE *f, const struct msp_trace *t, size_t i, const char *name)
 {
-	const struct skw_trec *r = &t->recs[i];
+	const struct msp_rec *r = &t->recs[i];
 	double start = us_of(r->start_ns - t->origin_ns);
 
-	fprintf(f, "0,%s,AI_CPU,%d,%d,%.3f,%.3f,%.3f\n", name, r->stream,
-	    task_id(c, p, r->stream, r->layer, r->group), us_of(r->dur_ns),
-	    start, start + us_of(r->dur_ns));
+	fprintf(f, "0,%s,%s,%d,%d,%.3f,%.3f,%.3f\n", name, t->shape.task_type,
+	    r->stream, task_id(&t->shape, r->stream, r->layer, r->group),
+	    us_of(r->dur_ns), start, start + us_of(r->dur_ns));
 }
 
 static void
-trace_view_row(FILE *f, const struct skw_trace *t, const struct skw_config *c,
-    const struct skw_plan *p, size_t i, const char *name)
+trace_view_row(FILE *f, const struct msp_trace *t, size_t i,
+    const char *name)
 {
-	const struct skw_trec *r = &t->recs[i];
+	const struct msp_rec *r = &t->recs[i];
 
-	(void)c, (void)p;
 	fprintf(f, "%s\n{\"name\": \"%s\", \"ph\": \"X\", \"pid\": 0, "
 	    "\"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, \"args\": "
 	    "{\"Step Id\": %d}}", i ? "," : "", name, r->stream,
@@ -274,22 +267,21 @@ trace_view_row(FILE *f, const struct skw_trace *t, const struct skw_config *c,
 
 /* DIR/FILE: head, one row per launch, tail. */
 static int
-write_launches(const struct skw_trace *t, const struct skw_config *c,
-    const struct skw_plan *p, const char *dir, const char *file,
+write_launches(const struct msp_trace *t, const char *dir, const char *file,
     const char *head, row_fn row, const char *tail)
 {
-	FILE *f = open_in(dir, file);
+	FILE *f = open_in(&t->shape, dir, file);
 	char name[256];
 
 	if (f == NULL)
 		return -1;
 	fputs(head, f);
 	for (size_t i = 0; i < t->n; i++) {
-		launch_name(name, sizeof(name), c, p, &t->recs[i]);
-		row(f, t, c, p, i, name);
+		launch_name(name, sizeof(name), &t->shape, &t->recs[i]);
+		row(f, t, i, name);
 	}
 	fputs(tail, f);
-	return close_in(f, dir, file);
+	return close_in(&t->shape, f, dir, file);
 }
 
 /* A graph's nodes of one stream as they are written: the id and the
@@ -319,27 +311,26 @@ graph_node(struct gstream *g, int id, const char *name, int task)
 	g->idx++;
 }
 
-/* The split or concat node of the main stream of a multistream graph. */
+/* The split or concat node of the main stream of a graph with copies. */
 static void
-copy_node(struct gstream *g, const struct skw_config *c,
-    const struct skw_plan *p, int group)
+copy_node(struct gstream *g, const struct msp_shape *p, int group)
 {
-	graph_node(g, node_id(c, 0, -1, group), kernel_of(p, group),
-	    task_id(c, p, 0, -1, group));
+	graph_node(g, node_id(p, 0, -1, group), kernel_of(p, group),
+	    task_id(p, 0, -1, group));
 }
 
 /*
  * One graph: every stream, every layer's kernels in launch order (the
- * main stream of a multistream run between its split and its concat);
+ * main stream of a run with copies between its split and its concat);
  * with updated, each fused group is one SuperKernel node (the id of its
  * first child) instead of its children.
  */
 static int
-write_graph(const struct skw_config *c, const struct skw_plan *p,
-    const char *dir, const char *file, int updated)
+write_graph(const struct msp_shape *p, const char *dir, const char *file,
+    int updated)
 {
-	FILE *f = open_in(dir, file);
-	int ns = nstreams_of(c), total = 0, copies = ns == 2 ? 2 : 0;
+	FILE *f = open_in(p, dir, file);
+	int ns = p->nstreams, total = 0, copies = p->copies ? 2 : 0;
 	char name[256];
 
 	if (f == NULL)
@@ -349,39 +340,39 @@ write_graph(const struct skw_config *c, const struct skw_plan *p,
 		    p->last[g] - p->first[g] + 1;
 	fprintf(f, "{\n  \"version\": \"%s\",\n  \"modelId\": \"%d\",\n"
 	    "  \"deviceId\": 0,\n  \"totalStreams\": %d,\n  \"totalNodes\": %d,\n"
-	    "  \"streams\": [", updated ? "1.0-updated" : "1.0", SKW_MODEL_ID,
-	    ns, total * c->layers * ns + copies);
+	    "  \"streams\": [", updated ? "1.0-updated" : "1.0", MSP_MODEL_ID,
+	    ns, total * p->layers * ns + copies);
 	for (int s = 0; s < ns; s++) {
 		struct gstream gs = { f, s, 0, -1 };
 		int main_copies = s == 0 ? copies : 0;
 
 		fprintf(f, "%s\n    {\"streamIdxInGraph\": %d, \"nodeCount\": %d, "
-		    "\"nodes\": [", s ? "," : "", s, total * c->layers +
+		    "\"nodes\": [", s ? "," : "", s, total * p->layers +
 		    main_copies);
 		if (main_copies)
-			copy_node(&gs, c, p, SKW_SPLIT);
-		for (int l = 0; l < c->layers; l++)
+			copy_node(&gs, p, MSP_SPLIT);
+		for (int l = 0; l < p->layers; l++)
 			for (int g = 0; g < p->ngroups; g++)
 				for (int k = p->first[g]; k <= p->last[g]; k++) {
 					if (updated && fused(p, g) && k > p->first[g])
 						continue;
 					if (updated && fused(p, g))
 						sk_name(name, sizeof(name),
-						    sk_number(c, p, s, l, g), l, p, g);
+						    sk_number(p, s, l, g), l, p, g);
 					else
 						snprintf(name, sizeof(name), "%s_%d",
-						    skw_kernel_names[k], l);
-					graph_node(&gs, node_id(c, s, l, k), name,
-					    task_id(c, p, s, l, g));
+						    p->kernel_names[k], l);
+					graph_node(&gs, node_id(p, s, l, k), name,
+					    task_id(p, s, l, g));
 				}
 		if (main_copies)
-			copy_node(&gs, c, p, SKW_CONCAT);
+			copy_node(&gs, p, MSP_CONCAT);
 		if (gs.prev >= 0)
 			fputs("\"none\"}", f);
 		fputs("\n    ]}", f);
 	}
 	fputs("\n  ]\n}\n", f);
-	return close_in(f, dir, file);
+	return close_in(p, f, dir, file);
 }
 
 /*
@@ -390,11 +381,10 @@ write_graph(const struct skw_config *c, const struct skw_plan *p,
  * built (super_kernel.log).
  */
 static int
-write_sk_logs(const struct skw_config *c, const struct skw_plan *p,
-    const char *dir)
+write_sk_logs(const struct msp_shape *p, const char *dir)
 {
-	FILE *f = open_in(dir, "sk_fused_nodes.log");
-	FILE *sf = open_in(dir, "sk_scope_split.log");
+	FILE *f = open_in(p, dir, "sk_fused_nodes.log");
+	FILE *sf = open_in(p, dir, "sk_scope_split.log");
 	char name[256];
 	int nsk = 0, rc;
 
@@ -405,10 +395,10 @@ write_sk_logs(const struct skw_config *c, const struct skw_plan *p,
 			fclose(sf);
 		return -1;
 	}
-	for (int s = 0; s < nstreams_of(c); s++)
-		for (int l = 0; l < c->layers; l++)
+	for (int s = 0; s < p->nstreams; s++)
+		for (int l = 0; l < p->layers; l++)
 			for (int g = 0; g < p->ngroups; g++) {
-				int n = sk_number(c, p, s, l, g);
+				int n = sk_number(p, s, l, g);
 				int count = p->last[g] - p->first[g] + 1;
 
 				if (n == 0)
@@ -423,18 +413,18 @@ write_sk_logs(const struct skw_config *c, const struct skw_plan *p,
 					    "AIV_ONLY, taskRatio:[0,1], numBlocks:1, "
 					    "cubeNum:0, vecNum:1, isScheModeOn:0, "
 					    "needMixKernelSplit:0, resolvedNum:1}\n",
-					    k - p->first[g], node_id(c, s, l, k), s,
-					    skw_kernel_names[k], l);
+					    k - p->first[g], node_id(p, s, l, k), s,
+					    p->kernel_names[k], l);
 				fprintf(sf, "Scope %d (scopeId=%d): %d nodes, 1 streams, "
 				    "scopeNames=[decoder.layer.%d]\n", n, n, count, l);
 			}
-	rc = close_in(f, dir, "sk_fused_nodes.log");
-	if (close_in(sf, dir, "sk_scope_split.log") != 0 || rc != 0 ||
-	    (f = open_in(dir, "super_kernel.log")) == NULL)
+	rc = close_in(p, f, dir, "sk_fused_nodes.log");
+	if (close_in(p, sf, dir, "sk_scope_split.log") != 0 || rc != 0 ||
+	    (f = open_in(p, dir, "super_kernel.log")) == NULL)
 		return -1;
 	fprintf(f, "super kernel build: %d SuperKernels for model %d\n", nsk,
-	    SKW_MODEL_ID);
-	return close_in(f, dir, "super_kernel.log");
+	    MSP_MODEL_ID);
+	return close_in(p, f, dir, "super_kernel.log");
 }
 
 /*
@@ -442,13 +432,13 @@ write_sk_logs(const struct skw_config *c, const struct skw_plan *p,
  * a device writes it: for every timed fused launch, the SK's span ("[0/1]
  * <sk>", its children's envelope) and each kernel on each row
  * ("[<row>/<rows>]<kernel>_<layer>", args nodeId the origin graph's node),
- * in us of CLOCK_MONOTONIC from the first step, on the launch's stream.
+ * in us of the child clock from the first step, on the launch's stream.
  */
 static int
-write_sk_prof(const struct skw_trace *t, const struct skw_config *c,
-    const struct skw_plan *p, const char *dir)
+write_sk_prof(const struct msp_trace *t, const char *dir)
 {
-	FILE *f = open_in(dir, "sk_prof_device_0.json");
+	const struct msp_shape *p = &t->shape;
+	FILE *f = open_in(p, dir, "sk_prof_device_0.json");
 	char name[256];
 	int first = 1;
 
@@ -456,14 +446,14 @@ write_sk_prof(const struct skw_trace *t, const struct skw_config *c,
 		return -1;
 	fputc('[', f);
 	for (size_t i = 0; i < t->n; i++) {
-		const struct skw_trec *r = &t->recs[i];
+		const struct msp_rec *r = &t->recs[i];
 		int nk = group_kernels(p, r->group), n;
 		size_t nc = (size_t)r->rows * nk;
-		const struct skw_crec *last;
+		const struct msp_crec *last;
 
 		if (r->children == NULL || nc == 0)
 			continue;
-		n = sk_number(c, p, r->stream, r->layer, r->group);
+		n = sk_number(p, r->stream, r->layer, r->group);
 		last = &r->children[nc - 1];
 		sk_name(name, sizeof(name), n, r->layer, p, r->group);
 		fprintf(f, "%s\n{\"name\": \"[0/1] %s\", \"ph\": \"X\", "
@@ -472,10 +462,10 @@ write_sk_prof(const struct skw_trace *t, const struct skw_config *c,
 		    "%d}}", first ? "" : ",", name, r->stream,
 		    us_of(r->children[0].start_ns - t->child_origin_ns),
 		    us_of(last->start_ns + last->dur_ns - r->children[0].start_ns),
-		    SKW_MODEL_ID, n, r->stream);
+		    MSP_MODEL_ID, n, r->stream);
 		first = 0;
 		for (size_t j = 0; j < nc; j++) {
-			const struct skw_crec *cr = &r->children[j];
+			const struct msp_crec *cr = &r->children[j];
 			int k = p->first[r->group] + (int)(j % (size_t)nk);
 
 			fprintf(f, ",\n{\"name\": \"[%zu/%d]%s_%d\", \"ph\": \"X\", "
@@ -483,14 +473,14 @@ write_sk_prof(const struct skw_trace *t, const struct skw_config *c,
 			    "\"dur\": %.3f, \"args\": {\"modelId\": \"%d\", "
 			    "\"skId\": %d, \"nodeId\": %d, \"streamId\": %d, "
 			    "\"kernelType\": \"AI_CPU\"}}", j / (size_t)nk, r->rows,
-			    skw_kernel_names[k], r->layer, r->stream,
+			    p->kernel_names[k], r->layer, r->stream,
 			    us_of(cr->start_ns - t->child_origin_ns),
-			    us_of(cr->dur_ns), SKW_MODEL_ID, n,
-			    node_id(c, r->stream, r->layer, k), r->stream);
+			    us_of(cr->dur_ns), MSP_MODEL_ID, n,
+			    node_id(p, r->stream, r->layer, k), r->stream);
 		}
 	}
 	fputs("\n]\n", f);
-	return close_in(f, dir, "sk_prof_device_0.json");
+	return close_in(p, f, dir, "sk_prof_device_0.json");
 }
 
 static int
@@ -510,40 +500,40 @@ mkdir_p(const char *path)
 }
 
 int
-skw_trace_write(const struct skw_trace *t, const struct skw_config *c,
-    const struct skw_plan *p, const char *dir)
+msp_trace_write(const struct msp_trace *t, const char *dir)
 {
+	const struct msp_shape *p = &t->shape;
 	char meta[4096];
 	int any = 0;
 
 	if (mkdir_p(dir) != 0) {
-		fprintf(stderr, "skw: %s: %s\n", dir, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", p->prog, dir, strerror(errno));
 		return -1;
 	}
-	if (write_launches(t, c, p, dir, "kernel_details.csv",
+	if (write_launches(t, dir, "kernel_details.csv",
 	    "Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,"
 	    "Accelerator Core,Start Time(us),Duration(us),Wait Time(us),"
 	    "Block Num,Mix Block Num,aic_scalar_time(us),aic_scalar_ratio,"
 	    "aiv_scalar_time(us),aiv_scalar_ratio\n", kernel_details_row,
 	    "") != 0 ||
-	    write_launches(t, c, p, dir, "task_time.csv", "Device_id,"
+	    write_launches(t, dir, "task_time.csv", "Device_id,"
 	    "kernel_name,kernel_type,stream_id,task_id,task_time(us),"
 	    "task_start(us),task_stop(us)\n", task_time_row, "") != 0 ||
-	    write_launches(t, c, p, dir, "trace_view.json", "[",
+	    write_launches(t, dir, "trace_view.json", "[",
 	    trace_view_row, "\n]\n") != 0)
 		return -1;
 	for (int g = 0; g < p->ngroups; g++)
 		any |= fused(p, g);
 	if (!any)
 		return 0;
-	if (write_sk_prof(t, c, p, dir) != 0)
+	if (p->child_steps > 0 && write_sk_prof(t, dir) != 0)
 		return -1;
-	snprintf(meta, sizeof(meta), "%s/device_0/model_%d", dir, SKW_MODEL_ID);
+	snprintf(meta, sizeof(meta), "%s/device_0/model_%d", dir, MSP_MODEL_ID);
 	if (mkdir_p(meta) != 0) {
-		fprintf(stderr, "skw: %s: %s\n", meta, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", p->prog, meta, strerror(errno));
 		return -1;
 	}
-	return write_graph(c, p, meta, "sk_graph_origin.json", 0) != 0 ||
-	    write_graph(c, p, meta, "sk_graph_updated.json", 1) != 0 ||
-	    write_sk_logs(c, p, meta) != 0 ? -1 : 0;
+	return write_graph(p, meta, "sk_graph_origin.json", 0) != 0 ||
+	    write_graph(p, meta, "sk_graph_updated.json", 1) != 0 ||
+	    write_sk_logs(p, meta) != 0 ? -1 : 0;
 }
