@@ -4,9 +4,10 @@
  *
  * The host side is plain C, unit-tested without a GPU: the configuration
  * and the command line (gskw_config.c), scope strategies and launch plans
- * (gskw_plan.c), which GPU each rank runs on (gskw_devices.c), the rank
- * logs, the profile and the device list (gskw_log.c), one rank's decode
- * loop (gskw_rank.c) and the rank processes (gskw_main.c).  Only the
+ * and how msprof's files name them (gskw_plan.c), which GPU each rank runs
+ * on (gskw_devices.c), the rank logs, the profile and the device list
+ * (gskw_log.c), one rank's decode loop (gskw_rank.c) and the rank
+ * processes (gskw_main.c).  Only the
  * device API at the end of this header is CUDA: gskw_device.cu implements
  * it with the CUDA runtime, gskw_kernels.cu holds the kernels.
  */
@@ -15,6 +16,8 @@
 
 #include <stddef.h>
 #include <stdio.h>
+
+#include "../msprof/msp_trace.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,6 +76,20 @@ int gskw_scope_parse(const char *name, enum gskw_scope *out);
 struct gskw_plan gskw_make_plan(enum gskw_scope s);
 /* Launch calls (kernel launches or graph launches) per layer. */
 int gskw_launches_per_layer(const struct gskw_plan *p, int multistream);
+/* The streams a rank runs: 2 with multistream (and a batch to split). */
+int gskw_nstreams(const struct gskw_config *c);
+
+/*
+ * The plan as a profiling run's msprof files name it (--msprof-out,
+ * examples/msprof/msp_trace.h): each group of a layer on each stream is
+ * one launch, a group of several kernels a SuperKernel; a layer's CUDA
+ * graph (GM_GRAPH) is one launch of its six kernels, written as the
+ * layer's SuperKernel.  A graph over two streams (cuda_graph_layer with
+ * multistream) is one launch of both streams' kernels, which msprof's
+ * per-stream rows cannot show: -1 with a message.
+ */
+int gskw_trace_shape(const struct gskw_config *c, const struct gskw_plan *p,
+    struct msp_shape *out, char *err, size_t errlen);
 
 /* ---- gskw_config.c -------------------------------------------------------- */
 
@@ -94,12 +111,13 @@ struct gskw_args {
 	const char *config;
 	const char *log_dir;	/* default $TUNECTL_RUN_DIR */
 	const char *profile_out;
+	const char *msprof_out;	/* rank 0 writes msprof's files here */
 	int archive_config;
 	int list_devices;
 };
 
 #define GSKW_USAGE "usage: gskw --config FILE [--log-dir DIR] " \
-	"[--archive-config] [--profile-out FILE]\n" \
+	"[--archive-config] [--profile-out FILE] [--msprof-out DIR]\n" \
 	"       gskw --list-devices\n"
 
 /* 0, or -1 with a message in err (the caller prints GSKW_USAGE). */
@@ -163,12 +181,15 @@ struct gskw_step {
 /*
  * Allocate and initialise the model on CUDA device 0 of this process (the
  * rank's GPU) and prepare the plan (graphs are captured here).  With
- * profiling, every step also times each launch group.  NULL with a
- * message in err.
+ * profiling, every step also times each launch group.  With a trace (an
+ * msprof profiling run, initialised with gskw_trace_shape's shape), every
+ * step also times each launch on its stream and adds its record (start
+ * from the first step's start, duration; in layer, group, stream order);
+ * a trace implies profiling.  NULL with a message in err.
  */
 struct gskw_dev *gskw_dev_open(const struct gskw_config *c,
-    const struct gskw_plan *p, int rank, int profiling, struct gskw_gpu *gpu,
-    char *err, size_t errlen);
+    const struct gskw_plan *p, int rank, int profiling,
+    struct msp_trace *trace, struct gskw_gpu *gpu, char *err, size_t errlen);
 /* Run one decode step and wait for it.  0, or -1 with a message. */
 int gskw_dev_step(struct gskw_dev *d, struct gskw_step *out, char *err,
     size_t errlen);
@@ -201,9 +222,11 @@ int gskw_print_devices(FILE *out, const struct gskw_probe *probe,
 /* ---- gskw_rank.c ---------------------------------------------------------- */
 
 /* Run one rank on GPU gpu_index (CUDA_VISIBLE_DEVICES is set to it before
- * CUDA starts) into <log_dir>/log_<rank>.log.  Returns the exit status. */
+ * CUDA starts) into <log_dir>/log_<rank>.log; rank 0 writes the profile
+ * (profile_out) and msprof's files (msprof_out) when given.  Returns the
+ * exit status. */
 int gskw_rank_main(const struct gskw_config *c, int rank, int gpu_index,
-    const char *log_dir, const char *profile_out);
+    const char *log_dir, const char *profile_out, const char *msprof_out);
 
 #ifdef __cplusplus
 }

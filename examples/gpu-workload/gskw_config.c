@@ -228,19 +228,22 @@ gskw_args_parse(int argc, char **argv, const char *run_dir,
 			a->log_dir = argv[++i];
 		else if (strcmp(o, "--profile-out") == 0 && has_value)
 			a->profile_out = argv[++i];
+		else if (strcmp(o, "--msprof-out") == 0 && has_value)
+			a->msprof_out = argv[++i];
 		else if (strcmp(o, "--archive-config") == 0)
 			a->archive_config = 1;
 		else if (strcmp(o, "--list-devices") == 0)
 			a->list_devices = 1;
 		else if (strcmp(o, "--config") == 0 || strcmp(o, "--log-dir") == 0 ||
-		    strcmp(o, "--profile-out") == 0)
+		    strcmp(o, "--profile-out") == 0 ||
+		    strcmp(o, "--msprof-out") == 0)
 			return gskw_errf(err, errlen, "%s needs a value", o);
 		else
 			return gskw_errf(err, errlen, "unknown argument '%s'", o);
 	}
 	if (a->list_devices)
 		return a->config != NULL || a->profile_out != NULL ||
-		    a->archive_config ? gskw_errf(err, errlen, "--list-devices "
+		    a->msprof_out != NULL || a->archive_config ? gskw_errf(err, errlen, "--list-devices "
 		    "takes no other option") : 0;
 	if (a->config == NULL)
 		return gskw_errf(err, errlen, "--config is required");

@@ -9,6 +9,14 @@
  * step: the kernels and every gap in which the GPU waited for the host
  * to issue the next launch.  That gap is what fusing kernels and
  * capturing graphs remove, and it is what the gates must see.
+ *
+ * A profiling run with a trace (gskw --msprof-out) also records two
+ * events on each launch's own stream around it (around the graph launch
+ * with a graph per layer), and one on stream 0 before the first step's
+ * start: a launch's start is the time from that origin to its first
+ * event, its duration the time between its two.  Those events are extra
+ * work on the streams, which is why such a run is a profile and never a
+ * measurement the gates read.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +39,10 @@ struct gskw_dev {
 	cudaEvent_t *marks;		/* profiling: 2 per (layer, group) */
 	int nmarks;
 	double group_ms[GK_COUNT];
+	struct msp_trace *trace;	/* NULL unless tracing */
+	cudaEvent_t origin;		/* tracing: the first step's start */
+	cudaEvent_t *lmarks;		/* tracing: 2 per (layer, group, stream) */
+	int nlmarks, step;
 };
 
 static int
@@ -108,6 +120,38 @@ gskw_dev_probe(struct gskw_probe *p)
 }
 
 /* ---- launches -------------------------------------------------------- */
+
+/* Launches per layer and stream a trace records (a graph: one, stream 0). */
+static int
+traced_groups(const struct gskw_dev *d)
+{
+	return d->p.mode == GM_GRAPH ? 1 : d->p.ngroups;
+}
+
+static int
+traced_streams(const struct gskw_dev *d)
+{
+	return d->p.mode == GM_GRAPH ? 1 : d->nstreams;
+}
+
+/* The two events of the launch of (layer, group, stream) in a trace. */
+static cudaEvent_t *
+launch_marks(struct gskw_dev *d, int l, int g, int si)
+{
+	return &d->lmarks[2 * ((l * traced_groups(d) + g) * traced_streams(d) +
+	    si)];
+}
+
+/* Record the begin (end = 0) or end event of a traced launch. */
+static int
+mark_launch(struct gskw_dev *d, int l, int g, int si, int end, char *err,
+    size_t errlen)
+{
+	if (d->trace == NULL)
+		return 1;
+	return ok(cudaEventRecord(launch_marks(d, l, g, si)[end], d->s[si]),
+	    "cudaEventRecord", err, errlen);
+}
 
 /* Group g of layer l for stream si's half of the batch. */
 static cudaError_t
@@ -240,6 +284,22 @@ make_events(struct gskw_dev *d, char *err, size_t errlen)
 		return 0;
 	if (!d->profiling)
 		return 1;
+	if (d->trace != NULL) {
+		d->nlmarks = 2 * d->c.layers * traced_groups(d) * traced_streams(d);
+		d->lmarks = (cudaEvent_t *)calloc((size_t)d->nlmarks,
+		    sizeof(*d->lmarks));
+		if (d->lmarks == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return 0;
+		}
+		if (!ok(cudaEventCreate(&d->origin), "cudaEventCreate", err,
+		    errlen))
+			return 0;
+		for (int i = 0; i < d->nlmarks; i++)
+			if (!ok(cudaEventCreate(&d->lmarks[i]), "cudaEventCreate",
+			    err, errlen))
+				return 0;
+	}
 	d->nmarks = 2 * d->c.layers * (d->p.mode == GM_GRAPH ? 1 : d->p.ngroups);
 	d->marks = (cudaEvent_t *)calloc((size_t)d->nmarks, sizeof(*d->marks));
 	if (d->marks == NULL) {
@@ -262,8 +322,11 @@ release(struct gskw_dev *d)
 	for (int i = 0; d->marks != NULL && i < d->nmarks; i++)
 		if (d->marks[i] != NULL)
 			cudaEventDestroy(d->marks[i]);
-	cudaEvent_t evs[] = { d->start, d->stop, d->fork, d->join };
-	for (size_t i = 0; i < 4; i++)
+	for (int i = 0; d->lmarks != NULL && i < d->nlmarks; i++)
+		if (d->lmarks[i] != NULL)
+			cudaEventDestroy(d->lmarks[i]);
+	cudaEvent_t evs[] = { d->start, d->stop, d->fork, d->join, d->origin };
+	for (size_t i = 0; i < 5; i++)
 		if (evs[i] != NULL)
 			cudaEventDestroy(evs[i]);
 	for (int si = 0; si < 2; si++)
@@ -275,12 +338,14 @@ release(struct gskw_dev *d)
 	cudaFree(d->y);
 	free(d->graphs);
 	free(d->marks);
+	free(d->lmarks);
 	free(d);
 }
 
 extern "C" struct gskw_dev *
 gskw_dev_open(const struct gskw_config *c, const struct gskw_plan *p, int rank,
-    int profiling, struct gskw_gpu *gpu, char *err, size_t errlen)
+    int profiling, struct msp_trace *trace, struct gskw_gpu *gpu, char *err,
+    size_t errlen)
 {
 	struct gskw_dev *d = (struct gskw_dev *)calloc(1, sizeof(*d));
 
@@ -290,8 +355,9 @@ gskw_dev_open(const struct gskw_config *c, const struct gskw_plan *p, int rank,
 	}
 	d->c = *c;
 	d->p = *p;
-	d->profiling = profiling;
-	d->nstreams = c->multistream && c->batch >= 2 ? 2 : 1;
+	d->profiling = profiling || trace != NULL;
+	d->trace = trace;
+	d->nstreams = gskw_nstreams(c);
 	if (!ok(cudaSetDevice(0), "cudaSetDevice", err, errlen) ||
 	    !describe(0, gpu, err, errlen) ||
 	    !ok(cudaStreamCreateWithFlags(&d->s[0], cudaStreamNonBlocking),
@@ -318,16 +384,19 @@ issue_profiled(struct gskw_dev *d, int l, char *err, size_t errlen)
 		    errlen))
 			return 0;
 		if (d->p.mode == GM_GRAPH) {
-			if (!ok(cudaGraphLaunch(d->graphs[l], d->s[0]),
-			    "cudaGraphLaunch", err, errlen))
+			if (!mark_launch(d, l, 0, 0, 0, err, errlen) ||
+			    !ok(cudaGraphLaunch(d->graphs[l], d->s[0]),
+			    "cudaGraphLaunch", err, errlen) ||
+			    !mark_launch(d, l, 0, 0, 1, err, errlen))
 				return 0;
 		} else {
 			if (d->nstreams == 2 && !wait_for(d, d->fork, 0, 1, err,
 			    errlen))
 				return 0;
 			for (int si = 0; si < d->nstreams; si++)
-				if (!ok(launch(d, l, g, si), "kernel launch", err,
-				    errlen))
+				if (!mark_launch(d, l, g, si, 0, err, errlen) ||
+				    !ok(launch(d, l, g, si), "kernel launch", err,
+				    errlen) || !mark_launch(d, l, g, si, 1, err, errlen))
 					return 0;
 			if (d->nstreams == 2 && !wait_for(d, d->join, 1, 0, err,
 			    errlen))
@@ -362,12 +431,46 @@ issue_step(struct gskw_dev *d, int *launches, char *err, size_t errlen)
 	return 1;
 }
 
+/* The step's launches into the trace, in layer, group, stream order. */
+static int
+read_trace(struct gskw_dev *d, char *err, size_t errlen)
+{
+	for (int l = 0; l < d->c.layers; l++)
+		for (int g = 0; g < traced_groups(d); g++)
+			for (int si = 0; si < traced_streams(d); si++) {
+				int ns = traced_streams(d);
+				int rows = (si + 1) * d->c.batch / ns -
+				    si * d->c.batch / ns;
+				cudaEvent_t *m = launch_marks(d, l, g, si);
+				struct msp_rec *r = msp_trace_add(d->trace, d->step, l,
+				    g, si, rows);
+				float start = 0.0f, dur = 0.0f;
+
+				if (r == NULL) {
+					snprintf(err, errlen, "the trace has no room for "
+					    "step %d", d->step);
+					return 0;
+				}
+				if (!ok(cudaEventElapsedTime(&start, d->origin, m[0]),
+				    "cudaEventElapsedTime", err, errlen) ||
+				    !ok(cudaEventElapsedTime(&dur, m[0], m[1]),
+				    "cudaEventElapsedTime", err, errlen))
+					return 0;
+				r->start_ns = llround((double)start * 1e6);
+				r->dur_ns = llround((double)dur * 1e6);
+			}
+	return 1;
+}
+
 extern "C" int
 gskw_dev_step(struct gskw_dev *d, struct gskw_step *out, char *err,
     size_t errlen)
 {
 	float ms = 0.0f;
 
+	if (d->trace != NULL && d->step == 0 && !ok(cudaEventRecord(d->origin,
+	    d->s[0]), "cudaEventRecord", err, errlen))
+		return -1;
 	if (!ok(cudaEventRecord(d->start, d->s[0]), "cudaEventRecord", err,
 	    errlen) || !issue_step(d, &out->launches, err, errlen) ||
 	    !ok(cudaEventRecord(d->stop, d->s[0]), "cudaEventRecord", err,
@@ -385,6 +488,9 @@ gskw_dev_step(struct gskw_dev *d, struct gskw_step *out, char *err,
 			return -1;
 		d->group_ms[(i / 2) % ng] += g_ms;
 	}
+	if (d->trace != NULL && !read_trace(d, err, errlen))
+		return -1;
+	d->step++;
 	return 0;
 }
 

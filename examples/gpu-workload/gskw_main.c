@@ -10,13 +10,17 @@
  *       (with "error" saying why) when none is.
  *
  *   gskw --config FILE [--log-dir DIR] [--archive-config] [--profile-out FILE]
+ *        [--msprof-out DIR]
  *       runs workload.ranks rank processes, rank r on the r-th GPU of the
  *       device lease it runs under (SUPERKERNEL_DEVICE_IDS), else of
  *       CUDA_VISIBLE_DEVICES, else GPU r; each writes
  *       <log-dir>/log_<r>.log.  The log directory defaults to
  *       $TUNECTL_RUN_DIR (tunectl bench run); --archive-config copies the
  *       config into <log-dir>/config.yaml; --profile-out makes rank 0
- *       time every launch group.  Exit 0 when every rank succeeded.
+ *       time every launch group; --msprof-out makes rank 0 time every
+ *       launch on its stream with CUDA events and write what msprof and
+ *       the SuperKernel compiler leave on an NPU into DIR
+ *       (examples/msprof).  Exit 0 when every rank succeeded.
  *
  * The parent never touches CUDA: a CUDA context does not survive fork(),
  * and each rank must pick its GPU before CUDA starts.
@@ -98,7 +102,7 @@ run_ranks(const struct gskw_config *c, const struct gskw_args *a,
 		if (pid == 0) {
 			fflush(NULL);
 			_exit(gskw_rank_main(c, r, ids[r], a->log_dir,
-			    a->profile_out));
+			    a->profile_out, a->msprof_out));
 		}
 		started++;
 	}
@@ -121,6 +125,8 @@ main(int argc, char **argv)
 {
 	struct gskw_args a;
 	struct gskw_config c;
+	struct gskw_plan plan;
+	struct msp_shape shape;
 	int ids[GSKW_MAX_GPUS];
 	char err[512];
 
@@ -131,7 +137,14 @@ main(int argc, char **argv)
 	}
 	if (a.list_devices)
 		return list_devices();
-	if (gskw_config_load(a.config, &c, err, sizeof(err)) != 0 ||
+	if (gskw_config_load(a.config, &c, err, sizeof(err)) != 0) {
+		fprintf(stderr, "gskw: %s\n", err);
+		return 2;
+	}
+	/* a plan msprof's files cannot show is refused before any rank runs */
+	plan = gskw_make_plan(c.scope);
+	if ((a.msprof_out != NULL && gskw_trace_shape(&c, &plan, &shape, err,
+	    sizeof(err)) != 0) ||
 	    gskw_rank_devices(lease_ids(), getenv("CUDA_VISIBLE_DEVICES"),
 	    c.ranks, ids, err, sizeof(err)) < 0) {
 		fprintf(stderr, "gskw: %s\n", err);

@@ -2,8 +2,9 @@
  * gskw_plan.c - the GPU workload's scope strategies: how the six kernels
  * of a layer are grouped, and whether the groups are launched one by one
  * (a group of several kernels being one fused kernel) or captured per
- * layer into a CUDA graph.  The strategy names are the CPU demo
- * workload's, plus cuda_graph_layer.
+ * layer into a CUDA graph; and how a profiling run's msprof files name
+ * the launches.  The strategy names are the CPU demo workload's, plus
+ * cuda_graph_layer.
  */
 #include <string.h>
 
@@ -70,4 +71,39 @@ gskw_launches_per_layer(const struct gskw_plan *p, int multistream)
 	if (p->mode == GM_GRAPH)
 		return 1;
 	return p->ngroups * (multistream ? 2 : 1);
+}
+
+int
+gskw_nstreams(const struct gskw_config *c)
+{
+	return c->multistream && c->batch >= 2 ? 2 : 1;
+}
+
+_Static_assert(GK_COUNT <= MSP_MAX_KERNELS, "the msprof writer holds every kernel");
+
+int
+gskw_trace_shape(const struct gskw_config *c, const struct gskw_plan *p,
+    struct msp_shape *out, char *err, size_t errlen)
+{
+	struct msp_shape s = { "gskw", c->layers, c->batch, c->steps,
+	    gskw_nstreams(c), 0, 0, GK_COUNT, p->ngroups, { 0 }, { 0 },
+	    gskw_kernel_names, NULL, "AI_VECTOR_CORE" };
+
+	if (p->mode == GM_GRAPH) {
+		if (s.nstreams == 2)
+			return gskw_errf(err, errlen, "--msprof-out: a "
+			    "cuda_graph_layer graph over two streams "
+			    "(experiments.multistream) is one launch of both "
+			    "streams' kernels, which msprof's per-stream rows "
+			    "cannot show");
+		/* one launch per layer: the graph of its six kernels */
+		s.ngroups = 1;
+		s.first[0] = 0;
+		s.last[0] = GK_COUNT - 1;
+	} else {
+		memcpy(s.first, p->first, sizeof(p->first));
+		memcpy(s.last, p->last, sizeof(p->last));
+	}
+	*out = s;
+	return 0;
 }

@@ -84,6 +84,9 @@ WORKLOADS = {
     "cpu": {
         "name_zh": "CPU 演示负载",
         "source": "examples/workload/skw.c",
+        # BASE's msprof captures (--msprof-out): the program and the clock
+        # that times each launch
+        "msprof": {"model": "skw-decode", "tool": "skw --msprof-out", "clock": "CLOCK_PROCESS_CPUTIME_ID"},
         "sizes": {
             "standard": {"layers": 8, "hidden": 128, "batch": 8, "steps": 600, "ranks": RANKS},
             "quick": {"layers": 4, "hidden": 96, "batch": 8, "steps": 14, "ranks": 2},
@@ -106,6 +109,8 @@ WORKLOADS = {
     "gpu": {
         "name_zh": "GPU 演示负载",
         "source": "examples/gpu-workload/gskw_kernels.cu",
+        "msprof": {"model": "gskw-decode", "tool": "gskw --msprof-out",
+                   "clock": "cudaEventElapsedTime (events around each launch on its stream)"},
         "sizes": {
             "standard": {"layers": 16, "hidden": 256, "batch": 8, "steps": 400, "ranks": _GPU_RANKS},
             "quick": {"layers": 4, "hidden": 128, "batch": 4, "steps": 14, "ranks": _GPU_RANKS},

@@ -566,7 +566,7 @@ a_rank_runs_on_its_gpu_alone_and_logs_every_step(void **state)
 	gskw_config_defaults(&c);
 	c.steps = 9;
 	c.scope = GS_SEGMENT;
-	assert_int_equal(gskw_rank_main(&c, 1, 3, dir, profile), 0);
+	assert_int_equal(gskw_rank_main(&c, 1, 3, dir, profile, NULL), 0);
 	assert_string_equal(getenv("CUDA_VISIBLE_DEVICES"), "3");
 	assert_string_equal(getenv("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
 	text = slurp(log_path);
@@ -599,7 +599,7 @@ rank_zero_writes_the_profile(void **state)
 	gskw_config_defaults(&c);
 	c.steps = 3;
 	c.scope = GS_AOT;
-	assert_int_equal(gskw_rank_main(&c, 0, 0, dir, profile), 0);
+	assert_int_equal(gskw_rank_main(&c, 0, 0, dir, profile, NULL), 0);
 	doc = tc_json_parse_file(profile, NULL);
 	assert_non_null(doc);
 	assert_int_equal(tc_json_get(doc, "groups")->u.arr.len, 4);
@@ -624,10 +624,10 @@ a_rank_without_its_gpu_or_with_a_failing_step_fails(void **state)
 	gskw_config_defaults(&c);
 	c.steps = 6;
 	setenv("GSKW_SIM_GPUS", "1", 1);
-	assert_int_equal(gskw_rank_main(&c, 0, 2, dir, NULL), 1);
+	assert_int_equal(gskw_rank_main(&c, 0, 2, dir, NULL, NULL), 1);
 	assert_false(tc_path_exists(log_path));
 	setenv("GSKW_SIM_FAIL_STEP", "2", 1);
-	assert_int_equal(gskw_rank_main(&c, 0, 0, dir, NULL), 1);
+	assert_int_equal(gskw_rank_main(&c, 0, 0, dir, NULL, NULL), 1);
 	text = slurp(log_path);
 	assert_int_equal(count_lines_starting(text, "step "), 2);
 	assert_int_equal(count_lines_starting(text, "checksum "), 0);
