@@ -3,10 +3,11 @@
 # and warnings as errors (skipped where nvcc is absent); the built gskw
 # says clearly when no GPU is visible; gskw's host side (rank processes,
 # one GPU each from the device lease, rank logs the gates read, Stage A's
-# archived config, the profile) runs end to end on the simulated device
-# (build/tests/gskw-sim); and where a GPU is visible, every strategy runs
-# on it with the launch counts it promises and the same results (skipped,
-# with the reason, where none is).
+# archived config, the profile, msprof's files) runs end to end on the
+# simulated device (build/tests/gskw-sim); and where a GPU is visible,
+# every strategy runs on it with the launch counts it promises and the
+# same results, and --msprof-out leaves a capture timed by CUDA events
+# (skipped, with the reason, where none is).
 . "$(dirname "$0")/lib.sh"
 
 BUILD_DIR=$(dirname "$TUNECTL_BIN")
@@ -28,6 +29,38 @@ cfg = {"workload": {"layers": 4, "hidden": 128, "batch": 4, "steps": 20, "ranks"
 for k, v in json.loads(sys.argv[3] if len(sys.argv) > 3 else "{}").items():
     cfg[k].update(v)
 json.dump(cfg, open(path, "w"))
+PY
+}
+
+# capture DIR: what a --msprof-out capture holds, in one line: the rows per
+# Step Id (every step the same count), the streams, the SuperKernel rows
+# per step, whether every duration is positive and every stream's launches
+# run in order without overlapping (as a stream runs them), whether the
+# compiler's files are there exactly when it holds SuperKernels, and
+# whether there is a child trace.
+capture() {
+	python3 - "$1" <<'PY'
+import csv, os, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(os.path.join(d, "kernel_details.csv"))))
+steps = {}
+for r in rows:
+    steps[r["Step Id"]] = steps.get(r["Step Id"], 0) + 1
+per_step = sorted(set(steps.values()))
+sk = sum(r["Type"] == "SuperKernel" for r in rows) // max(1, len(steps))
+ordered = True
+for s in {r["Stream ID"] for r in rows}:
+    end = -1.0
+    for r in (r for r in rows if r["Stream ID"] == s):
+        start, dur = float(r["Start Time(us)"]), float(r["Duration(us)"])
+        ordered &= start >= end - 0.01 and dur > 0
+        end = start + dur
+meta = all(os.path.isfile(os.path.join(d, "device_0", "model_1", f)) for f in (
+    "sk_graph_origin.json", "sk_graph_updated.json", "sk_fused_nodes.log", "sk_scope_split.log",
+    "super_kernel.log"))
+print(len(steps), per_step, sorted({r["Stream ID"] for r in rows}), sk, ordered, meta == (sk > 0),
+      os.path.exists(os.path.join(d, "sk_prof_device_0.json")),
+      all(os.path.isfile(os.path.join(d, f)) for f in ("task_time.csv", "trace_view.json")))
 PY
 }
 
@@ -110,6 +143,32 @@ config "$T/p.json" per_block
 expect_eq "$(jq_ "$T/profile.json" '[g["kernels"] for g in d["groups"]], d["clock"]')" \
     "([['matmul'], ['bias', 'layernorm', 'gelu', 'softmax', 'residual']], 'simulated')" \
     "the profile times each launch group of the strategy"
+# --msprof-out: rank 0 leaves what an NPU profiling run leaves, every
+# launch timed (here by the cost model; on a GPU by CUDA events).
+"$SIM" --config "$T/p.json" --log-dir "$T/run3m" --msprof-out "$T/m-block"
+expect_eq "$?:$(capture "$T/m-block")" "0:20 [8] ['0'] 4 True True False True" \
+    "per_block with --msprof-out: two launches per layer, the fused one a SuperKernel, with the compiler's files"
+expect_eq "$(sed -n 2,3p "$T/m-block/kernel_details.csv" | cut -d, -f1-7)" \
+    "1,0,1,1,0,matmul_0,matmul
+1,0,1,2,0,sk_1_decoder.layer.0_start_bias_0_end_residual_0,SuperKernel" \
+    "a lone kernel is <kernel>_<layer>, a fused group the CPU workload's SuperKernel name"
+config "$T/m2.json" automatic_aot '{"experiments": {"multistream": true}}'
+"$SIM" --config "$T/m2.json" --log-dir "$T/run3n" --msprof-out "$T/m-aot2"
+expect_eq "$?:$(capture "$T/m-aot2")" "0:20 [32] ['0', '1'] 16 True True False True" \
+    "two streams: every launch on each, four per layer, two of them SuperKernels"
+config "$T/m3.json" none
+"$SIM" --config "$T/m3.json" --log-dir "$T/run3o" --msprof-out "$T/m-none"
+expect_eq "$?:$(capture "$T/m-none")" "0:20 [24] ['0'] 0 True True False True" \
+    "scope none: six kernels per layer, no SuperKernel and no compiler files"
+config "$T/m4.json" cuda_graph_layer
+"$SIM" --config "$T/m4.json" --log-dir "$T/run3p" --msprof-out "$T/m-graph"
+expect_eq "$?:$(capture "$T/m-graph") $(grep -c 'Node Count: 6$' "$T/m-graph/device_0/model_1/sk_fused_nodes.log")" \
+    "0:20 [4] ['0'] 4 True True False True 4" "a layer's CUDA graph is one launch of its six kernels, written as its SuperKernel"
+config "$T/m5.json" cuda_graph_layer '{"experiments": {"multistream": true}}'
+"$SIM" --config "$T/m5.json" --log-dir "$T/run3q" --msprof-out "$T/m-graph2" 2>"$T/e3q"
+expect_eq "$?:$(test -e "$T/run3q/log_0.log" -o -e "$T/m-graph2"; echo $?)" "2:1" \
+    "a CUDA graph over two streams with --msprof-out is refused before any rank runs"
+check "the refusal says why" grep -q "one launch of both streams' kernels, which msprof's per-stream rows cannot show" "$T/e3q"
 "$SIM" --config "$T/nope.json" --log-dir "$T/run4" 2>"$T/e4"
 rc=$?
 check "a missing config is a usage error naming it" test "$rc" = 2 -a -n "$(grep nope.json "$T/e4")"
@@ -143,10 +202,24 @@ config "$T/g-opt.json" cuda_graph_layer \
 "$GSKW" --config "$T/g-opt.json" --log-dir "$T/g-opt" --profile-out "$T/g-opt/profile.json"
 expect_eq "$?:$(jq_ "$T/g-opt/profile.json" 'd["clock"], len(d["groups"])')" "0:('cudaEventElapsedTime', 1)" \
     "every option, two streams captured in graphs, and a profile run on the GPU"
+# --msprof-out on the GPU: every launch between two CUDA events on its
+# stream, the streams' launches in order and apart.
+config "$T/gm-aot.json" automatic_aot '{"experiments": {"multistream": true}}'
+"$GSKW" --config "$T/gm-aot.json" --log-dir "$T/gm-aot" --msprof-out "$T/gm-aot/msprof"
+expect_eq "$?:$(capture "$T/gm-aot/msprof")" "0:20 [32] ['0', '1'] 16 True True False True" \
+    "--msprof-out on the GPU: two streams, every launch timed by its events, SuperKernels with the compiler's files"
+config "$T/gm-graph.json" cuda_graph_layer
+"$GSKW" --config "$T/gm-graph.json" --log-dir "$T/gm-graph" --msprof-out "$T/gm-graph/msprof"
+expect_eq "$?:$(capture "$T/gm-graph/msprof")" "0:20 [4] ['0'] 4 True True False True" \
+    "--msprof-out on the GPU: each layer's graph launch timed as its SuperKernel"
 tc demo --workload gpu --profile quick --artifact-root "$T/demo"
 expect_rc 0 "tunectl demo --workload gpu runs all seven phases on the GPU"
 R=$(readlink -f "$T/demo/latest")
 tc verify --session "$R/auto-tune-session.json"
 expect_rc 0 "the GPU demo's session verifies"
 expect_eq "$(jq_ "$R/s0/runset/runset.json" 'd["metric"]["clock"]')" "cudaEventElapsedTime" "the GPU demo's gates read CUDA event time"
+A=$(ls "$R"/support/sk-fusion-performance-analyst-attempt-*/output/profiling-analysis.json | head -1)
+expect_eq "$(jq_ "$A" "d['association_protocol']['status'], sorted({(x['mapping_method'], x['mapping_confidence']) for x in d['per_sk_decisions']}), len(d['per_sk_decisions']) > 0 and all(x['classification'] != 'insufficient_evidence' for x in d['per_sk_decisions'])")" \
+    "('associated', [('kernel_projection_structural', 'exact_projected_trace')], True)" \
+    "the GPU demo's BASE analyses CUDA-event captures with an exact association and decisive verdicts"
 finish

@@ -259,14 +259,16 @@ static void
 the_command_line_is_parsed(void **state)
 {
 	const char *ok1[] = { "gskw", "--config", "c.json", "--log-dir", "L",
-		"--archive-config", "--profile-out", "p.json", NULL };
+		"--archive-config", "--profile-out", "p.json", "--msprof-out", "M",
+		NULL };
 	const char *ok2[] = { "gskw", "--config", "c.json", NULL };
 	const char *list[] = { "gskw", "--list-devices", NULL };
 	struct gskw_args a;
 	char err[256] = "";
 
 	(void)state;
-	assert_int_equal(gskw_args_parse(8, (char **)ok1, "RUN", &a, err, sizeof(err)), 0);
+	assert_int_equal(gskw_args_parse(10, (char **)ok1, "RUN", &a, err, sizeof(err)), 0);
+	assert_string_equal(a.msprof_out, "M");
 	assert_string_equal(a.config, "c.json");
 	assert_string_equal(a.log_dir, "L");
 	assert_string_equal(a.profile_out, "p.json");
@@ -275,6 +277,7 @@ the_command_line_is_parsed(void **state)
 	assert_int_equal(gskw_args_parse(3, (char **)ok2, "RUN", &a, err, sizeof(err)), 0);
 	assert_string_equal(a.log_dir, "RUN");
 	assert_null(a.profile_out);
+	assert_null(a.msprof_out);
 	assert_int_equal(gskw_args_parse(2, (char **)list, NULL, &a, err, sizeof(err)), 0);
 	assert_true(a.list_devices);
 }
@@ -289,6 +292,10 @@ bad_command_lines_say_what_is_wrong(void **state)
 		{ 2, { "gskw", "--frobnicate" }, "unknown argument '--frobnicate'" },
 		{ 4, { "gskw", "--list-devices", "--config", "c" },
 		  "--list-devices takes no other option" },
+		{ 4, { "gskw", "--list-devices", "--msprof-out", "M" },
+		  "--list-devices takes no other option" },
+		{ 4, { "gskw", "--config", "c", "--msprof-out" },
+		  "--msprof-out needs a value" },
 	};
 
 	(void)state;
@@ -427,6 +434,40 @@ a_graph_profile_is_one_group_of_six_kernels(void **state)
 	tc_json_free(doc);
 	free(path);
 	remove_tree(dir);
+}
+
+/* The msprof shape: each group a launch, a graph its layer's SuperKernel. */
+static void
+msprof_names_each_launch_and_a_graph_as_one_superkernel(void **state)
+{
+	struct gskw_config c;
+	struct gskw_plan aot = gskw_make_plan(GS_AOT);
+	struct gskw_plan graph = gskw_make_plan(GS_GRAPH_LAYER);
+	struct msp_shape s;
+	char err[256] = "";
+
+	(void)state;
+	gskw_config_defaults(&c);
+	c.multistream = 1;
+	assert_int_equal(gskw_trace_shape(&c, &aot, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.ngroups, 4);
+	assert_int_equal(s.nstreams, 2);
+	assert_int_equal(s.copies, 0);
+	assert_int_equal(s.child_steps, 0);
+	assert_int_equal(s.last[3], GK_RESIDUAL);
+	assert_string_equal(s.kernel_names[GK_NORM], "layernorm");
+	assert_int_equal(gskw_trace_shape(&c, &graph, &s, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cuda_graph_layer graph over two streams"));
+	c.multistream = 0;
+	assert_int_equal(gskw_trace_shape(&c, &graph, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.ngroups, 1);
+	assert_int_equal(s.first[0], GK_MATMUL);
+	assert_int_equal(s.last[0], GK_RESIDUAL);
+	assert_int_equal(s.nstreams, 1);
+	c.multistream = 1;
+	c.batch = 1;		/* nothing to split: one stream */
+	assert_int_equal(gskw_trace_shape(&c, &aot, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.nstreams, 1);
 }
 
 static void
@@ -610,6 +651,48 @@ rank_zero_writes_the_profile(void **state)
 	remove_tree(dir);
 }
 
+/* Rank 0 of an msprof run writes one row per launch and stream. */
+static void
+rank_zero_writes_msprof_files(void **state)
+{
+	char *dir = temp_dir();
+	char *out = tc_xasprintf("%s/msprof", dir);
+	char *kd = tc_xasprintf("%s/kernel_details.csv", out);
+	char *fused = tc_xasprintf("%s/device_0/model_1/sk_fused_nodes.log", out);
+	struct env_guard g;
+	struct gskw_config c;
+	char *text;
+
+	(void)state;
+	env_save(&g);
+	setenv("GSKW_SIM_GPUS", "1", 1);
+	gskw_config_defaults(&c);
+	c.steps = 3;
+	c.layers = 2;
+	c.scope = GS_SEGMENT;
+	c.multistream = 1;
+	assert_int_equal(gskw_rank_main(&c, 0, 0, dir, NULL, out), 0);
+	text = slurp(kd);
+	/* header + 3 steps x 2 layers x 3 groups x 2 streams */
+	assert_int_equal(count_lines_starting(text, "Step Id,"), 1);
+	assert_int_equal(count_lines_starting(text, "1,0,1,"), 12);
+	assert_int_equal(count_lines_starting(text, "3,0,1,"), 12);
+	assert_non_null(strstr(text, ",sk_6_decoder.layer.1_start_softmax_1_end_residual_1,"
+	    "SuperKernel,static,AI_VECTOR_CORE,"));
+	free(text);
+	assert_true(tc_path_exists(fused));
+	/* only rank 0 writes them */
+	free(out);
+	out = tc_xasprintf("%s/msprof-1", dir);
+	assert_int_equal(gskw_rank_main(&c, 1, 0, dir, NULL, out), 0);
+	assert_false(tc_path_exists(out));
+	env_restore(&g);
+	free(kd);
+	free(fused);
+	free(out);
+	remove_tree(dir);
+}
+
 static void
 a_rank_without_its_gpu_or_with_a_failing_step_fails(void **state)
 {
@@ -655,10 +738,12 @@ main(void)
 		cmocka_unit_test(cuda_ordinals_map_to_physical_indices),
 		cmocka_unit_test(rank_log_lines_are_what_the_gates_read),
 		cmocka_unit_test(a_graph_profile_is_one_group_of_six_kernels),
+		cmocka_unit_test(msprof_names_each_launch_and_a_graph_as_one_superkernel),
 		cmocka_unit_test(a_fused_profile_has_a_group_per_launch),
 		cmocka_unit_test(the_device_list_names_physical_indices_and_versions),
 		cmocka_unit_test(a_rank_runs_on_its_gpu_alone_and_logs_every_step),
 		cmocka_unit_test(rank_zero_writes_the_profile),
+		cmocka_unit_test(rank_zero_writes_msprof_files),
 		cmocka_unit_test(a_rank_without_its_gpu_or_with_a_failing_step_fails),
 	};
 
