@@ -9,7 +9,10 @@
 #   OUT/build.log             the build, when one was needed
 #   OUT/test_gpu_workload.log the workload's tests, run on the GPU
 #   OUT/demo.log              the demo's progress and closing lines
-#   OUT/summary.txt|json      S0 spread, every stage's result, the final E2E
+#   OUT/summary.txt|json      S0 spread, every stage's result, BASE's
+#                             analysis of its msprof captures (gskw
+#                             --msprof-out: association, per-SK verdicts),
+#                             the final E2E
 #   OUT/verify.json           tunectl verify of the finished session
 #   OUT/report.html           the session's HTML report
 #   OUT/FINAL_E2E_REPORT.md   its final report
@@ -66,7 +69,8 @@ fi
 say "GPUs: $(cat "$OUT/devices.json")"
 
 # 3. The workload's tests on the GPU: every strategy with its launch
-# count, equal results, every option, a profile, and a quick demo.
+# count, equal results, every option, a profile, msprof captures timed by
+# CUDA events (--msprof-out), and a quick demo whose BASE analyses them.
 if [ "${SKIP_TESTS:-0}" != 1 ] && [ -x build/tests/gskw-sim ]; then
 	say "running tests/cli/test_gpu_workload.sh on the GPU ..."
 	tests/run.sh -t 400 test_gpu_workload >"$OUT/test_gpu_workload.log" 2>&1 ||
@@ -121,6 +125,17 @@ for f in sorted(glob.glob(os.path.join(root, "stage-o", "O*-trial.json"))):
         ev = c["option_trial_evaluation"]
         trials[n] = {"mean_improvement_pct": ev["mean_improvement_pct"], "accepted": ev["accepted"]}
 s["stage_o"] = trials
+# BASE: tunectl analyze fusion on the CUDA-event captures (gskw --msprof-out)
+base = load("phases/base-profile-source-mapping/phase-result.json") or {}
+an = [a for a in base.get("produced_artifacts", []) if a.endswith("/profiling-analysis.json")]
+a = load(an[0]) if an else None
+if a:
+    s["base"] = {"association": (a.get("association_protocol") or {}).get("status"),
+                 "verdicts": {d["name"]: {"classification": d["classification"], "action": d["action"],
+                                          "mapping": d.get("mapping_confidence"),
+                                          "improvement_pct": d.get("improvement_pct"),
+                                          "noise_threshold_pct": d.get("noise_threshold_pct")}
+                              for d in a.get("per_sk_decisions", [])}}
 fe = (load("ledger.json") or {}).get("final_e2e") or {}
 s["final"] = {k: fe.get(k) for k in ("classification", "improvement_pct", "candidate_id", "scope_strategy")}
 s["final"]["baseline_median_ms"] = (fe.get("baseline") or {}).get("median_ms")
@@ -135,6 +150,12 @@ with open(os.path.join(out, "summary.txt"), "w") as f:
     f.write("Stage A selected: %s\n" % (s.get("stage_a") or {}).get("selected"))
     for n, t in trials.items():
         f.write("Stage O %s: %+.2f %%, accepted %s\n" % (n, t["mean_improvement_pct"], t["accepted"]))
+    if s.get("base"):
+        f.write("BASE analysis: association %s\n" % s["base"]["association"])
+        for n, v in sorted(s["base"]["verdicts"].items()):
+            f.write("BASE %s: %s/%s (%s), improvement %s %% vs noise %s %%\n" % (
+                n, v["classification"], v["action"], v["mapping"], v["improvement_pct"],
+                v["noise_threshold_pct"]))
     f.write("final: %s\n" % json.dumps(s["final"], sort_keys=True))
 PY
 cat "$OUT/summary.txt" >&2
