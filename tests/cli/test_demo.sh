@@ -4,6 +4,7 @@
 # real, but logs modelled times (SKW_SIMULATED_TIMING=1) so that a noisy
 # test machine cannot fail the gates; `make demo` uses the real clock.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/base_lib.sh"
 
 export SKW_SIMULATED_TIMING=1
 jq_() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -111,27 +112,7 @@ expect_eq "$(jq_ "$R/phases/final-e2e-report/phase-result.json" "[x['runsets'] f
 # collection manifests, the SK-on graph files, and tunectl analyze fusion's
 # schema 1.2 analysis with an exact association and decisive verdicts.
 R=$(readlink -f "$T/d-none/latest")
-for side in sk-off sk-on; do
-	check "BASE captured kernel_details.csv with SK $side" \
-	    grep -q '^Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),' \
-	    "$R/base/capture/$side/kernel_details.csv"
-done
-check "the SK-on capture holds SuperKernel rows" grep -q ',SuperKernel,static,AI_VECTOR_CORE,' "$R/base/capture/sk-on/kernel_details.csv"
-check "the SK-off capture holds none" bash -c '! grep -q SuperKernel "$1"' _ "$R/base/capture/sk-off/kernel_details.csv"
-for f in sk_graph_origin.json sk_graph_updated.json sk_fused_nodes.log sk_scope_split.log super_kernel.log; do
-	check "the SK-on capture holds $f" test -s "$R/base/capture/sk-on/device_0/model_1/$f"
-done
-tc analyze collection validate-set --manifest "baseline_profile=$R/base/capture/sk-off/collection-manifest.json" \
-    --manifest "candidate_profile=$R/base/capture/sk-on/collection-manifest.json"
-expect_rc 0 "the two captures' collection manifests validate as a set"
-A=$(ls "$R"/support/sk-fusion-performance-analyst-attempt-*/output/profiling-analysis.json | head -1)
-check "the BASE result seals the analysis" grep -q "\"${A#"$R"/}\"" "$R/phases/base-profile-source-mapping/phase-result.json"
-expect_eq "$(jq_ "$A" "d['schema_version'], d['association_protocol']['status'], d['analysis_agent_id']")" \
-    "('1.2', 'associated', 'sk-fusion-performance-analyst')" "the analysis is schema 1.2 with the structural association made"
-expect_eq "$(jq_ "$A" "sorted({(x['mapping_method'], x['mapping_confidence']) for x in d['per_sk_decisions']})")" \
-    "[('kernel_projection_structural', 'exact_projected_trace')]" "every SK is mapped exactly"
-expect_eq "$(jq_ "$A" "len(d['per_sk_decisions']) > 0 and all(x['action'] in ('keep', 'prune', 'block') and x['classification'] != 'insufficient_evidence' for x in d['per_sk_decisions'])")" \
-    "True" "every verdict is decisive (keep, prune or block)"
+base_checks "$R"
 # The SK-on capture's SuperKernel child trace: recorded by its manifest
 # (the optional sk_prof role) and read by the analysis as context.
 check "the SK-off capture has no child trace" test ! -e "$R/base/capture/sk-off/sk_prof_device_0.json"
@@ -152,12 +133,6 @@ EOF
 }
 expect_eq "$(sk_child_ctx "$A")" "['base', 'capture', 'sk-on', 'sk_prof_device_0.json'] True True 1" \
     "the analysis reads the child trace as context: every event, one stream"
-/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d.pop('analysis_content_fingerprint'); json.dump(d, open(sys.argv[2], 'w'))" \
-    "$A" "$T/analysis-content.json"
-expect_eq "$(jq_ "$A" "d['analysis_content_fingerprint']")" \
-    "$("$TUNECTL_BIN" json digest --ascii --no-nan "$T/analysis-content.json")" \
-    "the analysis's content fingerprint is its content's"
-check "the session report shows the per-SK table" grep -q '<section id="base"><h2>BASE: per-SK fusion verdicts</h2><h3>base-profile-source-mapping: <a href=' "$R/report.html"
 check "the session report links the analysis's HTML view" grep -q 'profiling-analysis.html">HTML view</a>' "$R/report.html"
 # The derived BASE of mode both profiles the multistream incumbent: the
 # main stream splits the batch and joins it (split, concat), so the two

@@ -10,6 +10,7 @@
 # the session runs on the simulated device (tests/fixtures/gpu-sim), in a
 # tree laid out like the build tree (tunectl, examples/gskw, examples/).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/base_lib.sh"
 
 BUILD_DIR=$(dirname "$TUNECTL_BIN")
 jq_() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -107,38 +108,13 @@ check "the HTML report was written" test -s "$R/report.html"
 # launches timed by CUDA events on a GPU, by the cost model here) for SK
 # off and on under collection manifests, and the analyst's tunectl analyze
 # fusion associated them exactly, with decisive verdicts.
-for side in sk-off sk-on; do
-	check "BASE captured kernel_details.csv with SK $side" \
-	    grep -q '^Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),' \
-	    "$R/base/capture/$side/kernel_details.csv"
-done
-check "the SK-on capture holds SuperKernel rows" grep -q ',SuperKernel,static,AI_VECTOR_CORE,' "$R/base/capture/sk-on/kernel_details.csv"
-check "the SK-off capture holds none" bash -c '! grep -q SuperKernel "$1"' _ "$R/base/capture/sk-off/kernel_details.csv"
-for f in sk_graph_origin.json sk_graph_updated.json sk_fused_nodes.log sk_scope_split.log super_kernel.log; do
-	check "the SK-on capture holds $f" test -s "$R/base/capture/sk-on/device_0/model_1/$f"
-done
+base_checks "$R"
+expect_eq "$(jq_ "$A" "len(d['per_sk_decisions'])")" "4" "one SK per layer"
 expect_eq "$(jq_ "$R/base/capture/workload.json" "d['model'], d['runtime']['clock']")" \
     "('gskw-decode', 'cudaEventElapsedTime (events around each launch on its stream)')" \
     "the captures' workload names the GPU program and its clock"
-tc analyze collection validate-set --manifest "baseline_profile=$R/base/capture/sk-off/collection-manifest.json" \
-    --manifest "candidate_profile=$R/base/capture/sk-on/collection-manifest.json"
-expect_rc 0 "the two captures' collection manifests validate as a set"
 check "no SuperKernel child trace: a GPU gives none without timers inside the fused kernels" \
     test ! -e "$R/base/capture/sk-on/sk_prof_device_0.json"
-A=$(ls "$R"/support/sk-fusion-performance-analyst-attempt-*/output/profiling-analysis.json | head -1)
-check "the BASE result seals the analysis" grep -q "\"${A#"$R"/}\"" "$R/phases/base-profile-source-mapping/phase-result.json"
-expect_eq "$(jq_ "$A" "d['schema_version'], d['association_protocol']['status'], d['analysis_agent_id']")" \
-    "('1.2', 'associated', 'sk-fusion-performance-analyst')" "the analysis is schema 1.2 with the structural association made"
-expect_eq "$(jq_ "$A" "sorted({(x['mapping_method'], x['mapping_confidence']) for x in d['per_sk_decisions']})")" \
-    "[('kernel_projection_structural', 'exact_projected_trace')]" "every SK is mapped exactly"
-expect_eq "$(jq_ "$A" "len(d['per_sk_decisions']), all(x['action'] in ('keep', 'prune', 'block') and x['classification'] != 'insufficient_evidence' for x in d['per_sk_decisions'])")" \
-    "(4, True)" "one SK per layer, every verdict decisive (keep, prune or block)"
-/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d.pop('analysis_content_fingerprint'); json.dump(d, open(sys.argv[2], 'w'))" \
-    "$A" "$T/analysis-content.json"
-expect_eq "$(jq_ "$A" "d['analysis_content_fingerprint']")" \
-    "$("$TUNECTL_BIN" json digest --ascii --no-nan "$T/analysis-content.json")" \
-    "the analysis's content fingerprint is its content's"
-check "the session report shows the per-SK table" grep -q '<section id="base"><h2>BASE: per-SK fusion verdicts</h2>' "$R/report.html"
 # The derived BASE profiles the multistream incumbent.  The GPU workload's
 # two streams run the same kernels on the two halves of the batch (no
 # split or concat launch), so each SK-off stream matches either source
