@@ -77,17 +77,14 @@ skw_nstreams(const struct skw_config *c)
 #define SKW_SK_PROF_STEPS 1
 
 /*
- * A profiling run (--msprof-out) records every launch (struct msp_rec,
- * examples/msprof/msp_trace.h): the stream thread fills in when it
- * started and how long it took on the rank's CPU clock
- * (CLOCK_PROCESS_CPUTIME_ID), in nanoseconds, and the children's times
- * when the launch's children are timed.
- */
-
-/*
  * What one launch runs: one group of one layer over rows [row0, row1), or
  * (SKW_SPLIT, SKW_CONCAT) the copy of rows [row0, row1) of x to or from
- * the first rows of xs, the secondary stream's activations.
+ * the first rows of xs, the secondary stream's activations.  In a
+ * profiling run (--msprof-out) rec is the launch's record (struct
+ * msp_rec, examples/msprof/msp_trace.h): the stream thread fills in when
+ * it started and how long it took on the rank's CPU clock
+ * (CLOCK_PROCESS_CPUTIME_ID), in nanoseconds, and the children's times
+ * when the launch's children are timed.
  */
 struct skw_launch {
 	const struct skw_model *m;
