@@ -109,7 +109,9 @@ int tc_cli_dispatch(const struct tc_command *cmd, int argc, char **argv);
 enum tc_opt_kind {
 	TC_OPT_FLAG,		/* bool *; no value */
 	TC_OPT_STRING,		/* const char **; points into argv */
-	TC_OPT_LIST,		/* struct tc_strlist *; repeatable */
+	TC_OPT_LIST,		/* struct tc_strlist *; repeatable; the
+				 * caller frees it (tc_strlist_free), a
+				 * failed parse already has */
 	TC_OPT_INT,		/* long *; decimal */
 	TC_OPT_DOUBLE,		/* double * */
 	TC_OPT_PYFLOAT,		/* double *; as argparse's type=float: nan,

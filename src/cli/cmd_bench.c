@@ -259,6 +259,7 @@ out:
 	free(dirs);
 	free(items);
 	free(starts);
+	tc_strlist_free(&out_b);
 	tc_parse_result_free(&pr);
 	tc_buf_free(&log);
 	tc_error_clear(&err);

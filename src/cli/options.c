@@ -160,8 +160,13 @@ extras_push(tc_buf *extras, const char *arg)
 }
 
 static int
-parse_fail(struct tc_parse_result *res, tc_buf *extras, int rc)
+parse_fail(const struct tc_option *opts, struct tc_parse_result *res,
+    tc_buf *extras, int rc)
 {
+	/* a failed parse leaves the caller nothing to release */
+	for (; opts != NULL && opts->name != NULL; opts++)
+		if (opts->kind == TC_OPT_LIST)
+			tc_strlist_free(opts->dest);
 	if (res != NULL)
 		tc_parse_result_free(res);
 	tc_buf_free(extras);
@@ -203,7 +208,7 @@ opts_parse(const struct tc_command *cmd, int argc, char **argv,
 		}
 		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
 			tc_cli_print_help(cmd, stdout, true);
-			return parse_fail(res, &extras, -1);
+			return parse_fail(opts, res, &extras, -1);
 		}
 		if (arg[0] != '-' || arg[1] == '\0') {
 			if (res == NULL || (res->one_positional != NULL &&
@@ -225,7 +230,7 @@ opts_parse(const struct tc_command *cmd, int argc, char **argv,
 			*o->seen = true;
 		if (o->kind == TC_OPT_FLAG) {
 			if (eq != NULL)
-				return parse_fail(res, &extras, tc_usage_error(cmd,
+				return parse_fail(opts, res, &extras, tc_usage_error(cmd,
 				    "argument %s: ignored explicit argument "
 				    "'%s'", o->name, eq + 1));
 			*(bool *)o->dest = true;
@@ -236,11 +241,11 @@ opts_parse(const struct tc_command *cmd, int argc, char **argv,
 		} else if (i + 1 < argc) {
 			value = argv[++i];
 		} else {
-			return parse_fail(res, &extras, tc_usage_error(cmd,
+			return parse_fail(opts, res, &extras, tc_usage_error(cmd,
 			    "argument %s: expected one argument", o->name));
 		}
 		if ((rc = store_value(cmd, o, value)) != 0)
-			return parse_fail(res, &extras, rc);
+			return parse_fail(opts, res, &extras, rc);
 	}
 	/* argparse lists every missing required option in one message. */
 	{
@@ -264,7 +269,7 @@ opts_parse(const struct tc_command *cmd, int argc, char **argv,
 			rc = tc_usage_error(cmd, "the following arguments are "
 			    "required: %s", missing.data);
 			tc_buf_free(&missing);
-			return parse_fail(res, &extras, rc);
+			return parse_fail(opts, res, &extras, rc);
 		}
 	}
 	if (extras.len > 0 && tc_cli_ref_prog(cmd) != NULL &&
@@ -273,10 +278,10 @@ opts_parse(const struct tc_command *cmd, int argc, char **argv,
 		fprintf(stderr, "%.*s: error: unrecognized arguments: %s\n",
 		    (int)strcspn(cmd->ref_prog, " "), cmd->ref_prog,
 		    extras.data);
-		return parse_fail(res, &extras, TC_EXIT_USAGE);
+		return parse_fail(opts, res, &extras, TC_EXIT_USAGE);
 	}
 	if (extras.len > 0)
-		return parse_fail(res, &extras, tc_usage_error(cmd,
+		return parse_fail(opts, res, &extras, tc_usage_error(cmd,
 		    "unrecognized arguments: %s", extras.data));
 	tc_buf_free(&extras);
 	return 0;
