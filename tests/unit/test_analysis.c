@@ -663,6 +663,15 @@ projected_check(const long (*occ)[3], size_t n)
 }
 
 static void
+expect_projected(const long (*occ)[3], size_t n, const char *want)
+{
+	char *r = projected_check(occ, n);
+
+	assert_string_equal(r, want);
+	free(r);
+}
+
+static void
 projected_trace_occurrences_pair_by_identity(void **state)
 {
 	static const char *const incomplete = "per_sk_decisions[0] "
@@ -680,31 +689,16 @@ projected_trace_occurrences_pair_by_identity(void **state)
 	static const long pid[][3] = { { 5, 1, 1 }, { 5, 1, 2 }, { 6, 1, 3 } };
 	static const long text[][3] = { { -1, 1, 1 }, { 5, 1, 2 }, { 5, 1, 3 } };
 	static const long two[][3] = { { 5, 1, 1 }, { 5, 1, 2 }, { 5, 2, 3 } };
-	char *r;
 
 	(void)state;
-	r = projected_check(good, 3);
-	assert_string_equal(r, "");
-	free(r);
-	r = projected_check(mixed, 6);
-	assert_string_equal(r, "");
-	free(r);
-	r = projected_check(dup, 4);
-	assert_string_equal(r, "per_sk_decisions[0] projected-trace "
+	expect_projected(good, 3, "");
+	expect_projected(mixed, 6, "");
+	expect_projected(dup, 4, "per_sk_decisions[0] projected-trace "
 	    "duplicate occurrence");
-	free(r);
-	r = projected_check(step, 4);
-	assert_string_equal(r, incomplete);
-	free(r);
-	r = projected_check(pid, 3);
-	assert_string_equal(r, incomplete);
-	free(r);
-	r = projected_check(text, 3);
-	assert_string_equal(r, incomplete);
-	free(r);
-	r = projected_check(two, 3);
-	assert_string_equal(r, incomplete);
-	free(r);
+	expect_projected(step, 4, incomplete);
+	expect_projected(pid, 3, incomplete);
+	expect_projected(text, 3, incomplete);
+	expect_projected(two, 3, incomplete);
 }
 
 int
