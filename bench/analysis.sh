@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
 # analysis.sh - what "tunectl analyze fusion" costs as profiles grow:
 # generated SuperKernel-off / SuperKernel-on kernel_details.csv pairs of
-# 10,000 to 1,000,000 rows each (S SKs of 3 children; per step the
-# baseline has the 3*S children, the candidate the S SKs and 2*S unfused
-# kernels), with sk_meta naming the children.  For each size: wall time,
-# peak RSS and rows per second (both files' rows over the wall time).
+# 10,000 to 1,000,000 SK-off rows (S SKs of 3 children), with sk_meta
+# naming the children, analysed in one or both of two modes:
+#   legacy  no collection manifests: per step the baseline has the 3*S
+#           children, the candidate the S SKs and 2*S unfused kernels;
+#           every SK is insufficient_evidence/reprofile (the fallback rung)
+#   exact   a structural capture as an NPU run leaves it: each profile in
+#           a collection root opened by "tunectl analyze collection begin"
+#           and closed by "finalize" (kernel_details.csv, task_time.csv,
+#           trace_view.json, and for SK-on device_0/model_7/ the origin and
+#           updated graphs, sk_fused_nodes.log, sk_scope_split.log,
+#           super_kernel.log); one graph stream of the 3*S children, the
+#           candidate the S SKs per step; association exact, and SK s is
+#           beneficial (s mod 3 = 0: faster than its children's interval),
+#           neutral (1: as long) or regressed (2: slower)
+# For each mode and size: wall time, peak RSS and rows per second (both
+# files' rows over the wall time); only "tunectl analyze fusion" is timed.
 #
 # The aim (docs/analysis.md): 1,000,000 rows in under 2 s, time linear in
 # rows, memory bounded by the SKs and steps kept, not by the rows.  The
@@ -14,6 +26,7 @@
 #
 #   BUILD=build bench/analysis.sh [SIZES...]      default: 10000 100000 1000000
 #   SKS=64 bench/analysis.sh                     SKs per step (default 64)
+#   MODE=exact bench/analysis.sh                 legacy, exact or both (default)
 #
 # Beside a reference analyzer (the held-out check of issue 32):
 #   REFERENCE=/path/to/analyze_fusion_performance.py bench/analysis.sh [SIZES...]
@@ -29,6 +42,11 @@ TC=${TUNECTL:-$PWD/${BUILD:-build}/tunectl}
 SKS=${SKS:-64}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(10000 100000 1000000)
+case ${MODE:-both} in
+legacy | exact) MODES=("$MODE") ;;
+both) MODES=(legacy exact) ;;
+*) echo "analysis.sh: MODE $MODE: not legacy, exact or both" >&2; exit 2 ;;
+esac
 W=$(mktemp -d "${TMPDIR:-/tmp}/tunectl-bench-analysis.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
@@ -67,6 +85,87 @@ gen() {	# gen ROWS: baseline.csv and candidate.csv of about ROWS rows each
 			}
 		}
 	}'
+}
+
+# The exact mode's fixed inputs: the association config and control the
+# collection manifests record.
+printf '{"profiler": {"level": "l1", "aic_metrics": "PipeUtilization"}, "capture": "kernel_details+sk_graph"}\n' > "$W/in/acfg.json"
+printf '{"profiler": {"level": "l1"}}\n' > "$W/in/actl.json"
+mkdir -p "$W/in/sk_meta_x/0/model_7_1" "$W/in/graph"
+HX='Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Num,Mix Block Num,aic_scalar_time(us),aic_scalar_ratio,aiv_scalar_time(us),aiv_scalar_ratio'
+gen_graph() {	# gen_graph DIR: model 7's origin and updated graphs and logs
+	awk -v S="$SKS" -v D="$1" 'BEGIN {
+		split("Mul Cast Add", op, " ")
+		n = 3 * S
+		for (u = 0; u < 2; u++) {
+			f = D "/" (u ? "sk_graph_updated.json" : "sk_graph_origin.json")
+			printf "{\"version\": \"%s\", \"modelId\": \"7\", \"deviceId\": 0, \"totalStreams\": 1, \"totalNodes\": %d, \"streams\": [{\"streamIdxInGraph\": 0, \"nodeCount\": %d, \"nodes\": [", u ? "1.0-updated" : "1.0", n, n > f
+			for (i = 0; i < n; i++)
+				printf "%s\n{\"nodeId\": %d, \"streamIdxInGraph\": 0, \"nodeIdxInStream\": %d, \"nodeType\": \"KERNEL\", \"preNodeId\": %s, \"nextNodeId\": %s, \"taskInfo\": [{\"taskType\": \"KERNEL\", \"streamId\": 20, \"taskId\": %d, \"kernelParams\": {\"funcName\": \"%s_%d\", \"kernelType\": \"AIV_ONLY\", \"numBlocks\": 4}}]}", i ? "," : "", 1000 + i, i, i ? 999 + i : "\"none\"", i + 1 < n ? 1001 + i : "\"none\"", 50 + i, op[i % 3 + 1], i + 1 > f
+			print "]}]}" > f
+		}
+		f = D "/sk_fused_nodes.log"
+		for (s = 0; s < S; s++) {
+			printf "SK Function: sk_%d_layers.%d.mlp_start_Mul_%d_end_Add_%d, scope id: %d, Node Count: 3\n", s + 1, s, 3 * s + 1, 3 * s + 3, s + 1 > f
+			for (k = 0; k < 3; k++)
+				printf "[%d] [nodeId:%d, streamId:0] - KernelInfos{funcName:%s_%d, kernelType:AIV_ONLY, taskRatio:[0,1], numBlocks:4, cubeNum:0, vecNum:4, isScheModeOn:0, needMixKernelSplit:0, resolvedNum:4}\n", k, 1000 + 3 * s + k, op[k + 1], 3 * s + k + 1 > f
+		}
+		printf "InitialScopeSplitPass: %d scopes, 0 breaks\n", S > (D "/sk_scope_split.log")
+		printf "super kernel build: %d SuperKernels for model 7\n", S > (D "/super_kernel.log")
+	}'
+}
+gen_exact() {	# gen_exact ROWS WHICH: WHICH (baseline or candidate) as kernel_details.csv
+	local steps=$(( $1 / (3 * SKS) ))
+	awk -v S="$SKS" -v N="$steps" -v H="$HX" -v C="$2" 'BEGIN {
+		f = "kernel_details.csv"
+		print H > f
+		split("Mul Cast Add", op, " ")
+		for (st = 1; st <= N; st++) {
+			t = st * 100000
+			for (s = 0; s < S; s++) {
+				if (C == "baseline")	# the children at t, t+5, t+10: 14-16 us
+					for (k = 0; k < 3; k++)
+						printf "%d,0,7,%d,20,aclnn%s_%s_0,%s,static,AI_VECTOR_CORE,%d,%d,0,4,0,0,0,0.5,0.05\n", st, 50 + 3 * s + k, op[k + 1], op[k + 1], op[k + 1], t + 5 * k, 4 + (st + k) % 3 > f
+				else {			# beneficial, neutral, regressed
+					c = s % 3
+					printf "%d,0,7,%d,20,sk_%d_layers.%d.mlp_start_Mul_%d_end_Add_%d,SuperKernel,static,MIX_AIV,%d,%d,0,4,4,0,0,0,0\n", st, 5000 + s, s + 1, s, 3 * s + 1, 3 * s + 3, t, (c == 0 ? 8 : c == 1 ? 15 : 22) + st % 2 > f
+				}
+				t += 20
+			}
+		}
+	}'
+}
+gen_graph "$W/in/graph"
+cp "$W/in/graph/sk_fused_nodes.log" "$W/in/sk_meta_x/0/model_7_1/"
+# capture ROLE ROOT ROWS: a collection root as a structural NPU capture
+# leaves it: begin, the profiler's files, finalize.
+capture() {
+	local role=$1 root=$2 files a b
+	"$TC" analyze collection begin --role "$role" --root "$root" \
+	    --session-out "$root.session" > /dev/null
+	a=$(date +%s%N)
+	printf 'Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),task_stop(us)\n' > "$root/task_time.csv"
+	printf '[]\n' > "$root/trace_view.json"
+	files=(--file kernel_details=kernel_details.csv --file task_time=task_time.csv
+	    --file trace_view=trace_view.json)
+	if [ "$role" = candidate_profile ]; then
+		mkdir -p "$root/device_0/model_7"
+		cp "$W"/in/graph/* "$root/device_0/model_7/"
+		for f in sk_graph_origin.json sk_graph_updated.json sk_fused_nodes.log \
+		    sk_scope_split.log super_kernel.log; do
+			files+=(--file "${f%.*}=device_0/model_7/$f")
+		done
+		(cd "$root" && gen_exact "$3" candidate)
+	else
+		(cd "$root" && gen_exact "$3" baseline)
+	fi
+	b=$(date +%s%N)
+	"$TC" analyze collection finalize --session "$root.session" \
+	    --source-revision r1 --native-pid $$ --started-ns "$a" --ended-ns "$b" \
+	    --command-fingerprint "$(printf '%s %s' "$role" $$ | sha256sum | cut -d' ' -f1)" \
+	    --workload "$W/in/wl.json" --config "$W/in/acfg.json" \
+	    --control "$W/in/actl.json" "${files[@]}" \
+	    --out "$root/collection-manifest.json" > /dev/null
 }
 
 REF=()
@@ -129,38 +228,53 @@ print("equal" if d is None else "differ at " + d)
 PY
 }
 
-echo "# $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); every baseline row is an SK child (all are kept)"
+echo "# $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); every baseline row is an SK child (all are kept); rows_each: the SK-off file's rows"
 [ ${#REF[@]} -eq 0 ] || echo "# reference: ${REF[*]} (up to $REF_MAX_ROWS rows a file)"
 if [ ${#REF[@]} -eq 0 ]; then
-	printf '%10s %10s %10s %12s %14s\n' rows_each steps wall_s peak_rss_mb rows_per_s
+	printf '%6s %10s %10s %10s %12s %14s\n' mode rows_each steps wall_s peak_rss_mb rows_per_s
 else
-	printf '%10s %10s %10s %12s %14s %10s %12s %8s %8s\n' rows_each steps wall_s peak_rss_mb rows_per_s \
+	printf '%6s %10s %10s %10s %12s %14s %10s %12s %8s %8s\n' mode rows_each steps wall_s peak_rss_mb rows_per_s \
 	    ref_wall_s ref_rss_mb x_time x_rss
 fi
 status=0
 for n in "${SIZES[@]}"; do
+for mode in "${MODES[@]}"; do
 	d=$W/n$n
 	# Both analyzers write at the same depth: the document records its
 	# inputs' paths relative to its own directory.
 	mkdir -p "$d/tc/out"
-	(cd "$d" && gen "$n")
-	steps=$(( n / (3 * SKS) ))
-	rows=$(( $(wc -l < "$d/baseline.csv") + $(wc -l < "$d/candidate.csv") - 2 ))
-	args=(--baseline-profile "$d/baseline.csv" --candidate-profile "$d/candidate.csv"
-	    --sk-meta "$W/in/sk_meta" --baseline-config "$W/in/base.json"
+	args=(--baseline-config "$W/in/base.json"
 	    --candidate-config "$W/in/cand.json" --baseline-workload "$W/in/wl.json"
 	    --candidate-workload "$W/in/wl.json" --declared-change-set "$W/in/dcs.json"
 	    --candidate-name B --experiment-id bench --round-id B-BASE
 	    --analysis-agent-id bench --source-revision r1)
+	if [ "$mode" = exact ]; then
+		capture baseline_profile "$d/cap_b" "$n"
+		capture candidate_profile "$d/cap_c" "$n"
+		args=(--baseline-profile "$d/cap_b/kernel_details.csv"
+		    --candidate-profile "$d/cap_c/kernel_details.csv" "${args[@]}"
+		    --sk-meta "$W/in/sk_meta_x"
+		    --baseline-collection-manifest "$d/cap_b/collection-manifest.json"
+		    --profile-collection-manifest "$d/cap_c/collection-manifest.json")
+		b=$d/cap_b/kernel_details.csv c=$d/cap_c/kernel_details.csv
+	else
+		(cd "$d" && gen "$n")
+		b=$d/baseline.csv c=$d/candidate.csv
+		args=(--baseline-profile "$b" --candidate-profile "$c" "${args[@]}"
+		    --sk-meta "$W/in/sk_meta")
+	fi
+	steps=$(( n / (3 * SKS) ))
+	rows=$(( $(wc -l < "$b") + $(wc -l < "$c") - 2 ))
 	timed "$d/tc" "$TC" analyze fusion "${args[@]}" \
 	    --json-out "$d/tc/out/analysis.json" --markdown-out "$d/tc/out/report.md"
 	if [ "$(cat "$d/tc/rc")" != 0 ]; then
-		echo "analysis.sh: tunectl exited $(cat "$d/tc/rc") at $n rows:" >&2
+		echo "analysis.sh: tunectl exited $(cat "$d/tc/rc") at $n rows ($mode):" >&2
 		cat "$d/tc/stderr" >&2
 		exit 1
 	fi
-	line=$(awk -v r="$rows" -v s="$steps" -v us="$(cat "$d/tc/us")" -v kb="$(cat "$d/tc/kb")" 'BEGIN {
-		printf "%10d %10d %10.3f %12.1f %14.0f", r / 2, s, us / 1e6, kb / 1024, r / (us / 1e6)
+	line=$(awk -v m="$mode" -v r="$(( $(wc -l < "$b") - 1 ))" -v a="$rows" -v s="$steps" \
+	    -v us="$(cat "$d/tc/us")" -v kb="$(cat "$d/tc/kb")" 'BEGIN {
+		printf "%6s %10d %10d %10.3f %12.1f %14.0f", m, r, s, us / 1e6, kb / 1024, a / (us / 1e6)
 	}')
 	if [ ${#REF[@]} -gt 0 ] && [ "$n" -le "$REF_MAX_ROWS" ]; then
 		mkdir -p "$d/ref/out"
@@ -186,5 +300,6 @@ for n in "${SIZES[@]}"; do
 		echo "$line"
 	fi
 	rm -rf "$d"
+done
 done
 exit "$status"

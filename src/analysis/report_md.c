@@ -229,12 +229,143 @@ sequence_ok(const tc_json *s)
 	return true;
 }
 
-static bool
-same_int(const tc_json *a, const tc_json *b)
-{
-	int64_t x, y;
+/* One binding occurrence's identity, read once: the process identity's
+ * integers (bit f of ints set when field f is one; 0 native_pid,
+ * 1 device_id, 2 model_id, 3 sk_id, 4 step_id), its model as canonical
+ * JSON, and whether an earlier occurrence of its (device, model, SK)
+ * shares its step or differs in process. */
+struct proj_occ {
+	int64_t v[5];
+	unsigned ints;
+	size_t idx;
+	char *model;
+	bool conflict;
+};
 
-	return tc_json_int64(a, &x) && tc_json_int64(b, &y) && x == y;
+#define PO_ALL 0x1fu
+#define PO_GROUP 0x0eu	/* device_id, model_id, sk_id */
+
+/* qsort orders, each ending with the index: by the five integers, by
+ * (device, model, SK), and by (device, model, SK, step). */
+static int
+po_cmp_fields(const struct proj_occ *x, const struct proj_occ *y,
+    const int *f, size_t nf)
+{
+	size_t i;
+
+	for (i = 0; i < nf; i++)
+		if (x->v[f[i]] != y->v[f[i]])
+			return x->v[f[i]] < y->v[f[i]] ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int
+po_cmp_dup(const void *a, const void *b)
+{
+	static const int f[] = { 0, 1, 2, 3, 4 };
+
+	return po_cmp_fields(*(struct proj_occ *const *)a,
+	    *(struct proj_occ *const *)b, f, 5);
+}
+
+static int
+po_cmp_group(const void *a, const void *b)
+{
+	static const int f[] = { 1, 2, 3 };
+
+	return po_cmp_fields(*(struct proj_occ *const *)a,
+	    *(struct proj_occ *const *)b, f, 3);
+}
+
+static int
+po_cmp_step(const void *a, const void *b)
+{
+	static const int f[] = { 1, 2, 3, 4 };
+
+	return po_cmp_fields(*(struct proj_occ *const *)a,
+	    *(struct proj_occ *const *)b, f, 4);
+}
+
+static bool
+po_same(const struct proj_occ *x, const struct proj_occ *y, unsigned mask)
+{
+	size_t f;
+
+	if ((x->ints & mask) != mask || (y->ints & mask) != mask)
+		return false;
+	for (f = 0; f < 5; f++)
+		if ((mask & (1u << f)) && x->v[f] != y->v[f])
+			return false;
+	return true;
+}
+
+/*
+ * Read the occurrences into o[0..n) and decide, once for all decisions,
+ * whether two occurrences share a process, device, model, SK and step
+ * (the return value) and which occurrence has an earlier one of its
+ * (device, model, SK) on the same step or in another process (conflict).
+ * Each is a comparison of integers, so sorting the occurrences by them
+ * puts every pair that matches side by side: n log n, not n squared.
+ */
+static bool
+po_read(const tc_json *occ, size_t n, struct proj_occ *o)
+{
+	static const char *const key[4] = { "native_pid", "device_id",
+	    "model_id", "sk_id" };
+	struct proj_occ **p = tc_xmalloc((n + 1) * sizeof(*p));
+	size_t i, m, g;
+	bool dup = false;
+
+	for (i = 0; i < n; i++) {
+		const tc_json *a = occ->u.arr.items[i];
+		const tc_json *pa = tc_json_get(a, "process_identity");
+		size_t f;
+
+		memset(&o[i], 0, sizeof(o[i]));
+		o[i].idx = i;
+		for (f = 0; f < 5; f++)
+			if (tc_json_int64(f < 4 ? tc_json_get(pa, key[f]) :
+			    tc_json_get(a, "step_id"), &o[i].v[f]))
+				o[i].ints |= 1u << f;
+		if (tc_json_get(pa, "model_id") != NULL)
+			o[i].model = tc_analysis__ascii_cj(tc_json_get(pa,
+			    "model_id"));
+	}
+	/* Duplicates: the same five integers. */
+	for (i = m = 0; i < n; i++)
+		if ((o[i].ints & PO_ALL) == PO_ALL)
+			p[m++] = &o[i];
+	qsort(p, m, sizeof(*p), po_cmp_dup);
+	for (i = 1; i < m && !dup; i++)
+		dup = po_same(p[i - 1], p[i], PO_ALL);
+	/* An earlier occurrence of the group on the same step. */
+	for (i = m = 0; i < n; i++)
+		if ((o[i].ints & (PO_GROUP | 0x10u)) == (PO_GROUP | 0x10u))
+			p[m++] = &o[i];
+	qsort(p, m, sizeof(*p), po_cmp_step);
+	for (i = 1; i < m; i++)
+		if (po_same(p[i - 1], p[i], PO_GROUP | 0x10u))
+			p[i]->conflict = true;
+	/* An earlier occurrence of the group whose process is not the same
+	 * integer: any earlier one, unless all earlier ones and this one
+	 * have one integer native_pid. */
+	for (i = m = 0; i < n; i++)
+		if ((o[i].ints & PO_GROUP) == PO_GROUP)
+			p[m++] = &o[i];
+	qsort(p, m, sizeof(*p), po_cmp_group);
+	for (g = 0; g < m; g = i) {
+		bool uniform = (p[g]->ints & 1u) != 0;
+
+		for (i = g + 1; i < m && po_same(p[g], p[i], PO_GROUP); i++) {
+			if (!uniform || !(p[i]->ints & 1u) ||
+			    p[i]->v[0] != p[g]->v[0]) {
+				uniform = false;
+				p[i]->conflict = true;
+			}
+		}
+	}
+	free(p);
+	return dup;
 }
 
 /*
@@ -248,87 +379,55 @@ same_int(const tc_json *a, const tc_json *b)
 static int
 check_projected(const tc_json *decs, const tc_json *report, tc_error *err)
 {
-	static const char *const key[4] = { "native_pid", "device_id",
-	    "model_id", "sk_id" };
 	const tc_json *occ = tc_json_get(tc_json_get(report,
 	    "candidate_binding_evidence"), "occurrences");
-	size_t i, j, k, n = occ != NULL && occ->type == TC_JSON_ARRAY ?
+	size_t i, j, n = occ != NULL && occ->type == TC_JSON_ARRAY ?
 	    occ->u.arr.len : 0;
+	struct proj_occ *o = NULL;
+	bool dup = false;
+	int rc = -1;
 
 	for (i = 0; i < decs->u.arr.len; i++) {
 		const tc_json *d = decs->u.arr.items[i];
 		const char *conf = tc_json_get_string(d, "mapping_confidence");
 		const tc_json *seq = tc_json_get(tc_json_get(d, "identity"),
 		    "ordered_child_op_sequence");
+		const char *model = tc_json_get_string(d, "model_id");
+		struct proj_occ want;
 		size_t matching = 0;
 		bool complete = true;
 
 		if (conf == NULL || strcmp(conf, "exact_projected_trace") != 0)
 			continue;
-		for (j = 0; j < n; j++) {
-			const tc_json *a = occ->u.arr.items[j];
-			const tc_json *pa = tc_json_get(a, "process_identity");
-
-			for (k = 0; k < j; k++) {
-				const tc_json *b = occ->u.arr.items[k];
-				const tc_json *pb = tc_json_get(b,
-				    "process_identity");
-				size_t f;
-				bool same = same_int(tc_json_get(a, "step_id"),
-				    tc_json_get(b, "step_id"));
-
-				for (f = 0; same && f < 4; f++)
-					same = same_int(tc_json_get(pa, key[f]),
-					    tc_json_get(pb, key[f]));
-				if (same) {
-					tc_error_set(err, "per_sk_decisions[%zu] "
-					    "projected-trace duplicate "
-					    "occurrence", i);
-					return -1;
-				}
-			}
+		if (o == NULL) {
+			o = tc_xcalloc(n + 1, sizeof(*o));
+			dup = po_read(occ, n, o);
 		}
+		if (dup) {
+			tc_error_set(err, "per_sk_decisions[%zu] projected-trace "
+			    "duplicate occurrence", i);
+			goto out;
+		}
+		memset(&want, 0, sizeof(want));
+		if (tc_json_int64(tc_json_get(d, "device_id"), &want.v[1]))
+			want.ints |= 0x2u;
+		if (tc_json_int64(tc_json_get(d, "raw_sk_id"), &want.v[3]))
+			want.ints |= 0x8u;
 		for (j = 0; j < n; j++) {
-			const tc_json *a = occ->u.arr.items[j];
-			const tc_json *pa = tc_json_get(a, "process_identity");
-			const tc_json *bl = tc_json_get(a, "blockers");
-			const char *st = tc_json_get_string(a, "status");
+			const tc_json *a;
+			const tc_json *bl;
+			const char *st;
 
-			if (!same_int(tc_json_get(pa, "device_id"),
-			    tc_json_get(d, "device_id")) ||
-			    !same_int(tc_json_get(pa, "sk_id"),
-			    tc_json_get(d, "raw_sk_id")))
+			if (!po_same(&o[j], &want, 0x2u) ||
+			    !po_same(&o[j], &want, 0x8u) || model == NULL ||
+			    o[j].model == NULL || strcmp(o[j].model, model) != 0)
 				continue;
-			{
-				char *m1 = tc_analysis__ascii_cj(tc_json_get(pa,
-				    "model_id"));
-				const char *m2 = tc_json_get_string(d,
-				    "model_id");
-				bool same = m2 != NULL && strcmp(m1, m2) == 0;
-
-				free(m1);
-				if (!same)
-					continue;
-			}
 			matching++;
-			for (k = 0; k < j; k++) {
-				const tc_json *b = occ->u.arr.items[k];
-				const tc_json *pb = tc_json_get(b,
-				    "process_identity");
-
-				if (same_int(tc_json_get(pb, "device_id"),
-				    tc_json_get(pa, "device_id")) &&
-				    same_int(tc_json_get(pb, "model_id"),
-				    tc_json_get(pa, "model_id")) &&
-				    same_int(tc_json_get(pb, "sk_id"),
-				    tc_json_get(pa, "sk_id")) &&
-				    (same_int(tc_json_get(b, "step_id"),
-				    tc_json_get(a, "step_id")) ||
-				    !same_int(tc_json_get(pb, "native_pid"),
-				    tc_json_get(pa, "native_pid"))))
-					complete = false;
-			}
-			if (st == NULL || strcmp(st, "bound") != 0 ||
+			a = occ->u.arr.items[j];
+			bl = tc_json_get(a, "blockers");
+			st = tc_json_get_string(a, "status");
+			if (o[j].conflict || st == NULL ||
+			    strcmp(st, "bound") != 0 ||
 			    bl == NULL || bl->type != TC_JSON_ARRAY ||
 			    bl->u.arr.len != 0 ||
 			    !tc_json_equal(tc_json_get(a, "child_count"),
@@ -340,10 +439,15 @@ check_projected(const tc_json *decs, const tc_json *report, tc_error *err)
 		if (matching < 3 || !complete) {
 			tc_error_set(err, "per_sk_decisions[%zu] projected-trace "
 			    "occurrence evidence is incomplete", i);
-			return -1;
+			goto out;
 		}
 	}
-	return 0;
+	rc = 0;
+out:
+	for (j = 0; o != NULL && j < n; j++)
+		free(o[j].model);
+	free(o);
+	return rc;
 }
 
 /* _validate_scope_action and the decisions' scope contract, the checks

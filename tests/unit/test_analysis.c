@@ -615,6 +615,92 @@ origin_graph_node_keys_count_control_nodes(void **state)
 	free(path);
 }
 
+/*
+ * The Markdown renderer's check of the projected-trace evidence, given
+ * occurrences as (native_pid, sk_id, step_id) of device 0, model 7 (a pid
+ * below 0 is written as a string): the error it stops on, "" when it
+ * passes that check (the report, which has no scope actions, may stop on
+ * a later one).
+ */
+static char *
+projected_check(const long (*occ)[3], size_t n)
+{
+	tc_buf b = TC_BUF_INIT;
+	tc_error err = TC_ERROR_INIT;
+	tc_json *doc;
+	char *md, *r;
+	size_t i;
+
+	tc_buf_puts(&b, "{\"per_sk_decisions\": [{\"mapping_confidence\": "
+	    "\"exact_projected_trace\", \"device_id\": 0, \"model_id\": \"7\", "
+	    "\"raw_sk_id\": 1, \"child_count\": 2, \"identity\": "
+	    "{\"ordered_child_op_sequence\": [\"Mul\", \"Add\"]}}], "
+	    "\"candidate_binding_evidence\": {\"occurrences\": [");
+	for (i = 0; i < n; i++) {
+		tc_buf_printf(&b, "%s{\"process_identity\": {\"native_pid\": ",
+		    i ? ", " : "");
+		if (occ[i][0] < 0)
+			tc_buf_puts(&b, "\"x\"");
+		else
+			tc_buf_printf(&b, "%ld", occ[i][0]);
+		tc_buf_printf(&b, ", \"device_id\": 0, \"model_id\": 7, "
+		    "\"sk_id\": %ld}, \"step_id\": %ld, \"status\": \"bound\", "
+		    "\"blockers\": [], \"child_count\": 2, "
+		    "\"ordered_child_ops\": [\"Mul\", \"Add\"]}", occ[i][1],
+		    occ[i][2]);
+	}
+	tc_buf_puts(&b, "]}}");
+	doc = tc_json_parse(tc_buf_cstr(&b), b.len, NULL);
+	assert_non_null(doc);
+	md = tc_analysis_markdown(doc, &err);
+	r = tc_xstrdup(md == NULL && strstr(tc_error_msg(&err),
+	    "projected-trace") != NULL ? tc_error_msg(&err) : "");
+	free(md);
+	tc_error_clear(&err);
+	tc_json_free(doc);
+	tc_buf_free(&b);
+	return r;
+}
+
+static void
+expect_projected(const long (*occ)[3], size_t n, const char *want)
+{
+	char *r = projected_check(occ, n);
+
+	assert_string_equal(r, want);
+	free(r);
+}
+
+static void
+projected_trace_occurrences_pair_by_identity(void **state)
+{
+	static const char *const incomplete = "per_sk_decisions[0] "
+	    "projected-trace occurrence evidence is incomplete";
+	static const long good[][3] = { { 5, 1, 1 }, { 5, 1, 2 }, { 5, 1, 3 } };
+	/* another SK's occurrences, in another process and on the same
+	 * steps, interleaved: not the decision's, no conflict */
+	static const long mixed[][3] = { { 9, 2, 1 }, { 5, 1, 1 }, { 9, 2, 2 },
+	    { 5, 1, 2 }, { 5, 1, 3 }, { 8, 2, 3 } };
+	static const long dup[][3] = { { 5, 1, 1 }, { 5, 1, 2 }, { 5, 1, 3 },
+	    { 5, 1, 2 } };
+	/* the same step in two processes: no duplicate, but incomplete */
+	static const long step[][3] = { { 5, 1, 1 }, { 5, 1, 2 }, { 6, 1, 2 },
+	    { 5, 1, 3 } };
+	static const long pid[][3] = { { 5, 1, 1 }, { 5, 1, 2 }, { 6, 1, 3 } };
+	static const long text[][3] = { { -1, 1, 1 }, { 5, 1, 2 }, { 5, 1, 3 } };
+	static const long two[][3] = { { 5, 1, 1 }, { 5, 1, 2 }, { 5, 2, 3 } };
+
+	(void)state;
+	expect_projected(good, 3, "");
+	expect_projected(mixed, 6, "");
+	expect_projected(dup, 4, "per_sk_decisions[0] projected-trace "
+	    "duplicate occurrence");
+	expect_projected(step, 4, incomplete);
+	expect_projected(pid, 3, incomplete);
+	expect_projected(text, 3, incomplete);
+	expect_projected(two, 3, incomplete);
+}
+
 int
 main(void)
 {
@@ -637,6 +723,7 @@ main(void)
 		cmocka_unit_test(canonical_ops_and_families),
 		cmocka_unit_test(origin_graph_fingerprint_matches_the_record),
 		cmocka_unit_test(origin_graph_node_keys_count_control_nodes),
+		cmocka_unit_test(projected_trace_occurrences_pair_by_identity),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
