@@ -190,6 +190,29 @@ record_mapping(struct an_structural *st, const tc_json *trace,
 	tc_json_free(efp);
 }
 
+/*
+ * Once its fingerprint is taken, a trace is only read: the decisions
+ * need each baseline occurrence's interval and durations but the
+ * children of the first occurrence only (tc_analysis__binding_original).
+ * The rest of the children (per SK and step, eleven fields each: most of
+ * the trace) are freed here, not kept to the end of the run.
+ */
+static void
+prune_trace(tc_json *trace)
+{
+	const tc_json *ms = tc_json_get(trace, "mappings");
+	size_t i, k;
+
+	for (i = 0; ms != NULL && i < ms->u.arr.len; i++) {
+		const tc_json *bocc = tc_json_get(ms->u.arr.items[i],
+		    "baseline_occurrences");
+
+		for (k = 1; bocc != NULL && k < bocc->u.arr.len; k++)
+			tc_json_object_remove(bocc->u.arr.items[k],
+			    "children");
+	}
+}
+
 int
 tc_analysis__structural(const char *baseline_csv, const char *bhex,
     const tc_json *manifest, const char *manifest_path,
@@ -239,6 +262,7 @@ tc_analysis__structural(const char *baseline_csv, const char *bhex,
 
 		if (tr == NULL)
 			goto done;
+		prune_trace(tr);
 		out->traces[out->ntraces++] = tr;
 		snprintf(key, sizeof(key), "device:%lld/model:%lld",
 		    (long long)t[i].device, (long long)t[i].model);
@@ -247,7 +271,8 @@ tc_analysis__structural(const char *baseline_csv, const char *bhex,
 		tc_json_object_set(out->exclusions, key, tc_json_clone(
 		    tc_json_get(tr, "projection_exclusions")));
 	}
-	/* every mapping is borrowed from its trace, which no longer changes */
+	/* every mapping is borrowed from its trace, which no longer changes
+	 * (but for the children prune_trace took) */
 	for (i = 0; i < out->ntraces; i++) {
 		const tc_json *ms = tc_json_get(out->traces[i], "mappings");
 
