@@ -2269,14 +2269,14 @@ sync_dir_of(const char *path)
 /* _write_analysis_outputs: both files or neither (the Markdown is
  * published first and put back if the JSON cannot follow). */
 static int
-write_outputs(const char *json_path, const char *json, const char *md_path,
-    const char *md, tc_error *err)
+write_outputs(const char *json_path, const char *json, size_t json_len,
+    const char *md_path, const char *md, tc_error *err)
 {
 	char *jt = NULL, *mt = NULL, *backup = NULL;
 	bool md_done = false;
 	int rc = -1;
 
-	if ((jt = write_temp(json_path, json, strlen(json), err)) == NULL)
+	if ((jt = write_temp(json_path, json, json_len, err)) == NULL)
 		return -1;
 	if (md_path != NULL) {
 		if ((mt = write_temp(md_path, md, strlen(md), err)) == NULL)
@@ -2657,7 +2657,8 @@ build_report(struct run *run, tc_json *decisions, tc_json *sk_child,
 }
 
 tc_json *
-tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
+tc_analysis_fusion_text(const struct tc_fusion_args *a, char **text,
+    size_t *text_len, tc_error *err)
 {
 	struct run run;
 	struct an_nmap keep = { 0 };
@@ -2667,7 +2668,7 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 	tc_json *sk_child = NULL, *report = NULL;
 	tc_error meta_err = TC_ERROR_INIT;
 	char bhex[65], chex[65], *json = NULL, *md = NULL;
-	size_t i;
+	size_t i, json_len = 0;
 	int meta_rc;
 
 	memset(&run, 0, sizeof(run));
@@ -2783,13 +2784,19 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 		tc_json_object_set_string(report, "analysis_content_fingerprint",
 		    hex);
 	}
-	if ((json = tc_json_pretty(report, NULL, err)) == NULL)
+	if ((json = tc_json_pretty(report, &json_len, err)) == NULL)
 		goto fail;
 	if (a->markdown_out != NULL &&
 	    (md = tc_analysis_markdown(report, err)) == NULL)
 		goto fail;
-	if (write_outputs(a->json_out, json, a->markdown_out, md, err) != 0)
+	if (write_outputs(a->json_out, json, json_len, a->markdown_out, md,
+	    err) != 0)
 		goto fail;
+	if (text != NULL) {
+		*text = json;
+		*text_len = json_len;
+		json = NULL;
+	}
 	goto done;
 fail:
 	tc_json_free(report);
@@ -2817,4 +2824,10 @@ done:
 	candidate_free(&run.cand);
 	tc_analysis__nmap_free(&keep);
 	return report;
+}
+
+tc_json *
+tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
+{
+	return tc_analysis_fusion_text(a, NULL, NULL, err);
 }
