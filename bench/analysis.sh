@@ -27,6 +27,8 @@
 #   BUILD=build bench/analysis.sh [SIZES...]      default: 10000 100000 1000000
 #   SKS=64 bench/analysis.sh                     SKs per step (default 64)
 #   MODE=exact bench/analysis.sh                 legacy, exact or both (default)
+#   KEEP=1 bench/analysis.sh                     keep the inputs and outputs
+#                                                (the folder is named on stderr)
 #
 # Beside a reference analyzer (the held-out check of issue 32):
 #   REFERENCE=/path/to/analyze_fusion_performance.py bench/analysis.sh [SIZES...]
@@ -48,7 +50,11 @@ both) MODES=(legacy exact) ;;
 *) echo "analysis.sh: MODE $MODE: not legacy, exact or both" >&2; exit 2 ;;
 esac
 W=$(mktemp -d "${TMPDIR:-/tmp}/tunectl-bench-analysis.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+if [ -n "${KEEP:-}" ]; then
+	echo "analysis.sh: keeping $W" >&2
+else
+	trap 'rm -rf "$W"' EXIT
+fi
 
 # The fixed inputs: configs, workload, declared changes, sk_meta.
 mkdir -p "$W/in/sk_meta/0/model_7_1"
@@ -289,7 +295,7 @@ for mode in "${MODES[@]}"; do
 		if [ "$rrc" != 0 ]; then
 			echo "  reference exited $rrc (tunectl 0): $(head -c 400 "$d/ref/stderr")"
 			status=1
-			rm -rf "$d"
+			[ -n "${KEEP:-}" ] || rm -rf "$d"
 			continue
 		fi
 		verdict=$(same "$d/tc/out/analysis.json" "$d/ref/out/analysis.json")
@@ -299,7 +305,7 @@ for mode in "${MODES[@]}"; do
 	else
 		echo "$line"
 	fi
-	rm -rf "$d"
+	[ -n "${KEEP:-}" ] || rm -rf "$d"
 done
 done
 exit "$status"
