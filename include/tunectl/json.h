@@ -191,6 +191,47 @@ int tc_json_digest(const tc_json *v, char hex[65], tc_error *err);
 int tc_json_digest_flags(const tc_json *v, unsigned flags, char hex[65],
     tc_error *err);
 
+/* ---- writing from the caller's own records ---------------------------
+ *
+ * A document too large to hold as a tree (one object per profiled
+ * occurrence, say) keeps placeholders instead: null nodes whose identity
+ * the caller knows.  The hooked writers call hook(ctx, node, e) for every
+ * null node they meet; a hook that returns true has written one value in
+ * its place through the emitter e, which puts out exactly the bytes the
+ * writer would give a tree of that value (same flags, same indentation);
+ * false lets the null go out as null.  The hook must close what it opens.
+ *
+ * The emitter writes keys as given: give them in sorted order, as the
+ * writers would (another order is another document).  A non-finite
+ * float under TC_JSON_NO_NAN fails the whole write with the usual
+ * message; a lone surrogate in a string fails it as tc_json_write does.
+ */
+typedef struct tc_json_emitter tc_json_emitter;
+typedef bool (*tc_json_hook)(void *ctx, const tc_json *placeholder,
+    tc_json_emitter *e);
+
+/* tc_json_write() and tc_json_digest_flags() with a hook (NULL: none). */
+int tc_json_write_hook(tc_buf *out, const tc_json *v, unsigned flags,
+    tc_json_hook hook, void *ctx, tc_error *err);
+int tc_json_digest_hook(const tc_json *v, unsigned flags, tc_json_hook hook,
+    void *ctx, char hex[65], tc_error *err);
+
+void tc_json_emit_object_begin(tc_json_emitter *e);
+void tc_json_emit_object_end(tc_json_emitter *e);
+void tc_json_emit_array_begin(tc_json_emitter *e);
+void tc_json_emit_array_end(tc_json_emitter *e);
+/* The next member's key; its value follows with one of the calls below. */
+void tc_json_emit_key(tc_json_emitter *e, const char *key);
+void tc_json_emit_null(tc_json_emitter *e);
+void tc_json_emit_bool(tc_json_emitter *e, bool b);
+void tc_json_emit_int(tc_json_emitter *e, int64_t v);
+/* An integer given as its decimal digits (valid JSON, any size). */
+void tc_json_emit_int_text(tc_json_emitter *e, const char *digits);
+void tc_json_emit_float(tc_json_emitter *e, double v);
+void tc_json_emit_string(tc_json_emitter *e, const char *s);
+/* A whole tree (hooked too: its nulls reach the hook). */
+void tc_json_emit_value(tc_json_emitter *e, const tc_json *v);
+
 /* Python repr() of the value, for messages: 'str', True, None, [1, 'a'],
  * {'k': 1} (keys in sorted order). */
 void tc_json_repr(tc_buf *out, const tc_json *v);

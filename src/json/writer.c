@@ -10,7 +10,13 @@
  * byte that needs attention, and everything before it is one memcpy.
  * A digest never holds the whole canonical form: the writer hands it to
  * SHA-256 in pieces of about DIGEST_PIECE bytes as it goes.
+ *
+ * A hooked write hands each null node to the caller's hook, which may
+ * write a value in its place through an emitter: the same bytes the
+ * writer would give a tree of that value, from the caller's own records.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,9 +27,14 @@
  * enough to stay in the cache, large enough for few calls. */
 #define DIGEST_PIECE	((size_t)32 * 1024)
 
+/* How deep an emitter's containers may nest below its placeholder. */
+#define EMIT_DEPTH	32
+
 struct writer {
 	tc_buf *out;
 	tc_sha256 *sha;		/* a digest: hash and drop what was written */
+	tc_json_hook hook;	/* asked for every null node, or NULL */
+	void *hook_ctx;
 	bool ascii;
 	bool no_nan;
 	bool indent;
@@ -149,6 +160,16 @@ digest_piece(struct writer *w)
 	}
 }
 
+struct tc_json_emitter {
+	struct writer *w;
+	size_t level;		/* the placeholder's */
+	size_t depth;		/* containers open below it */
+	size_t count[EMIT_DEPTH];	/* items written in each */
+	bool key;		/* a key waits for its value */
+};
+
+static bool call_hook(struct writer *w, const tc_json *v, size_t level);
+
 static bool
 write_value(struct writer *w, const tc_json *v, size_t level)
 {
@@ -157,6 +178,8 @@ write_value(struct writer *w, const tc_json *v, size_t level)
 
 	switch (v->type) {
 	case TC_JSON_NULL:
+		if (w->hook != NULL && call_hook(w, v, level))
+			return !w->nan_error;
 		put(out, "null", 4);
 		return true;
 	case TC_JSON_BOOL:
@@ -230,6 +253,175 @@ write_value(struct writer *w, const tc_json *v, size_t level)
 	return true;
 }
 
+/* ---- the emitter ---------------------------------------------------- */
+
+static bool
+call_hook(struct writer *w, const tc_json *v, size_t level)
+{
+	struct tc_json_emitter e;
+	bool wrote;
+
+	memset(&e, 0, sizeof(e));
+	e.w = w;
+	e.level = level;
+	wrote = w->hook(w->hook_ctx, v, &e);
+	if (e.depth != 0 || e.key)
+		abort();	/* the hook left a container or key open */
+	return wrote;
+}
+
+/* What goes before a value: nothing at the placeholder itself or after
+ * a key, else the separator and indentation of the next item. */
+static void
+slot(tc_json_emitter *e)
+{
+	struct writer *w = e->w;
+
+	if (e->depth == 0)
+		return;
+	if (e->key) {
+		e->key = false;
+		return;
+	}
+	if (e->count[e->depth - 1]++ > 0)
+		putch(w->out, ',');
+	if (w->indent)
+		tc_json__newline_indent(w->out, e->level + e->depth);
+}
+
+static void
+open_container(tc_json_emitter *e, char c)
+{
+	slot(e);
+	if (e->depth == EMIT_DEPTH)
+		abort();
+	e->count[e->depth++] = 0;
+	putch(e->w->out, c);
+}
+
+static void
+close_container(tc_json_emitter *e, char c)
+{
+	struct writer *w = e->w;
+
+	if (e->depth == 0 || e->key)
+		abort();
+	e->depth--;
+	if (e->count[e->depth] > 0 && w->indent)
+		tc_json__newline_indent(w->out, e->level + e->depth);
+	putch(w->out, c);
+	digest_piece(w);
+}
+
+void
+tc_json_emit_object_begin(tc_json_emitter *e)
+{
+	open_container(e, '{');
+}
+
+void
+tc_json_emit_object_end(tc_json_emitter *e)
+{
+	close_container(e, '}');
+}
+
+void
+tc_json_emit_array_begin(tc_json_emitter *e)
+{
+	open_container(e, '[');
+}
+
+void
+tc_json_emit_array_end(tc_json_emitter *e)
+{
+	close_container(e, ']');
+}
+
+void
+tc_json_emit_key(tc_json_emitter *e, const char *key)
+{
+	struct writer *w = e->w;
+
+	if (e->depth == 0 || e->key)
+		abort();	/* a key outside an object, or twice */
+	if (e->count[e->depth - 1]++ > 0)
+		putch(w->out, ',');
+	if (w->indent)
+		tc_json__newline_indent(w->out, e->level + e->depth);
+	tc_json__write_string(w->out, key, strlen(key), w->ascii,
+	    &w->surrogate);
+	if (w->indent)
+		put(w->out, ": ", 2);
+	else
+		putch(w->out, ':');
+	e->key = true;
+}
+
+void
+tc_json_emit_null(tc_json_emitter *e)
+{
+	slot(e);
+	put(e->w->out, "null", 4);
+}
+
+void
+tc_json_emit_bool(tc_json_emitter *e, bool b)
+{
+	slot(e);
+	if (b)
+		put(e->w->out, "true", 4);
+	else
+		put(e->w->out, "false", 5);
+}
+
+void
+tc_json_emit_int(tc_json_emitter *e, int64_t v)
+{
+	char *d;
+
+	slot(e);
+	d = reserve(e->w->out, 24);
+	e->w->out->len += (size_t)snprintf(d, 24, "%" PRId64, v);
+}
+
+void
+tc_json_emit_int_text(tc_json_emitter *e, const char *digits)
+{
+	slot(e);
+	put(e->w->out, digits, strlen(digits));
+}
+
+void
+tc_json_emit_float(tc_json_emitter *e, double v)
+{
+	struct writer *w = e->w;
+
+	slot(e);
+	if (w->no_nan && !__builtin_isfinite(v)) {
+		w->nan_error = true;	/* reported once the hook returns */
+		put(w->out, "null", 4);
+		return;
+	}
+	w->out->len += tc_json__format_double(reserve(w->out,
+	    TC_JSON_DOUBLE_MAX), v, true);
+}
+
+void
+tc_json_emit_string(tc_json_emitter *e, const char *s)
+{
+	slot(e);
+	tc_json__write_string(e->w->out, s, strlen(s), e->w->ascii,
+	    &e->w->surrogate);
+}
+
+void
+tc_json_emit_value(tc_json_emitter *e, const tc_json *v)
+{
+	slot(e);
+	if (!write_value(e->w, v, e->level + e->depth))
+		e->w->nan_error = true;
+}
+
 bool
 tc_json__surrogate_error(const char *s, size_t len, tc_error *err)
 {
@@ -267,11 +459,20 @@ tc_json__surrogate_error(const char *s, size_t len, tc_error *err)
 int
 tc_json_write(tc_buf *out, const tc_json *v, unsigned flags, tc_error *err)
 {
+	return tc_json_write_hook(out, v, flags, NULL, NULL, err);
+}
+
+int
+tc_json_write_hook(tc_buf *out, const tc_json *v, unsigned flags,
+    tc_json_hook hook, void *ctx, tc_error *err)
+{
 	struct writer w;
 	size_t start = out->len;
 
 	memset(&w, 0, sizeof(w));
 	w.out = out;
+	w.hook = hook;
+	w.hook_ctx = ctx;
 	w.ascii = (flags & TC_JSON_ASCII) != 0;
 	w.no_nan = (flags & TC_JSON_NO_NAN) != 0;
 	w.indent = (flags & TC_JSON_INDENT) != 0;
@@ -320,12 +521,21 @@ int
 tc_json_digest_flags(const tc_json *v, unsigned flags, char hex[65],
     tc_error *err)
 {
+	return tc_json_digest_hook(v, flags, NULL, NULL, hex, err);
+}
+
+int
+tc_json_digest_hook(const tc_json *v, unsigned flags, tc_json_hook hook,
+    void *ctx, char hex[65], tc_error *err)
+{
 	tc_buf b = TC_BUF_INIT;
 	struct writer w;
 	bool ok;
 
 	memset(&w, 0, sizeof(w));
 	w.out = &b;
+	w.hook = hook;
+	w.hook_ctx = ctx;
 	w.sha = tc_sha256_new();
 	w.ascii = (flags & TC_JSON_ASCII) != 0;
 	w.no_nan = (flags & TC_JSON_NO_NAN) != 0;
@@ -346,7 +556,7 @@ tc_json_digest_flags(const tc_json *v, unsigned flags, char hex[65],
 	}
 	/* A lone surrogate went out: its message counts positions in the
 	 * whole text, so write it whole (without this shortcut). */
-	if (tc_json_write(&b, v, flags, err) != 0) {
+	if (tc_json_write_hook(&b, v, flags, hook, ctx, err) != 0) {
 		tc_buf_free(&b);
 		return -1;
 	}

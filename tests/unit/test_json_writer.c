@@ -3,7 +3,8 @@
  * json.dumps(sort_keys=True): compact canonical, ensure_ascii, indent=2 +
  * "\n", allow_nan=False, the canonical digest, and the UTF-8 encoding
  * errors for lone surrogates (positions in code points, runs reported as
- * "characters in position A-B").
+ * "characters in position A-B"), and the hooked writers that fill null
+ * placeholders from plain records through an emitter.
  *
  * Expected strings and digests were produced by /usr/bin/python3 (3.11.2).
  */
@@ -316,6 +317,183 @@ strings_with_nul_bytes_and_long_runs_are_written_whole(void **state)
 	tc_buf_free(&out);
 }
 
+/*
+ * The hooked writers: a document whose placeholders a hook fills from
+ * plain records writes, and digests, exactly as the same document built
+ * as a tree, in every flag combination.
+ */
+struct occ_rec {
+	int64_t step;
+	double us;
+	const char *name;
+};
+
+static const struct occ_rec occ_recs[] = {
+	{ 1, 0.5, "caf\xc3\xa9" }, { 2, 1e16, "a\"b" }, { -3, 2.0, "" },
+};
+
+struct hook_ctx {
+	const tc_json *occ, *empty_arr, *empty_obj, *nested, *left;
+	const tc_json *bad;	/* emits NaN */
+};
+
+static bool
+fill(void *vctx, const tc_json *ph, tc_json_emitter *e)
+{
+	const struct hook_ctx *c = vctx;
+	size_t i;
+
+	if (ph == c->occ) {
+		tc_json_emit_array_begin(e);
+		for (i = 0; i < 3; i++) {
+			tc_json_emit_object_begin(e);
+			tc_json_emit_key(e, "kids");
+			tc_json_emit_array_begin(e);
+			tc_json_emit_int(e, occ_recs[i].step);
+			tc_json_emit_bool(e, i == 1);
+			tc_json_emit_null(e);
+			tc_json_emit_array_end(e);
+			tc_json_emit_key(e, "name");
+			tc_json_emit_string(e, occ_recs[i].name);
+			tc_json_emit_key(e, "ns");
+			tc_json_emit_int_text(e, "123456789012345678901234567890");
+			tc_json_emit_key(e, "step_id");
+			tc_json_emit_int(e, occ_recs[i].step);
+			tc_json_emit_key(e, "us");
+			tc_json_emit_float(e, occ_recs[i].us);
+			tc_json_emit_object_end(e);
+		}
+		tc_json_emit_array_end(e);
+		return true;
+	}
+	if (ph == c->empty_arr) {
+		tc_json_emit_array_begin(e);
+		tc_json_emit_array_end(e);
+		return true;
+	}
+	if (ph == c->empty_obj) {
+		tc_json_emit_object_begin(e);
+		tc_json_emit_object_end(e);
+		return true;
+	}
+	if (ph == c->nested) {
+		/* a tree whose own null reaches the hook again */
+		tc_json *t = parse_ok("{\"x\": [1, {}], \"y\": null}");
+
+		tc_json_emit_value(e, t);
+		tc_json_free(t);
+		return true;
+	}
+	if (ph == c->bad) {
+		tc_json_emit_float(e, NAN);
+		return true;
+	}
+	return false;		/* c->left and any other null stay null */
+}
+
+static void
+hooked_writes_equal_the_tree_they_stand_for(void **state)
+{
+	static const char occ[] = "[{\"kids\": [1, false, null], "
+	    "\"name\": \"caf\xc3\xa9\", "
+	    "\"ns\": 123456789012345678901234567890, \"step_id\": 1, "
+	    "\"us\": 0.5}, {\"kids\": [2, true, null], \"name\": \"a\\\"b\", "
+	    "\"ns\": 123456789012345678901234567890, \"step_id\": 2, "
+	    "\"us\": 1e16}, {\"kids\": [-3, false, null], \"name\": \"\", "
+	    "\"ns\": 123456789012345678901234567890, \"step_id\": -3, "
+	    "\"us\": 2.0}]";
+	static const char nested[] = "{\"x\": [1, {}], \"y\": null}";
+	static const unsigned flags[] = { 0, TC_JSON_ASCII, TC_JSON_INDENT,
+	    TC_JSON_INDENT | TC_JSON_ASCII, TC_JSON_NO_NAN };
+	tc_error err = TC_ERROR_INIT;
+	tc_buf full_text = TC_BUF_INIT;
+	tc_json *full, *ph, *deep;
+	struct hook_ctx c;
+	size_t f;
+
+	(void)state;
+	/* the whole tree, and the one with placeholders */
+	tc_buf_puts(&full_text, "{\"a\": {\"deep\": [");
+	tc_buf_puts(&full_text, occ);
+	tc_buf_puts(&full_text, ", []]}, \"e\": {}, \"left\": null, \"n\": ");
+	tc_buf_puts(&full_text, nested);
+	tc_buf_puts(&full_text, ", \"z\": 1}");
+	full = parse_ok(tc_buf_cstr(&full_text));
+	ph = tc_json_new_object();
+	deep = tc_json_new_array();
+	tc_json_array_push(deep, tc_json_new_null());
+	tc_json_array_push(deep, tc_json_new_null());
+	{
+		tc_json *a = tc_json_new_object();
+
+		tc_json_object_set(a, "deep", deep);
+		tc_json_object_set(ph, "a", a);
+	}
+	tc_json_object_set_null(ph, "e");
+	tc_json_object_set_null(ph, "left");
+	tc_json_object_set_null(ph, "n");
+	tc_json_object_set_int(ph, "z", 1);
+	memset(&c, 0, sizeof(c));
+	c.occ = deep->u.arr.items[0];
+	c.empty_arr = deep->u.arr.items[1];
+	c.empty_obj = tc_json_get(ph, "e");
+	c.left = tc_json_get(ph, "left");
+	c.nested = tc_json_get(ph, "n");
+	for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+		tc_buf want = TC_BUF_INIT, got = TC_BUF_INIT;
+		char hw[65], hg[65];
+
+		assert_int_equal(tc_json_write(&want, full, flags[f], &err), 0);
+		tc_buf_puts(&got, "prefix");
+		assert_int_equal(tc_json_write_hook(&got, ph, flags[f], fill, &c,
+		    &err), 0);
+		assert_int_equal(got.len, want.len + 6);
+		assert_memory_equal(got.data + 6, want.data, want.len);
+		assert_int_equal(tc_json_digest_flags(full, flags[f], hw, &err),
+		    0);
+		assert_int_equal(tc_json_digest_hook(ph, flags[f], fill, &c, hg,
+		    &err), 0);
+		assert_string_equal(hg, hw);
+		tc_buf_free(&want);
+		tc_buf_free(&got);
+	}
+	/* without a hook, or with one that declines, a null is a null */
+	{
+		char *s = tc_json_canonical(tc_json_get(ph, "left"), NULL, &err);
+
+		assert_string_equal(s, "null");
+		free(s);
+	}
+	/* a NaN written by the hook fails a NO_NAN write as a tree's would,
+	 * and leaves the buffer as it was */
+	c.bad = c.left;
+	c.left = NULL;
+	{
+		tc_buf got = TC_BUF_INIT;
+		char h[65];
+
+		tc_buf_puts(&got, "keep");
+		assert_int_equal(tc_json_write_hook(&got, ph, TC_JSON_NO_NAN, fill,
+		    &c, &err), -1);
+		assert_string_equal(tc_error_msg(&err),
+		    "Out of range float values are not JSON compliant");
+		assert_string_equal(tc_buf_cstr(&got), "keep");
+		tc_error_clear(&err);
+		assert_int_equal(tc_json_digest_hook(ph, TC_JSON_NO_NAN, fill, &c,
+		    h, &err), -1);
+		tc_error_clear(&err);
+		/* allowed, it is NaN as json.dumps writes it */
+		tc_buf_reset(&got);
+		assert_int_equal(tc_json_write_hook(&got, ph, 0, fill, &c, &err),
+		    0);
+		assert_non_null(strstr(tc_buf_cstr(&got), "\"left\":NaN"));
+		tc_buf_free(&got);
+	}
+	tc_json_free(ph);
+	tc_json_free(full);
+	tc_buf_free(&full_text);
+}
+
 int
 main(void)
 {
@@ -325,6 +503,7 @@ main(void)
 		cmocka_unit_test(no_nan_refuses_every_non_finite_float),
 		cmocka_unit_test(built_documents_write_with_sorted_keys),
 		cmocka_unit_test(strings_with_nul_bytes_and_long_runs_are_written_whole),
+		cmocka_unit_test(hooked_writes_equal_the_tree_they_stand_for),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
