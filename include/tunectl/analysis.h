@@ -52,11 +52,12 @@ struct tc_fusion_args {
  * round of the candidate, threshold ranges) are tc_fusion_args_check's.
  */
 tc_json *tc_analysis_fusion(const struct tc_fusion_args *args, tc_error *err);
-/* The same, with the document's text as written to --json-out (that of
+/* The same without the tree (the document of a million-row profile is
+ * never held as one): 0 with the text written to --json-out (that of
  * tc_json_pretty) in *text, which the caller frees, and its length in
- * *len: printing it spares a second serialization. */
-tc_json *tc_analysis_fusion_text(const struct tc_fusion_args *args,
-    char **text, size_t *len, tc_error *err);
+ * *len; -1 with err as above.  tc_analysis_fusion() parses this text. */
+int tc_analysis_fusion_text(const struct tc_fusion_args *args, char **text,
+    size_t *len, tc_error *err);
 
 /* The checks the reference makes right after parsing its arguments;
  * -1 with the message in err. */

@@ -442,36 +442,83 @@ struct an_sk_row {
 int tc_analysis__candidate_sk_rows(const char *csv_path,
     struct an_sk_row **out, size_t *n, tc_error *err);
 void tc_analysis__sk_rows_free(struct an_sk_row *rows, size_t n);
-/* The kernel_projection_trace_v2 document of (device, model): manifest is
- * the candidate profile's collection manifest, root its directory,
- * bhex the SHA-256 of baseline_csv; NULL with err when the projection
- * cannot be built. */
-tc_json *tc_analysis__projection_trace(const char *baseline_csv,
+/* One baseline occurrence of a projection mapping: in a required step,
+ * its projected children's span, summed duration and covered union. */
+struct an_bocc {
+	int64_t step;
+	double interval_us, duration_sum_us, union_us;
+};
+/*
+ * One mapping of a trace: its tree (an item of the trace's "mappings")
+ * holds null placeholders for the per-step occurrences, which are kept
+ * here as records (and written in their place by the trace's writer).
+ */
+struct an_tmap {
+	const tc_json *m;
+	const tc_json *bocc_ph, *cocc_ph;	/* the placeholders in m */
+	struct an_bocc *bocc;
+	size_t nbocc;
+	int64_t *first_streams;	/* the first baseline occurrence's
+				 * children's streams, in child order */
+	size_t nfirst;
+	const struct an_sk_row **cocc;	/* the candidate occurrences: rows
+					 * of the caller's array */
+	size_t ncocc;
+};
+/* A kernel_projection_trace_v2 document and its mappings' records. */
+struct an_trace {
+	tc_json *doc;
+	struct an_tmap *maps;	/* in the order of doc's "mappings" */
+	size_t nmaps;
+};
+/* The trace of (device, model) into *out: manifest is the candidate
+ * profile's collection manifest, root its directory, bhex the SHA-256
+ * of baseline_csv, rows the candidate's SK rows (out->maps point into
+ * them); -1 with err when the projection cannot be built. */
+int tc_analysis__projection_trace(const char *baseline_csv,
     const char *bhex, const tc_json *manifest, const char *root,
     int64_t device, int64_t model, const struct an_sk_row *rows, size_t n,
-    tc_error *err);
+    struct an_trace *out, tc_error *err);
+void tc_analysis__trace_free(struct an_trace *t);
 
 /* ---- the structural association (structural.c) ------------------------ */
+
+/* One candidate binding occurrence: its step and parent interval
+ * [start, end) in whole nanoseconds (as text where beyond int64). */
+struct an_bind_occ {
+	int64_t step;
+	int64_t ns[2];
+	char *ns_text[2];	/* NULL unless ns does not hold the value */
+};
 
 /* One fused SK's binding: the mapping of its (device, model, sk id). */
 struct an_binding {
 	int64_t device, model, sk;
 	bool valid;			/* the mapping is exact */
 	const tc_json *mapping;		/* in its trace */
+	const struct an_tmap *tm;	/* its records */
 	const char *status;		/* bound or blocked */
 	int64_t child_count;		/* its candidate binding's: the
 					 * mapping's, 0 without occurrences */
 	char occurrence_fp[65];		/* graph_occurrence_fingerprint */
 	const char *mapping_fp;		/* its trace's mapping_fingerprint */
+	tc_json *evidence_fps;		/* its occurrences' evidence_fingerprints */
+	struct an_bind_occ *occ;	/* one per candidate occurrence */
+	size_t nocc;
 };
 
 struct an_structural {
-	tc_json **traces;
+	struct an_trace *traces;
 	size_t ntraces;
 	struct an_binding *b;
 	size_t nb;
-	/* the analysis' objects, keyed "device:D/model:M[/sk:S]" */
+	tc_json *native_pid;		/* the producer's, or NULL */
+	/* the analysis' objects, keyed "device:D/model:M[/sk:S]";
+	 * occurrences is a null placeholder that
+	 * tc_analysis__occurrences_hook() writes (occ_ph stays its identity
+	 * once the report owns it) */
 	tc_json *mapping_fps, *exclusions, *occurrences, *summary;
+	const tc_json *occ_ph;
 	tc_json *graph_fps, *stream_roles, *proofs;
 };
 /* Project every (device, model) of the candidate's SK rows. */
@@ -486,6 +533,14 @@ const struct an_binding *tc_analysis__binding(const struct an_structural *s,
  * interval statistics, ds its duration-sum ones. */
 tc_json *tc_analysis__binding_original(const struct an_binding *b,
     struct an_stats *iv, struct an_stats *ds);
+/* tc_analysis_markdown() of a report whose binding occurrences are st's
+ * records (its placeholder), or, st NULL, the report's own array. */
+char *tc_analysis__markdown(const tc_json *report,
+    const struct an_structural *st, tc_error *err);
+/* The hook (tc_json_write_hook) that writes the occurrences of
+ * candidate_binding_evidence in place of s->occ_ph; ctx is s. */
+bool tc_analysis__occurrences_hook(void *ctx, const tc_json *ph,
+    tc_json_emitter *e);
 
 /* ---- source_scope_map_v2 bundles (smap.c) ------------------------------ */
 

@@ -2406,19 +2406,23 @@ tc_fusion_args_check(const struct tc_fusion_args *a, tc_error *err)
  * The digest of the document without its analysis_content_fingerprint,
  * read through a view: an object on the stack whose members are the
  * document's own but that one, so the document (of a million-row
- * analysis, millions of nodes) is neither copied nor changed.
+ * analysis, millions of nodes) is neither copied nor changed.  With st,
+ * the binding occurrences are written from its records in place of the
+ * placeholder the report holds.
  */
-int
-tc_analysis_content_fingerprint(const tc_json *report, char hex[65],
-    tc_error *err)
+static int
+content_fingerprint(const tc_json *report, const struct an_structural *st,
+    char hex[65], tc_error *err)
 {
 	static const char key[] = "analysis_content_fingerprint";
+	const unsigned flags = TC_JSON_ASCII | TC_JSON_NO_NAN;
 	tc_json view;
 	size_t i;
 	int rc;
 
 	if (report->type != TC_JSON_OBJECT)
-		return tc_analysis__ascii_digest(report, hex, err);
+		return tc_json_digest_hook(report, flags,
+		    tc_analysis__occurrences_hook, (void *)st, hex, err);
 	memset(&view, 0, sizeof(view));
 	view.type = TC_JSON_OBJECT;
 	view.u.obj.members = tc_xmalloc((report->u.obj.len + 1) *
@@ -2432,9 +2436,17 @@ tc_analysis_content_fingerprint(const tc_json *report, char hex[65],
 		view.u.obj.members[view.u.obj.len++] = *m;
 	}
 	view.u.obj.cap = view.u.obj.len;
-	rc = tc_analysis__ascii_digest(&view, hex, err);
+	rc = tc_json_digest_hook(&view, flags, tc_analysis__occurrences_hook,
+	    (void *)st, hex, err);
 	free(view.u.obj.members);
 	return rc;
+}
+
+int
+tc_analysis_content_fingerprint(const tc_json *report, char hex[65],
+    tc_error *err)
+{
+	return content_fingerprint(report, NULL, hex, err);
 }
 
 /* The relative path of an input, or null. */
@@ -2469,7 +2481,7 @@ collect_node_ids(const struct an_groups *g, struct an_nmap *keep)
 static tc_json *
 build_report(struct run *run, tc_json *decisions, tc_json *sk_child,
     const tc_json *env, const tc_json *cand_config, tc_json *mapping,
-    tc_error *err)
+    const char *bhex, const char *chex, tc_error *err)
 {
 	const struct tc_fusion_args *a = run->args;
 	tc_json *r = tc_json_new_object(), *id, *in, *o, *hyp, *dblk, *blk;
@@ -2642,7 +2654,10 @@ build_report(struct run *run, tc_json *decisions, tc_json *sk_child,
 		}
 		tc_json_object_set(r, "sk_child_profile", sk_child);
 	}
-	if (rc != 0 || tc_analysis_content_fingerprint(r, hex, err) != 0) {
+	tc_json_object_set_string(r, "baseline_profile_fingerprint", bhex);
+	tc_json_object_set_string(r, "candidate_profile_fingerprint", chex);
+	if (rc != 0 || content_fingerprint(r, run->have_st ? &run->st : NULL,
+	    hex, err) != 0) {
 		/* a NaN the inputs carried into the report (the declared
 		 * change set's other fields): named where it is, exit 2; the
 		 * reference fails here with a traceback (docs/analysis.md,
@@ -2656,7 +2671,7 @@ build_report(struct run *run, tc_json *decisions, tc_json *sk_child,
 	return r;
 }
 
-tc_json *
+int
 tc_analysis_fusion_text(const struct tc_fusion_args *a, char **text,
     size_t *text_len, tc_error *err)
 {
@@ -2669,7 +2684,7 @@ tc_analysis_fusion_text(const struct tc_fusion_args *a, char **text,
 	tc_error meta_err = TC_ERROR_INIT;
 	char bhex[65], chex[65], *json = NULL, *md = NULL;
 	size_t i, json_len = 0;
-	int meta_rc;
+	int meta_rc, rc = -1;
 
 	memset(&run, 0, sizeof(run));
 	run.args = a;
@@ -2679,14 +2694,14 @@ tc_analysis_fusion_text(const struct tc_fusion_args *a, char **text,
 	    TC_ANALYSIS_HARD_MIN_OCCURRENCES ? a->min_occurrences :
 	    TC_ANALYSIS_HARD_MIN_OCCURRENCES;
 	if (check_paths(a, err) != 0)
-		return NULL;
+		return -1;
 	if (!is_dir(a->sk_meta)) {
 		char *shown = tc_analysis__py_path(a->sk_meta);
 
 		tc_error_set(err, "%s: sk_meta must be an existing directory",
 		    shown);
 		free(shown);
-		return NULL;
+		return -1;
 	}
 	if ((bc = tc_analysis__load_json_artifact(a->baseline_config, "baseline config",
 	    err)) == NULL ||
@@ -2771,36 +2786,34 @@ tc_analysis_fusion_text(const struct tc_fusion_args *a, char **text,
 	if (a->sk_prof != NULL &&
 	    (sk_child = tc_analysis__sk_prof_summary(a->sk_prof, err)) == NULL)
 		goto done;
-	report = build_report(&run, decisions, sk_child, env, cc, mapping, err);
+	report = build_report(&run, decisions, sk_child, env, cc, mapping,
+	    bhex, chex, err);
 	decisions = sk_child = mapping = NULL;
 	if (report == NULL)
 		goto done;
-	tc_json_object_set_string(report, "baseline_profile_fingerprint", bhex);
-	tc_json_object_set_string(report, "candidate_profile_fingerprint", chex);
 	{
-		char hex[65];
+		/* the content fingerprint is build_report's */
+		const struct an_structural *st = run.have_st ? &run.st : NULL;
+		tc_buf b = TC_BUF_INIT;
 
-		tc_analysis_content_fingerprint(report, hex, NULL);
-		tc_json_object_set_string(report, "analysis_content_fingerprint",
-		    hex);
+		if (tc_json_write_hook(&b, report, TC_JSON_INDENT,
+		    tc_analysis__occurrences_hook, (void *)st, err) != 0) {
+			tc_buf_free(&b);
+			goto done;
+		}
+		tc_buf_putc(&b, '\n');
+		json = tc_buf_detach(&b, &json_len);
 	}
-	if ((json = tc_json_pretty(report, &json_len, err)) == NULL)
-		goto fail;
-	if (a->markdown_out != NULL &&
-	    (md = tc_analysis_markdown(report, err)) == NULL)
-		goto fail;
+	if (a->markdown_out != NULL && (md = tc_analysis__markdown(report,
+	    run.have_st ? &run.st : NULL, err)) == NULL)
+		goto done;
 	if (write_outputs(a->json_out, json, json_len, a->markdown_out, md,
 	    err) != 0)
-		goto fail;
-	if (text != NULL) {
-		*text = json;
-		*text_len = json_len;
-		json = NULL;
-	}
-	goto done;
-fail:
-	tc_json_free(report);
-	report = NULL;
+		goto done;
+	*text = json;
+	*text_len = json_len;
+	json = NULL;
+	rc = 0;
 done:
 	free(json);
 	free(md);
@@ -2816,6 +2829,7 @@ done:
 	tc_json_free(sk_child);
 	tc_json_free(run.assoc);
 	tc_analysis__smap_free(&run.smap);
+	tc_json_free(report);
 	if (run.have_st)
 		tc_analysis__structural_free(&run.st);
 	tc_analysis__fingerprints_free(&run.fp);
@@ -2823,11 +2837,19 @@ done:
 	baseline_free(&run.base);
 	candidate_free(&run.cand);
 	tc_analysis__nmap_free(&keep);
-	return report;
+	return rc;
 }
 
 tc_json *
 tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 {
-	return tc_analysis_fusion_text(a, NULL, NULL, err);
+	char *text;
+	size_t len;
+	tc_json *doc;
+
+	if (tc_analysis_fusion_text(a, &text, &len, err) != 0)
+		return NULL;
+	doc = tc_json_parse(text, len, err);
+	free(text);
+	return doc;
 }

@@ -12,7 +12,11 @@
  * interval, duration sum and union are taken.
  *
  * The result is the trace document, fingerprinted (mapping_fingerprint)
- * over everything it holds; the caller owns it.
+ * over everything it holds; the caller owns it.  The per-step occurrences
+ * of each mapping (one object per SK and step, with one per child: most
+ * of a trace) are never built as a tree: the tree holds null
+ * placeholders and the records beside it are written in their place
+ * while the fingerprint is taken.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -582,53 +586,6 @@ dec_double(const tc_dec *d)
 	return tc_dec_to_double(d);
 }
 
-static tc_json *
-dec_text(const tc_dec *d)
-{
-	/* format(Decimal, "f"): plain notation */
-	tc_buf b = TC_BUF_INIT;
-	char *s = tc_dec_to_string(d), *e;
-	tc_json *j;
-
-	if ((e = strpbrk(s, "Ee")) == NULL) {
-		j = tc_json_new_string(s);
-		free(s);
-		return j;
-	}
-	{
-		/* rebuild from the coefficient and exponent */
-		char *digits = mpz_get_str(NULL, 10, d->coef);
-		size_t nd = strlen(digits);
-		long exp = d->exp;
-
-		if (d->sign)
-			tc_buf_add(&b, "-", 1);
-		if (exp >= 0) {
-			tc_buf_add(&b, digits, nd);
-			while (exp-- > 0)
-				tc_buf_add(&b, "0", 1);
-		} else if ((long)nd > -exp) {
-			tc_buf_add(&b, digits, nd - (size_t)(-exp));
-			tc_buf_add(&b, ".", 1);
-			tc_buf_add(&b, digits + nd - (size_t)(-exp),
-			    (size_t)(-exp));
-		} else {
-			long z = -exp - (long)nd;
-
-			tc_buf_add(&b, "0.", 2);
-			while (z-- > 0)
-				tc_buf_add(&b, "0", 1);
-			tc_buf_add(&b, digits, nd);
-		}
-		free(digits);
-	}
-	free(s);
-	tc_buf_grow(&b, 0);
-	j = tc_json_new_string(tc_buf_cstr(&b));
-	tc_buf_free(&b);
-	return j;
-}
-
 /* A source stream: its kernel nodes (indexes into the graph's nodes). */
 struct sstream {
 	const char *key;
@@ -910,20 +867,78 @@ align_step(struct proj *p, size_t si, size_t *solutions)
 	return blocker;
 }
 
-/* The mapping of one fused group (materialize_group). */
-static tc_json *
+/*
+ * What the trace's writer needs of one mapping beside its tree: the
+ * baseline rows each occurrence projected (nkid per occurrence, in the
+ * order of the children) and the graph nodes they stand for.
+ */
+struct kids {
+	const size_t *node;		/* the group's kernel nodes */
+	size_t nkid;
+	struct prow **rows;		/* nbocc * nkid */
+};
+
+/* format(Decimal, "f") of d appended to out: plain notation. */
+static void
+dec_plain(tc_buf *out, const tc_dec *d)
+{
+	char *s = tc_dec_to_string(d);
+
+	if (strpbrk(s, "Ee") == NULL) {
+		tc_buf_puts(out, s);
+		free(s);
+		return;
+	}
+	free(s);
+	{
+		/* rebuild from the coefficient and exponent */
+		char *digits = mpz_get_str(NULL, 10, d->coef);
+		size_t nd = strlen(digits);
+		long exp = d->exp;
+
+		if (d->sign)
+			tc_buf_add(out, "-", 1);
+		if (exp >= 0) {
+			tc_buf_add(out, digits, nd);
+			while (exp-- > 0)
+				tc_buf_add(out, "0", 1);
+		} else if ((long)nd > -exp) {
+			tc_buf_add(out, digits, nd - (size_t)(-exp));
+			tc_buf_add(out, ".", 1);
+			tc_buf_add(out, digits + nd - (size_t)(-exp),
+			    (size_t)(-exp));
+		} else {
+			long z = -exp - (long)nd;
+
+			tc_buf_add(out, "0.", 2);
+			while (z-- > 0)
+				tc_buf_add(out, "0", 1);
+			tc_buf_add(out, digits, nd);
+		}
+		free(digits);
+	}
+}
+
+/*
+ * The mapping of one fused group (materialize_group) into *tm: its tree
+ * with null placeholders for the per-step occurrences, which stay in
+ * tm's records (and *kd, for the trace's fingerprint only).
+ */
+static void
 materialize(struct proj *p, const struct an_fgroup *g, int64_t sk,
     int64_t device, int64_t model, const tc_json *alignment_blockers,
-    tc_json *counts)
+    tc_json *counts, struct an_tmap *tm, struct kids *kd)
 {
 	tc_json *m = tc_json_new_object(), *blk = tc_json_new_array();
 	tc_json *keys = tc_json_new_array(), *ops = tc_json_new_array();
-	tc_json *cocc = tc_json_new_array(), *bocc = tc_json_new_array();
 	const size_t *child_node = g->kernel;
-	const struct an_sk_row **occ = NULL;
-	size_t nocc = 0, i, k;
+	size_t i, k;
 	bool exact;
 
+	memset(tm, 0, sizeof(*tm));
+	memset(kd, 0, sizeof(*kd));
+	kd->node = child_node;
+	kd->nkid = g->nkernel;
 	for (i = 0; i < g->nkernel; i++) {
 		tc_json_array_push(keys, tc_json_new_string(
 		    p->nodes[child_node[i]].key));
@@ -955,15 +970,16 @@ materialize(struct proj *p, const struct an_fgroup *g, int64_t sk,
 		for (; lo < p->nco && p->co[lo].r->sk == sk; lo++) {
 			if (!required_step(p, p->co[lo].r->step))
 				continue;
-			occ = tc_xrealloc(occ, (nocc + 1) * sizeof(*occ));
-			occ[nocc++] = p->co[lo].r;
+			tm->cocc = tc_xrealloc(tm->cocc, (tm->ncocc + 1) *
+			    sizeof(*tm->cocc));
+			tm->cocc[tm->ncocc++] = p->co[lo].r;
 		}
 	}
 	{
-		bool domain = nocc == p->nsteps;
+		bool domain = tm->ncocc == p->nsteps;
 
-		for (i = 0; domain && i < nocc; i++)
-			if (occ[i]->step != p->steps[i])
+		for (i = 0; domain && i < tm->ncocc; i++)
+			if (tm->cocc[i]->step != p->steps[i])
 				domain = false;
 		if (!domain)
 			list_add_sorted_unique(blk,
@@ -973,11 +989,15 @@ materialize(struct proj *p, const struct an_fgroup *g, int64_t sk,
 		if (p->loc_stream[child_node[i]] >= p->nss)
 			list_add_sorted_unique(blk,
 			    "metadata_origin_node_not_in_kernel_projection");
+	if (blk->u.arr.len == 0) {
+		tm->bocc = tc_xcalloc(p->nsteps + 1, sizeof(*tm->bocc));
+		kd->rows = tc_xcalloc(p->nsteps * g->nkernel + 1,
+		    sizeof(*kd->rows));
+	}
 	for (k = 0; blk->u.arr.len == 0 && k < p->nsteps; k++) {
-		struct prow **mapped = tc_xcalloc(g->nkernel + 1,
-		    sizeof(*mapped));
+		struct prow **mapped = kd->rows + k * g->nkernel;
 		struct span *sp = tc_xcalloc(g->nkernel + 1, sizeof(*sp));
-		tc_json *o, *children;
+		struct an_bocc *o;
 		tc_dec lo, hi, sum;
 		size_t nm = 0;
 
@@ -1002,7 +1022,6 @@ materialize(struct proj *p, const struct an_fgroup *g, int64_t sk,
 			mapped[nm++] = b->rows[ord];
 		}
 		if (blk->u.arr.len > 0) {
-			free(mapped);
 			free(sp);
 			break;
 		}
@@ -1020,49 +1039,19 @@ materialize(struct proj *p, const struct an_fgroup *g, int64_t sk,
 				tc_dec_set(&hi, &sp[i].b);
 			tc_dec_add(&sum, &sum, &mapped[i]->dur);
 		}
-		o = tc_json_new_object();
-		tc_json_object_set_int(o, "step_id", p->steps[k]);
+		o = &tm->bocc[tm->nbocc++];
+		o->step = p->steps[k];
 		tc_dec_sub(&hi, &hi, &lo);
-		tc_json_object_set(o, "interval_us",
-		    tc_json_new_float(dec_double(&hi)));
-		tc_json_object_set(o, "duration_sum_us",
-		    tc_json_new_float(dec_double(&sum)));
-		children = tc_json_new_array();
-		for (i = 0; i < nm; i++) {
-			tc_json *c = tc_json_new_object();
-			size_t nd = child_node[i];
-
-			tc_json_object_set_string(c, "origin_node_key",
-			    p->nodes[nd].key);
-			tc_json_object_set_string(c, "source_stream_role",
-			    p->ss[p->loc_stream[nd]].key);
-			tc_json_object_set_int(c, "kernel_ordinal",
-			    (int64_t)p->loc_ord[nd]);
-			tc_json_object_set_int(c, "baseline_stream_id",
-			    mapped[i]->stream);
-			if (mapped[i]->has_task)
-				tc_json_object_set_int(c, "baseline_task_id",
-				    mapped[i]->task);
-			else
-				tc_json_object_set_null(c, "baseline_task_id");
-			tc_json_object_set_int(c, "baseline_source_row",
-			    (int64_t)mapped[i]->source_row);
-			tc_json_object_set_string(c, "baseline_name",
-			    mapped[i]->name);
-			tc_json_object_set_string(c, "projected_op",
-			    mapped[i]->op);
-			tc_json_object_set_string(c, "core_family",
-			    mapped[i]->core);
-			tc_json_object_set(c, "start_us",
-			    dec_text(&mapped[i]->start));
-			tc_json_object_set(c, "duration_us", tc_json_new_float(
-			    dec_double(&mapped[i]->dur)));
-			tc_json_array_push(children, c);
+		o->interval_us = dec_double(&hi);
+		o->duration_sum_us = dec_double(&sum);
+		o->union_us = union_length(sp, nm);
+		if (k == 0) {
+			tm->first_streams = tc_xcalloc(nm + 1,
+			    sizeof(*tm->first_streams));
+			for (i = 0; i < nm; i++)
+				tm->first_streams[i] = mapped[i]->stream;
+			tm->nfirst = nm;
 		}
-		tc_json_object_set(o, "union_duration_us",
-		    tc_json_new_float(union_length(sp, nm)));
-		tc_json_object_set(o, "children", children);
-		tc_json_array_push(bocc, o);
 		for (i = 0; i < nm; i++) {
 			tc_dec_clear(&sp[i].a);
 			tc_dec_clear(&sp[i].b);
@@ -1070,25 +1059,10 @@ materialize(struct proj *p, const struct an_fgroup *g, int64_t sk,
 		tc_dec_clear(&lo);
 		tc_dec_clear(&hi);
 		tc_dec_clear(&sum);
-		free(mapped);
 		free(sp);
 	}
-	for (i = 0; i < nocc; i++) {
-		tc_json *o = tc_json_new_object();
-		tc_dec d;
-
-		tc_json_object_set_int(o, "step_id", occ[i]->step);
-		tc_dec_init(&d);
-		tc_dec_parse(&d, occ[i]->start_text, strlen(occ[i]->start_text));
-		tc_json_object_set(o, "start_us", dec_text(&d));
-		tc_dec_parse(&d, occ[i]->dur_text, strlen(occ[i]->dur_text));
-		tc_json_object_set(o, "duration_us",
-		    tc_json_new_float(dec_double(&d)));
-		tc_dec_clear(&d);
-		tc_json_array_push(cocc, o);
-	}
 record:
-	exact = blk->u.arr.len == 0 && bocc->u.arr.len == p->nsteps;
+	exact = blk->u.arr.len == 0 && tm->nbocc == p->nsteps;
 	for (i = 0; i < blk->u.arr.len; i++) {
 		const char *b = tc_json_string(blk->u.arr.items[i]);
 		const tc_json *have = tc_json_get(counts, b);
@@ -1113,11 +1087,137 @@ record:
 	tc_json_object_set_int(m, "child_count", (int64_t)g->nkernel);
 	tc_json_object_set(m, "ordered_child_node_keys", keys);
 	tc_json_object_set(m, "ordered_child_ops", ops);
-	tc_json_object_set(m, "candidate_occurrences", cocc);
-	tc_json_object_set(m, "baseline_occurrences", bocc);
+	tc_json_object_set_null(m, "candidate_occurrences");
+	tc_json_object_set_null(m, "baseline_occurrences");
 	tc_json_object_set_string(m, "metadata_fingerprint", g->fingerprint);
-	free(occ);
-	return m;
+	tm->m = m;
+	tm->cocc_ph = tc_json_get(m, "candidate_occurrences");
+	tm->bocc_ph = tc_json_get(m, "baseline_occurrences");
+}
+
+/* The trace's writer: its mappings' occurrences from their records. */
+struct trace_writer {
+	const struct proj *p;
+	const struct an_tmap *maps;
+	const struct kids *kids;
+	size_t n, next;		/* the mapping whose placeholders come next */
+	tc_buf text;
+};
+
+static void
+emit_bocc(struct trace_writer *w, const struct an_tmap *tm,
+    const struct kids *kd, tc_json_emitter *e)
+{
+	const struct proj *p = w->p;
+	size_t k, i;
+
+	tc_json_emit_array_begin(e);
+	for (k = 0; k < tm->nbocc; k++) {
+		const struct an_bocc *o = &tm->bocc[k];
+
+		tc_json_emit_object_begin(e);
+		tc_json_emit_key(e, "children");
+		tc_json_emit_array_begin(e);
+		for (i = 0; i < kd->nkid; i++) {
+			const struct prow *r = kd->rows[k * kd->nkid + i];
+			size_t nd = kd->node[i];
+
+			tc_json_emit_object_begin(e);
+			tc_json_emit_key(e, "baseline_name");
+			tc_json_emit_string(e, r->name);
+			tc_json_emit_key(e, "baseline_source_row");
+			tc_json_emit_int(e, (int64_t)r->source_row);
+			tc_json_emit_key(e, "baseline_stream_id");
+			tc_json_emit_int(e, r->stream);
+			tc_json_emit_key(e, "baseline_task_id");
+			if (r->has_task)
+				tc_json_emit_int(e, r->task);
+			else
+				tc_json_emit_null(e);
+			tc_json_emit_key(e, "core_family");
+			tc_json_emit_string(e, r->core);
+			tc_json_emit_key(e, "duration_us");
+			tc_json_emit_float(e, dec_double(&r->dur));
+			tc_json_emit_key(e, "kernel_ordinal");
+			tc_json_emit_int(e, (int64_t)p->loc_ord[nd]);
+			tc_json_emit_key(e, "origin_node_key");
+			tc_json_emit_string(e, p->nodes[nd].key);
+			tc_json_emit_key(e, "projected_op");
+			tc_json_emit_string(e, r->op);
+			tc_json_emit_key(e, "source_stream_role");
+			tc_json_emit_string(e, p->ss[p->loc_stream[nd]].key);
+			tc_json_emit_key(e, "start_us");
+			tc_buf_reset(&w->text);
+			dec_plain(&w->text, &r->start);
+			tc_json_emit_string(e, tc_buf_cstr(&w->text));
+			tc_json_emit_object_end(e);
+		}
+		tc_json_emit_array_end(e);
+		tc_json_emit_key(e, "duration_sum_us");
+		tc_json_emit_float(e, o->duration_sum_us);
+		tc_json_emit_key(e, "interval_us");
+		tc_json_emit_float(e, o->interval_us);
+		tc_json_emit_key(e, "step_id");
+		tc_json_emit_int(e, o->step);
+		tc_json_emit_key(e, "union_duration_us");
+		tc_json_emit_float(e, o->union_us);
+		tc_json_emit_object_end(e);
+	}
+	tc_json_emit_array_end(e);
+}
+
+static void
+emit_cocc(struct trace_writer *w, const struct an_tmap *tm,
+    tc_json_emitter *e)
+{
+	size_t i;
+	tc_dec d;
+
+	tc_dec_init(&d);
+	tc_json_emit_array_begin(e);
+	for (i = 0; i < tm->ncocc; i++) {
+		const struct an_sk_row *r = tm->cocc[i];
+
+		tc_json_emit_object_begin(e);
+		tc_json_emit_key(e, "duration_us");
+		tc_dec_parse(&d, r->dur_text, strlen(r->dur_text));
+		tc_json_emit_float(e, dec_double(&d));
+		tc_json_emit_key(e, "start_us");
+		tc_dec_parse(&d, r->start_text, strlen(r->start_text));
+		tc_buf_reset(&w->text);
+		dec_plain(&w->text, &d);
+		tc_json_emit_string(e, tc_buf_cstr(&w->text));
+		tc_json_emit_key(e, "step_id");
+		tc_json_emit_int(e, r->step);
+		tc_json_emit_object_end(e);
+	}
+	tc_json_emit_array_end(e);
+	tc_dec_clear(&d);
+}
+
+static bool
+trace_hook(void *ctx, const tc_json *ph, tc_json_emitter *e)
+{
+	struct trace_writer *w = ctx;
+	size_t i;
+
+	/* the mappings go out in order, each baseline before candidate */
+	for (i = 0; i < w->n; i++) {
+		size_t j = (w->next + i) % w->n;
+		const struct an_tmap *tm = &w->maps[j];
+
+		if (ph == tm->bocc_ph) {
+			emit_bocc(w, tm, &w->kids[j], e);
+			w->next = j;
+			return true;
+		}
+		if (ph == tm->cocc_ph) {
+			emit_cocc(w, tm, e);
+			w->next = (j + 1) % w->n;
+			return true;
+		}
+	}
+	return false;
 }
 
 /*
@@ -1728,10 +1828,26 @@ done:
 	return rc;
 }
 
-tc_json *
+void
+tc_analysis__trace_free(struct an_trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nmaps; i++) {
+		free(t->maps[i].bocc);
+		free(t->maps[i].first_streams);
+		free(t->maps[i].cocc);
+	}
+	free(t->maps);
+	tc_json_free(t->doc);
+	memset(t, 0, sizeof(*t));
+}
+
+int
 tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
     const tc_json *manifest, const char *root, int64_t device, int64_t model,
-    const struct an_sk_row *crows, size_t ncr, tc_error *err)
+    const struct an_sk_row *crows, size_t ncr, struct an_trace *out,
+    tc_error *err)
 {
 	struct an_gnode *nodes = NULL;
 	struct an_fgroups groups = { 0 };
@@ -1747,14 +1863,18 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 	int64_t exact = 0;
 	tc_json *proposal = NULL, *exclusion = NULL;
 	bool *excluded = NULL;
+	struct kids *kids = NULL;
+	struct an_trace tr;
+	int rc = -1;
 
+	memset(&tr, 0, sizeof(tr));
 	memset(&p, 0, sizeof(p));
 	memset(&base, 0, sizeof(base));
 	snprintf(dev_text, sizeof(dev_text), "%lld", (long long)device);
 	snprintf(model_text, sizeof(model_text), "%lld", (long long)model);
 	if ((graph = origin_graph(root, manifest, device, model, &graph_rel,
 	    err)) == NULL)
-		return NULL;
+		return -1;
 	if (tc_analysis__graph_fingerprint(graph, gfp, err) != 0 ||
 	    tc_analysis__graph_nodes(graph, &nodes, &nn, NULL, err) != 0)
 		goto done;
@@ -1858,13 +1978,16 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 	align_all(&p, blockers, alts);
 	mappings = tc_json_new_array();
 	counts = tc_json_new_object();
+	tr.maps = tc_xcalloc(npg + 1, sizeof(*tr.maps));
+	kids = tc_xcalloc(npg + 1, sizeof(*kids));
 	for (i = 0; i < npg; i++) {
-		tc_json *m = materialize(&p, pg[i].g, pg[i].sk, device, model,
-		    blockers->u.arr.len ? blockers : NULL, counts);
+		struct an_tmap *tm = &tr.maps[tr.nmaps++];
 
-		if (strcmp(tc_json_get_string(m, "status"), "exact") == 0)
+		materialize(&p, pg[i].g, pg[i].sk, device, model,
+		    blockers->u.arr.len ? blockers : NULL, counts, tm, &kids[i]);
+		if (strcmp(tc_json_get_string(tm->m, "status"), "exact") == 0)
 			exact++;
-		tc_json_array_push(mappings, m);
+		tc_json_array_push(mappings, (tc_json *)tm->m);
 	}
 	trace = tc_json_new_object();
 	tc_json_object_set_string(trace, "schema_version", "2.0");
@@ -1940,17 +2063,27 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 	tc_json_object_set(trace, "evidence", ev);
 	tc_json_object_set(trace, "mappings", mappings);
 	tc_json_free(blockers);
+	tr.doc = trace;
 	{
+		struct trace_writer w = { &p, tr.maps, kids, tr.nmaps, 0,
+		    TC_BUF_INIT };
 		char hex[65];
+		int drc = tc_json_digest_hook(trace, TC_JSON_ASCII |
+		    TC_JSON_NO_NAN, trace_hook, &w, hex, err);
 
-		if (tc_analysis__ascii_digest(trace, hex, err) != 0) {
-			tc_json_free(trace);
-			trace = NULL;
+		tc_buf_free(&w.text);
+		if (drc != 0)
 			goto done;
-		}
 		tc_json_object_set_string(trace, "mapping_fingerprint", hex);
 	}
+	*out = tr;
+	memset(&tr, 0, sizeof(tr));
+	rc = 0;
 done:
+	for (i = 0; kids != NULL && i < npg; i++)
+		free(kids[i].rows);
+	free(kids);
+	tc_analysis__trace_free(&tr);
 	free_sources(&p);
 	tc_json_free(proposal);
 	tc_json_free(exclusion);
@@ -1968,5 +2101,5 @@ done:
 	tc_analysis__fgroups_free(&groups);
 	tc_analysis__gnodes_free(nodes, nn);
 	tc_json_free(graph);
-	return trace;
+	return rc;
 }

@@ -240,6 +240,9 @@ struct proj_occ {
 	size_t idx;
 	char *model;
 	bool conflict;
+	/* what the decision's evidence compares (NULL where missing) */
+	const char *status;
+	const tc_json *blockers, *child_count, *ops;
 };
 
 #define PO_ALL 0x1fu
@@ -299,22 +302,13 @@ po_same(const struct proj_occ *x, const struct proj_occ *y, unsigned mask)
 	return true;
 }
 
-/*
- * Read the occurrences into o[0..n) and decide, once for all decisions,
- * whether two occurrences share a process, device, model, SK and step
- * (the return value) and which occurrence has an earlier one of its
- * (device, model, SK) on the same step or in another process (conflict).
- * Each is a comparison of integers, so sorting the occurrences by them
- * puts every pair that matches side by side: n log n, not n squared.
- */
-static bool
-po_read(const tc_json *occ, size_t n, struct proj_occ *o)
+/* The document's occurrence objects into o[0..n). */
+static void
+po_from_doc(const tc_json *occ, size_t n, struct proj_occ *o)
 {
 	static const char *const key[4] = { "native_pid", "device_id",
 	    "model_id", "sk_id" };
-	struct proj_occ **p = tc_xmalloc((n + 1) * sizeof(*p));
-	size_t i, m, g;
-	bool dup = false;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		const tc_json *a = occ->u.arr.items[i];
@@ -330,7 +324,68 @@ po_read(const tc_json *occ, size_t n, struct proj_occ *o)
 		if (tc_json_get(pa, "model_id") != NULL)
 			o[i].model = tc_analysis__ascii_cj(tc_json_get(pa,
 			    "model_id"));
+		o[i].status = tc_json_get_string(a, "status");
+		o[i].blockers = tc_json_get(a, "blockers");
+		o[i].child_count = tc_json_get(a, "child_count");
+		o[i].ops = tc_json_get(a, "ordered_child_ops");
 	}
+}
+
+/* The same occurrences from the association's records, as the document
+ * will hold them (tc_analysis__occurrences_hook writes them). */
+static size_t
+po_from_records(const struct an_structural *st, struct proj_occ **out)
+{
+	size_t n = 0, i, k, at = 0;
+	struct proj_occ *o;
+	int64_t pid = 0;
+	bool pid_int = st->native_pid != NULL &&
+	    tc_json_int64(st->native_pid, &pid);
+
+	for (i = 0; i < st->nb; i++)
+		n += st->b[i].nocc;
+	o = tc_xcalloc(n + 1, sizeof(*o));
+	for (i = 0; i < st->nb; i++) {
+		const struct an_binding *b = &st->b[i];
+
+		for (k = 0; k < b->nocc; k++, at++) {
+			struct proj_occ *p = &o[at];
+
+			p->idx = at;
+			p->v[0] = pid;
+			p->v[1] = b->device;
+			p->v[2] = b->model;
+			p->v[3] = b->sk;
+			p->v[4] = b->occ[k].step;
+			p->ints = PO_ALL & ~(pid_int ? 0u : 1u);
+			p->model = tc_analysis__ascii_cj(tc_json_get(b->mapping,
+			    "model_id"));
+			p->status = b->valid ? "bound" : "blocked";
+			p->blockers = tc_json_get(b->mapping,
+			    "mapping_blockers");
+			p->child_count = tc_json_get(b->mapping, "child_count");
+			p->ops = tc_json_get(b->mapping, "ordered_child_ops");
+		}
+	}
+	*out = o;
+	return n;
+}
+
+/*
+ * Decide, once for all decisions, whether two occurrences o[0..n) share
+ * a process, device, model, SK and step (the return value) and which
+ * occurrence has an earlier one of its (device, model, SK) on the same
+ * step or in another process (conflict).  Each is a comparison of
+ * integers, so sorting the occurrences by them puts every pair that
+ * matches side by side: n log n, not n squared.
+ */
+static bool
+po_conflicts(size_t n, struct proj_occ *o)
+{
+	struct proj_occ **p = tc_xmalloc((n + 1) * sizeof(*p));
+	size_t i, m, g;
+	bool dup = false;
+
 	/* Duplicates: the same five integers. */
 	for (i = m = 0; i < n; i++)
 		if ((o[i].ints & PO_ALL) == PO_ALL)
@@ -377,12 +432,12 @@ po_read(const tc_json *occ, size_t n, struct proj_occ *o)
  * one SK id break both.
  */
 static int
-check_projected(const tc_json *decs, const tc_json *report, tc_error *err)
+check_projected(const tc_json *decs, const tc_json *report,
+    const struct an_structural *st, tc_error *err)
 {
 	const tc_json *occ = tc_json_get(tc_json_get(report,
 	    "candidate_binding_evidence"), "occurrences");
-	size_t i, j, n = occ != NULL && occ->type == TC_JSON_ARRAY ?
-	    occ->u.arr.len : 0;
+	size_t i, j, n = 0;
 	struct proj_occ *o = NULL;
 	bool dup = false;
 	int rc = -1;
@@ -400,8 +455,15 @@ check_projected(const tc_json *decs, const tc_json *report, tc_error *err)
 		if (conf == NULL || strcmp(conf, "exact_projected_trace") != 0)
 			continue;
 		if (o == NULL) {
-			o = tc_xcalloc(n + 1, sizeof(*o));
-			dup = po_read(occ, n, o);
+			if (st != NULL) {
+				n = po_from_records(st, &o);
+			} else {
+				n = occ != NULL && occ->type == TC_JSON_ARRAY ?
+				    occ->u.arr.len : 0;
+				o = tc_xcalloc(n + 1, sizeof(*o));
+				po_from_doc(occ, n, o);
+			}
+			dup = po_conflicts(n, o);
 		}
 		if (dup) {
 			tc_error_set(err, "per_sk_decisions[%zu] projected-trace "
@@ -414,26 +476,20 @@ check_projected(const tc_json *decs, const tc_json *report, tc_error *err)
 		if (tc_json_int64(tc_json_get(d, "raw_sk_id"), &want.v[3]))
 			want.ints |= 0x8u;
 		for (j = 0; j < n; j++) {
-			const tc_json *a;
-			const tc_json *bl;
-			const char *st;
+			const tc_json *bl = o[j].blockers;
 
 			if (!po_same(&o[j], &want, 0x2u) ||
 			    !po_same(&o[j], &want, 0x8u) || model == NULL ||
 			    o[j].model == NULL || strcmp(o[j].model, model) != 0)
 				continue;
 			matching++;
-			a = occ->u.arr.items[j];
-			bl = tc_json_get(a, "blockers");
-			st = tc_json_get_string(a, "status");
-			if (o[j].conflict || st == NULL ||
-			    strcmp(st, "bound") != 0 ||
+			if (o[j].conflict || o[j].status == NULL ||
+			    strcmp(o[j].status, "bound") != 0 ||
 			    bl == NULL || bl->type != TC_JSON_ARRAY ||
 			    bl->u.arr.len != 0 ||
-			    !tc_json_equal(tc_json_get(a, "child_count"),
+			    !tc_json_equal(o[j].child_count,
 			    tc_json_get(d, "child_count")) ||
-			    !tc_json_equal(tc_json_get(a, "ordered_child_ops"),
-			    seq))
+			    !tc_json_equal(o[j].ops, seq))
 				complete = false;
 		}
 		if (matching < 3 || !complete) {
@@ -453,7 +509,7 @@ out:
 /* _validate_scope_action and the decisions' scope contract, the checks
  * an analysis made from partial evidence can fail. */
 static int
-check(const tc_json *report, tc_error *err)
+check(const tc_json *report, const struct an_structural *st, tc_error *err)
 {
 	static const char *const fields[] = { "range_id", "sk_id",
 	    "classification", "action", "source_scope" };
@@ -467,7 +523,7 @@ check(const tc_json *report, tc_error *err)
 		    "decision");
 		return -1;
 	}
-	if (check_projected(decs, report, err) != 0)
+	if (check_projected(decs, report, st, err) != 0)
 		return -1;
 	for (i = 0; acts != NULL && i < acts->u.arr.len; i++) {
 		const tc_json *a = acts->u.arr.items[i], *b;
@@ -774,6 +830,13 @@ none_bullet(tc_buf *out)
 char *
 tc_analysis_markdown(const tc_json *r, tc_error *err)
 {
+	return tc_analysis__markdown(r, NULL, err);
+}
+
+char *
+tc_analysis__markdown(const tc_json *r, const struct an_structural *st,
+    tc_error *err)
+{
 	static const char *const input_keys[] = { "experiment_id", "round_id",
 	    "analysis_agent_id", "candidate_name", "source_revision",
 	    "workload_fingerprint", "control_fingerprint",
@@ -804,7 +867,7 @@ tc_analysis_markdown(const tc_json *r, tc_error *err)
 	const tc_json **v;
 	size_t n, i;
 
-	if (check(r, err) != 0)
+	if (check(r, st, err) != 0)
 		return NULL;
 	tc_buf_puts(&out, "# SuperKernel 融合性能分析\n");
 	section(&out, "输入与可信度");

@@ -29,16 +29,15 @@ cmp_target(const void *a, const void *b)
 }
 
 /*
- * int(us * 1000) of a Decimal, truncated toward zero, as a JSON integer:
- * the product rounded to the context's 28 digits first, as Python's
- * Decimal multiplies; beyond int64 it is written as its digits.
+ * int(us * 1000) of a Decimal, truncated toward zero, into *v (or, beyond
+ * int64, its digits into *text): the product rounded to the context's 28
+ * digits first, as Python's Decimal multiplies.
  */
-static tc_json *
-nanos(const tc_dec *us)
+static void
+nanos(const tc_dec *us, int64_t *v, char **text)
 {
 	tc_dec k, r;
 	mpz_t q, p;
-	tc_json *v;
 
 	tc_dec_init(&k);
 	tc_dec_init(&r);
@@ -56,54 +55,51 @@ nanos(const tc_dec *us)
 	}
 	if (r.sign)
 		mpz_neg(q, q);
-	if (mpz_fits_slong_p(q)) {
-		v = tc_json_new_int((int64_t)mpz_get_si(q));
-	} else {
-		char *text = mpz_get_str(NULL, 10, q);
-
-		v = tc_json_new_int_text(text);
-		free(text);
-	}
+	*text = NULL;
+	if (mpz_fits_slong_p(q))
+		*v = (int64_t)mpz_get_si(q);
+	else
+		*text = mpz_get_str(NULL, 10, q);
 	mpz_clear(q);
 	mpz_clear(p);
 	tc_dec_clear(&k);
 	tc_dec_clear(&r);
-	return v;
 }
 
-static tc_json *
-parent_interval(const tc_json *occ)
+/* The parent interval of a candidate occurrence: its start and start +
+ * float(duration), in nanoseconds. */
+static void
+parent_interval(const struct an_sk_row *row, struct an_bind_occ *o)
 {
-	const char *start = tc_json_get_string(occ, "start_us");
-	double dur = 0;
+	double dur;
 	tc_dec s, d, e;
-	tc_json *l = tc_json_new_array();
 
-	tc_json_number(tc_json_get(occ, "duration_us"), &dur);
 	tc_dec_init(&s);
 	tc_dec_init(&d);
 	tc_dec_init(&e);
-	tc_dec_parse(&s, start, strlen(start));
+	tc_dec_parse(&d, row->dur_text, strlen(row->dur_text));
+	dur = tc_dec_to_double(&d);
+	tc_dec_parse(&s, row->start_text, strlen(row->start_text));
 	tc_dec_from_double_repr(&d, dur);
 	tc_dec_add(&e, &s, &d);
 	/* Decimal addition rounds to the context too */
 	tc_dec_round_context(&e);
-	tc_json_array_push(l, nanos(&s));
-	tc_json_array_push(l, nanos(&e));
+	o->step = row->step;
+	nanos(&s, &o->ns[0], &o->ns_text[0]);
+	nanos(&e, &o->ns[1], &o->ns_text[1]);
 	tc_dec_clear(&s);
 	tc_dec_clear(&d);
 	tc_dec_clear(&e);
-	return l;
 }
 
 /* The record of one mapping: its binding and evidence objects. */
 static void
-record_mapping(struct an_structural *st, const tc_json *trace,
-    const tc_json *m, const char *bhex, const tc_json *pid)
+record_mapping(struct an_structural *st, const struct an_trace *trace,
+    const struct an_tmap *tm, const char *bhex)
 {
-	const tc_json *ev = tc_json_get(trace, "evidence");
-	const char *mfp = tc_json_get_string(trace, "mapping_fingerprint");
-	const tc_json *cocc = tc_json_get(m, "candidate_occurrences");
+	const tc_json *m = tm->m;
+	const tc_json *ev = tc_json_get(trace->doc, "evidence");
+	const char *mfp = tc_json_get_string(trace->doc, "mapping_fingerprint");
 	bool exact = strcmp(tc_json_get_string(m, "status"), "exact") == 0;
 	struct an_binding *b;
 	tc_json *go, *proof, *efp;
@@ -118,14 +114,15 @@ record_mapping(struct an_structural *st, const tc_json *trace,
 	tc_json_int64(tc_json_get(m, "sk_id"), &b->sk);
 	b->valid = exact;
 	b->mapping = m;
+	b->tm = tm;
 	b->mapping_fp = mfp;
 	/*
 	 * The candidate binding is the first occurrence's; an SK with none
 	 * (a step alignment blocked every mapping) still has one, blocked,
 	 * with no children: the decision's child_count is then 0.
 	 */
-	b->status = exact && cocc->u.arr.len > 0 ? "bound" : "blocked";
-	if (cocc->u.arr.len > 0)
+	b->status = exact && tm->ncocc > 0 ? "bound" : "blocked";
+	if (tm->ncocc > 0)
 		tc_json_int64(tc_json_get(m, "child_count"), &b->child_count);
 	go = tc_json_new_object();
 	tc_json_object_set_string(go, "mapping_fingerprint", mfp);
@@ -149,68 +146,93 @@ record_mapping(struct an_structural *st, const tc_json *trace,
 	tc_json_object_set_string(proof, "graph_occurrence_fingerprint",
 	    b->occurrence_fp);
 	tc_json_object_set(proof, "alternative_solution_count_by_step",
-	    tc_json_clone(tc_json_get(trace,
+	    tc_json_clone(tc_json_get(trace->doc,
 	    "alternative_solution_count_by_step")));
 	tc_json_object_set(st->proofs, key, proof);
 	tc_json_object_set(st->stream_roles, key, tc_json_clone(
-	    tc_json_get(trace, "stream_role_mapping")));
+	    tc_json_get(trace->doc, "stream_role_mapping")));
 	tc_json_object_set(st->graph_fps, key, tc_json_clone(ev));
 	efp = tc_json_new_object();
 	tc_json_object_set_string(efp, "kernel_details", bhex);
 	tc_json_object_set_string(efp, "projection_mapping", mfp);
 	tc_json_object_set(efp, "profile_sk_graph_origin", tc_json_clone(
 	    tc_json_get(ev, "profile_origin_graph_fingerprint")));
-	for (i = 0; i < cocc->u.arr.len; i++) {
-		const tc_json *c = cocc->u.arr.items[i];
-		tc_json *o = tc_json_new_object(), *pi = tc_json_new_object();
-
-		tc_json_object_set_string(o, "status", exact ? "bound" :
-		    "blocked");
-		tc_json_object_set(pi, "native_pid", pid ? tc_json_clone(pid) :
-		    tc_json_new_null());
-		tc_json_object_set_int(pi, "device_id", b->device);
-		tc_json_object_set_int(pi, "model_id", b->model);
-		tc_json_object_set_int(pi, "sk_id", b->sk);
-		tc_json_object_set(o, "process_identity", pi);
-		tc_json_object_set(o, "step_id", tc_json_clone(tc_json_get(c,
-		    "step_id")));
-		tc_json_object_set(o, "parent_interval_ns", parent_interval(c));
-		tc_json_object_set(o, "ordered_child_node_keys", tc_json_clone(
-		    tc_json_get(m, "ordered_child_node_keys")));
-		tc_json_object_set(o, "ordered_child_ops", tc_json_clone(
-		    tc_json_get(m, "ordered_child_ops")));
-		tc_json_object_set(o, "child_count", tc_json_clone(
-		    tc_json_get(m, "child_count")));
-		tc_json_object_set(o, "evidence_fingerprints",
-		    tc_json_clone(efp));
-		tc_json_object_set(o, "blockers", tc_json_clone(tc_json_get(m,
-		    "mapping_blockers")));
-		tc_json_array_push(st->occurrences, o);
-	}
-	tc_json_free(efp);
+	b->evidence_fps = efp;
+	b->occ = tc_xcalloc(tm->ncocc + 1, sizeof(*b->occ));
+	for (i = 0; i < tm->ncocc; i++)
+		parent_interval(tm->cocc[i], &b->occ[b->nocc++]);
 }
 
-/*
- * Once its fingerprint is taken, a trace is only read: the decisions
- * need each baseline occurrence's interval and durations but the
- * children of the first occurrence only (tc_analysis__binding_original).
- * The rest of the children (per SK and step, eleven fields each: most of
- * the trace) are freed here, not kept to the end of the run.
- */
 static void
-prune_trace(tc_json *trace)
+emit_ns(tc_json_emitter *e, const struct an_bind_occ *o, int i)
 {
-	const tc_json *ms = tc_json_get(trace, "mappings");
+	if (o->ns_text[i] != NULL)
+		tc_json_emit_int_text(e, o->ns_text[i]);
+	else
+		tc_json_emit_int(e, o->ns[i]);
+}
+
+/* The objects of candidate_binding_evidence.occurrences, every binding's
+ * in order, each with its mapping's shared fields. */
+bool
+tc_analysis__occurrences_hook(void *ctx, const tc_json *ph,
+    tc_json_emitter *e)
+{
+	const struct an_structural *st = ctx;
 	size_t i, k;
 
-	for (i = 0; ms != NULL && i < ms->u.arr.len; i++) {
-		const tc_json *bocc = tc_json_get(ms->u.arr.items[i],
-		    "baseline_occurrences");
+	if (st == NULL || ph != st->occ_ph)
+		return false;
+	tc_json_emit_array_begin(e);
+	for (i = 0; i < st->nb; i++) {
+		const struct an_binding *b = &st->b[i];
+		const tc_json *m = b->mapping;
 
-		for (k = 1; bocc != NULL && k < bocc->u.arr.len; k++)
-			tc_json_object_remove(bocc->u.arr.items[k],
-			    "children");
+		for (k = 0; k < b->nocc; k++) {
+			const struct an_bind_occ *o = &b->occ[k];
+
+			tc_json_emit_object_begin(e);
+			tc_json_emit_key(e, "blockers");
+			tc_json_emit_value(e, tc_json_get(m,
+			    "mapping_blockers"));
+			tc_json_emit_key(e, "child_count");
+			tc_json_emit_value(e, tc_json_get(m, "child_count"));
+			tc_json_emit_key(e, "evidence_fingerprints");
+			tc_json_emit_value(e, b->evidence_fps);
+			tc_json_emit_key(e, "ordered_child_node_keys");
+			tc_json_emit_value(e, tc_json_get(m,
+			    "ordered_child_node_keys"));
+			tc_json_emit_key(e, "ordered_child_ops");
+			tc_json_emit_value(e, tc_json_get(m,
+			    "ordered_child_ops"));
+			tc_json_emit_key(e, "parent_interval_ns");
+			tc_json_emit_array_begin(e);
+			emit_ns(e, o, 0);
+			emit_ns(e, o, 1);
+			tc_json_emit_array_end(e);
+			tc_json_emit_key(e, "process_identity");
+			tc_json_emit_object_begin(e);
+			tc_json_emit_key(e, "device_id");
+			tc_json_emit_int(e, b->device);
+			tc_json_emit_key(e, "model_id");
+			tc_json_emit_int(e, b->model);
+			tc_json_emit_key(e, "native_pid");
+			if (st->native_pid != NULL)
+				tc_json_emit_value(e, st->native_pid);
+			else
+				tc_json_emit_null(e);
+			tc_json_emit_key(e, "sk_id");
+			tc_json_emit_int(e, b->sk);
+			tc_json_emit_object_end(e);
+			tc_json_emit_key(e, "status");
+			tc_json_emit_string(e, b->valid ? "bound" : "blocked");
+			tc_json_emit_key(e, "step_id");
+			tc_json_emit_int(e, o->step);
+			tc_json_emit_object_end(e);
+		}
 	}
+	tc_json_emit_array_end(e);
+	return true;
 }
 
 int
@@ -220,7 +242,7 @@ tc_analysis__structural(const char *baseline_csv, const char *bhex,
 {
 	struct an_sk_row *rows = NULL;
 	struct target *t = NULL;
-	size_t nrows = 0, nt = 0, i, j;
+	size_t nrows = 0, nt = 0, i, j, nbound = 0, nblocked = 0;
 	char *root = NULL;
 	const tc_json *pid = tc_json_get(tc_json_get(manifest, "producer"),
 	    "native_pid");
@@ -229,10 +251,13 @@ tc_analysis__structural(const char *baseline_csv, const char *bhex,
 	memset(out, 0, sizeof(*out));
 	out->mapping_fps = tc_json_new_object();
 	out->exclusions = tc_json_new_object();
-	out->occurrences = tc_json_new_array();
+	out->occurrences = tc_json_new_null();
+	out->occ_ph = out->occurrences;
 	out->graph_fps = tc_json_new_object();
 	out->stream_roles = tc_json_new_object();
 	out->proofs = tc_json_new_object();
+	if (pid != NULL)
+		out->native_pid = tc_json_clone(pid);
 	if (tc_analysis__candidate_sk_rows(candidate_csv, &rows, &nrows,
 	    err) != 0)
 		goto done;
@@ -256,47 +281,46 @@ tc_analysis__structural(const char *baseline_csv, const char *bhex,
 	root = tc_path_dirname(manifest_path);
 	out->traces = tc_xcalloc(nt + 1, sizeof(*out->traces));
 	for (i = 0; i < nt; i++) {
-		tc_json *tr = tc_analysis__projection_trace(baseline_csv, bhex,
-		    manifest, root, t[i].device, t[i].model, rows, nrows, err);
+		struct an_trace *tr = &out->traces[out->ntraces];
 		char key[64];
 
-		if (tr == NULL)
+		if (tc_analysis__projection_trace(baseline_csv, bhex, manifest,
+		    root, t[i].device, t[i].model, rows, nrows, tr, err) != 0)
 			goto done;
-		prune_trace(tr);
-		out->traces[out->ntraces++] = tr;
+		out->ntraces++;
 		snprintf(key, sizeof(key), "device:%lld/model:%lld",
 		    (long long)t[i].device, (long long)t[i].model);
 		tc_json_object_set(out->mapping_fps, key, tc_json_clone(
-		    tc_json_get(tr, "mapping_fingerprint")));
+		    tc_json_get(tr->doc, "mapping_fingerprint")));
 		tc_json_object_set(out->exclusions, key, tc_json_clone(
-		    tc_json_get(tr, "projection_exclusions")));
+		    tc_json_get(tr->doc, "projection_exclusions")));
 	}
-	/* every mapping is borrowed from its trace, which no longer changes
-	 * (but for the children prune_trace took) */
-	for (i = 0; i < out->ntraces; i++) {
-		const tc_json *ms = tc_json_get(out->traces[i], "mappings");
-
-		for (j = 0; j < ms->u.arr.len; j++)
-			record_mapping(out, out->traces[i], ms->u.arr.items[j],
-			    bhex, pid);
+	/* every mapping is borrowed from its trace, which no longer changes;
+	 * the candidate rows the traces point to are read here, last */
+	for (i = 0; i < out->ntraces; i++)
+		for (j = 0; j < out->traces[i].nmaps; j++)
+			record_mapping(out, &out->traces[i],
+			    &out->traces[i].maps[j], bhex);
+	for (i = 0; i < out->ntraces; i++)
+		for (j = 0; j < out->traces[i].nmaps; j++) {
+			free(out->traces[i].maps[j].cocc);
+			out->traces[i].maps[j].cocc = NULL;
+			out->traces[i].maps[j].ncocc = 0;
+		}
+	for (i = 0; i < out->nb; i++) {
+		if (out->b[i].valid)
+			nbound += out->b[i].nocc;
+		else
+			nblocked += out->b[i].nocc;
 	}
 	{
 		tc_json *sc = tc_json_new_object();
-		size_t nbound = 0, nblocked = 0;
 
 		out->summary = tc_json_new_object();
 		tc_json_object_set_string(out->summary, "protocol",
 		    "kernel_projection_trace_v2");
 		tc_json_object_set_int(out->summary, "parent_occurrences",
-		    (int64_t)out->occurrences->u.arr.len);
-		for (i = 0; i < out->occurrences->u.arr.len; i++) {
-			if (strcmp(tc_json_get_string(
-			    out->occurrences->u.arr.items[i], "status"),
-			    "bound") == 0)
-				nbound++;
-			else
-				nblocked++;
-		}
+		    (int64_t)(nbound + nblocked));
 		if (nblocked > 0)
 			tc_json_object_set_int(sc, "blocked", (int64_t)nblocked);
 		if (nbound > 0)
@@ -316,12 +340,21 @@ done:
 void
 tc_analysis__structural_free(struct an_structural *s)
 {
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < s->ntraces; i++)
-		tc_json_free(s->traces[i]);
+		tc_analysis__trace_free(&s->traces[i]);
 	free(s->traces);
+	for (i = 0; i < s->nb; i++) {
+		for (k = 0; k < s->b[i].nocc; k++) {
+			free(s->b[i].occ[k].ns_text[0]);
+			free(s->b[i].occ[k].ns_text[1]);
+		}
+		free(s->b[i].occ);
+		tc_json_free(s->b[i].evidence_fps);
+	}
 	free(s->b);
+	tc_json_free(s->native_pid);
 	tc_json_free(s->mapping_fps);
 	tc_json_free(s->exclusions);
 	tc_json_free(s->occurrences);
@@ -354,16 +387,17 @@ tc_analysis__binding(const struct an_structural *s, an_num device,
 	return NULL;
 }
 
-/* The statistics object of one key of the baseline occurrences. */
+/* The statistics object of one field of the baseline occurrences. */
 static tc_json *
-occ_stats(const tc_json *occ, const char *key, struct an_stats *out)
+occ_stats(const struct an_tmap *tm, size_t field, struct an_stats *out)
 {
-	size_t n = occ->u.arr.len, i;
+	size_t n = tm->nbocc, i;
 	double *v = tc_xmalloc((n + 1) * sizeof(*v));
 	tc_json *j;
 
 	for (i = 0; i < n; i++)
-		tc_json_number(tc_json_get(occ->u.arr.items[i], key), &v[i]);
+		v[i] = field == 0 ? tm->bocc[i].interval_us : field == 1 ?
+		    tm->bocc[i].duration_sum_us : tm->bocc[i].union_us;
 	if (!tc_analysis__robust_stats(v, n, true, out)) {
 		free(v);
 		return tc_json_new_null();
@@ -377,7 +411,7 @@ tc_json *
 tc_analysis__binding_original(const struct an_binding *b, struct an_stats *iv,
     struct an_stats *ds)
 {
-	const tc_json *occ;
+	const struct an_tmap *tm;
 	tc_json *o, *ex, *ms, *ids;
 	struct an_stats un;
 	size_t i, j, n = 0;
@@ -385,37 +419,28 @@ tc_analysis__binding_original(const struct an_binding *b, struct an_stats *iv,
 
 	if (b == NULL || !b->valid)
 		return NULL;
-	occ = tc_json_get(b->mapping, "baseline_occurrences");
-	if (occ == NULL || occ->u.arr.len == 0)
+	tm = b->tm;
+	if (tm->nbocc == 0)
 		return NULL;
 	o = tc_json_new_object();
-	tc_json_object_set_int(o, "occurrence_count",
-	    (int64_t)occ->u.arr.len);
-	tc_json_object_set(o, "interval_us", occ_stats(occ, "interval_us", iv));
-	tc_json_object_set(o, "duration_sum_us", occ_stats(occ,
-	    "duration_sum_us", ds));
-	tc_json_object_set(o, "union_duration_us", occ_stats(occ,
-	    "union_duration_us", &un));
+	tc_json_object_set_int(o, "occurrence_count", (int64_t)tm->nbocc);
+	tc_json_object_set(o, "interval_us", occ_stats(tm, 0, iv));
+	tc_json_object_set(o, "duration_sum_us", occ_stats(tm, 1, ds));
+	tc_json_object_set(o, "union_duration_us", occ_stats(tm, 2, &un));
 	tc_json_object_set(o, "max_scalar_ratio", tc_json_new_float(0.0));
-	{
-		const tc_json *ch = tc_json_get(occ->u.arr.items[0], "children");
+	/* the first occurrence's streams, ascending and distinct */
+	for (i = 0; i < tm->nfirst; i++) {
+		int64_t s = tm->first_streams[i];
 
-		for (i = 0; ch != NULL && i < ch->u.arr.len; i++) {
-			int64_t s = 0;
-
-			tc_json_int64(tc_json_get(ch->u.arr.items[i],
-			    "baseline_stream_id"), &s);
-			for (j = 0; j < n && streams[j] < s; j++)
-				;
-			if (j < n && streams[j] == s)
-				continue;
-			streams = tc_xrealloc(streams, (n + 1) *
-			    sizeof(*streams));
-			memmove(streams + j + 1, streams + j, (n - j) *
-			    sizeof(*streams));
-			streams[j] = s;
-			n++;
-		}
+		for (j = 0; j < n && streams[j] < s; j++)
+			;
+		if (j < n && streams[j] == s)
+			continue;
+		streams = tc_xrealloc(streams, (n + 1) * sizeof(*streams));
+		memmove(streams + j + 1, streams + j, (n - j) *
+		    sizeof(*streams));
+		streams[j] = s;
+		n++;
 	}
 	ex = tc_json_new_object();
 	ids = tc_json_new_array();

@@ -153,7 +153,6 @@ analyze_fusion(const struct tc_command *cmd, int argc, char **argv)
 	tc_error err = TC_ERROR_INIT;
 	long min_occ = 3;
 	const char *num_text[3] = { NULL, NULL, NULL };
-	tc_json *doc;
 	char *text = NULL;
 	size_t len = 0;
 	int rc;
@@ -214,13 +213,12 @@ analyze_fusion(const struct tc_command *cmd, int argc, char **argv)
 		return bad_number(cmd, num_text);
 	a.min_occurrences = min_occ;
 	if (tc_fusion_args_check(&a, &err) != 0 ||
-	    (doc = tc_analysis_fusion_text(&a, &text, &len, &err)) == NULL) {
+	    tc_analysis_fusion_text(&a, &text, &len, &err) != 0) {
 		rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
 	/* the text written to --json-out, printed as tc_print_json would */
-	tc_json_free(doc);
 	fwrite(text, 1, len, stdout);
 	free(text);
 	return fflush(stdout) == 0 ? TC_EXIT_OK : TC_EXIT_FAIL;

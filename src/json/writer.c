@@ -15,8 +15,6 @@
  * write a value in its place through an emitter: the same bytes the
  * writer would give a tree of that value, from the caller's own records.
  */
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -377,11 +375,17 @@ tc_json_emit_bool(tc_json_emitter *e, bool b)
 void
 tc_json_emit_int(tc_json_emitter *e, int64_t v)
 {
-	char *d;
+	char tmp[24], *t = tmp + sizeof(tmp);
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 
 	slot(e);
-	d = reserve(e->w->out, 24);
-	e->w->out->len += (size_t)snprintf(d, 24, "%" PRId64, v);
+	do {
+		*--t = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		*--t = '-';
+	put(e->w->out, t, (size_t)(tmp + sizeof(tmp) - t));
 }
 
 void

@@ -333,7 +333,7 @@ static const struct occ_rec occ_recs[] = {
 };
 
 struct hook_ctx {
-	const tc_json *occ, *empty_arr, *empty_obj, *nested, *left;
+	const tc_json *occ, *empty_arr, *empty_obj, *nested, *left, *ints;
 	const tc_json *bad;	/* emits NaN */
 };
 
@@ -363,6 +363,16 @@ fill(void *vctx, const tc_json *ph, tc_json_emitter *e)
 			tc_json_emit_float(e, occ_recs[i].us);
 			tc_json_emit_object_end(e);
 		}
+		tc_json_emit_array_end(e);
+		return true;
+	}
+	if (ph == c->ints) {
+		static const int64_t v[] = { 0, -1, INT64_MIN, INT64_MAX, 10, 9,
+		    -100 };
+
+		tc_json_emit_array_begin(e);
+		for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+			tc_json_emit_int(e, v[i]);
 		tc_json_emit_array_end(e);
 		return true;
 	}
@@ -415,7 +425,9 @@ hooked_writes_equal_the_tree_they_stand_for(void **state)
 	/* the whole tree, and the one with placeholders */
 	tc_buf_puts(&full_text, "{\"a\": {\"deep\": [");
 	tc_buf_puts(&full_text, occ);
-	tc_buf_puts(&full_text, ", []]}, \"e\": {}, \"left\": null, \"n\": ");
+	tc_buf_puts(&full_text, ", []]}, \"e\": {}, \"i\": [0, -1, "
+	    "-9223372036854775808, 9223372036854775807, 10, 9, -100], "
+	    "\"left\": null, \"n\": ");
 	tc_buf_puts(&full_text, nested);
 	tc_buf_puts(&full_text, ", \"z\": 1}");
 	full = parse_ok(tc_buf_cstr(&full_text));
@@ -430,6 +442,7 @@ hooked_writes_equal_the_tree_they_stand_for(void **state)
 		tc_json_object_set(ph, "a", a);
 	}
 	tc_json_object_set_null(ph, "e");
+	tc_json_object_set_null(ph, "i");
 	tc_json_object_set_null(ph, "left");
 	tc_json_object_set_null(ph, "n");
 	tc_json_object_set_int(ph, "z", 1);
@@ -438,6 +451,7 @@ hooked_writes_equal_the_tree_they_stand_for(void **state)
 	c.empty_arr = deep->u.arr.items[1];
 	c.empty_obj = tc_json_get(ph, "e");
 	c.left = tc_json_get(ph, "left");
+	c.ints = tc_json_get(ph, "i");
 	c.nested = tc_json_get(ph, "n");
 	for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
 		tc_buf want = TC_BUF_INIT, got = TC_BUF_INIT;
