@@ -226,6 +226,67 @@ scale10(mpz_t out, const mpz_t coef, long shift)
 	mpz_clear(pw);
 }
 
+/* *v * 10^shift (shift >= 0) when that fits in an unsigned long. */
+static bool
+scale10_ul(unsigned long *v, long shift)
+{
+	if (*v == 0)
+		return true;
+	for (; shift > 0; shift--) {
+		if (*v > ULONG_MAX / 10)
+			return false;
+		*v *= 10;
+	}
+	return true;
+}
+
+/* The sign of an exact sum that is zero: Python gives -0 only when both
+ * operands are zeros and both negative (half-even rounding). */
+static int
+zero_sum_sign(const tc_dec *a, const tc_dec *b, int bsign)
+{
+	return mpz_sgn(a->coef) == 0 && mpz_sgn(b->coef) == 0 ?
+	    (a->sign && bsign) : 0;
+}
+
+/*
+ * add_signed in unsigned longs when both operands, scaled to the common
+ * exponent, and their sum fit in one (the sum then has at most 20
+ * digits, under the 28 of the context).  False, r untouched, otherwise.
+ */
+static bool
+add_small(tc_dec *r, const tc_dec *a, const tc_dec *b, int bsign)
+{
+	long e = a->exp < b->exp ? a->exp : b->exp;
+	unsigned long x, y, sum;
+	int rsign;
+
+	if (!mpz_fits_ulong_p(a->coef) || !mpz_fits_ulong_p(b->coef))
+		return false;
+	x = mpz_get_ui(a->coef);
+	y = mpz_get_ui(b->coef);
+	if (!scale10_ul(&x, a->exp - e) || !scale10_ul(&y, b->exp - e))
+		return false;
+	if (a->sign == bsign) {
+		if (x > ULONG_MAX - y)
+			return false;
+		sum = x + y;
+		rsign = a->sign;
+	} else if (x >= y) {
+		sum = x - y;
+		rsign = a->sign;
+	} else {
+		sum = y - x;
+		rsign = bsign;
+	}
+	if (sum == 0)
+		rsign = zero_sum_sign(a, b, bsign);
+	mpz_set_ui(r->coef, sum);
+	r->sign = rsign;
+	r->exp = e;
+	return true;
+}
+
 /* a + (negate_b ? -b : b), rounded. */
 static void
 add_signed(tc_dec *r, const tc_dec *a, const tc_dec *b, bool negate_b)
@@ -235,6 +296,8 @@ add_signed(tc_dec *r, const tc_dec *a, const tc_dec *b, bool negate_b)
 	mpz_t x, y;
 	int rsign;
 
+	if (add_small(r, a, b, bsign))
+		return;
 	mpz_inits(x, y, NULL);
 	scale10(x, a->coef, a->exp - e);
 	scale10(y, b->coef, b->exp - e);
@@ -244,9 +307,7 @@ add_signed(tc_dec *r, const tc_dec *a, const tc_dec *b, bool negate_b)
 		mpz_neg(y, y);
 	mpz_add(x, x, y);
 	if (mpz_sgn(x) == 0)
-		/* Python: -0 only when both operands are -0 (half-even). */
-		rsign = (mpz_sgn(a->coef) == 0 && mpz_sgn(b->coef) == 0) ?
-		    (a->sign && bsign) : 0;
+		rsign = zero_sum_sign(a, b, bsign);
 	else
 		rsign = mpz_sgn(x) < 0;
 	mpz_abs(x, x);

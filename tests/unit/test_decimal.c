@@ -461,6 +461,100 @@ comparison_fast_path_matches_exact_comparison(void **state)
 	tc_dec_clear(&b);
 }
 
+/* The exact a + b (sub: a - b) at the smaller exponent, as the general
+ * path computes it before rounding; sign by Python's rule for zeros. */
+static void
+assert_exact_sum(const tc_dec *r, const tc_dec *a, const tc_dec *b,
+    bool sub, const char *what)
+{
+	long e = a->exp < b->exp ? a->exp : b->exp;
+	int bsign = sub ? !b->sign : b->sign, want_sign;
+	mpz_t x, y, p;
+
+	mpz_inits(x, y, p, NULL);
+	mpz_ui_pow_ui(p, 10, (unsigned long)(a->exp - e));
+	mpz_mul(x, a->coef, p);
+	mpz_ui_pow_ui(p, 10, (unsigned long)(b->exp - e));
+	mpz_mul(y, b->coef, p);
+	if (a->sign)
+		mpz_neg(x, x);
+	if (bsign)
+		mpz_neg(y, y);
+	mpz_add(x, x, y);
+	if (mpz_sgn(x) != 0)
+		want_sign = mpz_sgn(x) < 0;
+	else
+		want_sign = mpz_sgn(a->coef) == 0 && mpz_sgn(b->coef) == 0 &&
+		    a->sign && bsign;
+	mpz_abs(x, x);
+	if (mpz_cmp(r->coef, x) != 0 || r->exp != e || r->sign != want_sign)
+		fail_msg("%s", what);
+	mpz_clears(x, y, p, NULL);
+}
+
+static void
+add_sub_fast_path_matches_the_exact_sum(void **state)
+{
+	static const char *const edges[][2] = {
+		{ "-0", "-0" }, { "-0", "0.00" }, { "0", "-0" },
+		{ "5", "-5" }, { "-5.0", "5" }, { "-0E+3", "-0.0" },
+		{ "18446744073709551615", "1" },
+		{ "18446744073709551615", "-1" },
+		{ "1844674407370955161.5", "0.1" },
+		{ "1844674407370955162", "0.1" },
+		{ "9223372036854775808", "9223372036854775808" },
+		{ "1E+20", "1" }, { "-1E-5", "18446744073709551615" },
+	};
+	uint64_t seed = 5, u, v;
+	char ta[64], tb[64], what[160];
+	unsigned bits;
+	size_t i;
+	int k, sub;
+	tc_dec a, b, r;
+
+	(void)state;
+	tc_dec_init(&a);
+	tc_dec_init(&b);
+	tc_dec_init(&r);
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+		for (sub = 0; sub < 2; sub++) {
+			assert_true(tc_dec_parse(&a, edges[i][0],
+			    strlen(edges[i][0])));
+			assert_true(tc_dec_parse(&b, edges[i][1],
+			    strlen(edges[i][1])));
+			(sub ? tc_dec_sub : tc_dec_add)(&r, &a, &b);
+			snprintf(what, sizeof(what), "%s %c %s", edges[i][0],
+			    sub ? '-' : '+', edges[i][1]);
+			assert_exact_sum(&r, &a, &b, sub, what);
+		}
+	for (bits = 1; bits <= 64; bits++)
+		for (k = 0; k < 200; k++) {
+			u = rand_bits(&seed, bits);
+			v = k % 4 == 0 ? u : rand_bits(&seed, (unsigned)(
+			    next_rand(&seed) % 64 + 1));
+			snprintf(ta, sizeof(ta), "%s%" PRIu64 "E%d",
+			    k % 3 == 0 ? "-" : "", u,
+			    (int)(next_rand(&seed) % 7) - 3);
+			snprintf(tb, sizeof(tb), "%s%" PRIu64 "E%d",
+			    k % 5 < 2 ? "-" : "", v,
+			    k % 4 == 0 ? 0 : (int)(next_rand(&seed) % 7) - 3);
+			assert_true(tc_dec_parse(&a, ta, strlen(ta)));
+			assert_true(tc_dec_parse(&b, tb, strlen(tb)));
+			sub = k % 2;
+			snprintf(what, sizeof(what), "%s %c %s", ta,
+			    sub ? '-' : '+', tb);
+			(sub ? tc_dec_sub : tc_dec_add)(&r, &a, &b);
+			assert_exact_sum(&r, &a, &b, sub, what);
+			/* the result may be one of the operands */
+			tc_dec_set(&r, &a);
+			(sub ? tc_dec_sub : tc_dec_add)(&r, &r, &b);
+			assert_exact_sum(&r, &a, &b, sub, what);
+		}
+	tc_dec_clear(&a);
+	tc_dec_clear(&b);
+	tc_dec_clear(&r);
+}
+
 int
 main(void)
 {
@@ -479,6 +573,7 @@ main(void)
 		cmocka_unit_test(to_double_fast_path_matches_the_exact_ratio),
 		cmocka_unit_test(parse_of_short_and_long_digit_strings_is_exact),
 		cmocka_unit_test(comparison_fast_path_matches_exact_comparison),
+		cmocka_unit_test(add_sub_fast_path_matches_the_exact_sum),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
