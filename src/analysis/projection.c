@@ -40,9 +40,9 @@ struct csv_rec {
 	size_t start;		/* where the field being read starts */
 };
 
-/* End the field being read (its bytes are already in text). */
+/* Count the field that starts at r->start (its NUL is the caller's). */
 static void
-rec_push(struct csv_rec *r)
+rec_add(struct csv_rec *r)
 {
 	if (r->n == r->cap) {
 		r->cap = r->cap ? 2 * r->cap : 16;
@@ -50,8 +50,35 @@ rec_push(struct csv_rec *r)
 		r->off = tc_xrealloc(r->off, r->cap * sizeof(*r->off));
 	}
 	r->off[r->n++] = r->start;
+}
+
+/* End the field being read (its bytes are already in text). */
+static void
+rec_push(struct csv_rec *r)
+{
+	rec_add(r);
 	tc_buf_putc(&r->text, '\0');
 	r->start = r->text.len;
+}
+
+/*
+ * A line with no quote, CR or LF, read whole at the start of a record:
+ * every comma ends a field, as the state machine would end it; the last
+ * field stays open (its bytes in text) for the line end to push.
+ */
+static void
+rec_split(struct csv_rec *r, const char *s, size_t len)
+{
+	size_t base = r->text.len;
+	const char *p = s, *end = s + len, *comma;
+
+	tc_buf_add(&r->text, s, len);
+	while ((comma = memchr(p, ',', (size_t)(end - p))) != NULL) {
+		rec_add(r);
+		r->text.data[base + (size_t)(comma - s)] = '\0';
+		r->start = base + (size_t)(comma - s) + 1;
+		p = comma + 1;
+	}
 }
 
 /* Point f at the fields once the record is complete (text no longer
@@ -81,7 +108,8 @@ typedef int (*csv_fn)(void *ctx, const struct csv_rec *rec, size_t recno,
  * as csv.reader counts them.  Fields may be quoted ("" inside a quoted
  * field is one quote); records end at LF, CRLF or CR outside quotes.
  * Runs of plain bytes (up to the next quote inside quotes, or the next
- * comma or line end outside) are copied at once.
+ * comma or line end outside) are copied at once, and so is a whole line
+ * without quotes or CRs, split on its commas in place.
  */
 static int
 csv_each(const char *t, size_t n, csv_fn fn, void *ctx, tc_error *err)
@@ -112,6 +140,18 @@ csv_each(const char *t, size_t n, csv_fn fn, void *ctx, tc_error *err)
 
 				j = q != NULL ? (size_t)(q - t) : n;
 				tc_buf_add(&rec.text, t + i, j - i);
+				i = j - 1;
+				continue;
+			}
+		}
+		if (!in_field && rec.n == 0 && i < n) {
+			const char *nl = memchr(t + i, '\n', n - i);
+
+			j = nl != NULL ? (size_t)(nl - t) : n;
+			if (j > i && memchr(t + i, '"', j - i) == NULL &&
+			    memchr(t + i, '\r', j - i) == NULL) {
+				rec_split(&rec, t + i, j - i);
+				in_field = rec.text.len > rec.start;
 				i = j - 1;
 				continue;
 			}
