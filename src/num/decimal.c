@@ -465,7 +465,10 @@ tc_dec_cmp(const tc_dec *a, const tc_dec *b)
 void
 tc_dec_str(tc_buf *out, const tc_dec *d)
 {
-	char *digits = mpz_get_str(NULL, 10, d->coef);
+	char small[32];
+	/* a coefficient of a few words is written on the stack */
+	char *digits = mpz_get_str(mpz_sizeinbase(d->coef, 10) + 2 <=
+	    sizeof(small) ? small : NULL, 10, d->coef);
 	long nd = (long)strlen(digits);
 	long leftdigits = d->exp + nd;
 	long dotplace;
@@ -492,7 +495,8 @@ tc_dec_str(tc_buf *out, const tc_dec *d)
 	}
 	if (leftdigits != dotplace)
 		tc_buf_printf(out, "E%+ld", leftdigits - dotplace);
-	free(digits);
+	if (digits != small)
+		free(digits);
 }
 
 char *
