@@ -223,12 +223,17 @@ static const char *
 cell_view(const struct csv_rec *r, long c)
 {
 	char *s;
-	size_t a, e;
+	size_t n, a, e;
 
 	if (c < 0 || (size_t)c >= r->n)
 		return "None";
 	s = r->f[c];
-	tc_py_strip(s, strlen(s), &a, &e);
+	n = strlen(s);
+	/* printable ASCII at both ends: nothing to strip */
+	if (n > 0 && s[0] > ' ' && s[0] < 0x7f && s[n - 1] > ' ' &&
+	    s[n - 1] < 0x7f)
+		return s;
+	tc_py_strip(s, n, &a, &e);
 	s[e] = '\0';
 	return s + a;
 }

@@ -465,13 +465,26 @@ tc_dec_cmp(const tc_dec *a, const tc_dec *b)
 void
 tc_dec_str(tc_buf *out, const tc_dec *d)
 {
-	char small[32];
+	char small[32], *digits;
+	bool heap = false;
+	long nd, leftdigits, dotplace;
+
 	/* a coefficient of a few words is written on the stack */
-	char *digits = mpz_get_str(mpz_sizeinbase(d->coef, 10) + 2 <=
-	    sizeof(small) ? small : NULL, 10, d->coef);
-	long nd = (long)strlen(digits);
-	long leftdigits = d->exp + nd;
-	long dotplace;
+	if (mpz_fits_ulong_p(d->coef)) {
+		unsigned long v = mpz_get_ui(d->coef);
+
+		digits = small + sizeof(small) - 1;
+		*digits = '\0';
+		do {
+			*--digits = (char)('0' + v % 10);
+			v /= 10;
+		} while (v != 0);
+	} else {
+		heap = mpz_sizeinbase(d->coef, 10) + 2 > sizeof(small);
+		digits = mpz_get_str(heap ? NULL : small, 10, d->coef);
+	}
+	nd = (long)strlen(digits);
+	leftdigits = d->exp + nd;
 
 	if (d->sign)
 		tc_buf_putc(out, '-');
@@ -495,7 +508,7 @@ tc_dec_str(tc_buf *out, const tc_dec *d)
 	}
 	if (leftdigits != dotplace)
 		tc_buf_printf(out, "E%+ld", leftdigits - dotplace);
-	if (digits != small)
+	if (heap)
 		free(digits);
 }
 

@@ -73,7 +73,10 @@ construction_is_exact_and_keeps_the_exponent(void **state)
 	check_str("-0", "-0");
 	check_str("123.456E-10", "1.23456E-8");
 	check_str("1E+1", "1E+1");
-	/* 30 digits (the most written on the stack) and 32 (the heap) */
+	/* a word's coefficient, digits written by hand, and one above */
+	check_str("184467440737095516.15", "184467440737095516.15");
+	check_str("18446744073709551616E-3", "18446744073709551.616");
+	/* 30 digits (the most GMP writes on the stack) and 32 (the heap) */
 	check_str("12345678901234567890123456789.5",
 	    "12345678901234567890123456789.5");
 	check_str("123456789012345678901234567890E-40",
