@@ -396,25 +396,29 @@ parse_of_short_and_long_digit_strings_is_exact(void **state)
 	tc_dec_clear(&d);
 }
 
+/* x = (sign ? -1 : 1) * a's coefficient scaled to exponent e (<= a's). */
+static void
+scaled(mpz_t x, const tc_dec *a, int sign, long e)
+{
+	mpz_ui_pow_ui(x, 10, (unsigned long)(a->exp - e));
+	mpz_mul(x, x, a->coef);
+	if (sign)
+		mpz_neg(x, x);
+}
+
 /* The sign of a - b, by scaling both to the smaller exponent in GMP. */
 static int
 exact_cmp(const tc_dec *a, const tc_dec *b)
 {
 	long e = a->exp < b->exp ? a->exp : b->exp;
-	mpz_t x, y, p;
+	mpz_t x, y;
 	int c;
 
-	mpz_inits(x, y, p, NULL);
-	mpz_ui_pow_ui(p, 10, (unsigned long)(a->exp - e));
-	mpz_mul(x, a->coef, p);
-	mpz_ui_pow_ui(p, 10, (unsigned long)(b->exp - e));
-	mpz_mul(y, b->coef, p);
-	if (a->sign)
-		mpz_neg(x, x);
-	if (b->sign)
-		mpz_neg(y, y);
+	mpz_inits(x, y, NULL);
+	scaled(x, a, a->sign, e);
+	scaled(y, b, b->sign, e);
 	c = mpz_cmp(x, y);
-	mpz_clears(x, y, p, NULL);
+	mpz_clears(x, y, NULL);
 	return c > 0 ? 1 : c < 0 ? -1 : 0;
 }
 
@@ -479,17 +483,11 @@ assert_exact_sum(const tc_dec *r, const tc_dec *a, const tc_dec *b,
 {
 	long e = a->exp < b->exp ? a->exp : b->exp;
 	int bsign = sub ? !b->sign : b->sign, want_sign;
-	mpz_t x, y, p;
+	mpz_t x, y;
 
-	mpz_inits(x, y, p, NULL);
-	mpz_ui_pow_ui(p, 10, (unsigned long)(a->exp - e));
-	mpz_mul(x, a->coef, p);
-	mpz_ui_pow_ui(p, 10, (unsigned long)(b->exp - e));
-	mpz_mul(y, b->coef, p);
-	if (a->sign)
-		mpz_neg(x, x);
-	if (bsign)
-		mpz_neg(y, y);
+	mpz_inits(x, y, NULL);
+	scaled(x, a, a->sign, e);
+	scaled(y, b, bsign, e);
 	mpz_add(x, x, y);
 	if (mpz_sgn(x) != 0)
 		want_sign = mpz_sgn(x) < 0;
@@ -499,7 +497,7 @@ assert_exact_sum(const tc_dec *r, const tc_dec *a, const tc_dec *b,
 	mpz_abs(x, x);
 	if (mpz_cmp(r->coef, x) != 0 || r->exp != e || r->sign != want_sign)
 		fail_msg("%s", what);
-	mpz_clears(x, y, p, NULL);
+	mpz_clears(x, y, NULL);
 }
 
 static void
