@@ -31,31 +31,77 @@
 
 /* ---- a small CSV reader (Python's csv module, default dialect) ---------- */
 
+/*
+ * One record: its fields, NUL-terminated, in text.  The storage belongs
+ * to csv_each and is reused from record to record, so a callback copies
+ * whatever it keeps; it may rewrite a field in place (cell_view strips).
+ */
 struct csv_rec {
 	char **f;
 	size_t n, cap;
+	tc_buf text;		/* the fields' bytes, each NUL-terminated */
+	size_t *off;		/* field i starts at text.data + off[i] */
+	size_t start;		/* where the field being read starts */
 };
 
+/* Count the field that starts at r->start (its NUL is the caller's). */
 static void
-rec_clear(struct csv_rec *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->n; i++)
-		free(r->f[i]);
-	r->n = 0;
-}
-
-static void
-rec_push(struct csv_rec *r, tc_buf *field)
+rec_add(struct csv_rec *r)
 {
 	if (r->n == r->cap) {
 		r->cap = r->cap ? 2 * r->cap : 16;
 		r->f = tc_xrealloc(r->f, r->cap * sizeof(*r->f));
+		r->off = tc_xrealloc(r->off, r->cap * sizeof(*r->off));
 	}
-	tc_buf_grow(field, 0);
-	r->f[r->n++] = tc_xstrdup(tc_buf_cstr(field));
-	tc_buf_reset(field);
+	r->off[r->n++] = r->start;
+}
+
+/* End the field being read (its bytes are already in text). */
+static void
+rec_push(struct csv_rec *r)
+{
+	rec_add(r);
+	tc_buf_putc(&r->text, '\0');
+	r->start = r->text.len;
+}
+
+/*
+ * A line with no quote, CR or LF, read whole at the start of a record:
+ * every comma ends a field, as the state machine would end it; the last
+ * field stays open (its bytes in text) for the line end to push.
+ */
+static void
+rec_split(struct csv_rec *r, const char *s, size_t len)
+{
+	size_t base = r->text.len;
+	const char *p = s, *end = s + len, *comma;
+
+	tc_buf_add(&r->text, s, len);
+	while ((comma = memchr(p, ',', (size_t)(end - p))) != NULL) {
+		rec_add(r);
+		r->text.data[base + (size_t)(comma - s)] = '\0';
+		r->start = base + (size_t)(comma - s) + 1;
+		p = comma + 1;
+	}
+}
+
+/* Point f at the fields once the record is complete (text no longer
+ * moves). */
+static void
+rec_seal(struct csv_rec *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		r->f[i] = r->text.data + r->off[i];
+}
+
+static void
+rec_clear(struct csv_rec *r)
+{
+	r->n = 0;
+	r->start = 0;
+	tc_buf_reset(&r->text);
 }
 
 typedef int (*csv_fn)(void *ctx, const struct csv_rec *rec, size_t recno,
@@ -65,13 +111,15 @@ typedef int (*csv_fn)(void *ctx, const struct csv_rec *rec, size_t recno,
  * Every non-empty record of text (a UTF-8 BOM skipped), numbered from 1
  * as csv.reader counts them.  Fields may be quoted ("" inside a quoted
  * field is one quote); records end at LF, CRLF or CR outside quotes.
+ * Runs of plain bytes (up to the next quote inside quotes, or the next
+ * comma or line end outside) are copied at once, and so is a whole line
+ * without quotes or CRs, split on its commas in place.
  */
 static int
 csv_each(const char *t, size_t n, csv_fn fn, void *ctx, tc_error *err)
 {
 	struct csv_rec rec = { 0 };
-	tc_buf field = TC_BUF_INIT;
-	size_t i = 0, recno = 0;
+	size_t i = 0, j, recno = 0;
 	bool quoted = false, in_field = false;
 	int rc = 0;
 
@@ -85,14 +133,30 @@ csv_each(const char *t, size_t n, csv_fn fn, void *ctx, tc_error *err)
 				quoted = false;
 			} else if (c == '"') {
 				if (i + 1 < n && t[i + 1] == '"') {
-					tc_buf_add(&field, "\"", 1);
+					tc_buf_putc(&rec.text, '"');
 					i++;
 				} else {
 					quoted = false;
 				}
 				continue;
 			} else {
-				tc_buf_add(&field, &c, 1);
+				const char *q = memchr(t + i, '"', n - i);
+
+				j = q != NULL ? (size_t)(q - t) : n;
+				tc_buf_add(&rec.text, t + i, j - i);
+				i = j - 1;
+				continue;
+			}
+		}
+		if (!in_field && rec.n == 0 && i < n) {
+			const char *nl = memchr(t + i, '\n', n - i);
+
+			j = nl != NULL ? (size_t)(nl - t) : n;
+			if (j > i && memchr(t + i, '"', j - i) == NULL &&
+			    memchr(t + i, '\r', j - i) == NULL) {
+				rec_split(&rec, t + i, j - i);
+				in_field = rec.text.len > rec.start;
+				i = j - 1;
 				continue;
 			}
 		}
@@ -102,29 +166,35 @@ csv_each(const char *t, size_t n, csv_fn fn, void *ctx, tc_error *err)
 			continue;
 		}
 		if (c == ',') {
-			rec_push(&rec, &field);
+			rec_push(&rec);
 			in_field = false;
 			continue;
 		}
 		if (c == '\n' || c == '\r') {
 			if (in_field || rec.n > 0)
-				rec_push(&rec, &field);
+				rec_push(&rec);
 			if (c == '\r' && i + 1 < n && t[i + 1] == '\n')
 				i++;
 			if (rec.n > 0) {
 				recno++;
+				rec_seal(&rec);
 				rc = fn(ctx, &rec, recno, err);
 			}
 			rec_clear(&rec);
 			in_field = false;
 			continue;
 		}
-		tc_buf_add(&field, &c, 1);
+		/* inside a field a quote is a plain byte */
+		for (j = i + 1; j < n && t[j] != ',' && t[j] != '\n' &&
+		    t[j] != '\r'; j++)
+			;
+		tc_buf_add(&rec.text, t + i, j - i);
+		i = j - 1;
 		in_field = true;
 	}
-	rec_clear(&rec);
 	free(rec.f);
-	tc_buf_free(&field);
+	free(rec.off);
+	tc_buf_free(&rec.text);
 	return rc;
 }
 
@@ -148,6 +218,28 @@ cell(const struct csv_rec *r, long c)
 	if (c < 0 || (size_t)c >= r->n)
 		return tc_xstrdup("None");
 	return tc_analysis__strip_dup(r->f[c], strlen(r->f[c]));
+}
+
+/* The same text without a copy: field c is stripped in place (which
+ * cell() and a second cell_view() then see unchanged), or the literal
+ * "None".  Valid until the record's callback returns. */
+static const char *
+cell_view(const struct csv_rec *r, long c)
+{
+	char *s;
+	size_t n, a, e;
+
+	if (c < 0 || (size_t)c >= r->n)
+		return "None";
+	s = r->f[c];
+	n = strlen(s);
+	/* printable ASCII at both ends: nothing to strip */
+	if (n > 0 && s[0] > ' ' && s[0] < 0x7f && s[n - 1] > ' ' &&
+	    s[n - 1] < 0x7f)
+		return s;
+	tc_py_strip(s, n, &a, &e);
+	s[e] = '\0';
+	return s + a;
 }
 
 static bool
@@ -180,16 +272,13 @@ int64_digits(const char *s)
 static bool
 decimal_of(const char *s, bool positive, tc_dec *out)
 {
-	tc_dec zero;
-	bool ok;
+	bool nonzero;
 
 	if (!tc_dec_parse(out, s, strlen(s)))
 		return false;
-	tc_dec_init(&zero);
-	ok = !(out->sign && !tc_dec_is_zero(out)) &&
-	    (!positive || tc_dec_cmp(out, &zero) > 0);
-	tc_dec_clear(&zero);
-	return ok;
+	nonzero = !tc_dec_is_zero(out);
+	/* not below zero; above it when positive */
+	return !(out->sign && nonzero) && (!positive || nonzero);
 }
 
 /* ---- tokens ------------------------------------------------------------- */
@@ -237,7 +326,7 @@ struct pbase {
 	long col[10];
 	bool header_seen;
 	struct prow *rows;
-	size_t n;
+	size_t n, cap;
 };
 
 enum {
@@ -254,9 +343,9 @@ base_record(void *vctx, const struct csv_rec *rec, size_t recno,
     tc_error *err)
 {
 	struct pbase *b = vctx;
-	char *dev, *model, *stream, *step, *task, *name, *core, *start, *dur;
+	const char *dev, *model, *stream, *step, *task, *name, *core, *start;
+	const char *dur;
 	struct prow *r;
-	int rc = 0;
 	size_t i;
 
 	if (!b->header_seen) {
@@ -269,25 +358,27 @@ base_record(void *vctx, const struct csv_rec *rec, size_t recno,
 			}
 		return 0;
 	}
-	dev = cell(rec, b->col[C_DEVICE]);
-	model = cell(rec, b->col[C_MODEL]);
-	stream = cell(rec, b->col[C_STREAM]);
-	step = cell(rec, b->col[C_STEP]);
-	task = cell(rec, b->col[C_TASK]);
-	name = cell(rec, b->col[C_NAME]);
-	core = cell(rec, b->col[C_CORE]);
-	start = cell(rec, b->col[C_START]);
-	dur = cell(rec, b->col[C_DUR]);
+	dev = cell_view(rec, b->col[C_DEVICE]);
+	model = cell_view(rec, b->col[C_MODEL]);
+	stream = cell_view(rec, b->col[C_STREAM]);
 	if (strcmp(dev, b->device) != 0 || strcmp(model, b->model) != 0 ||
 	    !all_digits(stream))
-		goto out;
+		return 0;
+	step = cell_view(rec, b->col[C_STEP]);
 	if (!all_digits(step)) {
 		tc_error_set(err, "baseline row %zu has invalid Step Id",
 		    recno);
-		rc = -1;
-		goto out;
+		return -1;
 	}
-	b->rows = tc_xrealloc(b->rows, (b->n + 1) * sizeof(*b->rows));
+	task = cell_view(rec, b->col[C_TASK]);
+	name = cell_view(rec, b->col[C_NAME]);
+	core = cell_view(rec, b->col[C_CORE]);
+	start = cell_view(rec, b->col[C_START]);
+	dur = cell_view(rec, b->col[C_DUR]);
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 256;
+		b->rows = tc_xrealloc(b->rows, b->cap * sizeof(*b->rows));
+	}
 	r = &b->rows[b->n];
 	memset(r, 0, sizeof(*r));
 	tc_dec_init(&r->start);
@@ -300,28 +391,18 @@ base_record(void *vctx, const struct csv_rec *rec, size_t recno,
 	r->task = r->has_task ? strtoll(task, NULL, 10) : 0;
 	r->core = projection_core(core, name);
 	r->op = projection_op(name, core);
-	r->name = name;
-	name = NULL;
+	r->name = tc_xstrdup(name);
 	if (!decimal_of(start, false, &r->start)) {
 		tc_error_set(err, "baseline row %zu start is not a finite "
 		    "decimal", recno);
-		rc = -1;
-	} else if (!decimal_of(dur, true, &r->dur)) {
+		return -1;
+	}
+	if (!decimal_of(dur, true, &r->dur)) {
 		tc_error_set(err, "baseline row %zu duration is not a finite "
 		    "decimal", recno);
-		rc = -1;
+		return -1;
 	}
-out:
-	free(dev);
-	free(model);
-	free(stream);
-	free(step);
-	free(task);
-	free(name);
-	free(core);
-	free(start);
-	free(dur);
-	return rc;
+	return 0;
 }
 
 static void
@@ -369,34 +450,25 @@ struct bstream {
 
 /* ---- the candidate's SK rows ----------------------------------------------- */
 
-struct crow {
-	int64_t device, model, sk, step;
-	tc_dec start;
-	char *start_text, *dur_text;
-};
-
 struct pcand {
 	long col[12];
 	size_t ncols;		/* the header's fields */
 	bool header_seen;
-	struct crow *rows;
-	size_t n;
+	struct an_sk_row *rows;	/* room for one more than n */
+	size_t n, cap;
 };
 
-/* A field _identity() accepts: present and not blank once stripped. */
-static char *
+/* A field _identity() accepts: present and not blank once stripped (a
+ * cell_view, or NULL). */
+static const char *
 identity_cell(const struct csv_rec *r, long c)
 {
-	char *v;
+	const char *v;
 
 	if (c < 0 || (size_t)c >= r->n)
 		return NULL;
-	v = cell(r, c);
-	if (*v == '\0') {
-		free(v);
-		return NULL;
-	}
-	return v;
+	v = cell_view(r, c);
+	return *v == '\0' ? NULL : v;
 }
 
 /*
@@ -417,7 +489,7 @@ cand_record(void *vctx, const struct csv_rec *rec, size_t recno,
 	    "Task ID", "Stream ID", "Accelerator Core", "Block Num",
 	    "Mix Block Num" };
 	struct pcand *c = vctx;
-	char *f[12] = { 0 };
+	const char *f[12] = { 0 };
 	an_num sk;
 	size_t i, j;
 	tc_dec d;
@@ -451,17 +523,12 @@ cand_record(void *vctx, const struct csv_rec *rec, size_t recno,
 	f[3] = identity_cell(rec, c->col[3]);
 	f[4] = identity_cell(rec, c->col[4]);
 	if (f[3] == NULL || f[4] == NULL) {
-		free(f[3]);
-		free(f[4]);
 		tc_error_set(err, "candidate kernel_details row lacks a Name "
 		    "or Type");
 		return -1;
 	}
-	if (strcmp(f[4], "SuperKernel") != 0 && strncmp(f[3], "sk_", 3) != 0) {
-		free(f[3]);
-		free(f[4]);
+	if (strcmp(f[4], "SuperKernel") != 0 && strncmp(f[3], "sk_", 3) != 0)
 		return 0;
-	}
 	for (i = 0; i < 12; i++)
 		if (i != 3 && i != 4)
 			f[i] = identity_cell(rec, c->col[i]);
@@ -479,37 +546,23 @@ cand_record(void *vctx, const struct csv_rec *rec, size_t recno,
 		    "SuperKernel row");
 	} else if (sk.ok && sk.v < 9223372036854775808.0 &&
 	    int64_digits(f[0]) && int64_digits(f[1]) && int64_digits(f[2])) {
-		struct crow *r;
+		struct an_sk_row *r;
 
-		c->rows = tc_xrealloc(c->rows, (c->n + 1) * sizeof(*c->rows));
+		if (c->n + 1 >= c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 64;
+			c->rows = tc_xrealloc(c->rows,
+			    c->cap * sizeof(*c->rows));
+		}
 		r = &c->rows[c->n++];
 		r->step = strtoll(f[0], NULL, 10);
 		r->device = strtoll(f[1], NULL, 10);
 		r->model = strtoll(f[2], NULL, 10);
 		r->sk = (int64_t)sk.v;
-		tc_dec_init(&r->start);
-		tc_dec_parse(&r->start, f[5], strlen(f[5]));
-		r->start_text = f[5];
-		r->dur_text = f[6];
-		f[5] = f[6] = NULL;
+		r->start_text = tc_xstrdup(f[5]);
+		r->dur_text = tc_xstrdup(f[6]);
 	}
 	tc_dec_clear(&d);
-	for (i = 0; i < 12; i++)
-		free(f[i]);
 	return ok ? 0 : -1;
-}
-
-static void
-pcand_free(struct pcand *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++) {
-		tc_dec_clear(&c->rows[i].start);
-		free(c->rows[i].start_text);
-		free(c->rows[i].dur_text);
-	}
-	free(c->rows);
 }
 
 /*
@@ -543,26 +596,19 @@ tc_analysis__candidate_sk_rows(const char *csv_path,
     struct an_sk_row **out, size_t *n, tc_error *err)
 {
 	struct pcand c = { 0 };
-	size_t i;
 
 	*out = NULL;
 	*n = 0;
 	if (read_csv(csv_path, true, cand_record, &c, err) != 0) {
-		pcand_free(&c);
+		tc_analysis__sk_rows_free(c.rows, c.n);
 		return -1;
 	}
-	*out = tc_xcalloc(c.n + 1, sizeof(**out));
-	for (i = 0; i < c.n; i++) {
-		(*out)[i].device = c.rows[i].device;
-		(*out)[i].model = c.rows[i].model;
-		(*out)[i].sk = c.rows[i].sk;
-		(*out)[i].step = c.rows[i].step;
-		(*out)[i].start_text = c.rows[i].start_text;
-		(*out)[i].dur_text = c.rows[i].dur_text;
-		c.rows[i].start_text = c.rows[i].dur_text = NULL;
-	}
+	if (c.rows == NULL)
+		c.rows = tc_xmalloc(sizeof(*c.rows));
+	/* the array keeps a zeroed entry past the last row */
+	memset(&c.rows[c.n], 0, sizeof(*c.rows));
+	*out = c.rows;
 	*n = c.n;
-	pcand_free(&c);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * digits, ROUND_HALF_EVEN) for finite numbers, and correct rounding of
  * exact binary quantities to binary64.  See include/tunectl/decimal.h.
  */
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +11,13 @@
 
 #include "tunectl/decimal.h"
 #include "tunectl/json.h"
+
+/* Any string of this many decimal digits fits in an unsigned long. */
+#if ULONG_MAX >= 0xffffffffffffffff
+#define ULONG_DIGITS 19
+#else
+#define ULONG_DIGITS 9
+#endif
 
 void
 tc_dec_init(tc_dec *d)
@@ -50,13 +58,29 @@ tc_dec_is_zero(const tc_dec *d)
 	return mpz_sgn(d->coef) == 0;
 }
 
+/* Decimal digits of v (1 for zero). */
+static size_t
+ndigits_ul(unsigned long v)
+{
+	size_t n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
 /* Exact number of decimal digits (1 for zero). */
 static size_t
 ndigits(const mpz_t z)
 {
-	size_t n = mpz_sizeinbase(z, 10);
+	size_t n;
 	mpz_t p;
 
+	if (mpz_fits_ulong_p(z))
+		return ndigits_ul(mpz_get_ui(z));
+	n = mpz_sizeinbase(z, 10);
 	if (n <= 1)
 		return 1;
 	/* sizeinbase may be one too large. */
@@ -68,35 +92,56 @@ ndigits(const mpz_t z)
 	return n;
 }
 
+/* The digits of a parsed number: the integer part, then the fraction. */
+static void
+set_coef(mpz_t coef, const char *ip, size_t ni, const char *fp, size_t nf)
+{
+	char *digits;
+
+	if (ni + nf <= ULONG_DIGITS) {
+		unsigned long v = 0;
+		size_t k;
+
+		for (k = 0; k < ni; k++)
+			v = v * 10 + (unsigned long)(ip[k] - '0');
+		for (k = 0; k < nf; k++)
+			v = v * 10 + (unsigned long)(fp[k] - '0');
+		mpz_set_ui(coef, v);
+		return;
+	}
+	digits = malloc(ni + nf + 1);
+	if (digits == NULL)
+		abort();
+	memcpy(digits, ip, ni);
+	if (nf > 0)
+		memcpy(digits + ni, fp, nf);
+	digits[ni + nf] = '\0';
+	mpz_set_str(coef, digits, 10);
+	free(digits);
+}
+
 bool
 tc_dec_parse(tc_dec *d, const char *s, size_t len)
 {
-	const char *p = s, *end = s + len;
+	const char *p = s, *end = s + len, *ip, *fp = NULL;
 	int sign = 0;
-	long exp = 0, fracdigits = 0;
-	size_t ndig = 0;
-	char *digits;
-	size_t k = 0;
+	long exp = 0;
+	size_t ni, nf = 0;
 
 	if (p < end && (*p == '+' || *p == '-'))
 		sign = *p++ == '-';
-	digits = malloc(len + 1);
-	if (digits == NULL)
-		abort();
-	while (p < end && *p >= '0' && *p <= '9') {
-		digits[k++] = *p++;
-		ndig++;
-	}
-	if (p < end && *p == '.') {
+	ip = p;
+	while (p < end && *p >= '0' && *p <= '9')
 		p++;
-		while (p < end && *p >= '0' && *p <= '9') {
-			digits[k++] = *p++;
-			ndig++;
-			fracdigits++;
-		}
+	ni = (size_t)(p - ip);
+	if (p < end && *p == '.') {
+		fp = ++p;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+		nf = (size_t)(p - fp);
 	}
-	if (ndig == 0)
-		goto bad;
+	if (ni + nf == 0)
+		return false;
 	if (p < end && (*p == 'e' || *p == 'E')) {
 		int esign = 0;
 		long e = 0;
@@ -107,25 +152,20 @@ tc_dec_parse(tc_dec *d, const char *s, size_t len)
 			esign = *p++ == '-';
 		while (p < end && *p >= '0' && *p <= '9') {
 			if (e > (LONG_MAX / 4) / 10)
-				goto bad;
+				return false;
 			e = e * 10 + (*p++ - '0');
 			any = true;
 		}
 		if (!any)
-			goto bad;
+			return false;
 		exp = esign ? -e : e;
 	}
 	if (p != end)
-		goto bad;
-	digits[k] = '\0';
-	mpz_set_str(d->coef, digits, 10);
-	free(digits);
+		return false;
+	set_coef(d->coef, ip, ni, fp, nf);
 	d->sign = sign;
-	d->exp = exp - fracdigits;
+	d->exp = exp - (long)nf;
 	return true;
-bad:
-	free(digits);
-	return false;
 }
 
 bool
@@ -186,6 +226,67 @@ scale10(mpz_t out, const mpz_t coef, long shift)
 	mpz_clear(pw);
 }
 
+/* *v * 10^shift (shift >= 0) when that fits in an unsigned long. */
+static bool
+scale10_ul(unsigned long *v, long shift)
+{
+	if (*v == 0)
+		return true;
+	for (; shift > 0; shift--) {
+		if (*v > ULONG_MAX / 10)
+			return false;
+		*v *= 10;
+	}
+	return true;
+}
+
+/* The sign of an exact sum that is zero: Python gives -0 only when both
+ * operands are zeros and both negative (half-even rounding). */
+static int
+zero_sum_sign(const tc_dec *a, const tc_dec *b, int bsign)
+{
+	return mpz_sgn(a->coef) == 0 && mpz_sgn(b->coef) == 0 ?
+	    (a->sign && bsign) : 0;
+}
+
+/*
+ * add_signed in unsigned longs when both operands, scaled to the common
+ * exponent, and their sum fit in one (the sum then has at most 20
+ * digits, under the 28 of the context).  False, r untouched, otherwise.
+ */
+static bool
+add_small(tc_dec *r, const tc_dec *a, const tc_dec *b, int bsign)
+{
+	long e = a->exp < b->exp ? a->exp : b->exp;
+	unsigned long x, y, sum;
+	int rsign;
+
+	if (!mpz_fits_ulong_p(a->coef) || !mpz_fits_ulong_p(b->coef))
+		return false;
+	x = mpz_get_ui(a->coef);
+	y = mpz_get_ui(b->coef);
+	if (!scale10_ul(&x, a->exp - e) || !scale10_ul(&y, b->exp - e))
+		return false;
+	if (a->sign == bsign) {
+		if (x > ULONG_MAX - y)
+			return false;
+		sum = x + y;
+		rsign = a->sign;
+	} else if (x >= y) {
+		sum = x - y;
+		rsign = a->sign;
+	} else {
+		sum = y - x;
+		rsign = bsign;
+	}
+	if (sum == 0)
+		rsign = zero_sum_sign(a, b, bsign);
+	mpz_set_ui(r->coef, sum);
+	r->sign = rsign;
+	r->exp = e;
+	return true;
+}
+
 /* a + (negate_b ? -b : b), rounded. */
 static void
 add_signed(tc_dec *r, const tc_dec *a, const tc_dec *b, bool negate_b)
@@ -195,6 +296,8 @@ add_signed(tc_dec *r, const tc_dec *a, const tc_dec *b, bool negate_b)
 	mpz_t x, y;
 	int rsign;
 
+	if (add_small(r, a, b, bsign))
+		return;
 	mpz_inits(x, y, NULL);
 	scale10(x, a->coef, a->exp - e);
 	scale10(y, b->coef, b->exp - e);
@@ -204,9 +307,7 @@ add_signed(tc_dec *r, const tc_dec *a, const tc_dec *b, bool negate_b)
 		mpz_neg(y, y);
 	mpz_add(x, x, y);
 	if (mpz_sgn(x) == 0)
-		/* Python: -0 only when both operands are -0 (half-even). */
-		rsign = (mpz_sgn(a->coef) == 0 && mpz_sgn(b->coef) == 0) ?
-		    (a->sign && bsign) : 0;
+		rsign = zero_sum_sign(a, b, bsign);
 	else
 		rsign = mpz_sgn(x) < 0;
 	mpz_abs(x, x);
@@ -287,6 +388,41 @@ tc_dec_div(tc_dec *r, const tc_dec *a, const tc_dec *b)
 	return true;
 }
 
+/*
+ * |a| against |b| (both non-zero) without GMP arithmetic when both
+ * coefficients have at most ULONG_DIGITS digits: at equal adjusted
+ * exponents the coefficient with fewer digits, scaled up to the other's
+ * digit count, still fits.  False when the coefficients are larger.
+ */
+static bool
+cmp_small(const tc_dec *a, const tc_dec *b, int *c)
+{
+	unsigned long x, y;
+	size_t nx, ny;
+	long adjx, adjy;
+
+	if (!mpz_fits_ulong_p(a->coef) || !mpz_fits_ulong_p(b->coef))
+		return false;
+	x = mpz_get_ui(a->coef);
+	y = mpz_get_ui(b->coef);
+	nx = ndigits_ul(x);
+	ny = ndigits_ul(y);
+	if (nx > ULONG_DIGITS || ny > ULONG_DIGITS)
+		return false;
+	adjx = (long)nx + a->exp;
+	adjy = (long)ny + b->exp;
+	if (adjx != adjy) {
+		*c = adjx > adjy ? 1 : -1;
+		return true;
+	}
+	for (; nx < ny; nx++)
+		x *= 10;
+	for (; ny < nx; ny++)
+		y *= 10;
+	*c = x > y ? 1 : x < y ? -1 : 0;
+	return true;
+}
+
 int
 tc_dec_cmp(const tc_dec *a, const tc_dec *b)
 {
@@ -303,6 +439,8 @@ tc_dec_cmp(const tc_dec *a, const tc_dec *b)
 		return a->sign ? -1 : 1;
 	if (a->sign != b->sign)
 		return a->sign ? -1 : 1;
+	if (cmp_small(a, b, &c))
+		return a->sign ? -c : c;
 	e = a->exp < b->exp ? a->exp : b->exp;
 	mpz_inits(x, y, NULL);
 	/* avoid huge scalings when the magnitudes obviously differ */
@@ -327,10 +465,26 @@ tc_dec_cmp(const tc_dec *a, const tc_dec *b)
 void
 tc_dec_str(tc_buf *out, const tc_dec *d)
 {
-	char *digits = mpz_get_str(NULL, 10, d->coef);
-	long nd = (long)strlen(digits);
-	long leftdigits = d->exp + nd;
-	long dotplace;
+	char small[32], *digits;
+	bool heap = false;
+	long nd, leftdigits, dotplace;
+
+	/* a coefficient of a few words is written on the stack */
+	if (mpz_fits_ulong_p(d->coef)) {
+		unsigned long v = mpz_get_ui(d->coef);
+
+		digits = small + sizeof(small) - 1;
+		*digits = '\0';
+		do {
+			*--digits = (char)('0' + v % 10);
+			v /= 10;
+		} while (v != 0);
+	} else {
+		heap = mpz_sizeinbase(d->coef, 10) + 2 > sizeof(small);
+		digits = mpz_get_str(heap ? NULL : small, 10, d->coef);
+	}
+	nd = (long)strlen(digits);
+	leftdigits = d->exp + nd;
 
 	if (d->sign)
 		tc_buf_putc(out, '-');
@@ -354,7 +508,8 @@ tc_dec_str(tc_buf *out, const tc_dec *d)
 	}
 	if (leftdigits != dotplace)
 		tc_buf_printf(out, "E%+ld", leftdigits - dotplace);
-	free(digits);
+	if (heap)
+		free(digits);
 }
 
 char *
@@ -366,6 +521,36 @@ tc_dec_to_string(const tc_dec *d)
 	return tc_buf_detach(&b, NULL);
 }
 
+/*
+ * float(Decimal) for a coefficient below 2^53 and an exponent within
+ * +-22: both the coefficient and 10^|exp| are exact doubles, so one
+ * IEEE multiplication or division (round to nearest even, evaluated in
+ * double) is the correctly rounded result.  False when out of range.
+ */
+static bool
+to_double_exact(const tc_dec *d, double *v)
+{
+#if FLT_EVAL_METHOD == 0 && FLT_RADIX == 2 && DBL_MANT_DIG == 53
+	static const double p10[23] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+		1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+		1e21, 1e22
+	};
+	double c;
+
+	if (d->exp < -22 || d->exp > 22 || !mpz_fits_ulong_p(d->coef) ||
+	    mpz_sizeinbase(d->coef, 2) > 53)
+		return false;
+	c = (double)mpz_get_ui(d->coef);
+	*v = d->exp >= 0 ? c * p10[d->exp] : c / p10[-d->exp];
+	return true;
+#else
+	(void)d;
+	(void)v;
+	return false;
+#endif
+}
+
 double
 tc_dec_to_double(const tc_dec *d)
 {
@@ -374,6 +559,8 @@ tc_dec_to_double(const tc_dec *d)
 
 	if (mpz_sgn(d->coef) == 0)
 		return d->sign ? -0.0 : 0.0;
+	if (to_double_exact(d, &v))
+		return d->sign ? -v : v;
 	/* Far outside binary64: decide without building huge powers. */
 	{
 		long adj = (long)ndigits(d->coef) + d->exp;

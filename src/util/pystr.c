@@ -58,8 +58,17 @@ void
 tc_text_strip(const char *s, size_t n, bool (*is_space)(uint32_t),
     size_t *start, size_t *end)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, first = n, last = n;
 
+	/* ASCII ends are code points of their own (never part of a longer
+	 * sequence): when neither is a space, nothing is stripped */
+	if (n > 0 && u[0] < 0x80 && u[n - 1] < 0x80 && !is_space(u[0]) &&
+	    !is_space(u[n - 1])) {
+		*start = 0;
+		*end = n;
+		return;
+	}
 	while (i < n) {
 		uint32_t cp;
 		size_t k = tc_utf8_decode(s + i, n - i, &cp, TC_UTF8_WTF8);

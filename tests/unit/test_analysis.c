@@ -496,6 +496,63 @@ kernel_details_reads_as_dictreader(void **state)
 	free(dir);
 }
 
+/* The candidate's SK rows (the projection's CSV reader): quoted fields
+ * with commas, quotes and line breaks, padding stripped, blank records
+ * skipped, CRLF, lone CR and a last line without a line end. */
+static void
+candidate_sk_rows_read_quoted_and_padded_fields(void **state)
+{
+	char *dir = unit_tmpdir("analysis-skrows"), *path;
+	static const char csv[] =
+	    "Step Id,Device_id,Model ID,Name,Type,Start Time(us),"
+	    "Duration(us),Task ID,Stream ID,Accelerator Core,Block Num,"
+	    "Mix Block Num\r\n"
+	    "1,0,7,MatMul_1,AI_CORE,1.0,2.0,3,4,AI_CORE,1,0\r\n"
+	    "\r\n"
+	    "2, 0 ,7,\"sk_3_a,b_start_X_end_Y\",SuperKernel,\" 10.50 \","
+	    "0.25\t,5,6,MIX_AIV,4,4\n"
+	    "3,1,7,sk_4_s_start_A_end_B,SuperKernel,11,1e-1,5,6,"
+	    "\"MIX\r\nAIV\",4,4\r"
+	    "4,0,8,\"sk_5_q\"\"x_start_A_end_B\",SuperKernel,12,3,5,6,AIC,1,1";
+	static const char extra[] =
+	    "Step Id,Device_id,Model ID,Name,Type,Start Time(us),"
+	    "Duration(us),Task ID,Stream ID,Accelerator Core,Block Num,"
+	    "Mix Block Num\n1,0,7,x,y,1,1,1,1,c,1,1,\n";
+	struct an_sk_row *rows;
+	tc_error err = TC_ERROR_INIT;
+	size_t n;
+
+	(void)state;
+	path = tc_xasprintf("%s/kernel_details.csv", dir);
+	assert_int_equal(tc_write_atomic(path, csv, sizeof(csv) - 1, 0, &err),
+	    0);
+	assert_int_equal(tc_analysis__candidate_sk_rows(path, &rows, &n, &err),
+	    0);
+	assert_int_equal(n, 3);
+	assert_true(rows[0].step == 2 && rows[0].device == 0 &&
+	    rows[0].model == 7 && rows[0].sk == 3);
+	assert_string_equal(rows[0].start_text, "10.50");
+	assert_string_equal(rows[0].dur_text, "0.25");
+	assert_true(rows[1].step == 3 && rows[1].device == 1 &&
+	    rows[1].sk == 4);
+	assert_string_equal(rows[1].dur_text, "1e-1");
+	assert_true(rows[2].model == 8 && rows[2].sk == 5);
+	assert_string_equal(rows[2].start_text, "12");
+	assert_null(rows[3].start_text);	/* the zeroed entry past n */
+	tc_analysis__sk_rows_free(rows, n);
+	assert_int_equal(tc_write_atomic(path, extra, sizeof(extra) - 1, 0,
+	    &err), 0);
+	assert_int_equal(tc_analysis__candidate_sk_rows(path, &rows, &n, &err),
+	    -1);
+	assert_string_equal(tc_error_msg(&err), "candidate kernel_details "
+	    "row has extra columns");
+	assert_null(rows);
+	tc_error_clear(&err);
+	free(path);
+	unit_rmtree(dir);
+	free(dir);
+}
+
 static void
 an_oversized_field_names_file_and_line(void **state)
 {
@@ -720,6 +777,7 @@ main(void)
 		cmocka_unit_test(kernel_details_reads_as_dictreader),
 		cmocka_unit_test(split_and_quoted_rows_read_alike_across_blocks),
 		cmocka_unit_test(an_oversized_field_names_file_and_line),
+		cmocka_unit_test(candidate_sk_rows_read_quoted_and_padded_fields),
 		cmocka_unit_test(canonical_ops_and_families),
 		cmocka_unit_test(origin_graph_fingerprint_matches_the_record),
 		cmocka_unit_test(origin_graph_node_keys_count_control_nodes),

@@ -188,6 +188,10 @@ strip_removes_unicode_whitespace_but_never_an_ill_formed_byte(void **state)
 		{ LIT(" a\0 "), 1, 3 },
 		/* a lone surrogate is text, not space */
 		{ LIT(" \xed\xa0\x80 "), 1, 4 },
+		/* ASCII ends that are not spaces keep the whole text, spaces
+		 * and a truncated sequence inside included */
+		{ LIT("x"), 0, 1 },
+		{ LIT("a\xe3\x80\x80 \xc2z"), 0, 7 },
 	};
 	size_t i;
 
