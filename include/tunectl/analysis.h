@@ -52,12 +52,14 @@ struct tc_fusion_args {
  * round of the candidate, threshold ranges) are tc_fusion_args_check's.
  */
 tc_json *tc_analysis_fusion(const struct tc_fusion_args *args, tc_error *err);
-/* The same without the tree (the document of a million-row profile is
- * never held as one): 0 with the text written to --json-out (that of
- * tc_json_pretty) in *text, which the caller frees, and its length in
- * *len; -1 with err as above.  tc_analysis_fusion() parses this text. */
-int tc_analysis_fusion_text(const struct tc_fusion_args *args, char **text,
-    size_t *len, tc_error *err);
+/* The same without the tree: the document of a million-row profile
+ * (some 300 MB) is never held, not even as text, but streamed to its
+ * file.  0 with, when json_fd is not NULL, *json_fd open for reading on
+ * the analysis.json just written (the text of tc_json_pretty), at its
+ * start, for the caller to read or copy and close; -1 with err as
+ * above.  tc_analysis_fusion() reads and parses that file. */
+int tc_analysis_fusion_write(const struct tc_fusion_args *args, int *json_fd,
+    tc_error *err);
 
 /* The checks the reference makes right after parsing its arguments;
  * -1 with the message in err. */

@@ -98,6 +98,11 @@ char *tc_read_file(const char *path, size_t max_bytes, size_t *len,
 char *tc_read_fd(int fd, const char *path, size_t max_bytes, size_t *len,
     tc_error *err);
 
+/* Copy the rest of in (from its offset to EOF) to out: sendfile where
+ * the kernel takes these descriptors, else read and write.  0, or -1
+ * with errno. */
+int tc_copy_fd(int in, int out);
+
 /* mkdir -p (mode 0777 & ~umask), like os.makedirs(exist_ok=True): an
  * existing directory (or a symlink to one) is fine; a non-directory in the
  * way is "[Errno 17] File exists: 'PATH'" or "[Errno 20] Not a directory:

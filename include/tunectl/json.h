@@ -216,6 +216,21 @@ int tc_json_write_hook(tc_buf *out, const tc_json *v, unsigned flags,
 int tc_json_digest_hook(const tc_json *v, unsigned flags, tc_json_hook hook,
     void *ctx, char hex[65], tc_error *err);
 
+/* Where a streamed write puts its text, piece by piece (about 32 KiB
+ * each, the last one shorter): 0, or -1 with err set, which stops the
+ * write. */
+typedef int (*tc_json_sink)(void *ctx, const char *data, size_t len,
+    tc_error *err);
+
+/* tc_json_write_hook() for a document too large to hold as text: the
+ * same bytes go to sink as they are written, and only a piece is kept
+ * at a time.  Returns 0, or -1 with err (the writer's message, or the
+ * sink's); on failure the sink may already have taken part of the text
+ * (a lone surrogate is only found at the end), which the caller
+ * discards. */
+int tc_json_write_stream(const tc_json *v, unsigned flags, tc_json_hook hook,
+    void *hook_ctx, tc_json_sink sink, void *sink_ctx, tc_error *err);
+
 void tc_json_emit_object_begin(tc_json_emitter *e);
 void tc_json_emit_object_end(tc_json_emitter *e);
 void tc_json_emit_array_begin(tc_json_emitter *e);

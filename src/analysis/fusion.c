@@ -2209,15 +2209,14 @@ association_protocol(const struct tc_fusion_args *a, const char *bhex,
 
 /* ---- writing both outputs -------------------------------------------------- */
 
-/* A temp file ".<name>.XXXXXX.tmp" beside path holding data, fsync'd. */
+/* A new temp file ".<name>.XXXXXX.tmp" beside path (its directories
+ * made), open for writing in *fd; its name, or NULL with err. */
 static char *
-write_temp(const char *path, const char *data, size_t len, tc_error *err)
+open_temp(const char *path, int *fd, tc_error *err)
 {
 	char *dir = tc_path_dirname(path);
 	char *tmp = tc_xasprintf("%s/.%s.XXXXXX.tmp", dir,
 	    tc_path_basename(path));
-	int fd;
-	size_t off = 0;
 
 	if (tc_mkdirs(dir, err) != 0) {
 		free(dir);
@@ -2225,27 +2224,107 @@ write_temp(const char *path, const char *data, size_t len, tc_error *err)
 		return NULL;
 	}
 	free(dir);
-	if ((fd = mkstemps(tmp, 4)) < 0) {
+	if ((*fd = mkstemps(tmp, 4)) < 0) {
 		tc_error_os(err, errno, path);
 		free(tmp);
 		return NULL;
 	}
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
+	return tmp;
+}
+
+/* Write all of data to fd (path names it in messages). */
+static int
+write_all(int fd, const char *path, const char *data, size_t len,
+    tc_error *err)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, data, len);
 
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
 			tc_error_os(err, errno, path);
-			close(fd);
-			unlink(tmp);
-			free(tmp);
-			return NULL;
+			return -1;
 		}
-		off += (size_t)w;
+		data += w;
+		len -= (size_t)w;
 	}
-	if (fsync(fd) != 0 || fchmod(fd, 0644) != 0 || close(fd) != 0) {
+	return 0;
+}
+
+/* Make a written temp file durable and readable: fsync, mode 0644. */
+static int
+seal_temp(int fd, const char *path, tc_error *err)
+{
+	if (fsync(fd) != 0 || fchmod(fd, 0644) != 0) {
 		tc_error_os(err, errno, path);
+		return -1;
+	}
+	return 0;
+}
+
+/* A temp file beside path holding data, fsync'd and closed. */
+static char *
+write_temp(const char *path, const char *data, size_t len, tc_error *err)
+{
+	int fd;
+	char *tmp = open_temp(path, &fd, err);
+
+	if (tmp == NULL)
+		return NULL;
+	if (write_all(fd, path, data, len, err) != 0 ||
+	    seal_temp(fd, path, err) != 0) {
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return NULL;
+	}
+	if (close(fd) != 0) {
+		tc_error_os(err, errno, path);
+		unlink(tmp);
+		free(tmp);
+		return NULL;
+	}
+	return tmp;
+}
+
+/* The analysis document as it is written: its temp file. */
+struct doc_sink {
+	int fd;
+	const char *path;	/* the output's, for messages */
+};
+
+static int
+doc_sink(void *vctx, const char *data, size_t len, tc_error *err)
+{
+	const struct doc_sink *d = vctx;
+
+	return write_all(d->fd, d->path, data, len, err);
+}
+
+/*
+ * The report streamed to a temp file beside path (indent=2 and a final
+ * newline, the occurrences from st's records), fsync'd; its name and the
+ * descriptor, still open, in *fd.  The text is never held whole: a
+ * million-row analysis writes some 300 MB.
+ */
+static char *
+write_document(const char *path, const tc_json *report,
+    const struct an_structural *st, int *fd, tc_error *err)
+{
+	struct doc_sink d;
+	char *tmp = open_temp(path, fd, err);
+
+	if (tmp == NULL)
+		return NULL;
+	d.fd = *fd;
+	d.path = path;
+	if (tc_json_write_stream(report, TC_JSON_INDENT,
+	    tc_analysis__occurrences_hook, (void *)st, doc_sink, &d, err) != 0 ||
+	    write_all(*fd, path, "\n", 1, err) != 0 ||
+	    seal_temp(*fd, path, err) != 0) {
+		close(*fd);
+		*fd = -1;
 		unlink(tmp);
 		free(tmp);
 		return NULL;
@@ -2267,19 +2346,24 @@ sync_dir_of(const char *path)
 }
 
 /* _write_analysis_outputs: both files or neither (the Markdown is
- * published first and put back if the JSON cannot follow). */
+ * published first and put back if the JSON cannot follow).  The
+ * document is written first, then the Markdown rendered, so their
+ * errors come in the reference's order.  With json_fd, the document's
+ * descriptor stays open there, at its start. */
 static int
-write_outputs(const char *json_path, const char *json, size_t json_len,
-    const char *md_path, const char *md, tc_error *err)
+write_outputs(const char *json_path, const tc_json *report,
+    const struct an_structural *st, const char *md_path, int *json_fd,
+    tc_error *err)
 {
-	char *jt = NULL, *mt = NULL, *backup = NULL;
+	char *jt = NULL, *mt = NULL, *backup = NULL, *md = NULL;
 	bool md_done = false;
-	int rc = -1;
+	int fd = -1, rc = -1;
 
-	if ((jt = write_temp(json_path, json, json_len, err)) == NULL)
+	if ((jt = write_document(json_path, report, st, &fd, err)) == NULL)
 		return -1;
 	if (md_path != NULL) {
-		if ((mt = write_temp(md_path, md, strlen(md), err)) == NULL)
+		if ((md = tc_analysis__markdown(report, st, err)) == NULL ||
+		    (mt = write_temp(md_path, md, strlen(md), err)) == NULL)
 			goto fail;
 		if (tc_is_regular_file(md_path)) {
 			size_t len;
@@ -2310,6 +2394,14 @@ write_outputs(const char *json_path, const char *json, size_t json_len,
 	sync_dir_of(json_path);
 	if (md_path != NULL)
 		sync_dir_of(md_path);
+	if (json_fd != NULL && lseek(fd, 0, SEEK_SET) == 0) {
+		*json_fd = fd;
+		fd = -1;
+	} else if (json_fd != NULL) {
+		/* published; only the echo is lost */
+		tc_error_os(err, errno, json_path);
+		goto done;
+	}
 	rc = 0;
 	goto done;
 fail:
@@ -2322,6 +2414,8 @@ fail:
 		}
 	}
 done:
+	if (fd >= 0)
+		close(fd);
 	if (jt != NULL)
 		unlink(jt);
 	if (mt != NULL)
@@ -2331,6 +2425,7 @@ done:
 	free(jt);
 	free(mt);
 	free(backup);
+	free(md);
 	return rc;
 }
 
@@ -2672,8 +2767,8 @@ build_report(struct run *run, tc_json *decisions, tc_json *sk_child,
 }
 
 int
-tc_analysis_fusion_text(const struct tc_fusion_args *a, char **text,
-    size_t *text_len, tc_error *err)
+tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
+    tc_error *err)
 {
 	struct run run;
 	struct an_nmap keep = { 0 };
@@ -2682,8 +2777,8 @@ tc_analysis_fusion_text(const struct tc_fusion_args *a, char **text,
 	tc_json *env = NULL, *mapping = NULL, *decisions = NULL;
 	tc_json *sk_child = NULL, *report = NULL;
 	tc_error meta_err = TC_ERROR_INIT;
-	char bhex[65], chex[65], *json = NULL, *md = NULL;
-	size_t i, json_len = 0;
+	char bhex[65], chex[65];
+	size_t i;
 	int meta_rc, rc = -1;
 
 	memset(&run, 0, sizeof(run));
@@ -2791,32 +2886,12 @@ tc_analysis_fusion_text(const struct tc_fusion_args *a, char **text,
 	decisions = sk_child = mapping = NULL;
 	if (report == NULL)
 		goto done;
-	{
-		/* the content fingerprint is build_report's */
-		const struct an_structural *st = run.have_st ? &run.st : NULL;
-		tc_buf b = TC_BUF_INIT;
-
-		if (tc_json_write_hook(&b, report, TC_JSON_INDENT,
-		    tc_analysis__occurrences_hook, (void *)st, err) != 0) {
-			tc_buf_free(&b);
-			goto done;
-		}
-		tc_buf_putc(&b, '\n');
-		json = tc_buf_detach(&b, &json_len);
-	}
-	if (a->markdown_out != NULL && (md = tc_analysis__markdown(report,
-	    run.have_st ? &run.st : NULL, err)) == NULL)
+	/* the content fingerprint is build_report's */
+	if (write_outputs(a->json_out, report, run.have_st ? &run.st : NULL,
+	    a->markdown_out, json_fd, err) != 0)
 		goto done;
-	if (write_outputs(a->json_out, json, json_len, a->markdown_out, md,
-	    err) != 0)
-		goto done;
-	*text = json;
-	*text_len = json_len;
-	json = NULL;
 	rc = 0;
 done:
-	free(json);
-	free(md);
 	tc_error_clear(&meta_err);
 	tc_json_free(bc);
 	tc_json_free(cc);
@@ -2846,8 +2921,13 @@ tc_analysis_fusion(const struct tc_fusion_args *a, tc_error *err)
 	char *text;
 	size_t len;
 	tc_json *doc;
+	int fd;
 
-	if (tc_analysis_fusion_text(a, &text, &len, err) != 0)
+	if (tc_analysis_fusion_write(a, &fd, err) != 0)
+		return NULL;
+	text = tc_read_fd(fd, a->json_out, 0, &len, err);
+	close(fd);
+	if (text == NULL)
 		return NULL;
 	doc = tc_json_parse(text, len, err);
 	free(text);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "tunectl/analysis.h"
@@ -153,9 +154,7 @@ analyze_fusion(const struct tc_command *cmd, int argc, char **argv)
 	tc_error err = TC_ERROR_INIT;
 	long min_occ = 3;
 	const char *num_text[3] = { NULL, NULL, NULL };
-	char *text = NULL;
-	size_t len = 0;
-	int rc;
+	int fd, rc;
 	const struct tc_option opts[] = {
 		{ "--baseline-profile", TC_OPT_STRING, &a.baseline_profile, true,
 		    NULL },
@@ -213,15 +212,16 @@ analyze_fusion(const struct tc_command *cmd, int argc, char **argv)
 		return bad_number(cmd, num_text);
 	a.min_occurrences = min_occ;
 	if (tc_fusion_args_check(&a, &err) != 0 ||
-	    tc_analysis_fusion_text(&a, &text, &len, &err) != 0) {
+	    tc_analysis_fusion_write(&a, &fd, &err) != 0) {
 		rc = tc_usage_error(cmd, "%s", tc_error_msg(&err));
 		tc_error_clear(&err);
 		return rc;
 	}
 	/* the text written to --json-out, printed as tc_print_json would */
-	fwrite(text, 1, len, stdout);
-	free(text);
-	return fflush(stdout) == 0 ? TC_EXIT_OK : TC_EXIT_FAIL;
+	rc = fflush(stdout) == 0 && tc_copy_fd(fd, STDOUT_FILENO) == 0 ?
+	    TC_EXIT_OK : TC_EXIT_FAIL;
+	close(fd);
+	return rc;
 }
 
 static const struct tc_command analyze_fusion_entry = {

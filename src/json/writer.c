@@ -9,7 +9,8 @@
  * Strings are copied in runs: an 8-bytes-at-a-time scan finds the next
  * byte that needs attention, and everything before it is one memcpy.
  * A digest never holds the whole canonical form: the writer hands it to
- * SHA-256 in pieces of about DIGEST_PIECE bytes as it goes.
+ * SHA-256 in pieces of about DIGEST_PIECE bytes as it goes; a streamed
+ * write hands its text to the caller's sink the same way.
  *
  * A hooked write hands each null node to the caller's hook, which may
  * write a value in its place through an emitter: the same bytes the
@@ -31,6 +32,10 @@
 struct writer {
 	tc_buf *out;
 	tc_sha256 *sha;		/* a digest: hash and drop what was written */
+	tc_json_sink sink;	/* a stream: hand over and drop it */
+	void *sink_ctx;
+	tc_error *sink_err;
+	bool sink_failed;	/* the sink refused a piece: drop the rest */
 	tc_json_hook hook;	/* asked for every null node, or NULL */
 	void *hook_ctx;
 	bool ascii;
@@ -148,14 +153,26 @@ tc_json__newline_indent(tc_buf *out, size_t level)
 	out->len += 1 + 2 * level;
 }
 
-/* A digest hashes what it has written once there is enough of it. */
+/* Hand the text written so far to the digest or the sink. */
+static void
+hand_over(struct writer *w)
+{
+	if (w->sha != NULL)
+		tc_sha256_update(w->sha, w->out->data, w->out->len);
+	else if (!w->sink_failed && w->sink(w->sink_ctx, w->out->data,
+	    w->out->len, w->sink_err) != 0)
+		w->sink_failed = true;
+	w->out->len = 0;
+}
+
+/* A digest or a stream hands over what it has written once there is
+ * enough of it. */
 static inline void
 digest_piece(struct writer *w)
 {
-	if (w->sha != NULL && w->out->len >= DIGEST_PIECE) {
-		tc_sha256_update(w->sha, w->out->data, w->out->len);
-		w->out->len = 0;
-	}
+	if ((w->sha != NULL || w->sink != NULL) &&
+	    w->out->len >= DIGEST_PIECE)
+		hand_over(w);
 }
 
 struct tc_json_emitter {
@@ -215,6 +232,8 @@ write_value(struct writer *w, const tc_json *v, size_t level)
 			if (!write_value(w, v->u.arr.items[i], level + 1))
 				return false;
 			digest_piece(w);
+			if (w->sink_failed)
+				return false;
 		}
 		if (w->indent)
 			tc_json__newline_indent(out, level);
@@ -242,6 +261,8 @@ write_value(struct writer *w, const tc_json *v, size_t level)
 			if (!write_value(w, m->value, level + 1))
 				return false;
 			digest_piece(w);
+			if (w->sink_failed)
+				return false;
 		}
 		if (w->indent)
 			tc_json__newline_indent(out, level);
@@ -494,6 +515,46 @@ fail:
 	out->len = start;
 	out->data[out->len] = '\0';
 	return -1;
+}
+
+int
+tc_json_write_stream(const tc_json *v, unsigned flags, tc_json_hook hook,
+    void *hook_ctx, tc_json_sink sink, void *sink_ctx, tc_error *err)
+{
+	tc_buf b = TC_BUF_INIT;
+	struct writer w;
+	bool ok;
+
+	memset(&w, 0, sizeof(w));
+	w.out = &b;
+	w.hook = hook;
+	w.hook_ctx = hook_ctx;
+	w.sink = sink;
+	w.sink_ctx = sink_ctx;
+	w.sink_err = err;
+	w.ascii = (flags & TC_JSON_ASCII) != 0;
+	w.no_nan = (flags & TC_JSON_NO_NAN) != 0;
+	w.indent = (flags & TC_JSON_INDENT) != 0;
+	reserve(&b, DIGEST_PIECE);
+	ok = write_value(&w, v, 0);
+	if (ok && !w.sink_failed && !w.surrogate)
+		hand_over(&w);
+	tc_buf_free(&b);
+	if (w.sink_failed)
+		return -1;	/* the sink's own message */
+	if (!ok) {
+		tc_error_set(err, "%s", TC_JSON_NAN_MSG);
+		return -1;
+	}
+	if (w.surrogate) {
+		/* the message counts positions in the whole text: write it
+		 * whole to find them (this write fails) */
+		if (tc_json_write_hook(&b, v, flags, hook, hook_ctx, err) == 0)
+			tc_error_set(err, "%s", "lone surrogate in the output");
+		tc_buf_free(&b);
+		return -1;
+	}
+	return 0;
 }
 
 char *

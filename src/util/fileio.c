@@ -1,5 +1,5 @@
 /*
- * fileio.c - reading whole files, mkdir -p, existence tests, and the
+ * fileio.c - reading whole files, copying a descriptor's rest, mkdir -p, existence tests, and the
  * Python OSError message form every I/O error uses.  Atomic writes are in
  * atomic.c, fault injection in fault.c.
  */
@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -175,6 +176,43 @@ tc_read_file(const char *path, size_t max_bytes, size_t *len, tc_error *err)
 	text = read_fd_stat(fd, &st, path, max_bytes, len, err);
 	close(fd);
 	return text;
+}
+
+int
+tc_copy_fd(int in, int out)
+{
+	char buf[65536];
+	bool plain = false;	/* sendfile refused these descriptors */
+
+	for (;;) {
+		ssize_t n, w, off;
+
+		if (!plain) {
+			n = sendfile(out, in, NULL, (size_t)1 << 30);
+			if (n > 0)
+				continue;
+			if (n == 0)
+				return 0;
+			if (errno == EINTR)
+				continue;
+			if (errno != EINVAL && errno != ENOSYS)
+				return -1;
+			plain = true;
+		}
+		if ((n = read(in, buf, sizeof(buf))) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			return 0;
+		for (off = 0; off < n; off += w)
+			if ((w = write(out, buf + off, (size_t)(n - off))) < 0) {
+				if (errno != EINTR)
+					return -1;
+				w = 0;
+			}
+	}
 }
 
 static int

@@ -508,6 +508,120 @@ hooked_writes_equal_the_tree_they_stand_for(void **state)
 	tc_buf_free(&full_text);
 }
 
+/*
+ * A streamed write: the sink receives, piece by piece, exactly the text
+ * tc_json_write_hook() gives, on a document large enough to need many
+ * pieces (an array of big strings and a hooked run of records); a sink
+ * that refuses stops the write with its own message; a NaN and a lone
+ * surrogate fail it with the writers' messages.
+ */
+struct sink_ctx {
+	tc_buf text;
+	size_t pieces, fail_at;	/* fail_at: refuse that piece (0: never) */
+};
+
+static int
+collect(void *vctx, const char *data, size_t len, tc_error *err)
+{
+	struct sink_ctx *c = vctx;
+
+	if (++c->pieces == c->fail_at) {
+		tc_error_set(err, "disk full");
+		return -1;
+	}
+	assert_true(len > 0);
+	tc_buf_add(&c->text, data, len);
+	return 0;
+}
+
+static bool
+many_records(void *vctx, const tc_json *ph, tc_json_emitter *e)
+{
+	size_t i, n = *(const size_t *)vctx;
+
+	(void)ph;
+	tc_json_emit_array_begin(e);
+	for (i = 0; i < n; i++) {
+		tc_json_emit_object_begin(e);
+		tc_json_emit_key(e, "i");
+		tc_json_emit_int(e, (int64_t)i);
+		tc_json_emit_key(e, "us");
+		tc_json_emit_float(e, (double)i / 7.0);
+		tc_json_emit_object_end(e);
+	}
+	tc_json_emit_array_end(e);
+	return true;
+}
+
+static void
+streamed_writes_equal_the_buffered_text(void **state)
+{
+	static const unsigned flags[] = { 0, TC_JSON_ASCII, TC_JSON_INDENT };
+	tc_error err = TC_ERROR_INIT;
+	tc_json *doc = tc_json_new_object(), *big = tc_json_new_array();
+	char *s = malloc(5000);
+	size_t f, i, n = 20000;
+
+	(void)state;
+	memset(s, 'x', 4999);
+	s[4999] = '\0';
+	s[10] = '"';
+	for (i = 0; i < 40; i++)
+		tc_json_array_push(big, tc_json_new_string(s));
+	tc_json_object_set(doc, "big", big);
+	tc_json_object_set_null(doc, "recs");
+	tc_json_object_set_string(doc, "z", "caf\xc3\xa9");
+	for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+		struct sink_ctx c = { TC_BUF_INIT, 0, 0 };
+		tc_buf want = TC_BUF_INIT;
+
+		assert_int_equal(tc_json_write_hook(&want, doc, flags[f],
+		    many_records, &n, &err), 0);
+		assert_int_equal(tc_json_write_stream(doc, flags[f],
+		    many_records, &n, collect, &c, &err), 0);
+		assert_true(c.pieces > 10);
+		assert_int_equal(c.text.len, want.len);
+		assert_memory_equal(c.text.data, want.data, want.len);
+		tc_buf_free(&want);
+		tc_buf_free(&c.text);
+	}
+	/* the sink refuses its third piece: the write stops there */
+	{
+		struct sink_ctx c = { TC_BUF_INIT, 0, 3 };
+
+		assert_int_equal(tc_json_write_stream(doc, TC_JSON_INDENT,
+		    many_records, &n, collect, &c, &err), -1);
+		assert_string_equal(tc_error_msg(&err), "disk full");
+		assert_int_equal(c.pieces, 3);
+		tc_error_clear(&err);
+		tc_buf_free(&c.text);
+	}
+	/* NaN under NO_NAN, and a lone surrogate */
+	{
+		struct sink_ctx c = { TC_BUF_INIT, 0, 0 };
+		tc_json *bad = tc_json_new_array();
+
+		tc_json_array_push(bad, tc_json_new_float(NAN));
+		assert_int_equal(tc_json_write_stream(bad, TC_JSON_NO_NAN, NULL,
+		    NULL, collect, &c, &err), -1);
+		assert_string_equal(tc_error_msg(&err),
+		    "Out of range float values are not JSON compliant");
+		tc_error_clear(&err);
+		tc_json_free(bad);
+		bad = parse_ok("[\"ab\\ud800\"]");
+		assert_int_equal(tc_json_write_stream(bad, 0, NULL, NULL,
+		    collect, &c, &err), -1);
+		assert_string_equal(tc_error_msg(&err), "'utf-8' codec can't "
+		    "encode character '\\ud800' in position 4: surrogates not "
+		    "allowed");
+		tc_error_clear(&err);
+		tc_json_free(bad);
+		tc_buf_free(&c.text);
+	}
+	free(s);
+	tc_json_free(doc);
+}
+
 int
 main(void)
 {
@@ -518,6 +632,7 @@ main(void)
 		cmocka_unit_test(built_documents_write_with_sorted_keys),
 		cmocka_unit_test(strings_with_nul_bytes_and_long_runs_are_written_whole),
 		cmocka_unit_test(hooked_writes_equal_the_tree_they_stand_for),
+		cmocka_unit_test(streamed_writes_equal_the_buffered_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
