@@ -481,6 +481,19 @@ tc_json__surrogate_error(const char *s, size_t len, tc_error *err)
 	return true;
 }
 
+static void
+writer_init(struct writer *w, tc_buf *out, unsigned flags, tc_json_hook hook,
+    void *hook_ctx)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+	w->hook = hook;
+	w->hook_ctx = hook_ctx;
+	w->ascii = (flags & TC_JSON_ASCII) != 0;
+	w->no_nan = (flags & TC_JSON_NO_NAN) != 0;
+	w->indent = (flags & TC_JSON_INDENT) != 0;
+}
+
 int
 tc_json_write(tc_buf *out, const tc_json *v, unsigned flags, tc_error *err)
 {
@@ -494,13 +507,7 @@ tc_json_write_hook(tc_buf *out, const tc_json *v, unsigned flags,
 	struct writer w;
 	size_t start = out->len;
 
-	memset(&w, 0, sizeof(w));
-	w.out = out;
-	w.hook = hook;
-	w.hook_ctx = ctx;
-	w.ascii = (flags & TC_JSON_ASCII) != 0;
-	w.no_nan = (flags & TC_JSON_NO_NAN) != 0;
-	w.indent = (flags & TC_JSON_INDENT) != 0;
+	writer_init(&w, out, flags, hook, ctx);
 	reserve(out, 0);
 	if (!write_value(&w, v, 0)) {
 		tc_error_set(err, "%s", TC_JSON_NAN_MSG);
@@ -525,16 +532,10 @@ tc_json_write_stream(const tc_json *v, unsigned flags, tc_json_hook hook,
 	struct writer w;
 	bool ok;
 
-	memset(&w, 0, sizeof(w));
-	w.out = &b;
-	w.hook = hook;
-	w.hook_ctx = hook_ctx;
+	writer_init(&w, &b, flags, hook, hook_ctx);
 	w.sink = sink;
 	w.sink_ctx = sink_ctx;
 	w.sink_err = err;
-	w.ascii = (flags & TC_JSON_ASCII) != 0;
-	w.no_nan = (flags & TC_JSON_NO_NAN) != 0;
-	w.indent = (flags & TC_JSON_INDENT) != 0;
 	reserve(&b, DIGEST_PIECE);
 	ok = write_value(&w, v, 0);
 	if (ok && !w.sink_failed && !w.surrogate)
@@ -597,14 +598,8 @@ tc_json_digest_hook(const tc_json *v, unsigned flags, tc_json_hook hook,
 	struct writer w;
 	bool ok;
 
-	memset(&w, 0, sizeof(w));
-	w.out = &b;
-	w.hook = hook;
-	w.hook_ctx = ctx;
+	writer_init(&w, &b, flags, hook, ctx);
 	w.sha = tc_sha256_new();
-	w.ascii = (flags & TC_JSON_ASCII) != 0;
-	w.no_nan = (flags & TC_JSON_NO_NAN) != 0;
-	w.indent = (flags & TC_JSON_INDENT) != 0;
 	reserve(&b, DIGEST_PIECE);
 	ok = write_value(&w, v, 0);
 	if (ok && !w.surrogate) {
