@@ -296,6 +296,41 @@ int tc_analysis__dcci_state(const tc_json *environment, const tc_json *candidate
 /* summarize_sk_child_profile(path); its "paths" as Python spells them. */
 tc_json *tc_analysis__sk_prof_summary(const char *path, tc_error *err);
 
+/* ---- CSV records (csv.c) --------------------------------------------------- */
+
+/*
+ * One record: its fields, NUL-terminated, in text.  The storage belongs
+ * to the reader and is reused from record to record, so a callback
+ * copies whatever it keeps; it may rewrite a field in place (to strip
+ * it, say).
+ */
+struct an_csv_rec {
+	char **f;
+	size_t n, cap;
+	tc_buf text;		/* the fields' bytes, each NUL-terminated */
+	size_t *off;		/* field i starts at text.data + off[i] */
+	size_t start;		/* where the field being read starts */
+};
+
+/* Called with each non-empty record, numbered from 1 as csv.reader
+ * counts them; non-zero stops the read and is returned. */
+typedef int (*an_csv_fn)(void *ctx, const struct an_csv_rec *rec,
+    size_t recno, tc_error *err);
+
+/*
+ * Every record of the text t[0..n) (a UTF-8 BOM skipped), or of the
+ * file at path, read a piece at a time (its open and read errors are
+ * Python's OSError messages; memory holds a piece and the longest line,
+ * not the file).  Both give the same records and the same first error.
+ */
+int tc_analysis__csv_text_each(const char *t, size_t n, an_csv_fn fn,
+    void *ctx, tc_error *err);
+int tc_analysis__csv_file_each(const char *path, an_csv_fn fn, void *ctx,
+    tc_error *err);
+/* The same reading piece bytes at a time (1 MiB above; tests use a few). */
+int tc_analysis__csv_file_each_sized(const char *path, size_t piece,
+    an_csv_fn fn, void *ctx, tc_error *err);
+
 /* ---- string maps (map.c) ------------------------------------------------- */
 
 /* A hash map from strings to size_t, keys copied. */

@@ -19,9 +19,12 @@
  * while the fingerprint is taken.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis_internal.h"
 #include "tunectl/decimal.h"
@@ -29,178 +32,8 @@
 #include "tunectl/path.h"
 #include "tunectl/text.h"
 
-/* ---- a small CSV reader (Python's csv module, default dialect) ---------- */
-
-/*
- * One record: its fields, NUL-terminated, in text.  The storage belongs
- * to csv_each and is reused from record to record, so a callback copies
- * whatever it keeps; it may rewrite a field in place (cell_view strips).
- */
-struct csv_rec {
-	char **f;
-	size_t n, cap;
-	tc_buf text;		/* the fields' bytes, each NUL-terminated */
-	size_t *off;		/* field i starts at text.data + off[i] */
-	size_t start;		/* where the field being read starts */
-};
-
-/* Count the field that starts at r->start (its NUL is the caller's). */
-static void
-rec_add(struct csv_rec *r)
-{
-	if (r->n == r->cap) {
-		r->cap = r->cap ? 2 * r->cap : 16;
-		r->f = tc_xrealloc(r->f, r->cap * sizeof(*r->f));
-		r->off = tc_xrealloc(r->off, r->cap * sizeof(*r->off));
-	}
-	r->off[r->n++] = r->start;
-}
-
-/* End the field being read (its bytes are already in text). */
-static void
-rec_push(struct csv_rec *r)
-{
-	rec_add(r);
-	tc_buf_putc(&r->text, '\0');
-	r->start = r->text.len;
-}
-
-/*
- * A line with no quote, CR or LF, read whole at the start of a record:
- * every comma ends a field, as the state machine would end it; the last
- * field stays open (its bytes in text) for the line end to push.
- */
-static void
-rec_split(struct csv_rec *r, const char *s, size_t len)
-{
-	size_t base = r->text.len;
-	const char *p = s, *end = s + len, *comma;
-
-	tc_buf_add(&r->text, s, len);
-	while ((comma = memchr(p, ',', (size_t)(end - p))) != NULL) {
-		rec_add(r);
-		r->text.data[base + (size_t)(comma - s)] = '\0';
-		r->start = base + (size_t)(comma - s) + 1;
-		p = comma + 1;
-	}
-}
-
-/* Point f at the fields once the record is complete (text no longer
- * moves). */
-static void
-rec_seal(struct csv_rec *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->n; i++)
-		r->f[i] = r->text.data + r->off[i];
-}
-
-static void
-rec_clear(struct csv_rec *r)
-{
-	r->n = 0;
-	r->start = 0;
-	tc_buf_reset(&r->text);
-}
-
-typedef int (*csv_fn)(void *ctx, const struct csv_rec *rec, size_t recno,
-    tc_error *err);
-
-/*
- * Every non-empty record of text (a UTF-8 BOM skipped), numbered from 1
- * as csv.reader counts them.  Fields may be quoted ("" inside a quoted
- * field is one quote); records end at LF, CRLF or CR outside quotes.
- * Runs of plain bytes (up to the next quote inside quotes, or the next
- * comma or line end outside) are copied at once, and so is a whole line
- * without quotes or CRs, split on its commas in place.
- */
-static int
-csv_each(const char *t, size_t n, csv_fn fn, void *ctx, tc_error *err)
-{
-	struct csv_rec rec = { 0 };
-	size_t i = 0, j, recno = 0;
-	bool quoted = false, in_field = false;
-	int rc = 0;
-
-	if (n >= 3 && memcmp(t, "\xef\xbb\xbf", 3) == 0)
-		i = 3;
-	for (; i <= n && rc == 0; i++) {
-		char c = i < n ? t[i] : '\n';
-
-		if (quoted) {
-			if (i == n) {
-				quoted = false;
-			} else if (c == '"') {
-				if (i + 1 < n && t[i + 1] == '"') {
-					tc_buf_putc(&rec.text, '"');
-					i++;
-				} else {
-					quoted = false;
-				}
-				continue;
-			} else {
-				const char *q = memchr(t + i, '"', n - i);
-
-				j = q != NULL ? (size_t)(q - t) : n;
-				tc_buf_add(&rec.text, t + i, j - i);
-				i = j - 1;
-				continue;
-			}
-		}
-		if (!in_field && rec.n == 0 && i < n) {
-			const char *nl = memchr(t + i, '\n', n - i);
-
-			j = nl != NULL ? (size_t)(nl - t) : n;
-			if (j > i && memchr(t + i, '"', j - i) == NULL &&
-			    memchr(t + i, '\r', j - i) == NULL) {
-				rec_split(&rec, t + i, j - i);
-				in_field = rec.text.len > rec.start;
-				i = j - 1;
-				continue;
-			}
-		}
-		if (c == '"' && !in_field) {
-			quoted = true;
-			in_field = true;
-			continue;
-		}
-		if (c == ',') {
-			rec_push(&rec);
-			in_field = false;
-			continue;
-		}
-		if (c == '\n' || c == '\r') {
-			if (in_field || rec.n > 0)
-				rec_push(&rec);
-			if (c == '\r' && i + 1 < n && t[i + 1] == '\n')
-				i++;
-			if (rec.n > 0) {
-				recno++;
-				rec_seal(&rec);
-				rc = fn(ctx, &rec, recno, err);
-			}
-			rec_clear(&rec);
-			in_field = false;
-			continue;
-		}
-		/* inside a field a quote is a plain byte */
-		for (j = i + 1; j < n && t[j] != ',' && t[j] != '\n' &&
-		    t[j] != '\r'; j++)
-			;
-		tc_buf_add(&rec.text, t + i, j - i);
-		i = j - 1;
-		in_field = true;
-	}
-	free(rec.f);
-	free(rec.off);
-	tc_buf_free(&rec.text);
-	return rc;
-}
-
-/* The column of name in a header record, or -1. */
 static long
-column(const struct csv_rec *h, const char *name)
+column(const struct an_csv_rec *h, const char *name)
 {
 	size_t i;
 
@@ -213,7 +46,7 @@ column(const struct csv_rec *h, const char *name)
 /* The stripped text of column c (absent: "None", as DictReader's
  * restval str()s). malloc'd. */
 static char *
-cell(const struct csv_rec *r, long c)
+cell(const struct an_csv_rec *r, long c)
 {
 	if (c < 0 || (size_t)c >= r->n)
 		return tc_xstrdup("None");
@@ -224,7 +57,7 @@ cell(const struct csv_rec *r, long c)
  * cell() and a second cell_view() then see unchanged), or the literal
  * "None".  Valid until the record's callback returns. */
 static const char *
-cell_view(const struct csv_rec *r, long c)
+cell_view(const struct an_csv_rec *r, long c)
 {
 	char *s;
 	size_t n, a, e;
@@ -316,9 +149,16 @@ struct prow {
 	size_t source_row;
 	int64_t step, stream, task;
 	bool has_task;
-	char *name, *op;
+	const char *name, *op;	/* the pbase's interned texts */
 	const char *core;
 	tc_dec start, dur;
+};
+
+/* A kernel's name, as rows give it, and what it projects to: a profile
+ * repeats a few hundred names a million times, so each is kept once. */
+struct pname {
+	char *name, *op;
+	const char *core;
 };
 
 struct pbase {
@@ -327,7 +167,40 @@ struct pbase {
 	bool header_seen;
 	struct prow *rows;
 	size_t n, cap;
+	struct an_map name_of;	/* core "\x1f" name -> index in names */
+	struct pname *names;
+	size_t nnames, names_cap;
+	tc_buf key;		/* scratch */
 };
+
+/* The interned name, op and core family of a (name, core) cell pair. */
+static const struct pname *
+pbase_name(struct pbase *b, const char *name, const char *core)
+{
+	struct pname *pn;
+	size_t *slot;
+	bool created;
+
+	tc_buf_reset(&b->key);
+	tc_buf_puts(&b->key, core);
+	tc_buf_putc(&b->key, '\x1f');
+	tc_buf_puts(&b->key, name);
+	slot = tc_analysis__map_slot(&b->name_of, tc_buf_cstr(&b->key),
+	    &created);
+	if (!created)
+		return &b->names[*slot];
+	if (b->nnames == b->names_cap) {
+		b->names_cap = b->names_cap ? 2 * b->names_cap : 64;
+		b->names = tc_xrealloc(b->names,
+		    b->names_cap * sizeof(*b->names));
+	}
+	pn = &b->names[b->nnames];
+	pn->name = tc_xstrdup(name);
+	pn->op = projection_op(name, core);
+	pn->core = projection_core(core, name);
+	*slot = b->nnames++;
+	return pn;
+}
 
 enum {
 	C_STEP, C_DEVICE, C_MODEL, C_TASK, C_STREAM, C_NAME, C_TYPE, C_CORE,
@@ -339,7 +212,7 @@ static const char *const base_cols[10] = {
 };
 
 static int
-base_record(void *vctx, const struct csv_rec *rec, size_t recno,
+base_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
     tc_error *err)
 {
 	struct pbase *b = vctx;
@@ -389,9 +262,13 @@ base_record(void *vctx, const struct csv_rec *rec, size_t recno,
 	r->stream = strtoll(stream, NULL, 10);
 	r->has_task = all_digits(task);
 	r->task = r->has_task ? strtoll(task, NULL, 10) : 0;
-	r->core = projection_core(core, name);
-	r->op = projection_op(name, core);
-	r->name = tc_xstrdup(name);
+	{
+		const struct pname *pn = pbase_name(b, name, core);
+
+		r->name = pn->name;
+		r->op = pn->op;
+		r->core = pn->core;
+	}
 	if (!decimal_of(start, false, &r->start)) {
 		tc_error_set(err, "baseline row %zu start is not a finite "
 		    "decimal", recno);
@@ -411,12 +288,17 @@ pbase_free(struct pbase *b)
 	size_t i;
 
 	for (i = 0; i < b->n; i++) {
-		free(b->rows[i].name);
-		free(b->rows[i].op);
 		tc_dec_clear(&b->rows[i].start);
 		tc_dec_clear(&b->rows[i].dur);
 	}
 	free(b->rows);
+	for (i = 0; i < b->nnames; i++) {
+		free(b->names[i].name);
+		free(b->names[i].op);
+	}
+	free(b->names);
+	tc_analysis__map_free(&b->name_of);
+	tc_buf_free(&b->key);
 }
 
 /* rows sorted by (step, stream, start, task (none last), source row) */
@@ -461,7 +343,7 @@ struct pcand {
 /* A field _identity() accepts: present and not blank once stripped (a
  * cell_view, or NULL). */
 static const char *
-identity_cell(const struct csv_rec *r, long c)
+identity_cell(const struct an_csv_rec *r, long c)
 {
 	const char *v;
 
@@ -481,7 +363,7 @@ identity_cell(const struct csv_rec *r, long c)
  * Anything else fails the whole association.
  */
 static int
-cand_record(void *vctx, const struct csv_rec *rec, size_t recno,
+cand_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
     tc_error *err)
 {
 	static const char *const cols[12] = { "Step Id", "Device_id",
@@ -566,27 +448,30 @@ cand_record(void *vctx, const struct csv_rec *rec, size_t recno,
 }
 
 /*
- * Each record of the CSV at path.  strict: decoded as the structural
- * loader decodes the candidate's profile, strict UTF-8, and a BOM is no
- * BOM but part of the first header (which then lacks "Step Id").
+ * Each record of the CSV at path, read a piece at a time.  strict:
+ * decoded as the structural loader decodes the candidate's profile,
+ * strict UTF-8 with no BOM, checked on the whole text before any record
+ * is read (so that file is read whole).
  */
 static int
-read_csv(const char *path, bool strict, csv_fn fn, void *ctx, tc_error *err)
+read_csv(const char *path, bool strict, an_csv_fn fn, void *ctx, tc_error *err)
 {
 	size_t len;
-	char *text = tc_read_file(path, TC_READ_MAX_BYTES, &len, err);
+	char *text;
 	int rc;
 
-	if (text == NULL)
+	if (!strict)
+		return tc_analysis__csv_file_each(path, fn, ctx, err);
+	if ((text = tc_read_file(path, TC_READ_MAX_BYTES, &len, err)) == NULL)
 		return -1;
-	if (strict && (!tc_utf8_valid(text, len) ||
-	    (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0))) {
+	if (!tc_utf8_valid(text, len) ||
+	    (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)) {
 		free(text);
 		tc_error_set(err, "candidate kernel_details must be UTF-8 CSV "
 		    "with a Step Id header");
 		return -1;
 	}
-	rc = csv_each(text, len, fn, ctx, err);
+	rc = tc_analysis__csv_text_each(text, len, fn, ctx, err);
 	free(text);
 	return rc;
 }
@@ -1593,7 +1478,7 @@ struct cmarkers {
 };
 
 static int
-cmarker_record(void *vctx, const struct csv_rec *rec, size_t recno,
+cmarker_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
     tc_error *err)
 {
 	static const char *const cols[5] = { "Step Id", "Device_id",
@@ -1670,7 +1555,8 @@ candidate_markers(const struct proj *p, const char *root,
 			return -1;
 		}
 		c->header_seen = false;
-		rc = csv_each(text, len, cmarker_record, c, err);
+		rc = tc_analysis__csv_text_each(text, len, cmarker_record, c,
+		    err);
 		free(text);
 		if (rc != 0)
 			return -1;

@@ -9,12 +9,30 @@
  * Input: the bytes of one kernel_details.csv.  Invariants: the reader
  * either accepts the file or fails with a message; reading twice gives
  * the same rows; every SK row it keeps has non-negative device, model,
- * SK id and step and both time texts; there are no more rows than lines.
+ * SK id and step and both time texts; there are no more rows than lines;
+ * the file read in pieces of 1 to 16 bytes (the first byte says how
+ * many) gives the records of the whole text, in the same order.
  */
 #include "fuzz_common.h"
 #include "../../src/analysis/analysis_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Each record's fields, each NUL-ended, then a 0x1e. */
+static int
+pc_log(void *vctx, const struct an_csv_rec *rec, size_t recno,
+    tc_error *err)
+{
+	tc_buf *out = vctx;
+	size_t i;
+
+	(void)err;
+	tc_buf_printf(out, "%zu", recno);
+	for (i = 0; i < rec->n; i++)
+		tc_buf_add(out, rec->f[i], strlen(rec->f[i]) + 1);
+	tc_buf_putc(out, '\x1e');
+	return 0;
+}
 
 static const char *pc_root;
 
@@ -56,6 +74,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	tc_error_clear(&err);
+	{
+		tc_buf whole = TC_BUF_INIT, pieces = TC_BUF_INIT;
+		size_t piece = size > 0 ? 1 + data[0] % 16 : 1;
+
+		FZ_REQUIRE(tc_analysis__csv_text_each((const char *)data, size,
+		    pc_log, &whole, &err) == 0);
+		FZ_REQUIRE(tc_analysis__csv_file_each_sized(path, piece, pc_log,
+		    &pieces, &err) == 0);
+		FZ_REQUIRE(pieces.len == whole.len && (whole.len == 0 ||
+		    memcmp(pieces.data, whole.data, whole.len) == 0));
+		tc_buf_free(&whole);
+		tc_buf_free(&pieces);
+	}
 	rc2 = tc_analysis__candidate_sk_rows(path, &again, &n2, &err);
 	FZ_REQUIRE(rc2 == rc && n2 == n);
 	for (i = 0; i < n && rc == 0; i++) {

@@ -553,6 +553,152 @@ candidate_sk_rows_read_quoted_and_padded_fields(void **state)
 	free(dir);
 }
 
+/* Each record as "recno:field\x1ffield\x1e"; stops at record stop_at. */
+struct csv_log {
+	tc_buf out;
+	size_t stop_at;
+};
+
+static int
+log_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
+    tc_error *err)
+{
+	struct csv_log *l = vctx;
+	size_t i;
+
+	tc_buf_printf(&l->out, "%zu:", recno);
+	for (i = 0; i < rec->n; i++) {
+		tc_buf_puts(&l->out, rec->f[i]);
+		tc_buf_putc(&l->out, '\x1f');
+	}
+	tc_buf_putc(&l->out, '\x1e');
+	if (recno == l->stop_at) {
+		tc_error_set(err, "stopped at %zu", recno);
+		return -1;
+	}
+	return 0;
+}
+
+/* A file read a piece at a time gives the records of its whole text:
+ * a BOM, quoted fields holding commas, quotes and line breaks across the
+ * pieces' edges, CRLF, lone CR, blank lines, a line longer than a piece,
+ * no final line end; a callback's error stops both at the same record. */
+static void
+csv_file_records_equal_the_whole_texts(void **state)
+{
+	static const char *const lines[] = {
+	    "a,b,c\n", "\"x,y\",\"q\"\"q\",\"line\nbreak\"\r\n", "\n",
+	    "1,,3\r", "\"multi\nline\nfield\",z\n", "plain,row,here\n",
+	    "tail\"quote,x\n", "\r\n",
+	};
+	char *dir = unit_tmpdir("analysis-csvfile"), *path;
+	tc_buf text = TC_BUF_INIT;
+	tc_error err = TC_ERROR_INIT;
+	bool long_line = false;
+	size_t i, k;
+
+	(void)state;
+	path = tc_xasprintf("%s/kernel_details.csv", dir);
+	tc_buf_puts(&text, "\xef\xbb\xbf");
+	for (i = 0; text.len < (size_t)4 << 20; i++) {
+		if (text.len > ((size_t)1 << 20) - 300 &&
+		    text.len < ((size_t)1 << 20) - 100) {
+			/* the first piece's last LF inside a quoted field */
+			while (text.len < ((size_t)1 << 20) - 41)
+				tc_buf_putc(&text, 'p');
+			tc_buf_putc(&text, '\n');
+			tc_buf_printf(&text, "\"%29s\n%100s\",z\n", "q", "y");
+		}
+		tc_buf_puts(&text, lines[i % 8]);
+		if (i % 997 == 0)
+			tc_buf_printf(&text, "%zu,\"%*s\"\n", i, (int)(i % 50), "");
+		if (!long_line && text.len > (size_t)2 << 20) {
+			/* one line of 1.5 pieces */
+			long_line = true;
+			for (k = 0; k < ((size_t)3 << 19); k++)
+				tc_buf_putc(&text, (char)('a' + k % 26));
+			tc_buf_puts(&text, ",end\n");
+		}
+	}
+	tc_buf_puts(&text, "last,\"open");	/* no line end, quote open */
+	assert_int_equal(tc_write_atomic(path, text.data, text.len, 0, &err),
+	    0);
+	for (k = 0; k < 2; k++) {
+		struct csv_log whole = { TC_BUF_INIT, 0 }, file = { TC_BUF_INIT,
+		    0 };
+		int rw, rf;
+
+		whole.stop_at = file.stop_at = k == 0 ? 0 : 41234;
+		rw = tc_analysis__csv_text_each(text.data, text.len, log_record,
+		    &whole, &err);
+		tc_error_clear(&err);
+		rf = tc_analysis__csv_file_each(path, log_record, &file, &err);
+		assert_int_equal(rf, rw);
+		assert_int_equal(rf, k == 0 ? 0 : -1);
+		if (k == 1)
+			assert_string_equal(tc_error_msg(&err),
+			    "stopped at 41234");
+		tc_error_clear(&err);
+		assert_true(whole.out.len > (k == 0 ? (size_t)3 << 20 : 4096));
+		assert_int_equal(file.out.len, whole.out.len);
+		assert_memory_equal(file.out.data, whole.out.data,
+		    whole.out.len);
+		tc_buf_free(&whole.out);
+		tc_buf_free(&file.out);
+	}
+	/* a short text in pieces of every small size: each edge falls on
+	 * each kind of byte (a BOM's, a quote, a CR, an LF in quotes) */
+	{
+		tc_buf small = TC_BUF_INIT;
+		struct csv_log whole = { TC_BUF_INIT, 0 };
+		size_t piece;
+
+		tc_buf_puts(&small, "\xef\xbb\xbf");
+		for (i = 0; i < 24; i++)
+			tc_buf_puts(&small, lines[i % 8]);
+		tc_buf_puts(&small, "x,\"y\"\"");
+		assert_int_equal(tc_write_atomic(path, small.data, small.len, 0,
+		    &err), 0);
+		assert_int_equal(tc_analysis__csv_text_each(small.data, small.len,
+		    log_record, &whole, &err), 0);
+		for (piece = 1; piece <= 40; piece++) {
+			struct csv_log l = { TC_BUF_INIT, 0 };
+
+			assert_int_equal(tc_analysis__csv_file_each_sized(path,
+			    piece, log_record, &l, &err), 0);
+			assert_int_equal(l.out.len, whole.out.len);
+			assert_memory_equal(l.out.data, whole.out.data,
+			    whole.out.len);
+			tc_buf_free(&l.out);
+		}
+		tc_buf_free(&whole.out);
+		tc_buf_free(&small);
+		assert_int_equal(tc_write_atomic(path, text.data, text.len, 0,
+		    &err), 0);
+	}
+	/* the last record, its quote never closed, ends the file */
+	{
+		struct csv_log l = { TC_BUF_INIT, 0 };
+
+		assert_int_equal(tc_analysis__csv_file_each(path, log_record, &l,
+		    &err), 0);
+		assert_non_null(strstr(tc_buf_cstr(&l.out),
+		    "last\x1f" "open\x1f\x1e"));
+		tc_buf_free(&l.out);
+	}
+	free(path);
+	path = tc_xasprintf("%s/missing.csv", dir);
+	assert_int_equal(tc_analysis__csv_file_each(path, log_record, NULL,
+	    &err), -1);
+	assert_non_null(strstr(tc_error_msg(&err),
+	    "[Errno 2] No such file or directory: '"));
+	tc_error_clear(&err);
+	free(path);
+	tc_buf_free(&text);
+	unit_rmtree(dir);
+	free(dir);
+}
+
 static void
 an_oversized_field_names_file_and_line(void **state)
 {
@@ -782,6 +928,7 @@ main(void)
 		cmocka_unit_test(origin_graph_fingerprint_matches_the_record),
 		cmocka_unit_test(origin_graph_node_keys_count_control_nodes),
 		cmocka_unit_test(projected_trace_occurrences_pair_by_identity),
+		cmocka_unit_test(csv_file_records_equal_the_whole_texts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

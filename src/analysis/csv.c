@@ -1,0 +1,277 @@
+/*
+ * csv.c - the CSV records of a kernel_details.csv, as Python's csv.reader
+ * reads them in its default dialect: from a whole text, or from a file a
+ * piece at a time so that a million-row profile is never held whole.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis_internal.h"
+#include "tunectl/fileio.h"
+#include "tunectl/heap.h"
+
+
+/* Count the field that starts at r->start (its NUL is the caller's). */
+static void
+rec_add(struct an_csv_rec *r)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 16;
+		r->f = tc_xrealloc(r->f, r->cap * sizeof(*r->f));
+		r->off = tc_xrealloc(r->off, r->cap * sizeof(*r->off));
+	}
+	r->off[r->n++] = r->start;
+}
+
+/* End the field being read (its bytes are already in text). */
+static void
+rec_push(struct an_csv_rec *r)
+{
+	rec_add(r);
+	tc_buf_putc(&r->text, '\0');
+	r->start = r->text.len;
+}
+
+/*
+ * A line with no quote, CR or LF, read whole at the start of a record:
+ * every comma ends a field, as the state machine would end it; the last
+ * field stays open (its bytes in text) for the line end to push.
+ */
+static void
+rec_split(struct an_csv_rec *r, const char *s, size_t len)
+{
+	size_t base = r->text.len;
+	const char *p = s, *end = s + len, *comma;
+
+	tc_buf_add(&r->text, s, len);
+	while ((comma = memchr(p, ',', (size_t)(end - p))) != NULL) {
+		rec_add(r);
+		r->text.data[base + (size_t)(comma - s)] = '\0';
+		r->start = base + (size_t)(comma - s) + 1;
+		p = comma + 1;
+	}
+}
+
+/* Point f at the fields once the record is complete (text no longer
+ * moves). */
+static void
+rec_seal(struct an_csv_rec *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		r->f[i] = r->text.data + r->off[i];
+}
+
+static void
+rec_clear(struct an_csv_rec *r)
+{
+	r->n = 0;
+	r->start = 0;
+	tc_buf_reset(&r->text);
+}
+
+/* Where a CSV read stands between two pieces of its text. */
+struct csv_reader {
+	struct an_csv_rec rec;	/* the record being read */
+	size_t recno;		/* records handed over so far */
+	bool quoted, in_field;
+};
+
+/*
+ * Read the records of t[0..n), numbered from 1 as csv.reader counts them
+ * (empty records skipped).  Fields may be quoted ("" inside a quoted
+ * field is one quote); records end at LF, CRLF or CR outside quotes.
+ * Runs of plain bytes (up to the next quote inside quotes, or the next
+ * comma or line end outside) are copied at once, and so is a whole line
+ * without quotes or CRs, split on its commas in place.
+ *
+ * The text may come in pieces: every piece but the last ends with an LF
+ * (so that no quote or CR waits for the byte after it, and a quoted field
+ * may go on into the next piece); last ends the final record.
+ */
+static int
+csv_feed(struct csv_reader *p, const char *t, size_t n, bool last, an_csv_fn fn,
+    void *ctx, tc_error *err)
+{
+	struct an_csv_rec *rec = &p->rec;
+	size_t i, j;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && (i < n || (last && i == n)); i++) {
+		char c = i < n ? t[i] : '\n';
+
+		if (p->quoted) {
+			if (i == n) {
+				p->quoted = false;
+			} else if (c == '"') {
+				if (i + 1 < n && t[i + 1] == '"') {
+					tc_buf_putc(&rec->text, '"');
+					i++;
+				} else {
+					p->quoted = false;
+				}
+				continue;
+			} else {
+				const char *q = memchr(t + i, '"', n - i);
+
+				j = q != NULL ? (size_t)(q - t) : n;
+				tc_buf_add(&rec->text, t + i, j - i);
+				i = j - 1;
+				continue;
+			}
+		}
+		if (!p->in_field && rec->n == 0 && i < n) {
+			const char *nl = memchr(t + i, '\n', n - i);
+
+			j = nl != NULL ? (size_t)(nl - t) : n;
+			if (j > i && memchr(t + i, '"', j - i) == NULL &&
+			    memchr(t + i, '\r', j - i) == NULL) {
+				rec_split(rec, t + i, j - i);
+				p->in_field = rec->text.len > rec->start;
+				i = j - 1;
+				continue;
+			}
+		}
+		if (c == '"' && !p->in_field) {
+			p->quoted = true;
+			p->in_field = true;
+			continue;
+		}
+		if (c == ',') {
+			rec_push(rec);
+			p->in_field = false;
+			continue;
+		}
+		if (c == '\n' || c == '\r') {
+			if (p->in_field || rec->n > 0)
+				rec_push(rec);
+			if (c == '\r' && i + 1 < n && t[i + 1] == '\n')
+				i++;
+			if (rec->n > 0) {
+				p->recno++;
+				rec_seal(rec);
+				rc = fn(ctx, rec, p->recno, err);
+			}
+			rec_clear(rec);
+			p->in_field = false;
+			continue;
+		}
+		/* inside a field a quote is a plain byte */
+		for (j = i + 1; j < n && t[j] != ',' && t[j] != '\n' &&
+		    t[j] != '\r'; j++)
+			;
+		tc_buf_add(&rec->text, t + i, j - i);
+		i = j - 1;
+		p->in_field = true;
+	}
+	return rc;
+}
+
+static void
+csv_reader_free(struct csv_reader *p)
+{
+	free(p->rec.f);
+	free(p->rec.off);
+	tc_buf_free(&p->rec.text);
+}
+
+static bool
+has_bom(const char *t, size_t n)
+{
+	return n >= 3 && memcmp(t, "\xef\xbb\xbf", 3) == 0;
+}
+
+int
+tc_analysis__csv_text_each(const char *t, size_t n, an_csv_fn fn, void *ctx, tc_error *err)
+{
+	struct csv_reader p;
+	size_t skip = has_bom(t, n) ? 3 : 0;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	rc = csv_feed(&p, t + skip, n - skip, true, fn, ctx, err);
+	csv_reader_free(&p);
+	return rc;
+}
+
+/* How much of a CSV file is read at a time. */
+#define CSV_PIECE	((size_t)1 << 20)
+
+/*
+ * The file is read a piece at a time, each piece cut after its last LF
+ * and the rest kept for the next.
+ */
+int
+tc_analysis__csv_file_each_sized(const char *path, size_t piece, an_csv_fn fn,
+    void *ctx, tc_error *err)
+{
+	struct csv_reader p;
+	struct stat st;
+	char *buf;
+	size_t cap = piece > 0 ? piece : 1, len = 0;
+	bool first = true, eof = false;
+	int fd, rc = 0;
+
+	if ((fd = tc_open_regular_stat_at(AT_FDCWD, path, 0, &st)) < 0) {
+		tc_error_os(err, errno, path);
+		return -1;
+	}
+	memset(&p, 0, sizeof(p));
+	buf = tc_xmalloc(cap);
+	while (rc == 0 && !eof) {
+		ssize_t got;
+		const char *nl;
+
+		if (len == cap) {	/* a line longer than the buffer */
+			cap *= 2;
+			buf = tc_xrealloc(buf, cap);
+		}
+		if ((got = read(fd, buf + len, cap - len)) < 0) {
+			if (tc_read_retry(fd, true))
+				continue;
+			tc_error_os(err, errno, path);
+			rc = -1;
+			break;
+		}
+		if (got == 0)
+			eof = true;
+		len += (size_t)got;
+		if (first) {
+			if (len < 3 && !eof)
+				continue;
+			first = false;
+			if (has_bom(buf, len)) {
+				memmove(buf, buf + 3, len - 3);
+				len -= 3;
+			}
+		}
+		if (eof) {
+			rc = csv_feed(&p, buf, len, true, fn, ctx, err);
+			break;
+		}
+		if ((nl = memrchr(buf, '\n', len)) == NULL)
+			continue;
+		rc = csv_feed(&p, buf, (size_t)(nl - buf) + 1, false, fn, ctx,
+		    err);
+		len -= (size_t)(nl - buf) + 1;
+		memmove(buf, nl + 1, len);
+	}
+	close(fd);
+	free(buf);
+	csv_reader_free(&p);
+	return rc;
+}
+
+/* The column of name in a header record, or -1. */
+
+int
+tc_analysis__csv_file_each(const char *path, an_csv_fn fn, void *ctx,
+    tc_error *err)
+{
+	return tc_analysis__csv_file_each_sized(path, CSV_PIECE, fn, ctx, err);
+}
