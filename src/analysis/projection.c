@@ -145,13 +145,77 @@ projection_core(const char *core, const char *op)
 
 /* ---- the baseline rows of one device and model --------------------------- */
 
+/*
+ * An exact time of a row without an allocation of its own: the
+ * coefficient in one limb (msprof writes a few digits after the point),
+ * or, past one limb, a whole decimal on the heap.  ptime_dec() lends a
+ * read-only tc_dec of it, for reading only (never set or cleared).
+ */
+struct ptime {
+	union {
+		mp_limb_t limb;
+		tc_dec *big;
+	} u;
+	long exp;
+	int sign;
+	bool big;
+};
+
+static void
+ptime_set(struct ptime *t, const tc_dec *d)
+{
+	t->big = mpz_size(d->coef) > 1;
+	if (t->big) {
+		t->u.big = tc_xmalloc(sizeof(*t->u.big));
+		tc_dec_init(t->u.big);
+		tc_dec_set(t->u.big, d);
+		return;
+	}
+	t->u.limb = mpz_getlimbn(d->coef, 0);
+	t->exp = d->exp;
+	t->sign = d->sign;
+}
+
+static const tc_dec *
+ptime_dec(const struct ptime *t, tc_dec *view)
+{
+	if (t->big)
+		return t->u.big;
+	view->sign = t->sign;
+	view->exp = t->exp;
+	mpz_roinit_n(view->coef, &t->u.limb, t->u.limb != 0 ? 1 : 0);
+	return view;
+}
+
+/* Numeric order of two times; the rows' times are never below zero, so
+ * one-limb coefficients of one exponent compare as they are. */
+static int
+ptime_cmp(const struct ptime *a, const struct ptime *b)
+{
+	tc_dec va, vb;
+
+	if (!a->big && !b->big && a->exp == b->exp)
+		return a->u.limb < b->u.limb ? -1 : a->u.limb > b->u.limb;
+	return tc_dec_cmp(ptime_dec(a, &va), ptime_dec(b, &vb));
+}
+
+static void
+ptime_clear(struct ptime *t)
+{
+	if (t->big) {
+		tc_dec_clear(t->u.big);
+		free(t->u.big);
+		t->big = false;
+	}
+}
+
 struct prow {
 	size_t source_row;
 	int64_t step, stream, task;
 	bool has_task;
 	const char *name, *op;	/* the pbase's interned texts */
 	const char *core;
-	tc_dec start, dur;
+	struct ptime start, dur;
 };
 
 /* A kernel's name, as rows give it, and what it projects to: a profile
@@ -171,6 +235,7 @@ struct pbase {
 	struct pname *names;
 	size_t nnames, names_cap;
 	tc_buf key;		/* scratch */
+	tc_dec num;		/* scratch: a time as read */
 };
 
 /* The interned name, op and core family of a (name, core) cell pair. */
@@ -254,8 +319,6 @@ base_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
 	}
 	r = &b->rows[b->n];
 	memset(r, 0, sizeof(*r));
-	tc_dec_init(&r->start);
-	tc_dec_init(&r->dur);
 	b->n++;
 	r->source_row = recno;
 	r->step = strtoll(step, NULL, 10);
@@ -269,16 +332,18 @@ base_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
 		r->op = pn->op;
 		r->core = pn->core;
 	}
-	if (!decimal_of(start, false, &r->start)) {
+	if (!decimal_of(start, false, &b->num)) {
 		tc_error_set(err, "baseline row %zu start is not a finite "
 		    "decimal", recno);
 		return -1;
 	}
-	if (!decimal_of(dur, true, &r->dur)) {
+	ptime_set(&r->start, &b->num);
+	if (!decimal_of(dur, true, &b->num)) {
 		tc_error_set(err, "baseline row %zu duration is not a finite "
 		    "decimal", recno);
 		return -1;
 	}
+	ptime_set(&r->dur, &b->num);
 	return 0;
 }
 
@@ -288,10 +353,11 @@ pbase_free(struct pbase *b)
 	size_t i;
 
 	for (i = 0; i < b->n; i++) {
-		tc_dec_clear(&b->rows[i].start);
-		tc_dec_clear(&b->rows[i].dur);
+		ptime_clear(&b->rows[i].start);
+		ptime_clear(&b->rows[i].dur);
 	}
 	free(b->rows);
+	tc_dec_clear(&b->num);
 	for (i = 0; i < b->nnames; i++) {
 		free(b->names[i].name);
 		free(b->names[i].op);
@@ -313,7 +379,7 @@ cmp_prow(const void *a, const void *b)
 		return x->step < y->step ? -1 : 1;
 	if (x->stream != y->stream)
 		return x->stream < y->stream ? -1 : 1;
-	if ((c = tc_dec_cmp(&x->start, &y->start)) != 0)
+	if ((c = ptime_cmp(&x->start, &y->start)) != 0)
 		return c;
 	if (x->has_task != y->has_task)
 		return x->has_task ? -1 : 1;
@@ -960,15 +1026,19 @@ materialize(struct proj *p, const struct an_fgroup *g, int64_t sk,
 		tc_dec_init(&hi);
 		tc_dec_init(&sum);
 		for (i = 0; i < nm; i++) {
+			tc_dec vs, vd;
+			const tc_dec *st = ptime_dec(&mapped[i]->start, &vs);
+			const tc_dec *du = ptime_dec(&mapped[i]->dur, &vd);
+
 			tc_dec_init(&sp[i].a);
 			tc_dec_init(&sp[i].b);
-			tc_dec_set(&sp[i].a, &mapped[i]->start);
-			tc_dec_add(&sp[i].b, &mapped[i]->start, &mapped[i]->dur);
+			tc_dec_set(&sp[i].a, st);
+			tc_dec_add(&sp[i].b, st, du);
 			if (i == 0 || tc_dec_cmp(&sp[i].a, &lo) < 0)
 				tc_dec_set(&lo, &sp[i].a);
 			if (i == 0 || tc_dec_cmp(&sp[i].b, &hi) > 0)
 				tc_dec_set(&hi, &sp[i].b);
-			tc_dec_add(&sum, &sum, &mapped[i]->dur);
+			tc_dec_add(&sum, &sum, du);
 		}
 		o = &tm->bocc[tm->nbocc++];
 		o->step = p->steps[k];
@@ -1041,6 +1111,7 @@ emit_bocc(struct trace_writer *w, const struct an_tmap *tm,
 {
 	const struct proj *p = w->p;
 	size_t k, i;
+	tc_dec view;
 
 	tc_json_emit_array_begin(e);
 	for (k = 0; k < tm->nbocc; k++) {
@@ -1068,7 +1139,8 @@ emit_bocc(struct trace_writer *w, const struct an_tmap *tm,
 			tc_json_emit_key(e, "core_family");
 			tc_json_emit_string(e, r->core);
 			tc_json_emit_key(e, "duration_us");
-			tc_json_emit_float(e, dec_double(&r->dur));
+			tc_json_emit_float(e, dec_double(ptime_dec(&r->dur,
+			    &view)));
 			tc_json_emit_key(e, "kernel_ordinal");
 			tc_json_emit_int(e, (int64_t)p->loc_ord[nd]);
 			tc_json_emit_key(e, "origin_node_key");
@@ -1079,7 +1151,7 @@ emit_bocc(struct trace_writer *w, const struct an_tmap *tm,
 			tc_json_emit_string(e, p->ss[p->loc_stream[nd]].key);
 			tc_json_emit_key(e, "start_us");
 			tc_buf_reset(&w->text);
-			dec_plain(&w->text, &r->start);
+			dec_plain(&w->text, ptime_dec(&r->start, &view));
 			tc_json_emit_string(e, tc_buf_cstr(&w->text));
 			tc_json_emit_object_end(e);
 		}
@@ -1807,6 +1879,7 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 	if ((graph = origin_graph(root, manifest, device, model, &graph_rel,
 	    err)) == NULL)
 		return -1;
+	tc_dec_init(&base.num);
 	if (tc_analysis__graph_fingerprint(graph, gfp, err) != 0 ||
 	    tc_analysis__graph_nodes(graph, &nodes, &nn, NULL, err) != 0)
 		goto done;
