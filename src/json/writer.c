@@ -10,27 +10,40 @@
  * byte that needs attention, and everything before it is one memcpy.
  * A digest never holds the whole canonical form: the writer hands it to
  * SHA-256 in pieces of about DIGEST_PIECE bytes as it goes; a streamed
- * write hands its text to the caller's sink the same way.
+ * write hands its text to the caller's sink the same way.  Once a
+ * document has filled a piece, a second thread (the relay) takes the
+ * pieces, hashing or sinking one while the writer fills the next, in
+ * order; a small document never starts it.
  *
  * A hooked write hands each null node to the caller's hook, which may
  * write a value in its place through an emitter: the same bytes the
  * writer would give a tree of that value, from the caller's own records.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json_internal.h"
+#include "tunectl/heap.h"
 #include "tunectl/sha256.h"
 
 /* How much canonical text a digest keeps before hashing it: small
  * enough to stay in the cache, large enough for few calls. */
 #define DIGEST_PIECE	((size_t)32 * 1024)
 
+/* The pieces a relay takes: larger, as each costs a hand-off. */
+#define RELAY_PIECE	((size_t)128 * 1024)
+
 /* How deep an emitter's containers may nest below its placeholder. */
 #define EMIT_DEPTH	32
 
+struct relay;
+
 struct writer {
 	tc_buf *out;
+	size_t piece;		/* hand over at this much text */
+	struct relay *relay;	/* started at the first piece, or NULL */
+	bool relay_failed;	/* could not start one: hand over here */
 	tc_sha256 *sha;		/* a digest: hash and drop what was written */
 	tc_json_sink sink;	/* a stream: hand over and drop it */
 	void *sink_ctx;
@@ -153,16 +166,133 @@ tc_json__newline_indent(tc_buf *out, size_t level)
 	out->len += 1 + 2 * level;
 }
 
-/* Hand the text written so far to the digest or the sink. */
+/* Give one piece to the digest or the sink (in whichever thread takes
+ * it); a sink's failure is recorded in *failed and drops what follows. */
+static void
+take(struct writer *w, const char *data, size_t len, bool *failed)
+{
+	if (w->sha != NULL)
+		tc_sha256_update(w->sha, data, len);
+	else if (!*failed && w->sink(w->sink_ctx, data, len, w->sink_err) != 0)
+		*failed = true;
+}
+
+/*
+ * The second thread of a large digest or stream: it takes the piece the
+ * writer last handed over while the writer fills the next.  Only the
+ * relay touches the digest, the sink and its error until it is joined.
+ */
+struct relay {
+	struct writer *w;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	tc_buf piece;		/* handed over, being taken */
+	bool busy;		/* piece waits or is being taken */
+	bool stop;		/* no more pieces: end */
+	bool failed;		/* the sink refused a piece */
+};
+
+static void *
+relay_main(void *arg)
+{
+	struct relay *r = arg;
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (!r->busy && !r->stop)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (!r->busy)
+			break;
+		pthread_mutex_unlock(&r->mu);
+		take(r->w, r->piece.data, r->piece.len, &r->failed);
+		pthread_mutex_lock(&r->mu);
+		r->busy = false;
+		pthread_cond_broadcast(&r->cv);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+/* Start the relay; false (the writer hands over itself) if it cannot. */
+static bool
+relay_start(struct writer *w)
+{
+	struct relay *r = tc_xcalloc(1, sizeof(*r));
+
+	r->w = w;
+	tc_buf_init(&r->piece);
+	if (pthread_mutex_init(&r->mu, NULL) != 0) {
+		free(r);
+		return false;
+	}
+	if (pthread_cond_init(&r->cv, NULL) != 0) {
+		pthread_mutex_destroy(&r->mu);
+		free(r);
+		return false;
+	}
+	if (pthread_create(&r->thread, NULL, relay_main, r) != 0) {
+		pthread_cond_destroy(&r->cv);
+		pthread_mutex_destroy(&r->mu);
+		free(r);
+		return false;
+	}
+	w->relay = r;
+	w->piece = RELAY_PIECE;
+	return true;
+}
+
+/* Wait for the last piece to be taken, end and join the relay; its
+ * sink failure becomes the writer's. */
+static void
+relay_finish(struct writer *w)
+{
+	struct relay *r = w->relay;
+
+	if (r == NULL)
+		return;
+	pthread_mutex_lock(&r->mu);
+	r->stop = true;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	pthread_join(r->thread, NULL);
+	if (r->failed)
+		w->sink_failed = true;
+	pthread_cond_destroy(&r->cv);
+	pthread_mutex_destroy(&r->mu);
+	tc_buf_free(&r->piece);
+	free(r);
+	w->relay = NULL;
+}
+
+/* Hand the text written so far to the digest or the sink: to the relay
+ * (swapping buffers once it has taken the previous piece), else here. */
 static void
 hand_over(struct writer *w)
 {
-	if (w->sha != NULL)
-		tc_sha256_update(w->sha, w->out->data, w->out->len);
-	else if (!w->sink_failed && w->sink(w->sink_ctx, w->out->data,
-	    w->out->len, w->sink_err) != 0)
+	struct relay *r;
+	tc_buf t;
+
+	if (w->relay == NULL && !w->relay_failed && !relay_start(w))
+		w->relay_failed = true;
+	if ((r = w->relay) == NULL) {
+		take(w, w->out->data, w->out->len, &w->sink_failed);
+		w->out->len = 0;
+		return;
+	}
+	pthread_mutex_lock(&r->mu);
+	while (r->busy)
+		pthread_cond_wait(&r->cv, &r->mu);
+	if (r->failed)
 		w->sink_failed = true;
+	t = r->piece;
+	r->piece = *w->out;
+	*w->out = t;
+	r->busy = true;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
 	w->out->len = 0;
+	reserve(w->out, w->piece);
 }
 
 /* A digest or a stream hands over what it has written once there is
@@ -170,8 +300,7 @@ hand_over(struct writer *w)
 static inline void
 digest_piece(struct writer *w)
 {
-	if ((w->sha != NULL || w->sink != NULL) &&
-	    w->out->len >= DIGEST_PIECE)
+	if ((w->sha != NULL || w->sink != NULL) && w->out->len >= w->piece)
 		hand_over(w);
 }
 
@@ -487,6 +616,7 @@ writer_init(struct writer *w, tc_buf *out, unsigned flags, tc_json_hook hook,
 {
 	memset(w, 0, sizeof(*w));
 	w->out = out;
+	w->piece = DIGEST_PIECE;
 	w->hook = hook;
 	w->hook_ctx = hook_ctx;
 	w->ascii = (flags & TC_JSON_ASCII) != 0;
@@ -538,8 +668,9 @@ tc_json_write_stream(const tc_json *v, unsigned flags, tc_json_hook hook,
 	w.sink_err = err;
 	reserve(&b, DIGEST_PIECE);
 	ok = write_value(&w, v, 0);
-	if (ok && !w.sink_failed && !w.surrogate)
-		hand_over(&w);
+	relay_finish(&w);
+	if (ok && !w.sink_failed && !w.surrogate && b.len > 0)
+		take(&w, b.data, b.len, &w.sink_failed);
 	tc_buf_free(&b);
 	if (w.sink_failed)
 		return -1;	/* the sink's own message */
@@ -602,6 +733,7 @@ tc_json_digest_hook(const tc_json *v, unsigned flags, tc_json_hook hook,
 	w.sha = tc_sha256_new();
 	reserve(&b, DIGEST_PIECE);
 	ok = write_value(&w, v, 0);
+	relay_finish(&w);
 	if (ok && !w.surrogate) {
 		tc_sha256_update(w.sha, b.data, b.len);
 		tc_sha256_final_hex(w.sha, hex);
