@@ -137,7 +137,8 @@ item_push(struct split *x, const char *hex)
 		d->cap = d->cap ? d->cap * 2 : 16;
 		d->hex = tc_xrealloc(d->hex, d->cap * sizeof(*d->hex));
 	}
-	memcpy(d->hex[d->n++], hex, 65);
+	/* a digest, or "" for an item digested later: copy what is there */
+	memcpy(d->hex[d->n++], hex, strnlen(hex, 64) + 1);
 }
 
 /* A scalar arrives: an item of the array has no digest taken here (the
