@@ -423,6 +423,40 @@ po_conflicts(size_t n, struct proj_occ *o)
 	return dup;
 }
 
+/* Occurrences with an integer device and SK id, by (device, SK): a
+ * decision's own are one run of them. */
+static int
+po_cmp_device_sk(const void *a, const void *b)
+{
+	const struct proj_occ *x = *(struct proj_occ *const *)a;
+	const struct proj_occ *y = *(struct proj_occ *const *)b;
+
+	if (x->v[1] != y->v[1])
+		return x->v[1] < y->v[1] ? -1 : 1;
+	if (x->v[3] != y->v[3])
+		return x->v[3] < y->v[3] ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The first of the m sorted occurrences p whose (device, SK) is not below
+ * want's. */
+static size_t
+po_lower(struct proj_occ *const *p, size_t m, const struct proj_occ *want)
+{
+	size_t lo = 0, hi = m;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p[mid]->v[1] < want->v[1] || (p[mid]->v[1] == want->v[1] &&
+		    p[mid]->v[3] < want->v[3]))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * The projected-trace evidence of each exact_projected_trace decision
  * (_validate_exact_projected_trace_decision), as far as an analysis can
@@ -437,8 +471,8 @@ check_projected(const tc_json *decs, const tc_json *report,
 {
 	const tc_json *occ = tc_json_get(tc_json_get(report,
 	    "candidate_binding_evidence"), "occurrences");
-	size_t i, j, n = 0;
-	struct proj_occ *o = NULL;
+	size_t i, j, n = 0, m = 0;
+	struct proj_occ *o = NULL, **by_sk = NULL;
 	bool dup = false;
 	int rc = -1;
 
@@ -464,6 +498,11 @@ check_projected(const tc_json *decs, const tc_json *report,
 				po_from_doc(occ, n, o);
 			}
 			dup = po_conflicts(n, o);
+			by_sk = tc_xcalloc(n + 1, sizeof(*by_sk));
+			for (j = 0; j < n; j++)
+				if ((o[j].ints & 0xau) == 0xau)
+					by_sk[m++] = &o[j];
+			qsort(by_sk, m, sizeof(*by_sk), po_cmp_device_sk);
 		}
 		if (dup) {
 			tc_error_set(err, "per_sk_decisions[%zu] projected-trace "
@@ -475,21 +514,23 @@ check_projected(const tc_json *decs, const tc_json *report,
 			want.ints |= 0x2u;
 		if (tc_json_int64(tc_json_get(d, "raw_sk_id"), &want.v[3]))
 			want.ints |= 0x8u;
-		for (j = 0; j < n; j++) {
-			const tc_json *bl = o[j].blockers;
+		/* the decision's occurrences: its device and SK, its model */
+		for (j = (want.ints & 0xau) == 0xau ? po_lower(by_sk, m, &want) :
+		    m; j < m && po_same(by_sk[j], &want, 0xau); j++) {
+			const struct proj_occ *q = by_sk[j];
+			const tc_json *bl = q->blockers;
 
-			if (!po_same(&o[j], &want, 0x2u) ||
-			    !po_same(&o[j], &want, 0x8u) || model == NULL ||
-			    o[j].model == NULL || strcmp(o[j].model, model) != 0)
+			if (model == NULL || q->model == NULL ||
+			    strcmp(q->model, model) != 0)
 				continue;
 			matching++;
-			if (o[j].conflict || o[j].status == NULL ||
-			    strcmp(o[j].status, "bound") != 0 ||
+			if (q->conflict || q->status == NULL ||
+			    strcmp(q->status, "bound") != 0 ||
 			    bl == NULL || bl->type != TC_JSON_ARRAY ||
 			    bl->u.arr.len != 0 ||
-			    !tc_json_equal(o[j].child_count,
+			    !tc_json_equal(q->child_count,
 			    tc_json_get(d, "child_count")) ||
-			    !tc_json_equal(o[j].ops, seq))
+			    !tc_json_equal(q->ops, seq))
 				complete = false;
 		}
 		if (matching < 3 || !complete) {
@@ -503,6 +544,7 @@ out:
 	for (j = 0; o != NULL && j < n; j++)
 		free(o[j].model);
 	free(o);
+	free(by_sk);
 	return rc;
 }
 
