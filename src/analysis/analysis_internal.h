@@ -320,16 +320,20 @@ typedef int (*an_csv_fn)(void *ctx, const struct an_csv_rec *rec,
 /*
  * Every record of the text t[0..n) (a UTF-8 BOM skipped), or of the
  * file at path, read a piece at a time (its open and read errors are
- * Python's OSError messages; memory holds a piece and the longest line,
- * not the file).  Both give the same records and the same first error.
+ * Python's OSError messages; memory holds a piece and the longest line
+ * or record, not the file).  Both give the same records and the same
+ * first error.
  */
 int tc_analysis__csv_text_each(const char *t, size_t n, an_csv_fn fn,
     void *ctx, tc_error *err);
 int tc_analysis__csv_file_each(const char *path, an_csv_fn fn, void *ctx,
     tc_error *err);
-/* The same reading piece bytes at a time (1 MiB above; tests use a few). */
+/* The same reading piece bytes at a time (1 MiB above; tests use a
+ * few), refusing a line or a record of more than max bytes (1 GiB above,
+ * the whole-file limit of tc_read_file) with "record is too long: 'PATH'
+ * (more than N bytes)". */
 int tc_analysis__csv_file_each_sized(const char *path, size_t piece,
-    an_csv_fn fn, void *ctx, tc_error *err);
+    size_t max, an_csv_fn fn, void *ctx, tc_error *err);
 
 /* ---- string maps (map.c) ------------------------------------------------- */
 

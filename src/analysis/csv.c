@@ -13,6 +13,7 @@
 #include "analysis_internal.h"
 #include "tunectl/fileio.h"
 #include "tunectl/heap.h"
+#include "tunectl/path.h"
 
 
 /* Count the field that starts at r->start (its NUL is the caller's). */
@@ -202,13 +203,26 @@ tc_analysis__csv_text_each(const char *t, size_t n, an_csv_fn fn, void *ctx, tc_
 /* How much of a CSV file is read at a time. */
 #define CSV_PIECE	((size_t)1 << 20)
 
+/* A record, or a line, of more than max bytes. */
+static int
+too_long(const char *path, size_t max, tc_error *err)
+{
+	tc_buf q = TC_BUF_INIT;
+
+	tc_path_repr(&q, path);
+	tc_error_set(err, "record is too long: %s (more than %zu bytes)",
+	    tc_buf_cstr(&q), max);
+	tc_buf_free(&q);
+	return -1;
+}
+
 /*
  * The file is read a piece at a time, each piece cut after its last LF
  * and the rest kept for the next.
  */
 int
-tc_analysis__csv_file_each_sized(const char *path, size_t piece, an_csv_fn fn,
-    void *ctx, tc_error *err)
+tc_analysis__csv_file_each_sized(const char *path, size_t piece, size_t max,
+    an_csv_fn fn, void *ctx, tc_error *err)
 {
 	struct csv_reader p;
 	struct stat st;
@@ -228,6 +242,10 @@ tc_analysis__csv_file_each_sized(const char *path, size_t piece, an_csv_fn fn,
 		const char *nl;
 
 		if (len == cap) {	/* a line longer than the buffer */
+			if (cap >= max) {
+				rc = too_long(path, max, err);
+				break;
+			}
 			cap *= 2;
 			buf = tc_xrealloc(buf, cap);
 		}
@@ -258,6 +276,8 @@ tc_analysis__csv_file_each_sized(const char *path, size_t piece, an_csv_fn fn,
 			continue;
 		rc = csv_feed(&p, buf, (size_t)(nl - buf) + 1, false, fn, ctx,
 		    err);
+		if (rc == 0 && p.rec.text.len > max)	/* a quote left open */
+			rc = too_long(path, max, err);
 		len -= (size_t)(nl - buf) + 1;
 		memmove(buf, nl + 1, len);
 	}
@@ -267,11 +287,10 @@ tc_analysis__csv_file_each_sized(const char *path, size_t piece, an_csv_fn fn,
 	return rc;
 }
 
-/* The column of name in a header record, or -1. */
-
 int
 tc_analysis__csv_file_each(const char *path, an_csv_fn fn, void *ctx,
     tc_error *err)
 {
-	return tc_analysis__csv_file_each_sized(path, CSV_PIECE, fn, ctx, err);
+	return tc_analysis__csv_file_each_sized(path, CSV_PIECE,
+	    TC_READ_MAX_BYTES, fn, ctx, err);
 }

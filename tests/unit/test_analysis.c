@@ -665,7 +665,7 @@ csv_file_records_equal_the_whole_texts(void **state)
 			struct csv_log l = { TC_BUF_INIT, 0 };
 
 			assert_int_equal(tc_analysis__csv_file_each_sized(path,
-			    piece, log_record, &l, &err), 0);
+			    piece, 1 << 20, log_record, &l, &err), 0);
 			assert_int_equal(l.out.len, whole.out.len);
 			assert_memory_equal(l.out.data, whole.out.data,
 			    whole.out.len);
@@ -673,6 +673,35 @@ csv_file_records_equal_the_whole_texts(void **state)
 		}
 		tc_buf_free(&whole.out);
 		tc_buf_free(&small);
+		assert_int_equal(tc_write_atomic(path, text.data, text.len, 0,
+		    &err), 0);
+	}
+	/* a line, or a quoted record, past the limit is refused */
+	{
+		struct csv_log l = { TC_BUF_INIT, 0 };
+		tc_buf open = TC_BUF_INIT;
+
+		assert_int_equal(tc_analysis__csv_file_each_sized(path, 4096,
+		    (size_t)1 << 20, log_record, &l, &err), -1);
+		assert_non_null(strstr(tc_error_msg(&err),
+		    "record is too long: '"));
+		assert_non_null(strstr(tc_error_msg(&err),
+		    "kernel_details.csv' (more than 1048576 bytes)"));
+		tc_error_clear(&err);
+		tc_buf_reset(&l.out);
+		tc_buf_puts(&open, "a,b\nc,\"");
+		while (open.len < (size_t)3 << 20)
+			tc_buf_puts(&open, "inside one quoted field\n");
+		assert_int_equal(tc_write_atomic(path, open.data, open.len, 0,
+		    &err), 0);
+		assert_int_equal(tc_analysis__csv_file_each_sized(path, 4096,
+		    (size_t)1 << 20, log_record, &l, &err), -1);
+		assert_non_null(strstr(tc_error_msg(&err),
+		    "record is too long: '"));
+		assert_string_equal(tc_buf_cstr(&l.out), "1:a\x1f" "b\x1f\x1e");
+		tc_error_clear(&err);
+		tc_buf_free(&open);
+		tc_buf_free(&l.out);
 		assert_int_equal(tc_write_atomic(path, text.data, text.len, 0,
 		    &err), 0);
 	}
