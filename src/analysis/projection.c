@@ -156,15 +156,16 @@ struct ptime {
 		mp_limb_t limb;
 		tc_dec *big;
 	} u;
-	long exp;
-	int sign;
+	int32_t exp;
+	unsigned char sign;
 	bool big;
 };
 
 static void
 ptime_set(struct ptime *t, const tc_dec *d)
 {
-	t->big = mpz_size(d->coef) > 1;
+	t->big = mpz_size(d->coef) > 1 || d->exp < INT32_MIN ||
+	    d->exp > INT32_MAX;
 	if (t->big) {
 		t->u.big = tc_xmalloc(sizeof(*t->u.big));
 		tc_dec_init(t->u.big);
@@ -172,8 +173,8 @@ ptime_set(struct ptime *t, const tc_dec *d)
 		return;
 	}
 	t->u.limb = mpz_getlimbn(d->coef, 0);
-	t->exp = d->exp;
-	t->sign = d->sign;
+	t->exp = (int32_t)d->exp;
+	t->sign = (unsigned char)d->sign;
 }
 
 static const tc_dec *
@@ -209,13 +210,15 @@ ptime_clear(struct ptime *t)
 	}
 }
 
+struct pname;
+
+/* 80 bytes on LP64: a million-row profile keeps a million of these. */
 struct prow {
 	size_t source_row;
 	int64_t step, stream, task;
-	bool has_task;
-	const char *name, *op;	/* the pbase's interned texts */
-	const char *core;
+	const struct pname *pn;	/* name, op and core family, kept once */
 	struct ptime start, dur;
+	bool has_task;
 };
 
 /* A kernel's name, as rows give it, and what it projects to: a profile
@@ -232,7 +235,7 @@ struct pbase {
 	struct prow *rows;
 	size_t n, cap;
 	struct an_map name_of;	/* core "\x1f" name -> index in names */
-	struct pname *names;
+	struct pname **names;	/* each allocated once: rows point at them */
 	size_t nnames, names_cap;
 	tc_buf key;		/* scratch */
 	tc_dec num;		/* scratch: a time as read */
@@ -253,13 +256,13 @@ pbase_name(struct pbase *b, const char *name, const char *core)
 	slot = tc_analysis__map_slot(&b->name_of, tc_buf_cstr(&b->key),
 	    &created);
 	if (!created)
-		return &b->names[*slot];
+		return b->names[*slot];
 	if (b->nnames == b->names_cap) {
 		b->names_cap = b->names_cap ? 2 * b->names_cap : 64;
 		b->names = tc_xrealloc(b->names,
 		    b->names_cap * sizeof(*b->names));
 	}
-	pn = &b->names[b->nnames];
+	pn = b->names[b->nnames] = tc_xmalloc(sizeof(*pn));
 	pn->name = tc_xstrdup(name);
 	pn->op = projection_op(name, core);
 	pn->core = projection_core(core, name);
@@ -326,11 +329,7 @@ base_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
 	r->has_task = all_digits(task);
 	r->task = r->has_task ? strtoll(task, NULL, 10) : 0;
 	{
-		const struct pname *pn = pbase_name(b, name, core);
-
-		r->name = pn->name;
-		r->op = pn->op;
-		r->core = pn->core;
+		r->pn = pbase_name(b, name, core);
 	}
 	if (!decimal_of(start, false, &b->num)) {
 		tc_error_set(err, "baseline row %zu start is not a finite "
@@ -359,8 +358,9 @@ pbase_free(struct pbase *b)
 	free(b->rows);
 	tc_dec_clear(&b->num);
 	for (i = 0; i < b->nnames; i++) {
-		free(b->names[i].name);
-		free(b->names[i].op);
+		free(b->names[i]->name);
+		free(b->names[i]->op);
+		free(b->names[i]);
 	}
 	free(b->names);
 	tc_analysis__map_free(&b->name_of);
@@ -604,8 +604,8 @@ seq_equal(const struct tok *src, size_t n, struct prow **rows, size_t m)
 	if (n != m)
 		return false;
 	for (i = 0; i < n; i++)
-		if (strcmp(src[i].op, rows[i]->op) != 0 ||
-		    strcmp(src[i].core, rows[i]->core) != 0)
+		if (strcmp(src[i].op, rows[i]->pn->op) != 0 ||
+		    strcmp(src[i].core, rows[i]->pn->core) != 0)
 			return false;
 	return true;
 }
@@ -1010,8 +1010,8 @@ materialize(struct proj *p, const struct an_fgroup *g, int64_t sk,
 				    "baseline_projection_ordinal_missing");
 				break;
 			}
-			if (strcmp(b->rows[ord]->op, t->op) != 0 ||
-			    strcmp(b->rows[ord]->core, t->core) != 0) {
+			if (strcmp(b->rows[ord]->pn->op, t->op) != 0 ||
+			    strcmp(b->rows[ord]->pn->core, t->core) != 0) {
 				list_add_sorted_unique(blk,
 				    "baseline_projection_child_mismatch");
 				break;
@@ -1126,7 +1126,7 @@ emit_bocc(struct trace_writer *w, const struct an_tmap *tm,
 
 			tc_json_emit_object_begin(e);
 			tc_json_emit_key(e, "baseline_name");
-			tc_json_emit_string(e, r->name);
+			tc_json_emit_string(e, r->pn->name);
 			tc_json_emit_key(e, "baseline_source_row");
 			tc_json_emit_int(e, (int64_t)r->source_row);
 			tc_json_emit_key(e, "baseline_stream_id");
@@ -1137,7 +1137,7 @@ emit_bocc(struct trace_writer *w, const struct an_tmap *tm,
 			else
 				tc_json_emit_null(e);
 			tc_json_emit_key(e, "core_family");
-			tc_json_emit_string(e, r->core);
+			tc_json_emit_string(e, r->pn->core);
 			tc_json_emit_key(e, "duration_us");
 			tc_json_emit_float(e, dec_double(ptime_dec(&r->dur,
 			    &view)));
@@ -1146,7 +1146,7 @@ emit_bocc(struct trace_writer *w, const struct an_tmap *tm,
 			tc_json_emit_key(e, "origin_node_key");
 			tc_json_emit_string(e, p->nodes[nd].key);
 			tc_json_emit_key(e, "projected_op");
-			tc_json_emit_string(e, r->op);
+			tc_json_emit_string(e, r->pn->op);
 			tc_json_emit_key(e, "source_stream_role");
 			tc_json_emit_string(e, p->ss[p->loc_stream[nd]].key);
 			tc_json_emit_key(e, "start_us");
@@ -1704,7 +1704,7 @@ sentinel_gates(struct proj *p, const char *root, const tc_json *manifest,
 	ok = true;
 	for (i = 0; i < base->n; i++)
 		if (required_step(p, base->rows[i].step) &&
-		    tc_analysis__sentinel_op(base->rows[i].op))
+		    tc_analysis__sentinel_op(base->rows[i].pn->op))
 			ok = false;
 	gate(gates, blk, "absent_from_baseline_profiler", ok,
 	    "scope_sentinel_visible_in_baseline_profiler");
@@ -1799,9 +1799,9 @@ sentinel_gates(struct proj *p, const char *root, const tc_json *manifest,
 				size_t ord = p->loc_ord[nd];
 
 				if (b == NULL || ord >= b->n ||
-				    strcmp(b->rows[ord]->op,
+				    strcmp(b->rows[ord]->pn->op,
 				    p->toks[s2][ord].op) != 0 ||
-				    strcmp(b->rows[ord]->core,
+				    strcmp(b->rows[ord]->pn->core,
 				    p->toks[s2][ord].core) != 0)
 					ok = false;
 			}
