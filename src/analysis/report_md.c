@@ -239,6 +239,7 @@ struct proj_occ {
 	unsigned ints;
 	size_t idx;
 	char *model;
+	bool own_model;		/* model is this one's to free (else shared) */
 	bool conflict;
 	/* what the decision's evidence compares (NULL where missing) */
 	const char *status;
@@ -321,9 +322,11 @@ po_from_doc(const tc_json *occ, size_t n, struct proj_occ *o)
 			if (tc_json_int64(f < 4 ? tc_json_get(pa, key[f]) :
 			    tc_json_get(a, "step_id"), &o[i].v[f]))
 				o[i].ints |= 1u << f;
-		if (tc_json_get(pa, "model_id") != NULL)
+		if (tc_json_get(pa, "model_id") != NULL) {
 			o[i].model = tc_analysis__ascii_cj(tc_json_get(pa,
 			    "model_id"));
+			o[i].own_model = true;
+		}
 		o[i].status = tc_json_get_string(a, "status");
 		o[i].blockers = tc_json_get(a, "blockers");
 		o[i].child_count = tc_json_get(a, "child_count");
@@ -358,8 +361,10 @@ po_from_records(const struct an_structural *st, struct proj_occ **out)
 			p->v[3] = b->sk;
 			p->v[4] = b->occ[k].step;
 			p->ints = PO_ALL & ~(pid_int ? 0u : 1u);
-			p->model = tc_analysis__ascii_cj(tc_json_get(b->mapping,
-			    "model_id"));
+			/* one text for the binding's occurrences, the first's */
+			p->own_model = k == 0;
+			p->model = k == 0 ? tc_analysis__ascii_cj(tc_json_get(
+			    b->mapping, "model_id")) : p[-(ptrdiff_t)k].model;
 			p->status = b->valid ? "bound" : "blocked";
 			p->blockers = tc_json_get(b->mapping,
 			    "mapping_blockers");
@@ -542,7 +547,8 @@ check_projected(const tc_json *decs, const tc_json *report,
 	rc = 0;
 out:
 	for (j = 0; o != NULL && j < n; j++)
-		free(o[j].model);
+		if (o[j].own_model)
+			free(o[j].model);
 	free(o);
 	free(by_sk);
 	return rc;
