@@ -1,7 +1,8 @@
 /*
- * fileio.c - reading whole files, copying a descriptor's rest, mkdir -p, existence tests, and the
- * Python OSError message form every I/O error uses.  Atomic writes are in
- * atomic.c, fault injection in fault.c.
+ * fileio.c - reading whole files, copying the rest of a descriptor,
+ * mkdir -p, existence tests, and the Python OSError message form every
+ * I/O error uses.  Atomic writes are in atomic.c, fault injection in
+ * fault.c.
  */
 #include <errno.h>
 #include <fcntl.h>
