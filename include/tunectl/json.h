@@ -247,6 +247,30 @@ void tc_json_emit_string(tc_json_emitter *e, const char *s);
 /* A whole tree (hooked too: its nulls reach the hook). */
 void tc_json_emit_value(tc_json_emitter *e, const tc_json *v);
 
+/*
+ * Members that many objects written through one emitter share (same keys,
+ * same values, first in each object): rendered once, then copied into
+ * each object in place of writing them again.  Render them for the
+ * object that will be open `below` containers deeper than e is now (the
+ * emitter's flags and indentation); the members are obj's (an object,
+ * its nulls written as null, not handed to a hook).  Emit the fragment
+ * right after tc_json_emit_object_begin() of such an object, before any
+ * key; anywhere else aborts (the text would be wrong).  The fragment
+ * holds only text: it may outlive obj, not the write.
+ */
+typedef struct tc_json_fragment {
+	tc_buf text;
+	size_t nmembers;
+	size_t level;		/* the members' indentation level */
+	bool surrogate;		/* a lone surrogate is in the text */
+	bool nan_error;		/* a non-finite float under TC_JSON_NO_NAN */
+} tc_json_fragment;
+
+void tc_json_fragment_render(tc_json_fragment *f, const tc_json_emitter *e,
+    size_t below, const tc_json *obj);
+void tc_json_emit_fragment(tc_json_emitter *e, const tc_json_fragment *f);
+void tc_json_fragment_free(tc_json_fragment *f);
+
 /* Python repr() of the value, for messages: 'str', True, None, [1, 'a'],
  * {'k': 1} (keys in sorted order). */
 void tc_json_repr(tc_buf *out, const tc_json *v);

@@ -559,6 +559,12 @@ struct an_structural {
 	tc_json *mapping_fps, *exclusions, *occurrences, *summary;
 	const tc_json *occ_ph;
 	tc_json *graph_fps, *stream_roles, *proofs;
+	/* what every SK of a trace repeats (its stream_role_mapping and
+	 * alternative_solution_count_by_step) is the trace's own tree, not
+	 * a copy per SK: the objects above hold null placeholders, sorted
+	 * here by address, that the hook writes as the trace's value */
+	struct an_shared { const tc_json *ph, *value; } *shared;
+	size_t nshared;
 };
 /* Project every (device, model) of the candidate's SK rows. */
 int tc_analysis__structural(const char *baseline_csv, const char *bhex,
@@ -576,8 +582,12 @@ tc_json *tc_analysis__binding_original(const struct an_binding *b,
  * records (its placeholder), or, st NULL, the report's own array. */
 char *tc_analysis__markdown(const tc_json *report,
     const struct an_structural *st, tc_error *err);
+/* The value a placeholder of s stands for (NULL: not one of s's). */
+const tc_json *tc_analysis__shared_value(const struct an_structural *s,
+    const tc_json *ph);
 /* The hook (tc_json_write_hook) that writes the occurrences of
- * candidate_binding_evidence in place of s->occ_ph; ctx is s. */
+ * candidate_binding_evidence in place of s->occ_ph, and the shared
+ * values in place of their placeholders; ctx is s. */
 bool tc_analysis__occurrences_hook(void *ctx, const tc_json *ph,
     tc_json_emitter *e);
 

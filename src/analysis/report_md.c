@@ -828,11 +828,12 @@ source_action(const tc_json *d)
 }
 
 static tc_json *
-proof_alternatives(const tc_json *report, const tc_json *d)
+proof_alternatives(const tc_json *report, const struct an_structural *st,
+    const tc_json *d)
 {
 	tc_buf k = TC_BUF_INIT;
 	const tc_json *proofs = tc_json_get(report, "graph_alignment_proof");
-	const tc_json *p;
+	const tc_json *p, *shared;
 	tc_json *v;
 
 	tc_buf_puts(&k, "device:");
@@ -844,6 +845,12 @@ proof_alternatives(const tc_json *report, const tc_json *d)
 	p = proofs != NULL && proofs->type == TC_JSON_OBJECT ?
 	    tc_json_get(proofs, tc_buf_cstr(&k)) : NULL;
 	v = get(p, "alternative_solution_count_by_step");
+	if (v->type == TC_JSON_NULL && st != NULL &&
+	    (shared = tc_analysis__shared_value(st, tc_json_get(p,
+	    "alternative_solution_count_by_step"))) != NULL) {
+		tc_json_free(v);
+		v = tc_json_clone(shared);
+	}
 	tc_buf_free(&k);
 	return v;
 }
@@ -954,7 +961,7 @@ tc_analysis__markdown(const tc_json *r, const struct an_structural *st,
 			    get(v[i], "child_count"),
 			    get(v[i], "candidate_binding_status"),
 			    slash(v[i], "mapping_method", "mapping_confidence"),
-			    proof_alternatives(r, v[i]),
+			    proof_alternatives(r, st, v[i]),
 			    get(v[i], "classification"), source_action(v[i]) };
 
 			row(&out, cells, 7);

@@ -92,6 +92,41 @@ parent_interval(const struct an_sk_row *row, struct an_bind_occ *o)
 	tc_dec_clear(&e);
 }
 
+/* A placeholder for value (a trace's, which outlives the report's
+ * writes), recorded in st. */
+static tc_json *
+shared(struct an_structural *st, const tc_json *value)
+{
+	tc_json *ph = tc_json_new_null();
+
+	st->shared = tc_xrealloc(st->shared, (st->nshared + 1) *
+	    sizeof(*st->shared));
+	st->shared[st->nshared].ph = ph;
+	st->shared[st->nshared++].value = value;
+	return ph;
+}
+
+static int
+cmp_shared(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct an_shared *)a)->ph;
+	uintptr_t y = (uintptr_t)((const struct an_shared *)b)->ph;
+
+	return x < y ? -1 : x > y;
+}
+
+const tc_json *
+tc_analysis__shared_value(const struct an_structural *st, const tc_json *ph)
+{
+	const struct an_shared key = { ph, NULL }, *hit;
+
+	if (st == NULL || st->nshared == 0)
+		return NULL;
+	hit = bsearch(&key, st->shared, st->nshared, sizeof(*st->shared),
+	    cmp_shared);
+	return hit != NULL ? hit->value : NULL;
+}
+
 /* The record of one mapping: its binding and evidence objects. */
 static void
 record_mapping(struct an_structural *st, const struct an_trace *trace,
@@ -146,10 +181,10 @@ record_mapping(struct an_structural *st, const struct an_trace *trace,
 	tc_json_object_set_string(proof, "graph_occurrence_fingerprint",
 	    b->occurrence_fp);
 	tc_json_object_set(proof, "alternative_solution_count_by_step",
-	    tc_json_clone(tc_json_get(trace->doc,
+	    shared(st, tc_json_get(trace->doc,
 	    "alternative_solution_count_by_step")));
 	tc_json_object_set(st->proofs, key, proof);
-	tc_json_object_set(st->stream_roles, key, tc_json_clone(
+	tc_json_object_set(st->stream_roles, key, shared(st,
 	    tc_json_get(trace->doc, "stream_role_mapping")));
 	tc_json_object_set(st->graph_fps, key, tc_json_clone(ev));
 	efp = tc_json_new_object();
@@ -172,6 +207,30 @@ emit_ns(tc_json_emitter *e, const struct an_bind_occ *o, int i)
 		tc_json_emit_int(e, o->ns[i]);
 }
 
+/* The members every occurrence of binding b shares, first in its object,
+ * as text for e's writer (e inside the occurrences array: each object is
+ * opened below it). */
+static void
+shared_members(tc_json_fragment *f, const tc_json_emitter *e,
+    const struct an_binding *b)
+{
+	const tc_json *m = b->mapping;
+	tc_json *o = tc_json_new_object();
+
+	tc_json_object_set(o, "blockers", tc_json_clone(tc_json_get(m,
+	    "mapping_blockers")));
+	tc_json_object_set(o, "child_count", tc_json_clone(tc_json_get(m,
+	    "child_count")));
+	tc_json_object_set(o, "evidence_fingerprints",
+	    tc_json_clone(b->evidence_fps));
+	tc_json_object_set(o, "ordered_child_node_keys", tc_json_clone(
+	    tc_json_get(m, "ordered_child_node_keys")));
+	tc_json_object_set(o, "ordered_child_ops", tc_json_clone(
+	    tc_json_get(m, "ordered_child_ops")));
+	tc_json_fragment_render(f, e, 1, o);
+	tc_json_free(o);
+}
+
 /* The objects of candidate_binding_evidence.occurrences, every binding's
  * in order, each with its mapping's shared fields. */
 bool
@@ -179,32 +238,31 @@ tc_analysis__occurrences_hook(void *ctx, const tc_json *ph,
     tc_json_emitter *e)
 {
 	const struct an_structural *st = ctx;
+	tc_json_fragment common;
 	size_t i, k;
 
-	if (st == NULL || ph != st->occ_ph)
+	if (st == NULL)
 		return false;
+	if (ph != st->occ_ph) {
+		const tc_json *v = tc_analysis__shared_value(st, ph);
+
+		if (v == NULL)
+			return false;
+		tc_json_emit_value(e, v);
+		return true;
+	}
 	tc_json_emit_array_begin(e);
 	for (i = 0; i < st->nb; i++) {
 		const struct an_binding *b = &st->b[i];
-		const tc_json *m = b->mapping;
 
+		if (b->nocc == 0)
+			continue;
+		shared_members(&common, e, b);
 		for (k = 0; k < b->nocc; k++) {
 			const struct an_bind_occ *o = &b->occ[k];
 
 			tc_json_emit_object_begin(e);
-			tc_json_emit_key(e, "blockers");
-			tc_json_emit_value(e, tc_json_get(m,
-			    "mapping_blockers"));
-			tc_json_emit_key(e, "child_count");
-			tc_json_emit_value(e, tc_json_get(m, "child_count"));
-			tc_json_emit_key(e, "evidence_fingerprints");
-			tc_json_emit_value(e, b->evidence_fps);
-			tc_json_emit_key(e, "ordered_child_node_keys");
-			tc_json_emit_value(e, tc_json_get(m,
-			    "ordered_child_node_keys"));
-			tc_json_emit_key(e, "ordered_child_ops");
-			tc_json_emit_value(e, tc_json_get(m,
-			    "ordered_child_ops"));
+			tc_json_emit_fragment(e, &common);
 			tc_json_emit_key(e, "parent_interval_ns");
 			tc_json_emit_array_begin(e);
 			emit_ns(e, o, 0);
@@ -230,6 +288,7 @@ tc_analysis__occurrences_hook(void *ctx, const tc_json *ph,
 			tc_json_emit_int(e, o->step);
 			tc_json_emit_object_end(e);
 		}
+		tc_json_fragment_free(&common);
 	}
 	tc_json_emit_array_end(e);
 	return true;
@@ -307,6 +366,9 @@ tc_analysis__structural(const char *baseline_csv, const char *bhex,
 			out->traces[i].maps[j].cocc = NULL;
 			out->traces[i].maps[j].ncocc = 0;
 		}
+	if (out->nshared > 1)
+		qsort(out->shared, out->nshared, sizeof(*out->shared),
+		    cmp_shared);
 	for (i = 0; i < out->nb; i++) {
 		if (out->b[i].valid)
 			nbound += out->b[i].nocc;
@@ -362,6 +424,7 @@ tc_analysis__structural_free(struct an_structural *s)
 	tc_json_free(s->graph_fps);
 	tc_json_free(s->stream_roles);
 	tc_json_free(s->proofs);
+	free(s->shared);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -313,6 +313,8 @@ struct tc_json_emitter {
 };
 
 static bool call_hook(struct writer *w, const tc_json *v, size_t level);
+static bool write_member(struct writer *w, const tc_json_member *m, size_t n,
+    size_t level, bool first);
 
 static bool
 write_value(struct writer *w, const tc_json *v, size_t level)
@@ -374,29 +376,42 @@ write_value(struct writer *w, const tc_json *v, size_t level)
 			return true;
 		}
 		putch(out, '{');
-		for (i = 0; i < v->u.obj.len; i++) {
-			const tc_json_member *m = &v->u.obj.members[i];
-
-			if (i > 0)
-				putch(out, ',');
-			if (w->indent)
-				tc_json__newline_indent(out, level + 1);
-			tc_json__write_string(out, m->key, m->key_len, w->ascii,
-			    &w->surrogate);
-			if (w->indent)
-				put(out, ": ", 2);
-			else
-				putch(out, ':');
-			if (!write_value(w, m->value, level + 1))
-				return false;
-			digest_piece(w);
-			if (w->sink_failed)
-				return false;
-		}
+		if (!write_member(w, v->u.obj.members, v->u.obj.len, level + 1,
+		    true))
+			return false;
 		if (w->indent)
 			tc_json__newline_indent(out, level);
 		putch(out, '}');
 		return true;
+	}
+	return true;
+}
+
+/* n members of an object, at indentation level (their values' too);
+ * first: none of the object's members went out before them. */
+static bool
+write_member(struct writer *w, const tc_json_member *m, size_t n,
+    size_t level, bool first)
+{
+	tc_buf *out = w->out;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i > 0 || !first)
+			putch(out, ',');
+		if (w->indent)
+			tc_json__newline_indent(out, level);
+		tc_json__write_string(out, m[i].key, m[i].key_len, w->ascii,
+		    &w->surrogate);
+		if (w->indent)
+			put(out, ": ", 2);
+		else
+			putch(out, ':');
+		if (!write_value(w, m[i].value, level))
+			return false;
+		digest_piece(w);
+		if (w->sink_failed)
+			return false;
 	}
 	return true;
 }
@@ -622,6 +637,53 @@ writer_init(struct writer *w, tc_buf *out, unsigned flags, tc_json_hook hook,
 	w->ascii = (flags & TC_JSON_ASCII) != 0;
 	w->no_nan = (flags & TC_JSON_NO_NAN) != 0;
 	w->indent = (flags & TC_JSON_INDENT) != 0;
+}
+
+/* ---- fragments ---------------------------------------------------- */
+
+void
+tc_json_fragment_render(tc_json_fragment *f, const tc_json_emitter *e,
+    size_t below, const tc_json *obj)
+{
+	struct writer sub;
+
+	memset(f, 0, sizeof(*f));
+	if (obj->type != TC_JSON_OBJECT)
+		abort();	/* a fragment is the members of an object */
+	writer_init(&sub, &f->text, 0, NULL, NULL);
+	sub.ascii = e->w->ascii;
+	sub.no_nan = e->w->no_nan;
+	sub.indent = e->w->indent;
+	f->level = e->level + e->depth + below;
+	f->nmembers = obj->u.obj.len;
+	reserve(&f->text, 0);
+	f->nan_error = !write_member(&sub, obj->u.obj.members,
+	    obj->u.obj.len, f->level, true);
+	f->surrogate = sub.surrogate;
+}
+
+void
+tc_json_emit_fragment(tc_json_emitter *e, const tc_json_fragment *f)
+{
+	struct writer *w = e->w;
+
+	/* only where it was rendered for: first in an object at its level */
+	if (e->depth == 0 || e->key || e->count[e->depth - 1] != 0 ||
+	    e->level + e->depth != f->level)
+		abort();
+	put(w->out, f->text.data, f->text.len);
+	e->count[e->depth - 1] += f->nmembers;
+	if (f->surrogate)
+		w->surrogate = true;
+	if (f->nan_error)
+		w->nan_error = true;
+}
+
+void
+tc_json_fragment_free(tc_json_fragment *f)
+{
+	tc_buf_free(&f->text);
+	memset(f, 0, sizeof(*f));
 }
 
 int

@@ -632,6 +632,120 @@ streamed_writes_equal_the_buffered_text(void **state)
 	tc_json_free(doc);
 }
 
+/* A placeholder written as three objects that share the members of
+ * ctx (an object) through one fragment, each with its own "z" after
+ * them. */
+static bool
+shared_fragment(void *ctx, const tc_json *ph, tc_json_emitter *e)
+{
+	const tc_json *members = ctx;
+	tc_json_fragment f;
+	int64_t i;
+
+	(void)ph;
+	tc_json_emit_array_begin(e);
+	tc_json_fragment_render(&f, e, 1, members);
+	for (i = 0; i < 3; i++) {
+		tc_json_emit_object_begin(e);
+		tc_json_emit_fragment(e, &f);
+		tc_json_emit_key(e, "z");
+		tc_json_emit_int(e, i);
+		tc_json_emit_object_end(e);
+	}
+	tc_json_fragment_free(&f);
+	tc_json_emit_array_end(e);
+	return true;
+}
+
+/* The document {"a": [members + {"z": i} for i in 0..2], "b": 1} as a
+ * tree, and as a placeholder the fragment hook fills. */
+static void
+fragment_docs(const char *members_json, tc_json **tree, tc_json **hooked)
+{
+	tc_json *arr = tc_json_new_array();
+	int64_t i;
+
+	for (i = 0; i < 3; i++) {
+		tc_json *o = parse_ok(members_json);
+
+		tc_json_object_set_int(o, "z", i);
+		tc_json_array_push(arr, o);
+	}
+	*tree = tc_json_new_object();
+	tc_json_object_set(*tree, "a", arr);
+	tc_json_object_set_int(*tree, "b", 1);
+	*hooked = tc_json_new_object();
+	tc_json_object_set_null(*hooked, "a");
+	tc_json_object_set_int(*hooked, "b", 1);
+}
+
+static void
+fragments_write_the_members_they_were_rendered_from(void **state)
+{
+	static const unsigned flags[] = { 0, TC_JSON_ASCII, TC_JSON_INDENT,
+	    TC_JSON_INDENT | TC_JSON_ASCII, TC_JSON_NO_NAN | TC_JSON_ASCII };
+	static const char members_json[] = "{\"k1\": [1, \"caf\u00e9\", "
+	    "\"\\\"q\"], \"k2\": {\"x\": null, \"y\": []}, \"k3\": 2.5, "
+	    "\"k4\": {}}";
+	tc_error err = TC_ERROR_INIT;
+	tc_json *members = parse_ok(members_json), *tree, *hooked;
+	size_t f;
+
+	(void)state;
+	fragment_docs(members_json, &tree, &hooked);
+	for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+		tc_buf want = TC_BUF_INIT, got = TC_BUF_INIT;
+		char hw[65], hg[65];
+
+		assert_int_equal(tc_json_write(&want, tree, flags[f], &err), 0);
+		assert_int_equal(tc_json_write_hook(&got, hooked, flags[f],
+		    shared_fragment, members, &err), 0);
+		assert_string_equal(got.data, want.data);
+		tc_sha256_hex(want.data, want.len, hw);
+		assert_int_equal(tc_json_digest_hook(hooked, flags[f],
+		    shared_fragment, members, hg, &err), 0);
+		assert_string_equal(hg, hw);
+		tc_buf_free(&want);
+		tc_buf_free(&got);
+	}
+	tc_json_free(members);
+	tc_json_free(tree);
+	tc_json_free(hooked);
+
+	/* a NaN among the shared members fails the write under NO_NAN, and
+	 * a lone surrogate fails it with the whole text's position */
+	{
+		tc_buf got = TC_BUF_INIT;
+		tc_json *nan = tc_json_new_object();
+
+		tc_json_object_set(nan, "k", tc_json_new_float(NAN));
+		fragment_docs("{}", &tree, &hooked);
+		assert_int_equal(tc_json_write_hook(&got, hooked,
+		    TC_JSON_NO_NAN, shared_fragment, nan, &err), -1);
+		assert_string_equal(tc_error_msg(&err),
+		    "Out of range float values are not JSON compliant");
+		tc_error_clear(&err);
+		assert_int_equal(tc_json_write_hook(&got, hooked, 0,
+		    shared_fragment, nan, &err), 0);
+		assert_string_equal(got.data, "{\"a\":[{\"k\":NaN,\"z\":0},"
+		    "{\"k\":NaN,\"z\":1},{\"k\":NaN,\"z\":2}],\"b\":1}");
+		tc_buf_free(&got);
+		tc_json_free(nan);
+		nan = parse_ok("{\"k\": \"ab\\ud800\"}");
+		assert_int_equal(tc_json_write_hook(&got, hooked, 0,
+		    shared_fragment, nan, &err), -1);
+		/* {"a":[{"k":"ab, then the surrogate: code point 14 */
+		assert_string_equal(tc_error_msg(&err), "'utf-8' codec can't "
+		    "encode character '\\ud800' in position 14: surrogates not "
+		    "allowed");
+		tc_error_clear(&err);
+		tc_buf_free(&got);
+		tc_json_free(nan);
+		tc_json_free(tree);
+		tc_json_free(hooked);
+	}
+}
+
 int
 main(void)
 {
@@ -642,6 +756,7 @@ main(void)
 		cmocka_unit_test(built_documents_write_with_sorted_keys),
 		cmocka_unit_test(strings_with_nul_bytes_and_long_runs_are_written_whole),
 		cmocka_unit_test(hooked_writes_equal_the_tree_they_stand_for),
+		cmocka_unit_test(fragments_write_the_members_they_were_rendered_from),
 		cmocka_unit_test(streamed_writes_equal_the_buffered_text),
 	};
 
