@@ -248,6 +248,20 @@ void tc_json_emit_string(tc_json_emitter *e, const char *s);
 void tc_json_emit_value(tc_json_emitter *e, const tc_json *v);
 
 /*
+ * An array of n items, item i written by fn(ctx, i, e, scratch) as one
+ * value through e (scratch: a buffer fn may use, its thread's own).  A
+ * digest or a stream of many items renders batches of them on a second
+ * thread while the writer's thread renders the others: fn, and the
+ * write's hook, must then be safe to call from two threads at once
+ * (read what they share, write only through e and scratch).  The text
+ * is the one a single thread writes.
+ */
+typedef void (*tc_json_item_fn)(void *ctx, size_t i, tc_json_emitter *e,
+    tc_buf *scratch);
+void tc_json_emit_items(tc_json_emitter *e, size_t n, tc_json_item_fn fn,
+    void *ctx);
+
+/*
  * Members that many objects written through one emitter share (same keys,
  * same values, first in each object): rendered once, then copied into
  * each object in place of writing them again.  Render them for the

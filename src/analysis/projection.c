@@ -1105,68 +1105,82 @@ struct trace_writer {
 	tc_buf text;
 };
 
+/* One mapping's baseline occurrences, written as items (in batches on
+ * two threads for the digest): read-only but for the scratch text. */
+struct bocc_items {
+	const struct proj *p;
+	const struct an_tmap *tm;
+	const struct kids *kd;
+};
+
+static void
+bocc_item(void *ctx, size_t k, tc_json_emitter *e, tc_buf *text)
+{
+	const struct bocc_items *b = ctx;
+	const struct proj *p = b->p;
+	const struct an_tmap *tm = b->tm;
+	const struct kids *kd = b->kd;
+	const struct an_bocc *o = &tm->bocc[k];
+	size_t i;
+	tc_dec view;
+
+	tc_json_emit_object_begin(e);
+	tc_json_emit_key(e, "children");
+	tc_json_emit_array_begin(e);
+	for (i = 0; i < kd->nkid; i++) {
+		const struct prow *r = kd->rows[k * kd->nkid + i];
+		size_t nd = kd->node[i];
+
+		tc_json_emit_object_begin(e);
+		tc_json_emit_key(e, "baseline_name");
+		tc_json_emit_string(e, r->pn->name);
+		tc_json_emit_key(e, "baseline_source_row");
+		tc_json_emit_int(e, (int64_t)r->source_row);
+		tc_json_emit_key(e, "baseline_stream_id");
+		tc_json_emit_int(e, r->stream);
+		tc_json_emit_key(e, "baseline_task_id");
+		if (r->has_task)
+			tc_json_emit_int(e, r->task);
+		else
+			tc_json_emit_null(e);
+		tc_json_emit_key(e, "core_family");
+		tc_json_emit_string(e, r->pn->core);
+		tc_json_emit_key(e, "duration_us");
+		tc_json_emit_float(e, dec_double(ptime_dec(&r->dur,
+		    &view)));
+		tc_json_emit_key(e, "kernel_ordinal");
+		tc_json_emit_int(e, (int64_t)p->loc_ord[nd]);
+		tc_json_emit_key(e, "origin_node_key");
+		tc_json_emit_string(e, p->nodes[nd].key);
+		tc_json_emit_key(e, "projected_op");
+		tc_json_emit_string(e, r->pn->op);
+		tc_json_emit_key(e, "source_stream_role");
+		tc_json_emit_string(e, p->ss[p->loc_stream[nd]].key);
+		tc_json_emit_key(e, "start_us");
+		tc_buf_reset(text);
+		dec_plain(text, ptime_dec(&r->start, &view));
+		tc_json_emit_string(e, tc_buf_cstr(text));
+		tc_json_emit_object_end(e);
+	}
+	tc_json_emit_array_end(e);
+	tc_json_emit_key(e, "duration_sum_us");
+	tc_json_emit_float(e, o->duration_sum_us);
+	tc_json_emit_key(e, "interval_us");
+	tc_json_emit_float(e, o->interval_us);
+	tc_json_emit_key(e, "step_id");
+	tc_json_emit_int(e, o->step);
+	tc_json_emit_key(e, "union_duration_us");
+	tc_json_emit_float(e, o->union_us);
+	tc_json_emit_object_end(e);
+}
+
 static void
 emit_bocc(struct trace_writer *w, const struct an_tmap *tm,
     const struct kids *kd, tc_json_emitter *e)
 {
-	const struct proj *p = w->p;
-	size_t k, i;
-	tc_dec view;
+	struct bocc_items b = { w->p, tm, kd };
 
-	tc_json_emit_array_begin(e);
-	for (k = 0; k < tm->nbocc; k++) {
-		const struct an_bocc *o = &tm->bocc[k];
-
-		tc_json_emit_object_begin(e);
-		tc_json_emit_key(e, "children");
-		tc_json_emit_array_begin(e);
-		for (i = 0; i < kd->nkid; i++) {
-			const struct prow *r = kd->rows[k * kd->nkid + i];
-			size_t nd = kd->node[i];
-
-			tc_json_emit_object_begin(e);
-			tc_json_emit_key(e, "baseline_name");
-			tc_json_emit_string(e, r->pn->name);
-			tc_json_emit_key(e, "baseline_source_row");
-			tc_json_emit_int(e, (int64_t)r->source_row);
-			tc_json_emit_key(e, "baseline_stream_id");
-			tc_json_emit_int(e, r->stream);
-			tc_json_emit_key(e, "baseline_task_id");
-			if (r->has_task)
-				tc_json_emit_int(e, r->task);
-			else
-				tc_json_emit_null(e);
-			tc_json_emit_key(e, "core_family");
-			tc_json_emit_string(e, r->pn->core);
-			tc_json_emit_key(e, "duration_us");
-			tc_json_emit_float(e, dec_double(ptime_dec(&r->dur,
-			    &view)));
-			tc_json_emit_key(e, "kernel_ordinal");
-			tc_json_emit_int(e, (int64_t)p->loc_ord[nd]);
-			tc_json_emit_key(e, "origin_node_key");
-			tc_json_emit_string(e, p->nodes[nd].key);
-			tc_json_emit_key(e, "projected_op");
-			tc_json_emit_string(e, r->pn->op);
-			tc_json_emit_key(e, "source_stream_role");
-			tc_json_emit_string(e, p->ss[p->loc_stream[nd]].key);
-			tc_json_emit_key(e, "start_us");
-			tc_buf_reset(&w->text);
-			dec_plain(&w->text, ptime_dec(&r->start, &view));
-			tc_json_emit_string(e, tc_buf_cstr(&w->text));
-			tc_json_emit_object_end(e);
-		}
-		tc_json_emit_array_end(e);
-		tc_json_emit_key(e, "duration_sum_us");
-		tc_json_emit_float(e, o->duration_sum_us);
-		tc_json_emit_key(e, "interval_us");
-		tc_json_emit_float(e, o->interval_us);
-		tc_json_emit_key(e, "step_id");
-		tc_json_emit_int(e, o->step);
-		tc_json_emit_key(e, "union_duration_us");
-		tc_json_emit_float(e, o->union_us);
-		tc_json_emit_object_end(e);
-	}
-	tc_json_emit_array_end(e);
+	tc_json_emit_items(e, tm->nbocc, bocc_item, &b);
 }
 
 static void

@@ -34,6 +34,9 @@
 /* The pieces a relay takes: larger, as each costs a hand-off. */
 #define RELAY_PIECE	((size_t)128 * 1024)
 
+/* Items of an array rendered as one batch (tc_json_emit_items). */
+#define ITEMS_BATCH	((size_t)256)
+
 /* How deep an emitter's containers may nest below its placeholder. */
 #define EMIT_DEPTH	32
 
@@ -637,6 +640,167 @@ writer_init(struct writer *w, tc_buf *out, unsigned flags, tc_json_hook hook,
 	w->ascii = (flags & TC_JSON_ASCII) != 0;
 	w->no_nan = (flags & TC_JSON_NO_NAN) != 0;
 	w->indent = (flags & TC_JSON_INDENT) != 0;
+}
+
+/* ---- arrays of many items ------------------------------------------ */
+
+/*
+ * The items of a large array are rendered in batches, the even ones by
+ * the writer's thread straight into its text, the odd ones by a second
+ * thread (the renderer) into a buffer the writer copies in when their
+ * turn comes.  Each batch starts from the emitter's state at its first
+ * item (count = its index, so the separators are the same), which is
+ * why the text is the one a single thread writes.
+ */
+struct batches {
+	struct writer *w;	/* the renderer's own: no digest, no sink */
+	tc_json_emitter at;	/* the emitter inside the array */
+	size_t n, nbatch;
+	tc_json_item_fn fn;
+	void *ctx;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t ready;		/* the batch in text, or SIZE_MAX */
+	bool stop;
+	tc_buf text, scratch;
+};
+
+static void
+render_batch(tc_json_emitter *e, size_t first, size_t n, tc_json_item_fn fn,
+    void *ctx, tc_buf *scratch)
+{
+	size_t depth = e->depth, i;
+
+	for (i = first; i < first + n; i++) {
+		fn(ctx, i, e, scratch);
+		if (e->depth != depth || e->key)
+			abort();	/* the item left a container or key open */
+	}
+}
+
+static size_t
+batch_first(size_t k)
+{
+	return k * ITEMS_BATCH;
+}
+
+static size_t
+batch_len(const struct batches *b, size_t k)
+{
+	size_t first = batch_first(k);
+
+	return b->n - first < ITEMS_BATCH ? b->n - first : ITEMS_BATCH;
+}
+
+static void *
+renderer_main(void *arg)
+{
+	struct batches *b = arg;
+	size_t k;
+
+	for (k = 1; k < b->nbatch; k += 2) {
+		tc_json_emitter e = b->at;
+		bool stop;
+
+		pthread_mutex_lock(&b->mu);
+		while (b->ready != SIZE_MAX && !b->stop)
+			pthread_cond_wait(&b->cv, &b->mu);
+		stop = b->stop;
+		pthread_mutex_unlock(&b->mu);
+		if (stop)
+			break;
+		b->text.len = 0;
+		e.w = b->w;
+		e.count[e.depth - 1] = batch_first(k);
+		render_batch(&e, batch_first(k), batch_len(b, k), b->fn, b->ctx,
+		    &b->scratch);
+		pthread_mutex_lock(&b->mu);
+		b->ready = k;
+		pthread_cond_broadcast(&b->cv);
+		pthread_mutex_unlock(&b->mu);
+	}
+	return NULL;
+}
+
+void
+tc_json_emit_items(tc_json_emitter *e, size_t n, tc_json_item_fn fn,
+    void *ctx)
+{
+	struct writer *w = e->w, rw;
+	struct batches b;
+	tc_buf scratch = TC_BUF_INIT;
+	size_t k;
+
+	tc_json_emit_array_begin(e);
+	memset(&b, 0, sizeof(b));
+	b.nbatch = (n + ITEMS_BATCH - 1) / ITEMS_BATCH;
+	/* only a digest or a stream is worth a second thread */
+	if (b.nbatch < 2 || (w->sha == NULL && w->sink == NULL)) {
+		render_batch(e, 0, n, fn, ctx, &scratch);
+		tc_buf_free(&scratch);
+		tc_json_emit_array_end(e);
+		return;
+	}
+	writer_init(&rw, &b.text, 0, w->hook, w->hook_ctx);
+	rw.ascii = w->ascii;
+	rw.no_nan = w->no_nan;
+	rw.indent = w->indent;
+	b.w = &rw;
+	b.at = *e;
+	b.n = n;
+	b.fn = fn;
+	b.ctx = ctx;
+	b.ready = SIZE_MAX;
+	if (pthread_mutex_init(&b.mu, NULL) != 0) {
+		render_batch(e, 0, n, fn, ctx, &scratch);
+		goto done;
+	}
+	if (pthread_cond_init(&b.cv, NULL) != 0) {
+		pthread_mutex_destroy(&b.mu);
+		render_batch(e, 0, n, fn, ctx, &scratch);
+		goto done;
+	}
+	if (pthread_create(&b.thread, NULL, renderer_main, &b) != 0) {
+		pthread_cond_destroy(&b.cv);
+		pthread_mutex_destroy(&b.mu);
+		render_batch(e, 0, n, fn, ctx, &scratch);
+		goto done;
+	}
+	for (k = 0; k < b.nbatch && !w->sink_failed; k++) {
+		if (k % 2 == 0) {
+			render_batch(e, batch_first(k), batch_len(&b, k), fn, ctx,
+			    &scratch);
+			continue;
+		}
+		pthread_mutex_lock(&b.mu);
+		while (b.ready != k)
+			pthread_cond_wait(&b.cv, &b.mu);
+		pthread_mutex_unlock(&b.mu);
+		put(w->out, b.text.data, b.text.len);
+		e->count[e->depth - 1] += batch_len(&b, k);
+		pthread_mutex_lock(&b.mu);
+		b.ready = SIZE_MAX;
+		pthread_cond_broadcast(&b.cv);
+		pthread_mutex_unlock(&b.mu);
+		digest_piece(w);
+	}
+	pthread_mutex_lock(&b.mu);
+	b.stop = true;
+	pthread_cond_broadcast(&b.cv);
+	pthread_mutex_unlock(&b.mu);
+	pthread_join(b.thread, NULL);
+	pthread_cond_destroy(&b.cv);
+	pthread_mutex_destroy(&b.mu);
+	if (rw.surrogate)
+		w->surrogate = true;
+	if (rw.nan_error)
+		w->nan_error = true;
+done:
+	tc_buf_free(&b.text);
+	tc_buf_free(&b.scratch);
+	tc_buf_free(&scratch);
+	tc_json_emit_array_end(e);
 }
 
 /* ---- fragments ---------------------------------------------------- */

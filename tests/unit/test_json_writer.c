@@ -746,6 +746,142 @@ fragments_write_the_members_they_were_rendered_from(void **state)
 	}
 }
 
+/* Item i of the items test: {"i": i, "s": "<i as text>\u00e9", "v":
+ * [i / 7, {}]} built through the emitter (the scratch holds the text). */
+static void
+item_of(void *ctx, size_t i, tc_json_emitter *e, tc_buf *scratch)
+{
+	const double *nan_at = ctx;
+
+	tc_buf_reset(scratch);
+	tc_buf_printf(scratch, "%zu\xc3\xa9", i);
+	tc_json_emit_object_begin(e);
+	tc_json_emit_key(e, "i");
+	tc_json_emit_int(e, (int64_t)i);
+	tc_json_emit_key(e, "s");
+	tc_json_emit_string(e, tc_buf_cstr(scratch));
+	tc_json_emit_key(e, "v");
+	tc_json_emit_array_begin(e);
+	tc_json_emit_float(e, (double)i == *nan_at ? NAN : (double)i / 7.0);
+	tc_json_emit_object_begin(e);
+	tc_json_emit_object_end(e);
+	tc_json_emit_array_end(e);
+	tc_json_emit_object_end(e);
+}
+
+struct items_ctx {
+	size_t n;
+	double nan_at;
+};
+
+static bool
+items_hook(void *ctx, const tc_json *ph, tc_json_emitter *e)
+{
+	const struct items_ctx *c = ctx;
+
+	(void)ph;
+	tc_json_emit_items(e, c->n, item_of, (void *)&c->nan_at);
+	return true;
+}
+
+static tc_json *
+items_tree(size_t n)
+{
+	tc_json *arr = tc_json_new_array();
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		tc_json *o = tc_json_new_object(), *v = tc_json_new_array();
+		char s[32];
+
+		snprintf(s, sizeof(s), "%zu\xc3\xa9", i);
+		tc_json_object_set_int(o, "i", (int64_t)i);
+		tc_json_object_set_string(o, "s", s);
+		tc_json_array_push(v, tc_json_new_float((double)i / 7.0));
+		tc_json_array_push(v, tc_json_new_object());
+		tc_json_object_set(o, "v", v);
+		tc_json_array_push(arr, o);
+	}
+	return arr;
+}
+
+static void
+items_in_batches_write_what_one_thread_writes(void **state)
+{
+	static const unsigned flags[] = { 0, TC_JSON_ASCII, TC_JSON_INDENT,
+	    TC_JSON_INDENT | TC_JSON_ASCII };
+	/* none, one batch, a batch and one, an even and an odd count */
+	static const size_t counts[] = { 0, 1, 256, 257, 2048, 5000 };
+	tc_error err = TC_ERROR_INIT;
+	size_t f, c;
+
+	(void)state;
+	for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		struct items_ctx ic = { counts[c], -1 };
+		tc_json *doc = tc_json_new_object(), *tree = tc_json_new_object();
+
+		tc_json_object_set_null(doc, "items");
+		tc_json_object_set_int(doc, "z", 1);
+		tc_json_object_set(tree, "items", items_tree(counts[c]));
+		tc_json_object_set_int(tree, "z", 1);
+		for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+			struct sink_ctx sc = { TC_BUF_INIT, 0, 0 };
+			tc_buf want = TC_BUF_INIT, got = TC_BUF_INIT;
+			char hw[65], hg[65];
+
+			assert_int_equal(tc_json_write(&want, tree, flags[f],
+			    &err), 0);
+			/* a plain write: one thread */
+			assert_int_equal(tc_json_write_hook(&got, doc, flags[f],
+			    items_hook, &ic, &err), 0);
+			assert_string_equal(got.data, want.data);
+			/* a stream and a digest: batches on two threads */
+			assert_int_equal(tc_json_write_stream(doc, flags[f],
+			    items_hook, &ic, collect, &sc, &err), 0);
+			assert_int_equal(sc.text.len, want.len);
+			assert_memory_equal(sc.text.data, want.data, want.len);
+			tc_sha256_hex(want.data, want.len, hw);
+			assert_int_equal(tc_json_digest_hook(doc, flags[f],
+			    items_hook, &ic, hg, &err), 0);
+			assert_string_equal(hg, hw);
+			tc_buf_free(&want);
+			tc_buf_free(&got);
+			tc_buf_free(&sc.text);
+		}
+		tc_json_free(doc);
+		tc_json_free(tree);
+	}
+	/* a NaN in a batch the second thread renders fails the digest */
+	{
+		struct items_ctx ic = { 5000, 300 };
+		tc_json *doc = tc_json_new_object();
+		char hg[65];
+
+		tc_json_object_set_null(doc, "items");
+		assert_int_equal(tc_json_digest_hook(doc, TC_JSON_NO_NAN,
+		    items_hook, &ic, hg, &err), -1);
+		assert_string_equal(tc_error_msg(&err),
+		    "Out of range float values are not JSON compliant");
+		tc_error_clear(&err);
+		tc_json_free(doc);
+	}
+	/* a sink that refuses a piece stops the write, both threads */
+	{
+		struct items_ctx ic = { 20000, -1 };
+		struct sink_ctx sc = { TC_BUF_INIT, 0, 2 };
+		tc_json *doc = tc_json_new_object();
+
+		tc_json_object_set_null(doc, "items");
+		assert_int_equal(tc_json_write_stream(doc, TC_JSON_INDENT,
+		    items_hook, &ic, collect, &sc, &err), -1);
+		assert_string_equal(tc_error_msg(&err), "disk full");
+		assert_int_equal(sc.pieces, 2);
+		tc_error_clear(&err);
+		tc_buf_free(&sc.text);
+		tc_json_free(doc);
+	}
+}
+
 int
 main(void)
 {
@@ -757,6 +893,7 @@ main(void)
 		cmocka_unit_test(strings_with_nul_bytes_and_long_runs_are_written_whole),
 		cmocka_unit_test(hooked_writes_equal_the_tree_they_stand_for),
 		cmocka_unit_test(fragments_write_the_members_they_were_rendered_from),
+		cmocka_unit_test(items_in_batches_write_what_one_thread_writes),
 		cmocka_unit_test(streamed_writes_equal_the_buffered_text),
 	};
 
