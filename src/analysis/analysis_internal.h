@@ -510,11 +510,27 @@ struct an_trace {
 	struct an_tmap *maps;	/* in the order of doc's "mappings" */
 	size_t nmaps;
 };
+/* The SK-off kernel_details.csv's rows, read once for every (device,
+ * model) a projection asks for (projection.c); never NULL: a file that
+ * could not be read fails each projection with its error. */
+struct an_baseline;
+struct an_baseline *tc_analysis__baseline_read(const char *csv_path);
+void tc_analysis__baseline_free(struct an_baseline *b);
+/* That read as a job: on a second thread from now (thread, and one can
+ * start), else when joined.  Join hands over the rows of csv_path (read
+ * there if the thread was reading another path), or, csv_path NULL,
+ * stops the thread and hands over whatever it read, to be freed.  A job
+ * is joined exactly once. */
+struct an_baseline_job;
+struct an_baseline_job *tc_analysis__baseline_start(const char *csv_path,
+    bool thread);
+struct an_baseline *tc_analysis__baseline_join(struct an_baseline_job *j,
+    const char *csv_path);
 /* The trace of (device, model) into *out: manifest is the candidate
  * profile's collection manifest, root its directory, bhex the SHA-256
- * of baseline_csv, rows the candidate's SK rows (out->maps point into
- * them); -1 with err when the projection cannot be built. */
-int tc_analysis__projection_trace(const char *baseline_csv,
+ * of the baseline's file, rows the candidate's SK rows (out->maps point
+ * into them); -1 with err when the projection cannot be built. */
+int tc_analysis__projection_trace(const struct an_baseline *base,
     const char *bhex, const tc_json *manifest, const char *root,
     int64_t device, int64_t model, const struct an_sk_row *rows, size_t n,
     struct an_trace *out, tc_error *err);
@@ -566,10 +582,13 @@ struct an_structural {
 	struct an_shared { const tc_json *ph, *value; } *shared;
 	size_t nshared;
 };
-/* Project every (device, model) of the candidate's SK rows. */
-int tc_analysis__structural(const char *baseline_csv, const char *bhex,
-    const tc_json *manifest, const char *manifest_path,
-    const char *candidate_csv, struct an_structural *out, tc_error *err);
+/* Project every (device, model) of the candidate's SK rows onto the
+ * rows of baseline_csv (bhex its SHA-256), which job reads (joined once
+ * the candidate's rows are read; structural owns it). */
+int tc_analysis__structural(struct an_baseline_job *job,
+    const char *baseline_csv, const char *bhex, const tc_json *manifest,
+    const char *manifest_path, const char *candidate_csv,
+    struct an_structural *out, tc_error *err);
 void tc_analysis__structural_free(struct an_structural *s);
 /* The binding of a candidate SK (model as its text), or NULL. */
 const struct an_binding *tc_analysis__binding(const struct an_structural *s,

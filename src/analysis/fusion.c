@@ -1016,6 +1016,9 @@ struct run {
 	struct an_structural st;	/* when have_st */
 	bool have_st;
 	struct an_smap smap;		/* --source-scope-map */
+	/* the projection's read of the SK-off rows, started on a second
+	 * thread beside the analysis' own reads (NULL once joined) */
+	struct an_baseline_job *prefetch;
 };
 
 static bool interval_proven(const tc_json *b);
@@ -2091,15 +2094,23 @@ records_hold(const tc_json *m, const char *sha)
 /* The projection of a validated set; p gains what it proves. */
 static int
 project(const struct tc_fusion_args *a, const char *bhex,
-    const tc_json *manifest, struct an_structural *st, tc_json *p)
+    const tc_json *manifest, struct an_baseline_job **prefetch,
+    struct an_structural *st, tc_json *p)
 {
 	tc_error e = TC_ERROR_INIT;
 	char *bcsv = tc_analysis__find_kernel_details(a->baseline_profile, &e);
 	char *ccsv = bcsv ? tc_analysis__find_kernel_details(
 	    a->candidate_profile, &e) : NULL;
+	struct an_baseline_job *job = *prefetch;
 	int rc = -1;
 
-	if (ccsv != NULL && tc_analysis__structural(bcsv, bhex, manifest,
+	*prefetch = NULL;
+	if (ccsv != NULL && job == NULL)
+		job = tc_analysis__baseline_start(bcsv, false);
+	if (ccsv == NULL && job != NULL)
+		tc_analysis__baseline_free(tc_analysis__baseline_join(job,
+		    NULL));
+	if (ccsv != NULL && tc_analysis__structural(job, bcsv, bhex, manifest,
 	    a->profile_collection_manifest, ccsv, st, &e) == 0) {
 		tc_json_object_set_string(p, "status", "associated");
 		tc_json_object_set(p, "model_mapping_fingerprints",
@@ -2125,7 +2136,8 @@ project(const struct tc_fusion_args *a, const char *bhex,
 static tc_json *
 association_protocol(const struct tc_fusion_args *a, const char *bhex,
     const char *chex, const struct tc_analysis__fingerprints *fp,
-    struct an_structural *st, bool *have_st)
+    struct an_baseline_job **prefetch, struct an_structural *st,
+    bool *have_st)
 {
 	const char *paths[2] = { a->baseline_collection_manifest,
 	    a->profile_collection_manifest };
@@ -2191,7 +2203,7 @@ association_protocol(const struct tc_fusion_args *a, const char *bhex,
 			    summary, "source_revision")) ||
 			    !records_hold(m[0], bhex) || !records_hold(m[1], chex))
 				blocker = "structural_fingerprint_mismatch";
-			else if (project(a, bhex, m[1], st, p) == 0)
+			else if (project(a, bhex, m[1], prefetch, st, p) == 0)
 				*have_st = true;
 			else
 				blocker =
@@ -2766,6 +2778,26 @@ build_report(struct run *run, tc_json *decisions, tc_json *sk_child,
 	return r;
 }
 
+/*
+ * The association will project onto the SK-off rows: read them on a
+ * second thread while the profiles are read here (NULL: no file to read,
+ * the projection finds out itself).  A million-row profile takes most of
+ * a second to read either way.
+ */
+static struct an_baseline_job *
+start_projection_rows(const struct tc_fusion_args *a)
+{
+	tc_error e = TC_ERROR_INIT;
+	char *bcsv = tc_analysis__find_kernel_details(a->baseline_profile, &e);
+	struct an_baseline_job *j = NULL;
+
+	if (bcsv != NULL)
+		j = tc_analysis__baseline_start(bcsv, true);
+	tc_error_clear(&e);
+	free(bcsv);
+	return j;
+}
+
 int
 tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
     tc_error *err)
@@ -2823,6 +2855,9 @@ tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
 	meta_rc = tc_analysis__sk_meta_load(a->sk_meta, &run.groups, &meta_err);
 	collect_node_ids(&run.groups, &keep);
 	run.base.keep = &keep;
+	if (a->baseline_collection_manifest != NULL &&
+	    a->profile_collection_manifest != NULL)
+		run.prefetch = start_projection_rows(a);
 	bsink.ctx = &run.base;
 	bsink.wants = baseline_wants;
 	bsink.row = baseline_row;
@@ -2847,7 +2882,7 @@ tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
 		tc_error_clear(&e);
 		free(ccsv);
 		run.assoc = association_protocol(a, bhex, chex, &run.fp,
-		    &run.st, &run.have_st);
+		    &run.prefetch, &run.st, &run.have_st);
 		if (run.have_st)
 			run.cand.st = &run.st;
 	}
@@ -2861,7 +2896,7 @@ tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
 		goto done;
 	if (run.assoc == NULL)
 		run.assoc = association_protocol(a, bhex, chex, &run.fp,
-		    &run.st, &run.have_st);
+		    &run.prefetch, &run.st, &run.have_st);
 	if (meta_rc != 0) {
 		tc_error_set(err, "%s", tc_error_msg(&meta_err));
 		goto done;
@@ -2892,6 +2927,9 @@ tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
 		goto done;
 	rc = 0;
 done:
+	if (run.prefetch != NULL)
+		tc_analysis__baseline_free(tc_analysis__baseline_join(
+		    run.prefetch, NULL));
 	tc_error_clear(&meta_err);
 	tc_json_free(bc);
 	tc_json_free(cc);

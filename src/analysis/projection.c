@@ -20,6 +20,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +214,9 @@ ptime_clear(struct ptime *t)
 
 struct pname;
 
+/* What keeps a row out of every projection of its device and model. */
+enum { ROW_OK, ROW_BAD_STEP, ROW_BAD_START, ROW_BAD_DURATION };
+
 /* 80 bytes on LP64: a million-row profile keeps a million of these. */
 struct prow {
 	size_t source_row;
@@ -219,6 +224,8 @@ struct prow {
 	const struct pname *pn;	/* name, op and core family, kept once */
 	struct ptime start, dur;
 	bool has_task;
+	unsigned char bad;	/* ROW_*: the fields past it are unset */
+	uint32_t dm;		/* its (device, model) texts: pbase.dm */
 };
 
 /* A kernel's name, as rows give it, and what it projects to: a profile
@@ -228,8 +235,18 @@ struct pname {
 	const char *core;
 };
 
-struct pbase {
-	const char *device, *model;	/* as text */
+/*
+ * The baseline's rows as every projection reads them: the rows of every
+ * (device, model) at once, so that the file is read once however many
+ * pairs the candidate holds (and can be read on a second thread while
+ * the analysis reads its profiles).  A row that would fail the
+ * projection of its pair is kept with the reason, which fails only that
+ * pair's; a file that cannot be read fails them all.
+ */
+struct an_baseline {
+	int rc;			/* reading failed: err says why */
+	tc_error err;
+	atomic_bool cancel;	/* the read's result is not wanted: stop */
 	long col[10];
 	bool header_seen;
 	struct prow *rows;
@@ -237,9 +254,13 @@ struct pbase {
 	struct an_map name_of;	/* core "\x1f" name -> index in names */
 	struct pname **names;	/* each allocated once: rows point at them */
 	size_t nnames, names_cap;
+	struct an_map dm_of;	/* device and model texts -> index in dm */
+	char **dm;		/* the Device_id text, NUL, the Model ID text */
+	size_t ndm, dm_cap;
 	tc_buf key;		/* scratch */
 	tc_dec num;		/* scratch: a time as read */
 };
+#define pbase an_baseline
 
 /* The interned name, op and core family of a (name, core) cell pair. */
 static const struct pname *
@@ -268,6 +289,35 @@ pbase_name(struct pbase *b, const char *name, const char *core)
 	pn->core = projection_core(core, name);
 	*slot = b->nnames++;
 	return pn;
+}
+
+/* The index of a row's (device, model) texts, kept once. */
+static uint32_t
+pbase_dm(struct pbase *b, const char *dev, const char *model)
+{
+	size_t dl = strlen(dev), ml = strlen(model), *slot;
+	bool created;
+
+	/* the device's length first: texts may hold any byte */
+	tc_buf_reset(&b->key);
+	tc_buf_printf(&b->key, "%zu:", dl);
+	tc_buf_add(&b->key, dev, dl);
+	tc_buf_add(&b->key, model, ml);
+	slot = tc_analysis__map_slot(&b->dm_of, tc_buf_cstr(&b->key),
+	    &created);
+	if (!created)
+		return (uint32_t)*slot;
+	if (b->ndm == UINT32_MAX)
+		abort();	/* four billion pairs: rows would not fit */
+	if (b->ndm == b->dm_cap) {
+		b->dm_cap = b->dm_cap ? 2 * b->dm_cap : 8;
+		b->dm = tc_xrealloc(b->dm, b->dm_cap * sizeof(*b->dm));
+	}
+	b->dm[b->ndm] = tc_xmalloc(dl + ml + 2);
+	memcpy(b->dm[b->ndm], dev, dl + 1);
+	memcpy(b->dm[b->ndm] + dl + 1, model, ml + 1);
+	*slot = b->ndm++;
+	return (uint32_t)*slot;
 }
 
 enum {
@@ -299,23 +349,16 @@ base_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
 			}
 		return 0;
 	}
+	if (recno % 4096 == 0 &&
+	    atomic_load_explicit(&b->cancel, memory_order_relaxed)) {
+		tc_error_set(err, "the baseline's read was cancelled");
+		return -1;
+	}
 	dev = cell_view(rec, b->col[C_DEVICE]);
 	model = cell_view(rec, b->col[C_MODEL]);
 	stream = cell_view(rec, b->col[C_STREAM]);
-	if (strcmp(dev, b->device) != 0 || strcmp(model, b->model) != 0 ||
-	    !all_digits(stream))
+	if (!all_digits(stream))
 		return 0;
-	step = cell_view(rec, b->col[C_STEP]);
-	if (!all_digits(step)) {
-		tc_error_set(err, "baseline row %zu has invalid Step Id",
-		    recno);
-		return -1;
-	}
-	task = cell_view(rec, b->col[C_TASK]);
-	name = cell_view(rec, b->col[C_NAME]);
-	core = cell_view(rec, b->col[C_CORE]);
-	start = cell_view(rec, b->col[C_START]);
-	dur = cell_view(rec, b->col[C_DUR]);
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 256;
 		b->rows = tc_xrealloc(b->rows, b->cap * sizeof(*b->rows));
@@ -324,33 +367,88 @@ base_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
 	memset(r, 0, sizeof(*r));
 	b->n++;
 	r->source_row = recno;
+	r->dm = pbase_dm(b, dev, model);
+	step = cell_view(rec, b->col[C_STEP]);
+	if (!all_digits(step)) {
+		r->bad = ROW_BAD_STEP;
+		return 0;
+	}
+	task = cell_view(rec, b->col[C_TASK]);
+	name = cell_view(rec, b->col[C_NAME]);
+	core = cell_view(rec, b->col[C_CORE]);
+	start = cell_view(rec, b->col[C_START]);
+	dur = cell_view(rec, b->col[C_DUR]);
 	r->step = strtoll(step, NULL, 10);
 	r->stream = strtoll(stream, NULL, 10);
 	r->has_task = all_digits(task);
 	r->task = r->has_task ? strtoll(task, NULL, 10) : 0;
-	{
-		r->pn = pbase_name(b, name, core);
-	}
+	r->pn = pbase_name(b, name, core);
 	if (!decimal_of(start, false, &b->num)) {
-		tc_error_set(err, "baseline row %zu start is not a finite "
-		    "decimal", recno);
-		return -1;
+		r->bad = ROW_BAD_START;
+		return 0;
 	}
 	ptime_set(&r->start, &b->num);
 	if (!decimal_of(dur, true, &b->num)) {
-		tc_error_set(err, "baseline row %zu duration is not a finite "
-		    "decimal", recno);
-		return -1;
+		r->bad = ROW_BAD_DURATION;
+		return 0;
 	}
 	ptime_set(&r->dur, &b->num);
 	return 0;
 }
 
-static void
-pbase_free(struct pbase *b)
+/* The rows of (dev, model) into *out (n of them), or -1 with err: the
+ * file could not be read, or one of these rows fails the projection
+ * (the first, as a read of this pair alone would stop there). */
+static int
+pbase_pair(const struct pbase *b, const char *dev, const char *model,
+    struct prow ***out, size_t *n, tc_error *err)
+{
+	static const char *const why[] = { NULL, "has invalid Step Id",
+	    "start is not a finite decimal",
+	    "duration is not a finite decimal" };
+	size_t dl = strlen(dev), i, k = b->ndm;
+
+	*out = NULL;
+	*n = 0;
+	if (b->rc != 0) {
+		tc_error_set(err, "%s", tc_error_msg(&b->err));
+		return -1;
+	}
+	if (!b->header_seen) {
+		tc_error_set(err, "baseline kernel_details headers are "
+		    "incomplete");
+		return -1;
+	}
+	for (i = 0; i < b->ndm && k == b->ndm; i++)
+		if (memcmp(b->dm[i], dev, dl + 1) == 0 &&
+		    strcmp(b->dm[i] + dl + 1, model) == 0)
+			k = i;
+	*out = tc_xmalloc((b->n + 1) * sizeof(**out));
+	for (i = 0; i < b->n && k < b->ndm; i++) {
+		struct prow *r = &b->rows[i];
+
+		if (r->dm != k)
+			continue;
+		if (r->bad != ROW_OK) {
+			tc_error_set(err, "baseline row %zu %s", r->source_row,
+			    why[r->bad]);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return -1;
+		}
+		(*out)[(*n)++] = r;
+	}
+	return 0;
+}
+
+void
+tc_analysis__baseline_free(struct an_baseline *b)
 {
 	size_t i;
 
+	if (b == NULL)
+		return;
 	for (i = 0; i < b->n; i++) {
 		ptime_clear(&b->rows[i].start);
 		ptime_clear(&b->rows[i].dur);
@@ -364,7 +462,86 @@ pbase_free(struct pbase *b)
 	}
 	free(b->names);
 	tc_analysis__map_free(&b->name_of);
+	for (i = 0; i < b->ndm; i++)
+		free(b->dm[i]);
+	free(b->dm);
+	tc_analysis__map_free(&b->dm_of);
 	tc_buf_free(&b->key);
+	tc_error_clear(&b->err);
+	free(b);
+}
+
+static int read_csv(const char *path, bool strict, an_csv_fn fn, void *ctx,
+    tc_error *err);
+
+static struct an_baseline *
+baseline_new(void)
+{
+	struct an_baseline *b = tc_xcalloc(1, sizeof(*b));
+
+	tc_dec_init(&b->num);
+	atomic_init(&b->cancel, false);
+	return b;
+}
+
+struct an_baseline *
+tc_analysis__baseline_read(const char *csv_path)
+{
+	struct an_baseline *b = baseline_new();
+
+	b->rc = read_csv(csv_path, false, base_record, b, &b->err);
+	return b;
+}
+
+/* ---- the baseline read on a second thread ----------------------------- */
+
+struct an_baseline_job {
+	char *path;
+	pthread_t thread;
+	bool started;
+	struct an_baseline *base;	/* the thread's until joined */
+};
+
+static void *
+baseline_main(void *arg)
+{
+	struct an_baseline_job *j = arg;
+
+	j->base->rc = read_csv(j->path, false, base_record, j->base,
+	    &j->base->err);
+	return NULL;
+}
+
+struct an_baseline_job *
+tc_analysis__baseline_start(const char *csv_path, bool thread)
+{
+	struct an_baseline_job *j = tc_xcalloc(1, sizeof(*j));
+
+	j->path = tc_xstrdup(csv_path);
+	j->base = baseline_new();
+	j->started = thread &&
+	    pthread_create(&j->thread, NULL, baseline_main, j) == 0;
+	return j;
+}
+
+struct an_baseline *
+tc_analysis__baseline_join(struct an_baseline_job *j, const char *csv_path)
+{
+	struct an_baseline *b = j->base;
+
+	if (csv_path == NULL)
+		atomic_store_explicit(&b->cancel, true, memory_order_relaxed);
+	if (j->started)
+		pthread_join(j->thread, NULL);
+	if (csv_path != NULL && (!j->started ||
+	    strcmp(j->path, csv_path) != 0)) {
+		/* not started (read here), or read for another file */
+		tc_analysis__baseline_free(b);
+		b = tc_analysis__baseline_read(csv_path);
+	}
+	free(j->path);
+	free(j);
+	return b;
 }
 
 /* rows sorted by (step, stream, start, task (none last), source row) */
@@ -1677,9 +1854,9 @@ gate(tc_json *gates, tc_json *blockers, const char *name, bool ok,
  */
 static int
 sentinel_gates(struct proj *p, const char *root, const tc_json *manifest,
-    int64_t model, const struct pbase *base, const struct pgroup *pg,
-    size_t npg, const tc_json *proposal, tc_json *ev, bool *excluded,
-    tc_error *err)
+    int64_t model, struct prow *const *rows, size_t nrows,
+    const struct pgroup *pg, size_t npg, const tc_json *proposal,
+    tc_json *ev, bool *excluded, tc_error *err)
 {
 	const tc_json *keys = tc_json_get(proposal, "node_keys");
 	tc_json *gates = tc_json_new_object(), *blk = tc_json_new_array();
@@ -1716,9 +1893,9 @@ sentinel_gates(struct proj *p, const char *root, const tc_json *manifest,
 	gate(gates, blk, "absent_from_fused_children", ok,
 	    "scope_sentinel_referenced_by_fused_group");
 	ok = true;
-	for (i = 0; i < base->n; i++)
-		if (required_step(p, base->rows[i].step) &&
-		    tc_analysis__sentinel_op(base->rows[i].pn->op))
+	for (i = 0; i < nrows; i++)
+		if (required_step(p, rows[i]->step) &&
+		    tc_analysis__sentinel_op(rows[i]->pn->op))
 			ok = false;
 	gate(gates, blk, "absent_from_baseline_profiler", ok,
 	    "scope_sentinel_visible_in_baseline_profiler");
@@ -1758,17 +1935,17 @@ sentinel_gates(struct proj *p, const char *root, const tc_json *manifest,
 	if (build_sources(p, excluded, err) != 0)
 		goto done;
 	{
-		size_t total = 0, rows;
+		size_t total = 0, nstep;
 
 		for (j = 0; j < p->nss; j++)
 			total += p->ss[j].n;
 		ok = true;
 		for (i = 0; i < p->nsteps; i++) {
-			rows = 0;
+			nstep = 0;
 			for (k = p->lo[i]; k < p->hi[i]; k++)
-				rows += p->bs[k].n;
+				nstep += p->bs[k].n;
 			if (p->lo[i] == p->hi[i] ||
-			    p->hi[i] - p->lo[i] != p->nss || rows != total)
+			    p->hi[i] - p->lo[i] != p->nss || nstep != total)
 				ok = false;
 		}
 	}
@@ -1862,17 +2039,16 @@ tc_analysis__trace_free(struct an_trace *t)
 }
 
 int
-tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
+tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
     const tc_json *manifest, const char *root, int64_t device, int64_t model,
     const struct an_sk_row *crows, size_t ncr, struct an_trace *out,
     tc_error *err)
 {
 	struct an_gnode *nodes = NULL;
 	struct an_fgroups groups = { 0 };
-	struct pbase base;
 	struct proj p;
 	struct pgroup *pg = NULL;
-	size_t npg = 0, i, j, nn = 0;
+	size_t npg = 0, nbase = 0, i, j, nn = 0;
 	tc_json *graph = NULL, *trace = NULL, *blockers, *alts, *mappings;
 	tc_json *counts, *sum, *rps, *srm, *ev;
 	const char *graph_rel = NULL;
@@ -1887,13 +2063,11 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 
 	memset(&tr, 0, sizeof(tr));
 	memset(&p, 0, sizeof(p));
-	memset(&base, 0, sizeof(base));
 	snprintf(dev_text, sizeof(dev_text), "%lld", (long long)device);
 	snprintf(model_text, sizeof(model_text), "%lld", (long long)model);
 	if ((graph = origin_graph(root, manifest, device, model, &graph_rel,
 	    err)) == NULL)
 		return -1;
-	tc_dec_init(&base.num);
 	if (tc_analysis__graph_fingerprint(graph, gfp, err) != 0 ||
 	    tc_analysis__graph_nodes(graph, &nodes, &nn, NULL, err) != 0)
 		goto done;
@@ -1906,16 +2080,10 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 		pg[npg].sk = groups.v[i].sk;
 		pg[npg++].g = &groups.v[i];
 	}
-	base.device = dev_text;
-	base.model = model_text;
-	if (read_csv(baseline_csv, false, base_record, &base, err) != 0)
+	/* this pair's rows, in file order */
+	if (pbase_pair(base, dev_text, model_text, &sorted, &nbase, err) != 0)
 		goto done;
-	if (!base.header_seen) {
-		tc_error_set(err, "baseline kernel_details headers are "
-		    "incomplete");
-		goto done;
-	}
-	if (base.n == 0) {
+	if (nbase == 0) {
 		tc_error_set(err, "baseline kernel projection is empty");
 		goto done;
 	}
@@ -1949,11 +2117,8 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 		goto done;
 	}
 	/* baseline streams per step */
-	sorted = tc_xmalloc((base.n + 1) * sizeof(*sorted));
-	for (i = 0; i < base.n; i++)
-		sorted[i] = &base.rows[i];
-	qsort(sorted, base.n, sizeof(*sorted), cmp_prow);
-	for (i = 0; i < base.n; i++) {
+	qsort(sorted, nbase, sizeof(*sorted), cmp_prow);
+	for (i = 0; i < nbase; i++) {
 		struct bstream *b;
 
 		if (p.nbs == 0 || p.bs[p.nbs - 1].step != sorted[i]->step ||
@@ -1986,8 +2151,8 @@ tc_analysis__projection_trace(const char *baseline_csv, const char *bhex,
 	proposal = tc_analysis__sentinel_proposal(nodes, nn);
 	exclusion = tc_analysis__sentinel_evidence(proposal);
 	if (strcmp(tc_json_get_string(proposal, "status"), "proposed") == 0 &&
-	    sentinel_gates(&p, root, manifest, model, &base, pg, npg, proposal,
-	    exclusion, excluded, err) != 0)
+	    sentinel_gates(&p, root, manifest, model, sorted, nbase, pg, npg,
+	    proposal, exclusion, excluded, err) != 0)
 		goto done;
 	if (build_sources(&p, excluded, err) != 0)
 		goto done;
@@ -2116,7 +2281,6 @@ done:
 	free(p.bs);
 	free(sorted);
 	free(pg);
-	pbase_free(&base);
 	tc_analysis__fgroups_free(&groups);
 	tc_analysis__gnodes_free(nodes, nn);
 	tc_json_free(graph);

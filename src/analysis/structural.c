@@ -295,10 +295,12 @@ tc_analysis__occurrences_hook(void *ctx, const tc_json *ph,
 }
 
 int
-tc_analysis__structural(const char *baseline_csv, const char *bhex,
-    const tc_json *manifest, const char *manifest_path,
-    const char *candidate_csv, struct an_structural *out, tc_error *err)
+tc_analysis__structural(struct an_baseline_job *job,
+    const char *baseline_csv, const char *bhex, const tc_json *manifest,
+    const char *manifest_path, const char *candidate_csv,
+    struct an_structural *out, tc_error *err)
 {
+	struct an_baseline *base = NULL;
 	struct an_sk_row *rows = NULL;
 	struct target *t = NULL;
 	size_t nrows = 0, nt = 0, i, j, nbound = 0, nblocked = 0;
@@ -317,9 +319,12 @@ tc_analysis__structural(const char *baseline_csv, const char *bhex,
 	out->proofs = tc_json_new_object();
 	if (pid != NULL)
 		out->native_pid = tc_json_clone(pid);
-	if (tc_analysis__candidate_sk_rows(candidate_csv, &rows, &nrows,
-	    err) != 0)
+	/* the candidate's rows while the job may still read the baseline's */
+	rc = tc_analysis__candidate_sk_rows(candidate_csv, &rows, &nrows, err);
+	base = tc_analysis__baseline_join(job, rc == 0 ? baseline_csv : NULL);
+	if (rc != 0)
 		goto done;
+	rc = -1;
 	for (i = 0; i < nrows; i++) {
 		for (j = 0; j < nt; j++)
 			if (t[j].device == rows[i].device &&
@@ -343,7 +348,7 @@ tc_analysis__structural(const char *baseline_csv, const char *bhex,
 		struct an_trace *tr = &out->traces[out->ntraces];
 		char key[64];
 
-		if (tc_analysis__projection_trace(baseline_csv, bhex, manifest,
+		if (tc_analysis__projection_trace(base, bhex, manifest,
 		    root, t[i].device, t[i].model, rows, nrows, tr, err) != 0)
 			goto done;
 		out->ntraces++;
@@ -391,6 +396,7 @@ tc_analysis__structural(const char *baseline_csv, const char *bhex,
 	}
 	rc = 0;
 done:
+	tc_analysis__baseline_free(base);
 	free(root);
 	free(t);
 	tc_analysis__sk_rows_free(rows, nrows);

@@ -399,6 +399,40 @@ ok = ok and all(x["mapping_confidence"] == "diagnostic_only" and x["graph_occurr
     and "kernel_projection_artifact_association_failed" in x["evidence_errors"] for x in d["per_sk_decisions"])
 sys.exit(not ok)' "$T/s3/out/analysis.json"
 
+# The SK-off rows are read once for every (device, model) the candidate
+# holds: a row the projection would refuse fails only its own pair's.
+# Another device's rows with an invalid Step Id or a NaN start change
+# nothing; the same Step Id on the projected device blocks it.
+base_row_case() {	# base_row_case DIR ROW...: the baseline plus these rows
+	local d=$1
+	shift
+	stage "$d"
+	{ cat "$FIX/in/held-out/struct/baseline/kernel_details.csv"; printf '%s\n' "$@"; } > "$d/base-kd.csv"
+	sed -e "s#\.\./mkcapture\.py#$FIX/mkcapture.py#" \
+	    -e "s#in/held-out/struct/baseline/kernel_details.csv#base-kd.csv#" "$SREC/prep" > "$d/prep.sh"
+	(cd "$d" && sh prep.sh > /dev/null 2>&1 && "$TUNECTL_BIN" analyze fusion "${SARGV[@]}" > /dev/null 2> err.txt)
+}
+assoc_is() {	# assoc_is FILE STATUS CONFIDENCE
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["association_protocol"]
+sys.exit(p["status"] != sys.argv[2] or {x["mapping_confidence"] for x in d["per_sk_decisions"]} != {sys.argv[3]})' "$@"
+}
+base_row_case "$T/s4" \
+    "x,1,7,1,20,aclnnAdd_Add_0,Add,static,AI_VECTOR_CORE,1000,10,0,4,0,0,0,0.5,0.05" \
+    "1,1,7,2,20,aclnnAdd_Add_0,Add,static,AI_VECTOR_CORE,nan,10,0,4,0,0,0,0.5,0.05"
+rc=$?
+expect_rc 0 "bad SK-off rows of another device: the analysis runs"
+check "and the projected device is still bound exactly" \
+    assoc_is "$T/s4/out/analysis.json" associated exact_projected_trace
+base_row_case "$T/s5" \
+    "x,0,7,1,20,aclnnAdd_Add_0,Add,static,AI_VECTOR_CORE,1000,10,0,4,0,0,0,0.5,0.05"
+rc=$?
+expect_rc 0 "an invalid Step Id on the projected device: the analysis runs"
+check "and its projection fails (the association is blocked)" \
+    assoc_is "$T/s5/out/analysis.json" blocked diagnostic_only
+
 # ---- collection manifests ------------------------------------------------
 # capture ROLE ROOT FILE_ROLE=SRC...: a capture root as the collection
 # contract leaves it (root marker, copied files, collection-manifest.json)
