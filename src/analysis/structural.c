@@ -208,8 +208,8 @@ emit_ns(tc_json_emitter *e, const struct an_bind_occ *o, int i)
 }
 
 /* The members every occurrence of binding b shares, first in its object,
- * as text for e's writer (e inside the occurrences array: each object is
- * opened below it). */
+ * as text for e's writer (e at the placeholder: the array and each
+ * object are opened below it). */
 static void
 shared_members(tc_json_fragment *f, const tc_json_emitter *e,
     const struct an_binding *b)
@@ -227,19 +227,79 @@ shared_members(tc_json_fragment *f, const tc_json_emitter *e,
 	    tc_json_get(m, "ordered_child_node_keys")));
 	tc_json_object_set(o, "ordered_child_ops", tc_json_clone(
 	    tc_json_get(m, "ordered_child_ops")));
-	tc_json_fragment_render(f, e, 1, o);
+	tc_json_fragment_render(f, e, 2, o);
 	tc_json_free(o);
 }
 
+/* Every binding's occurrences as the items of one array: item i is
+ * occurrence i - first[b] of the binding b whose range holds it.  Read
+ * only, so that two threads may write items. */
+struct occ_items {
+	const struct an_structural *st;
+	size_t *first;			/* per binding, and the total last */
+	tc_json_fragment *common;	/* per binding */
+};
+
+static void
+occ_item(void *ctx, size_t i, tc_json_emitter *e, tc_buf *scratch)
+{
+	const struct occ_items *it = ctx;
+	const struct an_structural *st = it->st;
+	size_t lo = 0, hi = st->nb;
+	const struct an_binding *b;
+	const struct an_bind_occ *o;
+
+	(void)scratch;
+	/* the last binding starting at or before i: first[lo] <= i <
+	 * first[lo + 1], so it has occurrences */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (it->first[mid] <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	b = &st->b[lo];
+	o = &b->occ[i - it->first[lo]];
+	tc_json_emit_object_begin(e);
+	tc_json_emit_fragment(e, &it->common[lo]);
+	tc_json_emit_key(e, "parent_interval_ns");
+	tc_json_emit_array_begin(e);
+	emit_ns(e, o, 0);
+	emit_ns(e, o, 1);
+	tc_json_emit_array_end(e);
+	tc_json_emit_key(e, "process_identity");
+	tc_json_emit_object_begin(e);
+	tc_json_emit_key(e, "device_id");
+	tc_json_emit_int(e, b->device);
+	tc_json_emit_key(e, "model_id");
+	tc_json_emit_int(e, b->model);
+	tc_json_emit_key(e, "native_pid");
+	if (st->native_pid != NULL)
+		tc_json_emit_value(e, st->native_pid);
+	else
+		tc_json_emit_null(e);
+	tc_json_emit_key(e, "sk_id");
+	tc_json_emit_int(e, b->sk);
+	tc_json_emit_object_end(e);
+	tc_json_emit_key(e, "status");
+	tc_json_emit_string(e, b->valid ? "bound" : "blocked");
+	tc_json_emit_key(e, "step_id");
+	tc_json_emit_int(e, o->step);
+	tc_json_emit_object_end(e);
+}
+
 /* The objects of candidate_binding_evidence.occurrences, every binding's
- * in order, each with its mapping's shared fields. */
+ * in order, each with its mapping's shared fields; the values the report
+ * shares with the traces in place of their placeholders. */
 bool
 tc_analysis__occurrences_hook(void *ctx, const tc_json *ph,
     tc_json_emitter *e)
 {
 	const struct an_structural *st = ctx;
-	tc_json_fragment common;
-	size_t i, k;
+	struct occ_items it;
+	size_t i;
 
 	if (st == NULL)
 		return false;
@@ -251,46 +311,20 @@ tc_analysis__occurrences_hook(void *ctx, const tc_json *ph,
 		tc_json_emit_value(e, v);
 		return true;
 	}
-	tc_json_emit_array_begin(e);
+	it.st = st;
+	it.first = tc_xmalloc((st->nb + 1) * sizeof(*it.first));
+	it.common = tc_xcalloc(st->nb + 1, sizeof(*it.common));
+	it.first[0] = 0;
 	for (i = 0; i < st->nb; i++) {
-		const struct an_binding *b = &st->b[i];
-
-		if (b->nocc == 0)
-			continue;
-		shared_members(&common, e, b);
-		for (k = 0; k < b->nocc; k++) {
-			const struct an_bind_occ *o = &b->occ[k];
-
-			tc_json_emit_object_begin(e);
-			tc_json_emit_fragment(e, &common);
-			tc_json_emit_key(e, "parent_interval_ns");
-			tc_json_emit_array_begin(e);
-			emit_ns(e, o, 0);
-			emit_ns(e, o, 1);
-			tc_json_emit_array_end(e);
-			tc_json_emit_key(e, "process_identity");
-			tc_json_emit_object_begin(e);
-			tc_json_emit_key(e, "device_id");
-			tc_json_emit_int(e, b->device);
-			tc_json_emit_key(e, "model_id");
-			tc_json_emit_int(e, b->model);
-			tc_json_emit_key(e, "native_pid");
-			if (st->native_pid != NULL)
-				tc_json_emit_value(e, st->native_pid);
-			else
-				tc_json_emit_null(e);
-			tc_json_emit_key(e, "sk_id");
-			tc_json_emit_int(e, b->sk);
-			tc_json_emit_object_end(e);
-			tc_json_emit_key(e, "status");
-			tc_json_emit_string(e, b->valid ? "bound" : "blocked");
-			tc_json_emit_key(e, "step_id");
-			tc_json_emit_int(e, o->step);
-			tc_json_emit_object_end(e);
-		}
-		tc_json_fragment_free(&common);
+		it.first[i + 1] = it.first[i] + st->b[i].nocc;
+		if (st->b[i].nocc > 0)
+			shared_members(&it.common[i], e, &st->b[i]);
 	}
-	tc_json_emit_array_end(e);
+	tc_json_emit_items(e, it.first[st->nb], occ_item, &it);
+	for (i = 0; i < st->nb; i++)
+		tc_json_fragment_free(&it.common[i]);
+	free(it.common);
+	free(it.first);
 	return true;
 }
 
