@@ -2300,31 +2300,49 @@ write_temp(const char *path, const char *data, size_t len, tc_error *err)
 	return tmp;
 }
 
+/* How much of the document is written before the kernel is asked to
+ * start writing it out: the fsync before it is published then waits for
+ * the tail only. */
+#define WRITEBACK_STEP	((off_t)8 << 20)
+
 /* The analysis document as it is written: its temp file. */
 struct doc_sink {
 	int fd;
 	const char *path;	/* the output's, for messages */
+	off_t written, flushed;	/* bytes in the file; asked to write out */
 };
 
 static int
 doc_sink(void *vctx, const char *data, size_t len, tc_error *err)
 {
-	const struct doc_sink *d = vctx;
+	struct doc_sink *d = vctx;
 
-	return write_all(d->fd, d->path, data, len, err);
+	if (write_all(d->fd, d->path, data, len, err) != 0)
+		return -1;
+	d->written += (off_t)len;
+#ifdef SYNC_FILE_RANGE_WRITE
+	if (d->written - d->flushed >= WRITEBACK_STEP) {
+		/* only a start: fsync still decides (errors show there) */
+		(void)sync_file_range(d->fd, d->flushed,
+		    d->written - d->flushed, SYNC_FILE_RANGE_WRITE);
+		d->flushed = d->written;
+	}
+#endif
+	return 0;
 }
 
 /*
  * The report streamed to a temp file beside path (indent=2 and a final
- * newline, the occurrences from st's records), fsync'd; its name and the
- * descriptor, still open, in *fd.  The text is never held whole: a
- * million-row analysis writes some 300 MB.
+ * newline, the occurrences from st's records), not yet fsync'd (the
+ * caller seals it once the Markdown is rendered, while the kernel writes
+ * it out); its name and the descriptor, still open, in *fd.  The text is
+ * never held whole: a million-row analysis writes some 300 MB.
  */
 static char *
 write_document(const char *path, const tc_json *report,
     const struct an_structural *st, int *fd, tc_error *err)
 {
-	struct doc_sink d;
+	struct doc_sink d = { -1, NULL, 0, 0 };
 	char *tmp = open_temp(path, fd, err);
 
 	if (tmp == NULL)
@@ -2333,8 +2351,7 @@ write_document(const char *path, const tc_json *report,
 	d.path = path;
 	if (tc_json_write_stream(report, TC_JSON_INDENT,
 	    tc_analysis__occurrences_hook, (void *)st, doc_sink, &d, err) != 0 ||
-	    write_all(*fd, path, "\n", 1, err) != 0 ||
-	    seal_temp(*fd, path, err) != 0) {
+	    write_all(*fd, path, "\n", 1, err) != 0) {
 		close(*fd);
 		*fd = -1;
 		unlink(tmp);
@@ -2342,6 +2359,18 @@ write_document(const char *path, const tc_json *report,
 		return NULL;
 	}
 	return tmp;
+}
+
+/* Whether a and b name files in one directory (as written). */
+static bool
+same_dir(const char *a, const char *b)
+{
+	char *da = tc_path_dirname(a), *db = tc_path_dirname(b);
+	bool same = strcmp(da, db) == 0;
+
+	free(da);
+	free(db);
+	return same;
 }
 
 static void
@@ -2373,9 +2402,13 @@ write_outputs(const char *json_path, const tc_json *report,
 
 	if ((jt = write_document(json_path, report, st, &fd, err)) == NULL)
 		return -1;
+	if (md_path != NULL &&
+	    (md = tc_analysis__markdown(report, st, err)) == NULL)
+		goto fail;
+	if (seal_temp(fd, json_path, err) != 0)
+		goto fail;
 	if (md_path != NULL) {
-		if ((md = tc_analysis__markdown(report, st, err)) == NULL ||
-		    (mt = write_temp(md_path, md, strlen(md), err)) == NULL)
+		if ((mt = write_temp(md_path, md, strlen(md), err)) == NULL)
 			goto fail;
 		if (tc_is_regular_file(md_path)) {
 			size_t len;
@@ -2404,7 +2437,7 @@ write_outputs(const char *json_path, const tc_json *report,
 	free(jt);
 	jt = NULL;
 	sync_dir_of(json_path);
-	if (md_path != NULL)
+	if (md_path != NULL && !same_dir(json_path, md_path))
 		sync_dir_of(md_path);
 	if (json_fd != NULL && lseek(fd, 0, SEEK_SET) == 0) {
 		*json_fd = fd;
