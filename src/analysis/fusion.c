@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2361,6 +2362,52 @@ write_document(const char *path, const tc_json *report,
 	return tmp;
 }
 
+/* The Markdown report rendered on a thread of its own (or, if none can
+ * start, when joined). */
+struct markdown_job {
+	const tc_json *report;
+	const struct an_structural *st;
+	char *md;
+	tc_error err;
+	pthread_t thread;
+	bool started;
+};
+
+static void *
+markdown_main(void *arg)
+{
+	struct markdown_job *j = arg;
+
+	j->md = tc_analysis__markdown(j->report, j->st, &j->err);
+	return NULL;
+}
+
+static void
+markdown_start(struct markdown_job *j, const tc_json *report,
+    const struct an_structural *st)
+{
+	memset(j, 0, sizeof(*j));
+	j->report = report;
+	j->st = st;
+	j->err = (tc_error)TC_ERROR_INIT;
+	j->started = pthread_create(&j->thread, NULL, markdown_main, j) == 0;
+}
+
+/* The rendered text, or NULL with its error in err (when err is not
+ * NULL: the caller may already hold a better one). */
+static char *
+markdown_join(struct markdown_job *j, tc_error *err)
+{
+	if (j->started)
+		pthread_join(j->thread, NULL);
+	else
+		markdown_main(j);
+	if (j->md == NULL && err != NULL)
+		tc_error_set(err, "%s", tc_error_msg(&j->err));
+	tc_error_clear(&j->err);
+	return j->md;
+}
+
 /* Whether a and b name files in one directory (as written). */
 static bool
 same_dir(const char *a, const char *b)
@@ -2397,13 +2444,22 @@ write_outputs(const char *json_path, const tc_json *report,
     tc_error *err)
 {
 	char *jt = NULL, *mt = NULL, *backup = NULL, *md = NULL;
+	struct markdown_job mj;
 	bool md_done = false;
 	int fd = -1, rc = -1;
 
-	if ((jt = write_document(json_path, report, st, &fd, err)) == NULL)
+	/* the Markdown renders on a second thread while the document is
+	 * written (both only read the report); the document's errors first */
+	if (md_path != NULL)
+		markdown_start(&mj, report, st);
+	jt = write_document(json_path, report, st, &fd, err);
+	if (md_path != NULL)
+		md = markdown_join(&mj, jt != NULL ? err : NULL);
+	if (jt == NULL) {
+		free(md);
 		return -1;
-	if (md_path != NULL &&
-	    (md = tc_analysis__markdown(report, st, err)) == NULL)
+	}
+	if (md_path != NULL && md == NULL)
 		goto fail;
 	if (seal_temp(fd, json_path, err) != 0)
 		goto fail;
