@@ -516,6 +516,9 @@ struct an_trace {
 struct an_baseline;
 struct an_baseline *tc_analysis__baseline_read(const char *csv_path);
 void tc_analysis__baseline_free(struct an_baseline *b);
+/* The rows kept (those with a Stream ID of digits), or SIZE_MAX when the
+ * file could not be read. */
+size_t tc_analysis__baseline_count(const struct an_baseline *b);
 /* That read as a job: on a second thread from now (thread, and one can
  * start), else when joined.  Join hands over the rows of csv_path (read
  * there if the thread was reading another path), or, csv_path NULL,

@@ -474,6 +474,12 @@ tc_analysis__baseline_free(struct an_baseline *b)
 static int read_csv(const char *path, bool strict, an_csv_fn fn, void *ctx,
     tc_error *err);
 
+size_t
+tc_analysis__baseline_count(const struct an_baseline *b)
+{
+	return b->rc != 0 ? SIZE_MAX : b->n;
+}
+
 static struct an_baseline *
 baseline_new(void)
 {

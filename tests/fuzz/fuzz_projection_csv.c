@@ -11,7 +11,10 @@
  * the same rows; every SK row it keeps has non-negative device, model,
  * SK id and step and both time texts; there are no more rows than lines;
  * the file read in pieces of 1 to 16 bytes (the first byte says how
- * many) gives the records of the whole text, in the same order.
+ * many) gives the records of the whole text, in the same order.  The
+ * baseline reader keeps no more rows than lines, and gives the same
+ * result read here, on a second thread, or joined where it started;
+ * a job cancelled at once frees whatever it read.
  */
 #include "fuzz_common.h"
 #include "../../src/analysis/analysis_internal.h"
@@ -86,6 +89,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    memcmp(pieces.data, whole.data, whole.len) == 0));
 		tc_buf_free(&whole);
 		tc_buf_free(&pieces);
+	}
+	{
+		struct an_baseline *b = tc_analysis__baseline_read(path), *t, *l;
+		size_t kept = tc_analysis__baseline_count(b);
+
+		FZ_REQUIRE(kept == SIZE_MAX || kept <= pc_lines(data, size));
+		t = tc_analysis__baseline_join(tc_analysis__baseline_start(path,
+		    true), path);
+		l = tc_analysis__baseline_join(tc_analysis__baseline_start(path,
+		    false), path);
+		FZ_REQUIRE(tc_analysis__baseline_count(t) == kept);
+		FZ_REQUIRE(tc_analysis__baseline_count(l) == kept);
+		tc_analysis__baseline_free(b);
+		tc_analysis__baseline_free(t);
+		tc_analysis__baseline_free(l);
+		tc_analysis__baseline_free(tc_analysis__baseline_join(
+		    tc_analysis__baseline_start(path, true), NULL));
 	}
 	rc2 = tc_analysis__candidate_sk_rows(path, &again, &n2, &err);
 	FZ_REQUIRE(rc2 == rc && n2 == n);
