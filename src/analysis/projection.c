@@ -257,6 +257,7 @@ struct an_baseline {
 	struct an_map dm_of;	/* device and model texts -> index in dm */
 	char **dm;		/* the Device_id text, NUL, the Model ID text */
 	size_t ndm, dm_cap;
+	uint32_t last_dm;	/* the pair of the row before */
 	tc_buf key;		/* scratch */
 	tc_dec num;		/* scratch: a time as read */
 };
@@ -291,6 +292,14 @@ pbase_name(struct pbase *b, const char *name, const char *core)
 	return pn;
 }
 
+/* Whether a kept pair (device text, NUL, model text) is dev and model. */
+static bool
+dm_is(const char *pair, const char *dev, const char *model)
+{
+	return strcmp(pair, dev) == 0 &&
+	    strcmp(pair + strlen(pair) + 1, model) == 0;
+}
+
 /* The index of a row's (device, model) texts, kept once. */
 static uint32_t
 pbase_dm(struct pbase *b, const char *dev, const char *model)
@@ -298,6 +307,9 @@ pbase_dm(struct pbase *b, const char *dev, const char *model)
 	size_t dl = strlen(dev), ml = strlen(model), *slot;
 	bool created;
 
+	/* rows mostly repeat the pair of the row before */
+	if (b->ndm > 0 && dm_is(b->dm[b->last_dm], dev, model))
+		return b->last_dm;
 	/* the device's length first: texts may hold any byte */
 	tc_buf_reset(&b->key);
 	tc_buf_printf(&b->key, "%zu:", dl);
@@ -306,7 +318,7 @@ pbase_dm(struct pbase *b, const char *dev, const char *model)
 	slot = tc_analysis__map_slot(&b->dm_of, tc_buf_cstr(&b->key),
 	    &created);
 	if (!created)
-		return (uint32_t)*slot;
+		return b->last_dm = (uint32_t)*slot;
 	if (b->ndm == UINT32_MAX)
 		abort();	/* four billion pairs: rows would not fit */
 	if (b->ndm == b->dm_cap) {
@@ -317,7 +329,7 @@ pbase_dm(struct pbase *b, const char *dev, const char *model)
 	memcpy(b->dm[b->ndm], dev, dl + 1);
 	memcpy(b->dm[b->ndm] + dl + 1, model, ml + 1);
 	*slot = b->ndm++;
-	return (uint32_t)*slot;
+	return b->last_dm = (uint32_t)*slot;
 }
 
 enum {
@@ -406,7 +418,7 @@ pbase_pair(const struct pbase *b, const char *dev, const char *model,
 	static const char *const why[] = { NULL, "has invalid Step Id",
 	    "start is not a finite decimal",
 	    "duration is not a finite decimal" };
-	size_t dl = strlen(dev), i, k = b->ndm;
+	size_t i, k = b->ndm;
 
 	*out = NULL;
 	*n = 0;
@@ -420,8 +432,7 @@ pbase_pair(const struct pbase *b, const char *dev, const char *model,
 		return -1;
 	}
 	for (i = 0; i < b->ndm && k == b->ndm; i++)
-		if (memcmp(b->dm[i], dev, dl + 1) == 0 &&
-		    strcmp(b->dm[i] + dl + 1, model) == 0)
+		if (dm_is(b->dm[i], dev, model))
 			k = i;
 	*out = tc_xmalloc((b->n + 1) * sizeof(**out));
 	for (i = 0; i < b->n && k < b->ndm; i++) {
