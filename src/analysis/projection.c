@@ -951,7 +951,7 @@ struct proj {
 struct cocc {
 	const struct an_sk_row *r;
 	size_t index;
-	tc_dec start;
+	struct ptime start;
 };
 
 static int
@@ -964,7 +964,7 @@ cmp_cocc(const void *a, const void *b)
 		return x->r->sk < y->r->sk ? -1 : 1;
 	if (x->r->step != y->r->step)
 		return x->r->step < y->r->step ? -1 : 1;
-	if ((c = tc_dec_cmp(&x->start, &y->start)) != 0)
+	if ((c = ptime_cmp(&x->start, &y->start)) != 0)
 		return c;
 	return x->index < y->index ? -1 : x->index > y->index;
 }
@@ -2076,6 +2076,7 @@ tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
 	bool *excluded = NULL;
 	struct kids *kids = NULL;
 	struct an_trace tr;
+	tc_dec cstart;		/* scratch: a candidate row's start */
 	int rc = -1;
 
 	memset(&tr, 0, sizeof(tr));
@@ -2085,6 +2086,7 @@ tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
 	if ((graph = origin_graph(root, manifest, device, model, &graph_rel,
 	    err)) == NULL)
 		return -1;
+	tc_dec_init(&cstart);
 	if (tc_analysis__graph_fingerprint(graph, gfp, err) != 0 ||
 	    tc_analysis__graph_nodes(graph, &nodes, &nn, NULL, err) != 0)
 		goto done;
@@ -2115,9 +2117,9 @@ tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
 		c = &p.co[p.nco++];
 		c->r = &crows[i];
 		c->index = i;
-		tc_dec_init(&c->start);
-		tc_dec_parse(&c->start, crows[i].start_text,
+		tc_dec_parse(&cstart, crows[i].start_text,
 		    strlen(crows[i].start_text));
+		ptime_set(&c->start, &cstart);
 		p.steps[p.nsteps++] = crows[i].step;
 	}
 	if (p.nco > 1)
@@ -2290,7 +2292,8 @@ done:
 	tc_json_free(exclusion);
 	free(excluded);
 	for (i = 0; i < p.nco; i++)
-		tc_dec_clear(&p.co[i].start);
+		ptime_clear(&p.co[i].start);
+	tc_dec_clear(&cstart);
 	free(p.co);
 	free(p.lo);
 	free(p.hi);
