@@ -1110,21 +1110,27 @@ dec_plain(tc_buf *out, const tc_dec *d)
 	}
 }
 
+/* What materialize_steps() finds for one fused group, for
+ * materialize_record() to put in its mapping. */
+struct mat {
+	tc_json *blk, *keys, *ops;
+};
+
 /*
- * The mapping of one fused group (materialize_group) into *tm: its tree
- * with null placeholders for the per-step occurrences, which stay in
- * tm's records (and *kd, for the trace's fingerprint only).
+ * The per-step occurrences of one fused group (materialize_group) into
+ * *tm's records (and *kd, for the trace's fingerprint only), and what
+ * blocks it into mt.  Reads p and the rows only, so that two threads may
+ * materialize two groups at once.
  */
 static void
-materialize(struct proj *p, const struct an_fgroup *g, int64_t sk,
-    int64_t device, int64_t model, const tc_json *alignment_blockers,
-    tc_json *counts, struct an_tmap *tm, struct kids *kd)
+materialize_steps(const struct proj *p, const struct an_fgroup *g,
+    int64_t sk, const tc_json *alignment_blockers, struct an_tmap *tm,
+    struct kids *kd, struct mat *mt)
 {
-	tc_json *m = tc_json_new_object(), *blk = tc_json_new_array();
+	tc_json *blk = tc_json_new_array();
 	tc_json *keys = tc_json_new_array(), *ops = tc_json_new_array();
 	const size_t *child_node = g->kernel;
 	size_t i, k;
-	bool exact;
 
 	memset(tm, 0, sizeof(*tm));
 	memset(kd, 0, sizeof(*kd));
@@ -1140,7 +1146,7 @@ materialize(struct proj *p, const struct an_fgroup *g, int64_t sk,
 		for (i = 0; i < alignment_blockers->u.arr.len; i++)
 			list_add_sorted_unique(blk, tc_json_string(
 			    alignment_blockers->u.arr.items[i]));
-		goto record;
+		goto done;
 	}
 	for (i = 0; i < g->nblockers; i++)
 		list_add_sorted_unique(blk, g->blockers[i]);
@@ -1158,13 +1164,12 @@ materialize(struct proj *p, const struct an_fgroup *g, int64_t sk,
 			else
 				hi = mid;
 		}
-		for (; lo < p->nco && p->co[lo].r->sk == sk; lo++) {
-			if (!required_step(p, p->co[lo].r->step))
-				continue;
-			tm->cocc = tc_xrealloc(tm->cocc, (tm->ncocc + 1) *
-			    sizeof(*tm->cocc));
-			tm->cocc[tm->ncocc++] = p->co[lo].r;
-		}
+		for (hi = lo; hi < p->nco && p->co[hi].r->sk == sk; hi++)
+			;
+		tm->cocc = tc_xmalloc((hi - lo + 1) * sizeof(*tm->cocc));
+		for (; lo < hi; lo++)
+			if (required_step(p, p->co[lo].r->step))
+				tm->cocc[tm->ncocc++] = p->co[lo].r;
 	}
 	{
 		bool domain = tm->ncocc == p->nsteps;
@@ -1256,7 +1261,23 @@ materialize(struct proj *p, const struct an_fgroup *g, int64_t sk,
 		tc_dec_clear(&sum);
 		free(sp);
 	}
-record:
+done:
+	mt->blk = blk;
+	mt->keys = keys;
+	mt->ops = ops;
+}
+
+/* The mapping tree of a materialized group, with null placeholders for
+ * its per-step occurrences; its blockers counted in counts. */
+static void
+materialize_record(const struct proj *p, const struct an_fgroup *g,
+    int64_t sk, int64_t device, int64_t model, tc_json *counts,
+    struct an_tmap *tm, struct mat *mt)
+{
+	tc_json *m = tc_json_new_object(), *blk = mt->blk;
+	size_t i;
+	bool exact;
+
 	exact = blk->u.arr.len == 0 && tm->nbocc == p->nsteps;
 	for (i = 0; i < blk->u.arr.len; i++) {
 		const char *b = tc_json_string(blk->u.arr.items[i]);
@@ -1280,14 +1301,61 @@ record:
 	tc_json_object_set_string_or_null(m, "candidate_source_scope",
 	    g->has_boundary ? g->scope : NULL);
 	tc_json_object_set_int(m, "child_count", (int64_t)g->nkernel);
-	tc_json_object_set(m, "ordered_child_node_keys", keys);
-	tc_json_object_set(m, "ordered_child_ops", ops);
+	tc_json_object_set(m, "ordered_child_node_keys", mt->keys);
+	tc_json_object_set(m, "ordered_child_ops", mt->ops);
 	tc_json_object_set_null(m, "candidate_occurrences");
 	tc_json_object_set_null(m, "baseline_occurrences");
 	tc_json_object_set_string(m, "metadata_fingerprint", g->fingerprint);
 	tm->m = m;
 	tm->cocc_ph = tc_json_get(m, "candidate_occurrences");
 	tm->bocc_ph = tc_json_get(m, "baseline_occurrences");
+}
+
+/* The groups of a projection materialized, the odd ones on a second
+ * thread when there are several (all here if it cannot start). */
+struct mat_job {
+	const struct proj *p;
+	const struct pgroup *pg;
+	size_t npg;
+	const tc_json *alignment_blockers;
+	struct an_tmap *maps;
+	struct kids *kids;
+	struct mat *mats;
+};
+
+static void
+materialize_from(const struct mat_job *j, size_t first, size_t step)
+{
+	size_t i;
+
+	for (i = first; i < j->npg; i += step)
+		materialize_steps(j->p, j->pg[i].g, j->pg[i].sk,
+		    j->alignment_blockers, &j->maps[i], &j->kids[i],
+		    &j->mats[i]);
+}
+
+static void *
+materialize_main(void *arg)
+{
+	materialize_from(arg, 1, 2);
+	return NULL;
+}
+
+static void
+materialize_all(const struct proj *p, const struct pgroup *pg, size_t npg,
+    const tc_json *alignment_blockers, struct an_tmap *maps,
+    struct kids *kids, struct mat *mats)
+{
+	struct mat_job j = { p, pg, npg, alignment_blockers, maps, kids,
+	    mats };
+	pthread_t t;
+
+	if (npg < 2 || pthread_create(&t, NULL, materialize_main, &j) != 0) {
+		materialize_from(&j, 0, 1);
+		return;
+	}
+	materialize_from(&j, 0, 2);
+	pthread_join(t, NULL);
 }
 
 /* The trace's writer: its mappings' occurrences from their records. */
@@ -2075,6 +2143,7 @@ tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
 	tc_json *proposal = NULL, *exclusion = NULL;
 	bool *excluded = NULL;
 	struct kids *kids = NULL;
+	struct mat *mats;
 	struct an_trace tr;
 	tc_dec cstart;		/* scratch: a candidate row's start */
 	int rc = -1;
@@ -2183,15 +2252,19 @@ tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
 	counts = tc_json_new_object();
 	tr.maps = tc_xcalloc(npg + 1, sizeof(*tr.maps));
 	kids = tc_xcalloc(npg + 1, sizeof(*kids));
+	mats = tc_xcalloc(npg + 1, sizeof(*mats));
+	materialize_all(&p, pg, npg, blockers->u.arr.len ? blockers : NULL,
+	    tr.maps, kids, mats);
 	for (i = 0; i < npg; i++) {
 		struct an_tmap *tm = &tr.maps[tr.nmaps++];
 
-		materialize(&p, pg[i].g, pg[i].sk, device, model,
-		    blockers->u.arr.len ? blockers : NULL, counts, tm, &kids[i]);
+		materialize_record(&p, pg[i].g, pg[i].sk, device, model, counts,
+		    tm, &mats[i]);
 		if (strcmp(tc_json_get_string(tm->m, "status"), "exact") == 0)
 			exact++;
 		tc_json_array_push(mappings, (tc_json *)tm->m);
 	}
+	free(mats);
 	trace = tc_json_new_object();
 	tc_json_object_set_string(trace, "schema_version", "2.0");
 	tc_json_object_set_string(trace, "protocol",
