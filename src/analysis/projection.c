@@ -225,7 +225,7 @@ struct prow {
 	struct ptime start, dur;
 	bool has_task;
 	unsigned char bad;	/* ROW_*: the fields past it are unset */
-	uint32_t dm;		/* its (device, model) texts: pbase.dm */
+	uint32_t dm;		/* its (device, model) texts: an_baseline.dm */
 };
 
 /* A kernel's name, as rows give it, and what it projects to: a profile
@@ -261,11 +261,10 @@ struct an_baseline {
 	tc_buf key;		/* scratch */
 	tc_dec num;		/* scratch: a time as read */
 };
-#define pbase an_baseline
 
 /* The interned name, op and core family of a (name, core) cell pair. */
 static const struct pname *
-pbase_name(struct pbase *b, const char *name, const char *core)
+pbase_name(struct an_baseline *b, const char *name, const char *core)
 {
 	struct pname *pn;
 	size_t *slot;
@@ -302,7 +301,7 @@ dm_is(const char *pair, const char *dev, const char *model)
 
 /* The index of a row's (device, model) texts, kept once. */
 static uint32_t
-pbase_dm(struct pbase *b, const char *dev, const char *model)
+pbase_dm(struct an_baseline *b, const char *dev, const char *model)
 {
 	size_t dl = strlen(dev), ml = strlen(model), *slot;
 	bool created;
@@ -345,7 +344,7 @@ static int
 base_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
     tc_error *err)
 {
-	struct pbase *b = vctx;
+	struct an_baseline *b = vctx;
 	const char *dev, *model, *stream, *step, *task, *name, *core, *start;
 	const char *dur;
 	struct prow *r;
@@ -412,7 +411,7 @@ base_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
  * file could not be read, or one of these rows fails the projection
  * (the first, as a read of this pair alone would stop there). */
 static int
-pbase_pair(const struct pbase *b, const char *dev, const char *model,
+pbase_pair(const struct an_baseline *b, const char *dev, const char *model,
     struct prow ***out, size_t *n, tc_error *err)
 {
 	static const char *const why[] = { NULL, "has invalid Step Id",
