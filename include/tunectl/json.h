@@ -248,6 +248,17 @@ void tc_json_emit_string(tc_json_emitter *e, const char *s);
 void tc_json_emit_value(tc_json_emitter *e, const tc_json *v);
 
 /*
+ * The form e writes in (TC_JSON_ASCII, TC_JSON_NO_NAN, TC_JSON_INDENT),
+ * and one value the caller rendered in that form itself: exactly the
+ * bytes the calls above would put out for it here (the caller checks
+ * NO_NAN and, without ASCII, lone surrogates).  For values written a
+ * million times from parts that repeat; anything else should use the
+ * calls above.
+ */
+unsigned tc_json_emit_flags(const tc_json_emitter *e);
+void tc_json_emit_text(tc_json_emitter *e, const char *text, size_t len);
+
+/*
  * An array of n items, item i written by fn(ctx, i, e, scratch) as one
  * value through e (scratch: a buffer fn may use, its thread's own).  A
  * digest or a stream of many items renders batches of them on a second

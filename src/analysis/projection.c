@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -233,6 +234,7 @@ struct prow {
 struct pname {
 	char *name, *op;
 	const char *core;
+	uint32_t id;		/* its index in an_baseline.names */
 };
 
 /*
@@ -287,6 +289,9 @@ pbase_name(struct an_baseline *b, const char *name, const char *core)
 	pn->name = tc_xstrdup(name);
 	pn->op = projection_op(name, core);
 	pn->core = projection_core(core, name);
+	if (b->nnames == UINT32_MAX)
+		abort();	/* four billion names: rows would not fit */
+	pn->id = (uint32_t)b->nnames;
 	*slot = b->nnames++;
 	return pn;
 }
@@ -1068,45 +1073,66 @@ struct kids {
 	struct prow **rows;		/* nbocc * nkid */
 };
 
+/* n zeros appended to out */
+static void
+put_zeros(tc_buf *out, size_t n)
+{
+	tc_buf_grow(out, n);
+	memset(out->data + out->len, '0', n);
+	out->len += n;
+	out->data[out->len] = '\0';
+}
+
+/* format(Decimal, "f"): the coefficient's nd digits placed by the
+ * exponent, after the sign. */
+static void
+plain_digits(tc_buf *out, bool neg, const char *digits, size_t nd, long exp)
+{
+	size_t frac;
+
+	if (neg)
+		tc_buf_putc(out, '-');
+	if (exp >= 0) {
+		tc_buf_add(out, digits, nd);
+		put_zeros(out, (size_t)exp);
+	} else if (nd > (frac = 0 - (size_t)exp)) {
+		tc_buf_add(out, digits, nd - frac);
+		tc_buf_putc(out, '.');
+		tc_buf_add(out, digits + nd - frac, frac);
+	} else {
+		tc_buf_add(out, "0.", 2);
+		put_zeros(out, frac - nd);
+		tc_buf_add(out, digits, nd);
+	}
+}
+
 /* format(Decimal, "f") of d appended to out: plain notation. */
 static void
 dec_plain(tc_buf *out, const tc_dec *d)
 {
-	char *s = tc_dec_to_string(d);
+	char *digits = mpz_get_str(NULL, 10, d->coef);
 
-	if (strpbrk(s, "Ee") == NULL) {
-		tc_buf_puts(out, s);
-		free(s);
+	plain_digits(out, d->sign != 0, digits, strlen(digits), d->exp);
+	free(digits);
+}
+
+/* The same of a time, its one-limb coefficient's digits made here. */
+static void
+ptime_plain(tc_buf *out, const struct ptime *t)
+{
+	char digits[24], *d = digits + sizeof(digits);
+	uint64_t u = t->u.limb;
+
+	if (t->big) {
+		dec_plain(out, t->u.big);
 		return;
 	}
-	free(s);
-	{
-		/* rebuild from the coefficient and exponent */
-		char *digits = mpz_get_str(NULL, 10, d->coef);
-		size_t nd = strlen(digits);
-		long exp = d->exp;
-
-		if (d->sign)
-			tc_buf_add(out, "-", 1);
-		if (exp >= 0) {
-			tc_buf_add(out, digits, nd);
-			while (exp-- > 0)
-				tc_buf_add(out, "0", 1);
-		} else if ((long)nd > -exp) {
-			tc_buf_add(out, digits, nd - (size_t)(-exp));
-			tc_buf_add(out, ".", 1);
-			tc_buf_add(out, digits + nd - (size_t)(-exp),
-			    (size_t)(-exp));
-		} else {
-			long z = -exp - (long)nd;
-
-			tc_buf_add(out, "0.", 2);
-			while (z-- > 0)
-				tc_buf_add(out, "0", 1);
-			tc_buf_add(out, digits, nd);
-		}
-		free(digits);
-	}
+	do {
+		*--d = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	plain_digits(out, t->sign != 0, d, (size_t)(digits + sizeof(digits) - d),
+	    t->exp);
 }
 
 /* What materialize_steps() finds for one fused group, for
@@ -1357,6 +1383,29 @@ materialize_all(const struct proj *p, const struct pgroup *pg, size_t npg,
 	pthread_join(t, NULL);
 }
 
+/*
+ * The parts of a baseline child's text that repeat, in the trace's form
+ * (ASCII, compact): by kernel name (an_baseline.names) and by graph
+ * node.  A million children are then copied together from them and from
+ * their own numbers (child_text) instead of written key by key; any
+ * other form, or a number the parts cannot take, goes through the
+ * emitter as before.
+ */
+struct part {
+	size_t off, len;
+};
+
+struct child_parts {
+	tc_buf t;
+	struct part *head;	/* {"baseline_name":N,"baseline_source_row": */
+	struct part *core;	/* ,"core_family":C,"duration_us": */
+	struct part *op;	/* "op" */
+	struct part *node;	/* ,"kernel_ordinal":K,"origin_node_key":"key",
+				 * "projected_op": */
+	struct part *role;	/* ,"source_stream_role":R,"start_us":" */
+	size_t nnames, nnodes;
+};
+
 /* The trace's writer: its mappings' occurrences from their records. */
 struct trace_writer {
 	const struct proj *p;
@@ -1364,6 +1413,7 @@ struct trace_writer {
 	const struct kids *kids;
 	size_t n, next;		/* the mapping whose placeholders come next */
 	tc_buf text;
+	const struct child_parts *parts;	/* NULL: key by key */
 };
 
 /* One mapping's baseline occurrences, written as items (in batches on
@@ -1372,7 +1422,175 @@ struct bocc_items {
 	const struct proj *p;
 	const struct an_tmap *tm;
 	const struct kids *kd;
+	const struct child_parts *parts;
 };
+
+static void
+part_string(tc_buf *t, const char *s)
+{
+	tc_json *v = tc_json_new_string(s);
+	tc_error err = TC_ERROR_INIT;
+
+	/* ASCII: every string has a text (lone surrogates escaped) */
+	if (tc_json_write(t, v, TC_JSON_ASCII, &err) != 0)
+		abort();
+	tc_json_free(v);
+}
+
+static struct part
+part_end(const tc_buf *t, size_t from)
+{
+	struct part sp = { from, t->len - from };
+
+	return sp;
+}
+
+static void
+child_parts_init(struct child_parts *cp, const struct an_baseline *base,
+    const struct proj *p)
+{
+	size_t i, at;
+
+	memset(cp, 0, sizeof(*cp));
+	cp->nnames = base->nnames;
+	cp->nnodes = p->nn;
+	cp->head = tc_xcalloc(cp->nnames + 1, sizeof(*cp->head));
+	cp->core = tc_xcalloc(cp->nnames + 1, sizeof(*cp->core));
+	cp->op = tc_xcalloc(cp->nnames + 1, sizeof(*cp->op));
+	cp->node = tc_xcalloc(cp->nnodes + 1, sizeof(*cp->node));
+	cp->role = tc_xcalloc(cp->nnodes + 1, sizeof(*cp->role));
+	for (i = 0; i < cp->nnames; i++) {
+		const struct pname *pn = base->names[i];
+
+		at = cp->t.len;
+		tc_buf_puts(&cp->t, "{\"baseline_name\":");
+		part_string(&cp->t, pn->name);
+		tc_buf_puts(&cp->t, ",\"baseline_source_row\":");
+		cp->head[i] = part_end(&cp->t, at);
+		at = cp->t.len;
+		tc_buf_puts(&cp->t, ",\"core_family\":");
+		part_string(&cp->t, pn->core);
+		tc_buf_puts(&cp->t, ",\"duration_us\":");
+		cp->core[i] = part_end(&cp->t, at);
+		at = cp->t.len;
+		part_string(&cp->t, pn->op);
+		cp->op[i] = part_end(&cp->t, at);
+	}
+	for (i = 0; i < cp->nnodes; i++) {
+		at = cp->t.len;
+		tc_buf_printf(&cp->t, ",\"kernel_ordinal\":%zu,"
+		    "\"origin_node_key\":", p->loc_ord[i]);
+		part_string(&cp->t, p->nodes[i].key);
+		tc_buf_puts(&cp->t, ",\"projected_op\":");
+		cp->node[i] = part_end(&cp->t, at);
+		at = cp->t.len;
+		tc_buf_puts(&cp->t, ",\"source_stream_role\":");
+		/* a node without a stream has no child rows */
+		if (p->loc_stream[i] < p->nss)
+			part_string(&cp->t, p->ss[p->loc_stream[i]].key);
+		else
+			tc_buf_puts(&cp->t, "null");
+		tc_buf_puts(&cp->t, ",\"start_us\":\"");
+		cp->role[i] = part_end(&cp->t, at);
+	}
+}
+
+static void
+child_parts_free(struct child_parts *cp)
+{
+	tc_buf_free(&cp->t);
+	free(cp->head);
+	free(cp->core);
+	free(cp->op);
+	free(cp->node);
+	free(cp->role);
+}
+
+/* a string literal's bytes, without its NUL */
+#define put_lit(out, lit)	tc_buf_add(out, lit, sizeof(lit) - 1)
+
+static inline void
+put_part(tc_buf *out, const struct child_parts *cp, struct part sp)
+{
+	tc_buf_add(out, cp->t.data + sp.off, sp.len);
+}
+
+static void
+put_int(tc_buf *out, int64_t v)
+{
+	char tmp[24], *t = tmp + sizeof(tmp);
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	do {
+		*--t = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		*--t = '-';
+	tc_buf_add(out, t, (size_t)(tmp + sizeof(tmp) - t));
+}
+
+/* A finite float as the writers put it; false for another. */
+static bool
+put_float(tc_buf *out, double v)
+{
+	if (!isfinite(v))
+		return false;
+	tc_json_format_double(out, v);
+	return true;
+}
+
+/* Occurrence k of a mapping as its text, from the parts; false where a
+ * float is not finite (the emitter reports it). */
+static bool
+child_text(const struct bocc_items *b, size_t k, tc_buf *out)
+{
+	const struct child_parts *cp = b->parts;
+	const struct kids *kd = b->kd;
+	const struct an_bocc *o = &b->tm->bocc[k];
+	size_t i;
+	tc_dec view;
+
+	tc_buf_reset(out);
+	put_lit(out, "{\"children\":[");
+	for (i = 0; i < kd->nkid; i++) {
+		const struct prow *r = kd->rows[k * kd->nkid + i];
+		size_t nd = kd->node[i];
+
+		if (i > 0)
+			tc_buf_putc(out, ',');
+		put_part(out, cp, cp->head[r->pn->id]);
+		put_int(out, (int64_t)r->source_row);
+		put_lit(out, ",\"baseline_stream_id\":");
+		put_int(out, r->stream);
+		put_lit(out, ",\"baseline_task_id\":");
+		if (r->has_task)
+			put_int(out, r->task);
+		else
+			put_lit(out, "null");
+		put_part(out, cp, cp->core[r->pn->id]);
+		if (!put_float(out, dec_double(ptime_dec(&r->dur, &view))))
+			return false;
+		put_part(out, cp, cp->node[nd]);
+		put_part(out, cp, cp->op[r->pn->id]);
+		put_part(out, cp, cp->role[nd]);
+		ptime_plain(out, &r->start);
+		put_lit(out, "\"}");
+	}
+	put_lit(out, "],\"duration_sum_us\":");
+	if (!put_float(out, o->duration_sum_us))
+		return false;
+	put_lit(out, ",\"interval_us\":");
+	if (!put_float(out, o->interval_us))
+		return false;
+	put_lit(out, ",\"step_id\":");
+	put_int(out, o->step);
+	put_lit(out, ",\"union_duration_us\":");
+	if (!put_float(out, o->union_us))
+		return false;
+	tc_buf_putc(out, '}');
+	return true;
+}
 
 static void
 bocc_item(void *ctx, size_t k, tc_json_emitter *e, tc_buf *text)
@@ -1385,6 +1603,10 @@ bocc_item(void *ctx, size_t k, tc_json_emitter *e, tc_buf *text)
 	size_t i;
 	tc_dec view;
 
+	if (b->parts != NULL && child_text(b, k, text)) {
+		tc_json_emit_text(e, text->data, text->len);
+		return;
+	}
 	tc_json_emit_object_begin(e);
 	tc_json_emit_key(e, "children");
 	tc_json_emit_array_begin(e);
@@ -1419,7 +1641,7 @@ bocc_item(void *ctx, size_t k, tc_json_emitter *e, tc_buf *text)
 		tc_json_emit_string(e, p->ss[p->loc_stream[nd]].key);
 		tc_json_emit_key(e, "start_us");
 		tc_buf_reset(text);
-		dec_plain(text, ptime_dec(&r->start, &view));
+		ptime_plain(text, &r->start);
 		tc_json_emit_string(e, tc_buf_cstr(text));
 		tc_json_emit_object_end(e);
 	}
@@ -1439,7 +1661,9 @@ static void
 emit_bocc(struct trace_writer *w, const struct an_tmap *tm,
     const struct kids *kd, tc_json_emitter *e)
 {
-	struct bocc_items b = { w->p, tm, kd };
+	struct bocc_items b = { w->p, tm, kd,
+	    tc_json_emit_flags(e) == (TC_JSON_ASCII | TC_JSON_NO_NAN) ?
+	    w->parts : NULL };
 
 	tc_json_emit_items(e, tm->nbocc, bocc_item, &b);
 }
@@ -2341,11 +2565,16 @@ tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
 	tr.doc = trace;
 	{
 		struct trace_writer w = { &p, tr.maps, kids, tr.nmaps, 0,
-		    TC_BUF_INIT };
+		    TC_BUF_INIT, NULL };
+		struct child_parts parts;
 		char hex[65];
-		int drc = tc_json_digest_hook(trace, TC_JSON_ASCII |
-		    TC_JSON_NO_NAN, trace_hook, &w, hex, err);
+		int drc;
 
+		child_parts_init(&parts, base, &p);
+		w.parts = &parts;
+		drc = tc_json_digest_hook(trace, TC_JSON_ASCII |
+		    TC_JSON_NO_NAN, trace_hook, &w, hex, err);
+		child_parts_free(&parts);
 		tc_buf_free(&w.text);
 		if (drc != 0)
 			goto done;

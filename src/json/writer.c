@@ -594,6 +594,24 @@ tc_json_emit_value(tc_json_emitter *e, const tc_json *v)
 		e->w->nan_error = true;
 }
 
+unsigned
+tc_json_emit_flags(const tc_json_emitter *e)
+{
+	const struct writer *w = e->w;
+
+	return (w->ascii ? TC_JSON_ASCII : 0) |
+	    (w->no_nan ? TC_JSON_NO_NAN : 0) |
+	    (w->indent ? TC_JSON_INDENT : 0);
+}
+
+void
+tc_json_emit_text(tc_json_emitter *e, const char *text, size_t len)
+{
+	slot(e);
+	put(e->w->out, text, len);
+	digest_piece(e->w);
+}
+
 bool
 tc_json__surrogate_error(const char *s, size_t len, tc_error *err)
 {

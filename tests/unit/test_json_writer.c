@@ -805,6 +805,35 @@ items_tree(size_t n)
 	return arr;
 }
 
+/* The hooked doc written, streamed and digested in flags equals tree's
+ * text (a plain write on one thread, a stream and a digest rendering
+ * batches on two). */
+static void
+assert_hooked_forms(const tc_json *tree, const tc_json *doc, unsigned flags,
+    tc_json_hook hook, void *ctx)
+{
+	struct sink_ctx sc = { TC_BUF_INIT, 0, 0 };
+	tc_buf want = TC_BUF_INIT, got = TC_BUF_INIT;
+	tc_error err = TC_ERROR_INIT;
+	char hw[65], hg[65];
+
+	assert_int_equal(tc_json_write(&want, tree, flags, &err), 0);
+	assert_int_equal(tc_json_write_hook(&got, doc, flags, hook, ctx, &err),
+	    0);
+	assert_string_equal(got.data, want.data);
+	assert_int_equal(tc_json_write_stream(doc, flags, hook, ctx, collect,
+	    &sc, &err), 0);
+	assert_int_equal(sc.text.len, want.len);
+	assert_memory_equal(sc.text.data, want.data, want.len);
+	tc_sha256_hex(want.data, want.len, hw);
+	assert_int_equal(tc_json_digest_hook(doc, flags, hook, ctx, hg, &err),
+	    0);
+	assert_string_equal(hg, hw);
+	tc_buf_free(&want);
+	tc_buf_free(&got);
+	tc_buf_free(&sc.text);
+}
+
 static void
 items_in_batches_write_what_one_thread_writes(void **state)
 {
@@ -824,30 +853,9 @@ items_in_batches_write_what_one_thread_writes(void **state)
 		tc_json_object_set_int(doc, "z", 1);
 		tc_json_object_set(tree, "items", items_tree(counts[c]));
 		tc_json_object_set_int(tree, "z", 1);
-		for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
-			struct sink_ctx sc = { TC_BUF_INIT, 0, 0 };
-			tc_buf want = TC_BUF_INIT, got = TC_BUF_INIT;
-			char hw[65], hg[65];
-
-			assert_int_equal(tc_json_write(&want, tree, flags[f],
-			    &err), 0);
-			/* a plain write: one thread */
-			assert_int_equal(tc_json_write_hook(&got, doc, flags[f],
-			    items_hook, &ic, &err), 0);
-			assert_string_equal(got.data, want.data);
-			/* a stream and a digest: batches on two threads */
-			assert_int_equal(tc_json_write_stream(doc, flags[f],
-			    items_hook, &ic, collect, &sc, &err), 0);
-			assert_int_equal(sc.text.len, want.len);
-			assert_memory_equal(sc.text.data, want.data, want.len);
-			tc_sha256_hex(want.data, want.len, hw);
-			assert_int_equal(tc_json_digest_hook(doc, flags[f],
-			    items_hook, &ic, hg, &err), 0);
-			assert_string_equal(hg, hw);
-			tc_buf_free(&want);
-			tc_buf_free(&got);
-			tc_buf_free(&sc.text);
-		}
+		for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++)
+			assert_hooked_forms(tree, doc, flags[f], items_hook,
+			    &ic);
 		tc_json_free(doc);
 		tc_json_free(tree);
 	}
@@ -882,6 +890,71 @@ items_in_batches_write_what_one_thread_writes(void **state)
 	}
 }
 
+/* Item i as item_of() writes it, rendered here as text where the form
+ * is compact (the way a caller copies repeating parts together). */
+static void
+item_text_of(void *ctx, size_t i, tc_json_emitter *e, tc_buf *scratch)
+{
+	unsigned flags = tc_json_emit_flags(e);
+
+	if (flags & TC_JSON_INDENT) {
+		item_of(ctx, i, e, scratch);
+		return;
+	}
+	tc_buf_reset(scratch);
+	tc_buf_printf(scratch, "{\"i\":%zu,\"s\":\"%zu%s\",\"v\":[", i, i,
+	    flags & TC_JSON_ASCII ? "\\u00e9" : "\xc3\xa9");
+	tc_json_format_double(scratch, (double)i / 7.0);
+	tc_buf_puts(scratch, ",{}]}");
+	tc_json_emit_text(e, scratch->data, scratch->len);
+}
+
+struct flags_ctx {
+	unsigned seen;
+	size_t n;
+};
+
+static bool
+text_items_hook(void *ctx, const tc_json *ph, tc_json_emitter *e)
+{
+	struct flags_ctx *c = ctx;
+	static const double no_nan = -1;
+
+	(void)ph;
+	c->seen = tc_json_emit_flags(e);
+	tc_json_emit_items(e, c->n, item_text_of, (void *)&no_nan);
+	return true;
+}
+
+static void
+text_items_write_what_the_emitter_writes(void **state)
+{
+	static const unsigned flags[] = { 0, TC_JSON_ASCII, TC_JSON_NO_NAN,
+	    TC_JSON_ASCII | TC_JSON_NO_NAN, TC_JSON_INDENT,
+	    TC_JSON_INDENT | TC_JSON_ASCII | TC_JSON_NO_NAN };
+	static const size_t counts[] = { 0, 1, 257, 5000 };
+	size_t f, c;
+
+	(void)state;
+	for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		tc_json *doc = tc_json_new_object(), *tree = tc_json_new_object();
+
+		tc_json_object_set_null(doc, "items");
+		tc_json_object_set_int(doc, "z", 1);
+		tc_json_object_set(tree, "items", items_tree(counts[c]));
+		tc_json_object_set_int(tree, "z", 1);
+		for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+			struct flags_ctx fc = { 0, counts[c] };
+
+			assert_hooked_forms(tree, doc, flags[f],
+			    text_items_hook, &fc);
+			assert_int_equal(fc.seen, flags[f]);
+		}
+		tc_json_free(doc);
+		tc_json_free(tree);
+	}
+}
+
 int
 main(void)
 {
@@ -894,6 +967,7 @@ main(void)
 		cmocka_unit_test(hooked_writes_equal_the_tree_they_stand_for),
 		cmocka_unit_test(fragments_write_the_members_they_were_rendered_from),
 		cmocka_unit_test(items_in_batches_write_what_one_thread_writes),
+		cmocka_unit_test(text_items_write_what_the_emitter_writes),
 		cmocka_unit_test(streamed_writes_equal_the_buffered_text),
 	};
 
