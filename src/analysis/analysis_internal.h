@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "tunectl/analysis.h"
 #include "tunectl/buf.h"
@@ -125,13 +126,38 @@ struct an_csv_sink {
 	    tc_error *err);
 };
 
+/* ---- what one run has hashed (digests.c) --------------------------------- */
+
+#define AN_DIGESTS_MAX	8
+
+struct an_file_digest {
+	struct stat st;		/* the file as it was hashed */
+	char hex[65];
+};
+struct an_digests {
+	struct an_file_digest d[AN_DIGESTS_MAX];
+	size_t n;
+};
+/* The SHA-256 noted for the file st describes (same device, inode,
+ * size, mtime and ctime) into hex; false when none is (or m is NULL). */
+bool tc_analysis__digest_known(const struct an_digests *m,
+    const struct stat *st, char hex[65]);
+/* Note hex for the file open on fd, described by before (its stat as
+ * the hash began), when fd still is that file; m NULL: nothing. */
+void tc_analysis__digest_note(struct an_digests *m, const struct stat *before,
+    int fd, const char hex[65]);
+/* tc_sha256_file() of path, through m (NULL: always hashed). */
+int tc_analysis__file_digest(struct an_digests *m, const char *path,
+    char hex[65], tc_error *err);
+
 /* The kernel_details.csv of path (the file itself, or the only one
  * under the directory), malloc'd, as Python spells it; NULL with err. */
 char *tc_analysis__find_kernel_details(const char *path, tc_error *err);
 /* Read csv_path row by row into sink; hex gets the SHA-256 of its
- * bytes.  Errors name the file and line. */
+ * bytes (hashed as read, unless memo knows them; then noted there).
+ * Errors name the file and line. */
 int tc_analysis__kernel_details_read(const char *csv_path, const struct an_csv_sink *sink,
-    char hex[65], tc_error *err);
+    struct an_digests *memo, char hex[65], tc_error *err);
 
 /* ---- files under a directory (walk.c) --------------------------------- */
 
@@ -274,10 +300,11 @@ int tc_analysis__workload_normalized_copy(const tc_json *w, tc_json **out,
 
 /* validate_manifest_set for roles[i] -> paths[i]: the summary (with
  * set_fingerprint), and with manifests_out the parsed manifests (the
- * caller's); NULL with the reference's message. */
+ * caller's); NULL with the reference's message.  Recorded files memo
+ * knows (unchanged) are not hashed again. */
 tc_json *tc_analysis__collection_validate_set(const char *const *roles,
     const char *const *paths, size_t n, tc_json **manifests_out,
-    tc_error *err);
+    const struct an_digests *memo, tc_error *err);
 
 /* The lenient read of --source-scope-map as a task-range layer map:
  * -1 with the reference's message when it is malformed. */

@@ -413,7 +413,7 @@ ns(const struct timespec *t)
 /* _validate_file_record; its (dev, ino) in *id. */
 static int
 file_record(const tc_json *rec, int rootfd, int64_t started, int64_t final,
-    dev_t *dev, ino_t *ino, tc_error *err)
+    const struct an_digests *memo, dev_t *dev, ino_t *ino, tc_error *err)
 {
 	static const char *const keys[] = { "ctime_ns", "mtime_ns", "path",
 	    "sha256", "size", NULL };
@@ -434,7 +434,8 @@ file_record(const tc_json *rec, int rootfd, int64_t started, int64_t final,
 		return -1;
 	if ((fd = open_nofollow(rootfd, path, "artifact", &st, err)) < 0)
 		return -1;
-	if (tc_sha256_fd(fd, path, hex, NULL, err) != 0) {
+	if (!tc_analysis__digest_known(memo, &st, hex) &&
+	    tc_sha256_fd(fd, path, hex, NULL, err) != 0) {
 		close(fd);
 		return -1;
 	}
@@ -475,7 +476,8 @@ struct ident {
 
 static int
 check_files(const tc_json *files, const char *role, const char *root,
-    int64_t started, int64_t final, const tc_json *session, tc_error *err)
+    int64_t started, int64_t final, const tc_json *session,
+    const struct an_digests *memo, tc_error *err)
 {
 	const char *const *need = role_files(role);
 	struct ident *seen = NULL;
@@ -554,7 +556,7 @@ check_files(const tc_json *files, const char *role, const char *root,
 			const char *p;
 
 			if (file_record(recs->u.arr.items[j], rootfd, started,
-			    final, &id.dev, &id.ino, err) != 0)
+			    final, memo, &id.dev, &id.ino, err) != 0)
 				goto done;
 			p = tc_json_get_string(recs->u.arr.items[j], "path");
 			for (k = 0; k < nseen; k++)
@@ -582,7 +584,7 @@ done:
 /* _validate_manifest of one role whose manifest lies in root. */
 static int
 check_manifest(const tc_json *m, const char *role, const char *root,
-    tc_error *err)
+    const struct an_digests *memo, tc_error *err)
 {
 	static const char *const keys[] = { "capture", "capture_role",
 	    "capture_root", "config", "config_fingerprint", "control",
@@ -683,7 +685,7 @@ check_manifest(const tc_json *m, const char *role, const char *root,
 		goto done;
 	}
 	if (check_files(tc_json_get(m, "files"), role, root, started, final,
-	    session, err) != 0)
+	    session, memo, err) != 0)
 		goto done;
 	if (sha_field(m, "manifest_fingerprint", "manifest_fingerprint", err))
 		goto done;
@@ -704,7 +706,8 @@ done:
 
 tc_json *
 tc_analysis__collection_validate_set(const char *const *roles, const char *const *paths,
-    size_t n, tc_json **manifests_out, tc_error *err)
+    size_t n, tc_json **manifests_out, const struct an_digests *memo,
+    tc_error *err)
 {
 	tc_json **m = tc_xcalloc(n + 1, sizeof(*m)), *summary = NULL, *r;
 	struct stat *st = tc_xcalloc(n + 1, sizeof(*st));
@@ -779,7 +782,7 @@ tc_analysis__collection_validate_set(const char *const *roles, const char *const
 			}
 		}
 	for (i = 0; i < n; i++)
-		if (check_manifest(m[i], roles[i], root[i], err) != 0)
+		if (check_manifest(m[i], roles[i], root[i], memo, err) != 0)
 			goto done;
 	for (k = 0; k < sizeof(match) / sizeof(match[0]); k++)
 		for (i = 1; i < n; i++)
@@ -831,7 +834,8 @@ tc_json *
 tc_collection_validate_set(const char *const *roles, const char *const *paths,
     size_t n, tc_error *err)
 {
-	return tc_analysis__collection_validate_set(roles, paths, n, NULL, err);
+	return tc_analysis__collection_validate_set(roles, paths, n, NULL, NULL,
+	    err);
 }
 
 /* ---- writing: begin and finalize -------------------------------------- */

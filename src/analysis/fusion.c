@@ -758,14 +758,14 @@ candidate_free(struct candidate *c)
 
 static int
 read_profile(const char *path, const struct an_csv_sink *sink, size_t *rows,
-    char hex[65], tc_error *err)
+    struct an_digests *memo, char hex[65], tc_error *err)
 {
 	char *csv = tc_analysis__find_kernel_details(path, err);
 	int rc;
 
 	if (csv == NULL)
 		return -1;
-	rc = tc_analysis__kernel_details_read(csv, sink, hex, err);
+	rc = tc_analysis__kernel_details_read(csv, sink, memo, hex, err);
 	if (rc == 0 && *rows == 0) {
 		tc_error_set(err, "%s: no kernel rows with start/duration", csv);
 		rc = -1;
@@ -1020,6 +1020,8 @@ struct run {
 	/* the projection's read of the SK-off rows, started on a second
 	 * thread beside the analysis' own reads (NULL once joined) */
 	struct an_baseline_job *prefetch;
+	/* the profiles' digests, each file hashed once */
+	struct an_digests digests;
 };
 
 static bool interval_proven(const tc_json *b);
@@ -2137,8 +2139,8 @@ project(const struct tc_fusion_args *a, const char *bhex,
 static tc_json *
 association_protocol(const struct tc_fusion_args *a, const char *bhex,
     const char *chex, const struct tc_analysis__fingerprints *fp,
-    struct an_baseline_job **prefetch, struct an_structural *st,
-    bool *have_st)
+    const struct an_digests *memo, struct an_baseline_job **prefetch,
+    struct an_structural *st, bool *have_st)
 {
 	const char *paths[2] = { a->baseline_collection_manifest,
 	    a->profile_collection_manifest };
@@ -2181,7 +2183,8 @@ association_protocol(const struct tc_fusion_args *a, const char *bhex,
 	} else {
 		tc_error e = TC_ERROR_INIT;
 
-		summary = tc_analysis__collection_validate_set(roles, paths, 2, m, &e);
+		summary = tc_analysis__collection_validate_set(roles, paths, 2, m,
+		    memo, &e);
 		tc_error_clear(&e);
 		if (summary == NULL) {
 			blocker = "structural_collection_manifest_set_invalid";
@@ -2951,8 +2954,8 @@ tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
 	bsink.wants = baseline_wants;
 	bsink.row = baseline_row;
 	bsink.rejected = NULL;
-	if (read_profile(a->baseline_profile, &bsink, &run.base.total, bhex,
-	    err) != 0)
+	if (read_profile(a->baseline_profile, &bsink, &run.base.total,
+	    &run.digests, bhex, err) != 0)
 		goto done;
 	baseline_index(&run.base);
 	if (load_source_map(a, &run.smap, err) != 0)
@@ -2966,12 +2969,13 @@ tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
 		    a->candidate_profile, &e);
 
 		chex[0] = '\0';
-		if (ccsv == NULL || tc_sha256_file(ccsv, chex, NULL, &e) != 0)
+		if (ccsv == NULL || tc_analysis__file_digest(&run.digests, ccsv,
+		    chex, &e) != 0)
 			chex[0] = '\0';
 		tc_error_clear(&e);
 		free(ccsv);
 		run.assoc = association_protocol(a, bhex, chex, &run.fp,
-		    &run.prefetch, &run.st, &run.have_st);
+		    &run.digests, &run.prefetch, &run.st, &run.have_st);
 		if (run.have_st)
 			run.cand.st = &run.st;
 	}
@@ -2980,12 +2984,12 @@ tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
 	csink.wants = candidate_wants;
 	csink.row = candidate_row;
 	csink.rejected = candidate_rejected;
-	if (read_profile(a->candidate_profile, &csink, &run.cand.total, chex,
-	    err) != 0)
+	if (read_profile(a->candidate_profile, &csink, &run.cand.total,
+	    &run.digests, chex, err) != 0)
 		goto done;
 	if (run.assoc == NULL)
 		run.assoc = association_protocol(a, bhex, chex, &run.fp,
-		    &run.prefetch, &run.st, &run.have_st);
+		    &run.digests, &run.prefetch, &run.st, &run.have_st);
 	if (meta_rc != 0) {
 		tc_error_set(err, "%s", tc_error_msg(&meta_err));
 		goto done;

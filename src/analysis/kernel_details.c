@@ -445,14 +445,16 @@ end_line(struct reader *r)
 
 int
 tc_analysis__kernel_details_read(const char *csv_path, const struct an_csv_sink *sink,
-    char hex[65], tc_error *err)
+    struct an_digests *memo, char hex[65], tc_error *err)
 {
 	struct reader r;
 	FILE *fp;
 	char *block;
 	size_t n, i, line_bytes = 0, nl;
 	bool cr = false;
-	tc_sha256 *sha;
+	tc_sha256 *sha = NULL;
+	struct stat st;
+	bool stat_ok;
 	int rc = 0, c;
 
 	memset(&r, 0, sizeof(r));
@@ -466,10 +468,13 @@ tc_analysis__kernel_details_read(const char *csv_path, const struct an_csv_sink 
 		tc_error_os(err, errno, csv_path);
 		return -1;
 	}
-	sha = tc_sha256_new();
+	stat_ok = fstat(fileno(fp), &st) == 0;
+	if (!stat_ok || !tc_analysis__digest_known(memo, &st, hex))
+		sha = tc_sha256_new();
 	block = tc_xmalloc(BLOCK);
 	while (rc == 0 && (n = fread(block, 1, BLOCK, fp)) > 0) {
-		tc_sha256_update(sha, block, n);
+		if (sha != NULL)
+			tc_sha256_update(sha, block, n);
 		nl = SIZE_MAX;	/* the next '\n' from i on (n: none) */
 		for (i = 0; i < n && rc == 0; i++) {
 			unsigned char b = (unsigned char)block[i];
@@ -539,9 +544,14 @@ tc_analysis__kernel_details_read(const char *csv_path, const struct an_csv_sink 
 		save_field(&r);
 		rc = end_record(&r);
 	}
+	if (sha != NULL) {
+		tc_sha256_final_hex(sha, hex);
+		/* the whole file went through the hash */
+		if (rc == 0 && stat_ok && feof(fp))
+			tc_analysis__digest_note(memo, &st, fileno(fp), hex);
+	}
 	fclose(fp);
 	free(block);
-	tc_sha256_final_hex(sha, hex);
 	for (c = 0; c < NCOL; c++)
 		tc_buf_free(&r.val[c]);
 	tc_buf_free(&r.rec);

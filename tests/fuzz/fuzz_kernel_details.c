@@ -77,7 +77,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sink.wants = NULL;
 	sink.row = kd_row;
 	sink.rejected = kd_rejected;
-	rc = tc_analysis__kernel_details_read(path, &sink, hex, &err);
+	rc = tc_analysis__kernel_details_read(path, &sink, NULL, hex, &err);
 	if (rc == 0) {
 		tc_sha256_hex(data, size, want);
 		FZ_REQUIRE(strcmp(hex, want) == 0);

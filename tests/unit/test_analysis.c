@@ -5,6 +5,7 @@
  * interval unions, launch-name operators, round ids, Python's float() on a
  * cell, and kernel_details.csv read as csv.DictReader reads it.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,12 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "../../src/analysis/analysis_internal.h"
 #include "tunectl/analysis.h"
 #include "tunectl/fileio.h"
+#include "tunectl/sha256.h"
 #include "unit_fixture.h"
 
 static const struct tc_analysis_thresholds defaults = { 3.0, 1.0, 3 };
@@ -405,7 +409,7 @@ split_and_quoted_rows_read_alike_across_blocks(void **state)
 	assert_int_equal(tc_write_atomic(path, b.data, b.len, 0, &err), 0);
 	sink.ctx = &s;
 	sink.row = on_numbered_row;
-	assert_int_equal(tc_analysis__kernel_details_read(path, &sink, hex,
+	assert_int_equal(tc_analysis__kernel_details_read(path, &sink, NULL, hex,
 	    &err), 0);
 	assert_int_equal(s.rows, n);
 	assert_int_equal(s.bad, 0);
@@ -477,7 +481,7 @@ kernel_details_reads_as_dictreader(void **state)
 	sink.wants = NULL;
 	sink.row = on_row;
 	sink.rejected = on_rejected;
-	assert_int_equal(tc_analysis__kernel_details_read(path, &sink, hex, &err), 0);
+	assert_int_equal(tc_analysis__kernel_details_read(path, &sink, NULL, hex, &err), 0);
 	assert_int_equal(s.rows, 3);
 	/* the BOM stays in the first column's name, so "Name" is not
 	 * found; the quoted comma and line break stay inside their fields */
@@ -492,6 +496,86 @@ kernel_details_reads_as_dictreader(void **state)
 	assert_string_equal(s.reasons[2], "non_positive_duration");
 	assert_string_equal(s.reasons[3], "invalid_or_missing_start");
 	free(path);
+	unit_rmtree(dir);
+	free(dir);
+}
+
+/* A run's digests: a profile hashed while read is known afterwards (and
+ * its second read gives the same hex without hashing), another file or
+ * the same file rewritten is hashed anew, and a NULL memo hashes. */
+static void
+file_digests_are_taken_once_per_unchanged_file(void **state)
+{
+	char *dir = unit_tmpdir("analysis-digests"), *path, *other;
+	char hex[65], again[65], want[65];
+	static const char csv[] = "Name,Start Time(us),Duration(us)\n"
+	    "a,0,1\nb,1,2\n";
+	struct an_digests memo;
+	struct an_csv_sink sink;
+	struct seen s;
+	struct stat st;
+	tc_error err = TC_ERROR_INIT;
+	int fd;
+
+	(void)state;
+	memset(&memo, 0, sizeof(memo));
+	memset(&s, 0, sizeof(s));
+	memset(&sink, 0, sizeof(sink));
+	sink.ctx = &s;
+	sink.row = on_row;
+	sink.rejected = on_rejected;
+	path = tc_xasprintf("%s/kernel_details.csv", dir);
+	other = tc_xasprintf("%s/other.csv", dir);
+	assert_int_equal(tc_write_atomic(path, csv, sizeof(csv) - 1, 0, &err),
+	    0);
+	assert_int_equal(tc_write_atomic(other, "x\n", 2, 0, &err), 0);
+	tc_sha256_hex(csv, sizeof(csv) - 1, want);
+	assert_int_equal(tc_analysis__kernel_details_read(path, &sink, &memo,
+	    hex, &err), 0);
+	assert_string_equal(hex, want);
+	assert_int_equal(memo.n, 1);
+	assert_int_equal(stat(path, &st), 0);
+	memset(again, 0, sizeof(again));
+	assert_true(tc_analysis__digest_known(&memo, &st, again));
+	assert_string_equal(again, want);
+	/* read again: the same rows, the hex from the memo */
+	assert_int_equal(tc_analysis__kernel_details_read(path, &sink, &memo,
+	    again, &err), 0);
+	assert_string_equal(again, want);
+	assert_int_equal(s.rows, 4);
+	assert_int_equal(tc_analysis__file_digest(&memo, path, again, &err), 0);
+	assert_string_equal(again, want);
+	assert_int_equal(memo.n, 1);
+	/* another file is hashed and noted beside it */
+	assert_int_equal(tc_analysis__file_digest(&memo, other, again, &err), 0);
+	tc_sha256_hex("x\n", 2, want);
+	assert_string_equal(again, want);
+	assert_int_equal(memo.n, 2);
+	/* the profile rewritten (a new inode, new times): hashed anew */
+	assert_int_equal(tc_write_atomic(path, "Name\n", 5, 0, &err), 0);
+	tc_sha256_hex("Name\n", 5, want);
+	assert_int_equal(tc_analysis__file_digest(&memo, path, again, &err), 0);
+	assert_string_equal(again, want);
+	/* and rewritten in place, growing: the size tells */
+	assert_true((fd = open(path, O_WRONLY | O_APPEND)) >= 0);
+	assert_int_equal(write(fd, "y\n", 2), 2);
+	close(fd);
+	tc_sha256_hex("Name\ny\n", 7, want);
+	assert_int_equal(tc_analysis__file_digest(&memo, path, again, &err), 0);
+	assert_string_equal(again, want);
+	/* no memo: hashed, nothing noted */
+	assert_int_equal(tc_analysis__file_digest(NULL, path, again, &err), 0);
+	assert_string_equal(again, want);
+	assert_false(tc_analysis__digest_known(NULL, &st, again));
+	/* a missing file: the OS error, named */
+	free(other);
+	other = tc_xasprintf("%s/missing.csv", dir);
+	assert_int_equal(tc_analysis__file_digest(&memo, other, again, &err),
+	    -1);
+	assert_non_null(strstr(tc_error_msg(&err), "missing.csv"));
+	tc_error_clear(&err);
+	free(path);
+	free(other);
 	unit_rmtree(dir);
 	free(dir);
 }
@@ -743,7 +827,7 @@ an_oversized_field_names_file_and_line(void **state)
 		tc_buf_putc(&b, 'a');
 	path = tc_xasprintf("%s/k.csv", dir);
 	assert_int_equal(tc_write_atomic(path, b.data, b.len, 0, &err), 0);
-	assert_int_equal(tc_analysis__kernel_details_read(path, &sink, hex, &err), -1);
+	assert_int_equal(tc_analysis__kernel_details_read(path, &sink, NULL, hex, &err), -1);
 	assert_non_null(strstr(tc_error_msg(&err), "k.csv: line 3: field "
 	    "larger than field limit (131072)"));
 	tc_error_clear(&err);
@@ -950,6 +1034,7 @@ main(void)
 		cmocka_unit_test(arguments_parse_as_python_float_and_int),
 		cmocka_unit_test(plain_decimal_cells_round_as_strtod),
 		cmocka_unit_test(kernel_details_reads_as_dictreader),
+		cmocka_unit_test(file_digests_are_taken_once_per_unchanged_file),
 		cmocka_unit_test(split_and_quoted_rows_read_alike_across_blocks),
 		cmocka_unit_test(an_oversized_field_names_file_and_line),
 		cmocka_unit_test(candidate_sk_rows_read_quoted_and_padded_fields),
