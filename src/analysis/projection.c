@@ -1412,7 +1412,6 @@ struct trace_writer {
 	const struct an_tmap *maps;
 	const struct kids *kids;
 	size_t n, next;		/* the mapping whose placeholders come next */
-	tc_buf text;
 	const struct child_parts *parts;	/* NULL: key by key */
 };
 
@@ -1668,33 +1667,82 @@ emit_bocc(struct trace_writer *w, const struct an_tmap *tm,
 	tc_json_emit_items(e, tm->nbocc, bocc_item, &b);
 }
 
+/*
+ * A candidate time's text as a time: a plain decimal of up to 19 digits
+ * read here, what the decimal module reads as the same value with the
+ * same exponent ("0012.50" is 1250 scaled by 10^-2); any other spelling
+ * through it.  The texts were checked as the rows were read.
+ */
 static void
-emit_cocc(struct trace_writer *w, const struct an_tmap *tm,
-    tc_json_emitter *e)
+text_ptime(struct ptime *t, const char *s)
 {
-	size_t i;
+	uint64_t v = 0;
+	size_t nd = 0, frac = 0;
+	const char *p = s;
+	bool point = false;
 	tc_dec d;
 
+	for (; *p != '\0'; p++) {
+		if (*p >= '0' && *p <= '9') {
+			v = v * 10 + (uint64_t)(*p - '0');
+			nd++;
+			frac += point;
+		} else if (*p == '.' && !point) {
+			point = true;
+		} else {
+			break;
+		}
+	}
+	if (*p == '\0' && nd > 0 && nd <= 19) {
+		t->big = false;
+		t->u.limb = v;
+		t->exp = -(int32_t)frac;
+		t->sign = 0;
+		return;
+	}
 	tc_dec_init(&d);
-	tc_json_emit_array_begin(e);
-	for (i = 0; i < tm->ncocc; i++) {
-		const struct an_sk_row *r = tm->cocc[i];
+	(void)tc_dec_parse(&d, s, strlen(s));
+	ptime_set(t, &d);
+	tc_dec_clear(&d);
+}
 
+/* One candidate occurrence: {"duration_us", "start_us", "step_id"}, as
+ * text where the form is the trace's (child_text). */
+static void
+cocc_item(void *ctx, size_t i, tc_json_emitter *e, tc_buf *text)
+{
+	const struct an_sk_row *r = ((const struct an_tmap *)ctx)->cocc[i];
+	struct ptime start, dur;
+	tc_dec view;
+	double d;
+
+	text_ptime(&dur, r->dur_text);
+	text_ptime(&start, r->start_text);
+	d = dec_double(ptime_dec(&dur, &view));
+	tc_buf_reset(text);
+	if (tc_json_emit_flags(e) == (TC_JSON_ASCII | TC_JSON_NO_NAN) &&
+	    isfinite(d)) {
+		put_lit(text, "{\"duration_us\":");
+		tc_json_format_double(text, d);
+		put_lit(text, ",\"start_us\":\"");
+		ptime_plain(text, &start);
+		put_lit(text, "\",\"step_id\":");
+		put_int(text, r->step);
+		tc_buf_putc(text, '}');
+		tc_json_emit_text(e, text->data, text->len);
+	} else {
 		tc_json_emit_object_begin(e);
 		tc_json_emit_key(e, "duration_us");
-		tc_dec_parse(&d, r->dur_text, strlen(r->dur_text));
-		tc_json_emit_float(e, dec_double(&d));
+		tc_json_emit_float(e, d);
 		tc_json_emit_key(e, "start_us");
-		tc_dec_parse(&d, r->start_text, strlen(r->start_text));
-		tc_buf_reset(&w->text);
-		dec_plain(&w->text, &d);
-		tc_json_emit_string(e, tc_buf_cstr(&w->text));
+		ptime_plain(text, &start);
+		tc_json_emit_string(e, tc_buf_cstr(text));
 		tc_json_emit_key(e, "step_id");
 		tc_json_emit_int(e, r->step);
 		tc_json_emit_object_end(e);
 	}
-	tc_json_emit_array_end(e);
-	tc_dec_clear(&d);
+	ptime_clear(&dur);
+	ptime_clear(&start);
 }
 
 static bool
@@ -1714,7 +1762,8 @@ trace_hook(void *ctx, const tc_json *ph, tc_json_emitter *e)
 			return true;
 		}
 		if (ph == tm->cocc_ph) {
-			emit_cocc(w, tm, e);
+			tc_json_emit_items(e, tm->ncocc, cocc_item,
+			    (void *)tm);
 			w->next = (j + 1) % w->n;
 			return true;
 		}
@@ -2565,7 +2614,7 @@ tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
 	tr.doc = trace;
 	{
 		struct trace_writer w = { &p, tr.maps, kids, tr.nmaps, 0,
-		    TC_BUF_INIT, NULL };
+		    NULL };
 		struct child_parts parts;
 		char hex[65];
 		int drc;
@@ -2575,7 +2624,6 @@ tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
 		drc = tc_json_digest_hook(trace, TC_JSON_ASCII |
 		    TC_JSON_NO_NAN, trace_hook, &w, hex, err);
 		child_parts_free(&parts);
-		tc_buf_free(&w.text);
 		if (drc != 0)
 			goto done;
 		tc_json_object_set_string(trace, "mapping_fingerprint", hex);
