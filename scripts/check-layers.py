@@ -44,7 +44,7 @@ LAYERS = [
 HEADERS = {
     "buf": "util", "error": "util", "fileio": "util", "lock": "util",
     "path": "util", "proc": "util", "sha256": "util", "timeutil": "util",
-    "text": "util", "heap": "util",
+    "text": "util", "heap": "util", "finder": "util",
     "json": "json", "canon": "json",
     "decimal": "num", "stats": "num",
     "bench": "bench", "analysis": "analysis",

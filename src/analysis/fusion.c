@@ -31,6 +31,7 @@
 #include "analysis_internal.h"
 #include "tunectl/path.h"
 #include "tunectl/fileio.h"
+#include "tunectl/finder.h"
 #include "tunectl/sha256.h"
 #include "tunectl/text.h"
 
@@ -2309,11 +2310,23 @@ write_temp(const char *path, const char *data, size_t len, tc_error *err)
  * the tail only. */
 #define WRITEBACK_STEP	((off_t)8 << 20)
 
-/* The analysis document as it is written: its temp file. */
+/* The content fingerprint's value while the document is written (as
+ * long as the hex that replaces it in the file), and its key as the
+ * document's indented text gives it. */
+#define FINGERPRINT_PENDING \
+	"0000000000000000000000000000000000000000000000000000000000000000"
+#define PENDING_KEY	"\n  \"analysis_content_fingerprint\": \""
+
+/* The analysis document as it is written: its temp file, and where in
+ * it the content fingerprint's placeholder goes.  Only a member of the
+ * document itself is indented by exactly two spaces after a line break
+ * (a string holds no raw line break), so the key's first occurrence in
+ * the text is the top-level one. */
 struct doc_sink {
 	int fd;
 	const char *path;	/* the output's, for messages */
 	off_t written, flushed;	/* bytes in the file; asked to write out */
+	tc_finder pending;	/* PENDING_KEY in the text */
 };
 
 static int
@@ -2321,6 +2334,7 @@ doc_sink(void *vctx, const char *data, size_t len, tc_error *err)
 {
 	struct doc_sink *d = vctx;
 
+	(void)tc_finder_feed(&d->pending, data, len);
 	if (write_all(d->fd, d->path, data, len, err) != 0)
 		return -1;
 	d->written += (off_t)len;
@@ -2344,13 +2358,16 @@ doc_sink(void *vctx, const char *data, size_t len, tc_error *err)
  */
 static char *
 write_document(const char *path, const tc_json *report,
-    const struct an_structural *st, int *fd, tc_error *err)
+    const struct an_structural *st, int *fd, off_t *pending_at,
+    tc_error *err)
 {
-	struct doc_sink d = { -1, NULL, 0, 0 };
+	struct doc_sink d;
 	char *tmp = open_temp(path, fd, err);
 
 	if (tmp == NULL)
 		return NULL;
+	memset(&d, 0, sizeof(d));
+	tc_finder_init(&d.pending, PENDING_KEY, sizeof(PENDING_KEY) - 1);
 	d.fd = *fd;
 	d.path = path;
 	if (tc_json_write_stream(report, TC_JSON_INDENT,
@@ -2362,7 +2379,65 @@ write_document(const char *path, const tc_json *report,
 		free(tmp);
 		return NULL;
 	}
+	/* the value's first byte, after the key */
+	*pending_at = d.pending.at < 0 ? -1 :
+	    (off_t)d.pending.at + (off_t)sizeof(PENDING_KEY) - 1;
 	return tmp;
+}
+
+/* The content fingerprint taken on a thread of its own while the
+ * document is written (or, if none can start, when joined). */
+struct fingerprint_job {
+	const tc_json *report;
+	const struct an_structural *st;
+	char hex[65];
+	int rc;
+	tc_error err;
+	pthread_t thread;
+	bool started;
+};
+
+static int content_fingerprint(const tc_json *report,
+    const struct an_structural *st, char hex[65], tc_error *err);
+
+static void *
+fingerprint_main(void *arg)
+{
+	struct fingerprint_job *j = arg;
+
+	j->rc = content_fingerprint(j->report, j->st, j->hex, &j->err);
+	return NULL;
+}
+
+static void
+fingerprint_start(struct fingerprint_job *j, const tc_json *report,
+    const struct an_structural *st)
+{
+	memset(j, 0, sizeof(*j));
+	j->report = report;
+	j->st = st;
+	j->err = (tc_error)TC_ERROR_INIT;
+	j->started = pthread_create(&j->thread, NULL, fingerprint_main, j) ==
+	    0;
+}
+
+/* 0 with the hex in j->hex, or -1 with err: a value the canonical form
+ * refuses (a NaN the inputs carried into the report: named where it
+ * is, exit 2; the reference fails there with a traceback,
+ * docs/analysis.md "Deviations from the reference"). */
+static int
+fingerprint_join(struct fingerprint_job *j, tc_error *err)
+{
+	if (j->started)
+		pthread_join(j->thread, NULL);
+	else
+		fingerprint_main(j);
+	tc_error_clear(&j->err);
+	if (j->rc != 0) {
+		tc_analysis__nonstandard_error(j->report, err);
+		return -1;
+	}
+	return 0;
 }
 
 /* The Markdown report rendered on a thread of its own (or, if none can
@@ -2448,22 +2523,42 @@ write_outputs(const char *json_path, const tc_json *report,
 {
 	char *jt = NULL, *mt = NULL, *backup = NULL, *md = NULL;
 	struct markdown_job mj;
+	struct fingerprint_job fj;
 	bool md_done = false;
 	int fd = -1, rc = -1;
+	off_t pending_at = -1;
+	tc_error derr = TC_ERROR_INIT;
 
-	/* the Markdown renders on a second thread while the document is
-	 * written (both only read the report); the document's errors first */
+	/* the content fingerprint and the Markdown are taken on threads of
+	 * their own while the document is written (all only read the
+	 * report), its placeholder then overwritten in the temp file; the
+	 * fingerprint's errors first (a refused value, as before any write),
+	 * then the document's, then the Markdown's */
+	fingerprint_start(&fj, report, st);
 	if (md_path != NULL)
 		markdown_start(&mj, report, st);
-	jt = write_document(json_path, report, st, &fd, err);
-	if (md_path != NULL)
-		md = markdown_join(&mj, jt != NULL ? err : NULL);
-	if (jt == NULL) {
-		free(md);
-		return -1;
+	jt = write_document(json_path, report, st, &fd, &pending_at, &derr);
+	if (fingerprint_join(&fj, err) != 0) {
+		if (md_path != NULL)
+			free(markdown_join(&mj, NULL));
+		goto fail;
 	}
+	if (jt == NULL) {
+		tc_error_set(err, "%s", tc_error_msg(&derr));
+		if (md_path != NULL)
+			free(markdown_join(&mj, NULL));
+		goto fail;
+	}
+	if (md_path != NULL)
+		md = markdown_join(&mj, err);
 	if (md_path != NULL && md == NULL)
 		goto fail;
+	if (pending_at < 0)
+		abort();	/* the report always holds the key */
+	if (pwrite(fd, fj.hex, 64, pending_at) != 64) {
+		tc_error_os(err, errno != 0 ? errno : EIO, json_path);
+		goto fail;
+	}
 	if (seal_temp(fd, json_path, err) != 0)
 		goto fail;
 	if (md_path != NULL) {
@@ -2518,6 +2613,7 @@ fail:
 		}
 	}
 done:
+	tc_error_clear(&derr);
 	if (fd >= 0)
 		close(fd);
 	if (jt != NULL)
@@ -2855,18 +2951,13 @@ build_report(struct run *run, tc_json *decisions, tc_json *sk_child,
 	}
 	tc_json_object_set_string(r, "baseline_profile_fingerprint", bhex);
 	tc_json_object_set_string(r, "candidate_profile_fingerprint", chex);
-	if (rc != 0 || content_fingerprint(r, run->have_st ? &run->st : NULL,
-	    hex, err) != 0) {
-		/* a NaN the inputs carried into the report (the declared
-		 * change set's other fields): named where it is, exit 2; the
-		 * reference fails here with a traceback (docs/analysis.md,
-		 * "Deviations from the reference") */
-		if (rc == 0)
-			tc_analysis__nonstandard_error(r, err);
+	if (rc != 0) {
 		tc_json_free(r);
 		return NULL;
 	}
-	tc_json_object_set_string(r, "analysis_content_fingerprint", hex);
+	/* taken while the document is written (write_outputs) */
+	tc_json_object_set_string(r, "analysis_content_fingerprint",
+	    FINGERPRINT_PENDING);
 	return r;
 }
 

@@ -44,6 +44,39 @@ fp = d.pop("analysis_content_fingerprint")
 c = json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 sys.exit(hashlib.sha256(c.encode()).hexdigest() != fp)' "$T/run/out/profiling-analysis-result.json"
 
+# The content fingerprint is taken while the document is written and its
+# placeholder overwritten in the file: found wherever the stream's pieces
+# cut the text before it (agent ids of 1 to 130,000 bytes, some of two-byte
+# characters, so that the document's UTF-8 and the canonical ASCII differ).
+fp_ok=yes
+for n in 1 16380 32700 32745 32760 32768 32790 65500 130000; do
+	args=("${ARGV[@]}")
+	for i in "${!args[@]}"; do
+		if [ "${args[$i]}" = --analysis-agent-id ]; then
+			if [ $((n % 2)) -eq 0 ]; then
+				args[i + 1]=$(python3 -c 'import sys; print("\u00e9" * (int(sys.argv[1]) // 2))' "$n")
+			else
+				args[i + 1]=$(head -c "$n" /dev/zero | tr '\0' a)
+			fi
+		fi
+	done
+	stage "$T/fp"
+	if ! (cd "$T/fp" && "$TUNECTL_BIN" analyze fusion "${args[@]}" > stdout.txt 2> stderr.txt) ||
+	    ! python3 -c '
+import hashlib, json, sys
+raw = open(sys.argv[1], "rb").read()
+d = json.loads(raw)
+fp = d.pop("analysis_content_fingerprint")
+c = json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+sys.exit(hashlib.sha256(c.encode()).hexdigest() != fp or
+         raw != (json.dumps(dict(d, analysis_content_fingerprint=fp), sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode() or
+         open(sys.argv[2], "rb").read() != raw)' "$T/fp/out/profiling-analysis-result.json" "$T/fp/stdout.txt"; then
+		fp_ok="no (agent id of $n bytes)"
+		break
+	fi
+done
+expect_eq "$fp_ok" yes "the content fingerprint lands in the document however long the text before it"
+
 # The launcher: the same argv, the same files, no exit 69.
 stage "$T/launch"
 (cd "$T/launch" && TUNECTL=$TUNECTL_BIN "$TUNECTL_SRC/share/tools/analyze_profiler.py" "${ARGV[@]}" > stdout.txt 2> stderr.txt)
