@@ -20,4 +20,9 @@ void tc_heap_init(void);
  * transparent huge pages; smaller sizes and later calls do nothing. */
 void tc_heap_expect(size_t bytes);
 
+/* An array of n bytes at p is about to be filled: the whole 2 MiB
+ * pages inside it are marked for transparent huge pages (one fault each
+ * instead of 512).  Only for arrays of many megabytes, untouched yet. */
+void tc_heap_hint(void *p, size_t n);
+
 #endif

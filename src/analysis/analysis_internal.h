@@ -355,12 +355,18 @@ int tc_analysis__csv_text_each(const char *t, size_t n, an_csv_fn fn,
     void *ctx, tc_error *err);
 int tc_analysis__csv_file_each(const char *path, an_csv_fn fn, void *ctx,
     tc_error *err);
+/* The file read as text that must be strict UTF-8 without a BOM, as
+ * Python decodes it whole before csv.reader sees a line: -2 (err
+ * untouched) when it is not, even past a record that failed (whose
+ * error, -1, comes only once the rest is known to be UTF-8). */
+int tc_analysis__csv_file_each_strict(const char *path, an_csv_fn fn,
+    void *ctx, tc_error *err);
 /* The same reading piece bytes at a time (1 MiB above; tests use a
  * few), refusing a line or a record of more than max bytes (1 GiB above,
  * the whole-file limit of tc_read_file) with "record is too long: 'PATH'
- * (more than N bytes)". */
+ * (more than N bytes)"; strict as tc_analysis__csv_file_each_strict. */
 int tc_analysis__csv_file_each_sized(const char *path, size_t piece,
-    size_t max, an_csv_fn fn, void *ctx, tc_error *err);
+    size_t max, bool strict, an_csv_fn fn, void *ctx, tc_error *err);
 
 /* ---- string maps (map.c) ------------------------------------------------- */
 
@@ -502,7 +508,7 @@ int tc_analysis__sentinel_updated_graphs(const char *root,
 /* A candidate SK row as the projection reads it (texts stripped). */
 struct an_sk_row {
 	int64_t device, model, sk, step;
-	char *start_text, *dur_text;
+	char *start_text, *dur_text;	/* one allocation, start_text's */
 };
 /* The SK rows of a candidate kernel_details.csv (malloc'd array). */
 int tc_analysis__candidate_sk_rows(const char *csv_path,

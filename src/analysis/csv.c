@@ -14,6 +14,7 @@
 #include "tunectl/fileio.h"
 #include "tunectl/heap.h"
 #include "tunectl/path.h"
+#include "tunectl/text.h"
 
 
 /* Count the field that starts at r->start (its NUL is the caller's). */
@@ -222,13 +223,14 @@ too_long(const char *path, size_t max, tc_error *err)
  */
 int
 tc_analysis__csv_file_each_sized(const char *path, size_t piece, size_t max,
-    an_csv_fn fn, void *ctx, tc_error *err)
+    bool strict, an_csv_fn fn, void *ctx, tc_error *err)
 {
 	struct csv_reader p;
 	struct stat st;
+	tc_error rec_err = TC_ERROR_INIT;
 	char *buf;
-	size_t cap = piece > 0 ? piece : 1, len = 0;
-	bool first = true, eof = false;
+	size_t cap = piece > 0 ? piece : 1, len = 0, take;
+	bool first = true, eof = false, stopped = false;
 	int fd, rc = 0;
 
 	if ((fd = tc_open_regular_stat_at(AT_FDCWD, path, 0, &st)) < 0) {
@@ -264,23 +266,49 @@ tc_analysis__csv_file_each_sized(const char *path, size_t piece, size_t max,
 				continue;
 			first = false;
 			if (has_bom(buf, len)) {
+				if (strict) {
+					rc = -2;
+					break;
+				}
 				memmove(buf, buf + 3, len - 3);
 				len -= 3;
 			}
 		}
-		if (eof) {
-			rc = csv_feed(&p, buf, len, true, fn, ctx, err);
+		/* the whole rest at the end, else up to the last LF */
+		if (eof)
+			take = len;
+		else if ((nl = memrchr(buf, '\n', len)) != NULL)
+			take = (size_t)(nl - buf) + 1;
+		else
+			continue;
+		/* strict: no record counts before the text is known to be
+		 * UTF-8; an LF never ends a piece inside a character */
+		if (strict && !tc_utf8_valid(buf, take)) {
+			rc = -2;
 			break;
 		}
-		if ((nl = memrchr(buf, '\n', len)) == NULL)
-			continue;
-		rc = csv_feed(&p, buf, (size_t)(nl - buf) + 1, false, fn, ctx,
-		    err);
-		if (rc == 0 && p.rec.text.len > max)	/* a quote left open */
-			rc = too_long(path, max, err);
-		len -= (size_t)(nl - buf) + 1;
-		memmove(buf, nl + 1, len);
+		if (!stopped) {
+			rc = csv_feed(&p, buf, take, eof, fn, ctx, err);
+			if (rc == 0 && !eof && p.rec.text.len > max)
+				rc = too_long(path, max, err);	/* a quote left open */
+			if (rc != 0 && strict && !eof) {
+				/* the rest of the text may still not be UTF-8,
+				 * which comes first: read on, records aside */
+				tc_error_set(&rec_err, "%s", tc_error_msg(err));
+				stopped = true;
+				rc = 0;
+			}
+		}
+		len -= take;
+		memmove(buf, buf + take, len);
 	}
+	if (rc == 0 && stopped) {
+		tc_error_set(err, "%s", tc_error_msg(&rec_err));
+		rc = -1;
+	} else if (rc == -2) {
+		tc_error_clear(err);	/* a record's, superseded */
+	}
+	tc_error_clear(&rec_err);
 	close(fd);
 	free(buf);
 	csv_reader_free(&p);
@@ -292,5 +320,13 @@ tc_analysis__csv_file_each(const char *path, an_csv_fn fn, void *ctx,
     tc_error *err)
 {
 	return tc_analysis__csv_file_each_sized(path, CSV_PIECE,
-	    TC_READ_MAX_BYTES, fn, ctx, err);
+	    TC_READ_MAX_BYTES, false, fn, ctx, err);
+}
+
+int
+tc_analysis__csv_file_each_strict(const char *path, an_csv_fn fn, void *ctx,
+    tc_error *err)
+{
+	return tc_analysis__csv_file_each_sized(path, CSV_PIECE,
+	    TC_READ_MAX_BYTES, true, fn, ctx, err);
 }

@@ -32,6 +32,7 @@
 #include "analysis_internal.h"
 #include "tunectl/decimal.h"
 #include "tunectl/fileio.h"
+#include "tunectl/heap.h"
 #include "tunectl/path.h"
 #include "tunectl/text.h"
 
@@ -213,6 +214,52 @@ ptime_clear(struct ptime *t)
 	}
 }
 
+/*
+ * A plain decimal of up to 19 digits ("0012.50", ".5", "5.") as a time:
+ * what the decimal module reads, the same value with the same exponent
+ * (1250 scaled by 10^-2); false for any other spelling.
+ */
+static bool
+plain_time(struct ptime *t, const char *s)
+{
+	uint64_t v = 0;
+	size_t nd = 0, frac = 0;
+	bool point = false;
+
+	for (; *s != '\0'; s++) {
+		if (*s >= '0' && *s <= '9') {
+			v = v * 10 + (uint64_t)(*s - '0');
+			nd++;
+			frac += point;
+		} else if (*s == '.' && !point) {
+			point = true;
+		} else {
+			return false;
+		}
+	}
+	if (nd == 0 || nd > 19)
+		return false;
+	t->big = false;
+	t->u.limb = v;
+	t->exp = -(int32_t)frac;
+	t->sign = 0;
+	return true;
+}
+
+/* A candidate time's text (checked as the rows were read) as a time. */
+static void
+text_ptime(struct ptime *t, const char *s)
+{
+	tc_dec d;
+
+	if (plain_time(t, s))
+		return;
+	tc_dec_init(&d);
+	(void)tc_dec_parse(&d, s, strlen(s));
+	ptime_set(t, &d);
+	tc_dec_clear(&d);
+}
+
 struct pname;
 
 /* What keeps a row out of every projection of its device and model. */
@@ -253,6 +300,7 @@ struct an_baseline {
 	bool header_seen;
 	struct prow *rows;
 	size_t n, cap;
+	size_t rows_hint;	/* rows the file's size allows at most about */
 	struct an_map name_of;	/* core "\x1f" name -> index in names */
 	struct pname **names;	/* each allocated once: rows point at them */
 	size_t nnames, names_cap;
@@ -345,6 +393,19 @@ static const char *const base_cols[10] = {
 	"Type", "Accelerator Core", "Start Time(us)", "Duration(us)"
 };
 
+/* decimal_of() into a time (num: scratch); false leaves t unset. */
+static bool
+time_of(struct ptime *t, const char *s, bool positive, tc_dec *num)
+{
+	/* a plain decimal is never below zero */
+	if (plain_time(t, s))
+		return !positive || t->u.limb != 0;
+	if (!decimal_of(s, positive, num))
+		return false;
+	ptime_set(t, num);
+	return true;
+}
+
 static int
 base_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
     tc_error *err)
@@ -376,8 +437,11 @@ base_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
 	if (!all_digits(stream))
 		return 0;
 	if (b->n == b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 256;
+		b->cap = b->cap ? 2 * b->cap : b->rows_hint > 256 ?
+		    b->rows_hint : 256;
 		b->rows = tc_xrealloc(b->rows, b->cap * sizeof(*b->rows));
+		if (b->n == 0)
+			tc_heap_hint(b->rows, b->cap * sizeof(*b->rows));
 	}
 	r = &b->rows[b->n];
 	memset(r, 0, sizeof(*r));
@@ -399,16 +463,14 @@ base_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
 	r->has_task = all_digits(task);
 	r->task = r->has_task ? strtoll(task, NULL, 10) : 0;
 	r->pn = pbase_name(b, name, core);
-	if (!decimal_of(start, false, &b->num)) {
+	if (!time_of(&r->start, start, false, &b->num)) {
 		r->bad = ROW_BAD_START;
 		return 0;
 	}
-	ptime_set(&r->start, &b->num);
-	if (!decimal_of(dur, true, &b->num)) {
+	if (!time_of(&r->dur, dur, true, &b->num)) {
 		r->bad = ROW_BAD_DURATION;
 		return 0;
 	}
-	ptime_set(&r->dur, &b->num);
 	return 0;
 }
 
@@ -505,11 +567,29 @@ baseline_new(void)
 	return b;
 }
 
+/*
+ * Room for the rows at once: a profile's rows are rarely shorter than
+ * 64 bytes, so its size over 64 is about as many as it can hold; the
+ * array is then filled without being copied as it grows, and the pages
+ * of what is not filled are never touched.
+ */
+static void
+baseline_hint(struct an_baseline *b, const char *csv_path)
+{
+	struct stat st;
+
+	if (stat(csv_path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > 0 && (uint64_t)st.st_size / 64 < SIZE_MAX /
+	    sizeof(*b->rows) / 2)
+		b->rows_hint = (size_t)st.st_size / 64;
+}
+
 struct an_baseline *
 tc_analysis__baseline_read(const char *csv_path)
 {
 	struct an_baseline *b = baseline_new();
 
+	baseline_hint(b, csv_path);
 	b->rc = read_csv(csv_path, false, base_record, b, &b->err);
 	return b;
 }
@@ -528,6 +608,7 @@ baseline_main(void *arg)
 {
 	struct an_baseline_job *j = arg;
 
+	baseline_hint(j->base, j->path);
 	j->base->rc = read_csv(j->path, false, base_record, j->base,
 	    &j->base->err);
 	return NULL;
@@ -704,8 +785,15 @@ cand_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
 		r->device = strtoll(f[1], NULL, 10);
 		r->model = strtoll(f[2], NULL, 10);
 		r->sk = (int64_t)sk.v;
-		r->start_text = tc_xstrdup(f[5]);
-		r->dur_text = tc_xstrdup(f[6]);
+		{
+			/* both texts in one allocation (start_text owns it) */
+			size_t ls = strlen(f[5]), ld = strlen(f[6]);
+
+			r->start_text = tc_xmalloc(ls + ld + 2);
+			memcpy(r->start_text, f[5], ls + 1);
+			r->dur_text = r->start_text + ls + 1;
+			memcpy(r->dur_text, f[6], ld + 1);
+		}
 	}
 	tc_dec_clear(&d);
 	return ok ? 0 : -1;
@@ -714,30 +802,19 @@ cand_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
 /*
  * Each record of the CSV at path, read a piece at a time.  strict:
  * decoded as the structural loader decodes the candidate's profile,
- * strict UTF-8 with no BOM, checked on the whole text before any record
- * is read (so that file is read whole).
+ * strict UTF-8 with no BOM, which comes before any record's error.
  */
 static int
 read_csv(const char *path, bool strict, an_csv_fn fn, void *ctx, tc_error *err)
 {
-	size_t len;
-	char *text;
 	int rc;
 
 	if (!strict)
 		return tc_analysis__csv_file_each(path, fn, ctx, err);
-	if ((text = tc_read_file(path, TC_READ_MAX_BYTES, &len, err)) == NULL)
-		return -1;
-	if (!tc_utf8_valid(text, len) ||
-	    (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)) {
-		free(text);
+	if ((rc = tc_analysis__csv_file_each_strict(path, fn, ctx, err)) == -2)
 		tc_error_set(err, "candidate kernel_details must be UTF-8 CSV "
 		    "with a Step Id header");
-		return -1;
-	}
-	rc = tc_analysis__csv_text_each(text, len, fn, ctx, err);
-	free(text);
-	return rc;
+	return rc == 0 ? 0 : -1;
 }
 
 int
@@ -766,10 +843,8 @@ tc_analysis__sk_rows_free(struct an_sk_row *rows, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		free(rows[i].start_text);
-		free(rows[i].dur_text);
-	}
+	for (i = 0; i < n; i++)
+		free(rows[i].start_text);	/* and dur_text with it */
 	free(rows);
 }
 
@@ -1667,45 +1742,6 @@ emit_bocc(struct trace_writer *w, const struct an_tmap *tm,
 	tc_json_emit_items(e, tm->nbocc, bocc_item, &b);
 }
 
-/*
- * A candidate time's text as a time: a plain decimal of up to 19 digits
- * read here, what the decimal module reads as the same value with the
- * same exponent ("0012.50" is 1250 scaled by 10^-2); any other spelling
- * through it.  The texts were checked as the rows were read.
- */
-static void
-text_ptime(struct ptime *t, const char *s)
-{
-	uint64_t v = 0;
-	size_t nd = 0, frac = 0;
-	const char *p = s;
-	bool point = false;
-	tc_dec d;
-
-	for (; *p != '\0'; p++) {
-		if (*p >= '0' && *p <= '9') {
-			v = v * 10 + (uint64_t)(*p - '0');
-			nd++;
-			frac += point;
-		} else if (*p == '.' && !point) {
-			point = true;
-		} else {
-			break;
-		}
-	}
-	if (*p == '\0' && nd > 0 && nd <= 19) {
-		t->big = false;
-		t->u.limb = v;
-		t->exp = -(int32_t)frac;
-		t->sign = 0;
-		return;
-	}
-	tc_dec_init(&d);
-	(void)tc_dec_parse(&d, s, strlen(s));
-	ptime_set(t, &d);
-	tc_dec_clear(&d);
-}
-
 /* One candidate occurrence: {"duration_us", "start_us", "step_id"}, as
  * text where the form is the trace's (child_text). */
 static void
@@ -2417,7 +2453,6 @@ tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
 	struct kids *kids = NULL;
 	struct mat *mats;
 	struct an_trace tr;
-	tc_dec cstart;		/* scratch: a candidate row's start */
 	int rc = -1;
 
 	memset(&tr, 0, sizeof(tr));
@@ -2427,7 +2462,6 @@ tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
 	if ((graph = origin_graph(root, manifest, device, model, &graph_rel,
 	    err)) == NULL)
 		return -1;
-	tc_dec_init(&cstart);
 	if (tc_analysis__graph_fingerprint(graph, gfp, err) != 0 ||
 	    tc_analysis__graph_nodes(graph, &nodes, &nn, NULL, err) != 0)
 		goto done;
@@ -2458,9 +2492,7 @@ tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
 		c = &p.co[p.nco++];
 		c->r = &crows[i];
 		c->index = i;
-		tc_dec_parse(&cstart, crows[i].start_text,
-		    strlen(crows[i].start_text));
-		ptime_set(&c->start, &cstart);
+		text_ptime(&c->start, crows[i].start_text);
 		p.steps[p.nsteps++] = crows[i].step;
 	}
 	if (p.nco > 1)
@@ -2642,7 +2674,6 @@ done:
 	free(excluded);
 	for (i = 0; i < p.nco; i++)
 		ptime_clear(&p.co[i].start);
-	tc_dec_clear(&cstart);
 	free(p.co);
 	free(p.lo);
 	free(p.hi);

@@ -18,6 +18,7 @@
  */
 #include "fuzz_common.h"
 #include "../../src/analysis/analysis_internal.h"
+#include "tunectl/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -84,9 +85,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_REQUIRE(tc_analysis__csv_text_each((const char *)data, size,
 		    pc_log, &whole, &err) == 0);
 		FZ_REQUIRE(tc_analysis__csv_file_each_sized(path, piece,
-		    (size_t)1 << 20, pc_log, &pieces, &err) == 0);
+		    (size_t)1 << 20, false, pc_log, &pieces, &err) == 0);
 		FZ_REQUIRE(pieces.len == whole.len && (whole.len == 0 ||
 		    memcmp(pieces.data, whole.data, whole.len) == 0));
+		/* strict: the same records for UTF-8 text without a BOM,
+		 * else -2 with no error text */
+		{
+			tc_buf strict = TC_BUF_INIT;
+			bool utf8 = tc_utf8_valid((const char *)data, size) &&
+			    !(size >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0);
+			int rs = tc_analysis__csv_file_each_sized(path, piece,
+			    (size_t)1 << 20, true, pc_log, &strict, &err);
+
+			if (utf8)
+				FZ_REQUIRE(rs == 0 && strict.len == whole.len &&
+				    (whole.len == 0 || memcmp(strict.data,
+				    whole.data, whole.len) == 0));
+			else
+				FZ_REQUIRE(rs == -2 &&
+				    tc_error_msg(&err)[0] == '\0');
+			tc_error_clear(&err);
+			tc_buf_free(&strict);
+		}
 		tc_buf_free(&whole);
 		tc_buf_free(&pieces);
 	}

@@ -749,7 +749,7 @@ csv_file_records_equal_the_whole_texts(void **state)
 			struct csv_log l = { TC_BUF_INIT, 0 };
 
 			assert_int_equal(tc_analysis__csv_file_each_sized(path,
-			    piece, 1 << 20, log_record, &l, &err), 0);
+			    piece, 1 << 20, false, log_record, &l, &err), 0);
 			assert_int_equal(l.out.len, whole.out.len);
 			assert_memory_equal(l.out.data, whole.out.data,
 			    whole.out.len);
@@ -766,7 +766,7 @@ csv_file_records_equal_the_whole_texts(void **state)
 		tc_buf open = TC_BUF_INIT;
 
 		assert_int_equal(tc_analysis__csv_file_each_sized(path, 4096,
-		    (size_t)1 << 20, log_record, &l, &err), -1);
+		    (size_t)1 << 20, false, log_record, &l, &err), -1);
 		assert_non_null(strstr(tc_error_msg(&err),
 		    "record is too long: '"));
 		assert_non_null(strstr(tc_error_msg(&err),
@@ -779,7 +779,7 @@ csv_file_records_equal_the_whole_texts(void **state)
 		assert_int_equal(tc_write_atomic(path, open.data, open.len, 0,
 		    &err), 0);
 		assert_int_equal(tc_analysis__csv_file_each_sized(path, 4096,
-		    (size_t)1 << 20, log_record, &l, &err), -1);
+		    (size_t)1 << 20, false, log_record, &l, &err), -1);
 		assert_non_null(strstr(tc_error_msg(&err),
 		    "record is too long: '"));
 		assert_string_equal(tc_buf_cstr(&l.out), "1:a\x1f" "b\x1f\x1e");
@@ -1017,6 +1017,84 @@ projected_trace_occurrences_pair_by_identity(void **state)
 	expect_projected(two, 3, incomplete);
 }
 
+/* The strict read (the candidate's profile): the records of a UTF-8
+ * text as the whole text gives them, in pieces of every small size; a
+ * BOM or a byte that is not UTF-8 anywhere is -2 with no error text,
+ * even after a record failed; a failed record in valid text keeps its
+ * error. */
+static void
+strict_csv_reads_check_utf8_before_records_count(void **state)
+{
+	char *dir = unit_tmpdir("analysis-strict"), *path;
+	static const char valid[] = "a,b\n\xc3\xa9,\"\xe2\x82\xac\n\"\n"
+	    "x,\xf0\x9f\x98\x80\r\ny,z\nlast,\xc3\xbc";
+	static const char *const bad[] = {
+		"\xef\xbb\xbf" "a,b\n",		/* a BOM */
+		"a,b\nc,\xc3",			/* cut in a character */
+		"a,b\nc,d\ne,f\n\xff,g\n",		/* after the stop */
+		"a,\xed\xa0\x80\nc,d\n",		/* a surrogate */
+	};
+	struct csv_log whole = { TC_BUF_INIT, 0 };
+	tc_error err = TC_ERROR_INIT;
+	size_t piece, i;
+
+	(void)state;
+	path = tc_xasprintf("%s/kernel_details.csv", dir);
+	assert_int_equal(tc_write_atomic(path, valid, sizeof(valid) - 1, 0,
+	    &err), 0);
+	assert_int_equal(tc_analysis__csv_text_each(valid, sizeof(valid) - 1,
+	    log_record, &whole, &err), 0);
+	for (piece = 1; piece <= 40; piece++) {
+		struct csv_log l = { TC_BUF_INIT, 0 };
+
+		assert_int_equal(tc_analysis__csv_file_each_sized(path, piece,
+		    1 << 20, true, log_record, &l, &err), 0);
+		assert_int_equal(l.out.len, whole.out.len);
+		assert_memory_equal(l.out.data, whole.out.data, whole.out.len);
+		tc_buf_free(&l.out);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(tc_write_atomic(path, bad[i], strlen(bad[i]), 0,
+		    &err), 0);
+		for (piece = 1; piece <= 12; piece++) {
+			struct csv_log l = { TC_BUF_INIT, 2 };
+
+			assert_int_equal(tc_analysis__csv_file_each_sized(path,
+			    piece, 1 << 20, true, log_record, &l, &err), -2);
+			assert_string_equal(tc_error_msg(&err), "");
+			tc_buf_free(&l.out);
+		}
+		assert_int_equal(tc_analysis__csv_file_each_strict(path,
+		    log_record, &whole, &err), -2);
+		/* not strict: the same text reads */
+		if (i == 0) {
+			struct csv_log l = { TC_BUF_INIT, 0 };
+
+			assert_int_equal(tc_analysis__csv_file_each(path,
+			    log_record, &l, &err), 0);
+			assert_string_equal(tc_buf_cstr(&l.out),
+			    "1:a\x1f" "b\x1f\x1e");
+			tc_buf_free(&l.out);
+		}
+	}
+	/* valid text: the stopped record's error, once all is read */
+	assert_int_equal(tc_write_atomic(path, "a,b\nc,d\ne,\xc3\xa9\n", 13, 0,
+	    &err), 0);
+	for (piece = 1; piece <= 12; piece++) {
+		struct csv_log l = { TC_BUF_INIT, 2 };
+
+		assert_int_equal(tc_analysis__csv_file_each_sized(path, piece,
+		    1 << 20, true, log_record, &l, &err), -1);
+		assert_string_equal(tc_error_msg(&err), "stopped at 2");
+		tc_error_clear(&err);
+		tc_buf_free(&l.out);
+	}
+	tc_buf_free(&whole.out);
+	free(path);
+	unit_rmtree(dir);
+	free(dir);
+}
+
 int
 main(void)
 {
@@ -1038,6 +1116,7 @@ main(void)
 		cmocka_unit_test(split_and_quoted_rows_read_alike_across_blocks),
 		cmocka_unit_test(an_oversized_field_names_file_and_line),
 		cmocka_unit_test(candidate_sk_rows_read_quoted_and_padded_fields),
+		cmocka_unit_test(strict_csv_reads_check_utf8_before_records_count),
 		cmocka_unit_test(canonical_ops_and_families),
 		cmocka_unit_test(origin_graph_fingerprint_matches_the_record),
 		cmocka_unit_test(origin_graph_node_keys_count_control_nodes),
