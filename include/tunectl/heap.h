@@ -20,6 +20,12 @@ void tc_heap_init(void);
  * transparent huge pages; smaller sizes and later calls do nothing. */
 void tc_heap_expect(size_t bytes);
 
+/* This thread is about to hold some bytes (of many arrays, each below
+ * the mmap threshold): the heap grows by that much at once (at most
+ * 1 GiB), untouched and marked for transparent huge pages, and is
+ * trimmed only above it. */
+void tc_heap_reserve(size_t bytes);
+
 /* An array of n bytes at p is about to be filled: the whole 2 MiB
  * pages inside it are marked for transparent huge pages (one fault each
  * instead of 512).  Only for arrays of many megabytes, untouched yet. */

@@ -32,6 +32,7 @@
 #include "tunectl/path.h"
 #include "tunectl/fileio.h"
 #include "tunectl/finder.h"
+#include "tunectl/heap.h"
 #include "tunectl/sha256.h"
 #include "tunectl/text.h"
 
@@ -756,6 +757,26 @@ candidate_free(struct candidate *c)
 }
 
 /* ---- reading both profiles ------------------------------------------------- */
+
+/* The structural association's arrays (the projection's steps and
+ * occurrences, the bindings' records) are about as large as both
+ * profiles: the heap is grown for them at once. */
+static void
+reserve_for(const struct tc_fusion_args *a)
+{
+	const char *p[2] = { a->baseline_profile, a->candidate_profile };
+	size_t total = 0, i;
+
+	for (i = 0; i < 2; i++) {
+		char *csv = tc_analysis__find_kernel_details(p[i], NULL);
+		struct stat st;
+
+		if (csv != NULL && stat(csv, &st) == 0 && S_ISREG(st.st_mode))
+			total += (size_t)st.st_size;
+		free(csv);
+	}
+	tc_heap_reserve(total);
+}
 
 static int
 read_profile(const char *path, const struct an_csv_sink *sink, size_t *rows,
@@ -3039,8 +3060,10 @@ tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
 	collect_node_ids(&run.groups, &keep);
 	run.base.keep = &keep;
 	if (a->baseline_collection_manifest != NULL &&
-	    a->profile_collection_manifest != NULL)
+	    a->profile_collection_manifest != NULL) {
 		run.prefetch = start_projection_rows(a);
+		reserve_for(a);
+	}
 	bsink.ctx = &run.base;
 	bsink.wants = baseline_wants;
 	bsink.row = baseline_row;

@@ -68,6 +68,33 @@ tc_heap_expect(size_t bytes)
 }
 
 void
+tc_heap_reserve(size_t bytes)
+{
+	const size_t piece = (size_t)16 << 20, most = (size_t)1 << 30;
+	char *p[64];
+	size_t k = 0, i;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+
+	if (TC_UNDER_ASAN || bytes < piece)
+		return;
+	if (bytes > most)
+		bytes = most;
+	/* what is reserved stays (the heap is trimmed above this only) */
+	mallopt(M_TRIM_THRESHOLD, (int)(bytes + ((size_t)128 << 20)));
+	while (k < 64 && k * piece < bytes && (p[k] = malloc(piece)) != NULL) {
+		if ((uintptr_t)p[k] < lo)
+			lo = (uintptr_t)p[k];
+		if ((uintptr_t)p[k] + piece > hi)
+			hi = (uintptr_t)p[k] + piece;
+		k++;
+	}
+	if (k > 0)
+		tc_heap_hint((void *)lo, hi - lo);
+	for (i = k; i-- > 0;)
+		free(p[i]);
+}
+
+void
 tc_heap_hint(void *p, size_t n)
 {
 	const uintptr_t huge = (uintptr_t)2 << 20;
