@@ -6,6 +6,7 @@
  * graph fingerprints per SK) and what a per-SK decision reads (its
  * binding and the baseline statistics of its projected children).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +140,6 @@ record_mapping(struct an_structural *st, const struct an_trace *trace,
 	struct an_binding *b;
 	tc_json *go, *proof, *efp;
 	char key[96];
-	size_t i;
 
 	st->b = tc_xrealloc(st->b, (st->nb + 1) * sizeof(*st->b));
 	b = &st->b[st->nb++];
@@ -193,9 +193,51 @@ record_mapping(struct an_structural *st, const struct an_trace *trace,
 	tc_json_object_set(efp, "profile_sk_graph_origin", tc_json_clone(
 	    tc_json_get(ev, "profile_origin_graph_fingerprint")));
 	b->evidence_fps = efp;
+	/* the occurrences' intervals: parent_intervals() */
 	b->occ = tc_xcalloc(tm->ncocc + 1, sizeof(*b->occ));
-	for (i = 0; i < tm->ncocc; i++)
-		parent_interval(tm->cocc[i], &b->occ[b->nocc++]);
+	b->nocc = tm->ncocc;
+}
+
+/* The parent intervals of every binding's occurrences, from its
+ * mapping's candidate rows: exact decimal arithmetic per occurrence,
+ * each binding's its own, so the odd bindings are worked out on a
+ * second thread (all here if it cannot start). */
+struct intervals_job {
+	struct an_structural *st;
+	size_t first;
+};
+
+static void
+intervals_from(struct an_structural *st, size_t first, size_t step)
+{
+	size_t k, i;
+
+	for (k = first; k < st->nb; k += step)
+		for (i = 0; i < st->b[k].nocc; i++)
+			parent_interval(st->b[k].tm->cocc[i], &st->b[k].occ[i]);
+}
+
+static void *
+intervals_main(void *arg)
+{
+	struct intervals_job *j = arg;
+
+	intervals_from(j->st, j->first, 2);
+	return NULL;
+}
+
+static void
+parent_intervals(struct an_structural *st)
+{
+	struct intervals_job j = { st, 1 };
+	pthread_t t;
+
+	if (st->nb < 2 || pthread_create(&t, NULL, intervals_main, &j) != 0) {
+		intervals_from(st, 0, 1);
+		return;
+	}
+	intervals_from(st, 0, 2);
+	pthread_join(t, NULL);
 }
 
 static void
@@ -399,6 +441,7 @@ tc_analysis__structural(struct an_baseline_job *job,
 		for (j = 0; j < out->traces[i].nmaps; j++)
 			record_mapping(out, &out->traces[i],
 			    &out->traces[i].maps[j], bhex);
+	parent_intervals(out);
 	for (i = 0; i < out->ntraces; i++)
 		for (j = 0; j < out->traces[i].nmaps; j++) {
 			free(out->traces[i].maps[j].cocc);
