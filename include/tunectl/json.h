@@ -311,6 +311,10 @@ tc_json_repr_string(tc_buf *out, const char *s, size_t len)
 
 /* Python float repr (shortest round trip): "10.0", "1e-07", "inf", "nan". */
 void tc_json_format_double(tc_buf *out, double d);
+/* The same for the double nearest coef * 10^exp10, made from the
+ * decimal's own digits: true when that is its text (coef below 10^15,
+ * exp10 within +-280), else false with nothing written. */
+bool tc_json_format_decimal(tc_buf *out, uint64_t coef, int exp10);
 
 /* ---- building --------------------------------------------------------- */
 

@@ -1614,6 +1614,20 @@ put_float(tc_buf *out, double v)
 	return true;
 }
 
+/* float(t) as the writers put it: from the time's own digits where
+ * they are its text (up to 15 of them), else through the double; false
+ * when that is not finite. */
+static bool
+put_time_float(tc_buf *out, const struct ptime *t)
+{
+	tc_dec view;
+
+	if (!t->big && t->sign == 0 &&
+	    tc_json_format_decimal(out, t->u.limb, t->exp))
+		return true;
+	return put_float(out, dec_double(ptime_dec(t, &view)));
+}
+
 /* Occurrence k of a mapping as its text, from the parts; false where a
  * float is not finite (the emitter reports it). */
 static bool
@@ -1623,7 +1637,6 @@ child_text(const struct bocc_items *b, size_t k, tc_buf *out)
 	const struct kids *kd = b->kd;
 	const struct an_bocc *o = &b->tm->bocc[k];
 	size_t i;
-	tc_dec view;
 
 	tc_buf_reset(out);
 	put_lit(out, "{\"children\":[");
@@ -1643,7 +1656,7 @@ child_text(const struct bocc_items *b, size_t k, tc_buf *out)
 		else
 			put_lit(out, "null");
 		put_part(out, cp, cp->core[r->pn->id]);
-		if (!put_float(out, dec_double(ptime_dec(&r->dur, &view))))
+		if (!put_time_float(out, &r->dur))
 			return false;
 		put_part(out, cp, cp->node[nd]);
 		put_part(out, cp, cp->op[r->pn->id]);
@@ -1750,16 +1763,13 @@ cocc_item(void *ctx, size_t i, tc_json_emitter *e, tc_buf *text)
 	const struct an_sk_row *r = ((const struct an_tmap *)ctx)->cocc[i];
 	struct ptime start, dur;
 	tc_dec view;
-	double d;
 
 	text_ptime(&dur, r->dur_text);
 	text_ptime(&start, r->start_text);
-	d = dec_double(ptime_dec(&dur, &view));
 	tc_buf_reset(text);
+	put_lit(text, "{\"duration_us\":");
 	if (tc_json_emit_flags(e) == (TC_JSON_ASCII | TC_JSON_NO_NAN) &&
-	    isfinite(d)) {
-		put_lit(text, "{\"duration_us\":");
-		tc_json_format_double(text, d);
+	    put_time_float(text, &dur)) {
 		put_lit(text, ",\"start_us\":\"");
 		ptime_plain(text, &start);
 		put_lit(text, "\",\"step_id\":");
@@ -1769,8 +1779,9 @@ cocc_item(void *ctx, size_t i, tc_json_emitter *e, tc_buf *text)
 	} else {
 		tc_json_emit_object_begin(e);
 		tc_json_emit_key(e, "duration_us");
-		tc_json_emit_float(e, d);
+		tc_json_emit_float(e, dec_double(ptime_dec(&dur, &view)));
 		tc_json_emit_key(e, "start_us");
+		tc_buf_reset(text);
 		ptime_plain(text, &start);
 		tc_json_emit_string(e, tc_buf_cstr(text));
 		tc_json_emit_key(e, "step_id");

@@ -157,48 +157,14 @@ count_digits(uint64_t v)
 	return n;
 }
 
-size_t
-tc_json__format_double(char *dst, double d, bool json)
+/* repr()'s text of the shortest digits (no trailing zero) times
+ * 10^exp10, at p; the end of the text. */
+static char *
+put_shortest(char *p, uint64_t digits, int exp10)
 {
-	uint64_t bits, m, c, digits;
-	unsigned e;
-	int q, exp10, n, decpt;
-	char *p = dst;
+	int n, decpt;
 	char buf[24];
 
-	memcpy(&bits, &d, sizeof(bits));
-	m = bits & ((UINT64_C(1) << 52) - 1);
-	e = (unsigned)(bits >> 52) & 0x7ff;
-	if (e == 0x7ff) {
-		const char *s;
-
-		if (m != 0)
-			s = json ? "NaN" : "nan";
-		else if (bits >> 63)
-			s = json ? "-Infinity" : "-inf";
-		else
-			s = json ? "Infinity" : "inf";
-		memcpy(dst, s, strlen(s));
-		return strlen(s);
-	}
-	if (bits >> 63)
-		*p++ = '-';
-	if (e == 0 && m == 0) {
-		memcpy(p, "0.0", 3);
-		return (size_t)(p - dst) + 3;
-	}
-	if (e == 0) {
-		c = m;
-		q = -1074;
-	} else {
-		c = m | (UINT64_C(1) << 52);
-		q = (int)e - 1075;
-	}
-	digits = shortest(c, q, m == 0 && e > 1, &exp10);
-	while (digits % 10 == 0) {
-		digits /= 10;
-		exp10++;
-	}
 	n = count_digits(digits);
 	write_u64_digits(buf, digits, n);
 	decpt = n + exp10;	/* value = 0.DIGITS * 10^decpt */
@@ -244,7 +210,74 @@ tc_json__format_double(char *dst, double d, bool json)
 		memcpy(p, digit_pairs + 2 * x, 2);
 		p += 2;
 	}
-	return (size_t)(p - dst);
+	return p;
+}
+
+size_t
+tc_json__format_double(char *dst, double d, bool json)
+{
+	uint64_t bits, m, c, digits;
+	unsigned e;
+	int q, exp10;
+	char *p = dst;
+
+	memcpy(&bits, &d, sizeof(bits));
+	m = bits & ((UINT64_C(1) << 52) - 1);
+	e = (unsigned)(bits >> 52) & 0x7ff;
+	if (e == 0x7ff) {
+		const char *s;
+
+		if (m != 0)
+			s = json ? "NaN" : "nan";
+		else if (bits >> 63)
+			s = json ? "-Infinity" : "-inf";
+		else
+			s = json ? "Infinity" : "inf";
+		memcpy(dst, s, strlen(s));
+		return strlen(s);
+	}
+	if (bits >> 63)
+		*p++ = '-';
+	if (e == 0 && m == 0) {
+		memcpy(p, "0.0", 3);
+		return (size_t)(p - dst) + 3;
+	}
+	if (e == 0) {
+		c = m;
+		q = -1074;
+	} else {
+		c = m | (UINT64_C(1) << 52);
+		q = (int)e - 1075;
+	}
+	digits = shortest(c, q, m == 0 && e > 1, &exp10);
+	while (digits % 10 == 0) {
+		digits /= 10;
+		exp10++;
+	}
+	return (size_t)(put_shortest(p, digits, exp10) - dst);
+}
+
+bool
+tc_json_format_decimal(tc_buf *out, uint64_t coef, int exp10)
+{
+	char tmp[TC_JSON_DOUBLE_MAX];
+
+	/* up to 15 digits: no other decimal of as few digits reads as the
+	 * same double, so its shortest repr is these digits; the exponent
+	 * keeps the value a normal double */
+	if (coef >= UINT64_C(1000000000000000) || exp10 < -280 ||
+	    exp10 > 280)
+		return false;
+	if (coef == 0) {
+		tc_buf_add(out, "0.0", 3);
+		return true;
+	}
+	while (coef % 10 == 0) {
+		coef /= 10;
+		exp10++;
+	}
+	tc_buf_add(out, tmp, (size_t)(put_shortest(tmp, coef, exp10) - tmp));
+	return true;
 }
 
 void

@@ -404,6 +404,64 @@ reformat_copies_only_numerals_that_are_their_repr(void **state)
 	tc_buf_free(&b);
 }
 
+/* A decimal of up to 15 digits prints from its own digits exactly as
+ * the nearest double prints (repr's fixed and exponent forms, trailing
+ * zeros dropped, "0.0"), over the whole exponent range it takes; more
+ * digits or a wider exponent are refused with nothing written. */
+static void
+decimals_print_from_their_digits_as_their_double(void **state)
+{
+	static const uint64_t coefs[] = { 0, 1, 5, 9, 10, 100, 12345,
+	    100000000000000ULL, 123456789012345ULL, 999999999999999ULL,
+	    4503599627370497ULL / 10 };
+	uint64_t rs = 88172645463325252ULL;
+	tc_buf a = TC_BUF_INIT, b = TC_BUF_INIT;
+	size_t i;
+	int e;
+
+	(void)state;
+	for (i = 0; i < sizeof(coefs) / sizeof(coefs[0]); i++)
+		for (e = -280; e <= 280; e++) {
+			char txt[64];
+
+			snprintf(txt, sizeof(txt), "%llue%d",
+			    (unsigned long long)coefs[i], e);
+			tc_buf_reset(&a);
+			tc_buf_reset(&b);
+			assert_true(tc_json_format_decimal(&a, coefs[i], e));
+			tc_json_format_double(&b, strtod(txt, NULL));
+			assert_string_equal(tc_buf_cstr(&a), tc_buf_cstr(&b));
+		}
+	for (i = 0; i < 200000; i++) {
+		uint64_t lim = 1, coef;
+		int nd, k;
+		char txt[64];
+
+		rs ^= rs << 13;
+		rs ^= rs >> 7;
+		rs ^= rs << 17;
+		nd = 1 + (int)(rs % 15);
+		for (k = 0; k < nd; k++)
+			lim *= 10;
+		coef = (rs >> 8) % lim;
+		e = (int)((rs >> 40) % 61) - 30;
+		snprintf(txt, sizeof(txt), "%llue%d", (unsigned long long)coef,
+		    e);
+		tc_buf_reset(&a);
+		tc_buf_reset(&b);
+		assert_true(tc_json_format_decimal(&a, coef, e));
+		tc_json_format_double(&b, strtod(txt, NULL));
+		assert_string_equal(tc_buf_cstr(&a), tc_buf_cstr(&b));
+	}
+	tc_buf_reset(&a);
+	assert_false(tc_json_format_decimal(&a, 1000000000000000ULL, 0));
+	assert_false(tc_json_format_decimal(&a, 1, 281));
+	assert_false(tc_json_format_decimal(&a, 1, -281));
+	assert_int_equal(a.len, 0);
+	tc_buf_free(&a);
+	tc_buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -414,6 +472,7 @@ main(void)
 		cmocka_unit_test(reading_floats_rounds_like_python),
 		cmocka_unit_test(integers_convert_to_the_nearest_double),
 		cmocka_unit_test(reformat_copies_only_numerals_that_are_their_repr),
+		cmocka_unit_test(decimals_print_from_their_digits_as_their_double),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
