@@ -28,6 +28,7 @@
 #include "tunectl/evidence.h"
 #include "tunectl/fileio.h"
 #include "tunectl/final.h"
+#include "tunectl/finder.h"
 #include "tunectl/heap.h"
 #include "tunectl/host.h"
 #include "tunectl/html.h"
