@@ -462,6 +462,145 @@ po_lower(struct proj_occ *const *p, size_t m, const struct proj_occ *want)
 	return lo;
 }
 
+/* A binding as records_plain orders them: by (device, SK, model text,
+ * index). */
+struct plain_key {
+	int64_t device, sk;
+	const char *model;
+	size_t idx;
+};
+
+static int
+plain_cmp(const void *a, const void *b)
+{
+	const struct plain_key *x = a, *y = b;
+	int c;
+
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->sk != y->sk)
+		return x->sk < y->sk ? -1 : 1;
+	if ((c = strcmp(x->model, y->model)) != 0)
+		return c;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * The association's own occurrences, when nothing among them can
+ * conflict: one integer native_pid, no two bindings of one (device,
+ * model, SK), and each binding's steps strictly ascending.  Then no two
+ * occurrences share a step or differ in process (po_conflicts finds
+ * nothing), and a decision's evidence is its bindings', so the
+ * occurrences are never listed or sorted one by one.  The bindings
+ * by (device, SK, model text, index) into *out, their model
+ * texts (as po_from_records gives them) into *models; false, with
+ * nothing allocated, when the records are not of that shape.
+ */
+static bool
+records_plain(const struct an_structural *st, struct plain_key **out,
+    char ***models)
+{
+	int64_t pid;
+	struct plain_key *pk;
+	size_t i, k;
+	char **mt;
+	bool plain = true;
+
+	*out = NULL;
+	*models = NULL;
+	if (st->native_pid == NULL || !tc_json_int64(st->native_pid, &pid))
+		return false;
+	for (i = 0; i < st->nb; i++)
+		for (k = 1; k < st->b[i].nocc; k++)
+			if (st->b[i].occ[k - 1].step >= st->b[i].occ[k].step)
+				return false;
+	mt = tc_xcalloc(st->nb + 1, sizeof(*mt));
+	pk = tc_xcalloc(st->nb + 1, sizeof(*pk));
+	for (i = 0; i < st->nb; i++) {
+		mt[i] = tc_analysis__ascii_cj(tc_json_get(st->b[i].mapping,
+		    "model_id"));
+		pk[i].device = st->b[i].device;
+		pk[i].sk = st->b[i].sk;
+		pk[i].model = mt[i];
+		pk[i].idx = i;
+	}
+	qsort(pk, st->nb, sizeof(*pk), plain_cmp);
+	for (i = 1; i < st->nb && plain; i++)
+		plain = pk[i - 1].device != pk[i].device ||
+		    pk[i - 1].sk != pk[i].sk ||
+		    strcmp(pk[i - 1].model, pk[i].model) != 0;
+	if (!plain) {
+		for (i = 0; i < st->nb; i++)
+			free(mt[i]);
+		free(mt);
+		free(pk);
+		return false;
+	}
+	*out = pk;
+	*models = mt;
+	return true;
+}
+
+/* The first of the nb ordered bindings pk whose (device, SK) is not
+ * below (device, sk). */
+static size_t
+plain_lower(const struct plain_key *pk, size_t nb, int64_t device,
+    int64_t sk)
+{
+	size_t lo = 0, hi = nb;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pk[mid].device < device || (pk[mid].device == device &&
+		    pk[mid].sk < sk))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * check_projected for one decision over plain records: its bindings of
+ * its device and SK whose model text is its model, each standing for
+ * its nocc occurrences (none conflicts).  How many match into
+ * *matching; false when one of them is not complete evidence.
+ */
+static bool
+plain_decision(const struct an_structural *st, const struct plain_key *pk,
+    const tc_json *d, const char *model, const tc_json *seq,
+    size_t *matching)
+{
+	int64_t device, sk;
+	size_t j;
+	bool complete = true;
+
+	*matching = 0;
+	if (!tc_json_int64(tc_json_get(d, "device_id"), &device) ||
+	    !tc_json_int64(tc_json_get(d, "raw_sk_id"), &sk))
+		return true;
+	for (j = plain_lower(pk, st->nb, device, sk); j < st->nb &&
+	    pk[j].device == device && pk[j].sk == sk; j++) {
+		const struct an_binding *b = &st->b[pk[j].idx];
+		const tc_json *bl = tc_json_get(b->mapping,
+		    "mapping_blockers");
+
+		if (b->nocc == 0 || model == NULL ||
+		    strcmp(pk[j].model, model) != 0)
+			continue;
+		*matching += b->nocc;
+		if (!b->valid || bl == NULL || bl->type != TC_JSON_ARRAY ||
+		    bl->u.arr.len != 0 ||
+		    !tc_json_equal(tc_json_get(b->mapping, "child_count"),
+		    tc_json_get(d, "child_count")) ||
+		    !tc_json_equal(tc_json_get(b->mapping,
+		    "ordered_child_ops"), seq))
+			complete = false;
+	}
+	return complete;
+}
+
 /*
  * The projected-trace evidence of each exact_projected_trace decision
  * (_validate_exact_projected_trace_decision), as far as an analysis can
@@ -478,7 +617,9 @@ check_projected(const tc_json *decs, const tc_json *report,
 	    "candidate_binding_evidence"), "occurrences");
 	size_t i, j, n = 0, m = 0;
 	struct proj_occ *o = NULL, **by_sk = NULL;
-	bool dup = false;
+	struct plain_key *pk = NULL;
+	char **models = NULL;
+	bool dup = false, plain = false, tried_plain = false;
 	int rc = -1;
 
 	for (i = 0; i < decs->u.arr.len; i++) {
@@ -493,6 +634,20 @@ check_projected(const tc_json *decs, const tc_json *report,
 
 		if (conf == NULL || strcmp(conf, "exact_projected_trace") != 0)
 			continue;
+		if (!tried_plain) {
+			tried_plain = true;
+			plain = st != NULL && records_plain(st, &pk, &models);
+		}
+		if (plain) {
+			if (!plain_decision(st, pk, d, model, seq, &matching) ||
+			    matching < 3) {
+				tc_error_set(err, "per_sk_decisions[%zu] "
+				    "projected-trace occurrence evidence is "
+				    "incomplete", i);
+				goto out;
+			}
+			continue;
+		}
 		if (o == NULL) {
 			if (st != NULL) {
 				n = po_from_records(st, &o);
@@ -551,6 +706,10 @@ out:
 			free(o[j].model);
 	free(o);
 	free(by_sk);
+	for (j = 0; models != NULL && j < st->nb; j++)
+		free(models[j]);
+	free(models);
+	free(pk);
 	return rc;
 }
 
