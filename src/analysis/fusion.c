@@ -476,6 +476,23 @@ struct cgroup {
 	const struct an_binding *sb;	/* its structural binding */
 };
 
+/* A (model, device, name) of SK rows as first read, and one SK row
+ * waiting for the association (struct candidate's deferred mode). */
+struct row_kind {
+	char *model, *name;
+	an_num device;
+	/* its first row of the least start (has_rep: one below infinity) */
+	bool has_rep;
+	double rep_start;
+	size_t rep_row;
+	an_num rep_task, rep_stream;
+};
+struct pending_row {
+	uint32_t kind;
+	bool end_ok;
+	double duration;
+};
+
 struct candidate {
 	const struct an_groups *groups;
 	const struct an_structural *st;	/* NULL: no association */
@@ -489,6 +506,18 @@ struct candidate {
 	struct an_map rejected;		/* model\x1fsignature of rejected rows */
 	size_t sk_rows, total;
 	tc_buf key;			/* scratch */
+	/*
+	 * Deferred: the rows are read before the association has bound the
+	 * SKs their groups depend on (on a thread of their own while it
+	 * runs).  by_row then maps to an index in kinds, and each SK row
+	 * waits in pending, in file order, until candidate_resolve() makes
+	 * the kinds' group lists and replays them.
+	 */
+	bool deferred;
+	struct row_kind *kinds;
+	size_t nkinds;
+	struct pending_row *pending;
+	size_t npending, pcap;
 };
 
 static void task_key(char *buf, size_t len, double task);
@@ -678,6 +707,57 @@ new_row_kind(struct candidate *c, const struct an_row *r)
 	return c->nlists++;
 }
 
+/* A row's duration and end into each group of list li. */
+static void
+add_duration(struct candidate *c, size_t li, double duration, bool end_ok)
+{
+	size_t i;
+
+	for (i = 0; i < c->list_len[li]; i++) {
+		struct cgroup *g = &c->g[c->lists[li][i]];
+
+		if (g->n == g->cap) {
+			g->cap = g->cap ? 2 * g->cap : 8;
+			g->dur = tc_xrealloc(g->dur, g->cap * sizeof(*g->dur));
+		}
+		g->dur[g->n++] = duration;
+		if (!end_ok)
+			g->end_error = true;
+	}
+}
+
+/* A group's representative row: the first of the least start. */
+static void
+set_rep(struct cgroup *g, double start, const char *model,
+    const char *name, an_num task, an_num stream)
+{
+	g->rep_start = start;
+	free(g->rep_model);
+	free(g->rep_name);
+	if (g->rep_has_boundary)
+		tc_analysis__boundary_free(&g->rep_boundary);
+	g->rep_model = tc_xstrdup(model);
+	g->rep_name = tc_xstrdup(name);
+	g->rep_task = task;
+	g->rep_stream = stream;
+	g->rep_has_boundary = tc_analysis__parse_sk_name(name,
+	    &g->rep_boundary);
+}
+
+static size_t
+new_kind(struct candidate *c, const struct an_row *r)
+{
+	struct row_kind *k;
+
+	c->kinds = tc_xrealloc(c->kinds, (c->nkinds + 1) * sizeof(*c->kinds));
+	k = &c->kinds[c->nkinds];
+	memset(k, 0, sizeof(*k));
+	k->model = tc_xstrdup(r->model_id);
+	k->name = tc_xstrdup(r->name);
+	k->device = r->device_id;
+	return c->nkinds++;
+}
+
 static int
 candidate_row(void *vctx, const struct an_row *r, tc_error *err)
 {
@@ -686,7 +766,6 @@ candidate_row(void *vctx, const struct an_row *r, tc_error *err)
 	size_t *slot, li, i;
 	bool created;
 
-	(void)err;
 	c->total++;
 	if (!is_sk_row(r))
 		return 0;
@@ -699,33 +778,96 @@ candidate_row(void *vctx, const struct an_row *r, tc_error *err)
 	tc_buf_puts(k, r->name);
 	slot = tc_analysis__map_slot(&c->by_row, tc_buf_cstr(k), &created);
 	if (created)
-		*slot = new_row_kind(c, r);
+		*slot = c->deferred ? new_kind(c, r) : new_row_kind(c, r);
 	li = *slot;
-	for (i = 0; i < c->list_len[li]; i++) {
-		struct cgroup *g = &c->g[c->lists[li][i]];
+	if (!c->deferred) {
+		add_duration(c, li, r->duration, r->end.ok);
+		for (i = 0; i < c->list_len[li]; i++) {
+			struct cgroup *g = &c->g[c->lists[li][i]];
 
-		if (g->n == g->cap) {
-			g->cap = g->cap ? 2 * g->cap : 8;
-			g->dur = tc_xrealloc(g->dur, g->cap * sizeof(*g->dur));
+			if (r->start < g->rep_start)
+				set_rep(g, r->start, r->model_id, r->name,
+				    r->task_id, r->stream_id);
 		}
-		g->dur[g->n++] = r->duration;
-		if (!r->end.ok)
-			g->end_error = true;
-		if (r->start < g->rep_start) {
-			g->rep_start = r->start;
-			free(g->rep_model);
-			free(g->rep_name);
-			if (g->rep_has_boundary)
-				tc_analysis__boundary_free(&g->rep_boundary);
-			g->rep_model = tc_xstrdup(r->model_id);
-			g->rep_name = tc_xstrdup(r->name);
-			g->rep_task = r->task_id;
-			g->rep_stream = r->stream_id;
-			g->rep_has_boundary = tc_analysis__parse_sk_name(r->name,
-			    &g->rep_boundary);
+		return 0;
+	}
+	if (li > UINT32_MAX) {
+		tc_error_set(err, "%s: too many SuperKernel names", r->name);
+		return -1;
+	}
+	{
+		struct row_kind *kd = &c->kinds[li];
+
+		if (r->start < (kd->has_rep ? kd->rep_start : INFINITY)) {
+			kd->has_rep = true;
+			kd->rep_start = r->start;
+			kd->rep_row = c->npending;
+			kd->rep_task = r->task_id;
+			kd->rep_stream = r->stream_id;
 		}
 	}
+	if (c->npending == c->pcap) {
+		c->pcap = c->pcap ? 2 * c->pcap : 1024;
+		c->pending = tc_xrealloc(c->pending, c->pcap *
+		    sizeof(*c->pending));
+	}
+	c->pending[c->npending].kind = (uint32_t)li;
+	c->pending[c->npending].end_ok = r->end.ok;
+	c->pending[c->npending++].duration = r->duration;
 	return 0;
+}
+
+/*
+ * A deferred read made whole once the association is known: each kind's
+ * group list, in the order the kinds were first read; every row's
+ * duration in file order; each group's representative the first row of
+ * the least start among its kinds' (ties: the earlier row), as an
+ * immediate read would have found it.
+ */
+static void
+candidate_resolve(struct candidate *c)
+{
+	size_t i, j, *rep_row;
+
+	if (!c->deferred)
+		return;
+	for (i = 0; i < c->nkinds; i++) {
+		struct an_row r;
+
+		memset(&r, 0, sizeof(r));
+		r.model_id = c->kinds[i].model;
+		r.name = c->kinds[i].name;
+		r.device_id = c->kinds[i].device;
+		if (new_row_kind(c, &r) != i)
+			abort();	/* lists and kinds are one order */
+	}
+	for (i = 0; i < c->npending; i++)
+		add_duration(c, c->pending[i].kind, c->pending[i].duration,
+		    c->pending[i].end_ok);
+	rep_row = tc_xcalloc(c->ng + 1, sizeof(*rep_row));
+	for (i = 0; i < c->nkinds; i++) {
+		const struct row_kind *k = &c->kinds[i];
+
+		if (!k->has_rep)
+			continue;
+		for (j = 0; j < c->list_len[i]; j++) {
+			size_t gi = c->lists[i][j];
+			struct cgroup *g = &c->g[gi];
+
+			if (k->rep_start < g->rep_start ||
+			    (k->rep_start == g->rep_start &&
+			    k->rep_row < rep_row[gi])) {
+				set_rep(g, k->rep_start, k->model, k->name,
+				    k->rep_task, k->rep_stream);
+				rep_row[gi] = k->rep_row;
+			}
+		}
+	}
+	free(rep_row);
+	free(c->pending);
+	c->pending = NULL;
+	c->npending = c->pcap = 0;
+	c->deferred = false;
 }
 
 static void
@@ -754,6 +896,12 @@ candidate_free(struct candidate *c)
 	tc_analysis__map_free(&c->by_row);
 	tc_analysis__map_free(&c->rejected);
 	tc_buf_free(&c->key);
+	for (i = 0; i < c->nkinds; i++) {
+		free(c->kinds[i].model);
+		free(c->kinds[i].name);
+	}
+	free(c->kinds);
+	free(c->pending);
 }
 
 /* ---- reading both profiles ------------------------------------------------- */
@@ -794,6 +942,66 @@ read_profile(const char *path, const struct an_csv_sink *sink, size_t *rows,
 	}
 	free(csv);
 	return rc;
+}
+
+/*
+ * The candidate's profile read on a thread of its own while the
+ * association runs on this one (deferred: the rows wait for its
+ * bindings).  The thread hashes with a copy of the digests: the
+ * association notes its own in the original meanwhile.
+ */
+struct candidate_job {
+	const char *path;
+	const struct an_csv_sink *sink;
+	struct candidate *c;
+	struct an_digests memo;
+	char hex[65];
+	tc_error err;
+	int rc;
+	pthread_t thread;
+	bool started;
+};
+
+static void *
+candidate_main(void *arg)
+{
+	struct candidate_job *j = arg;
+
+	j->rc = read_profile(j->path, j->sink, &j->c->total, &j->memo, j->hex,
+	    &j->err);
+	return NULL;
+}
+
+static void
+candidate_start(struct candidate_job *j, const char *path,
+    const struct an_csv_sink *sink, const struct an_digests *memo)
+{
+	memset(j, 0, sizeof(*j));
+	j->path = path;
+	j->sink = sink;
+	j->c = sink->ctx;
+	j->c->deferred = true;
+	j->memo = *memo;
+	j->err = (tc_error)TC_ERROR_INIT;
+	j->started = pthread_create(&j->thread, NULL, candidate_main, j) == 0;
+}
+
+/* The read's result (read here if no thread started): 0 with the
+ * profile's SHA-256 in hex, or -1 with its error in err. */
+static int
+candidate_join(struct candidate_job *j, char hex[65], tc_error *err)
+{
+	if (j->started)
+		pthread_join(j->thread, NULL);
+	else
+		candidate_main(j);
+	j->started = false;
+	if (j->rc == 0)
+		memcpy(hex, j->hex, 65);
+	else
+		tc_error_set(err, "%s", tc_error_msg(&j->err));
+	tc_error_clear(&j->err);
+	return j->rc;
 }
 
 /* ---- the legacy mapping ------------------------------------------------------ */
@@ -3075,9 +3283,16 @@ tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
 	if (load_source_map(a, &run.smap, err) != 0)
 		goto done;
 	mapping = tc_json_clone(run.smap.mapping);
+	run.cand.groups = &run.groups;
+	csink.ctx = &run.cand;
+	csink.wants = candidate_wants;
+	csink.row = candidate_row;
+	csink.rejected = candidate_rejected;
 	if (a->baseline_collection_manifest != NULL &&
 	    a->profile_collection_manifest != NULL) {
-		/* the association decides the candidate's identities */
+		/* the association decides the candidate's identities; its
+		 * rows are read meanwhile, and sorted into groups after */
+		struct candidate_job cj;
 		tc_error e = TC_ERROR_INIT;
 		char *ccsv = tc_analysis__find_kernel_details(
 		    a->candidate_profile, &e);
@@ -3088,19 +3303,19 @@ tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
 			chex[0] = '\0';
 		tc_error_clear(&e);
 		free(ccsv);
+		candidate_start(&cj, a->candidate_profile, &csink,
+		    &run.digests);
 		run.assoc = association_protocol(a, bhex, chex, &run.fp,
 		    &run.digests, &run.prefetch, &run.st, &run.have_st);
 		if (run.have_st)
 			run.cand.st = &run.st;
-	}
-	run.cand.groups = &run.groups;
-	csink.ctx = &run.cand;
-	csink.wants = candidate_wants;
-	csink.row = candidate_row;
-	csink.rejected = candidate_rejected;
-	if (read_profile(a->candidate_profile, &csink, &run.cand.total,
-	    &run.digests, chex, err) != 0)
+		if (candidate_join(&cj, chex, err) != 0)
+			goto done;
+		candidate_resolve(&run.cand);
+	} else if (read_profile(a->candidate_profile, &csink,
+	    &run.cand.total, &run.digests, chex, err) != 0) {
 		goto done;
+	}
 	if (run.assoc == NULL)
 		run.assoc = association_protocol(a, bhex, chex, &run.fp,
 		    &run.digests, &run.prefetch, &run.st, &run.have_st);
