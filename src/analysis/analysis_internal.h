@@ -508,7 +508,8 @@ int tc_analysis__sentinel_updated_graphs(const char *root,
 /* A candidate SK row as the projection reads it (texts stripped). */
 struct an_sk_row {
 	int64_t device, model, sk, step;
-	char *start_text, *dur_text;	/* one allocation, start_text's */
+	char *start_text, *dur_text;	/* side by side in a chunk of texts */
+	bool owns_text;			/* start_text begins its chunk */
 };
 /* The SK rows of a candidate kernel_details.csv (malloc'd array). */
 int tc_analysis__candidate_sk_rows(const char *csv_path,

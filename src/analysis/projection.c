@@ -79,6 +79,9 @@ cell_view(const struct an_csv_rec *r, long c)
 	return s + a;
 }
 
+/* The candidate rows' texts are kept in chunks of this size. */
+#define TEXT_CHUNK	((size_t)64 * 1024)
+
 static bool
 all_digits(const char *s)
 {
@@ -105,12 +108,38 @@ int64_digits(const char *s)
 	return errno == 0;
 }
 
+/*
+ * Whether s is digits with at most one point and at least one digit
+ * (how a profiler writes a time), a finite non-negative decimal as the
+ * reference's Decimal() reads it; *nonzero: one of its digits is.
+ */
+static bool
+plain_decimal(const char *s, bool *nonzero)
+{
+	bool point = false, digit = false;
+
+	*nonzero = false;
+	for (; *s != '\0'; s++) {
+		if (*s >= '0' && *s <= '9') {
+			digit = true;
+			*nonzero |= *s != '0';
+		} else if (*s == '.' && !point) {
+			point = true;
+		} else {
+			return false;
+		}
+	}
+	return digit;
+}
+
 /* A finite, non-negative (positive) decimal. */
 static bool
 decimal_of(const char *s, bool positive, tc_dec *out)
 {
 	bool nonzero;
 
+	if (plain_decimal(s, &nonzero))
+		return !positive || nonzero;
 	if (!tc_dec_parse(out, s, strlen(s)))
 		return false;
 	nonzero = !tc_dec_is_zero(out);
@@ -683,7 +712,29 @@ struct pcand {
 	bool header_seen;
 	struct an_sk_row *rows;	/* room for one more than n */
 	size_t n, cap;
+	/* the rows' texts, in chunks (each owned by its first row) */
+	char *chunk;
+	size_t chunk_used, chunk_size;
 };
+
+/* Room for len bytes of row r's texts: in the current chunk, or in a
+ * new one that r then owns. */
+static char *
+pcand_text(struct pcand *c, struct an_sk_row *r, size_t len)
+{
+	char *t;
+
+	r->owns_text = false;
+	if (c->chunk == NULL || c->chunk_size - c->chunk_used < len) {
+		c->chunk_size = len > TEXT_CHUNK ? len : TEXT_CHUNK;
+		c->chunk = tc_xmalloc(c->chunk_size);
+		c->chunk_used = 0;
+		r->owns_text = true;
+	}
+	t = c->chunk + c->chunk_used;
+	c->chunk_used += len;
+	return t;
+}
 
 /* A field _identity() accepts: present and not blank once stripped (a
  * cell_view, or NULL). */
@@ -786,10 +837,10 @@ cand_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
 		r->model = strtoll(f[2], NULL, 10);
 		r->sk = (int64_t)sk.v;
 		{
-			/* both texts in one allocation (start_text owns it) */
+			/* both texts side by side in the rows' chunks */
 			size_t ls = strlen(f[5]), ld = strlen(f[6]);
 
-			r->start_text = tc_xmalloc(ls + ld + 2);
+			r->start_text = pcand_text(c, r, ls + ld + 2);
 			memcpy(r->start_text, f[5], ls + 1);
 			r->dur_text = r->start_text + ls + 1;
 			memcpy(r->dur_text, f[6], ld + 1);
@@ -844,7 +895,8 @@ tc_analysis__sk_rows_free(struct an_sk_row *rows, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		free(rows[i].start_text);	/* and dur_text with it */
+		if (rows[i].owns_text)
+			free(rows[i].start_text);	/* its chunk */
 	free(rows);
 }
 
@@ -2519,8 +2571,12 @@ tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
 		    "three steps");
 		goto done;
 	}
-	/* baseline streams per step */
-	qsort(sorted, nbase, sizeof(*sorted), cmp_prow);
+	/* baseline streams per step (a profile of one stream per step is
+	 * in this order already: the check costs one pass) */
+	for (i = 1; i < nbase && cmp_prow(&sorted[i - 1], &sorted[i]) < 0; i++)
+		;
+	if (i < nbase)
+		qsort(sorted, nbase, sizeof(*sorted), cmp_prow);
 	for (i = 0; i < nbase; i++) {
 		struct bstream *b;
 
