@@ -583,6 +583,29 @@ struct an_bind_occ {
 	char *ns_text[2];	/* NULL unless ns does not hold the value */
 };
 
+/*
+ * A candidate occurrence's parent interval in nanoseconds from its start
+ * and duration texts: int(start * 1000) and int((start +
+ * Decimal(repr(float(duration)))) * 1000) in Decimal's 28-digit context
+ * (ns_text[i] the digits, malloc'd, where ns[i] cannot hold them, else
+ * NULL).  _exact always takes the decimal arithmetic; the other first
+ * tries 128-bit integers, which give the same for a profiler's times.
+ */
+void tc_analysis__interval_ns(const char *start, const char *dur,
+    int64_t ns[2], char *ns_text[2]);
+void tc_analysis__interval_ns_exact(const char *start, const char *dur,
+    int64_t ns[2], char *ns_text[2]);
+
+/*
+ * For tests: a baseline occurrence's interval, summed duration and union
+ * (out[0..2]) from its n >= 1 children's start and duration texts
+ * (finite non-negative decimals), by the projection's decimal
+ * arithmetic (exact) or as the projection takes them (128-bit integers
+ * where they hold the times); 1 when the integers did, else 0.
+ */
+int tc_analysis__occurrence_times(const char *const *start,
+    const char *const *dur, size_t n, bool exact, double out[3]);
+
 /* One fused SK's binding: the mapping of its (device, model, sk id). */
 struct an_binding {
 	int64_t device, model, sk;

@@ -1057,6 +1057,206 @@ union_length(struct span *sp, size_t n)
 	return r;
 }
 
+/*
+ * One baseline occurrence's times from its nm (>= 1) mapped children:
+ * the span from the first start to the last end, the summed durations
+ * and the length of the union of the children's intervals, each exact
+ * in decimal and then rounded to a double.
+ */
+static void
+step_times_exact(struct prow *const *mapped, size_t nm, struct an_bocc *o)
+{
+	struct span *sp = tc_xcalloc(nm + 1, sizeof(*sp));
+	tc_dec lo, hi, sum;
+	size_t i;
+
+	tc_dec_init(&lo);
+	tc_dec_init(&hi);
+	tc_dec_init(&sum);
+	for (i = 0; i < nm; i++) {
+		tc_dec vs, vd;
+		const tc_dec *st = ptime_dec(&mapped[i]->start, &vs);
+		const tc_dec *du = ptime_dec(&mapped[i]->dur, &vd);
+
+		tc_dec_init(&sp[i].a);
+		tc_dec_init(&sp[i].b);
+		tc_dec_set(&sp[i].a, st);
+		tc_dec_add(&sp[i].b, st, du);
+		if (i == 0 || tc_dec_cmp(&sp[i].a, &lo) < 0)
+			tc_dec_set(&lo, &sp[i].a);
+		if (i == 0 || tc_dec_cmp(&sp[i].b, &hi) > 0)
+			tc_dec_set(&hi, &sp[i].b);
+		tc_dec_add(&sum, &sum, du);
+	}
+	tc_dec_sub(&hi, &hi, &lo);
+	o->interval_us = dec_double(&hi);
+	o->duration_sum_us = dec_double(&sum);
+	o->union_us = union_length(sp, nm);
+	for (i = 0; i < nm; i++) {
+		tc_dec_clear(&sp[i].a);
+		tc_dec_clear(&sp[i].b);
+	}
+	tc_dec_clear(&lo);
+	tc_dec_clear(&hi);
+	tc_dec_clear(&sum);
+	free(sp);
+}
+
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 u128;
+
+/* How many children step_times_small() takes. */
+#define SMALL_CHILDREN	16
+
+/* v * 10^exp as a double, when one division rounds it correctly: v and
+ * 10^-exp exact doubles (v below 2^53, -exp at most 22). */
+static bool
+u128_double(u128 v, int32_t exp, double *out)
+{
+	static const double p10[23] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6,
+	    1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+	    1e18, 1e19, 1e20, 1e21, 1e22 };
+
+	if (v >= (u128)1 << 53 || exp > 0 || exp < -22)
+		return false;
+	*out = (double)(uint64_t)v / p10[-exp];
+	return true;
+}
+
+/*
+ * step_times_exact() in 128-bit integers, for what a profiler writes:
+ * up to SMALL_CHILDREN children whose times are one-limb decimals below
+ * 2^60 with exponents within 18 of each other (every value then below
+ * 2^124, so no sum overflows), and results that u128_double() rounds
+ * exactly.  False, with o untouched, for anything else.
+ */
+static bool
+step_times_small(struct prow *const *mapped, size_t nm, struct an_bocc *o)
+{
+	static const uint64_t p10[19] = { 1ull, 10ull, 100ull, 1000ull,
+	    10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+	    1000000000ull, 10000000000ull, 100000000000ull,
+	    1000000000000ull, 10000000000000ull, 100000000000000ull,
+	    1000000000000000ull, 10000000000000000ull,
+	    100000000000000000ull, 1000000000000000000ull };
+	u128 a[SMALL_CHILDREN], b[SMALL_CHILDREN], lo = 0, hi = 0, sum = 0;
+	u128 total;
+	u128 s, e;
+	int32_t emin = INT32_MAX, emax = INT32_MIN;
+	double iv, ds, un;
+	size_t i, j;
+
+	if (nm == 0 || nm > SMALL_CHILDREN)
+		return false;
+	for (i = 0; i < nm; i++) {
+		const struct ptime *t[2] = { &mapped[i]->start,
+		    &mapped[i]->dur };
+
+		for (j = 0; j < 2; j++) {
+			if (t[j]->big || t[j]->sign || t[j]->u.limb >>
+			    60 != 0)
+				return false;
+			emin = t[j]->exp < emin ? t[j]->exp : emin;
+			emax = t[j]->exp > emax ? t[j]->exp : emax;
+		}
+	}
+	if ((int64_t)emax - emin > 18)
+		return false;
+	for (i = 0; i < nm; i++) {
+		const struct ptime *st = &mapped[i]->start;
+		const struct ptime *du = &mapped[i]->dur;
+		u128 d = (u128)du->u.limb * p10[du->exp - emin];
+
+		a[i] = (u128)st->u.limb * p10[st->exp - emin];
+		b[i] = a[i] + d;
+		sum += d;
+		if (i == 0 || a[i] < lo)
+			lo = a[i];
+		if (i == 0 || b[i] > hi)
+			hi = b[i];
+	}
+	/* the union: the spans by (start, end), merged as they overlap */
+	for (i = 1; i < nm; i++) {
+		u128 x = a[i], y = b[i];
+
+		for (j = i; j > 0 && (a[j - 1] > x || (a[j - 1] == x &&
+		    b[j - 1] > y)); j--) {
+			a[j] = a[j - 1];
+			b[j] = b[j - 1];
+		}
+		a[j] = x;
+		b[j] = y;
+	}
+	total = 0;
+	s = a[0];
+	e = b[0];
+	for (i = 1; i < nm; i++) {
+		if (a[i] > e) {
+			total += e - s;
+			s = a[i];
+			e = b[i];
+		} else if (b[i] > e) {
+			e = b[i];
+		}
+	}
+	total += e - s;
+	if (!u128_double(hi - lo, emin, &iv) || !u128_double(sum, emin, &ds) ||
+	    !u128_double(total, emin, &un))
+		return false;
+	o->interval_us = iv;
+	o->duration_sum_us = ds;
+	o->union_us = un;
+	return true;
+}
+#endif
+
+static void
+step_times(struct prow *const *mapped, size_t nm, struct an_bocc *o)
+{
+#ifdef __SIZEOF_INT128__
+	if (step_times_small(mapped, nm, o))
+		return;
+#endif
+	step_times_exact(mapped, nm, o);
+}
+
+int
+tc_analysis__occurrence_times(const char *const *start,
+    const char *const *dur, size_t n, bool exact, double out[3])
+{
+	struct prow *rows = tc_xcalloc(n + 1, sizeof(*rows));
+	struct prow **mapped = tc_xcalloc(n + 1, sizeof(*mapped));
+	struct an_bocc o;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		text_ptime(&rows[i].start, start[i]);
+		text_ptime(&rows[i].dur, dur[i]);
+		mapped[i] = &rows[i];
+	}
+	memset(&o, 0, sizeof(o));
+	if (exact) {
+		step_times_exact(mapped, n, &o);
+	} else {
+#ifdef __SIZEOF_INT128__
+		rc = step_times_small(mapped, n, &o) ? 1 : 0;
+#endif
+		if (rc == 0)
+			step_times_exact(mapped, n, &o);
+	}
+	out[0] = o.interval_us;
+	out[1] = o.duration_sum_us;
+	out[2] = o.union_us;
+	for (i = 0; i < n; i++) {
+		ptime_clear(&rows[i].start);
+		ptime_clear(&rows[i].dur);
+	}
+	free(rows);
+	free(mapped);
+	return rc;
+}
+
 struct proj {
 	const struct an_gnode *nodes;
 	size_t nn;
@@ -1344,9 +1544,7 @@ materialize_steps(const struct proj *p, const struct an_fgroup *g,
 	}
 	for (k = 0; blk->u.arr.len == 0 && k < p->nsteps; k++) {
 		struct prow **mapped = kd->rows + k * g->nkernel;
-		struct span *sp = tc_xcalloc(g->nkernel + 1, sizeof(*sp));
 		struct an_bocc *o;
-		tc_dec lo, hi, sum;
 		size_t nm = 0;
 
 		for (i = 0; i < g->nkernel; i++) {
@@ -1369,34 +1567,11 @@ materialize_steps(const struct proj *p, const struct an_fgroup *g,
 			}
 			mapped[nm++] = b->rows[ord];
 		}
-		if (blk->u.arr.len > 0) {
-			free(sp);
+		if (blk->u.arr.len > 0)
 			break;
-		}
-		tc_dec_init(&lo);
-		tc_dec_init(&hi);
-		tc_dec_init(&sum);
-		for (i = 0; i < nm; i++) {
-			tc_dec vs, vd;
-			const tc_dec *st = ptime_dec(&mapped[i]->start, &vs);
-			const tc_dec *du = ptime_dec(&mapped[i]->dur, &vd);
-
-			tc_dec_init(&sp[i].a);
-			tc_dec_init(&sp[i].b);
-			tc_dec_set(&sp[i].a, st);
-			tc_dec_add(&sp[i].b, st, du);
-			if (i == 0 || tc_dec_cmp(&sp[i].a, &lo) < 0)
-				tc_dec_set(&lo, &sp[i].a);
-			if (i == 0 || tc_dec_cmp(&sp[i].b, &hi) > 0)
-				tc_dec_set(&hi, &sp[i].b);
-			tc_dec_add(&sum, &sum, du);
-		}
 		o = &tm->bocc[tm->nbocc++];
 		o->step = p->steps[k];
-		tc_dec_sub(&hi, &hi, &lo);
-		o->interval_us = dec_double(&hi);
-		o->duration_sum_us = dec_double(&sum);
-		o->union_us = union_length(sp, nm);
+		step_times(mapped, nm, o);
 		if (k == 0) {
 			tm->first_streams = tc_xcalloc(nm + 1,
 			    sizeof(*tm->first_streams));
@@ -1404,14 +1579,6 @@ materialize_steps(const struct proj *p, const struct an_fgroup *g,
 				tm->first_streams[i] = mapped[i]->stream;
 			tm->nfirst = nm;
 		}
-		for (i = 0; i < nm; i++) {
-			tc_dec_clear(&sp[i].a);
-			tc_dec_clear(&sp[i].b);
-		}
-		tc_dec_clear(&lo);
-		tc_dec_clear(&hi);
-		tc_dec_clear(&sum);
-		free(sp);
 	}
 done:
 	mt->blk = blk;

@@ -67,30 +67,117 @@ nanos(const tc_dec *us, int64_t *v, char **text)
 	tc_dec_clear(&r);
 }
 
-/* The parent interval of a candidate occurrence: its start and start +
- * float(duration), in nanoseconds. */
-static void
-parent_interval(const struct an_sk_row *row, struct an_bind_occ *o)
+void
+tc_analysis__interval_ns_exact(const char *start, const char *dur,
+    int64_t ns[2], char *ns_text[2])
 {
-	double dur;
+	double d_us;
 	tc_dec s, d, e;
 
 	tc_dec_init(&s);
 	tc_dec_init(&d);
 	tc_dec_init(&e);
-	tc_dec_parse(&d, row->dur_text, strlen(row->dur_text));
-	dur = tc_dec_to_double(&d);
-	tc_dec_parse(&s, row->start_text, strlen(row->start_text));
-	tc_dec_from_double_repr(&d, dur);
+	tc_dec_parse(&d, dur, strlen(dur));
+	d_us = tc_dec_to_double(&d);
+	tc_dec_parse(&s, start, strlen(start));
+	tc_dec_from_double_repr(&d, d_us);
 	tc_dec_add(&e, &s, &d);
 	/* Decimal addition rounds to the context too */
 	tc_dec_round_context(&e);
-	o->step = row->step;
-	nanos(&s, &o->ns[0], &o->ns_text[0]);
-	nanos(&e, &o->ns[1], &o->ns_text[1]);
+	nanos(&s, &ns[0], &ns_text[0]);
+	nanos(&e, &ns[1], &ns_text[1]);
 	tc_dec_clear(&s);
 	tc_dec_clear(&d);
 	tc_dec_clear(&e);
+}
+
+#ifdef __SIZEOF_INT128__
+__extension__ typedef __int128 i128;
+
+/*
+ * A plain decimal (digits, at most one point) of at most maxdig digits
+ * once its leading zeros are gone and at most 9 after the point, as
+ * *v / 10^*scale; false for any other text.
+ */
+static bool
+small_decimal(const char *s, size_t maxdig, int64_t *v, int *scale)
+{
+	bool point = false, digit = false;
+	size_t sig = 0;
+	int frac = 0;
+
+	*v = 0;
+	for (; *s != '\0'; s++) {
+		if (*s >= '0' && *s <= '9') {
+			digit = true;
+			if (*v != 0 || *s != '0')
+				sig++;
+			if (sig > maxdig || (point && ++frac > 9))
+				return false;
+			*v = *v * 10 + (*s - '0');
+		} else if (*s == '.' && !point) {
+			point = true;
+		} else {
+			return false;
+		}
+	}
+	*scale = frac;
+	return digit;
+}
+
+/*
+ * tc_analysis__interval_ns_exact() in 128-bit integers, for the times a
+ * profiler writes: a start of up to 18 digits and a duration of up to
+ * 15, each with at most 9 after the point.  A duration of 15 digits or
+ * fewer is its own float's repr, the sum has fewer than 28 digits (no
+ * context rounding) and times 1000 it only gains zeros, so both ends
+ * are exact truncations.  False (nothing set) for anything else or a
+ * result beyond int64.
+ */
+static bool
+interval_ns_small(const char *start, const char *dur, int64_t ns[2])
+{
+	static const int64_t p10[10] = { 1, 10, 100, 1000, 10000, 100000,
+	    1000000, 10000000, 100000000, 1000000000 };
+	int64_t sv, dv;
+	int a, b, c;
+	i128 lo, hi;
+
+	if (!small_decimal(start, 18, &sv, &a) ||
+	    !small_decimal(dur, 15, &dv, &b))
+		return false;
+	c = a > b ? a : b;
+	lo = (i128)sv * 1000 / p10[a];
+	hi = ((i128)sv * p10[c - a] + (i128)dv * p10[c - b]) * 1000 / p10[c];
+	if (lo > INT64_MAX || hi > INT64_MAX)
+		return false;
+	ns[0] = (int64_t)lo;
+	ns[1] = (int64_t)hi;
+	return true;
+}
+#endif
+
+void
+tc_analysis__interval_ns(const char *start, const char *dur, int64_t ns[2],
+    char *ns_text[2])
+{
+#ifdef __SIZEOF_INT128__
+	if (interval_ns_small(start, dur, ns)) {
+		ns_text[0] = ns_text[1] = NULL;
+		return;
+	}
+#endif
+	tc_analysis__interval_ns_exact(start, dur, ns, ns_text);
+}
+
+/* The parent interval of a candidate occurrence: its start and start +
+ * float(duration), in nanoseconds. */
+static void
+parent_interval(const struct an_sk_row *row, struct an_bind_occ *o)
+{
+	o->step = row->step;
+	tc_analysis__interval_ns(row->start_text, row->dur_text, o->ns,
+	    o->ns_text);
 }
 
 /* A placeholder for value (a trace's, which outlives the report's

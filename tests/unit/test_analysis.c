@@ -1095,6 +1095,141 @@ strict_csv_reads_check_utf8_before_records_count(void **state)
 	free(dir);
 }
 
+/* One interval both ways: the same nanoseconds, or the same digits. */
+static void
+same_interval(const char *start, const char *dur)
+{
+	int64_t a[2], b[2];
+	char *at[2], *bt[2];
+	int i;
+
+	tc_analysis__interval_ns(start, dur, a, at);
+	tc_analysis__interval_ns_exact(start, dur, b, bt);
+	for (i = 0; i < 2; i++) {
+		if (at[i] != NULL || bt[i] != NULL) {
+			assert_non_null(at[i]);
+			assert_non_null(bt[i]);
+			assert_string_equal(at[i], bt[i]);
+		} else if (a[i] != b[i]) {
+			fail_msg("%s + %s: end %d is %lld, exactly %lld", start,
+			    dur, i, (long long)a[i], (long long)b[i]);
+		}
+		free(at[i]);
+		free(bt[i]);
+	}
+}
+
+/* A random plain decimal: nint digits before the point, nfrac after
+ * (none: no point), or ".5"-like forms when nint is 0. */
+static void
+random_plain(char *buf, int nint, int nfrac, int nonzero)
+{
+	int i, k = 0;
+
+	for (i = 0; i < nint; i++)
+		buf[k++] = (char)('0' + (i == 0 && nint > 1 ? 1 + rand() % 9 :
+		    rand() % 10));
+	if (nfrac > 0 || rand() % 5 == 0)
+		buf[k++] = '.';
+	for (i = 0; i < nfrac; i++)
+		buf[k++] = (char)('0' + rand() % 10);
+	if (nonzero && k > 0 && buf[k - 1] == '.' && nint == 0)
+		buf[k++] = '1';
+	buf[k] = '\0';
+	if (nonzero && strspn(buf, "0.") == strlen(buf))
+		buf[k - 1 - (buf[k - 1] == '.')] = '7';
+}
+
+static void
+interval_ns_matches_the_decimal_arithmetic(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "0", "0.001" }, { "10.50", "0.25" }, { "12", "3" },
+		{ ".5", "5." }, { "1700000000123456.789", "4.50" },
+		{ "999999999999999999", "1" },		/* 18 digits */
+		{ "9999999999999999999", "1" },		/* 19: the decimals' */
+		{ "123456789.123456789", "0.000000001" },
+		{ "1.1234567891", "1" },		/* 10 after the point */
+		{ "5", "123456789012345" },		/* 15 digits */
+		{ "5", "1234567890123456" },		/* 16: the float's */
+		{ "5", "0.1234567890123456" },
+		{ "9223372036854775.807", "0.001" },	/* at int64's edge */
+		{ "9223372036854775.807", "0.002" },	/* past it */
+		{ "1e3", "2" }, { "0.00", "1E-3" },	/* not plain */
+		{ "000000000000000000000012.5", "00000000000000000004.25" },
+	};
+	char s[64], d[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		same_interval(cases[i][0], cases[i][1]);
+	srand(7);
+	for (i = 0; i < 20000; i++) {
+		random_plain(s, rand() % 20, rand() % 12, 0);
+		random_plain(d, rand() % 17, rand() % 12, 1);
+		if (s[0] == '\0' || strcmp(s, ".") == 0)
+			strcpy(s, "0");
+		same_interval(s, d);
+	}
+}
+
+/* One occurrence both ways: the same three doubles, bit for bit. */
+static int
+same_times(const char *const *start, const char *const *dur, size_t n)
+{
+	double a[3], b[3];
+	int fast = tc_analysis__occurrence_times(start, dur, n, false, a);
+	int i;
+
+	(void)tc_analysis__occurrence_times(start, dur, n, true, b);
+	for (i = 0; i < 3; i++)
+		if (memcmp(&a[i], &b[i], sizeof(double)) != 0)
+			fail_msg("%zu children from %s + %s: value %d is %.17g, "
+			    "exactly %.17g", n, start[0], dur[0], i, a[i], b[i]);
+	return fast;
+}
+
+static void
+occurrence_times_match_the_decimal_arithmetic(void **state)
+{
+	static const char *const s1[] = { "10.5", "11", "10.75" };
+	static const char *const d1[] = { "1.25", "0.5", "3" };
+	static const char *const s2[] = { "1700000000123.456", "5" };	/* 2^60 */
+	static const char *const d2[] = { "4.5", "123456789012345678901" };
+	static const char *const s3[] = { "9007199254740993", "0" };
+	static const char *const d3[] = { "1", "1" };	/* past 2^53 */
+	char sb[17][48], db[17][48];
+	const char *sp[17], *dp[17];
+	size_t i, k, n, fast = 0;
+
+	(void)state;
+	assert_int_equal(same_times(s1, d1, 3), 1);
+	assert_int_equal(same_times(s2, d2, 2), 0);
+	assert_int_equal(same_times(s3, d3, 2), 0);
+	srand(11);
+	for (i = 0; i < 20000; i++) {
+		long long base = (long long)(rand() % 1000000) * 1000000LL;
+
+		n = 1 + (size_t)rand() % 17;	/* 17: past SMALL_CHILDREN */
+		for (k = 0; k < n; k++) {
+			/* mostly as msprof writes them: 3 decimals or fewer */
+			int fs = rand() % 8 ? rand() % 4 : rand() % 10;
+			int fd = rand() % 8 ? rand() % 4 : rand() % 10;
+
+			snprintf(sb[k], sizeof(sb[k]), "%lld.%0*d",
+			    base + rand() % 5000, fs > 0 ? fs : 1,
+			    rand() % 10000);
+			snprintf(db[k], sizeof(db[k]), "%d.%0*d", rand() % 3000,
+			    fd > 0 ? fd : 1, 1 + rand() % 9999);
+			sp[k] = sb[k];
+			dp[k] = db[k];
+		}
+		fast += (size_t)same_times(sp, dp, n);
+	}
+	assert_true(fast > 10000);	/* most took the integers */
+}
+
 int
 main(void)
 {
@@ -1122,6 +1257,8 @@ main(void)
 		cmocka_unit_test(origin_graph_node_keys_count_control_nodes),
 		cmocka_unit_test(projected_trace_occurrences_pair_by_identity),
 		cmocka_unit_test(csv_file_records_equal_the_whole_texts),
+		cmocka_unit_test(interval_ns_matches_the_decimal_arithmetic),
+		cmocka_unit_test(occurrence_times_match_the_decimal_arithmetic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
