@@ -583,6 +583,17 @@ struct an_bind_occ {
 	char *ns_text[2];	/* NULL unless ns does not hold the value */
 };
 
+/* A plain decimal's text (digits, at most one point, one digit at
+ * least): how a profiler writes a time, a finite non-negative Decimal. */
+struct an_plain {
+	size_t digits;		/* all of them */
+	size_t sig;		/* from the first nonzero one on */
+	size_t frac;		/* after the point */
+	uint64_t v;		/* their value, when sig <= 19 */
+};
+/* Whether s is such a text, described in *p. */
+bool tc_analysis__plain_decimal(const char *s, struct an_plain *p);
+
 /*
  * A candidate occurrence's parent interval in nanoseconds from its start
  * and duration texts: int(start * 1000) and int((start +

@@ -108,38 +108,38 @@ int64_digits(const char *s)
 	return errno == 0;
 }
 
-/*
- * Whether s is digits with at most one point and at least one digit
- * (how a profiler writes a time), a finite non-negative decimal as the
- * reference's Decimal() reads it; *nonzero: one of its digits is.
- */
-static bool
-plain_decimal(const char *s, bool *nonzero)
+bool
+tc_analysis__plain_decimal(const char *s, struct an_plain *p)
 {
-	bool point = false, digit = false;
+	bool point = false;
 
-	*nonzero = false;
+	memset(p, 0, sizeof(*p));
 	for (; *s != '\0'; s++) {
 		if (*s >= '0' && *s <= '9') {
-			digit = true;
-			*nonzero |= *s != '0';
+			if (p->sig > 0 || *s != '0')
+				p->sig++;
+			p->digits++;
+			p->frac += point;
+			if (p->sig <= 19)
+				p->v = p->v * 10 + (uint64_t)(*s - '0');
 		} else if (*s == '.' && !point) {
 			point = true;
 		} else {
 			return false;
 		}
 	}
-	return digit;
+	return p->digits > 0;
 }
 
 /* A finite, non-negative (positive) decimal. */
 static bool
 decimal_of(const char *s, bool positive, tc_dec *out)
 {
+	struct an_plain pd;
 	bool nonzero;
 
-	if (plain_decimal(s, &nonzero))
-		return !positive || nonzero;
+	if (tc_analysis__plain_decimal(s, &pd))
+		return !positive || pd.sig > 0;
 	if (!tc_dec_parse(out, s, strlen(s)))
 		return false;
 	nonzero = !tc_dec_is_zero(out);
@@ -251,26 +251,13 @@ ptime_clear(struct ptime *t)
 static bool
 plain_time(struct ptime *t, const char *s)
 {
-	uint64_t v = 0;
-	size_t nd = 0, frac = 0;
-	bool point = false;
+	struct an_plain pd;
 
-	for (; *s != '\0'; s++) {
-		if (*s >= '0' && *s <= '9') {
-			v = v * 10 + (uint64_t)(*s - '0');
-			nd++;
-			frac += point;
-		} else if (*s == '.' && !point) {
-			point = true;
-		} else {
-			return false;
-		}
-	}
-	if (nd == 0 || nd > 19)
+	if (!tc_analysis__plain_decimal(s, &pd) || pd.digits > 19)
 		return false;
 	t->big = false;
-	t->u.limb = v;
-	t->exp = -(int32_t)frac;
+	t->u.limb = pd.v;
+	t->exp = -(int32_t)pd.frac;
 	t->sign = 0;
 	return true;
 }

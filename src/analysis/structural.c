@@ -95,37 +95,6 @@ tc_analysis__interval_ns_exact(const char *start, const char *dur,
 __extension__ typedef __int128 i128;
 
 /*
- * A plain decimal (digits, at most one point) of at most maxdig digits
- * once its leading zeros are gone and at most 9 after the point, as
- * *v / 10^*scale; false for any other text.
- */
-static bool
-small_decimal(const char *s, size_t maxdig, int64_t *v, int *scale)
-{
-	bool point = false, digit = false;
-	size_t sig = 0;
-	int frac = 0;
-
-	*v = 0;
-	for (; *s != '\0'; s++) {
-		if (*s >= '0' && *s <= '9') {
-			digit = true;
-			if (*v != 0 || *s != '0')
-				sig++;
-			if (sig > maxdig || (point && ++frac > 9))
-				return false;
-			*v = *v * 10 + (*s - '0');
-		} else if (*s == '.' && !point) {
-			point = true;
-		} else {
-			return false;
-		}
-	}
-	*scale = frac;
-	return digit;
-}
-
-/*
  * tc_analysis__interval_ns_exact() in 128-bit integers, for the times a
  * profiler writes: a start of up to 18 digits and a duration of up to
  * 15, each with at most 9 after the point.  A duration of 15 digits or
@@ -139,13 +108,19 @@ interval_ns_small(const char *start, const char *dur, int64_t ns[2])
 {
 	static const int64_t p10[10] = { 1, 10, 100, 1000, 10000, 100000,
 	    1000000, 10000000, 100000000, 1000000000 };
+	struct an_plain ps, pd;
 	int64_t sv, dv;
-	int a, b, c;
+	size_t a, b, c;
 	i128 lo, hi;
 
-	if (!small_decimal(start, 18, &sv, &a) ||
-	    !small_decimal(dur, 15, &dv, &b))
+	if (!tc_analysis__plain_decimal(start, &ps) || ps.sig > 18 ||
+	    ps.frac > 9 || !tc_analysis__plain_decimal(dur, &pd) ||
+	    pd.sig > 15 || pd.frac > 9)
 		return false;
+	sv = (int64_t)ps.v;
+	dv = (int64_t)pd.v;
+	a = ps.frac;
+	b = pd.frac;
 	c = a > b ? a : b;
 	lo = (i128)sv * 1000 / p10[a];
 	hi = ((i128)sv * p10[c - a] + (i128)dv * p10[c - b]) * 1000 / p10[c];
