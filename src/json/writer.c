@@ -12,8 +12,8 @@
  * SHA-256 in pieces of about DIGEST_PIECE bytes as it goes; a streamed
  * write hands its text to the caller's sink the same way.  Once a
  * document has filled a piece, a second thread (the relay) takes the
- * pieces, hashing or sinking one while the writer fills the next, in
- * order; a small document never starts it.
+ * pieces, hashing or sinking them in order while the writer fills the
+ * next ones (up to RELAY_DEPTH wait); a small document never starts it.
  *
  * A hooked write hands each null node to the caller's hook, which may
  * write a value in its place through an emitter: the same bytes the
@@ -181,17 +181,22 @@ take(struct writer *w, const char *data, size_t len, bool *failed)
 }
 
 /*
- * The second thread of a large digest or stream: it takes the piece the
- * writer last handed over while the writer fills the next.  Only the
+ * The second thread of a large digest or stream: it takes the pieces
+ * the writer hands over, in order, while the writer fills the next.  Up
+ * to RELAY_DEPTH pieces wait, so that neither side stalls the other at
+ * every piece when one of them is briefly slower (a digest's writer
+ * waiting for a batch of items, the relay for the disk).  Only the
  * relay touches the digest, the sink and its error until it is joined.
  */
+#define RELAY_DEPTH	8
+
 struct relay {
 	struct writer *w;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	tc_buf piece;		/* handed over, being taken */
-	bool busy;		/* piece waits or is being taken */
+	tc_buf ring[RELAY_DEPTH];	/* pieces from head on, count of them */
+	size_t head, count;	/* the one at head is being taken */
 	bool stop;		/* no more pieces: end */
 	bool failed;		/* the sink refused a piece */
 };
@@ -203,18 +208,32 @@ relay_main(void *arg)
 
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
-		while (!r->busy && !r->stop)
+		tc_buf *piece;
+
+		while (r->count == 0 && !r->stop)
 			pthread_cond_wait(&r->cv, &r->mu);
-		if (!r->busy)
+		if (r->count == 0)
 			break;
+		piece = &r->ring[r->head];
 		pthread_mutex_unlock(&r->mu);
-		take(r->w, r->piece.data, r->piece.len, &r->failed);
+		take(r->w, piece->data, piece->len, &r->failed);
 		pthread_mutex_lock(&r->mu);
-		r->busy = false;
+		r->head = (r->head + 1) % RELAY_DEPTH;
+		r->count--;
 		pthread_cond_broadcast(&r->cv);
 	}
 	pthread_mutex_unlock(&r->mu);
 	return NULL;
+}
+
+static void
+relay_free(struct relay *r)
+{
+	size_t i;
+
+	for (i = 0; i < RELAY_DEPTH; i++)
+		tc_buf_free(&r->ring[i]);
+	free(r);
 }
 
 /* Start the relay; false (the writer hands over itself) if it cannot. */
@@ -222,22 +241,24 @@ static bool
 relay_start(struct writer *w)
 {
 	struct relay *r = tc_xcalloc(1, sizeof(*r));
+	size_t i;
 
 	r->w = w;
-	tc_buf_init(&r->piece);
+	for (i = 0; i < RELAY_DEPTH; i++)
+		tc_buf_init(&r->ring[i]);
 	if (pthread_mutex_init(&r->mu, NULL) != 0) {
-		free(r);
+		relay_free(r);
 		return false;
 	}
 	if (pthread_cond_init(&r->cv, NULL) != 0) {
 		pthread_mutex_destroy(&r->mu);
-		free(r);
+		relay_free(r);
 		return false;
 	}
 	if (pthread_create(&r->thread, NULL, relay_main, r) != 0) {
 		pthread_cond_destroy(&r->cv);
 		pthread_mutex_destroy(&r->mu);
-		free(r);
+		relay_free(r);
 		return false;
 	}
 	w->relay = r;
@@ -263,18 +284,18 @@ relay_finish(struct writer *w)
 		w->sink_failed = true;
 	pthread_cond_destroy(&r->cv);
 	pthread_mutex_destroy(&r->mu);
-	tc_buf_free(&r->piece);
-	free(r);
+	relay_free(r);
 	w->relay = NULL;
 }
 
 /* Hand the text written so far to the digest or the sink: to the relay
- * (swapping buffers once it has taken the previous piece), else here. */
+ * (into a free place of its ring, its old buffer becoming the writer's),
+ * else here. */
 static void
 hand_over(struct writer *w)
 {
 	struct relay *r;
-	tc_buf t;
+	tc_buf t, *slot;
 
 	if (w->relay == NULL && !w->relay_failed && !relay_start(w))
 		w->relay_failed = true;
@@ -284,14 +305,15 @@ hand_over(struct writer *w)
 		return;
 	}
 	pthread_mutex_lock(&r->mu);
-	while (r->busy)
+	while (r->count == RELAY_DEPTH)
 		pthread_cond_wait(&r->cv, &r->mu);
 	if (r->failed)
 		w->sink_failed = true;
-	t = r->piece;
-	r->piece = *w->out;
+	slot = &r->ring[(r->head + r->count) % RELAY_DEPTH];
+	t = *slot;
+	*slot = *w->out;
 	*w->out = t;
-	r->busy = true;
+	r->count++;
 	pthread_cond_broadcast(&r->cv);
 	pthread_mutex_unlock(&r->mu);
 	w->out->len = 0;
