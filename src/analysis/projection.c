@@ -1287,6 +1287,81 @@ cmp_cocc(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* A distinct SK id and where it was first met (sort_cocc). */
+struct sk_first {
+	int64_t sk;
+	size_t k;
+};
+
+static int
+cmp_sk_first(const void *a, const void *b)
+{
+	const struct sk_first *x = a, *y = b;
+
+	return x->sk < y->sk ? -1 : x->sk > y->sk;
+}
+
+/*
+ * p->co in cmp_cocc's order.  A profile lists each step's SKs in turn:
+ * the occurrences are grouped by SK id with a stable counting sort over
+ * the distinct ids (file order kept within each), and a group is sorted
+ * by (step, start, row) only when it is not in that order already.
+ */
+static void
+sort_cocc(struct proj *p)
+{
+	struct an_nmap of = { 0 };
+	struct sk_first *ids = NULL;
+	size_t nid = 0, i, g, *kind, *rank, *at;
+	struct cocc *out;
+
+	if (p->nco < 2)
+		return;
+	kind = tc_xmalloc(p->nco * sizeof(*kind));
+	for (i = 0; i < p->nco; i++) {
+		bool created;
+		size_t *slot = tc_analysis__nmap_slot(&of,
+		    (uint64_t)p->co[i].r->sk, 0, &created);
+
+		if (created) {
+			ids = tc_xrealloc(ids, (nid + 1) * sizeof(*ids));
+			ids[nid].sk = p->co[i].r->sk;
+			ids[nid].k = nid;
+			*slot = nid++;
+		}
+		kind[i] = *slot;
+	}
+	tc_analysis__nmap_free(&of);
+	qsort(ids, nid, sizeof(*ids), cmp_sk_first);
+	rank = tc_xmalloc(nid * sizeof(*rank));
+	at = tc_xcalloc(nid + 1, sizeof(*at));
+	for (g = 0; g < nid; g++)
+		rank[ids[g].k] = g;
+	for (i = 0; i < p->nco; i++)
+		at[rank[kind[i]] + 1]++;
+	for (g = 0; g < nid; g++)
+		at[g + 1] += at[g];
+	out = tc_xcalloc(p->nco + 1, sizeof(*out));
+	for (i = 0; i < p->nco; i++)
+		out[at[rank[kind[i]]]++] = p->co[i];
+	/* at[g] is now where group g + 1 begins */
+	for (g = 0; g < nid; g++) {
+		size_t lo = g == 0 ? 0 : at[g - 1], hi = at[g];
+
+		for (i = lo + 1; i < hi && cmp_cocc(&out[i - 1], &out[i]) < 0;
+		    i++)
+			;
+		if (i < hi)
+			qsort(out + lo, hi - lo, sizeof(*out), cmp_cocc);
+	}
+	free(p->co);
+	p->co = out;
+	free(kind);
+	free(rank);
+	free(at);
+	free(ids);
+}
+
 /* The SK-off stream of required step k, or NULL. */
 static struct bstream *
 find_bstream(const struct proj *p, size_t k, int64_t stream)
@@ -2712,9 +2787,10 @@ tc_analysis__projection_trace(const struct an_baseline *base, const char *bhex,
 		text_ptime(&c->start, crows[i].start_text);
 		p.steps[p.nsteps++] = crows[i].step;
 	}
-	if (p.nco > 1)
-		qsort(p.co, p.nco, sizeof(*p.co), cmp_cocc);
-	if (p.nsteps > 1)
+	sort_cocc(&p);
+	for (i = 1; i < p.nsteps && p.steps[i - 1] <= p.steps[i]; i++)
+		;
+	if (i < p.nsteps)
 		qsort(p.steps, p.nsteps, sizeof(*p.steps), cmp_i64);
 	for (i = j = 0; i < p.nsteps; i++)
 		if (j == 0 || p.steps[j - 1] != p.steps[i])
