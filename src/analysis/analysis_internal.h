@@ -220,6 +220,9 @@ struct an_stats {
 	an_num mean;
 	bool has_mean;
 };
+/* Finite doubles in ascending order as Python's sorted() leaves them:
+ * stable, 0.0 and -0.0 equal (a radix sort). */
+void tc_analysis__sort_finite(double *v, size_t n);
 /* _robust_stats / _stats of v[0..n) (finite values kept, in order for the
  * mean); false when none is left (the object is None). */
 bool tc_analysis__robust_stats(const double *v, size_t n, bool with_mean,
@@ -381,6 +384,16 @@ size_t *tc_analysis__map_slot(struct an_map *m, const char *key, bool *created);
 /* The value slot of key, or NULL. */
 size_t *tc_analysis__map_find(const struct an_map *m, const char *key);
 void tc_analysis__map_free(struct an_map *m);
+
+/*
+ * A line of CSV text s[0..len) read whole when it is plain: no quote and
+ * no CR.  Its commas' offsets go to at[0..] (at most max of them) and
+ * their number is returned; -1 when the line is not plain or has more
+ * commas than max (the caller then reads it byte by byte).
+ */
+#define AN_PLAIN_COMMAS	256
+long tc_analysis__csv_plain_commas(const char *s, size_t len, uint32_t *at,
+    size_t max);
 
 /* A hash map from pairs of 64-bit numbers to size_t. */
 struct an_nmap {

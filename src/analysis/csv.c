@@ -17,6 +17,55 @@
 #include "tunectl/text.h"
 
 
+/* Eight copies of byte c. */
+#define BYTES8(c)	((uint64_t)(c) * 0x0101010101010101ull)
+
+/* 0x80 in each byte of x that is zero, 0 in every other byte. */
+static inline uint64_t
+zero_bytes(uint64_t x)
+{
+	const uint64_t low7 = BYTES8(0x7f);
+
+	return ~(((x & low7) + low7) | x | low7);
+}
+
+long
+tc_analysis__csv_plain_commas(const char *s, size_t len, uint32_t *at,
+    size_t max)
+{
+	size_t i = 0, n = 0;
+
+	if (len > UINT32_MAX)
+		return -1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x, commas;
+
+		memcpy(&x, s + i, sizeof(x));
+		if ((zero_bytes(x ^ BYTES8('"')) |
+		    zero_bytes(x ^ BYTES8('\r'))) != 0)
+			return -1;
+		for (commas = zero_bytes(x ^ BYTES8(',')); commas != 0;
+		    commas &= commas - 1) {
+			if (n == max)
+				return -1;
+			at[n++] = (uint32_t)(i + (size_t)__builtin_ctzll(
+			    commas) / 8);
+		}
+	}
+#endif
+	for (; i < len; i++) {
+		if (s[i] == '"' || s[i] == '\r')
+			return -1;
+		if (s[i] == ',') {
+			if (n == max)
+				return -1;
+			at[n++] = (uint32_t)i;
+		}
+	}
+	return (long)n;
+}
+
 /* Count the field that starts at r->start (its NUL is the caller's). */
 static void
 rec_add(struct an_csv_rec *r)
@@ -43,19 +92,23 @@ rec_push(struct an_csv_rec *r)
  * every comma ends a field, as the state machine would end it; the last
  * field stays open (its bytes in text) for the line end to push.
  */
-static void
+static bool
 rec_split(struct an_csv_rec *r, const char *s, size_t len)
 {
+	uint32_t at[AN_PLAIN_COMMAS];
+	long nc = tc_analysis__csv_plain_commas(s, len, at, AN_PLAIN_COMMAS);
 	size_t base = r->text.len;
-	const char *p = s, *end = s + len, *comma;
+	long k;
 
+	if (nc < 0)
+		return false;
 	tc_buf_add(&r->text, s, len);
-	while ((comma = memchr(p, ',', (size_t)(end - p))) != NULL) {
+	for (k = 0; k < nc; k++) {
 		rec_add(r);
-		r->text.data[base + (size_t)(comma - s)] = '\0';
-		r->start = base + (size_t)(comma - s) + 1;
-		p = comma + 1;
+		r->text.data[base + at[k]] = '\0';
+		r->start = base + at[k] + 1;
 	}
+	return true;
 }
 
 /* Point f at the fields once the record is complete (text no longer
@@ -131,9 +184,7 @@ csv_feed(struct csv_reader *p, const char *t, size_t n, bool last, an_csv_fn fn,
 			const char *nl = memchr(t + i, '\n', n - i);
 
 			j = nl != NULL ? (size_t)(nl - t) : n;
-			if (j > i && memchr(t + i, '"', j - i) == NULL &&
-			    memchr(t + i, '\r', j - i) == NULL) {
-				rec_split(rec, t + i, j - i);
+			if (j > i && rec_split(rec, t + i, j - i)) {
 				p->in_field = rec->text.len > rec->start;
 				i = j - 1;
 				continue;

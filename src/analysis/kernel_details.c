@@ -411,16 +411,18 @@ process(struct reader *r, int c)
 static bool
 split_line(struct reader *r, char *s, size_t len, int *rc)
 {
-	char *p = s, *comma;
+	uint32_t at[AN_PLAIN_COMMAS];
+	long nc, k;
+	char *p = s;
 
-	if (len == 0 || len >= FIELD_LIMIT || memchr(s, '"', len) != NULL ||
-	    memchr(s, '\r', len) != NULL)
+	if (len == 0 || len >= FIELD_LIMIT || (nc =
+	    tc_analysis__csv_plain_commas(s, len, at, AN_PLAIN_COMMAS)) < 0)
 		return false;
 	r->rec_line = r->line + 1;
-	while ((comma = memchr(p, ',', (size_t)(s + len - p))) != NULL) {
-		add_field(r, (size_t)(p - s), (size_t)(comma - p));
-		*comma = '\0';
-		p = comma + 1;
+	for (k = 0; k < nc; k++) {
+		add_field(r, (size_t)(p - s), (size_t)(s + at[k] - p));
+		s[at[k]] = '\0';
+		p = s + at[k] + 1;
 	}
 	add_field(r, (size_t)(p - s), (size_t)(s + len - p));
 	s[len] = '\0';

@@ -59,6 +59,59 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The finite v[0..n) in ascending order, equal values (0.0 and -0.0 are
+ * equal) keeping their order: what a stable sort with cmp_double gives,
+ * as a least-significant-byte-first radix sort of order-preserving keys
+ * (a pass is skipped where every key has the same byte).
+ */
+void
+tc_analysis__sort_finite(double *v, size_t n)
+{
+	uint64_t *k, *kt;
+	double *vt;
+	size_t count[256], i, b;
+	unsigned shift;
+
+	if (n < 2)
+		return;
+	k = tc_xmalloc(2 * n * sizeof(*k));
+	kt = k + n;
+	vt = tc_xmalloc(n * sizeof(*vt));
+	for (i = 0; i < n; i++) {
+		uint64_t bits;
+		double x = v[i] == 0 ? 0.0 : v[i];	/* -0.0 sorts as 0.0 */
+
+		memcpy(&bits, &x, sizeof(bits));
+		k[i] = bits >> 63 ? ~bits : bits | (uint64_t)1 << 63;
+	}
+	for (shift = 0; shift < 64; shift += 8) {
+		size_t at = 0;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(k[i] >> shift) & 0xff]++;
+		if (count[(k[0] >> shift) & 0xff] == n)
+			continue;
+		for (b = 0; b < 256; b++) {
+			size_t c = count[b];
+
+			count[b] = at;
+			at += c;
+		}
+		for (i = 0; i < n; i++) {
+			size_t to = count[(k[i] >> shift) & 0xff]++;
+
+			kt[to] = k[i];
+			vt[to] = v[i];
+		}
+		memcpy(k, kt, n * sizeof(*k));
+		memcpy(v, vt, n * sizeof(*v));
+	}
+	free(k);
+	free(vt);
+}
+
 /* statistics.median of sorted v[0..n), n > 0 */
 static double
 median_sorted(const double *v, size_t n)
@@ -90,7 +143,7 @@ tc_analysis__robust_stats(const double *v, size_t n, bool with_mean,
 		return false;
 	}
 	total_ok = isfinite(total);
-	qsort(s, k, sizeof(*s), cmp_double);
+	tc_analysis__sort_finite(s, k);
 	out->count = k;
 	out->p50 = tc_analysis__fin(median_sorted(s, k));
 	if (k == 1) {
@@ -112,7 +165,7 @@ tc_analysis__robust_stats(const double *v, size_t n, bool with_mean,
 				dev[nd++] = fabs(d.v);
 		}
 		if (nd == k) {
-			qsort(dev, nd, sizeof(*dev), cmp_double);
+			tc_analysis__sort_finite(dev, nd);
 			out->mad = tc_analysis__fin(median_sorted(dev, nd));
 		}
 		free(dev);

@@ -1230,6 +1230,102 @@ occurrence_times_match_the_decimal_arithmetic(void **state)
 	assert_true(fast > 10000);	/* most took the integers */
 }
 
+/* (value, position): ordered by value, then position (a stable sort). */
+struct tagged_double {
+	double v;
+	size_t at;
+};
+
+static int
+cmp_tagged_double(const void *a, const void *b)
+{
+	const struct tagged_double *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static void
+sort_finite_is_a_stable_sort(void **state)
+{
+	static const double pick[] = { 0.0, -0.0, 1.0, -1.0, 0.5, -2.5,
+	    4.9e-324, -4.9e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+	    -1.7976931348623157e308, 1e-300, 3.0, 3.0, 1e16, 123.456 };
+	struct tagged_double *t;
+	double *v;
+	size_t round, n, i;
+
+	(void)state;
+	srand(5);
+	for (round = 0; round < 3000; round++) {
+		n = round < 2900 ? (size_t)rand() % 64 : 1 + (size_t)rand() %
+		    20000;
+		v = tc_xmalloc((n + 1) * sizeof(*v));
+		t = tc_xmalloc((n + 1) * sizeof(*t));
+		for (i = 0; i < n; i++) {
+			if (rand() % 2)
+				v[i] = pick[(size_t)rand() % (sizeof(pick) /
+				    sizeof(pick[0]))];
+			else
+				v[i] = ((double)rand() - RAND_MAX / 2) *
+				    pow(10, rand() % 40 - 20);
+			t[i].v = v[i];
+			t[i].at = i;
+		}
+		qsort(t, n, sizeof(*t), cmp_tagged_double);
+		tc_analysis__sort_finite(v, n);
+		for (i = 0; i < n; i++)
+			if (memcmp(&v[i], &t[i].v, sizeof(double)) != 0)
+				fail_msg("n %zu: [%zu] is %.17g, stable sort "
+				    "%.17g", n, i, v[i], t[i].v);
+		free(v);
+		free(t);
+	}
+}
+
+/* tc_analysis__csv_plain_commas by the definition, byte by byte. */
+static long
+plain_commas_slowly(const char *s, size_t len, uint32_t *at, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '"' || s[i] == '\r')
+			return -1;
+		if (s[i] == ',' && n++ == max)
+			return -1;
+		if (s[i] == ',')
+			at[n - 1] = (uint32_t)i;
+	}
+	return (long)n;
+}
+
+static void
+plain_lines_split_at_every_comma(void **state)
+{
+	static const char alphabet[] = "ab,,,0.5\"\r\x80\xff\x01 ";
+	char line[300];
+	uint32_t a[AN_PLAIN_COMMAS], b[AN_PLAIN_COMMAS];
+	size_t round, len, i, max;
+	long na, nb;
+
+	(void)state;
+	srand(3);
+	for (round = 0; round < 200000; round++) {
+		len = (size_t)rand() % sizeof(line);
+		max = round % 3 == 0 ? (size_t)rand() % 8 : AN_PLAIN_COMMAS;
+		for (i = 0; i < len; i++)
+			line[i] = rand() % 4 ? alphabet[rand() % 4] :
+			    alphabet[(size_t)rand() % (sizeof(alphabet) - 1)];
+		na = tc_analysis__csv_plain_commas(line, len, a, max);
+		nb = plain_commas_slowly(line, len, b, max);
+		assert_int_equal(na, nb);
+		if (na > 0)
+			assert_memory_equal(a, b, (size_t)na * sizeof(*a));
+	}
+}
+
 int
 main(void)
 {
@@ -1259,6 +1355,8 @@ main(void)
 		cmocka_unit_test(csv_file_records_equal_the_whole_texts),
 		cmocka_unit_test(interval_ns_matches_the_decimal_arithmetic),
 		cmocka_unit_test(occurrence_times_match_the_decimal_arithmetic),
+		cmocka_unit_test(sort_finite_is_a_stable_sort),
+		cmocka_unit_test(plain_lines_split_at_every_comma),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
