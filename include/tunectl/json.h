@@ -261,8 +261,8 @@ void tc_json_emit_text(tc_json_emitter *e, const char *text, size_t len);
 /*
  * An array of n items, item i written by fn(ctx, i, e, scratch) as one
  * value through e (scratch: a buffer fn may use, its thread's own).  A
- * digest or a stream of many items renders batches of them on a second
- * thread while the writer's thread renders the others: fn, and the
+ * digest or a stream of many items may render batches of them on a
+ * second thread while the writer's thread renders the others: fn, and the
  * write's hook, must then be safe to call from two threads at once
  * (read what they share, write only through e and scratch).  The text
  * is the one a single thread writes.
@@ -271,6 +271,10 @@ typedef void (*tc_json_item_fn)(void *ctx, size_t i, tc_json_emitter *e,
     tc_buf *scratch);
 void tc_json_emit_items(tc_json_emitter *e, size_t n, tc_json_item_fn fn,
     void *ctx);
+/* Whether tc_json_emit_items() may use that second thread: -1 (the
+ * default) where four CPUs or more may run the process, 0 never, 1
+ * always (tests of both ways).  Process-wide. */
+void tc_json_items_threads(int mode);
 
 /*
  * Members that many objects written through one emitter share (same keys,

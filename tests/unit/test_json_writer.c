@@ -845,6 +845,7 @@ items_in_batches_write_what_one_thread_writes(void **state)
 	size_t f, c;
 
 	(void)state;
+	tc_json_items_threads(1);	/* the second thread, on any machine */
 	for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
 		struct items_ctx ic = { counts[c], -1 };
 		tc_json *doc = tc_json_new_object(), *tree = tc_json_new_object();
@@ -888,6 +889,21 @@ items_in_batches_write_what_one_thread_writes(void **state)
 		tc_buf_free(&sc.text);
 		tc_json_free(doc);
 	}
+	/* and on the writer's thread alone, the same text */
+	tc_json_items_threads(0);
+	for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		struct items_ctx ic = { counts[c], -1 };
+		tc_json *doc = tc_json_new_object(), *tree = tc_json_new_object();
+
+		tc_json_object_set_null(doc, "items");
+		tc_json_object_set(tree, "items", items_tree(counts[c]));
+		for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++)
+			assert_hooked_forms(tree, doc, flags[f], items_hook,
+			    &ic);
+		tc_json_free(doc);
+		tc_json_free(tree);
+	}
+	tc_json_items_threads(-1);
 }
 
 /* Item i as item_of() writes it, rendered here as text where the form
@@ -936,6 +952,7 @@ text_items_write_what_the_emitter_writes(void **state)
 	size_t f, c;
 
 	(void)state;
+	tc_json_items_threads(1);
 	for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
 		tc_json *doc = tc_json_new_object(), *tree = tc_json_new_object();
 
@@ -953,6 +970,7 @@ text_items_write_what_the_emitter_writes(void **state)
 		tc_json_free(doc);
 		tc_json_free(tree);
 	}
+	tc_json_items_threads(-1);
 }
 
 int
