@@ -1870,21 +1870,6 @@ put_part(tc_buf *out, const struct child_parts *cp, struct part sp)
 	tc_buf_add(out, cp->t.data + sp.off, sp.len);
 }
 
-static void
-put_int(tc_buf *out, int64_t v)
-{
-	char tmp[24], *t = tmp + sizeof(tmp);
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-
-	do {
-		*--t = (char)('0' + u % 10);
-		u /= 10;
-	} while (u != 0);
-	if (v < 0)
-		*--t = '-';
-	tc_buf_add(out, t, (size_t)(tmp + sizeof(tmp) - t));
-}
-
 /* A finite float as the writers put it; false for another. */
 static bool
 put_float(tc_buf *out, double v)
@@ -1933,6 +1918,13 @@ int_at(char *d, int64_t v)
 	if (v < 0)
 		*--t = '-';
 	return put_at(d, t, (size_t)(tmp + sizeof(tmp) - t));
+}
+
+static void
+put_int(tc_buf *out, int64_t v)
+{
+	tc_buf_grow(out, 21);
+	out->len = (size_t)(int_at(out->data + out->len, v) - out->data);
 }
 
 /*
