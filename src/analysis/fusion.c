@@ -3307,10 +3307,10 @@ tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
 		    &run.digests);
 		run.assoc = association_protocol(a, bhex, chex, &run.fp,
 		    &run.digests, &run.prefetch, &run.st, &run.have_st);
-		if (run.have_st)
-			run.cand.st = &run.st;
 		if (candidate_join(&cj, chex, err) != 0)
 			goto done;
+		if (run.have_st)
+			run.cand.st = &run.st;
 		candidate_resolve(&run.cand);
 	} else if (read_profile(a->candidate_profile, &csink,
 	    &run.cand.total, &run.digests, chex, err) != 0) {

@@ -14,7 +14,9 @@
  * many) gives the records of the whole text, in the same order.  The
  * baseline reader keeps no more rows than lines, and gives the same
  * result read here, on a second thread, or joined where it started;
- * a job cancelled at once frees whatever it read.
+ * a job cancelled at once frees whatever it read.  Each line's plain
+ * split (tc_analysis__csv_plain_commas) gives every comma, in order, or
+ * refuses a line with a quote, a CR or more commas than it has room for.
  */
 #include "fuzz_common.h"
 #include "../../src/analysis/analysis_internal.h"
@@ -126,6 +128,37 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tc_analysis__baseline_free(l);
 		tc_analysis__baseline_free(tc_analysis__baseline_join(
 		    tc_analysis__baseline_start(path, true), NULL));
+	}
+	/* each line's plain split against its definition, byte by byte,
+	 * with room for every comma and for only a few */
+	{
+		const char *t = (const char *)data, *end = t + size;
+		uint32_t at[AN_PLAIN_COMMAS];
+
+		while (t <= end) {
+			const char *nl = memchr(t, '\n', (size_t)(end - t));
+			size_t len = nl != NULL ? (size_t)(nl - t) :
+			    (size_t)(end - t), max, k, c;
+			long got;
+			bool plain;
+
+			for (max = 0; max <= AN_PLAIN_COMMAS; max += 3) {
+				got = tc_analysis__csv_plain_commas(t, len, at,
+				    max);
+				plain = memchr(t, '"', len) == NULL &&
+				    memchr(t, '\r', len) == NULL;
+				for (k = c = 0; plain && k < len; k++)
+					if (t[k] == ',' && (c >= max ||
+					    at[c++] != k))
+						plain = false;
+				FZ_REQUIRE(plain ? got == (long)c : got == -1);
+				if (len < 16)
+					break;	/* short lines: one max */
+			}
+			if (nl == NULL)
+				break;
+			t = nl + 1;
+		}
 	}
 	rc2 = tc_analysis__candidate_sk_rows(path, &again, &n2, &err);
 	FZ_REQUIRE(rc2 == rc && n2 == n);
