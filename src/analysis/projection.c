@@ -135,16 +135,25 @@ tc_analysis__plain_decimal(const char *s, struct an_plain *p)
 static bool
 decimal_of(const char *s, bool positive, tc_dec *out)
 {
-	struct an_plain pd;
 	bool nonzero;
 
-	if (tc_analysis__plain_decimal(s, &pd))
-		return !positive || pd.sig > 0;
 	if (!tc_dec_parse(out, s, strlen(s)))
 		return false;
 	nonzero = !tc_dec_is_zero(out);
 	/* not below zero; above it when positive */
 	return !(out->sign && nonzero) && (!positive || nonzero);
+}
+
+/* Whether s is what decimal_of() accepts, its value not needed: a plain
+ * text is checked without a parse (scratch: for any other). */
+static bool
+decimal_ok(const char *s, bool positive, tc_dec *scratch)
+{
+	struct an_plain pd;
+
+	if (tc_analysis__plain_decimal(s, &pd))
+		return !positive || pd.sig > 0;
+	return decimal_of(s, positive, scratch);
 }
 
 /* ---- tokens ------------------------------------------------------------- */
@@ -800,7 +809,7 @@ cand_record(void *vctx, const struct an_csv_rec *rec, size_t recno,
 	tc_dec_init(&d);
 	for (i = 0; i < 12 && ok; i++)
 		ok = f[i] != NULL;
-	ok = ok && decimal_of(f[5], false, &d) && decimal_of(f[6], true, &d) &&
+	ok = ok && decimal_ok(f[5], false, &d) && decimal_ok(f[6], true, &d) &&
 	    tc_analysis__sk_name_parts(f[3], NULL, NULL, NULL, NULL);
 	for (i = 0; i < 12 && ok; i++)
 		if (i != 3 && i != 4 && i != 5 && i != 6 && i != 9)
