@@ -1136,8 +1136,14 @@ random_plain(char *buf, int nint, int nfrac, int nonzero)
 	if (nonzero && k > 0 && buf[k - 1] == '.' && nint == 0)
 		buf[k++] = '1';
 	buf[k] = '\0';
-	if (nonzero && strspn(buf, "0.") == strlen(buf))
-		buf[k - 1 - (buf[k - 1] == '.')] = '7';
+	if (nonzero && strspn(buf, "0.") == strlen(buf)) {
+		/* no nonzero digit yet: the last digit becomes one */
+		if (k == 0 || buf[k - 1] == '.')
+			buf[k++] = '7';
+		else
+			buf[k - 1] = '7';
+		buf[k] = '\0';
+	}
 }
 
 static void
