@@ -745,18 +745,26 @@ tc_json_items_threads(int mode)
 	atomic_store(&items_threads, mode < 0 ? -1 : mode > 0);
 }
 
-static pthread_once_t cpus_once = PTHREAD_ONCE_INIT;
-static long ncpus;
+/* The CPUs this process may run on, counted at the first need. */
+static pthread_mutex_t cpus_mu = PTHREAD_MUTEX_INITIALIZER;
+static long ncpus = -1;
 
-static void
+static long
 count_cpus(void)
 {
 	cpu_set_t set;
+	long n;
 
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		ncpus = CPU_COUNT(&set);
-	else
-		ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_mutex_lock(&cpus_mu);
+	if (ncpus < 0) {
+		if (sched_getaffinity(0, sizeof(set), &set) == 0)
+			ncpus = CPU_COUNT(&set);
+		else
+			ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	}
+	n = ncpus;
+	pthread_mutex_unlock(&cpus_mu);
+	return n;
 }
 
 /*
@@ -774,8 +782,7 @@ second_renderer(void)
 
 	if (mode >= 0)
 		return mode == 1;
-	(void)pthread_once(&cpus_once, count_cpus);
-	return ncpus >= 4;
+	return count_cpus() >= 4;
 }
 
 static void *
