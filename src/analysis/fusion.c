@@ -477,7 +477,7 @@ struct cgroup {
 };
 
 /* A (model, device, name) of SK rows as first read, and one SK row
- * waiting for the association (struct candidate's deferred mode). */
+ * waiting for its groups (struct candidate). */
 struct row_kind {
 	char *model, *name;
 	an_num device;
@@ -507,13 +507,12 @@ struct candidate {
 	size_t sk_rows, total;
 	tc_buf key;			/* scratch */
 	/*
-	 * Deferred: the rows are read before the association has bound the
-	 * SKs their groups depend on (on a thread of their own while it
-	 * runs).  by_row then maps to an index in kinds, and each SK row
-	 * waits in pending, in file order, until candidate_resolve() makes
-	 * the kinds' group lists and replays them.
+	 * The rows are read before the groups are known (with collection
+	 * manifests, on a thread of their own while the association binds
+	 * the SKs the groups depend on): by_row maps to an index in kinds,
+	 * and each SK row waits in pending, in file order, until
+	 * candidate_resolve() makes the kinds' group lists and replays them.
 	 */
-	bool deferred;
 	struct row_kind *kinds;
 	size_t nkinds;
 	struct pending_row *pending;
@@ -763,7 +762,7 @@ candidate_row(void *vctx, const struct an_row *r, tc_error *err)
 {
 	struct candidate *c = vctx;
 	tc_buf *k = &c->key;
-	size_t *slot, li, i;
+	size_t *slot, li;
 	bool created;
 
 	c->total++;
@@ -778,19 +777,8 @@ candidate_row(void *vctx, const struct an_row *r, tc_error *err)
 	tc_buf_puts(k, r->name);
 	slot = tc_analysis__map_slot(&c->by_row, tc_buf_cstr(k), &created);
 	if (created)
-		*slot = c->deferred ? new_kind(c, r) : new_row_kind(c, r);
+		*slot = new_kind(c, r);
 	li = *slot;
-	if (!c->deferred) {
-		add_duration(c, li, r->duration, r->end.ok);
-		for (i = 0; i < c->list_len[li]; i++) {
-			struct cgroup *g = &c->g[c->lists[li][i]];
-
-			if (r->start < g->rep_start)
-				set_rep(g, r->start, r->model_id, r->name,
-				    r->task_id, r->stream_id);
-		}
-		return 0;
-	}
 	if (li > UINT32_MAX) {
 		tc_error_set(err, "%s: too many SuperKernel names", r->name);
 		return -1;
@@ -818,19 +806,16 @@ candidate_row(void *vctx, const struct an_row *r, tc_error *err)
 }
 
 /*
- * A deferred read made whole once the association is known: each kind's
- * group list, in the order the kinds were first read; every row's
- * duration in file order; each group's representative the first row of
- * the least start among its kinds' (ties: the earlier row), as an
- * immediate read would have found it.
+ * The read made whole once the groups can be known: each kind's group
+ * list, in the order the kinds were first read; every row's duration in
+ * file order; each group's representative the first row of the least
+ * start among its kinds' (ties: the earlier row).
  */
 static void
 candidate_resolve(struct candidate *c)
 {
 	size_t i, j, *rep_row;
 
-	if (!c->deferred)
-		return;
 	for (i = 0; i < c->nkinds; i++) {
 		struct an_row r;
 
@@ -867,7 +852,6 @@ candidate_resolve(struct candidate *c)
 	free(c->pending);
 	c->pending = NULL;
 	c->npending = c->pcap = 0;
-	c->deferred = false;
 }
 
 static void
@@ -946,7 +930,7 @@ read_profile(const char *path, const struct an_csv_sink *sink, size_t *rows,
 
 /*
  * The candidate's profile read on a thread of its own while the
- * association runs on this one (deferred: the rows wait for its
+ * association runs on this one (the rows wait for its
  * bindings).  The thread hashes with a copy of the digests: the
  * association notes its own in the original meanwhile.
  */
@@ -980,7 +964,6 @@ candidate_start(struct candidate_job *j, const char *path,
 	j->path = path;
 	j->sink = sink;
 	j->c = sink->ctx;
-	j->c->deferred = true;
 	j->memo = *memo;
 	j->err = (tc_error)TC_ERROR_INIT;
 	j->started = pthread_create(&j->thread, NULL, candidate_main, j) == 0;
@@ -3315,6 +3298,8 @@ tc_analysis_fusion_write(const struct tc_fusion_args *a, int *json_fd,
 	} else if (read_profile(a->candidate_profile, &csink,
 	    &run.cand.total, &run.digests, chex, err) != 0) {
 		goto done;
+	} else {
+		candidate_resolve(&run.cand);
 	}
 	if (run.assoc == NULL)
 		run.assoc = association_protocol(a, bhex, chex, &run.fp,
